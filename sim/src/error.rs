@@ -1,0 +1,33 @@
+//! Errors from starting and running the simulator (as opposed to API errors, see `status`).
+
+use std::path::{Path, PathBuf};
+
+/// Why the simulator could not start or keep running.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("cannot listen on 127.0.0.1:{port}: {source} (is another process using the port?)")]
+    Bind { port: u16, source: std::io::Error },
+    #[error("certificate generation failed: {0}")]
+    Cert(#[from] rcgen::Error),
+    #[error("TLS configuration failed: {0}")]
+    Tls(rustls::Error),
+    #[error("PEM parsing failed: {0}")]
+    Pem(String),
+    #[error("state database: {0}")]
+    Store(#[from] rusqlite::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error("kubeconfig: {0}")]
+    Kubeconfig(String),
+    #[error("runtime: {0}")]
+    Runtime(String),
+}
+
+impl SimError {
+    /// An I/O error on a path.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        SimError::Io { path: path.to_path_buf(), source }
+    }
+}

@@ -1,0 +1,5 @@
+//! Field ownership for server-side apply: paths, field sets and schema-guided walks over objects.
+
+pub mod managed;
+pub mod path;
+pub mod walk;

@@ -1,0 +1,211 @@
+//! Kubernetes `Status` error bodies, shaped like the real API server's.
+
+use serde_json::{Value, json};
+
+/// One `details.causes` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    pub reason: String,
+    pub message: String,
+    pub field: String,
+}
+
+/// An API error: an HTTP code and the `Status` object the real server would send.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code} {reason}: {message}")]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    /// `details.group` / `details.kind` / `details.name`; empty parts are left out.
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub causes: Vec<Cause>,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            group: String::new(),
+            kind: String::new(),
+            name: String::new(),
+            causes: Vec::new(),
+        }
+    }
+
+    fn with_details(mut self, group: &str, kind: &str, name: &str) -> Self {
+        self.group = group.to_string();
+        self.kind = kind.to_string();
+        self.name = name.to_string();
+        self
+    }
+
+    /// `<resource>.<group> "name" not found` (404 NotFound).
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(404, "NotFound", format!("{} \"{name}\" not found", qualified(group, resource)))
+            .with_details(group, resource, name)
+    }
+
+    /// A path that names no resource (404 NotFound with the generic message).
+    pub fn no_route() -> Self {
+        Self::new(404, "NotFound", "the server could not find the requested resource")
+    }
+
+    /// 409 AlreadyExists.
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", qualified(group, resource)),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// 409 Conflict with the given explanation (stale resourceVersion, failed precondition...).
+    pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified(group, resource)),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// 409 Conflict from server-side apply, message and causes already composed.
+    pub fn apply_conflict(group: &str, kind: &str, name: &str, message: String, causes: Vec<Cause>) -> Self {
+        let mut e = Self::new(409, "Conflict", message).with_details(group, kind, name);
+        e.causes = causes;
+        e
+    }
+
+    /// 422 Invalid with field causes: `Kind.group "name" is invalid: field: detail, ...`.
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
+        let parts: Vec<String> = causes
+            .iter()
+            .map(|c| if c.field.is_empty() { c.message.clone() } else { format!("{}: {}", c.field, c.message) })
+            .collect();
+        let what = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+        let joined = if parts.len() == 1 { parts[0].clone() } else { format!("[{}]", parts.join(", ")) };
+        let mut e = Self::new(422, "Invalid", format!("{what} \"{name}\" is invalid: {joined}"))
+            .with_details(group, kind, name);
+        e.causes = causes;
+        e
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 401 Unauthorized.
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed(what: &str) -> Self {
+        Self::new(405, "MethodNotAllowed", format!("the server does not allow this method on the requested resource: {what}"))
+    }
+
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(ct: &str) -> Self {
+        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json (got {ct:?})"))
+    }
+
+    /// 410 Expired (used inside watch streams as an ERROR event).
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// 403 Forbidden (e.g. creating in a namespace that is terminating).
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(403, "Forbidden", message)
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+    }
+
+    /// The `Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        let mut details = serde_json::Map::new();
+        if !self.name.is_empty() {
+            details.insert("name".into(), json!(self.name));
+        }
+        if !self.group.is_empty() {
+            details.insert("group".into(), json!(self.group));
+        }
+        if !self.kind.is_empty() {
+            details.insert("kind".into(), json!(self.kind));
+        }
+        if !self.causes.is_empty() {
+            let causes: Vec<Value> = self
+                .causes
+                .iter()
+                .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                .collect();
+            details.insert("causes".into(), Value::Array(causes));
+        }
+        if !details.is_empty() {
+            status["details"] = Value::Object(details);
+        }
+        status
+    }
+}
+
+fn qualified(group: &str, resource: &str) -> String {
+    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
+}
+
+/// A `Status` object reporting success (returned by some deletes).
+pub fn success_status(group: &str, kind: &str, name: &str, uid: &str) -> Value {
+    json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {"name": name, "group": group, "kind": kind, "uid": uid},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_matches_the_real_message() {
+        let e = ApiError::not_found("apps", "deployments", "web");
+        assert_eq!(e.message, "deployments.apps \"web\" not found");
+        let s = e.to_status();
+        assert_eq!(s["code"], 404);
+        assert_eq!(s["details"]["kind"], "deployments");
+        assert_eq!(ApiError::not_found("", "configmaps", "x").message, "configmaps \"x\" not found");
+    }
+
+    #[test]
+    fn invalid_lists_causes() {
+        let e = ApiError::invalid(
+            "",
+            "ConfigMap",
+            "Bad_Name",
+            vec![Cause { reason: "FieldValueInvalid".into(), message: "Invalid value".into(), field: "metadata.name".into() }],
+        );
+        assert_eq!(e.code, 422);
+        assert_eq!(e.message, "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value");
+        assert_eq!(e.to_status()["details"]["causes"][0]["field"], "metadata.name");
+    }
+}

@@ -1,0 +1,124 @@
+//! Change events: their storage form and the in-process hub that fans them out to watches, in
+//! resourceVersion order, including events other processes wrote to a shared database.
+
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::status::ApiError;
+
+/// The watch event types the store records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    /// `ADDED`, `MODIFIED` or `DELETED`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+
+    fn parse(s: &str) -> EventType {
+        match s {
+            "ADDED" => EventType::Added,
+            "DELETED" => EventType::Deleted,
+            _ => EventType::Modified,
+        }
+    }
+}
+
+/// One change to one object.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub rv: u64,
+    pub rk: String,
+    pub ns: String,
+    pub name: String,
+    pub kind: EventType,
+    pub object: Arc<Value>,
+}
+
+/// Fans events out to subscribers in resourceVersion order.
+pub struct Hub {
+    tx: broadcast::Sender<Arc<Event>>,
+    last: Mutex<u64>,
+}
+
+impl Hub {
+    /// A hub that has published everything up to `last`.
+    pub fn new(last: u64) -> Hub {
+        let (tx, _) = broadcast::channel(65_536);
+        Hub { tx, last: Mutex::new(last) }
+    }
+
+    /// A receiver of every event published from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.tx.subscribe()
+    }
+
+    /// Publishes an event this process just committed; events of other processes that precede it are
+    /// read from the database and published first.
+    pub fn publish_local(&self, conn: &Connection, event: Arc<Event>) {
+        let Ok(mut last) = self.last.lock() else { return };
+        if event.rv <= *last {
+            return;
+        }
+        if event.rv > *last + 1 {
+            if let Ok(missed) = read_after(conn, *last) {
+                for e in missed.into_iter().filter(|e| e.rv < event.rv) {
+                    let _ = self.tx.send(e);
+                }
+            }
+        }
+        *last = event.rv;
+        let _ = self.tx.send(event);
+    }
+
+    /// Publishes whatever other processes committed since the last published event.
+    pub fn catch_up(&self, conn: &Connection) {
+        let Ok(mut last) = self.last.lock() else { return };
+        if let Ok(missed) = read_after(conn, *last) {
+            for e in missed {
+                *last = e.rv;
+                let _ = self.tx.send(e);
+            }
+        }
+    }
+}
+
+/// Stored events after `rv`; 410 Expired if the history no longer reaches back to `rv`.
+pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiError> {
+    let db = |e: rusqlite::Error| ApiError::internal(format!("storage: {e}"));
+    let compacted: i64 = conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| r.get(0)).map_err(db)?;
+    if (rv as i64) < compacted {
+        return Err(ApiError::expired(format!("too old resource version: {rv} ({compacted})")));
+    }
+    let mut stmt = conn
+        .prepare_cached("SELECT rv, rk, ns, name, type, data FROM events WHERE rv > ?1 ORDER BY rv")
+        .map_err(db)?;
+    let mut rows = stmt.query(params![rv as i64]).map_err(db)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(db)? {
+        let data: String = row.get(5).map_err(db)?;
+        let object = serde_json::from_str(&data).map_err(|e| ApiError::internal(format!("corrupt event: {e}")))?;
+        let kind: String = row.get(4).map_err(db)?;
+        out.push(Arc::new(Event {
+            rv: row.get::<_, i64>(0).map_err(db)? as u64,
+            rk: row.get(1).map_err(db)?,
+            ns: row.get(2).map_err(db)?,
+            name: row.get(3).map_err(db)?,
+            kind: EventType::parse(&kind),
+            object: Arc::new(object),
+        }));
+    }
+    Ok(out)
+}

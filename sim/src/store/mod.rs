@@ -1,0 +1,296 @@
+//! The object store: SQLite (WAL) holding every object, one resourceVersion counter for the whole
+//! cluster and a bounded history of change events for watches.
+
+mod events;
+mod schema;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+
+pub use events::{Event, EventType, Hub};
+
+use crate::error::SimError;
+use crate::status::ApiError;
+
+/// How many change events are kept for watches before older ones are compacted away.
+pub const DEFAULT_HISTORY: u64 = 20_000;
+
+/// The object store shared by all request handlers of one simulator process.
+pub struct Store {
+    conn: Mutex<Connection>,
+    hub: Arc<Hub>,
+    history: u64,
+    file_backed: bool,
+}
+
+/// A stored object with its storage coordinates.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub ns: String,
+    pub name: String,
+    pub object: Value,
+}
+
+fn db_err(e: rusqlite::Error) -> ApiError {
+    ApiError::internal(format!("storage: {e}"))
+}
+
+fn parse(data: &str) -> Result<Value, ApiError> {
+    serde_json::from_str(data).map_err(|e| ApiError::internal(format!("corrupt stored object: {e}")))
+}
+
+impl Store {
+    /// Opens (creating if needed) `dir/state.db`, or an in-memory database when `dir` is `None`.
+    pub fn open(dir: Option<&Path>) -> Result<Store, SimError> {
+        let conn = match dir {
+            Some(d) => Connection::open(d.join("state.db"))?,
+            None => Connection::open_in_memory()?,
+        };
+        schema::prepare(&conn, dir.is_some())?;
+        let last = schema::current_rv(&conn)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            hub: Arc::new(Hub::new(last)),
+            history: DEFAULT_HISTORY,
+            file_backed: dir.is_some(),
+        })
+    }
+
+    /// The event hub watches subscribe to.
+    pub fn hub(&self) -> Arc<Hub> {
+        self.hub.clone()
+    }
+
+    /// Whether other processes may write to the same database (so the hub must poll).
+    pub fn file_backed(&self) -> bool {
+        self.file_backed
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
+        self.conn.lock().map_err(|_| ApiError::internal("store lock poisoned"))
+    }
+
+    /// The newest resourceVersion.
+    pub fn current_rv(&self) -> Result<u64, ApiError> {
+        schema::current_rv(&*self.lock()?).map_err(db_err)
+    }
+
+    /// The oldest resourceVersion a watch can still start after.
+    pub fn compacted_rv(&self) -> Result<u64, ApiError> {
+        let conn = self.lock()?;
+        conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| r.get::<_, i64>(0))
+            .map(|v| v as u64)
+            .map_err(db_err)
+    }
+
+    /// One object.
+    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+        let conn = self.lock()?;
+        get_in(&conn, rk, ns, name)
+    }
+
+    /// Objects of a type (in one namespace, or all when `ns` is `None`), ordered by namespace and name,
+    /// starting after `after` (`ns/name`), plus the store's resourceVersion at the time of reading.
+    pub fn list(&self, rk: &str, ns: Option<&str>, after: Option<&str>) -> Result<(Vec<Stored>, u64), ApiError> {
+        let mut conn = self.lock()?;
+        let tx = conn.transaction().map_err(db_err)?;
+        let rv = schema::current_rv(&tx).map_err(db_err)?;
+        let after = after.unwrap_or("");
+        let mut out = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT ns, name, data FROM objects WHERE rk = ?1 AND (?2 IS NULL OR ns = ?2) \
+                     AND (ns || '/' || name) > ?3 ORDER BY ns, name",
+                )
+                .map_err(db_err)?;
+            let mut rows = stmt.query(params![rk, ns, after]).map_err(db_err)?;
+            while let Some(row) = rows.next().map_err(db_err)? {
+                let data: String = row.get(2).map_err(db_err)?;
+                out.push(Stored { ns: row.get(0).map_err(db_err)?, name: row.get(1).map_err(db_err)?, object: parse(&data)? });
+            }
+        }
+        tx.commit().map_err(db_err)?;
+        Ok((out, rv))
+    }
+
+    /// Change events after `rv`, oldest first; `Err(Gone)` when history before them was compacted.
+    pub fn events_after(&self, rv: u64) -> Result<Vec<Arc<Event>>, ApiError> {
+        let conn = self.lock()?;
+        events::read_after(&conn, rv)
+    }
+
+    /// Runs `f` in one write transaction (serialised across processes), then publishes its events.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, ApiError>) -> Result<T, ApiError> {
+        let mut conn = self.lock()?;
+        let (out, events) = {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
+            let mut w = Writer { tx, events: Vec::new() };
+            let out = f(&mut w)?;
+            let Writer { tx, events } = w;
+            if let Some(last) = events.last().filter(|e| e.rv % 1000 == 0) {
+                let cut = last.rv.saturating_sub(self.history);
+                tx.execute("DELETE FROM events WHERE rv <= ?1", params![cut as i64]).map_err(db_err)?;
+                tx.execute("UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'", params![cut as i64])
+                    .map_err(db_err)?;
+            }
+            tx.commit().map_err(db_err)?;
+            (out, events)
+        };
+        // Published while the connection is still locked, so the hub sees local events in order.
+        for e in events {
+            self.hub.publish_local(&conn, Arc::new(e));
+        }
+        Ok(out)
+    }
+
+    /// Publishes events written by other processes (file-backed stores only).
+    pub fn poll_foreign(&self) {
+        if let Ok(conn) = self.lock() {
+            self.hub.catch_up(&conn);
+        }
+    }
+}
+
+fn get_in(conn: &Connection, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+    let data: Option<String> = conn
+        .prepare_cached("SELECT data FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
+        .map_err(db_err)?
+        .query_row(params![rk, ns, name], |r| r.get(0))
+        .optional()
+        .map_err(db_err)?;
+    data.map(|d| parse(&d)).transpose()
+}
+
+/// A write transaction.
+pub struct Writer<'a> {
+    tx: rusqlite::Transaction<'a>,
+    events: Vec<Event>,
+}
+
+impl Writer<'_> {
+    /// One object, as of this transaction.
+    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+        get_in(&self.tx, rk, ns, name)
+    }
+
+    /// All objects of a type in a namespace (or everywhere), as of this transaction.
+    pub fn list(&self, rk: &str, ns: Option<&str>) -> Result<Vec<Stored>, ApiError> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT ns, name, data FROM objects WHERE rk = ?1 AND (?2 IS NULL OR ns = ?2) ORDER BY ns, name")
+            .map_err(db_err)?;
+        let mut rows = stmt.query(params![rk, ns]).map_err(db_err)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(db_err)? {
+            let data: String = row.get(2).map_err(db_err)?;
+            out.push(Stored { ns: row.get(0).map_err(db_err)?, name: row.get(1).map_err(db_err)?, object: parse(&data)? });
+        }
+        Ok(out)
+    }
+
+    /// Every distinct resource key that has objects in a namespace.
+    pub fn keys_in_namespace(&self, ns: &str) -> Result<Vec<String>, ApiError> {
+        let mut stmt = self.tx.prepare_cached("SELECT DISTINCT rk FROM objects WHERE ns = ?1").map_err(db_err)?;
+        let rows = stmt.query_map(params![ns], |r| r.get::<_, String>(0)).map_err(db_err)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
+    }
+
+    /// Allocates the next resourceVersion.
+    pub fn next_rv(&mut self) -> Result<u64, ApiError> {
+        self.tx
+            .query_row("UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value", [], |r| r.get::<_, i64>(0))
+            .map(|v| v as u64)
+            .map_err(db_err)
+    }
+
+    /// Stores `object` (whose `metadata.resourceVersion` must already be `rv`) and records the event.
+    pub fn put(&mut self, rk: &str, ns: &str, name: &str, rv: u64, object: Value, kind: EventType) -> Result<(), ApiError> {
+        let data = serde_json::to_string(&object).map_err(ApiError::internal)?;
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO objects (rk, ns, name, rv, data) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .map_err(db_err)?
+            .execute(params![rk, ns, name, rv as i64, data])
+            .map_err(db_err)?;
+        self.record(rk, ns, name, rv, object, kind, data)
+    }
+
+    /// Removes an object; `last` is its final state (with the deleting resourceVersion) for watchers.
+    pub fn delete(&mut self, rk: &str, ns: &str, name: &str, rv: u64, last: Value) -> Result<(), ApiError> {
+        self.tx
+            .prepare_cached("DELETE FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
+            .map_err(db_err)?
+            .execute(params![rk, ns, name])
+            .map_err(db_err)?;
+        let data = serde_json::to_string(&last).map_err(ApiError::internal)?;
+        self.record(rk, ns, name, rv, last, EventType::Deleted, data)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(&mut self, rk: &str, ns: &str, name: &str, rv: u64, object: Value, kind: EventType, data: String) -> Result<(), ApiError> {
+        self.tx
+            .prepare_cached("INSERT INTO events (rv, rk, ns, name, type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .map_err(db_err)?
+            .execute(params![rv as i64, rk, ns, name, kind.as_str(), data])
+            .map_err(db_err)?;
+        self.events.push(Event { rv, rk: rk.into(), ns: ns.into(), name: name.into(), kind, object: Arc::new(object) });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn put(store: &Store, name: &str) -> u64 {
+        store
+            .write(|w| {
+                let rv = w.next_rv()?;
+                w.put("/configmaps", "default", name, rv, json!({"metadata": {"name": name, "resourceVersion": rv.to_string()}}), EventType::Added)?;
+                Ok(rv)
+            })
+            .expect("write")
+    }
+
+    #[test]
+    fn one_counter_orders_all_writes() {
+        let store = Store::open(None).expect("open");
+        let a = put(&store, "a");
+        let b = put(&store, "b");
+        assert!(b > a);
+        assert_eq!(store.current_rv().expect("rv"), b);
+        let (items, rv) = store.list("/configmaps", Some("default"), None).expect("list");
+        assert_eq!(items.len(), 2);
+        assert_eq!(rv, b);
+        let (after, _) = store.list("/configmaps", None, Some("default/a")).expect("list after");
+        assert_eq!(after.len(), 1);
+        assert_eq!(store.events_after(a).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn state_survives_reopening() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        {
+            let store = Store::open(Some(dir.path())).expect("open");
+            put(&store, "kept");
+        }
+        let store = Store::open(Some(dir.path())).expect("reopen");
+        assert!(store.get("/configmaps", "default", "kept").expect("get").is_some());
+    }
+
+    #[test]
+    fn failed_transactions_write_nothing() {
+        let store = Store::open(None).expect("open");
+        let before = store.current_rv().expect("rv");
+        let r: Result<(), ApiError> = store.write(|w| {
+            w.next_rv()?;
+            Err(ApiError::bad_request("no"))
+        });
+        assert!(r.is_err());
+        assert_eq!(store.current_rv().expect("rv"), before);
+    }
+}
