@@ -1,1 +1,23 @@
-//! placeholder
+//! piceli-macros: the `app!` macro. Three passes, three types:
+//! [`ast`] parses the input into a generic tree, [`valid`] turns it into the checked app model (collecting
+//! every problem, each spanned at the narrowest token, with a code and a `help:`), and [`expand`] emits a
+//! small module that calls into the runtime. Use it through the `piceli` crate: `piceli::app! { … }`.
+
+mod ast;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Declares a Kubernetes application; see the DSL reference in `docs/dsl.md`.
+#[proc_macro]
+pub fn app(input: TokenStream) -> TokenStream {
+    let parsed = match syn::parse::<ast::Input>(input) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    match valid::check(parsed) {
+        Ok(checked) => expand::expand(checked).into(),
+        Err((errors, name)) => expand::fallback(errors, name).into(),
+    }
+}

@@ -1,0 +1,80 @@
+//! The app binary's arguments: global options and one subcommand each (clap derive).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The app's own deploy binary.
+#[derive(Debug, Parser)]
+#[command(
+    version,
+    about = "This app's deploy binary (Piceli): render its Kubernetes objects, and more."
+)]
+pub struct AppCli {
+    /// Options every subcommand takes.
+    #[command(flatten)]
+    pub global: Global,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: AppCommand,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Clone, Args)]
+pub struct Global {
+    /// The target to use (default: the first the app declares).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub target: Option<String>,
+    /// Put namespaced objects in this namespace instead of the target's.
+    #[arg(long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Output format: `text` (human text; YAML for render) or `json` (one JSON document on stdout).
+    #[arg(long, short = 'o', global = true, value_enum, default_value_t = Output::Text)]
+    pub output: Output,
+    /// Kubeconfig file, overriding the target's (never ~/.kube/config or KUBECONFIG). Unused by render.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context, overriding the target's. Unused by render.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Where plans and the journal live (default `.piceli/<app>/<target>/`). Unused by render.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// Human text (render: multi-document YAML).
+    Text,
+    /// YAML (render only; the same as `text`).
+    Yaml,
+    /// JSON on stdout.
+    Json,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AppCommand {
+    /// Print the app's Kubernetes objects (never reads a kubeconfig or contacts a cluster).
+    Render(RenderArgs),
+    /// Explain a fixed error code (PCL…).
+    Explain(ExplainArgs),
+    /// The whole command tree, with side effects and approval rules, as JSON.
+    #[command(name = "help-json")]
+    HelpJson,
+}
+
+/// `render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Write to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+}
+
+/// `explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The code, e.g. PCL0016 (omit to list every code).
+    pub code: Option<String>,
+}

@@ -1,0 +1,34 @@
+//! `explain CODE`: what a fixed error code means and how to fix it.
+
+use crate::args::{ExplainArgs, Global, Output};
+use crate::exit::{Failure, REJECTED};
+use piceli_core::{Code, codes};
+
+/// Run `explain`.
+pub fn run(global: &Global, args: &ExplainArgs) -> Result<(), Failure> {
+    let entries: Vec<codes::CodeInfo> = match &args.code {
+        None => codes::ALL.to_vec(),
+        Some(c) => vec![codes::lookup(c).ok_or_else(|| Failure {
+            code: Code::UnknownKey,
+            message: format!("`{c}` is not a Piceli error code"),
+            help: "run `explain` without a code to list them all".into(),
+            exit: REJECTED,
+        })?],
+    };
+    if global.output == Output::Json {
+        let list: Vec<_> = entries
+            .iter()
+            .map(|i| serde_json::json!({ "code": i.code, "title": i.title, "explanation": i.explanation }))
+            .collect();
+        println!("{}", serde_json::Value::Array(list));
+    } else if args.code.is_none() {
+        for i in &entries {
+            println!("{}  {}", i.code, i.title);
+        }
+    } else {
+        for i in &entries {
+            println!("{}: {}\n\n{}", i.code, i.title, i.explanation);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! Exit codes and how failures are printed: every failure has a fixed code and a fix.
+//!
+//! Exit codes: 0 ok; 1 ran but failed; 2 rejected (bad input, refused, precondition); 3 approval required.
+
+use crate::args::{Global, Output};
+use piceli_core::Code;
+use std::process::ExitCode;
+
+/// Success.
+pub const OK: u8 = 0;
+/// Ran but failed.
+pub const FAILED: u8 = 1;
+/// Rejected: bad input, refused, a precondition did not hold.
+pub const REJECTED: u8 = 2;
+/// Approval required.
+pub const APPROVAL_REQUIRED: u8 = 3;
+
+/// A failure of a command: its code, message, fix and exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// The fixed code.
+    pub code: Code,
+    /// What went wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+impl From<piceli_runtime::Error> for Failure {
+    fn from(e: piceli_runtime::Error) -> Self {
+        Failure {
+            code: e.code(),
+            message: e.to_string(),
+            help: e.help(),
+            exit: REJECTED,
+        }
+    }
+}
+
+/// Print a failure (JSON on stdout with `--output json`, text on stderr otherwise) and exit.
+pub fn finish(result: Result<(), Failure>, global: &Global) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::from(OK),
+        Err(f) => {
+            if global.output == Output::Json {
+                let body = serde_json::json!({
+                    "error": { "code": f.code.as_str(), "message": f.message, "help": f.help }
+                });
+                println!("{body}");
+            } else {
+                let message = f
+                    .message
+                    .strip_prefix(&format!("{}: ", f.code))
+                    .unwrap_or(&f.message);
+                eprintln!("error[{}]: {message}\n  help: {}", f.code, f.help);
+            }
+            ExitCode::from(f.exit)
+        }
+    }
+}
+
+/// Clap's own errors: help and version exit 0; usage errors exit 2.
+pub fn clap_error(e: clap::Error) -> ExitCode {
+    let code = if e.use_stderr() { REJECTED } else { OK };
+    let _ = e.print();
+    ExitCode::from(code)
+}

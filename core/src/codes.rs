@@ -1,0 +1,209 @@
+//! The table of fixed error codes: one entry per code, shared by the macro, the runtime and `explain`.
+//!
+//! Codes never change meaning once published; new problems get new codes.
+
+/// An entry of the error-code table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The code (`PCL0001`).
+    pub code: &'static str,
+    /// A short title.
+    pub title: &'static str,
+    /// What it means and how to fix it (what `explain` prints).
+    pub explanation: &'static str,
+}
+
+macro_rules! codes {
+    ($($variant:ident = $code:literal, $title:literal, $explanation:literal;)*) => {
+        /// A fixed error code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code { $(#[doc = $title] $variant,)* }
+
+        /// Every code, in order.
+        pub const ALL: &[CodeInfo] = &[$(CodeInfo { code: $code, title: $title, explanation: $explanation },)*];
+
+        impl Code {
+            /// The code's entry in the table.
+            pub fn info(self) -> CodeInfo {
+                match self { $(Code::$variant => CodeInfo { code: $code, title: $title, explanation: $explanation },)* }
+            }
+        }
+    };
+}
+
+impl Code {
+    /// The code text (`PCL0001`).
+    pub fn as_str(self) -> &'static str {
+        self.info().code
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The entry for a code written as text (`PCL0001`, case-insensitive; `1` works too).
+pub fn lookup(code: &str) -> Option<CodeInfo> {
+    let code = code.trim();
+    let digits = code
+        .strip_prefix("PCL")
+        .or_else(|| code.strip_prefix("pcl"))
+        .unwrap_or(code);
+    let n: u32 = digits.parse().ok()?;
+    ALL.iter()
+        .find(|info| info.code[3..].parse::<u32>().ok() == Some(n))
+        .copied()
+}
+
+codes! {
+    InvalidName = "PCL0001", "invalid object name",
+        "Kubernetes object names must be DNS-1123 labels or subdomains: lowercase letters, digits and '-', \
+         starting and ending with a letter or digit, at most 63 characters (253 for subdomains). Service names \
+         must also start with a letter. Write the name in lowercase with '-' between words, e.g. `web-api`.";
+    NameTooLongWithSuffix = "PCL0002", "name too long once Kubernetes adds its suffix",
+        "Kubernetes derives names from some objects: a CronJob's Jobs add 11 characters, a StatefulSet's pods add \
+         `-<ordinal>` and controller-revision hashes, a Deployment's pods add two hashes. The derived name must \
+         still be a valid DNS-1123 label. Shorten the name.";
+    DuplicateObject = "PCL0003", "two objects of the same kind have the same name",
+        "Each object of a kind needs a unique name within the app. Rename one of them.";
+    DuplicateContainer = "PCL0004", "two containers in a pod have the same name",
+        "Container names (including init containers) must be unique within a pod. Rename one.";
+    DuplicatePort = "PCL0005", "a port name or number is declared twice",
+        "Within a pod, each container port name and each port number/protocol pair must be unique; within a \
+         Service, each port name and number. Remove or rename the duplicate.";
+    DuplicateEnv = "PCL0006", "an environment variable is set twice",
+        "A container's environment variable names must be unique: the later one would silently win. Remove one.";
+    PortOutOfRange = "PCL0007", "port number out of range",
+        "Ports are 1 to 65535; node ports are 30000 to 32767; local forward ports are 1 to 65535 (use 1024 and up \
+         to avoid needing privileges).";
+    UnknownWorkload = "PCL0008", "reference to a workload that is not declared",
+        "Services, NetworkPolicies, autoscalers, disruption budgets, checks and target overrides refer to \
+         workloads by name. Declare the workload, or fix the name (the message suggests the closest).";
+    UnknownTargetPort = "PCL0009", "a Service port maps to a port the workload does not expose",
+        "`port: 80 => http` forwards Service port 80 to the container port named `http` of the selected \
+         workload. Name a port that one of the workload's containers declares under `ports:`.";
+    ProbePortNotExposed = "PCL0010", "a probe uses a port the container does not expose",
+        "http and tcp probes must target a port the same container declares (by name or number), or the probe \
+         can never succeed. Add the port to `ports:` or probe a declared one.";
+    UnknownConfigRef = "PCL0011", "reference to a ConfigMap, Secret or key that is not declared",
+        "`config(NAME.KEY)` and `secret(NAME.KEY)` in env, and config/secret volumes, must name a declared \
+         ConfigMap or Secret and, for env, one of its keys.";
+    UnknownVolume = "PCL0012", "reference to a volume or claim that is not declared",
+        "Mounts refer to a volume of the pod (`volumes:`) or a StatefulSet `volume_claims:` template; `pvc(NAME)` \
+         volumes refer to a declared `pvc`. Declare it or fix the name.";
+    MountPathNotAbsolute = "PCL0013", "mount path is not absolute",
+        "Mount paths must start with '/', contain no ':' and no '..' component.";
+    DuplicateMountPath = "PCL0014", "two mounts at the same path",
+        "Each mount path in a container must be unique. Remove one or mount at another path.";
+    InvalidImage = "PCL0015", "invalid image reference",
+        "An image reference is `[registry[:port]/]repository[:tag][@algorithm:digest]` with a lowercase \
+         repository, e.g. `docker.io/library/nginx:1.27@sha256:…`.";
+    ImageNotPinned = "PCL0016", "image not pinned by digest",
+        "Tags move; digests do not. Pin the image with `@sha256:<digest>` (find it with `crane digest IMAGE` or \
+         `docker buildx imagetools inspect IMAGE`), or opt out explicitly with `image: unpinned(\"nginx:1.27\")`.";
+    InvalidQuantity = "PCL0017", "invalid resource quantity",
+        "Quantities are numbers with an optional suffix: binary Ki Mi Gi Ti Pi Ei, decimal m k M G T P E, or an \
+         exponent. `500m` (CPU) and `1Gi` are fine; `1GB` and `1gi` are not.";
+    MilliMemory = "PCL0018", "memory or storage in milli-units",
+        "`512m` means 0.512 bytes, never what was meant. Write `512Mi` (mebibytes) or `512M` (megabytes).";
+    RequestAboveLimit = "PCL0019", "a request is larger than its limit",
+        "Kubernetes rejects a container whose request for a resource exceeds its limit. Raise the limit or lower \
+         the request.";
+    BadBounds = "PCL0020", "replicas, autoscaler or disruption-budget bounds make no sense",
+        "Replicas are 0 or more; an autoscaler needs 1 ≤ min ≤ max; a disruption budget sets exactly one of \
+         min_available and max_unavailable, a percentage at most 100%, and min_available not above the replicas.";
+    InvalidLabel = "PCL0021", "invalid label or annotation",
+        "Label keys are an optional DNS subdomain prefix and '/', then a name of at most 63 characters of \
+         letters, digits, '-', '_' and '.', starting and ending alphanumeric; label values follow the same rule \
+         (and may be empty). Piceli sets `app.kubernetes.io/name`, `/component` and `/managed-by` itself.";
+    UnknownService = "PCL0022", "reference to a Service that is not declared",
+        "Ingress paths, checks and StatefulSet `service:` refer to declared Services. Declare it or fix the name.";
+    UnknownServicePort = "PCL0023", "reference to a Service port that does not exist",
+        "Ingress backends, access forwards and checks name a port of the Service by name or number. Use one the \
+         Service declares.";
+    UnknownOverride = "PCL0024", "a target override names something that does not exist",
+        "Target overrides are `WORKLOAD.FIELD: value` with FIELD one of replicas, image, env.NAME, requests.cpu, \
+         requests.memory, limits.cpu, limits.memory. Fix the workload or field name.";
+    UnknownKey = "PCL0025", "unknown key or keyword",
+        "The DSL does not know this key here. Check the spelling (the message suggests the closest) and the \
+         DSL reference in docs/dsl.md.";
+    MissingKey = "PCL0026", "a required key is missing",
+        "Some keys are required, e.g. a container's `image`. Add it.";
+    WrongType = "PCL0027", "a value has the wrong type",
+        "The key expects another kind of value (a string, a number, a map, a list, a reference). The message \
+         says which.";
+    SecretLiteral = "PCL0028", "a secret value is written in the source",
+        "Secret values never live in source code. Use `from_env(\"VAR\")`, `from_file(\"path\")` or \
+         `generated(length: 32)`.";
+    InvalidEnvName = "PCL0029", "invalid environment variable name",
+        "Environment variable names are letters, digits, '_', '-' and '.', not starting with a digit.";
+    InvalidSchedule = "PCL0030", "invalid CronJob schedule",
+        "A schedule is five fields (minute hour day-of-month month day-of-week) or a macro like `@hourly`.";
+    NotScalable = "PCL0031", "an autoscaler targets a workload that cannot scale",
+        "HorizontalPodAutoscalers scale Deployments and StatefulSets only.";
+    DuplicateLocalPort = "PCL0032", "two access forwards use the same local port",
+        "Each `access: forward(local: PORT)` needs its own local port.";
+    UnknownTarget = "PCL0033", "unknown or duplicate target",
+        "Targets are declared once each with `target NAME = kubeconfig(…)` or `target NAME = local(…)`; \
+         `--target` must name one of them.";
+    MissingAppName = "PCL0034", "the app has no name, or two",
+        "Start the app with exactly one `app NAME;`.";
+    IncludeMalformed = "PCL0035", "an included YAML or JSON file does not parse",
+        "The file named in `include yaml(…)`/`include json(…)` must be valid YAML (documents separated by \
+         `---`) or JSON. The message gives the line and column.";
+    IncludeNotObject = "PCL0036", "an included document is not a Kubernetes object",
+        "Every document of an included file must be a mapping with `apiVersion`, `kind` and `metadata.name`.";
+    IncludeUnreadable = "PCL0037", "an included file cannot be read",
+        "Paths in `include yaml(…)`, `include json(…)` and `file(…)` are relative to the app crate's directory \
+         (where its Cargo.toml is). Check the path.";
+    UnknownRole = "PCL0038", "reference to a role or ServiceAccount that is not declared",
+        "Bindings grant a declared role (`role`/`cluster_role`) to declared ServiceAccounts; workloads run as a \
+         declared ServiceAccount. Declare it or fix the name.";
+    InvalidPortName = "PCL0039", "invalid port name",
+        "Port names are 1 to 15 characters of lowercase letters, digits and '-', with at least one letter, not \
+         starting or ending with '-' and without '--'.";
+    InvalidPath = "PCL0040", "invalid HTTP path",
+        "HTTP paths in probes, checks, access health probes and Ingress rules start with '/'.";
+    InvalidValue = "PCL0041", "a value is not one of the allowed ones",
+        "The key accepts a fixed set of values (e.g. restart policy `Never` or `OnFailure`, protocol `TCP`, \
+         `UDP` or `SCTP`, a valid duration like `10s`). The message lists them.";
+    InvalidConfigKey = "PCL0042", "invalid ConfigMap or Secret key",
+        "Keys are letters, digits, '-', '_' and '.', at most 253 characters, and not `.` or `..`.";
+    DuplicateKey = "PCL0043", "a key is given twice",
+        "Within one map (`{ … }`) each key appears once; the second would silently replace the first. Remove \
+         one.";
+    RenderFailed = "PCL0100", "rendering failed",
+        "An object could not be built from the app model. The message names the object.";
+    OutputFailed = "PCL0101", "writing output failed",
+        "Writing to stdout or a file failed (a closed pipe, a full disk).";
+    UnknownTargetFlag = "PCL0102", "`--target` names no declared target",
+        "Pass one of the targets the app declares (the message lists them); `help-json` lists them too.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_well_formed() {
+        let mut seen = std::collections::HashSet::new();
+        for info in ALL {
+            assert!(seen.insert(info.code), "duplicate {}", info.code);
+            assert_eq!(info.code.len(), 7);
+            assert!(info.code.starts_with("PCL"));
+            assert!(info.code[3..].chars().all(|c| c.is_ascii_digit()));
+            assert!(!info.explanation.is_empty());
+        }
+    }
+
+    #[test]
+    fn lookup_accepts_forms() {
+        assert_eq!(lookup("PCL0016").map(|i| i.code), Some("PCL0016"));
+        assert_eq!(lookup("pcl16").map(|i| i.code), Some("PCL0016"));
+        assert_eq!(lookup("16").map(|i| i.code), Some("PCL0016"));
+        assert!(lookup("PCL9999").is_none());
+        assert!(lookup("nonsense").is_none());
+    }
+}

@@ -1,0 +1,210 @@
+//! Reading included YAML/JSON files into objects, with errors that name the file and line.
+//!
+//! The macro runs this at compile time on literal paths; the runtime runs it again on the embedded text,
+//! so both report the same code and position.
+
+use crate::codes::Code;
+use serde_json::Value;
+
+/// A problem in an included file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncludeError {
+    /// `PCL0035` (does not parse) or `PCL0036` (not an object).
+    pub code: Code,
+    /// 1-based line in the file.
+    pub line: usize,
+    /// 1-based column, when known.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl IncludeError {
+    /// `file:line:column: message`.
+    pub fn describe(&self, file: &str) -> String {
+        format!("{file}:{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+/// One object of an included file and the line its document starts at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncludedObject {
+    /// 1-based line where its document starts.
+    pub line: usize,
+    /// The object.
+    pub object: Value,
+}
+
+/// Parse a file's text: JSON (an object, a list of objects, or a `List` kind) when `json`, otherwise YAML
+/// documents separated by `---`. Every object must have `apiVersion`, `kind` and `metadata.name`.
+pub fn parse_objects(text: &str, json: bool) -> Result<Vec<IncludedObject>, IncludeError> {
+    let raw = if json {
+        parse_json(text)?
+    } else {
+        parse_yaml(text)?
+    };
+    let mut out = Vec::new();
+    for (line, value) in raw {
+        flatten(line, value, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn parse_json(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
+    serde_json::from_str::<Value>(text)
+        .map(|v| vec![(1, v)])
+        .map_err(|e| IncludeError {
+            code: Code::IncludeMalformed,
+            line: e.line(),
+            column: e.column(),
+            message: format!("invalid JSON: {e}"),
+        })
+}
+
+/// Split on `---` document markers (tracking where each document starts) and parse each document.
+fn parse_yaml(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
+    let mut docs: Vec<(usize, String)> = vec![(1, String::new())];
+    for (i, line) in text.lines().enumerate() {
+        if line == "---" || line.starts_with("--- ") || line == "..." {
+            docs.push((i + 2, String::new()));
+            continue;
+        }
+        if let Some((_, doc)) = docs.last_mut() {
+            doc.push_str(line);
+            doc.push('\n');
+        }
+    }
+    let mut out = Vec::new();
+    for (start, doc) in docs {
+        if doc.lines().all(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#')
+        }) {
+            continue;
+        }
+        let value: Value = serde_saphyr::from_str(&doc).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize))
+                .unwrap_or((1, 1));
+            let message = e.to_string();
+            let first = message.lines().next().unwrap_or("invalid YAML").to_string();
+            IncludeError {
+                code: Code::IncludeMalformed,
+                line: start + line.saturating_sub(1),
+                column: column.max(1),
+                message: format!("invalid YAML: {first}"),
+            }
+        })?;
+        if !value.is_null() {
+            out.push((start, value));
+        }
+    }
+    Ok(out)
+}
+
+fn flatten(line: usize, value: Value, out: &mut Vec<IncludedObject>) -> Result<(), IncludeError> {
+    let not_object = |message: String| IncludeError {
+        code: Code::IncludeNotObject,
+        line,
+        column: 1,
+        message,
+    };
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                flatten(line, item, out)?;
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+            if kind.ends_with("List") && map.get("items").is_some_and(Value::is_array) {
+                if let Some(Value::Array(items)) = map.get("items") {
+                    for item in items.clone() {
+                        flatten(line, item, out)?;
+                    }
+                }
+                return Ok(());
+            }
+            if map
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                return Err(not_object("the document has no `apiVersion`".into()));
+            }
+            if kind.is_empty() {
+                return Err(not_object("the document has no `kind`".into()));
+            }
+            let has_name = map
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .is_some_and(|n| !n.is_empty());
+            if !has_name {
+                return Err(not_object(format!("the {kind} has no `metadata.name`")));
+            }
+            out.push(IncludedObject {
+                line,
+                object: Value::Object(map),
+            });
+            Ok(())
+        }
+        other => Err(not_object(format!(
+            "expected a Kubernetes object (a mapping), found {}",
+            match other {
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_document_yaml_with_lines() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n";
+        let objects = parse_objects(text, false).expect("parses");
+        assert_eq!(objects.len(), 2);
+        assert_eq!(objects[0].line, 1);
+        assert_eq!(objects[1].line, 8);
+        assert_eq!(objects[1].object["metadata"]["name"], "b");
+    }
+
+    #[test]
+    fn malformed_yaml_names_the_line() {
+        let text =
+            "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: [unclosed\nmetadata: {}\n";
+        let err = parse_objects(text, false).expect_err("malformed");
+        assert_eq!(err.code, Code::IncludeMalformed);
+        assert!(err.line >= 5, "line {}", err.line);
+    }
+
+    #[test]
+    fn missing_kind_and_name() {
+        let err =
+            parse_objects("apiVersion: v1\nmetadata:\n  name: x\n", false).expect_err("no kind");
+        assert_eq!(err.code, Code::IncludeNotObject);
+        assert!(err.message.contains("kind"));
+        let err = parse_objects("---\napiVersion: v1\nkind: Service\nmetadata: {}\n", false)
+            .expect_err("no name");
+        assert_eq!((err.code, err.line), (Code::IncludeNotObject, 2));
+        assert!(err.message.contains("metadata.name"));
+        let err = parse_objects("just a string\n", false).expect_err("scalar");
+        assert_eq!(err.code, Code::IncludeNotObject);
+    }
+
+    #[test]
+    fn json_lists_and_errors() {
+        let text = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}]}"#;
+        assert_eq!(parse_objects(text, true).expect("parses").len(), 1);
+        let err = parse_objects("{\n  \"kind\": \n}", true).expect_err("bad json");
+        assert_eq!((err.code, err.line), (Code::IncludeMalformed, 3));
+    }
+}

@@ -1,0 +1,107 @@
+//! ConfigMaps, Secrets and PersistentVolumeClaims.
+
+use super::Labels;
+use crate::spanned::{Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// A ConfigMap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigMap {
+    /// Its name.
+    pub name: Name,
+    /// Key → value, in order.
+    pub data: Vec<(Name, ConfigValue)>,
+    /// Labels.
+    pub labels: Labels,
+}
+
+/// A ConfigMap value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ConfigValue {
+    /// A literal (or a Rust expression evaluated at run time).
+    Literal(Spanned<String>),
+    /// The contents of a file relative to the app crate, read at compile time (`file("conf/app.toml")`).
+    File {
+        /// The path as written.
+        path: Spanned<String>,
+        /// The contents (filled in by `include_str!`).
+        contents: Spanned<String>,
+    },
+}
+
+impl Default for ConfigValue {
+    fn default() -> Self {
+        ConfigValue::Literal(Spanned::default())
+    }
+}
+
+impl ConfigValue {
+    /// The value.
+    pub fn text(&self) -> &str {
+        match self {
+            ConfigValue::Literal(s) => &s.v,
+            ConfigValue::File { contents, .. } => &contents.v,
+        }
+    }
+}
+
+/// A Secret: its values come from outside the source.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Secret {
+    /// Its name.
+    pub name: Name,
+    /// `Opaque` (default) or e.g. `kubernetes.io/tls`.
+    pub secret_type: Option<Spanned<String>>,
+    /// Key → where the value comes from.
+    pub data: Vec<(Name, SecretSource)>,
+    /// Labels.
+    pub labels: Labels,
+}
+
+/// Where a secret value comes from. Never a literal in source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SecretSource {
+    /// An environment variable of the process that applies: `from_env("API_KEY")`.
+    Env(Spanned<String>),
+    /// A file read when applying, relative to the working directory: `from_file("secrets/key.pem")`.
+    File(Spanned<String>),
+    /// Generated once at apply time and kept: `generated(length: 32)`.
+    Generated {
+        /// Length in characters.
+        length: Spanned<i64>,
+    },
+}
+
+impl Default for SecretSource {
+    fn default() -> Self {
+        SecretSource::Env(Spanned::default())
+    }
+}
+
+impl SecretSource {
+    /// A description that carries no secret: what render shows instead of the value.
+    pub fn redaction_marker(&self) -> String {
+        match self {
+            SecretSource::Env(var) => format!("<redacted: from_env {}>", var.v),
+            SecretSource::File(path) => format!("<redacted: from_file {}>", path.v),
+            SecretSource::Generated { length } => {
+                format!("<redacted: generated length {}>", length.v)
+            }
+        }
+    }
+}
+
+/// A PersistentVolumeClaim.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pvc {
+    /// Its name.
+    pub name: Name,
+    /// Requested storage quantity.
+    pub storage: Spanned<String>,
+    /// Access modes.
+    pub access_modes: Vec<Spanned<String>>,
+    /// Storage class.
+    pub storage_class: Option<Spanned<String>>,
+    /// Labels.
+    pub labels: Labels,
+}

@@ -1,0 +1,160 @@
+//! The typed app model: what `app!` describes, independent of Kubernetes types.
+//!
+//! The macro builds it at compile time (and validates it with [`crate::validate`]); the runtime
+//! deserializes the same model, fills in values written as Rust expressions, validates again and
+//! renders Kubernetes objects from it.
+
+mod config;
+mod ops;
+mod policy;
+mod service;
+mod workload;
+
+pub use config::*;
+pub use ops::*;
+pub use policy::*;
+pub use service::*;
+pub use workload::*;
+
+use crate::spanned::{Loc, Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// Labels or annotations as written: key → value, in source order.
+pub type Labels = Vec<(Spanned<String>, Spanned<String>)>;
+
+/// A whole application.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct App {
+    /// The app name (`app hello;`), also `app.kubernetes.io/name` on everything rendered.
+    pub name: Name,
+    /// Where it deploys.
+    pub targets: Vec<Target>,
+    /// Labels on every rendered object.
+    pub labels: Labels,
+    /// Annotations on every rendered object.
+    pub annotations: Labels,
+    /// Deployments, StatefulSets, DaemonSets, Jobs and CronJobs.
+    pub workloads: Vec<Workload>,
+    /// Services.
+    pub services: Vec<Service>,
+    /// ConfigMaps.
+    pub config_maps: Vec<ConfigMap>,
+    /// Secrets (values never in source).
+    pub secrets: Vec<Secret>,
+    /// PersistentVolumeClaims.
+    pub pvcs: Vec<Pvc>,
+    /// NetworkPolicies.
+    pub network_policies: Vec<NetworkPolicy>,
+    /// Ingresses.
+    pub ingresses: Vec<Ingress>,
+    /// HorizontalPodAutoscalers.
+    pub autoscalers: Vec<Autoscaler>,
+    /// PodDisruptionBudgets.
+    pub disruption_budgets: Vec<DisruptionBudget>,
+    /// ServiceAccounts.
+    pub service_accounts: Vec<ServiceAccountDecl>,
+    /// Roles and ClusterRoles.
+    pub roles: Vec<RoleDecl>,
+    /// RoleBindings and ClusterRoleBindings.
+    pub role_bindings: Vec<RoleBindingDecl>,
+    /// Post-deploy checks.
+    pub checks: Vec<Check>,
+    /// Raw YAML/JSON files and Rust-built objects.
+    pub includes: Vec<Include>,
+    /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors.
+    pub locations: Vec<String>,
+    /// Locations whose value is a Rust expression, filled in at run time.
+    pub dynamic: Vec<Loc>,
+}
+
+impl App {
+    /// The human description of a location (`deployment web › image`), or `app` when unknown.
+    pub fn describe(&self, at: Loc) -> &str {
+        self.locations
+            .get(at.0 as usize)
+            .map(String::as_str)
+            .unwrap_or("app")
+    }
+
+    /// The target called `name`.
+    pub fn target(&self, name: &str) -> Option<&Target> {
+        self.targets.iter().find(|t| t.name.v == name)
+    }
+
+    /// The workload called `name`.
+    pub fn workload(&self, name: &str) -> Option<&Workload> {
+        self.workloads.iter().find(|w| w.name.v == name)
+    }
+
+    /// The service called `name`.
+    pub fn service(&self, name: &str) -> Option<&Service> {
+        self.services.iter().find(|s| s.name.v == name)
+    }
+}
+
+/// Where an app deploys.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// The target's name (`--target NAME`).
+    pub name: Name,
+    /// How to reach the cluster.
+    pub cluster: Cluster,
+    /// The namespace everything goes into.
+    pub namespace: Spanned<String>,
+    /// Per-target changes to the app.
+    pub overrides: Vec<Override>,
+    /// Re-apply the previous release when a check fails after a deploy.
+    pub rollback_on_failed_checks: bool,
+}
+
+/// How a target reaches its cluster.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum Cluster {
+    /// An explicit kubeconfig file and context (never `~/.kube/config` or `KUBECONFIG`).
+    Kubeconfig {
+        /// The kubeconfig file, relative to the working directory.
+        path: Spanned<String>,
+        /// The context in it.
+        context: Spanned<String>,
+    },
+    /// The local cluster (`piceli sim`).
+    #[default]
+    Local,
+}
+
+/// One per-target change: `web.replicas: 3`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Override {
+    /// The workload it changes.
+    pub object: Name,
+    /// The field, as written (`replicas`, `image`, `env.MODE`, `requests.cpu`, …).
+    pub field: Spanned<String>,
+    /// The new value.
+    pub value: OverrideValue,
+}
+
+/// The value of an override.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum OverrideValue {
+    /// A number (replicas).
+    Int(Spanned<i64>),
+    /// A string (image, env value, quantity).
+    Str(Spanned<String>),
+}
+
+impl Default for OverrideValue {
+    fn default() -> Self {
+        OverrideValue::Int(Spanned::bare(0))
+    }
+}
+
+/// The override fields a target may set, in the order `did you mean` suggests them.
+pub const OVERRIDE_FIELDS: &[&str] = &[
+    "replicas",
+    "image",
+    "env",
+    "requests.cpu",
+    "requests.memory",
+    "limits.cpu",
+    "limits.memory",
+];

@@ -1,0 +1,99 @@
+//! Autoscalers, disruption budgets, ServiceAccounts and RBAC.
+
+use crate::spanned::{Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// A HorizontalPodAutoscaler (autoscaling/v2) for a Deployment or StatefulSet.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Autoscaler {
+    /// Its name.
+    pub name: Name,
+    /// The workload it scales.
+    pub scales: Name,
+    /// Minimum replicas.
+    pub min: Spanned<i64>,
+    /// Maximum replicas.
+    pub max: Spanned<i64>,
+    /// Target average CPU utilization, percent.
+    pub cpu_percent: Option<Spanned<i64>>,
+    /// Target average memory utilization, percent.
+    pub memory_percent: Option<Spanned<i64>>,
+}
+
+/// A PodDisruptionBudget for a workload.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DisruptionBudget {
+    /// Its name.
+    pub name: Name,
+    /// The workload it protects.
+    pub protects: Name,
+    /// `minAvailable` (a number or a percentage).
+    pub min_available: Option<Spanned<String>>,
+    /// `maxUnavailable` (a number or a percentage).
+    pub max_unavailable: Option<Spanned<String>>,
+}
+
+/// A ServiceAccount.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServiceAccountDecl {
+    /// Its name.
+    pub name: Name,
+    /// Mount the API token into pods (Kubernetes' default is true).
+    pub automount_token: Option<bool>,
+}
+
+/// A Role or ClusterRole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoleDecl {
+    /// Its name.
+    pub name: Name,
+    /// ClusterRole (cluster-wide) rather than Role.
+    pub cluster: bool,
+    /// Its rules.
+    pub rules: Vec<PolicyRule>,
+}
+
+/// One RBAC rule.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyRule {
+    /// API groups (`""` is core).
+    pub api_groups: Vec<Spanned<String>>,
+    /// Resources.
+    pub resources: Vec<Spanned<String>>,
+    /// Verbs.
+    pub verbs: Vec<Spanned<String>>,
+    /// Specific object names.
+    pub resource_names: Vec<Spanned<String>>,
+}
+
+/// A RoleBinding or ClusterRoleBinding.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoleBindingDecl {
+    /// Its name.
+    pub name: Name,
+    /// ClusterRoleBinding rather than RoleBinding.
+    pub cluster: bool,
+    /// The declared role it grants.
+    pub role: Name,
+    /// Declared ServiceAccounts it grants it to.
+    pub subjects: Vec<Name>,
+}
+
+/// RBAC verbs Kubernetes knows.
+pub const RBAC_VERBS: &[&str] = &[
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "*",
+    "use",
+    "bind",
+    "escalate",
+    "impersonate",
+    "approve",
+    "sign",
+];

@@ -1,0 +1,105 @@
+//! Services, Ingresses and NetworkPolicies: how traffic reaches workloads.
+
+use super::{Labels, PortRef};
+use crate::spanned::{Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// The type of a Service.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServiceType {
+    /// Cluster-internal virtual IP.
+    #[default]
+    ClusterIp,
+    /// A port on every node.
+    NodePort,
+    /// An external load balancer.
+    LoadBalancer,
+    /// No virtual IP (`clusterIP: None`), e.g. for StatefulSets.
+    Headless,
+}
+
+/// A Service selecting one declared workload.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Service {
+    /// Its name.
+    pub name: Name,
+    /// The workload whose pods it selects.
+    pub selects: Name,
+    /// Its type.
+    pub service_type: ServiceType,
+    /// Its ports.
+    pub ports: Vec<ServicePort>,
+    /// A local port forward for `access` (and checks).
+    pub access: Option<Access>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+}
+
+/// One Service port: `http: 80 => http`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServicePort {
+    /// The Service port's name.
+    pub name: Name,
+    /// The port clients connect to.
+    pub port: Spanned<i64>,
+    /// The container port it forwards to (named, or a number).
+    pub target: Option<PortRef>,
+    /// A fixed node port (NodePort/LoadBalancer).
+    pub node_port: Option<Spanned<i64>>,
+}
+
+/// A declared port forward: `access: forward(local: 18080, health: "/")`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    /// Local port on 127.0.0.1.
+    pub local_port: Spanned<i64>,
+    /// Which Service port (default: the first).
+    pub port: Option<Name>,
+    /// An HTTP path probed to tell the forward is healthy.
+    pub health: Option<Spanned<String>>,
+}
+
+/// A NetworkPolicy allowing ingress to a workload.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkPolicy {
+    /// Its name.
+    pub name: Name,
+    /// The workload it protects.
+    pub applies_to: Name,
+    /// Workloads of this app that may connect.
+    pub from_workloads: Vec<Name>,
+    /// Namespaces whose pods may connect (by `kubernetes.io/metadata.name`).
+    pub from_namespaces: Vec<Spanned<String>>,
+    /// Container ports of the protected workload that are open (all when empty).
+    pub ports: Vec<PortRef>,
+}
+
+/// An Ingress routing hosts and paths to Services.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ingress {
+    /// Its name.
+    pub name: Name,
+    /// The host it serves.
+    pub host: Option<Spanned<String>>,
+    /// IngressClass name.
+    pub class: Option<Spanned<String>>,
+    /// A declared Secret holding the TLS certificate.
+    pub tls_secret: Option<Name>,
+    /// Path → backend.
+    pub paths: Vec<IngressPath>,
+    /// Annotations (controllers read them).
+    pub annotations: Labels,
+}
+
+/// One Ingress path rule: `"/api": api => http`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IngressPath {
+    /// The path prefix.
+    pub path: Spanned<String>,
+    /// The declared Service.
+    pub service: Name,
+    /// The Service port, by name or number.
+    pub port: Option<PortRef>,
+}

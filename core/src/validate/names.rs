@@ -1,0 +1,225 @@
+//! Names, duplicates, labels and keys: the checks that look at one declaration at a time.
+
+use super::Ctx;
+use crate::codes::Code;
+use crate::model::{App, Labels, WorkloadKind};
+use crate::rules;
+use crate::spanned::Name;
+use std::collections::HashMap;
+
+/// Characters a CronJob's Jobs and a StatefulSet's revision hashes add to the name.
+const GENERATED_SUFFIX: usize = 11;
+
+pub(super) fn check(cx: &mut Ctx, app: &App) {
+    cx.rule(
+        Code::InvalidName,
+        app.name.at,
+        rules::dns1123_label(&app.name.v),
+    );
+    for t in &app.targets {
+        cx.rule(
+            Code::InvalidName,
+            t.name.at,
+            rules::dns1123_label(&t.name.v),
+        );
+        cx.rule(
+            Code::InvalidName,
+            t.namespace.at,
+            rules::dns1123_label(&t.namespace.v),
+        );
+    }
+    labels(cx, &app.labels, &app.annotations);
+
+    for w in &app.workloads {
+        cx.rule(
+            Code::InvalidName,
+            w.name.at,
+            rules::dns1123_label(&w.name.v),
+        );
+        if matches!(w.kind, WorkloadKind::CronJob | WorkloadKind::StatefulSet) {
+            let what = w.kind.kind();
+            cx.rule(
+                Code::NameTooLongWithSuffix,
+                w.name.at,
+                rules::name_with_suffix(&w.name.v, GENERATED_SUFFIX, 63, what),
+            );
+        }
+        labels(cx, &w.labels, &w.annotations);
+        labels(cx, &w.node_selector, &Vec::new());
+        for v in &w.volumes {
+            cx.rule(
+                Code::InvalidName,
+                v.name.at,
+                rules::dns1123_label(&v.name.v),
+            );
+        }
+        for c in &w.volume_claims {
+            cx.rule(
+                Code::InvalidName,
+                c.name.at,
+                rules::dns1123_label(&c.name.v),
+            );
+        }
+        duplicates(
+            cx,
+            "volume",
+            w.volumes
+                .iter()
+                .map(|v| &v.name)
+                .chain(w.volume_claims.iter().map(|c| &c.name)),
+        );
+    }
+    duplicates(cx, "workload", app.workloads.iter().map(|w| &w.name));
+
+    for s in &app.services {
+        cx.rule(
+            Code::InvalidName,
+            s.name.at,
+            rules::rfc1035_label(&s.name.v),
+        );
+        labels(cx, &s.labels, &s.annotations);
+    }
+    duplicates(cx, "Service", app.services.iter().map(|s| &s.name));
+
+    for c in &app.config_maps {
+        cx.rule(
+            Code::InvalidName,
+            c.name.at,
+            rules::dns1123_subdomain(&c.name.v),
+        );
+        labels(cx, &c.labels, &Vec::new());
+        for (k, _) in &c.data {
+            cx.rule(Code::InvalidConfigKey, k.at, rules::config_key(&k.v));
+        }
+        duplicates(cx, "ConfigMap key", c.data.iter().map(|(k, _)| k));
+    }
+    duplicates(cx, "ConfigMap", app.config_maps.iter().map(|c| &c.name));
+
+    for s in &app.secrets {
+        cx.rule(
+            Code::InvalidName,
+            s.name.at,
+            rules::dns1123_subdomain(&s.name.v),
+        );
+        labels(cx, &s.labels, &Vec::new());
+        for (k, _) in &s.data {
+            cx.rule(Code::InvalidConfigKey, k.at, rules::config_key(&k.v));
+        }
+        duplicates(cx, "Secret key", s.data.iter().map(|(k, _)| k));
+    }
+    duplicates(cx, "Secret", app.secrets.iter().map(|s| &s.name));
+
+    for p in &app.pvcs {
+        cx.rule(
+            Code::InvalidName,
+            p.name.at,
+            rules::dns1123_subdomain(&p.name.v),
+        );
+        labels(cx, &p.labels, &Vec::new());
+    }
+    duplicates(
+        cx,
+        "PersistentVolumeClaim",
+        app.pvcs.iter().map(|p| &p.name),
+    );
+
+    subdomains(
+        cx,
+        "NetworkPolicy",
+        app.network_policies.iter().map(|n| &n.name),
+    );
+    for i in &app.ingresses {
+        labels(cx, &Vec::new(), &i.annotations);
+    }
+    subdomains(cx, "Ingress", app.ingresses.iter().map(|i| &i.name));
+    subdomains(
+        cx,
+        "HorizontalPodAutoscaler",
+        app.autoscalers.iter().map(|a| &a.name),
+    );
+    subdomains(
+        cx,
+        "PodDisruptionBudget",
+        app.disruption_budgets.iter().map(|d| &d.name),
+    );
+    subdomains(
+        cx,
+        "ServiceAccount",
+        app.service_accounts.iter().map(|s| &s.name),
+    );
+    subdomains(
+        cx,
+        "Role",
+        app.roles.iter().filter(|r| !r.cluster).map(|r| &r.name),
+    );
+    subdomains(
+        cx,
+        "ClusterRole",
+        app.roles.iter().filter(|r| r.cluster).map(|r| &r.name),
+    );
+    subdomains(
+        cx,
+        "RoleBinding",
+        app.role_bindings
+            .iter()
+            .filter(|r| !r.cluster)
+            .map(|r| &r.name),
+    );
+    subdomains(
+        cx,
+        "ClusterRoleBinding",
+        app.role_bindings
+            .iter()
+            .filter(|r| r.cluster)
+            .map(|r| &r.name),
+    );
+    duplicates(cx, "check", app.checks.iter().map(|c| &c.name));
+    duplicates(cx, "target", app.targets.iter().map(|t| &t.name));
+}
+
+fn subdomains<'a>(cx: &mut Ctx, kind: &str, names: impl Iterator<Item = &'a Name> + Clone) {
+    for n in names.clone() {
+        cx.rule(Code::InvalidName, n.at, rules::dns1123_subdomain(&n.v));
+    }
+    duplicates(cx, kind, names);
+}
+
+/// Report every name seen before (the later declaration is the one flagged).
+pub(super) fn duplicates<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a Name>) {
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for n in names {
+        if seen.insert(n.v.as_str(), ()).is_some() {
+            let code = match what {
+                "target" => Code::UnknownTarget,
+                _ => Code::DuplicateObject,
+            };
+            cx.error(
+                code,
+                n.at,
+                format!("{what} `{}` is declared twice", n.v),
+                "rename or remove one of them",
+            );
+        }
+    }
+}
+
+fn labels(cx: &mut Ctx, labels: &Labels, annotations: &Labels) {
+    for (k, v) in labels {
+        cx.rule(Code::InvalidLabel, k.at, rules::label_key(&k.v));
+        if let Some(value) = cx.known(v) {
+            let verdict = rules::label_value(value);
+            cx.rule(Code::InvalidLabel, v.at, verdict);
+        }
+        if rules::is_managed_label(&k.v) {
+            cx.error(
+                Code::InvalidLabel,
+                k.at,
+                format!("`{}` is set by Piceli", k.v),
+                "remove it: Piceli sets the app.kubernetes.io name, component and managed-by labels itself",
+            );
+        }
+    }
+    for (k, _) in annotations {
+        cx.rule(Code::InvalidLabel, k.at, rules::annotation_key(&k.v));
+    }
+}

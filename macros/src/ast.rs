@@ -1,0 +1,411 @@
+//! Pass 1, parse: the `app!` input as a generic tree of items and values, with the spans of every token.
+//!
+//! This pass knows the grammar, not the meaning: `deployment web { replicas: 2 }` is an item with a
+//! keyword, a name and a map. Pass 2 ([`crate::valid`]) gives it meaning.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitBool, LitFloat, LitInt, LitStr, Token, braced, bracketed, parenthesized};
+
+/// The start and end of some tokens, for errors that underline all of them.
+#[derive(Clone, Copy)]
+pub struct Sp {
+    /// First token.
+    pub start: Span,
+    /// Last token.
+    pub end: Span,
+}
+
+impl Sp {
+    /// One token.
+    pub fn one(span: Span) -> Self {
+        Sp {
+            start: span,
+            end: span,
+        }
+    }
+    /// From the start of `self` to the end of `other`.
+    pub fn to(self, other: Sp) -> Self {
+        Sp {
+            start: self.start,
+            end: other.end,
+        }
+    }
+    /// An error underlining these tokens.
+    pub fn error(self, message: impl std::fmt::Display) -> syn::Error {
+        let mut tokens = TokenStream::new();
+        tokens.extend([
+            TokenTree::Ident(Ident::new("start", self.start)),
+            TokenTree::Ident(Ident::new("end", self.end)),
+        ]);
+        syn::Error::new_spanned(tokens, message)
+    }
+}
+
+/// A name as written: `web`, `web-api`, `redis-0`, or `"web.v2"`.
+#[derive(Clone)]
+pub struct NameTok {
+    /// The text.
+    pub text: String,
+    /// Where.
+    pub sp: Sp,
+}
+
+/// The whole input: items in order.
+pub struct Input {
+    /// The items.
+    pub items: Vec<Item>,
+}
+
+/// One item: `KEYWORD [NAME | CALL] [-> NAME] [= VALUE] [{ MAP }] [;]`.
+pub struct Item {
+    /// `deployment`, `service`, `target`, `check`, …
+    pub keyword: NameTok,
+    /// The declared name.
+    pub name: Option<NameTok>,
+    /// A call right after the keyword (`check http(…)`, `include yaml(…)`).
+    pub call: Option<Value>,
+    /// `-> NAME`: what a Service selects, what a policy applies to.
+    pub arrow: Option<NameTok>,
+    /// `= VALUE`: a target's cluster, a named check.
+    pub eq: Option<Value>,
+    /// `{ … }`: the body.
+    pub body: Option<Value>,
+}
+
+/// A value.
+#[derive(Clone)]
+pub enum Value {
+    /// `"text"`.
+    Str(LitStr),
+    /// `42`, `-1`.
+    Int(i64, Sp),
+    /// `0.5`.
+    Float(f64, Sp),
+    /// `true`.
+    Bool(bool, Sp),
+    /// `web`, `api.key`, `settings.MODE`: a reference to something declared.
+    Path(Vec<NameTok>),
+    /// `checks::orders` — a Rust path (for `code(...)` checks).
+    RustPath(syn::Path),
+    /// `http_get("/", port: http)`.
+    Call(Call),
+    /// `{ key: value, … }`.
+    Map(Map),
+    /// `[a, b]`.
+    List(Vec<Value>, Sp),
+    /// `80 => http`.
+    Arrow(Box<Value>, Box<Value>),
+    /// `(any Rust expression)`, evaluated at run time.
+    Expr(syn::Expr, Sp),
+}
+
+/// A call: `name(positional, …, key: value, …)`.
+#[derive(Clone)]
+pub struct Call {
+    /// The function name.
+    pub name: NameTok,
+    /// Positional arguments.
+    pub args: Vec<Value>,
+    /// Named arguments.
+    pub named: Vec<(NameTok, Value)>,
+    /// The whole call.
+    pub sp: Sp,
+}
+
+/// A map: `{ key: value, … }`; keys may be dotted (`web.replicas`) or strings (`"app.conf"`).
+#[derive(Clone)]
+pub struct Map {
+    /// Entries in order.
+    pub entries: Vec<(NameTok, Value)>,
+    /// The braces.
+    pub sp: Sp,
+}
+
+impl Value {
+    /// Where the value was written.
+    pub fn sp(&self) -> Sp {
+        match self {
+            Value::Str(s) => Sp::one(s.span()),
+            Value::Int(_, sp)
+            | Value::Float(_, sp)
+            | Value::Bool(_, sp)
+            | Value::List(_, sp)
+            | Value::Expr(_, sp) => *sp,
+            Value::Path(parts) => match (parts.first(), parts.last()) {
+                (Some(a), Some(b)) => a.sp.to(b.sp),
+                _ => Sp::one(Span::call_site()),
+            },
+            Value::RustPath(p) => {
+                let first = p
+                    .segments
+                    .first()
+                    .map(|s| s.ident.span())
+                    .unwrap_or_else(Span::call_site);
+                let last = p.segments.last().map(|s| s.ident.span()).unwrap_or(first);
+                Sp {
+                    start: first,
+                    end: last,
+                }
+            }
+            Value::Call(c) => c.sp,
+            Value::Map(m) => m.sp,
+            Value::Arrow(a, b) => a.sp().to(b.sp()),
+        }
+    }
+
+    /// What kind of value this is, for "expected …, found …" messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "a string",
+            Value::Int(..) => "a number",
+            Value::Float(..) => "a decimal number",
+            Value::Bool(..) => "a boolean",
+            Value::Path(_) => "a name",
+            Value::RustPath(_) => "a Rust path",
+            Value::Call(_) => "a call",
+            Value::Map(_) => "a map",
+            Value::List(..) => "a list",
+            Value::Arrow(..) => "a mapping `a => b`",
+            Value::Expr(..) => "a Rust expression",
+        }
+    }
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse()?);
+        }
+        Ok(Input { items })
+    }
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword = parse_name(input)?;
+        let mut item = Item {
+            keyword,
+            name: None,
+            call: None,
+            arrow: None,
+            eq: None,
+            body: None,
+        };
+        if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))
+            && !input.peek2(Token![-])
+        {
+            item.call = Some(input.parse()?);
+        } else if input.peek(Ident::peek_any) || input.peek(LitStr) {
+            item.name = Some(parse_name(input)?);
+        }
+        if input.peek(Token![->]) {
+            input.parse::<Token![->]>()?;
+            item.arrow = Some(parse_name(input)?);
+        }
+        if input.peek(Token![=]) && !input.peek(Token![=>]) {
+            input.parse::<Token![=]>()?;
+            item.eq = Some(parse_primary(input)?);
+        }
+        if input.peek(syn::token::Brace) {
+            item.body = Some(Value::Map(input.parse()?));
+        }
+        if input.peek(Token![;]) {
+            input.parse::<Token![;]>()?;
+        } else if item.body.is_none() && !input.is_empty() {
+            return Err(input.error("expected `;` or `{ … }` after this item"));
+        }
+        Ok(item)
+    }
+}
+
+/// `web`, `web-api`, `redis-0`, `"a.b"`; keywords are allowed as names (`type`).
+pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
+    if input.peek(LitStr) {
+        let s: LitStr = input.parse()?;
+        return Ok(NameTok {
+            text: s.value(),
+            sp: Sp::one(s.span()),
+        });
+    }
+    let first = Ident::parse_any(input)
+        .map_err(|e| syn::Error::new(e.span(), "expected a name (like `web` or `web-api`)"))?;
+    let mut text = first.to_string();
+    let mut sp = Sp::one(first.span());
+    while input.peek(Token![-])
+        && !input.peek(Token![->])
+        && (input.peek2(Ident::peek_any) || input.peek2(LitInt))
+    {
+        input.parse::<Token![-]>()?;
+        text.push('-');
+        if input.peek(LitInt) {
+            let n: LitInt = input.parse()?;
+            text.push_str(&n.to_string());
+            sp = sp.to(Sp::one(n.span()));
+        } else {
+            let part = Ident::parse_any(input)?;
+            text.push_str(&part.to_string());
+            sp = sp.to(Sp::one(part.span()));
+        }
+    }
+    Ok(NameTok { text, sp })
+}
+
+/// A map key: a name, dotted names (`web.replicas`, `env.MODE`), or a string.
+fn parse_key(input: ParseStream) -> syn::Result<NameTok> {
+    let mut key = parse_name(input)?;
+    while input.peek(Token![.]) {
+        input.parse::<Token![.]>()?;
+        let next = parse_name(input)?;
+        key.text.push('.');
+        key.text.push_str(&next.text);
+        key.sp = key.sp.to(next.sp);
+    }
+    Ok(key)
+}
+
+impl Parse for Map {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let content;
+        let brace = braced!(content in input);
+        let mut entries = Vec::new();
+        while !content.is_empty() {
+            let key = parse_key(&content)?;
+            content.parse::<Token![:]>().map_err(|e| {
+                syn::Error::new(e.span(), format!("expected `:` after `{}`", key.text))
+            })?;
+            let value = parse_value(&content)?;
+            entries.push((key, value));
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        let span = brace.span.join();
+        Ok(Map {
+            entries,
+            sp: Sp::one(span),
+        })
+    }
+}
+
+impl Parse for Value {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        parse_value(input)
+    }
+}
+
+/// A value, possibly `a => b`.
+pub fn parse_value(input: ParseStream) -> syn::Result<Value> {
+    let left = parse_primary(input)?;
+    if input.peek(Token![=>]) {
+        input.parse::<Token![=>]>()?;
+        let right = parse_primary(input)?;
+        return Ok(Value::Arrow(Box::new(left), Box::new(right)));
+    }
+    Ok(left)
+}
+
+fn parse_primary(input: ParseStream) -> syn::Result<Value> {
+    if input.peek(LitStr) {
+        return Ok(Value::Str(input.parse()?));
+    }
+    if input.peek(LitInt) || (input.peek(Token![-]) && input.peek2(LitInt)) {
+        let negative = input.peek(Token![-]);
+        let minus = if negative {
+            Some(input.parse::<Token![-]>()?)
+        } else {
+            None
+        };
+        let lit: LitInt = input.parse()?;
+        let n: i64 = lit.base10_parse()?;
+        let sp = minus
+            .map(|m| Sp::one(m.span).to(Sp::one(lit.span())))
+            .unwrap_or(Sp::one(lit.span()));
+        return Ok(Value::Int(if negative { -n } else { n }, sp));
+    }
+    if input.peek(LitFloat) {
+        let lit: LitFloat = input.parse()?;
+        return Ok(Value::Float(lit.base10_parse()?, Sp::one(lit.span())));
+    }
+    if input.peek(LitBool) {
+        let lit: LitBool = input.parse()?;
+        return Ok(Value::Bool(lit.value, Sp::one(lit.span)));
+    }
+    if input.peek(syn::token::Brace) {
+        return Ok(Value::Map(input.parse()?));
+    }
+    if input.peek(syn::token::Bracket) {
+        let content;
+        let bracket = bracketed!(content in input);
+        let items = content.parse_terminated(parse_value, Token![,])?;
+        return Ok(Value::List(
+            items.into_iter().collect(),
+            Sp::one(bracket.span.join()),
+        ));
+    }
+    if input.peek(syn::token::Paren) {
+        let content;
+        let paren = parenthesized!(content in input);
+        let expr: syn::Expr = content.parse()?;
+        return Ok(Value::Expr(expr, Sp::one(paren.span.join())));
+    }
+    if input.peek(Ident::peek_any) && input.peek2(Token![::]) {
+        return Ok(Value::RustPath(input.parse()?));
+    }
+    if input.peek(Ident::peek_any) {
+        if input.peek2(syn::token::Paren) {
+            return Ok(Value::Call(input.parse()?));
+        }
+        let first = parse_name(input)?;
+        if input.peek(syn::token::Paren) {
+            return Ok(Value::Call(parse_call_after(first, input)?));
+        }
+        let mut parts = vec![first];
+        while input.peek(Token![.]) {
+            input.parse::<Token![.]>()?;
+            parts.push(parse_name(input)?);
+        }
+        return Ok(Value::Path(parts));
+    }
+    Err(input.error("expected a value: a string, a number, a name, a call, `{ … }`, `[ … ]` or `( rust expression )`"))
+}
+
+impl Parse for Call {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = parse_name(input)?;
+        parse_call_after(name, input)
+    }
+}
+
+fn parse_call_after(name: NameTok, input: ParseStream) -> syn::Result<Call> {
+    let content;
+    let paren = parenthesized!(content in input);
+    let mut args = Vec::new();
+    let mut named = Vec::new();
+    while !content.is_empty() {
+        if content.peek(Ident::peek_any) && content.peek2(Token![:]) && !content.peek2(Token![::]) {
+            let key = parse_name(&content)?;
+            content.parse::<Token![:]>()?;
+            named.push((key, parse_value(&content)?));
+        } else {
+            if !named.is_empty() {
+                return Err(content.error("positional arguments go before named ones"));
+            }
+            args.push(parse_value(&content)?);
+        }
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    let sp = name.sp.to(Sp::one(paren.span.close()));
+    Ok(Call {
+        name,
+        args,
+        named,
+        sp,
+    })
+}

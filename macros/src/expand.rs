@@ -1,0 +1,101 @@
+//! Pass 3, expand: the checked app becomes a module with `app()` and `main()`.
+//!
+//! The model travels as JSON (the same serde model the runtime reads), and values written as Rust
+//! expressions or read from files are filled in at their locations when `app()` runs. The generated code
+//! only calls `::piceli::__private`, so `cargo expand` shows a short, readable module.
+
+use crate::valid::{Checked, DynamicKind};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// The module for a checked app.
+pub fn expand(checked: Checked) -> TokenStream {
+    let module = module_ident(&checked.app.name.v);
+    let model = match serde_json::to_string(&checked.app) {
+        Ok(json) => json,
+        Err(e) => {
+            let msg = format!("piceli: internal error serializing the app model: {e}");
+            return quote!(::core::compile_error!(#msg););
+        }
+    };
+    let fills = checked.dynamics.iter().map(|d| {
+        let at = d.at.0;
+        let value = match &d.kind {
+            DynamicKind::Str(e) => quote!(::piceli::__private::string(#e)),
+            DynamicKind::Int(e) => quote!(::piceli::__private::int(#e)),
+            DynamicKind::File(path) => {
+                let path = format!("/{path}");
+                quote!(::piceli::__private::string(::core::include_str!(
+                    ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path)
+                )))
+            }
+            DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
+        };
+        quote!((#at, #value))
+    });
+    let paths = &checked.paths;
+    let name = &checked.app.name.v;
+    let doc =
+        format!("The `{name}` app, as declared in `piceli::app!` and checked at compile time.");
+    quote! {
+        #[doc = #doc]
+        pub mod #module {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// The app model, with the values written as Rust expressions filled in.
+            pub fn app() -> ::piceli::__private::App {
+                ::piceli::__private::load(MODEL, ::std::vec![#(#fills),*])
+            }
+
+            /// Runs the app's command line (`render`, `plan`, `apply`, …); call it from `main`.
+            pub fn main() -> ::std::process::ExitCode {
+                ::piceli::__private::main(app())
+            }
+
+            const MODEL: &str = #model;
+
+            #[allow(dead_code)]
+            fn code_checks_resolve() {
+                #(let _ = #paths;)*
+            }
+        }
+    }
+}
+
+/// What is emitted when the app has errors: the errors, plus a module with the same items so that code
+/// using it (`hello::main()`) adds no follow-on errors.
+pub fn fallback(errors: Vec<syn::Error>, name: Option<String>) -> TokenStream {
+    let errors = errors.into_iter().map(|e| e.to_compile_error());
+    let module = name.map(|n| {
+        let module = module_ident(&n);
+        quote! {
+            #[allow(dead_code, unreachable_code)]
+            pub mod #module {
+                pub fn app() -> ::piceli::__private::App { ::core::unreachable!() }
+                pub fn main() -> ::std::process::ExitCode { ::core::unreachable!() }
+            }
+        }
+    });
+    quote!(#(#errors)* #module)
+}
+
+fn module_ident(name: &str) -> syn::Ident {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let cleaned = if cleaned.starts_with(|c: char| c.is_ascii_digit()) || cleaned.is_empty() {
+        format!("app_{cleaned}")
+    } else {
+        cleaned
+    };
+    syn::parse_str::<syn::Ident>(&cleaned)
+        .unwrap_or_else(|_| format_ident!("r#{}", cleaned, span = Span::call_site()))
+}

@@ -1,0 +1,207 @@
+//! Lowering ConfigMaps, Secrets and PersistentVolumeClaims.
+
+use super::{DynamicKind, Fields, Lower};
+use crate::ast::{Item, Value};
+use piceli_core::Code;
+use piceli_core::model::*;
+use piceli_core::spanned::Spanned;
+
+pub(super) fn config_map(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("config_map {}", name.v);
+    let mut c = ConfigMap {
+        name,
+        ..ConfigMap::default()
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    for (k, v) in f.all() {
+        let desc = format!("{owner} › {}", k.text);
+        let key = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+        let value = match v {
+            Value::Call(_) => {
+                let Some(call) = lw.call(v, &["file"], "file(\"conf/app.toml\")") else {
+                    continue;
+                };
+                let Some(arg) = lw.arg(
+                    call,
+                    0,
+                    "a path relative to the crate",
+                    "file(\"conf/app.toml\")",
+                ) else {
+                    continue;
+                };
+                let Some(path) = lw.str(arg, format!("{desc} › file")) else {
+                    continue;
+                };
+                let Some(text) = read_crate_file(lw, &path.v, arg) else {
+                    continue;
+                };
+                let at = lw.loc(arg.sp(), format!("{desc} › contents"));
+                lw.dynamic(at, DynamicKind::File(path.v.clone()));
+                let _ = text;
+                ConfigValue::File {
+                    path,
+                    contents: Spanned::new(String::new(), at),
+                }
+            }
+            _ => match lw.text(v, desc) {
+                Some(s) => ConfigValue::Literal(s),
+                None => continue,
+            },
+        };
+        c.data.push((key, value));
+    }
+    lw.app.config_maps.push(c);
+}
+
+/// Read a file relative to the app crate (where its Cargo.toml is), reporting `PCL0037` when it cannot.
+pub(super) fn read_crate_file(lw: &mut Lower, path: &str, at: &Value) -> Option<String> {
+    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let full = std::path::Path::new(&base).join(path);
+    match std::fs::read_to_string(&full) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            lw.fail(
+                Code::IncludeUnreadable,
+                at.sp(),
+                format!("cannot read `{path}`: {e}"),
+                format!("paths are relative to the crate directory `{base}`"),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn secret(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("secret {}", name.v);
+    let mut s = Secret {
+        name,
+        ..Secret::default()
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    for (k, v) in f.all() {
+        let desc = format!("{owner} › {}", k.text);
+        if k.text == "type" {
+            s.secret_type = lw.str(v, desc);
+            continue;
+        }
+        let key = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+        let source = match v {
+            Value::Call(_) => {
+                let Some(call) = lw.call(
+                    v,
+                    &["from_env", "from_file", "generated"],
+                    "from_env(\"API_KEY\")",
+                ) else {
+                    continue;
+                };
+                match call.name.text.as_str() {
+                    "generated" => {
+                        let mut nf = lw.named(call, &desc);
+                        let length = match nf.take("length") {
+                            Some(l) => lw.int(l, format!("{desc} › length")),
+                            None => Some(Spanned::new(
+                                32,
+                                lw.loc(call.sp, format!("{desc} › length")),
+                            )),
+                        };
+                        nf.finish(lw, &["length"]);
+                        let Some(length) = length else { continue };
+                        if !(8..=4096).contains(&length.v) {
+                            lw.fail(
+                                Code::BadBounds,
+                                call.sp,
+                                format!("a generated secret of length {}", length.v),
+                                "use a length from 8 to 4096",
+                            );
+                        }
+                        SecretSource::Generated { length }
+                    }
+                    kind => {
+                        let example = if kind == "from_env" {
+                            "from_env(\"API_KEY\")"
+                        } else {
+                            "from_file(\"secrets/key.pem\")"
+                        };
+                        let Some(arg) = lw.arg(call, 0, "where the value comes from", example)
+                        else {
+                            continue;
+                        };
+                        let Some(text) = lw.str(arg, desc) else {
+                            continue;
+                        };
+                        if kind == "from_env" {
+                            if let Err(e) = piceli_core::rules::env_var_name(&text.v) {
+                                lw.fail(Code::InvalidEnvName, arg.sp(), e.message, e.help);
+                            }
+                            SecretSource::Env(text)
+                        } else {
+                            SecretSource::File(text)
+                        }
+                    }
+                }
+            }
+            Value::Str(_) | Value::Int(..) | Value::Expr(..) => {
+                lw.fail(
+                    Code::SecretLiteral,
+                    v.sp(),
+                    format!("the value of secret key `{}` is written in the source", k.text),
+                    "read it when applying instead: `from_env(\"VAR\")`, `from_file(\"path\")` or `generated(length: 32)`",
+                );
+                continue;
+            }
+            other => {
+                lw.wrong_type(other, "a secret source", "from_env(\"API_KEY\")");
+                continue;
+            }
+        };
+        s.data.push((key, source));
+    }
+    lw.app.secrets.push(s);
+}
+
+pub(super) fn pvc(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("pvc {}", name.v);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let storage = match f.take("storage") {
+        Some(s) => lw.text(s, format!("{owner} › storage")),
+        None => {
+            lw.fail(
+                Code::MissingKey,
+                item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
+                format!("{owner} has no storage size"),
+                "add `storage: \"1Gi\"`",
+            );
+            None
+        }
+    };
+    let access_modes = f
+        .take("access")
+        .map(|a| lw.str_list(a, &format!("{owner} › access")))
+        .unwrap_or_default();
+    let storage_class = f
+        .take("class")
+        .and_then(|c| lw.str(c, format!("{owner} › class")));
+    let labels = f
+        .take("labels")
+        .map(|l| lw.labels(l, &format!("{owner} › labels")))
+        .unwrap_or_default();
+    f.finish(lw, &["storage", "access", "class", "labels"]);
+    if let Some(storage) = storage {
+        lw.app.pvcs.push(Pvc {
+            name,
+            storage,
+            access_modes,
+            storage_class,
+            labels,
+        });
+    }
+}

@@ -1,0 +1,283 @@
+//! Pass 2, validate: the generic tree becomes the typed app model, every problem collected.
+//!
+//! Shape problems (unknown keys, wrong value types, missing keys, secret literals) are found while
+//! lowering; meaning problems (references, names, images, quantities, …) by the same
+//! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token.
+
+mod config;
+mod fields;
+mod network;
+mod ops;
+mod policy;
+mod workload;
+
+use crate::ast::{Input, Item, NameTok, Sp, Value};
+use piceli_core::Code;
+use piceli_core::model::App;
+use piceli_core::rules::did_you_mean;
+use piceli_core::spanned::{Loc, Spanned};
+
+pub use fields::Fields;
+
+/// The app, checked: its model and what the expansion needs to emit.
+pub struct Checked {
+    /// The model, with placeholders where values are Rust expressions.
+    pub app: App,
+    /// Values written as Rust expressions (and file contents), filled in at run time.
+    pub dynamics: Vec<Dynamic>,
+    /// Rust paths that must resolve (code checks).
+    pub paths: Vec<syn::Path>,
+}
+
+/// A value known only at run time.
+pub struct Dynamic {
+    /// Where it goes in the model.
+    pub at: Loc,
+    /// What it is.
+    pub kind: DynamicKind,
+}
+
+/// The kinds of run-time value.
+pub enum DynamicKind {
+    /// A Rust expression producing a string.
+    Str(syn::Expr),
+    /// A Rust expression producing an integer.
+    Int(syn::Expr),
+    /// The contents of a file relative to the crate (`include_str!`).
+    File(String),
+    /// k8s-openapi objects built in Rust.
+    Objects(syn::Expr),
+}
+
+/// The state of pass 2: the model being built, the location table, and the errors so far.
+pub struct Lower {
+    errors: Vec<syn::Error>,
+    spans: Vec<Sp>,
+    locations: Vec<String>,
+    dynamics: Vec<Dynamic>,
+    paths: Vec<syn::Path>,
+    /// The app being built.
+    pub app: App,
+}
+
+/// The top-level keywords, in the order `did you mean` prefers.
+const KEYWORDS: &[&str] = &[
+    "app",
+    "target",
+    "labels",
+    "annotations",
+    "deployment",
+    "stateful_set",
+    "daemon_set",
+    "job",
+    "cron_job",
+    "service",
+    "config_map",
+    "secret",
+    "pvc",
+    "network_policy",
+    "ingress",
+    "autoscaler",
+    "disruption_budget",
+    "service_account",
+    "role",
+    "cluster_role",
+    "role_binding",
+    "cluster_role_binding",
+    "check",
+    "include",
+];
+
+/// Run pass 2. On failure, every error found (shape and meaning), in source order.
+pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)> {
+    let mut lw = Lower {
+        errors: Vec::new(),
+        spans: Vec::new(),
+        locations: Vec::new(),
+        dynamics: Vec::new(),
+        paths: Vec::new(),
+        app: App::default(),
+    };
+    let mut app_names: Vec<NameTok> = Vec::new();
+    for item in &input.items {
+        lw.item(item, &mut app_names);
+    }
+    match app_names.as_slice() {
+        [one] => lw.app.name = Spanned::new(one.text.clone(), lw.loc(one.sp, "app name")),
+        [] => {
+            let sp = input
+                .items
+                .first()
+                .map(|i| i.keyword.sp)
+                .unwrap_or(Sp::one(proc_macro2::Span::call_site()));
+            lw.fail(
+                Code::MissingAppName,
+                sp,
+                "the app has no name",
+                "start with `app NAME;`, e.g. `app hello;`",
+            )
+        }
+        [_, second, ..] => lw.fail(
+            Code::MissingAppName,
+            second.sp,
+            "the app is named twice",
+            "keep one `app NAME;`",
+        ),
+    }
+    lw.app.locations = lw.locations.clone();
+    lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
+    for d in piceli_core::validate::validate(&lw.app) {
+        let sp = lw
+            .spans
+            .get(d.at.0 as usize)
+            .copied()
+            .unwrap_or(Sp::one(proc_macro2::Span::call_site()));
+        lw.errors
+            .push(sp.error(format!("{}\n\nhelp: {}", d.headline(), d.help)));
+    }
+    let name = app_names.first().map(|n| n.text.clone());
+    if lw.errors.is_empty() {
+        Ok(Checked {
+            app: lw.app,
+            dynamics: lw.dynamics,
+            paths: lw.paths,
+        })
+    } else {
+        Err((lw.errors, name))
+    }
+}
+
+impl Lower {
+    /// Record where a value came from; returns its location.
+    pub fn loc(&mut self, sp: Sp, description: impl Into<String>) -> Loc {
+        self.spans.push(sp);
+        self.locations.push(description.into());
+        Loc(self.spans.len() as u32 - 1)
+    }
+
+    /// Record a problem found while lowering.
+    pub fn fail(
+        &mut self,
+        code: Code,
+        sp: Sp,
+        message: impl std::fmt::Display,
+        help: impl std::fmt::Display,
+    ) {
+        self.errors
+            .push(sp.error(format!("{code}: {message}\n\nhelp: {help}")));
+    }
+
+    /// Record a value known only at run time.
+    pub fn dynamic(&mut self, at: Loc, kind: DynamicKind) {
+        self.dynamics.push(Dynamic { at, kind });
+    }
+
+    /// Record a Rust path that must resolve.
+    pub fn rust_path(&mut self, path: syn::Path) {
+        self.paths.push(path);
+    }
+
+    fn item(&mut self, item: &Item, app_names: &mut Vec<NameTok>) {
+        let kw = item.keyword.text.as_str();
+        match kw {
+            "app" => match &item.name {
+                Some(n) => app_names.push(n.clone()),
+                None => self.fail(
+                    Code::MissingAppName,
+                    item.keyword.sp,
+                    "`app` needs a name",
+                    "write `app hello;`",
+                ),
+            },
+            "target" => ops::target(self, item),
+            "labels" | "annotations" => {
+                let body = item.body.as_ref().or(item.eq.as_ref());
+                let labels = match body {
+                    Some(v) => self.labels(v, kw),
+                    None => Vec::new(),
+                };
+                if kw == "labels" {
+                    self.app.labels.extend(labels);
+                } else {
+                    self.app.annotations.extend(labels);
+                }
+            }
+            "deployment" | "stateful_set" | "daemon_set" | "job" | "cron_job" => {
+                workload::workload(self, item)
+            }
+            "service" => network::service(self, item),
+            "network_policy" => network::network_policy(self, item),
+            "ingress" => network::ingress(self, item),
+            "config_map" => config::config_map(self, item),
+            "secret" => config::secret(self, item),
+            "pvc" => config::pvc(self, item),
+            "autoscaler" => policy::autoscaler(self, item),
+            "disruption_budget" => policy::disruption_budget(self, item),
+            "service_account" => policy::service_account(self, item),
+            "role" | "cluster_role" => policy::role(self, item),
+            "role_binding" | "cluster_role_binding" => policy::role_binding(self, item),
+            "check" => ops::check(self, item),
+            "include" => ops::include(self, item),
+            other => {
+                let help = match did_you_mean(other, KEYWORDS.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "see docs/dsl.md for the keywords".to_string(),
+                };
+                self.fail(
+                    Code::UnknownKey,
+                    item.keyword.sp,
+                    format!("unknown keyword `{other}`"),
+                    help,
+                );
+            }
+        }
+    }
+
+    /// The declared name of an item, or an error saying it is missing.
+    pub fn item_name(&mut self, item: &Item) -> Option<Spanned<String>> {
+        match &item.name {
+            Some(n) => {
+                let at = self.loc(n.sp, format!("{} {}", item.keyword.text, n.text));
+                Some(Spanned::new(n.text.clone(), at))
+            }
+            None => {
+                self.fail(
+                    Code::MissingKey,
+                    item.keyword.sp,
+                    format!("`{}` needs a name", item.keyword.text),
+                    format!("write `{} NAME {{ … }}`", item.keyword.text),
+                );
+                None
+            }
+        }
+    }
+
+    /// The `-> NAME` of an item, or an error saying it is missing.
+    pub fn item_arrow(&mut self, item: &Item, what: &str, owner: &str) -> Option<Spanned<String>> {
+        match &item.arrow {
+            Some(n) => {
+                let at = self.loc(n.sp, format!("{owner} › {what}"));
+                Some(Spanned::new(n.text.clone(), at))
+            }
+            None => {
+                self.fail(
+                    Code::MissingKey,
+                    item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
+                    format!("`{owner}` does not say which {what} it is for"),
+                    format!("write `{} NAME -> {what} {{ … }}`", item.keyword.text),
+                );
+                None
+            }
+        }
+    }
+
+    /// Report a value of the wrong type.
+    pub fn wrong_type(&mut self, v: &Value, expected: &str, example: &str) {
+        self.fail(
+            Code::WrongType,
+            v.sp(),
+            format!("expected {expected}, found {}", v.describe()),
+            format!("write e.g. `{example}`"),
+        );
+    }
+}

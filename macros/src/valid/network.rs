@@ -1,0 +1,252 @@
+//! Lowering Services, NetworkPolicies and Ingresses.
+
+use super::{Fields, Lower};
+use crate::ast::{Item, Value};
+use piceli_core::Code;
+use piceli_core::model::*;
+use piceli_core::spanned::Spanned;
+
+pub(super) fn service(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("service {}", name.v);
+    let Some(selects) = lw.item_arrow(item, "workload", &owner) else {
+        return;
+    };
+    let mut s = Service {
+        name,
+        selects,
+        ..Service::default()
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    if let Some(v) = f.take("port") {
+        if let Some(p) = service_port(lw, v, None, &owner) {
+            s.ports.push(p);
+        }
+    }
+    if let Some(v) = f.take("ports") {
+        let mut pf = Fields::of(lw, Some(v), format!("{owner} › ports"));
+        for (k, val) in pf.all() {
+            if let Some(p) = service_port(lw, val, Some(k), &owner) {
+                s.ports.push(p);
+            }
+        }
+    }
+    if let Some(v) = f.take("node_ports") {
+        let mut nf = Fields::of(lw, Some(v), format!("{owner} › node_ports"));
+        for (k, val) in nf.all() {
+            let n = lw.int(val, format!("{owner} › node_port {}", k.text));
+            match s.ports.iter_mut().find(|p| p.name.v == k.text) {
+                Some(p) => p.node_port = n,
+                None => lw.fail(
+                    Code::UnknownServicePort,
+                    k.sp,
+                    format!("{owner} has no port named `{}`", k.text),
+                    "name one of the Service's ports",
+                ),
+            }
+        }
+    }
+    if let Some(v) = f.take("type") {
+        const TYPES: &[&str] = &["cluster_ip", "node_port", "load_balancer", "headless"];
+        if let Some(t) = lw.name(v, format!("{owner} › type")) {
+            s.service_type = match t.v.as_str() {
+                "cluster_ip" => ServiceType::ClusterIp,
+                "node_port" => ServiceType::NodePort,
+                "load_balancer" => ServiceType::LoadBalancer,
+                "headless" => ServiceType::Headless,
+                other => {
+                    let help = match piceli_core::rules::did_you_mean(other, TYPES.iter().copied())
+                    {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => "use cluster_ip, node_port, load_balancer or headless".into(),
+                    };
+                    lw.fail(
+                        Code::InvalidValue,
+                        v.sp(),
+                        format!("`{other}` is not a Service type"),
+                        help,
+                    );
+                    ServiceType::ClusterIp
+                }
+            };
+        }
+    }
+    if let Some(v) = f.take("access") {
+        s.access = access(lw, v, &owner);
+    }
+    if let Some(v) = f.take("labels") {
+        s.labels = lw.labels(v, &format!("{owner} › labels"));
+    }
+    if let Some(v) = f.take("annotations") {
+        s.annotations = lw.labels(v, &format!("{owner} › annotations"));
+    }
+    f.finish(
+        lw,
+        &[
+            "port",
+            "ports",
+            "type",
+            "node_ports",
+            "access",
+            "labels",
+            "annotations",
+        ],
+    );
+    lw.app.services.push(s);
+}
+
+/// `80 => http`, `80 => 8080`, or `80` (same number on the pod).
+fn service_port(
+    lw: &mut Lower,
+    v: &Value,
+    key: Option<&crate::ast::NameTok>,
+    owner: &str,
+) -> Option<ServicePort> {
+    let desc = format!("{owner} › port");
+    let (port_v, target) = match v {
+        Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › target"))),
+        other => (other, None),
+    };
+    let port = lw.int(port_v, desc.clone())?;
+    let name_text = match (key, &target) {
+        (Some(k), _) => k.text.clone(),
+        (None, Some(PortRef::Name(n))) => n.v.clone(),
+        _ => format!("port-{}", port.v),
+    };
+    let name_sp = key.map(|k| k.sp).unwrap_or(v.sp());
+    let name = Spanned::new(name_text, lw.loc(name_sp, format!("{desc} name")));
+    Some(ServicePort {
+        name,
+        port,
+        target,
+        node_port: None,
+    })
+}
+
+fn access(lw: &mut Lower, v: &Value, owner: &str) -> Option<Access> {
+    let call = lw.call(v, &["forward"], "forward(local: 18080, health: \"/\")")?;
+    let desc = format!("{owner} › access");
+    let mut nf = lw.named(call, &desc);
+    let local = match nf.take("local") {
+        Some(l) => lw.int(l, format!("{desc} › local")),
+        None => {
+            lw.fail(
+                Code::MissingKey,
+                call.sp,
+                "a forward needs its local port",
+                "write `forward(local: 18080)`",
+            );
+            None
+        }
+    };
+    let port = nf
+        .take("port")
+        .and_then(|p| lw.name(p, format!("{desc} › port")));
+    let health = nf
+        .take("health")
+        .and_then(|h| lw.str(h, format!("{desc} › health")));
+    nf.finish(lw, &["local", "port", "health"]);
+    lw.max_args(call, 0, "forward(local: 18080)");
+    Some(Access {
+        local_port: local?,
+        port,
+        health,
+    })
+}
+
+pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("network_policy {}", name.v);
+    let Some(applies_to) = lw.item_arrow(item, "workload", &owner) else {
+        return;
+    };
+    let mut n = NetworkPolicy {
+        name,
+        applies_to,
+        ..NetworkPolicy::default()
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    if let Some(v) = f.take("from") {
+        let items: Vec<&Value> = match v {
+            Value::List(items, _) => items.iter().collect(),
+            other => vec![other],
+        };
+        for i in items {
+            match i {
+                Value::Call(c) if c.name.text == "namespace" => {
+                    if let Some(a) = lw.arg(c, 0, "the namespace", "namespace(\"monitoring\")")
+                        && let Some(ns) = lw.text(a, format!("{owner} › from namespace"))
+                    {
+                        n.from_namespaces.push(ns);
+                    }
+                }
+                other => {
+                    if let Some(w) = lw.name(other, format!("{owner} › from")) {
+                        n.from_workloads.push(w);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(v) = f.take("ports") {
+        let items: Vec<&Value> = match v {
+            Value::List(items, _) => items.iter().collect(),
+            other => vec![other],
+        };
+        for i in items {
+            if let Some(p) = lw.port_ref(i, &format!("{owner} › ports")) {
+                n.ports.push(p);
+            }
+        }
+    }
+    f.finish(lw, &["from", "ports"]);
+    lw.app.network_policies.push(n);
+}
+
+pub(super) fn ingress(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("ingress {}", name.v);
+    let mut i = Ingress {
+        name,
+        ..Ingress::default()
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    i.host = f
+        .take("host")
+        .and_then(|v| lw.str(v, format!("{owner} › host")));
+    i.class = f
+        .take("class")
+        .and_then(|v| lw.str(v, format!("{owner} › class")));
+    i.tls_secret = f
+        .take("tls")
+        .and_then(|v| lw.name(v, format!("{owner} › tls")));
+    if let Some(v) = f.take("annotations") {
+        i.annotations = lw.labels(v, &format!("{owner} › annotations"));
+    }
+    if let Some(v) = f.take("paths") {
+        let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
+        for (k, val) in pf.all() {
+            let desc = format!("{owner} › path {}", k.text);
+            let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+            let (svc, port) = match val {
+                Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
+                other => (other, None),
+            };
+            if let Some(service) = lw.name(svc, format!("{desc} › service")) {
+                i.paths.push(IngressPath {
+                    path,
+                    service,
+                    port,
+                });
+            }
+        }
+    }
+    f.finish(lw, &["host", "class", "tls", "paths", "annotations"]);
+    lw.app.ingresses.push(i);
+}

@@ -1,0 +1,165 @@
+//! Lowering autoscalers, disruption budgets, ServiceAccounts and RBAC.
+
+use super::{Fields, Lower};
+use crate::ast::{Item, Value};
+use piceli_core::Code;
+use piceli_core::model::*;
+
+pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("autoscaler {}", name.v);
+    let Some(scales) = lw.item_arrow(item, "workload", &owner) else {
+        return;
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let sp = item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp);
+    let required = |lw: &mut Lower, f: &mut Fields, key: &str| match f.take(key) {
+        Some(v) => lw.int(v, format!("{owner} › {key}")),
+        None => {
+            lw.fail(
+                Code::MissingKey,
+                sp,
+                format!("{owner} has no `{key}`"),
+                format!("add `{key}: N`"),
+            );
+            None
+        }
+    };
+    let min = required(lw, &mut f, "min");
+    let max = required(lw, &mut f, "max");
+    let cpu_percent = f
+        .take("cpu")
+        .and_then(|v| lw.int(v, format!("{owner} › cpu")));
+    let memory_percent = f
+        .take("memory")
+        .and_then(|v| lw.int(v, format!("{owner} › memory")));
+    f.finish(lw, &["min", "max", "cpu", "memory"]);
+    if let (Some(min), Some(max)) = (min, max) {
+        lw.app.autoscalers.push(Autoscaler {
+            name,
+            scales,
+            min,
+            max,
+            cpu_percent,
+            memory_percent,
+        });
+    }
+}
+
+pub(super) fn disruption_budget(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("disruption_budget {}", name.v);
+    let Some(protects) = lw.item_arrow(item, "workload", &owner) else {
+        return;
+    };
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let min_available = f
+        .take("min_available")
+        .and_then(|v| lw.text(v, format!("{owner} › min_available")));
+    let max_unavailable = f
+        .take("max_unavailable")
+        .and_then(|v| lw.text(v, format!("{owner} › max_unavailable")));
+    f.finish(lw, &["min_available", "max_unavailable"]);
+    lw.app.disruption_budgets.push(DisruptionBudget {
+        name,
+        protects,
+        min_available,
+        max_unavailable,
+    });
+}
+
+pub(super) fn service_account(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let owner = format!("service_account {}", name.v);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner);
+    let automount_token = f.take("automount").and_then(|v| lw.bool(v));
+    f.finish(lw, &["automount"]);
+    lw.app.service_accounts.push(ServiceAccountDecl {
+        name,
+        automount_token,
+    });
+}
+
+pub(super) fn role(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let cluster = item.keyword.text == "cluster_role";
+    let owner = format!("{} {}", item.keyword.text, name.v);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let mut rules = Vec::new();
+    if let Some(v) = f.take("rules") {
+        let items: Vec<&Value> = match v {
+            Value::List(items, _) => items.iter().collect(),
+            other => vec![other],
+        };
+        for i in items {
+            let example = "rule(groups: [\"\"], resources: [\"pods\"], verbs: [\"get\"])";
+            let Some(call) = lw.call(i, &["rule"], example) else {
+                continue;
+            };
+            let desc = format!("{owner} › rule");
+            let mut nf = lw.named(call, &desc);
+            let mut list = |lw: &mut Lower, key: &str| {
+                nf.take(key)
+                    .map(|v| lw.str_list(v, &format!("{desc} › {key}")))
+                    .unwrap_or_default()
+            };
+            let rule = PolicyRule {
+                api_groups: list(lw, "groups"),
+                resources: list(lw, "resources"),
+                verbs: list(lw, "verbs"),
+                resource_names: list(lw, "names"),
+            };
+            nf.finish(lw, &["groups", "resources", "verbs", "names"]);
+            lw.max_args(call, 0, example);
+            rules.push(rule);
+        }
+    }
+    f.finish(lw, &["rules"]);
+    lw.app.roles.push(RoleDecl {
+        name,
+        cluster,
+        rules,
+    });
+}
+
+pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let cluster = item.keyword.text == "cluster_role_binding";
+    let owner = format!("{} {}", item.keyword.text, name.v);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let role = match f.take("role") {
+        Some(v) => lw.name(v, format!("{owner} › role")),
+        None => {
+            lw.fail(
+                Code::MissingKey,
+                item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
+                format!("{owner} has no role"),
+                "add `role: NAME`",
+            );
+            None
+        }
+    };
+    let subjects = f
+        .take("subjects")
+        .map(|v| lw.name_list(v, &format!("{owner} › subjects")))
+        .unwrap_or_default();
+    f.finish(lw, &["role", "subjects"]);
+    if let Some(role) = role {
+        lw.app.role_bindings.push(RoleBindingDecl {
+            name,
+            cluster,
+            role,
+            subjects,
+        });
+    }
+}

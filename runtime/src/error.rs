@@ -1,0 +1,63 @@
+//! The runtime's errors, each with its fixed code and a fix.
+
+use piceli_core::{Code, Diagnostic};
+
+/// What can go wrong at run time.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The app (with run-time values filled in) breaks a rule.
+    #[error("{} problem(s) in the app:\n{}", .0.len(), .0.iter().map(|(d, at)| format!("  {}: {} (at {at})\n    help: {}", d.code, d.message, d.help)).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<(Diagnostic, String)>),
+    /// An included file does not parse or holds something that is not an object.
+    #[error("{code}: {message}")]
+    Include {
+        /// `PCL0035` or `PCL0036`.
+        code: Code,
+        /// `file:line:column: what`.
+        message: String,
+    },
+    /// `--target` names no declared target.
+    #[error("{}: no target named `{name}`", Code::UnknownTargetFlag)]
+    UnknownTarget {
+        /// What was asked for.
+        name: String,
+        /// What the app declares.
+        declared: Vec<String>,
+    },
+    /// An object could not be built or serialized.
+    #[error("{code}: {0}", code = Code::RenderFailed)]
+    Render(String),
+}
+
+impl Error {
+    /// The fixed code (the first problem's, for [`Error::Invalid`]).
+    pub fn code(&self) -> Code {
+        match self {
+            Error::Invalid(d) => d.first().map(|(d, _)| d.code).unwrap_or(Code::RenderFailed),
+            Error::Include { code, .. } => *code,
+            Error::UnknownTarget { .. } => Code::UnknownTargetFlag,
+            Error::Render(_) => Code::RenderFailed,
+        }
+    }
+
+    /// How to fix it.
+    pub fn help(&self) -> String {
+        match self {
+            Error::Invalid(_) => {
+                "fix the values above (they come from Rust expressions or target overrides)".into()
+            }
+            Error::Include { .. } => {
+                "fix the included file; every document needs apiVersion, kind and metadata.name"
+                    .into()
+            }
+            Error::UnknownTarget { declared, .. } if declared.is_empty() => {
+                "the app declares no targets; add `target local = local(namespace: \"NAME\");`"
+                    .into()
+            }
+            Error::UnknownTarget { declared, .. } => {
+                format!("pass one of: {}", declared.join(", "))
+            }
+            Error::Render(_) => "this is a bug in piceli; please report it with the app".into(),
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! The namespace, ConfigMaps, Secrets (redacted) and PersistentVolumeClaims.
+
+use super::json;
+use super::meta::Cx;
+use super::workloads::claim_spec;
+use crate::error::Error;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, PersistentVolumeClaim, Secret};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The target's namespace, unless it is `default` (which always exists).
+pub(super) fn namespace(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    if cx.namespace != "default" {
+        out.push(json(
+            "Namespace",
+            &Namespace {
+                metadata: cx.cluster_meta(&cx.namespace, &Vec::new(), &Vec::new()),
+                ..Namespace::default()
+            },
+        )?);
+    }
+    Ok(())
+}
+
+pub(super) fn config(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    for c in &cx.app.config_maps {
+        let data: BTreeMap<String, String> = c
+            .data
+            .iter()
+            .map(|(k, v)| (k.v.clone(), v.text().to_string()))
+            .collect();
+        out.push(json(
+            "ConfigMap",
+            &ConfigMap {
+                metadata: cx.meta(&c.name.v, &c.labels, &Vec::new()),
+                data: Some(data),
+                ..ConfigMap::default()
+            },
+        )?);
+    }
+    for s in &cx.app.secrets {
+        // Values are read only when applying; render shows where each comes from, never a value.
+        let string_data: BTreeMap<String, String> = s
+            .data
+            .iter()
+            .map(|(k, src)| (k.v.clone(), src.redaction_marker()))
+            .collect();
+        out.push(json(
+            "Secret",
+            &Secret {
+                metadata: cx.meta(&s.name.v, &s.labels, &Vec::new()),
+                type_: Some(
+                    s.secret_type
+                        .as_ref()
+                        .map(|t| t.v.clone())
+                        .unwrap_or_else(|| "Opaque".into()),
+                ),
+                string_data: Some(string_data),
+                ..Secret::default()
+            },
+        )?);
+    }
+    Ok(())
+}
+
+pub(super) fn storage(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    for p in &cx.app.pvcs {
+        out.push(json(
+            "PersistentVolumeClaim",
+            &PersistentVolumeClaim {
+                metadata: cx.meta(&p.name.v, &p.labels, &Vec::new()),
+                spec: Some(claim_spec(
+                    &p.storage.v,
+                    &p.access_modes,
+                    p.storage_class.as_ref().map(|s| s.v.as_str()),
+                )),
+                ..PersistentVolumeClaim::default()
+            },
+        )?);
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! Render: the app model (for one target) as Kubernetes objects, printed as YAML or JSON.
+//!
+//! Deterministic: the same app renders byte-identical output. Objects come out in apply order
+//! (namespace, identity and RBAC, config, storage, workloads, Services, routing and policy, includes).
+//! Secret values are never read here: they render as a redaction marker.
+
+mod config;
+mod meta;
+mod network;
+mod policy;
+mod workloads;
+
+use crate::error::Error;
+use meta::Cx;
+use piceli_core::model::{App, Include};
+use serde_json::Value;
+
+/// What to render.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The target (default: the first declared, if any).
+    pub target: Option<String>,
+    /// The namespace (default: the target's, else `default`).
+    pub namespace: Option<String>,
+}
+
+/// Rendered objects and what they were rendered for.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The target used, if any.
+    pub target: Option<String>,
+    /// The namespace used.
+    pub namespace: String,
+    /// The objects, in apply order, as JSON with `apiVersion` and `kind`.
+    pub objects: Vec<Value>,
+}
+
+/// Render the app for a target. Checks the app first (values from Rust expressions, includes).
+pub fn render(app: &App, opts: &Options) -> Result<Rendered, Error> {
+    let target = match &opts.target {
+        Some(name) => Some(app.target(name).ok_or_else(|| Error::UnknownTarget {
+            name: name.clone(),
+            declared: app.targets.iter().map(|t| t.name.v.clone()).collect(),
+        })?),
+        None => app.targets.first(),
+    };
+    let app = match target {
+        Some(t) => piceli_core::overrides::for_target(app, &t.name.v),
+        None => app.clone(),
+    };
+    crate::load::check(&app)?;
+    let namespace = opts
+        .namespace
+        .clone()
+        .or_else(|| target.map(|t| t.namespace.v.clone()))
+        .unwrap_or_else(|| "default".to_string());
+    let cx = Cx::new(&app, namespace.clone(), target.map(|t| t.name.v.clone()));
+    let mut objects = Vec::new();
+    config::namespace(&cx, &mut objects)?;
+    policy::identity(&cx, &mut objects)?;
+    config::config(&cx, &mut objects)?;
+    config::storage(&cx, &mut objects)?;
+    workloads::workloads(&cx, &mut objects)?;
+    network::services(&cx, &mut objects)?;
+    network::routing(&cx, &mut objects)?;
+    policy::scaling(&cx, &mut objects)?;
+    includes(&cx, &mut objects)?;
+    Ok(Rendered {
+        target: target.map(|t| t.name.v.clone()),
+        namespace,
+        objects,
+    })
+}
+
+fn includes(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    for inc in &cx.app.includes {
+        let objects: Vec<Value> = match inc {
+            Include::File {
+                path,
+                contents,
+                json,
+            } => piceli_core::include::parse_objects(&contents.v, *json)
+                .map_err(|e| Error::Include {
+                    code: e.code,
+                    message: e.describe(&path.v),
+                })?
+                .into_iter()
+                .map(|o| o.object)
+                .collect(),
+            Include::Objects { objects, .. } => objects.clone(),
+        };
+        for mut o in objects {
+            cx.mark_included(&mut o);
+            out.push(o);
+        }
+    }
+    Ok(())
+}
+
+/// Multi-document YAML: every object starts with `---`. Long lines are never folded (image references stay
+/// on one line); multi-line strings (config files) use literal blocks.
+pub fn to_yaml(objects: &[Value]) -> Result<String, Error> {
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.folded_wrap_chars = usize::MAX;
+    let mut out = String::new();
+    for o in objects {
+        out.push_str("---\n");
+        let doc = serde_saphyr::to_string_with_options(o, options.clone())
+            .map_err(|e| Error::Render(format!("YAML: {e}")))?;
+        out.push_str(&doc);
+        if !doc.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// A JSON list (`kind: List`), pretty-printed.
+pub fn to_json(objects: &[Value]) -> Result<String, Error> {
+    let list = serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": objects });
+    serde_json::to_string_pretty(&list).map_err(|e| Error::Render(format!("JSON: {e}")))
+}
+
+/// Serialize a k8s-openapi object to JSON.
+pub(crate) fn json<T: serde::Serialize>(what: &str, object: &T) -> Result<Value, Error> {
+    serde_json::to_value(object).map_err(|e| Error::Render(format!("{what}: {e}")))
+}

@@ -1,0 +1,165 @@
+//! Services, Ingresses and NetworkPolicies.
+
+use super::json;
+use super::meta::Cx;
+use crate::error::Error;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::networking::v1 as net;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use piceli_core::model::{PortRef, ServiceType};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn int_or_string(p: &PortRef) -> IntOrString {
+    match p {
+        PortRef::Name(n) => IntOrString::String(n.v.clone()),
+        PortRef::Number(n) => IntOrString::Int(n.v as i32),
+    }
+}
+
+pub(super) fn services(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    for s in &cx.app.services {
+        let (type_, cluster_ip) = match s.service_type {
+            ServiceType::ClusterIp => (None, None),
+            ServiceType::NodePort => (Some("NodePort".to_string()), None),
+            ServiceType::LoadBalancer => (Some("LoadBalancer".to_string()), None),
+            ServiceType::Headless => (None, Some("None".to_string())),
+        };
+        let ports = s
+            .ports
+            .iter()
+            .map(|p| core::ServicePort {
+                name: Some(p.name.v.clone()),
+                port: p.port.v as i32,
+                target_port: p.target.as_ref().map(int_or_string),
+                node_port: p.node_port.as_ref().map(|n| n.v as i32),
+                ..core::ServicePort::default()
+            })
+            .collect();
+        out.push(json(
+            "Service",
+            &core::Service {
+                metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
+                spec: Some(core::ServiceSpec {
+                    selector: Some(cx.selector(&s.selects.v)),
+                    ports: Some(ports),
+                    type_,
+                    cluster_ip,
+                    ..core::ServiceSpec::default()
+                }),
+                ..core::Service::default()
+            },
+        )?);
+    }
+    Ok(())
+}
+
+pub(super) fn routing(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    for i in &cx.app.ingresses {
+        let paths = i
+            .paths
+            .iter()
+            .map(|p| {
+                let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
+                    Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
+                        name: Some(n.v.clone()),
+                        number: None,
+                    }),
+                    Some(PortRef::Number(n)) => Some(net::ServiceBackendPort {
+                        name: None,
+                        number: Some(n.v as i32),
+                    }),
+                    None => s.ports.first().map(|sp| net::ServiceBackendPort {
+                        name: None,
+                        number: Some(sp.port.v as i32),
+                    }),
+                });
+                net::HTTPIngressPath {
+                    path: Some(p.path.v.clone()),
+                    path_type: "Prefix".to_string(),
+                    backend: net::IngressBackend {
+                        service: Some(net::IngressServiceBackend {
+                            name: p.service.v.clone(),
+                            port,
+                        }),
+                        ..net::IngressBackend::default()
+                    },
+                }
+            })
+            .collect();
+        let host = i.host.as_ref().map(|h| h.v.clone());
+        out.push(json(
+            "Ingress",
+            &net::Ingress {
+                metadata: cx.meta(&i.name.v, &Vec::new(), &i.annotations),
+                spec: Some(net::IngressSpec {
+                    ingress_class_name: i.class.as_ref().map(|c| c.v.clone()),
+                    rules: Some(vec![net::IngressRule {
+                        host: host.clone(),
+                        http: Some(net::HTTPIngressRuleValue { paths }),
+                    }]),
+                    tls: i.tls_secret.as_ref().map(|t| {
+                        vec![net::IngressTLS {
+                            hosts: host.map(|h| vec![h]),
+                            secret_name: Some(t.v.clone()),
+                        }]
+                    }),
+                    ..net::IngressSpec::default()
+                }),
+                ..net::Ingress::default()
+            },
+        )?);
+    }
+    for n in &cx.app.network_policies {
+        let mut peers: Vec<net::NetworkPolicyPeer> = n
+            .from_workloads
+            .iter()
+            .map(|w| net::NetworkPolicyPeer {
+                pod_selector: Some(LabelSelector {
+                    match_labels: Some(cx.selector(&w.v)),
+                    ..LabelSelector::default()
+                }),
+                ..net::NetworkPolicyPeer::default()
+            })
+            .collect();
+        peers.extend(n.from_namespaces.iter().map(|ns| net::NetworkPolicyPeer {
+            namespace_selector: Some(LabelSelector {
+                match_labels: Some(BTreeMap::from([(
+                    "kubernetes.io/metadata.name".to_string(),
+                    ns.v.clone(),
+                )])),
+                ..LabelSelector::default()
+            }),
+            ..net::NetworkPolicyPeer::default()
+        }));
+        let ports = (!n.ports.is_empty()).then(|| {
+            n.ports
+                .iter()
+                .map(|p| net::NetworkPolicyPort {
+                    port: Some(int_or_string(p)),
+                    ..net::NetworkPolicyPort::default()
+                })
+                .collect()
+        });
+        out.push(json(
+            "NetworkPolicy",
+            &net::NetworkPolicy {
+                metadata: cx.meta(&n.name.v, &Vec::new(), &Vec::new()),
+                spec: Some(net::NetworkPolicySpec {
+                    pod_selector: Some(LabelSelector {
+                        match_labels: Some(cx.selector(&n.applies_to.v)),
+                        ..LabelSelector::default()
+                    }),
+                    policy_types: Some(vec!["Ingress".to_string()]),
+                    ingress: Some(vec![net::NetworkPolicyIngressRule {
+                        from: (!peers.is_empty()).then_some(peers),
+                        ports,
+                    }]),
+                    ..net::NetworkPolicySpec::default()
+                }),
+            },
+        )?);
+    }
+    Ok(())
+}

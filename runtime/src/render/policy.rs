@@ -1,0 +1,188 @@
+//! ServiceAccounts and RBAC (first, so workloads can use them), autoscalers and disruption budgets.
+
+use super::json;
+use super::meta::Cx;
+use crate::error::Error;
+use k8s_openapi::api::autoscaling::v2 as hpa;
+use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::rbac::v1 as rbac;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use serde_json::Value;
+
+pub(super) fn identity(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    let none = Vec::new();
+    for s in &cx.app.service_accounts {
+        out.push(json(
+            "ServiceAccount",
+            &ServiceAccount {
+                metadata: cx.meta(&s.name.v, &none, &none),
+                automount_service_account_token: s.automount_token,
+                ..ServiceAccount::default()
+            },
+        )?);
+    }
+    for r in &cx.app.roles {
+        let rules = r
+            .rules
+            .iter()
+            .map(|rule| {
+                let list = |l: &[piceli_core::Spanned<String>]| {
+                    (!l.is_empty()).then(|| l.iter().map(|s| s.v.clone()).collect())
+                };
+                rbac::PolicyRule {
+                    api_groups: Some(rule.api_groups.iter().map(|s| s.v.clone()).collect()),
+                    resources: list(&rule.resources),
+                    verbs: rule.verbs.iter().map(|s| s.v.clone()).collect(),
+                    resource_names: list(&rule.resource_names),
+                    ..rbac::PolicyRule::default()
+                }
+            })
+            .collect();
+        out.push(if r.cluster {
+            json(
+                "ClusterRole",
+                &rbac::ClusterRole {
+                    metadata: cx.cluster_meta(&r.name.v, &none, &none),
+                    rules: Some(rules),
+                    ..rbac::ClusterRole::default()
+                },
+            )?
+        } else {
+            json(
+                "Role",
+                &rbac::Role {
+                    metadata: cx.meta(&r.name.v, &none, &none),
+                    rules: Some(rules),
+                },
+            )?
+        });
+    }
+    for b in &cx.app.role_bindings {
+        let role_is_cluster = cx
+            .app
+            .roles
+            .iter()
+            .any(|r| r.name.v == b.role.v && r.cluster)
+            && !cx
+                .app
+                .roles
+                .iter()
+                .any(|r| r.name.v == b.role.v && !r.cluster && !b.cluster);
+        let role_ref = rbac::RoleRef {
+            api_group: "rbac.authorization.k8s.io".into(),
+            kind: if role_is_cluster {
+                "ClusterRole"
+            } else {
+                "Role"
+            }
+            .into(),
+            name: b.role.v.clone(),
+        };
+        let subjects = b
+            .subjects
+            .iter()
+            .map(|s| rbac::Subject {
+                kind: "ServiceAccount".into(),
+                name: s.v.clone(),
+                namespace: Some(cx.namespace.clone()),
+                ..rbac::Subject::default()
+            })
+            .collect();
+        out.push(if b.cluster {
+            json(
+                "ClusterRoleBinding",
+                &rbac::ClusterRoleBinding {
+                    metadata: cx.cluster_meta(&b.name.v, &none, &none),
+                    role_ref,
+                    subjects: Some(subjects),
+                },
+            )?
+        } else {
+            json(
+                "RoleBinding",
+                &rbac::RoleBinding {
+                    metadata: cx.meta(&b.name.v, &none, &none),
+                    role_ref,
+                    subjects: Some(subjects),
+                },
+            )?
+        });
+    }
+    Ok(())
+}
+
+fn int_or_percent(text: &str) -> IntOrString {
+    match text.parse::<i32>() {
+        Ok(n) => IntOrString::Int(n),
+        Err(_) => IntOrString::String(text.to_string()),
+    }
+}
+
+pub(super) fn scaling(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+    let none = Vec::new();
+    for a in &cx.app.autoscalers {
+        let kind = cx
+            .app
+            .workload(&a.scales.v)
+            .map(|w| w.kind.kind())
+            .unwrap_or("Deployment");
+        let metric = |name: &str, percent: i64| hpa::MetricSpec {
+            type_: "Resource".into(),
+            resource: Some(hpa::ResourceMetricSource {
+                name: name.into(),
+                target: hpa::MetricTarget {
+                    type_: "Utilization".into(),
+                    average_utilization: Some(percent as i32),
+                    ..hpa::MetricTarget::default()
+                },
+            }),
+            ..hpa::MetricSpec::default()
+        };
+        let mut metrics = Vec::new();
+        if let Some(c) = &a.cpu_percent {
+            metrics.push(metric("cpu", c.v));
+        }
+        if let Some(m) = &a.memory_percent {
+            metrics.push(metric("memory", m.v));
+        }
+        out.push(json(
+            "HorizontalPodAutoscaler",
+            &hpa::HorizontalPodAutoscaler {
+                metadata: cx.meta(&a.name.v, &none, &none),
+                spec: Some(hpa::HorizontalPodAutoscalerSpec {
+                    scale_target_ref: hpa::CrossVersionObjectReference {
+                        api_version: Some("apps/v1".into()),
+                        kind: kind.into(),
+                        name: a.scales.v.clone(),
+                    },
+                    min_replicas: Some(a.min.v as i32),
+                    max_replicas: a.max.v as i32,
+                    metrics: Some(metrics),
+                    ..hpa::HorizontalPodAutoscalerSpec::default()
+                }),
+                ..hpa::HorizontalPodAutoscaler::default()
+            },
+        )?);
+    }
+    for d in &cx.app.disruption_budgets {
+        out.push(json(
+            "PodDisruptionBudget",
+            &policy::PodDisruptionBudget {
+                metadata: cx.meta(&d.name.v, &none, &none),
+                spec: Some(policy::PodDisruptionBudgetSpec {
+                    selector: Some(LabelSelector {
+                        match_labels: Some(cx.selector(&d.protects.v)),
+                        ..LabelSelector::default()
+                    }),
+                    min_available: d.min_available.as_ref().map(|m| int_or_percent(&m.v)),
+                    max_unavailable: d.max_unavailable.as_ref().map(|m| int_or_percent(&m.v)),
+                    ..policy::PodDisruptionBudgetSpec::default()
+                }),
+                ..policy::PodDisruptionBudget::default()
+            },
+        )?);
+    }
+    Ok(())
+}
