@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot listen on 127.0.0.1:{port}: {source} (is another process using the port?)")]
     Bind { port: u16, source: std::io::Error },
     #[error("certificate generation failed: {0}")]
@@ -28,6 +31,9 @@ pub enum SimError {
 impl SimError {
     /// An I/O error on a path.
     pub fn io(path: &Path, source: std::io::Error) -> Self {
-        SimError::Io { path: path.to_path_buf(), source }
+        SimError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     }
 }

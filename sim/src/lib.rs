@@ -1,13 +1,38 @@
 //! piceli-sim: a local Kubernetes API server over real HTTPS, for tests and for trying an app
-//! without a cluster. Start one with [`Sim::start`]; see the crate README for what it implements.
+//! without a cluster.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let sim = piceli_sim::Sim::start(piceli_sim::SimConfig::default())?;
+//! let client = sim.client()?; // a kube::Client for this cluster only
+//! println!("kubectl --kubeconfig {}", sim.kubeconfig_path().display());
+//! # drop(client); Ok(()) }
+//! ```
 
+mod api;
+pub mod app;
+pub mod cli;
+pub mod defaults;
+pub mod delete;
+pub mod discovery;
 pub mod error;
 pub mod fields;
+pub mod http;
+pub mod kubeconfig;
+pub mod object;
+pub mod openapi;
 pub mod registry;
+pub mod router;
 pub mod schema;
+pub mod selectors;
+mod server;
+pub mod smp;
 pub mod status;
 pub mod store;
+pub mod table;
 pub mod time;
 pub mod tls;
+pub mod validate;
 
 pub use error::SimError;
+pub use server::{RunningSim, Sim, SimConfig};

@@ -58,54 +58,377 @@ impl ResourceType {
 
     /// `apps/v1` or `v1`.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
     }
 
     /// The verbs discovery lists.
     pub fn verbs(&self) -> Vec<&'static str> {
-        vec!["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+        vec![
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch",
+        ]
     }
 }
 
-type Row = (&'static str, &'static str, &'static str, &'static str, bool, &'static [&'static str], bool, bool, &'static str);
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    &'static [&'static str],
+    bool,
+    bool,
+    &'static str,
+);
 
 const ALL: &[&str] = &["all"];
 const NONE: &[&str] = &[];
 
 // (group, version, plural, kind, namespaced, short names, status subresource, scale subresource, schema)
 const BUILTINS: &[Row] = &[
-    ("", "v1", "namespaces", "Namespace", false, &["ns"], true, false, "io.k8s.api.core.v1.Namespace"),
-    ("", "v1", "configmaps", "ConfigMap", true, &["cm"], false, false, "io.k8s.api.core.v1.ConfigMap"),
-    ("", "v1", "secrets", "Secret", true, NONE, false, false, "io.k8s.api.core.v1.Secret"),
-    ("", "v1", "services", "Service", true, &["svc"], true, false, "io.k8s.api.core.v1.Service"),
-    ("", "v1", "endpoints", "Endpoints", true, &["ep"], false, false, "io.k8s.api.core.v1.Endpoints"),
-    ("", "v1", "pods", "Pod", true, &["po"], true, false, "io.k8s.api.core.v1.Pod"),
-    ("", "v1", "serviceaccounts", "ServiceAccount", true, &["sa"], false, false, "io.k8s.api.core.v1.ServiceAccount"),
-    ("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, &["pvc"], true, false, "io.k8s.api.core.v1.PersistentVolumeClaim"),
-    ("", "v1", "persistentvolumes", "PersistentVolume", false, &["pv"], true, false, "io.k8s.api.core.v1.PersistentVolume"),
-    ("", "v1", "events", "Event", true, &["ev"], false, false, "io.k8s.api.core.v1.Event"),
-    ("apps", "v1", "deployments", "Deployment", true, &["deploy"], true, true, "io.k8s.api.apps.v1.Deployment"),
-    ("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"], true, true, "io.k8s.api.apps.v1.ReplicaSet"),
-    ("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"], true, true, "io.k8s.api.apps.v1.StatefulSet"),
-    ("apps", "v1", "daemonsets", "DaemonSet", true, &["ds"], true, false, "io.k8s.api.apps.v1.DaemonSet"),
-    ("batch", "v1", "jobs", "Job", true, NONE, true, false, "io.k8s.api.batch.v1.Job"),
-    ("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true, false, "io.k8s.api.batch.v1.CronJob"),
-    ("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, &["netpol"], false, false, "io.k8s.api.networking.v1.NetworkPolicy"),
-    ("networking.k8s.io", "v1", "ingresses", "Ingress", true, &["ing"], true, false, "io.k8s.api.networking.v1.Ingress"),
-    ("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false, NONE, false, false, "io.k8s.api.networking.v1.IngressClass"),
-    ("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, &["hpa"], true, false, "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"),
-    ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, &["pdb"], true, false, "io.k8s.api.policy.v1.PodDisruptionBudget"),
-    ("rbac.authorization.k8s.io", "v1", "roles", "Role", true, NONE, false, false, "io.k8s.api.rbac.v1.Role"),
-    ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, NONE, false, false, "io.k8s.api.rbac.v1.RoleBinding"),
-    ("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, NONE, false, false, "io.k8s.api.rbac.v1.ClusterRole"),
-    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, NONE, false, false, "io.k8s.api.rbac.v1.ClusterRoleBinding"),
-    ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, NONE, false, false, "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, NONE, false, false, "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration"),
-    ("coordination.k8s.io", "v1", "leases", "Lease", true, NONE, false, false, "io.k8s.api.coordination.v1.Lease"),
-    ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true, false, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"),
+    (
+        "",
+        "v1",
+        "namespaces",
+        "Namespace",
+        false,
+        &["ns"],
+        true,
+        false,
+        "io.k8s.api.core.v1.Namespace",
+    ),
+    (
+        "",
+        "v1",
+        "configmaps",
+        "ConfigMap",
+        true,
+        &["cm"],
+        false,
+        false,
+        "io.k8s.api.core.v1.ConfigMap",
+    ),
+    (
+        "",
+        "v1",
+        "secrets",
+        "Secret",
+        true,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.core.v1.Secret",
+    ),
+    (
+        "",
+        "v1",
+        "services",
+        "Service",
+        true,
+        &["svc"],
+        true,
+        false,
+        "io.k8s.api.core.v1.Service",
+    ),
+    (
+        "",
+        "v1",
+        "endpoints",
+        "Endpoints",
+        true,
+        &["ep"],
+        false,
+        false,
+        "io.k8s.api.core.v1.Endpoints",
+    ),
+    (
+        "",
+        "v1",
+        "pods",
+        "Pod",
+        true,
+        &["po"],
+        true,
+        false,
+        "io.k8s.api.core.v1.Pod",
+    ),
+    (
+        "",
+        "v1",
+        "serviceaccounts",
+        "ServiceAccount",
+        true,
+        &["sa"],
+        false,
+        false,
+        "io.k8s.api.core.v1.ServiceAccount",
+    ),
+    (
+        "",
+        "v1",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        true,
+        &["pvc"],
+        true,
+        false,
+        "io.k8s.api.core.v1.PersistentVolumeClaim",
+    ),
+    (
+        "",
+        "v1",
+        "persistentvolumes",
+        "PersistentVolume",
+        false,
+        &["pv"],
+        true,
+        false,
+        "io.k8s.api.core.v1.PersistentVolume",
+    ),
+    (
+        "",
+        "v1",
+        "events",
+        "Event",
+        true,
+        &["ev"],
+        false,
+        false,
+        "io.k8s.api.core.v1.Event",
+    ),
+    (
+        "apps",
+        "v1",
+        "deployments",
+        "Deployment",
+        true,
+        &["deploy"],
+        true,
+        true,
+        "io.k8s.api.apps.v1.Deployment",
+    ),
+    (
+        "apps",
+        "v1",
+        "replicasets",
+        "ReplicaSet",
+        true,
+        &["rs"],
+        true,
+        true,
+        "io.k8s.api.apps.v1.ReplicaSet",
+    ),
+    (
+        "apps",
+        "v1",
+        "statefulsets",
+        "StatefulSet",
+        true,
+        &["sts"],
+        true,
+        true,
+        "io.k8s.api.apps.v1.StatefulSet",
+    ),
+    (
+        "apps",
+        "v1",
+        "daemonsets",
+        "DaemonSet",
+        true,
+        &["ds"],
+        true,
+        false,
+        "io.k8s.api.apps.v1.DaemonSet",
+    ),
+    (
+        "batch",
+        "v1",
+        "jobs",
+        "Job",
+        true,
+        NONE,
+        true,
+        false,
+        "io.k8s.api.batch.v1.Job",
+    ),
+    (
+        "batch",
+        "v1",
+        "cronjobs",
+        "CronJob",
+        true,
+        &["cj"],
+        true,
+        false,
+        "io.k8s.api.batch.v1.CronJob",
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "networkpolicies",
+        "NetworkPolicy",
+        true,
+        &["netpol"],
+        false,
+        false,
+        "io.k8s.api.networking.v1.NetworkPolicy",
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "ingresses",
+        "Ingress",
+        true,
+        &["ing"],
+        true,
+        false,
+        "io.k8s.api.networking.v1.Ingress",
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "ingressclasses",
+        "IngressClass",
+        false,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.networking.v1.IngressClass",
+    ),
+    (
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        "HorizontalPodAutoscaler",
+        true,
+        &["hpa"],
+        true,
+        false,
+        "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
+    ),
+    (
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        true,
+        &["pdb"],
+        true,
+        false,
+        "io.k8s.api.policy.v1.PodDisruptionBudget",
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "roles",
+        "Role",
+        true,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.rbac.v1.Role",
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "rolebindings",
+        "RoleBinding",
+        true,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.rbac.v1.RoleBinding",
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "clusterroles",
+        "ClusterRole",
+        false,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.rbac.v1.ClusterRole",
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        false,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.rbac.v1.ClusterRoleBinding",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "mutatingwebhookconfigurations",
+        "MutatingWebhookConfiguration",
+        false,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingwebhookconfigurations",
+        "ValidatingWebhookConfiguration",
+        false,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+    ),
+    (
+        "coordination.k8s.io",
+        "v1",
+        "leases",
+        "Lease",
+        true,
+        NONE,
+        false,
+        false,
+        "io.k8s.api.coordination.v1.Lease",
+    ),
+    (
+        "apiextensions.k8s.io",
+        "v1",
+        "customresourcedefinitions",
+        "CustomResourceDefinition",
+        false,
+        &["crd", "crds"],
+        true,
+        false,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+    ),
 ];
 
-const IN_ALL: &[&str] = &["pods", "services", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "horizontalpodautoscalers"];
+const IN_ALL: &[&str] = &[
+    "pods",
+    "services",
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "horizontalpodautoscalers",
+];
 
 fn builtin(row: &Row) -> ResourceType {
     let (group, version, plural, kind, namespaced, short, status, scale, schema) = *row;
@@ -117,7 +440,10 @@ fn builtin(row: &Row) -> ResourceType {
         kind: kind.into(),
         namespaced,
         short_names: short.iter().map(|s| s.to_string()).collect(),
-        categories: if IN_ALL.contains(&plural) { ALL } else { NONE }.iter().map(|s| s.to_string()).collect(),
+        categories: if IN_ALL.contains(&plural) { ALL } else { NONE }
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         status_subresource: status,
         scale: scale.then(|| ScalePaths {
             spec_replicas: ".spec.replicas".into(),
@@ -138,7 +464,10 @@ pub struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        Registry { builtins: BUILTINS.iter().map(builtin).collect(), crds: RwLock::new(Vec::new()) }
+        Registry {
+            builtins: BUILTINS.iter().map(builtin).collect(),
+            crds: RwLock::new(Vec::new()),
+        }
     }
 }
 
@@ -154,7 +483,8 @@ impl Registry {
 
     /// The type served at `group/version/plural`.
     pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<ResourceType> {
-        let hit = |r: &&ResourceType| r.group == group && r.version == version && r.plural == plural;
+        let hit =
+            |r: &&ResourceType| r.group == group && r.version == version && r.plural == plural;
         if let Some(r) = self.builtins.iter().find(hit) {
             return Some(r.clone());
         }
@@ -163,7 +493,9 @@ impl Registry {
 
     /// The served type for a kind at an apiVersion (used for CRD objects and validation).
     pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<ResourceType> {
-        self.all().into_iter().find(|r| r.api_version() == api_version && r.kind == kind)
+        self.all()
+            .into_iter()
+            .find(|r| r.api_version() == api_version && r.kind == kind)
     }
 
     /// Replaces the CRD-defined types (called whenever CRDs change).
@@ -181,11 +513,16 @@ mod tests {
     #[test]
     fn looks_up_builtins() {
         let reg = Registry::default();
-        let d = reg.lookup("apps", "v1", "deployments").expect("deployments served");
+        let d = reg
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments served");
         assert_eq!(d.kind, "Deployment");
         assert_eq!(d.store_key(), "apps/deployments");
         assert!(d.scale.is_some());
         assert!(reg.lookup("apps", "v1", "nothing").is_none());
-        assert_eq!(reg.by_kind("v1", "ConfigMap").map(|r| r.plural), Some("configmaps".to_string()));
+        assert_eq!(
+            reg.by_kind("v1", "ConfigMap").map(|r| r.plural),
+            Some("configmaps".to_string())
+        );
     }
 }

@@ -68,21 +68,33 @@ impl<'a> Node<'a> {
             SchemaSource::Crd(v) if v.is_object() => Some(v),
             SchemaSource::Crd(_) => None,
         };
-        Node { schema: schema.map(resolve), root: true }
+        Node {
+            schema: schema.map(resolve),
+            root: true,
+        }
     }
 
     /// A node for a named definition.
     pub fn definition(name: &str) -> Node<'static> {
-        Node { schema: definitions().get(name).map(resolve), root: false }
+        Node {
+            schema: definitions().get(name).map(resolve),
+            root: false,
+        }
     }
 
     /// A free-form node.
     pub fn free() -> Node<'static> {
-        Node { schema: None, root: false }
+        Node {
+            schema: None,
+            root: false,
+        }
     }
 
     fn of(v: &'a Value) -> Node<'a> {
-        Node { schema: Some(resolve(v)), root: false }
+        Node {
+            schema: Some(resolve(v)),
+            root: false,
+        }
     }
 
     /// Whether any value is allowed here and its fields are not known.
@@ -94,7 +106,9 @@ impl<'a> Node<'a> {
                     || (s.get("properties").is_none()
                         && s.get("additionalProperties").is_none()
                         && s.get("items").is_none()
-                        && s.get("type").and_then(Value::as_str).is_none_or(|t| t == "object"))
+                        && s.get("type")
+                            .and_then(Value::as_str)
+                            .is_none_or(|t| t == "object"))
             }
         }
     }
@@ -102,37 +116,56 @@ impl<'a> Node<'a> {
     /// The schema of field `name` of an object; `None` if the field is not declared.
     pub fn field(&self, name: &str) -> Option<Node<'a>> {
         if self.root && name == "metadata" {
-            return Some(Node { schema: definitions().get(OBJECT_META).map(resolve), root: false });
+            return Some(Node {
+                schema: definitions().get(OBJECT_META).map(resolve),
+                root: false,
+            });
         }
-        let Some(s) = self.schema else { return Some(Node::free()) };
+        let Some(s) = self.schema else {
+            return Some(Node::free());
+        };
         if let Some(p) = s.get("properties").and_then(|p| p.get(name)) {
             return Some(Node::of(p));
         }
         match s.get("additionalProperties") {
             Some(Value::Bool(false)) => None,
-            Some(Value::Bool(true)) => Some(Node { schema: None, root: false }),
+            Some(Value::Bool(true)) => Some(Node {
+                schema: None,
+                root: false,
+            }),
             Some(ap) => Some(Node::of(ap)),
-            None if self.is_free() => Some(Node { schema: None, root: false }),
+            None if self.is_free() => Some(Node {
+                schema: None,
+                root: false,
+            }),
             None => None,
         }
     }
 
     /// The schema of field `name`, or a free-form node when it is not declared.
     pub fn field_or_free(&self, name: &str) -> Node<'a> {
-        self.field(name).unwrap_or(Node { schema: None, root: false })
+        self.field(name).unwrap_or(Node {
+            schema: None,
+            root: false,
+        })
     }
 
     /// The schema of a list's elements.
     pub fn items(&self) -> Node<'a> {
         match self.schema.and_then(|s| s.get("items")) {
             Some(i) => Node::of(i),
-            None => Node { schema: None, root: false },
+            None => Node {
+                schema: None,
+                root: false,
+            },
         }
     }
 
     /// Whether this node is a string-keyed map (`additionalProperties`) rather than a struct.
     pub fn is_map(&self) -> bool {
-        self.schema.is_some_and(|s| s.get("additionalProperties").is_some() && s.get("properties").is_none())
+        self.schema.is_some_and(|s| {
+            s.get("additionalProperties").is_some() && s.get("properties").is_none()
+        })
     }
 
     fn ext(&self, key: &str) -> Option<&'a Value> {
@@ -143,7 +176,10 @@ impl<'a> Node<'a> {
     pub fn list_kind(&self) -> ListKind {
         let keys = || -> Vec<String> {
             match self.ext("x-kubernetes-list-map-keys") {
-                Some(Value::Array(k)) => k.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
+                Some(Value::Array(k)) => k
+                    .iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect(),
                 _ => Vec::new(),
             }
         };
@@ -171,7 +207,8 @@ impl<'a> Node<'a> {
 
     /// The strategic-merge-patch merge key of a list.
     pub fn patch_merge_key(&self) -> Option<&'a str> {
-        self.ext("x-kubernetes-patch-merge-key").and_then(Value::as_str)
+        self.ext("x-kubernetes-patch-merge-key")
+            .and_then(Value::as_str)
     }
 
     /// The strategic-merge-patch strategies of a field (`merge`, `retainKeys`, `replace`).
@@ -196,21 +233,46 @@ mod tests {
     #[test]
     fn containers_merge_by_name_and_ports_by_port_and_protocol() {
         let reg = Registry::default();
-        let deploy = reg.lookup("apps", "v1", "deployments").expect("deployments");
+        let deploy = reg
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
         let root = Node::root(&deploy);
-        let pod = root.field("spec").and_then(|s| s.field("template")).and_then(|t| t.field("spec")).expect("pod spec");
+        let pod = root
+            .field("spec")
+            .and_then(|s| s.field("template"))
+            .and_then(|t| t.field("spec"))
+            .expect("pod spec");
         let containers = pod.field("containers").expect("containers");
         assert_eq!(containers.list_kind(), ListKind::Map(vec!["name".into()]));
         let ports = containers.items().field("ports").expect("ports");
-        assert_eq!(ports.list_kind(), ListKind::Map(vec!["containerPort".into(), "protocol".into()]));
-        assert_eq!(containers.items().field("args").map(|a| a.list_kind()), Some(ListKind::Atomic));
-        assert!(root.field("spec").and_then(|s| s.field("replicaz")).is_none());
-        let labels = root.field("metadata").and_then(|m| m.field("labels")).expect("labels");
+        assert_eq!(
+            ports.list_kind(),
+            ListKind::Map(vec!["containerPort".into(), "protocol".into()])
+        );
+        assert_eq!(
+            containers.items().field("args").map(|a| a.list_kind()),
+            Some(ListKind::Atomic)
+        );
+        assert!(
+            root.field("spec")
+                .and_then(|s| s.field("replicaz"))
+                .is_none()
+        );
+        let labels = root
+            .field("metadata")
+            .and_then(|m| m.field("labels"))
+            .expect("labels");
         assert!(labels.is_map());
         assert!(labels.field("anything").is_some());
-        let finalizers = root.field("metadata").and_then(|m| m.field("finalizers")).expect("finalizers");
+        let finalizers = root
+            .field("metadata")
+            .and_then(|m| m.field("finalizers"))
+            .expect("finalizers");
         assert_eq!(finalizers.list_kind(), ListKind::Set);
-        let selector = root.field("spec").and_then(|s| s.field("selector")).expect("selector");
+        let selector = root
+            .field("spec")
+            .and_then(|s| s.field("selector"))
+            .expect("selector");
         assert!(selector.map_atomic());
     }
 }

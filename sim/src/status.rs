@@ -46,13 +46,21 @@ impl ApiError {
 
     /// `<resource>.<group> "name" not found` (404 NotFound).
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
-        Self::new(404, "NotFound", format!("{} \"{name}\" not found", qualified(group, resource)))
-            .with_details(group, resource, name)
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", qualified(group, resource)),
+        )
+        .with_details(group, resource, name)
     }
 
     /// A path that names no resource (404 NotFound with the generic message).
     pub fn no_route() -> Self {
-        Self::new(404, "NotFound", "the server could not find the requested resource")
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
     }
 
     /// 409 AlreadyExists.
@@ -70,13 +78,22 @@ impl ApiError {
         Self::new(
             409,
             "Conflict",
-            format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified(group, resource)),
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                qualified(group, resource)
+            ),
         )
         .with_details(group, resource, name)
     }
 
     /// 409 Conflict from server-side apply, message and causes already composed.
-    pub fn apply_conflict(group: &str, kind: &str, name: &str, message: String, causes: Vec<Cause>) -> Self {
+    pub fn apply_conflict(
+        group: &str,
+        kind: &str,
+        name: &str,
+        message: String,
+        causes: Vec<Cause>,
+    ) -> Self {
         let mut e = Self::new(409, "Conflict", message).with_details(group, kind, name);
         e.causes = causes;
         e
@@ -86,12 +103,30 @@ impl ApiError {
     pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
         let parts: Vec<String> = causes
             .iter()
-            .map(|c| if c.field.is_empty() { c.message.clone() } else { format!("{}: {}", c.field, c.message) })
+            .map(|c| {
+                if c.field.is_empty() {
+                    c.message.clone()
+                } else {
+                    format!("{}: {}", c.field, c.message)
+                }
+            })
             .collect();
-        let what = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
-        let joined = if parts.len() == 1 { parts[0].clone() } else { format!("[{}]", parts.join(", ")) };
-        let mut e = Self::new(422, "Invalid", format!("{what} \"{name}\" is invalid: {joined}"))
-            .with_details(group, kind, name);
+        let what = if group.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let joined = if parts.len() == 1 {
+            parts[0].clone()
+        } else {
+            format!("[{}]", parts.join(", "))
+        };
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!("{what} \"{name}\" is invalid: {joined}"),
+        )
+        .with_details(group, kind, name);
         e.causes = causes;
         e
     }
@@ -108,12 +143,22 @@ impl ApiError {
 
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed(what: &str) -> Self {
-        Self::new(405, "MethodNotAllowed", format!("the server does not allow this method on the requested resource: {what}"))
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("the server does not allow this method on the requested resource: {what}"),
+        )
     }
 
     /// 415 UnsupportedMediaType.
     pub fn unsupported_media_type(ct: &str) -> Self {
-        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json (got {ct:?})"))
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json (got {ct:?})"
+            ),
+        )
     }
 
     /// 410 Expired (used inside watch streams as an ERROR event).
@@ -128,7 +173,11 @@ impl ApiError {
 
     /// 500 InternalError.
     pub fn internal(message: impl std::fmt::Display) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {message}"),
+        )
     }
 
     /// The `Status` object.
@@ -168,7 +217,11 @@ impl ApiError {
 }
 
 fn qualified(group: &str, resource: &str) -> String {
-    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
 }
 
 /// A `Status` object reporting success (returned by some deletes).
@@ -193,7 +246,10 @@ mod tests {
         let s = e.to_status();
         assert_eq!(s["code"], 404);
         assert_eq!(s["details"]["kind"], "deployments");
-        assert_eq!(ApiError::not_found("", "configmaps", "x").message, "configmaps \"x\" not found");
+        assert_eq!(
+            ApiError::not_found("", "configmaps", "x").message,
+            "configmaps \"x\" not found"
+        );
     }
 
     #[test]
@@ -202,10 +258,20 @@ mod tests {
             "",
             "ConfigMap",
             "Bad_Name",
-            vec![Cause { reason: "FieldValueInvalid".into(), message: "Invalid value".into(), field: "metadata.name".into() }],
+            vec![Cause {
+                reason: "FieldValueInvalid".into(),
+                message: "Invalid value".into(),
+                field: "metadata.name".into(),
+            }],
         );
         assert_eq!(e.code, 422);
-        assert_eq!(e.message, "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value");
-        assert_eq!(e.to_status()["details"]["causes"][0]["field"], "metadata.name");
+        assert_eq!(
+            e.message,
+            "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value"
+        );
+        assert_eq!(
+            e.to_status()["details"]["causes"][0]["field"],
+            "metadata.name"
+        );
     }
 }

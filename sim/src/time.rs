@@ -47,17 +47,29 @@ pub fn human_age(secs: i64) -> String {
         format!("{s}s")
     } else if s < 600 {
         let (m, r) = (s / 60, s % 60);
-        if r == 0 { format!("{m}m") } else { format!("{m}m{r}s") }
+        if r == 0 {
+            format!("{m}m")
+        } else {
+            format!("{m}m{r}s")
+        }
     } else if s < 3 * 3600 {
         format!("{}m", s / 60)
     } else if s < 8 * 3600 {
         let (h, m) = (s / 3600, (s % 3600) / 60);
-        if m == 0 { format!("{h}h") } else { format!("{h}h{m}m") }
+        if m == 0 {
+            format!("{h}h")
+        } else {
+            format!("{h}h{m}m")
+        }
     } else if s < 48 * 3600 {
         format!("{}h", s / 3600)
     } else if s < 8 * 86_400 {
         let (d, h) = (s / 86_400, (s % 86_400) / 3600);
-        if h == 0 { format!("{d}d") } else { format!("{d}d{h}h") }
+        if h == 0 {
+            format!("{d}d")
+        } else {
+            format!("{d}d{h}h")
+        }
     } else {
         format!("{}d", s / 86_400)
     }

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rand::Rng;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
+};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::error::SimError;
@@ -49,13 +51,16 @@ pub fn write_private(path: &Path, contents: &str) -> Result<(), SimError> {
         .mode(0o600)
         .open(path)
         .map_err(|e| SimError::io(path, e))?;
-    f.write_all(contents.as_bytes()).map_err(|e| SimError::io(path, e))
+    f.write_all(contents.as_bytes())
+        .map_err(|e| SimError::io(path, e))
 }
 
 fn ca_params() -> Result<CertificateParams, SimError> {
     let mut params = CertificateParams::new(Vec::<String>::new())?;
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.distinguished_name.push(DnType::CommonName, "piceli-sim-ca");
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "piceli-sim-ca");
     params.key_usages = vec![
         KeyUsagePurpose::KeyCertSign,
         KeyUsagePurpose::CrlSign,
@@ -68,13 +73,20 @@ fn generate() -> Result<Credentials, SimError> {
     let key = KeyPair::generate()?;
     let mut params = ca_params()?;
     let now = std::time::SystemTime::now();
-    params.not_before = now.checked_sub(std::time::Duration::from_secs(3600)).unwrap_or(now).into();
+    params.not_before = now
+        .checked_sub(std::time::Duration::from_secs(3600))
+        .unwrap_or(now)
+        .into();
     params.not_after = (now + std::time::Duration::from_secs(10 * 365 * 86_400)).into();
     let cert = params.self_signed(&key)?;
     let mut bytes = [0u8; 32];
     rand::rng().fill(&mut bytes);
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(Credentials { ca_cert_pem: cert.pem(), ca_key_pem: key.serialize_pem(), token })
+    Ok(Credentials {
+        ca_cert_pem: cert.pem(),
+        ca_key_pem: key.serialize_pem(),
+        token,
+    })
 }
 
 /// A rustls server configuration (ring provider, HTTP/1.1) with a new serving certificate signed by the CA.
@@ -85,11 +97,18 @@ pub fn server_config(creds: &Credentials) -> Result<Arc<rustls::ServerConfig>, S
     let mut params = CertificateParams::new(vec!["localhost".to_string()])?;
     params
         .subject_alt_names
-        .push(SanType::IpAddress(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)));
-    params.distinguished_name.push(DnType::CommonName, "piceli-sim");
+        .push(SanType::IpAddress(std::net::IpAddr::V4(
+            std::net::Ipv4Addr::LOCALHOST,
+        )));
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "piceli-sim");
     let leaf_key = KeyPair::generate()?;
     let leaf = params.signed_by(&leaf_key, &issuer)?;
-    let chain = vec![leaf.der().clone(), CertificateDer::from(pem_to_der(&creds.ca_cert_pem)?)];
+    let chain = vec![
+        leaf.der().clone(),
+        CertificateDer::from(pem_to_der(&creds.ca_cert_pem)?),
+    ];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)

@@ -49,7 +49,9 @@ pub fn read_entries(obj: Option<&Value>) -> Vec<Entry> {
 /// Writes the entries into `metadata.managedFields` (removing the field when there are none).
 pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
     let Value::Object(root) = obj else { return };
-    let meta = root.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let meta = root
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(meta) = meta else { return };
     if entries.is_empty() {
         meta.remove("managedFields");
@@ -76,14 +78,25 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
 }
 
 const IGNORED_META: &[&str] = &[
-    "name", "namespace", "generateName", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
+    "name",
+    "namespace",
+    "generateName",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+    "selfLink",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
 ];
 
 /// The part of an object field ownership covers: no apiVersion/kind/system metadata; for the main
 /// resource of a type with a status subresource no status, and for the status subresource only status.
 pub fn owned_part(obj: &Value, subresource: &str, status_separate: bool) -> Value {
-    let Value::Object(m) = obj else { return Value::Object(Map::new()) };
+    let Value::Object(m) = obj else {
+        return Value::Object(Map::new());
+    };
     let mut out = Map::new();
     for (k, v) in m {
         match k.as_str() {
@@ -92,8 +105,11 @@ pub fn owned_part(obj: &Value, subresource: &str, status_separate: bool) -> Valu
             _ if subresource == "status" && k != "status" => {}
             "metadata" => {
                 if let Value::Object(meta) = v {
-                    let kept: Map<String, Value> =
-                        meta.iter().filter(|(k, _)| !IGNORED_META.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    let kept: Map<String, Value> = meta
+                        .iter()
+                        .filter(|(k, _)| !IGNORED_META.contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
                     if !kept.is_empty() {
                         out.insert(k.clone(), Value::Object(kept));
                     }
@@ -120,11 +136,19 @@ pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
     let who = |c: &Conflict| format!("{:?} using {}", c.manager, c.api_version);
     let causes = conflicts
         .iter()
-        .map(|c| Cause { reason: "FieldManagerConflict".into(), message: format!("conflict with {}", who(c)), field: display(&c.path) })
+        .map(|c| Cause {
+            reason: "FieldManagerConflict".into(),
+            message: format!("conflict with {}", who(c)),
+            field: display(&c.path),
+        })
         .collect();
     let n = conflicts.len();
     let body = if n == 1 {
-        format!("conflict with {}: {}", who(&conflicts[0]), display(&conflicts[0].path))
+        format!(
+            "conflict with {}: {}",
+            who(&conflicts[0]),
+            display(&conflicts[0].path)
+        )
     } else {
         let mut managers: Vec<String> = conflicts.iter().map(who).collect();
         managers.sort();
@@ -139,7 +163,10 @@ pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
         lines.join("\n")
     };
     let plural = if n == 1 { "" } else { "s" };
-    (format!("Apply failed with {n} conflict{plural}: {body}"), causes)
+    (
+        format!("Apply failed with {n} conflict{plural}: {body}"),
+        causes,
+    )
 }
 
 /// Inputs of one server-side apply.
@@ -154,7 +181,12 @@ pub struct ApplyRequest<'a> {
 
 /// Applies `config` to `live` (None when creating): returns the merged object (not yet defaulted)
 /// with its new managedFields, or the conflicts.
-pub fn apply(live: Option<&Value>, config: &Value, node: Node<'_>, req: &ApplyRequest<'_>) -> Result<Value, Vec<Conflict>> {
+pub fn apply(
+    live: Option<&Value>,
+    config: &Value,
+    node: Node<'_>,
+    req: &ApplyRequest<'_>,
+) -> Result<Value, Vec<Conflict>> {
     let mut cfg = owned_part(config, req.subresource, req.status_separate);
     default_list_keys(&mut cfg, node);
     let applied = owned_set(&cfg, node);
@@ -162,10 +194,15 @@ pub fn apply(live: Option<&Value>, config: &Value, node: Node<'_>, req: &ApplyRe
     let base = live.cloned().unwrap_or_else(|| json!({}));
     let mut merged = merge(Some(&base), &cfg, node);
 
-    let mine = entries.iter().position(|e| e.same_owner(req.manager, "Apply", req.subresource));
+    let mine = entries
+        .iter()
+        .position(|e| e.same_owner(req.manager, "Apply", req.subresource));
     let previous = mine.map(|i| entries[i].set.clone()).unwrap_or_default();
     let owned_by_others = |p: &Path, entries: &[Entry]| {
-        entries.iter().enumerate().any(|(i, e)| Some(i) != mine && e.set.iter().any(|q| starts_with(q, p)))
+        entries
+            .iter()
+            .enumerate()
+            .any(|(i, e)| Some(i) != mine && e.set.iter().any(|q| starts_with(q, p)))
     };
     for p in previous.difference(&applied) {
         if !owned_by_others(p, &entries) && !applied.iter().any(|q| starts_with(q, p)) {
@@ -188,7 +225,11 @@ pub fn apply(live: Option<&Value>, config: &Value, node: Node<'_>, req: &ApplyRe
         }
         for p in &changed {
             if e.set.contains(*p) {
-                conflicts.push(Conflict { manager: e.manager.clone(), api_version: e.api_version.clone(), path: (*p).clone() });
+                conflicts.push(Conflict {
+                    manager: e.manager.clone(),
+                    api_version: e.api_version.clone(),
+                    path: (*p).clone(),
+                });
             }
         }
     }
@@ -229,15 +270,27 @@ pub fn apply(live: Option<&Value>, config: &Value, node: Node<'_>, req: &ApplyRe
 
 /// Records an update (create, PUT, non-apply patch) by `manager`: it takes over every field it
 /// changed; others lose those fields. Writes the new entries into `new`.
-pub fn update(old: Option<&Value>, new: &mut Value, node: Node<'_>, manager: &str, api_version: &str, subresource: &str, status_separate: bool, now: &str) {
+pub fn update(
+    old: Option<&Value>,
+    new: &mut Value,
+    node: Node<'_>,
+    manager: &str,
+    api_version: &str,
+    subresource: &str,
+    status_separate: bool,
+    now: &str,
+) {
     let mut entries = read_entries(old);
     let old_part = old.map(|o| owned_part(o, subresource, status_separate));
     let new_part = owned_part(new, subresource, status_separate);
     let changed = changed_paths(old_part.as_ref(), Some(&new_part), node);
     if !changed.is_empty() {
-        let (present, gone): (Vec<&Path>, Vec<&Path>) = changed.iter().partition(|p| get(&new_part, p).is_some());
+        let (present, gone): (Vec<&Path>, Vec<&Path>) =
+            changed.iter().partition(|p| get(&new_part, p).is_some());
         let lost = |p: &Path| changed.contains(p) || gone.iter().any(|g| starts_with(p, g));
-        let pos = entries.iter().position(|e| e.same_owner(manager, "Update", subresource));
+        let pos = entries
+            .iter()
+            .position(|e| e.same_owner(manager, "Update", subresource));
         for (i, e) in entries.iter_mut().enumerate() {
             if Some(i) != pos {
                 e.set.retain(|p| !lost(p));
@@ -273,7 +326,14 @@ mod tests {
     use crate::registry::Registry;
 
     fn req<'a>(manager: &'a str, force: bool) -> ApplyRequest<'a> {
-        ApplyRequest { manager, api_version: "v1", subresource: "", status_separate: false, force, now: "2026-01-01T00:00:00Z" }
+        ApplyRequest {
+            manager,
+            api_version: "v1",
+            subresource: "",
+            status_separate: false,
+            force,
+            now: "2026-01-01T00:00:00Z",
+        }
     }
 
     #[test]
@@ -291,13 +351,20 @@ mod tests {
         let b_diff = json!({"data": {"k": "2"}});
         let err = apply(Some(&live), &b_diff, node, &req("b", false)).expect_err("conflict");
         let (msg, causes) = conflict_message(&err);
-        assert_eq!(msg, "Apply failed with 1 conflict: conflict with \"a\" using v1: .data.k");
+        assert_eq!(
+            msg,
+            "Apply failed with 1 conflict: conflict with \"a\" using v1: .data.k"
+        );
         assert_eq!(causes[0].field, ".data.k");
         // Forced: b takes the field, a loses it.
         let live = apply(Some(&live), &b_diff, node, &req("b", true)).expect("forced");
         assert_eq!(live["data"]["k"], "2");
         let entries = read_entries(Some(&live));
-        let a_set = &entries.iter().find(|e| e.manager == "a").expect("a entry").set;
+        let a_set = &entries
+            .iter()
+            .find(|e| e.manager == "a")
+            .expect("a entry")
+            .set;
         assert_eq!(a_set.len(), 1);
         // a stops applying only-a: removed because nobody else owns it.
         let a2 = json!({"data": {}});
@@ -311,10 +378,20 @@ mod tests {
         let reg = Registry::default();
         let rt = reg.lookup("", "v1", "configmaps").expect("configmaps");
         let node = Node::root(&rt);
-        let live = apply(None, &json!({"data": {"k": "1"}}), node, &req("a", false)).expect("apply");
+        let live =
+            apply(None, &json!({"data": {"k": "1"}}), node, &req("a", false)).expect("apply");
         let mut new = live.clone();
         new["data"]["k"] = json!("9");
-        update(Some(&live), &mut new, node, "editor", "v1", "", false, "2026-01-01T00:00:01Z");
+        update(
+            Some(&live),
+            &mut new,
+            node,
+            "editor",
+            "v1",
+            "",
+            false,
+            "2026-01-01T00:00:01Z",
+        );
         let entries = read_entries(Some(&new));
         assert_eq!(entries.len(), 1, "a lost its only field: {entries:?}");
         assert_eq!(entries[0].manager, "editor");

@@ -66,7 +66,9 @@ pub fn to_fields_v1(set: &FieldSet) -> Value {
 fn mark_members(node: &mut Map<String, Value>, set: &FieldSet, prefix: &mut Path) {
     let keys: Vec<String> = node.keys().filter(|k| k.as_str() != ".").cloned().collect();
     for key in keys {
-        let Some(step) = parse_step(&key) else { continue };
+        let Some(step) = parse_step(&key) else {
+            continue;
+        };
         prefix.push(step);
         if let Some(Value::Object(child)) = node.get_mut(&key) {
             if !child.is_empty() && set.contains(prefix) && !child.contains_key(".") {
@@ -115,7 +117,9 @@ fn walk(m: &Map<String, Value>, prefix: &mut Path, set: &mut FieldSet) {
             }
             continue;
         }
-        let Some(step) = parse_step(key) else { continue };
+        let Some(step) = parse_step(key) else {
+            continue;
+        };
         prefix.push(step);
         match child {
             Value::Object(c) if !c.is_empty() => walk(c, prefix, set),
@@ -168,15 +172,25 @@ mod tests {
         });
         let set = from_fields_v1(&v);
         assert_eq!(set.len(), 4);
-        assert!(set.contains(&vec![Step::Field("spec".into()), Step::Field("containers".into()), Step::Key("{\"name\":\"web\"}".into())]));
+        assert!(set.contains(&vec![
+            Step::Field("spec".into()),
+            Step::Field("containers".into()),
+            Step::Key("{\"name\":\"web\"}".into())
+        ]));
         assert_eq!(to_fields_v1(&set), v);
     }
 
     #[test]
     fn keys_are_canonical() {
         let el = json!({"protocol": "TCP", "containerPort": 80, "name": "http"});
-        assert_eq!(key_of(&el, &["protocol".into(), "containerPort".into()]).as_deref(), Some("{\"containerPort\":80,\"protocol\":\"TCP\"}"));
-        let path = vec![Step::Field("ports".into()), Step::Key("{\"containerPort\":80,\"protocol\":\"TCP\"}".into())];
+        assert_eq!(
+            key_of(&el, &["protocol".into(), "containerPort".into()]).as_deref(),
+            Some("{\"containerPort\":80,\"protocol\":\"TCP\"}")
+        );
+        let path = vec![
+            Step::Field("ports".into()),
+            Step::Key("{\"containerPort\":80,\"protocol\":\"TCP\"}".into()),
+        ];
         assert_eq!(display(&path), ".ports[containerPort=80,protocol=\"TCP\"]");
     }
 }

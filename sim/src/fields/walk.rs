@@ -69,7 +69,9 @@ fn collect(v: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet) {
             }
             ListKind::Map(keys) => {
                 for item in items {
-                    let Some(k) = key_of(item, &keys) else { continue };
+                    let Some(k) = key_of(item, &keys) else {
+                        continue;
+                    };
                     path.push(Step::Key(k));
                     set.insert(path.clone());
                     collect(item, node.items(), path, set);
@@ -142,7 +144,12 @@ pub fn merge(live: Option<&Value>, config: &Value, node: Node<'_>) -> Value {
 
 fn strip_nulls(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_nulls(v))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }
@@ -152,7 +159,9 @@ fn find_element<'v>(items: &'v [Value], step: &Step) -> Option<usize> {
     match step {
         Step::Key(k) => {
             let want: Map<String, Value> = serde_json::from_str(k).ok()?;
-            items.iter().position(|item| want.iter().all(|(f, v)| item.get(f) == Some(v)))
+            items
+                .iter()
+                .position(|item| want.iter().all(|(f, v)| item.get(f) == Some(v)))
         }
         Step::Value(v) => {
             let want: Value = serde_json::from_str(v).ok()?;
@@ -178,7 +187,9 @@ pub fn get<'v>(obj: &'v Value, path: &[Step]) -> Option<&'v Value> {
 
 /// Removes the value at a path (a field, or a list element). Returns whether something was removed.
 pub fn remove(obj: &mut Value, path: &[Step]) -> bool {
-    let Some((last, parent_path)) = path.split_last() else { return false };
+    let Some((last, parent_path)) = path.split_last() else {
+        return false;
+    };
     let mut cur = obj;
     for step in parent_path {
         cur = match (step, cur) {
@@ -214,7 +225,13 @@ pub fn changed_paths(old: Option<&Value>, new: Option<&Value>, node: Node<'_>) -
     set
 }
 
-fn diff(old: Option<&Value>, new: Option<&Value>, node: Node<'_>, path: &mut Path, set: &mut FieldSet) {
+fn diff(
+    old: Option<&Value>,
+    new: Option<&Value>,
+    node: Node<'_>,
+    path: &mut Path,
+    set: &mut FieldSet,
+) {
     if old == new {
         return;
     }
@@ -297,7 +314,8 @@ mod tests {
     use serde_json::json;
 
     fn deploy_node(reg: &Registry) -> crate::registry::ResourceType {
-        reg.lookup("apps", "v1", "deployments").expect("deployments")
+        reg.lookup("apps", "v1", "deployments")
+            .expect("deployments")
     }
 
     #[test]
@@ -310,18 +328,29 @@ mod tests {
         let config = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a:2"}]}}}});
         let merged = merge(Some(&live), &config, Node::root(&rt));
         let cs = &merged["spec"]["template"]["spec"]["containers"];
-        assert_eq!(cs[0], json!({"name": "a", "image": "a:2", "imagePullPolicy": "IfNotPresent"}));
+        assert_eq!(
+            cs[0],
+            json!({"name": "a", "image": "a:2", "imagePullPolicy": "IfNotPresent"})
+        );
         assert_eq!(cs[1]["name"], "b");
         let set = owned_set(&config, Node::root(&rt));
         assert_eq!(set.len(), 3, "{set:?}");
         let mut removed = merged.clone();
         let elem = vec![
-            Step::Field("spec".into()), Step::Field("template".into()), Step::Field("spec".into()),
-            Step::Field("containers".into()), Step::Key("{\"name\":\"b\"}".into()),
+            Step::Field("spec".into()),
+            Step::Field("template".into()),
+            Step::Field("spec".into()),
+            Step::Field("containers".into()),
+            Step::Key("{\"name\":\"b\"}".into()),
         ];
         assert!(get(&removed, &elem).is_some());
         assert!(remove(&mut removed, &elem));
-        assert_eq!(removed["spec"]["template"]["spec"]["containers"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            removed["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .map(Vec::len),
+            Some(1)
+        );
     }
 
     #[test]
@@ -332,7 +361,15 @@ mod tests {
         let new = json!({"data": {"a": "1", "b": "3"}, "metadata": {"labels": {"x": "y"}}});
         let set = changed_paths(Some(&old), Some(&new), Node::root(&rt));
         let shown: Vec<String> = set.iter().map(super::super::path::display).collect();
-        assert_eq!(shown, vec![".data.b", ".metadata", ".metadata.labels", ".metadata.labels.x"]);
+        assert_eq!(
+            shown,
+            vec![
+                ".data.b",
+                ".metadata",
+                ".metadata.labels",
+                ".metadata.labels.x"
+            ]
+        );
     }
 
     #[test]

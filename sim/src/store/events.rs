@@ -57,7 +57,10 @@ impl Hub {
     /// A hub that has published everything up to `last`.
     pub fn new(last: u64) -> Hub {
         let (tx, _) = broadcast::channel(65_536);
-        Hub { tx, last: Mutex::new(last) }
+        Hub {
+            tx,
+            last: Mutex::new(last),
+        }
     }
 
     /// A receiver of every event published from now on.
@@ -68,7 +71,9 @@ impl Hub {
     /// Publishes an event this process just committed; events of other processes that precede it are
     /// read from the database and published first.
     pub fn publish_local(&self, conn: &Connection, event: Arc<Event>) {
-        let Ok(mut last) = self.last.lock() else { return };
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
         if event.rv <= *last {
             return;
         }
@@ -85,7 +90,9 @@ impl Hub {
 
     /// Publishes whatever other processes committed since the last published event.
     pub fn catch_up(&self, conn: &Connection) {
-        let Ok(mut last) = self.last.lock() else { return };
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
         if let Ok(missed) = read_after(conn, *last) {
             for e in missed {
                 *last = e.rv;
@@ -98,9 +105,15 @@ impl Hub {
 /// Stored events after `rv`; 410 Expired if the history no longer reaches back to `rv`.
 pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiError> {
     let db = |e: rusqlite::Error| ApiError::internal(format!("storage: {e}"));
-    let compacted: i64 = conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| r.get(0)).map_err(db)?;
+    let compacted: i64 = conn
+        .query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
+            r.get(0)
+        })
+        .map_err(db)?;
     if (rv as i64) < compacted {
-        return Err(ApiError::expired(format!("too old resource version: {rv} ({compacted})")));
+        return Err(ApiError::expired(format!(
+            "too old resource version: {rv} ({compacted})"
+        )));
     }
     let mut stmt = conn
         .prepare_cached("SELECT rv, rk, ns, name, type, data FROM events WHERE rv > ?1 ORDER BY rv")
@@ -109,7 +122,8 @@ pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiErro
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(db)? {
         let data: String = row.get(5).map_err(db)?;
-        let object = serde_json::from_str(&data).map_err(|e| ApiError::internal(format!("corrupt event: {e}")))?;
+        let object = serde_json::from_str(&data)
+            .map_err(|e| ApiError::internal(format!("corrupt event: {e}")))?;
         let kind: String = row.get(4).map_err(db)?;
         out.push(Arc::new(Event {
             rv: row.get::<_, i64>(0).map_err(db)? as u64,

@@ -39,7 +39,8 @@ fn db_err(e: rusqlite::Error) -> ApiError {
 }
 
 fn parse(data: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(data).map_err(|e| ApiError::internal(format!("corrupt stored object: {e}")))
+    serde_json::from_str(data)
+        .map_err(|e| ApiError::internal(format!("corrupt stored object: {e}")))
 }
 
 impl Store {
@@ -70,7 +71,9 @@ impl Store {
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
-        self.conn.lock().map_err(|_| ApiError::internal("store lock poisoned"))
+        self.conn
+            .lock()
+            .map_err(|_| ApiError::internal("store lock poisoned"))
     }
 
     /// The newest resourceVersion.
@@ -81,9 +84,20 @@ impl Store {
     /// The oldest resourceVersion a watch can still start after.
     pub fn compacted_rv(&self) -> Result<u64, ApiError> {
         let conn = self.lock()?;
-        conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| r.get::<_, i64>(0))
-            .map(|v| v as u64)
-            .map_err(db_err)
+        conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|v| v as u64)
+        .map_err(db_err)
+    }
+
+    /// Drops every stored event up to the current resourceVersion; returns that version.
+    pub fn compact_now(&self) -> Result<u64, ApiError> {
+        let conn = self.lock()?;
+        let rv = schema::current_rv(&conn).map_err(db_err)?;
+        conn.execute("DELETE FROM events WHERE rv <= ?1", params![rv as i64]).map_err(db_err)?;
+        conn.execute("UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'", params![rv as i64]).map_err(db_err)?;
+        Ok(rv)
     }
 
     /// One object.
@@ -94,7 +108,12 @@ impl Store {
 
     /// Objects of a type (in one namespace, or all when `ns` is `None`), ordered by namespace and name,
     /// starting after `after` (`ns/name`), plus the store's resourceVersion at the time of reading.
-    pub fn list(&self, rk: &str, ns: Option<&str>, after: Option<&str>) -> Result<(Vec<Stored>, u64), ApiError> {
+    pub fn list(
+        &self,
+        rk: &str,
+        ns: Option<&str>,
+        after: Option<&str>,
+    ) -> Result<(Vec<Stored>, u64), ApiError> {
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err)?;
         let rv = schema::current_rv(&tx).map_err(db_err)?;
@@ -110,7 +129,11 @@ impl Store {
             let mut rows = stmt.query(params![rk, ns, after]).map_err(db_err)?;
             while let Some(row) = rows.next().map_err(db_err)? {
                 let data: String = row.get(2).map_err(db_err)?;
-                out.push(Stored { ns: row.get(0).map_err(db_err)?, name: row.get(1).map_err(db_err)?, object: parse(&data)? });
+                out.push(Stored {
+                    ns: row.get(0).map_err(db_err)?,
+                    name: row.get(1).map_err(db_err)?,
+                    object: parse(&data)?,
+                });
             }
         }
         tx.commit().map_err(db_err)?;
@@ -124,18 +147,30 @@ impl Store {
     }
 
     /// Runs `f` in one write transaction (serialised across processes), then publishes its events.
-    pub fn write<T>(&self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, ApiError>) -> Result<T, ApiError> {
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
         let mut conn = self.lock()?;
         let (out, events) = {
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
-            let mut w = Writer { tx, events: Vec::new() };
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(db_err)?;
+            let mut w = Writer {
+                tx,
+                events: Vec::new(),
+            };
             let out = f(&mut w)?;
             let Writer { tx, events } = w;
             if let Some(last) = events.last().filter(|e| e.rv % 1000 == 0) {
                 let cut = last.rv.saturating_sub(self.history);
-                tx.execute("DELETE FROM events WHERE rv <= ?1", params![cut as i64]).map_err(db_err)?;
-                tx.execute("UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'", params![cut as i64])
+                tx.execute("DELETE FROM events WHERE rv <= ?1", params![cut as i64])
                     .map_err(db_err)?;
+                tx.execute(
+                    "UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'",
+                    params![cut as i64],
+                )
+                .map_err(db_err)?;
             }
             tx.commit().map_err(db_err)?;
             (out, events)
@@ -187,28 +222,49 @@ impl Writer<'_> {
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(db_err)? {
             let data: String = row.get(2).map_err(db_err)?;
-            out.push(Stored { ns: row.get(0).map_err(db_err)?, name: row.get(1).map_err(db_err)?, object: parse(&data)? });
+            out.push(Stored {
+                ns: row.get(0).map_err(db_err)?,
+                name: row.get(1).map_err(db_err)?,
+                object: parse(&data)?,
+            });
         }
         Ok(out)
     }
 
     /// Every distinct resource key that has objects in a namespace.
     pub fn keys_in_namespace(&self, ns: &str) -> Result<Vec<String>, ApiError> {
-        let mut stmt = self.tx.prepare_cached("SELECT DISTINCT rk FROM objects WHERE ns = ?1").map_err(db_err)?;
-        let rows = stmt.query_map(params![ns], |r| r.get::<_, String>(0)).map_err(db_err)?;
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT DISTINCT rk FROM objects WHERE ns = ?1")
+            .map_err(db_err)?;
+        let rows = stmt
+            .query_map(params![ns], |r| r.get::<_, String>(0))
+            .map_err(db_err)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
     }
 
     /// Allocates the next resourceVersion.
     pub fn next_rv(&mut self) -> Result<u64, ApiError> {
         self.tx
-            .query_row("UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value", [], |r| r.get::<_, i64>(0))
+            .query_row(
+                "UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
             .map(|v| v as u64)
             .map_err(db_err)
     }
 
     /// Stores `object` (whose `metadata.resourceVersion` must already be `rv`) and records the event.
-    pub fn put(&mut self, rk: &str, ns: &str, name: &str, rv: u64, object: Value, kind: EventType) -> Result<(), ApiError> {
+    pub fn put(
+        &mut self,
+        rk: &str,
+        ns: &str,
+        name: &str,
+        rv: u64,
+        object: Value,
+        kind: EventType,
+    ) -> Result<(), ApiError> {
         let data = serde_json::to_string(&object).map_err(ApiError::internal)?;
         self.tx
             .prepare_cached("INSERT OR REPLACE INTO objects (rk, ns, name, rv, data) VALUES (?1, ?2, ?3, ?4, ?5)")
@@ -219,7 +275,14 @@ impl Writer<'_> {
     }
 
     /// Removes an object; `last` is its final state (with the deleting resourceVersion) for watchers.
-    pub fn delete(&mut self, rk: &str, ns: &str, name: &str, rv: u64, last: Value) -> Result<(), ApiError> {
+    pub fn delete(
+        &mut self,
+        rk: &str,
+        ns: &str,
+        name: &str,
+        rv: u64,
+        last: Value,
+    ) -> Result<(), ApiError> {
         self.tx
             .prepare_cached("DELETE FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
             .map_err(db_err)?
@@ -230,13 +293,31 @@ impl Writer<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(&mut self, rk: &str, ns: &str, name: &str, rv: u64, object: Value, kind: EventType, data: String) -> Result<(), ApiError> {
+    fn record(
+        &mut self,
+        rk: &str,
+        ns: &str,
+        name: &str,
+        rv: u64,
+        object: Value,
+        kind: EventType,
+        data: String,
+    ) -> Result<(), ApiError> {
         self.tx
-            .prepare_cached("INSERT INTO events (rv, rk, ns, name, type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .prepare_cached(
+                "INSERT INTO events (rv, rk, ns, name, type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
             .map_err(db_err)?
             .execute(params![rv as i64, rk, ns, name, kind.as_str(), data])
             .map_err(db_err)?;
-        self.events.push(Event { rv, rk: rk.into(), ns: ns.into(), name: name.into(), kind, object: Arc::new(object) });
+        self.events.push(Event {
+            rv,
+            rk: rk.into(),
+            ns: ns.into(),
+            name: name.into(),
+            kind,
+            object: Arc::new(object),
+        });
         Ok(())
     }
 }
@@ -250,7 +331,14 @@ mod tests {
         store
             .write(|w| {
                 let rv = w.next_rv()?;
-                w.put("/configmaps", "default", name, rv, json!({"metadata": {"name": name, "resourceVersion": rv.to_string()}}), EventType::Added)?;
+                w.put(
+                    "/configmaps",
+                    "default",
+                    name,
+                    rv,
+                    json!({"metadata": {"name": name, "resourceVersion": rv.to_string()}}),
+                    EventType::Added,
+                )?;
                 Ok(rv)
             })
             .expect("write")
@@ -263,10 +351,14 @@ mod tests {
         let b = put(&store, "b");
         assert!(b > a);
         assert_eq!(store.current_rv().expect("rv"), b);
-        let (items, rv) = store.list("/configmaps", Some("default"), None).expect("list");
+        let (items, rv) = store
+            .list("/configmaps", Some("default"), None)
+            .expect("list");
         assert_eq!(items.len(), 2);
         assert_eq!(rv, b);
-        let (after, _) = store.list("/configmaps", None, Some("default/a")).expect("list after");
+        let (after, _) = store
+            .list("/configmaps", None, Some("default/a"))
+            .expect("list after");
         assert_eq!(after.len(), 1);
         assert_eq!(store.events_after(a).expect("events").len(), 1);
     }
@@ -279,7 +371,12 @@ mod tests {
             put(&store, "kept");
         }
         let store = Store::open(Some(dir.path())).expect("reopen");
-        assert!(store.get("/configmaps", "default", "kept").expect("get").is_some());
+        assert!(
+            store
+                .get("/configmaps", "default", "kept")
+                .expect("get")
+                .is_some()
+        );
     }
 
     #[test]

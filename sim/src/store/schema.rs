@@ -24,5 +24,8 @@ pub fn prepare(conn: &Connection, file_backed: bool) -> rusqlite::Result<()> {
 
 /// The newest resourceVersion handed out.
 pub fn current_rv(conn: &Connection) -> rusqlite::Result<u64> {
-    conn.query_row("SELECT value FROM meta WHERE key = 'rv'", [], |r| r.get::<_, i64>(0)).map(|v| v as u64)
+    conn.query_row("SELECT value FROM meta WHERE key = 'rv'", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|v| v as u64)
 }

@@ -1,0 +1,159 @@
+//! The request pipeline: authentication, body reading, routing, and dispatch to the discovery,
+//! OpenAPI and resource handlers.
+
+mod read;
+mod scale;
+mod watch;
+mod write;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Request, header};
+use http_body_util::{BodyExt, Limited};
+use serde_json::json;
+
+use crate::app::App;
+use crate::http::{Query, Req, Resp, error, json as json_resp, raw};
+use crate::registry::ResourceType;
+use crate::router::{Route, Target, route};
+use crate::status::ApiError;
+use crate::{discovery, openapi};
+
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// Handles one HTTP request.
+pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp {
+    let authorized = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), app.token.as_bytes()));
+    if !authorized {
+        return error(&ApiError::unauthorized());
+    }
+    let (parts, body) = req.into_parts();
+    let body = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => return error(&ApiError::bad_request(format!("reading the request body: {e}"))),
+    };
+    let req = Req {
+        method: parts.method,
+        path: parts.uri.path().to_string(),
+        query: Query::parse(parts.uri.query().unwrap_or("")),
+        headers: parts.headers,
+        body,
+    };
+    match route(&req.path) {
+        Route::Resource(t) => resource(app, req, t).await,
+        other => {
+            if req.method != Method::GET && req.method != Method::HEAD {
+                return error(&ApiError::method_not_allowed(&req.path));
+            }
+            match non_resource(&app, &req, other) {
+                Ok(r) => r,
+                Err(e) => error(&e),
+            }
+        }
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
+    let types = app.registry.all();
+    let accept = req.header(header::ACCEPT);
+    Ok(match r {
+        Route::Version => json_resp(200, &json!({
+            "major": "1", "minor": "33", "gitVersion": "v1.33.0-piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
+            "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2", "compiler": "gc",
+            "platform": "linux/amd64",
+        })),
+        Route::Health => raw(200, "text/plain; charset=utf-8", Bytes::from_static(b"ok")),
+        Route::OpenApiIndex => json_resp(200, &openapi::index(&types)),
+        Route::OpenApiDoc { group, version } => match openapi::document(&types, &group, &version) {
+            Some(doc) => json_resp(200, &doc),
+            None => return Err(ApiError::no_route()),
+        },
+        Route::OpenApiV2 => return Err(ApiError::no_route()),
+        Route::ApiVersions => match discovery::aggregated_wanted(accept) {
+            Some(ct) => raw(200, ct, Bytes::from(discovery::aggregated(&types, true, ct).to_string())),
+            None => json_resp(200, &discovery::api_versions(&app.addr)),
+        },
+        Route::Apis => match discovery::aggregated_wanted(accept) {
+            Some(ct) => raw(200, ct, Bytes::from(discovery::aggregated(&types, false, ct).to_string())),
+            None => json_resp(200, &discovery::api_group_list(&types)),
+        },
+        Route::ApiGroup { group } => match discovery::api_group(&types, &group) {
+            Some(doc) => json_resp(200, &doc),
+            None => return Err(ApiError::no_route()),
+        },
+        Route::ApiResources { group, version } => match discovery::api_resource_list(&types, &group, &version) {
+            Some(doc) => json_resp(200, &doc),
+            None => return Err(ApiError::no_route()),
+        },
+        Route::Resource(_) | Route::NotFound => return Err(ApiError::no_route()),
+    })
+}
+
+/// The resolved type and coordinates of a resource request.
+pub struct Resolved {
+    pub rt: ResourceType,
+    pub ns: String,
+    pub name: Option<String>,
+    pub sub: Option<String>,
+}
+
+fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
+    let rt = app.registry.lookup(&t.group, &t.version, &t.resource).ok_or_else(ApiError::no_route)?;
+    if !rt.namespaced && t.namespace.is_some() {
+        return Err(ApiError::no_route());
+    }
+    if rt.namespaced && t.namespace.is_none() && t.name.is_some() {
+        return Err(ApiError::no_route());
+    }
+    match t.subresource.as_deref() {
+        None => {}
+        Some("status") if rt.status_subresource => {}
+        Some("scale") if rt.scale.is_some() => {}
+        Some("finalize") if rt.kind == "Namespace" => {}
+        Some(_) => return Err(ApiError::no_route()),
+    }
+    Ok(Resolved { rt, ns: t.namespace.unwrap_or_default(), name: t.name, sub: t.subresource })
+}
+
+async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
+    let r = match resolve(&app, t) {
+        Ok(r) => r,
+        Err(e) => return error(&e),
+    };
+    let watching = req.query.flag("watch");
+    if req.method == Method::GET && r.name.is_none() && watching {
+        return watch::watch(app, req, r).await;
+    }
+    let app2 = app.clone();
+    let result = tokio::task::spawn_blocking(move || dispatch(&app2, &req, &r)).await;
+    match result {
+        Ok(Ok(resp)) => resp,
+        Ok(Err(e)) => error(&e),
+        Err(e) => error(&ApiError::internal(e)),
+    }
+}
+
+fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    let sub = r.sub.as_deref().unwrap_or("");
+    match (&req.method, r.name.as_deref(), sub) {
+        (&Method::GET, None, _) => read::list(app, req, r),
+        (&Method::POST, None, _) => write::create(app, req, r),
+        (&Method::DELETE, None, _) => write::delete_collection(app, req, r),
+        (_, Some(name), "scale") => scale::handle(app, req, r, name),
+        (&Method::GET, Some(name), _) => read::get(app, req, r, name),
+        (&Method::PUT, Some(name), _) => write::update(app, req, r, name),
+        (&Method::PATCH, Some(name), _) => write::patch(app, req, r, name),
+        (&Method::DELETE, Some(name), "") => write::delete(app, req, r, name),
+        _ => Err(ApiError::method_not_allowed(&req.path)),
+    }
+}

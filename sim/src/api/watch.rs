@@ -1,0 +1,169 @@
+//! Watch: a chunked stream of JSON lines. Initial ADDED events for an unset/"0" resourceVersion (or
+//! with `sendInitialEvents`, ended by the `k8s.io/initial-events-end` bookmark), changes after a
+//! given version, bookmarks, selectors, `timeoutSeconds`, and an expired version reported as an
+//! ERROR event (code 410) inside a 200 stream.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use super::Resolved;
+use super::read::{Filter, at_version};
+use crate::app::App;
+use crate::http::{Req, Resp, SimBody, error};
+use crate::status::ApiError;
+use crate::table;
+
+/// How often an idle watch that asked for bookmarks gets one.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(30);
+
+struct Stream {
+    tx: mpsc::Sender<Bytes>,
+    r: Resolved,
+    table: Option<String>,
+    columns_sent: bool,
+}
+
+impl Stream {
+    async fn send(&mut self, kind: &str, object: Value) -> bool {
+        let object = match (&self.table, kind) {
+            (Some(include), "ADDED" | "MODIFIED" | "DELETED") => {
+                let t = table::table(&self.r.rt, &[&object], include, json!({"resourceVersion": crate::object::rv_of(&object)}), !self.columns_sent);
+                self.columns_sent = true;
+                t
+            }
+            _ => object,
+        };
+        let mut line = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
+        line.push(b'\n');
+        self.tx.send(Bytes::from(line)).await.is_ok()
+    }
+
+    async fn bookmark(&mut self, rv: u64, initial_end: bool) -> bool {
+        let mut meta = json!({"resourceVersion": rv.to_string()});
+        if initial_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let obj = json!({"kind": self.r.rt.kind, "apiVersion": self.r.rt.api_version(), "metadata": meta});
+        self.send("BOOKMARK", obj).await
+    }
+
+    async fn expired(&mut self, e: &ApiError) {
+        let _ = self.send("ERROR", e.to_status()).await;
+    }
+}
+
+/// GET a collection with `watch=true`.
+pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
+    let filter = match Filter::from_query(&req) {
+        Ok(f) => f,
+        Err(e) => return error(&e),
+    };
+    let rv_param = req.query.get("resourceVersion").unwrap_or("").to_string();
+    let send_initial = req.query.flag("sendInitialEvents");
+    let bookmarks = req.query.flag("allowWatchBookmarks");
+    let timeout = req.query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0).unwrap_or(1800);
+    let table = req.wants_table().then(|| req.query.get("includeObject").unwrap_or("Metadata").to_string());
+    let since: Option<u64> = match rv_param.as_str() {
+        "" | "0" => None,
+        v => match v.parse() {
+            Ok(n) => Some(n),
+            Err(_) => return error(&ApiError::bad_request(format!("invalid resource version: {v}"))),
+        },
+    };
+    let rx = app.store.hub().subscribe();
+    let (tx, body_rx) = mpsc::channel::<Bytes>(256);
+    let stream = Stream { tx, r, table, columns_sent: false };
+    tokio::spawn(run(app, stream, rx, filter, since, send_initial, bookmarks, Duration::from_secs(timeout)));
+    let mut resp = http::Response::new(SimBody::Stream(body_rx));
+    resp.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    resp
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run(
+    app: Arc<App>,
+    mut s: Stream,
+    mut rx: broadcast::Receiver<Arc<crate::store::Event>>,
+    filter: Filter,
+    since: Option<u64>,
+    send_initial: bool,
+    bookmarks: bool,
+    timeout: Duration,
+) {
+    let rk = s.r.rt.store_key();
+    let ns = if s.r.rt.namespaced && !s.r.ns.is_empty() { Some(s.r.ns.clone()) } else { None };
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut last;
+    if since.is_none() || send_initial {
+        let (a, rk2, ns2) = (app.clone(), rk.clone(), ns.clone());
+        let listed = tokio::task::spawn_blocking(move || a.store.list(&rk2, ns2.as_deref(), None)).await;
+        let (items, rv) = match listed {
+            Ok(Ok(x)) => x,
+            Ok(Err(e)) => return s.expired(&e).await,
+            Err(e) => return s.expired(&ApiError::internal(e)).await,
+        };
+        for item in items {
+            if filter.matches(&item.object) && !s.send("ADDED", at_version(&s.r.rt, item.object)).await {
+                return;
+            }
+        }
+        last = rv;
+        if send_initial && !s.bookmark(rv, true).await {
+            return;
+        }
+    } else {
+        let from = since.unwrap_or(0);
+        let a = app.clone();
+        let history = tokio::task::spawn_blocking(move || a.store.events_after(from)).await;
+        let events = match history {
+            Ok(Ok(ev)) => ev,
+            Ok(Err(e)) => return s.expired(&e).await,
+            Err(e) => return s.expired(&ApiError::internal(e)).await,
+        };
+        last = from;
+        for e in events {
+            last = e.rv;
+            if !relevant(&e, &rk, ns.as_deref(), &filter) {
+                continue;
+            }
+            if !s.send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone())).await {
+                return;
+            }
+        }
+    }
+    loop {
+        let next = tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY), rx.recv()).await;
+        match next {
+            Err(_) if tokio::time::Instant::now() >= deadline => return,
+            Err(_) => {
+                if bookmarks && !s.bookmark(last, false).await {
+                    return;
+                }
+            }
+            Ok(Ok(e)) => {
+                if e.rv <= last {
+                    continue;
+                }
+                last = e.rv;
+                if relevant(&e, &rk, ns.as_deref(), &filter) && !s.send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone())).await {
+                    return;
+                }
+            }
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                return s.expired(&ApiError::expired("the watch fell too far behind; please re-list")).await;
+            }
+            Ok(Err(broadcast::error::RecvError::Closed)) => return,
+        }
+        if s.tx.is_closed() {
+            return;
+        }
+    }
+}
+
+fn relevant(e: &crate::store::Event, rk: &str, ns: Option<&str>, filter: &Filter) -> bool {
+    e.rk == rk && ns.is_none_or(|n| n == e.ns) && filter.matches(&e.object)
+}

@@ -1,0 +1,191 @@
+//! The `piceli sim ...` commands: `serve` runs a cluster in the foreground; `start`, `stop` and
+//! `status` manage one in the background through `DIR/sim.pid`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::{Sim, SimConfig, SimError};
+
+/// `piceli sim <command>`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum SimCommand {
+    /// Run a local Kubernetes API server in the foreground (writes DIR/kubeconfig).
+    Serve {
+        /// Cluster directory: state database, CA, token and kubeconfig.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Port on 127.0.0.1 (default: a free one).
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// Start `serve` in the background and wait until it is ready.
+    Start {
+        /// Cluster directory: state database, CA, token and kubeconfig.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Port on 127.0.0.1 (default: a free one).
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// Stop a background server started with `start`.
+    Stop {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+    /// Report whether a server is running for the directory (exit code 3 when it is not).
+    Status {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+}
+
+/// Errors of the sim commands.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("a server is already running for {dir} (pid {pid})")]
+    AlreadyRunning { dir: PathBuf, pid: u32 },
+    #[error("no server is running for {0}")]
+    NotRunning(PathBuf),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Runs a command and reports errors on stderr.
+pub fn run(cmd: SimCommand) -> ExitCode {
+    let result = match cmd {
+        SimCommand::Serve { dir, port } => serve(&dir, port),
+        SimCommand::Start { dir, port } => start(&dir, port),
+        SimCommand::Stop { dir } => stop(&dir),
+        SimCommand::Status { dir } => match status(&dir) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(3),
+            Err(e) => Err(e),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("piceli sim: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn pid_file(dir: &Path) -> PathBuf {
+    dir.join("sim.pid")
+}
+
+/// The pid and URL of the running server, if its process is alive.
+fn running(dir: &Path) -> Option<(u32, String)> {
+    let text = std::fs::read_to_string(pid_file(dir)).ok()?;
+    let mut lines = text.lines();
+    let pid: u32 = lines.next()?.trim().parse().ok()?;
+    let url = lines.next().unwrap_or("").to_string();
+    Path::new(&format!("/proc/{pid}")).exists().then_some((pid, url))
+}
+
+fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
+    if let Some((pid, _)) = running(dir) {
+        if pid != std::process::id() {
+            return Err(CliError::AlreadyRunning { dir: dir.to_path_buf(), pid });
+        }
+    }
+    let sim = Sim::start(SimConfig { dir: Some(dir.to_path_buf()), port })?;
+    crate::tls::write_private(&pid_file(dir), &format!("{}\n{}\n", std::process::id(), sim.url()))?;
+    println!("piceli-sim serving {} (kubeconfig: {})", sim.url(), sim.kubeconfig_path().display());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| CliError::Other(e.to_string()))?;
+    rt.block_on(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => {}
+        }
+    });
+    sim.stop();
+    let _ = std::fs::remove_file(pid_file(dir));
+    Ok(())
+}
+
+fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
+    if let Some((pid, _)) = running(dir) {
+        return Err(CliError::AlreadyRunning { dir: dir.to_path_buf(), pid });
+    }
+    let _ = std::fs::remove_file(pid_file(dir));
+    // Re-run this same program with `serve` in place of `start`.
+    let exe = std::env::current_exe().map_err(|e| CliError::Other(format!("cannot find the current executable: {e}")))?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().position(|a| a == "start") {
+        Some(i) => args[i] = "serve".into(),
+        None => {
+            args = vec!["serve".into(), "--dir".into(), dir.display().to_string()];
+            if let Some(p) = port {
+                args.extend(["--port".into(), p.to_string()]);
+            }
+        }
+    }
+    let log_path = dir.join("sim.log");
+    let log = std::fs::File::create(&log_path).map_err(|e| SimError::io(&log_path, e))?;
+    let log2 = log.try_clone().map_err(|e| SimError::io(&log_path, e))?;
+    let mut child = std::process::Command::new(exe)
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .spawn()
+        .map_err(|e| CliError::Other(format!("cannot start the server: {e}")))?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Some((pid, url)) = running(dir) {
+            if pid == child.id() {
+                println!("piceli-sim running at {url} (pid {pid}, kubeconfig: {})", dir.join("kubeconfig").display());
+                return Ok(());
+            }
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            return Err(CliError::Other(format!("the server exited ({status}): {}", log.trim())));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(CliError::Other(format!("the server did not become ready; see {}", log_path.display())))
+}
+
+fn stop(dir: &Path) -> Result<(), CliError> {
+    let Some((pid, _)) = running(dir) else { return Err(CliError::NotRunning(dir.to_path_buf())) };
+    let ok = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .map_err(|e| CliError::Other(format!("cannot run kill: {e}")))?
+        .success();
+    if !ok {
+        return Err(CliError::Other(format!("could not signal pid {pid}")));
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if running(dir).is_none() {
+            println!("piceli-sim stopped (pid {pid})");
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(CliError::Other(format!("pid {pid} did not exit")))
+}
+
+fn status(dir: &Path) -> Result<bool, CliError> {
+    match running(dir) {
+        Some((pid, url)) => {
+            println!("running at {url} (pid {pid}, kubeconfig: {})", dir.join("kubeconfig").display());
+            Ok(true)
+        }
+        None => {
+            println!("not running");
+            Ok(false)
+        }
+    }
+}

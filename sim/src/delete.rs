@@ -1,0 +1,151 @@
+//! Deletion: preconditions, finalizers and `deletionTimestamp`, namespace deletion (its objects go
+//! with it), and garbage collection of dependents by owner reference (background/foreground cascade
+//! or orphaning).
+
+use serde_json::{Value, json};
+
+use crate::app::App;
+use crate::object::rv_of;
+use crate::registry::ResourceType;
+use crate::status::ApiError;
+use crate::store::{EventType, Writer};
+
+/// `DeleteOptions` as far as the simulator uses them.
+#[derive(Debug, Default, Clone)]
+pub struct DeleteOptions {
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    pub orphan: bool,
+    pub dry_run: bool,
+}
+
+impl DeleteOptions {
+    /// From the request body (a DeleteOptions object, possibly empty) and query parameters.
+    pub fn parse(body: &[u8], query: &crate::http::Query) -> Result<DeleteOptions, ApiError> {
+        let v: Value = if body.iter().all(u8::is_ascii_whitespace) {
+            json!({})
+        } else {
+            serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+        };
+        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(String::from);
+        let policy = s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
+        let orphan_flag = v.get("orphanDependents").and_then(Value::as_bool).unwrap_or(false);
+        let dry = v.get("dryRun").and_then(Value::as_array).is_some_and(|a| a.iter().any(|x| x == "All"));
+        Ok(DeleteOptions {
+            uid: s("/preconditions/uid"),
+            resource_version: s("/preconditions/resourceVersion"),
+            orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
+            dry_run: dry || query.dry_run(),
+        })
+    }
+}
+
+fn uid_of(obj: &Value) -> &str {
+    obj.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Deletes one object; returns its last state.
+pub fn delete(app: &App, rt: &ResourceType, ns: &str, name: &str, opts: &DeleteOptions) -> Result<Value, ApiError> {
+    let rk = rt.store_key();
+    let ns = if rt.namespaced { ns } else { "" };
+    let out = app.store.write(|w| {
+        let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
+        if let Some(uid) = &opts.uid {
+            if uid != uid_of(&obj) {
+                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}", uid_of(&obj)
+                )));
+            }
+        }
+        if let Some(rv) = &opts.resource_version {
+            if rv != rv_of(&obj) {
+                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}", rv_of(&obj)
+                )));
+            }
+        }
+        if opts.dry_run {
+            return Ok(obj);
+        }
+        remove_object(w, rt, &rk, ns, name, obj, opts.orphan)
+    })?;
+    if rt.kind == "CustomResourceDefinition" {
+        app.reload_crds()?;
+    }
+    Ok(out)
+}
+
+/// Deletes (or marks for deletion, when finalizers remain) inside a transaction.
+pub fn remove_object(w: &mut Writer<'_>, rt: &ResourceType, rk: &str, ns: &str, name: &str, mut obj: Value, orphan: bool) -> Result<Value, ApiError> {
+    let has_finalizers = obj.pointer("/metadata/finalizers").and_then(Value::as_array).is_some_and(|f| !f.is_empty());
+    let now = crate::time::now_rfc3339();
+    if rt.kind == "Namespace" && rt.group.is_empty() {
+        if obj.pointer("/metadata/deletionTimestamp").is_none() {
+            let rv = w.next_rv()?;
+            obj["metadata"]["deletionTimestamp"] = json!(now);
+            obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+            obj["status"] = json!({"phase": "Terminating"});
+            w.put(rk, "", name, rv, obj.clone(), EventType::Modified)?;
+        }
+        for key in w.keys_in_namespace(name)? {
+            for item in w.list(&key, Some(name))? {
+                let rv = w.next_rv()?;
+                let mut last = item.object;
+                last["metadata"]["resourceVersion"] = json!(rv.to_string());
+                w.delete(&key, name, &item.name, rv, last)?;
+            }
+        }
+        if has_finalizers {
+            return Ok(obj);
+        }
+    } else if has_finalizers {
+        if obj.pointer("/metadata/deletionTimestamp").is_some() {
+            return Ok(obj);
+        }
+        let rv = w.next_rv()?;
+        obj["metadata"]["deletionTimestamp"] = json!(now);
+        obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+        if obj["metadata"].get("generation").is_some() {
+            let g = obj["metadata"]["generation"].as_i64().unwrap_or(0);
+            obj["metadata"]["generation"] = json!(g + 1);
+        }
+        w.put(rk, ns, name, rv, obj.clone(), EventType::Modified)?;
+        return Ok(obj);
+    }
+    let rv = w.next_rv()?;
+    obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+    w.delete(rk, ns, name, rv, obj.clone())?;
+    if rt.namespaced {
+        collect_dependents(w, ns, uid_of(&obj).to_string(), orphan)?;
+    }
+    Ok(obj)
+}
+
+/// Deletes (or orphans) objects in `ns` owned by `uid`, recursively.
+fn collect_dependents(w: &mut Writer<'_>, ns: &str, uid: String, orphan: bool) -> Result<(), ApiError> {
+    let mut pending = vec![uid];
+    while let Some(owner) = pending.pop() {
+        for key in w.keys_in_namespace(ns)? {
+            for item in w.list(&key, Some(ns))? {
+                let refs = item.object.pointer("/metadata/ownerReferences").and_then(Value::as_array).cloned().unwrap_or_default();
+                if !refs.iter().any(|r| r.get("uid").and_then(Value::as_str) == Some(owner.as_str())) {
+                    continue;
+                }
+                let rv = w.next_rv()?;
+                let mut obj = item.object;
+                obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+                if orphan {
+                    let kept: Vec<Value> = refs.into_iter().filter(|r| r.get("uid").and_then(Value::as_str) != Some(owner.as_str())).collect();
+                    obj["metadata"]["ownerReferences"] = json!(kept);
+                    w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
+                } else {
+                    pending.push(uid_of(&obj).to_string());
+                    w.delete(&key, ns, &item.name, rv, obj)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! HTTP plumbing: the response body type (whole or streamed), request parsing helpers and JSON
+//! responses.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
+use http_body::Frame;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::status::ApiError;
+
+/// A response body: either complete, or a stream of chunks (watches).
+pub enum SimBody {
+    Full(Option<Bytes>),
+    Stream(mpsc::Receiver<Bytes>),
+}
+
+impl http_body::Body for SimBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            SimBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            SimBody::Stream(rx) => rx.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, SimBody::Full(None))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self {
+            SimBody::Full(Some(b)) => http_body::SizeHint::with_exact(b.len() as u64),
+            SimBody::Full(None) => http_body::SizeHint::with_exact(0),
+            SimBody::Stream(_) => http_body::SizeHint::default(),
+        }
+    }
+}
+
+/// The response type every handler returns.
+pub type Resp = Response<SimBody>;
+
+/// A parsed request with its whole body.
+pub struct Req {
+    pub method: Method,
+    pub path: String,
+    pub query: Query,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Req {
+    /// A header as a string (empty when absent or not text).
+    pub fn header(&self, name: header::HeaderName) -> &str {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+
+    /// Whether the client asked for a Table (`as=Table;g=meta.k8s.io`).
+    pub fn wants_table(&self) -> bool {
+        let accept = self.header(header::ACCEPT);
+        accept.split(',').next().is_some_and(|first| first.contains("as=Table"))
+    }
+
+    /// The content type without parameters.
+    pub fn content_type(&self) -> &str {
+        self.header(header::CONTENT_TYPE).split(';').next().unwrap_or("").trim()
+    }
+
+    /// The manager name derived from the User-Agent (`kubectl/v1.33.0 (...)` → `kubectl`).
+    pub fn user_agent_manager(&self) -> String {
+        let ua = self.header(header::USER_AGENT);
+        let name = ua.split('/').next().unwrap_or("").trim();
+        if name.is_empty() { "unknown".to_string() } else { name.chars().take(128).collect() }
+    }
+}
+
+/// Query-string parameters, decoded; tolerant of `?&limit=500`.
+#[derive(Debug, Default, Clone)]
+pub struct Query(Vec<(String, String)>);
+
+impl Query {
+    /// Parses a raw query string.
+    pub fn parse(raw: &str) -> Query {
+        Query(form_urlencoded::parse(raw.as_bytes()).filter(|(k, _)| !k.is_empty()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+    }
+
+    /// The first value of a parameter.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a parameter.
+    pub fn all(&self, key: &str) -> Vec<&str> {
+        self.0.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str()).collect()
+    }
+
+    /// A boolean parameter (`true`/`1`).
+    pub fn flag(&self, key: &str) -> bool {
+        matches!(self.get(key), Some("true") | Some("1"))
+    }
+
+    /// `dryRun=All`.
+    pub fn dry_run(&self) -> bool {
+        self.all("dryRun").contains(&"All")
+    }
+}
+
+/// A JSON response.
+pub fn json(status: u16, body: &Value) -> Resp {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    raw(status, "application/json", Bytes::from(bytes))
+}
+
+/// A response with an explicit content type.
+pub fn raw(status: u16, content_type: &str, body: Bytes) -> Resp {
+    let mut r = Response::new(SimBody::Full(Some(body)));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        r.headers_mut().insert(header::CONTENT_TYPE, v);
+    }
+    r
+}
+
+/// The Status response of an API error.
+pub fn error(e: &ApiError) -> Resp {
+    json(e.code, &e.to_status())
+}
+
+/// Adds `Warning: 299 - "..."` headers.
+pub fn with_warnings(mut r: Resp, warnings: &[String]) -> Resp {
+    for w in warnings {
+        let text = format!("299 - {:?}", w);
+        if let Ok(v) = HeaderValue::from_str(&text) {
+            r.headers_mut().append(header::WARNING, v);
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_tolerates_leading_ampersand() {
+        let q = Query::parse("&limit=500&labelSelector=app%3Dweb&dryRun=All&watch=1");
+        assert_eq!(q.get("limit"), Some("500"));
+        assert_eq!(q.get("labelSelector"), Some("app=web"));
+        assert!(q.dry_run());
+        assert!(q.flag("watch"));
+        assert!(!q.flag("missing"));
+    }
+}

@@ -1,0 +1,384 @@
+//! The write pipeline every mutating verb goes through: decode checks and field validation, merge
+//! (apply) or replacement, system metadata, defaulting, generation, managedFields, no-op detection,
+//! then (unless a dry run) the store write with a new resourceVersion.
+
+use serde_json::{Map, Value, json};
+
+use crate::app::App;
+use crate::defaults;
+use crate::fields::managed::{self, ApplyRequest};
+use crate::registry::ResourceType;
+use crate::schema::Node;
+use crate::status::ApiError;
+use crate::store::{EventType, Writer};
+use crate::validate::{self, FieldValidation};
+
+/// The context of one write request.
+pub struct WriteCtx<'a> {
+    pub app: &'a App,
+    pub rt: &'a ResourceType,
+    pub ns: &'a str,
+    pub subresource: &'a str,
+    pub manager: String,
+    pub dry_run: bool,
+    pub validation: FieldValidation,
+}
+
+/// What the request wants the object to become.
+pub enum Candidate {
+    /// A whole object (create, PUT, or the result of a non-apply patch).
+    Replace(Value),
+    /// A server-side apply configuration.
+    Apply { config: Value, force: bool },
+}
+
+/// Whether the object must or must not exist beforehand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Create,
+    Update,
+    Apply,
+}
+
+/// The result of a write.
+pub struct Outcome {
+    pub object: Value,
+    pub created: bool,
+    pub warnings: Vec<String>,
+}
+
+/// Kinds whose objects carry `metadata.generation`.
+fn has_generation(rt: &ResourceType) -> bool {
+    rt.crd
+        || matches!(
+            rt.kind.as_str(),
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" | "Ingress" | "IngressClass"
+                | "NetworkPolicy" | "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "CustomResourceDefinition"
+                | "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"
+        )
+}
+
+/// A random version-4 UUID.
+pub fn new_uid() -> String {
+    let b: [u8; 16] = rand::random();
+    let h: String = b
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match i {
+            6 => format!("{:02x}", (x & 0x0f) | 0x40),
+            8 => format!("{:02x}", (x & 0x3f) | 0x80),
+            _ => format!("{x:02x}"),
+        })
+        .collect();
+    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+}
+
+fn cluster_ip_for(ns: &str, name: &str) -> String {
+    let mut h: u32 = 2_166_136_261;
+    for b in ns.bytes().chain([b'/']).chain(name.bytes()) {
+        h = (h ^ b as u32).wrapping_mul(16_777_619);
+    }
+    format!("10.96.{}.{}", (h >> 8) % 256, (h % 254) + 1)
+}
+
+fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.get("metadata").is_some_and(Value::is_object) {
+        obj["metadata"] = json!({});
+    }
+    match obj.get_mut("metadata") {
+        Some(Value::Object(m)) => m,
+        _ => unreachable!("metadata was just made an object"),
+    }
+}
+
+/// `metadata.resourceVersion` of an object.
+pub fn rv_of(obj: &Value) -> &str {
+    obj.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("")
+}
+
+fn without(obj: &Value, keys: &[&str]) -> Value {
+    match obj {
+        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Puts `apiVersion` and `kind` first, as the real server's output does.
+fn with_type_first(rt: &ResourceType, obj: Value) -> Value {
+    let mut out = Map::new();
+    out.insert("apiVersion".into(), json!(rt.api_version()));
+    out.insert("kind".into(), json!(rt.kind));
+    if let Value::Object(m) = obj {
+        for (k, v) in m {
+            if k != "apiVersion" && k != "kind" {
+                out.insert(k, v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn decode_checks(ctx: &WriteCtx<'_>, name: &str, body: &mut Value, warnings: &mut Vec<String>) -> Result<(), ApiError> {
+    let rt = ctx.rt;
+    if !body.is_object() {
+        return Err(ApiError::bad_request(format!("{} in version {:?} cannot be handled as a {}: expected an object", rt.kind, rt.version, rt.kind)));
+    }
+    if let Some(av) = body.get("apiVersion").and_then(Value::as_str) {
+        if av != rt.api_version() && !(rt.crd && av.starts_with(&format!("{}/", rt.group))) {
+            return Err(ApiError::bad_request(format!("the API version in the data ({av}) does not match the expected API version ({})", rt.api_version())));
+        }
+    }
+    if let Some(k) = body.get("kind").and_then(Value::as_str) {
+        if k != rt.kind {
+            return Err(ApiError::bad_request(format!("the kind in the data ({k}) does not match the expected kind ({})", rt.kind)));
+        }
+    }
+    if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str) {
+        if rt.namespaced && !n.is_empty() && n != ctx.ns {
+            return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+        }
+    }
+    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str) {
+        if !n.is_empty() && n != name {
+            return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+        }
+    }
+    let findings = validate::check(body, Node::root(rt));
+    let what = format!("{} in version {:?} cannot be handled as a {}", rt.kind, rt.version, rt.kind);
+    if let Some(first) = findings.type_errors.first() {
+        return Err(ApiError::bad_request(format!("{what}: {first}")));
+    }
+    if !findings.unknown.is_empty() {
+        let list: Vec<String> = findings.unknown.iter().map(|u| format!("unknown field {u:?}")).collect();
+        match ctx.validation {
+            FieldValidation::Strict => return Err(ApiError::bad_request(format!("{what}: strict decoding error: {}", list.join(", ")))),
+            FieldValidation::Warn => warnings.extend(list),
+            FieldValidation::Ignore => {}
+        }
+    }
+    Ok(())
+}
+
+/// Builds the object a write would store, from the current object and the candidate. Returns
+/// `None` when nothing would change.
+fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, warnings: &mut Vec<String>) -> Result<Option<Value>, ApiError> {
+    let rt = ctx.rt;
+    let node = Node::root(rt);
+    let now = crate::time::now_rfc3339();
+    let status_sep = rt.status_subresource;
+    let sub = ctx.subresource;
+    let is_apply = matches!(cand, Candidate::Apply { .. });
+    let mut new = match cand {
+        Candidate::Replace(mut body) => {
+            decode_checks(ctx, name, &mut body, warnings)?;
+            if let Some(old) = old {
+                let want = rv_of(&body);
+                if !want.is_empty() && want != rv_of(old) {
+                    return Err(ApiError::conflict(&rt.group, &rt.plural, name, "the object has been modified; please apply your changes to the latest version and try again"));
+                }
+            }
+            match (sub, old) {
+                ("status", Some(old)) => {
+                    let mut n = old.clone();
+                    match body.get("status") {
+                        Some(s) => n["status"] = s.clone(),
+                        None => {
+                            if let Value::Object(m) = &mut n {
+                                m.remove("status");
+                            }
+                        }
+                    }
+                    n
+                }
+                (_, Some(old)) if status_sep => {
+                    let mut n = body;
+                    match old.get("status") {
+                        Some(s) => n["status"] = s.clone(),
+                        None => n = without(&n, &["status"]),
+                    }
+                    n
+                }
+                (_, None) if status_sep => without(&body, &["status"]),
+                _ => body,
+            }
+        }
+        Candidate::Apply { mut config, force } => {
+            decode_checks(ctx, name, &mut config, warnings)?;
+            let api_version = rt.api_version();
+            let req = ApplyRequest { manager: &ctx.manager, api_version: &api_version, subresource: sub, status_separate: status_sep, force, now: &now };
+            let live = old.map(|o| without(o, &[]));
+            managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
+                let (message, causes) = managed::conflict_message(&conflicts);
+                ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
+            })?
+        }
+    };
+
+    // System metadata.
+    {
+        let meta = meta_mut(&mut new);
+        meta.insert("name".into(), json!(name));
+        if rt.namespaced {
+            meta.insert("namespace".into(), json!(ctx.ns));
+        } else {
+            meta.remove("namespace");
+        }
+        meta.remove("selfLink");
+        for k in ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"] {
+            meta.remove(k);
+            if let Some(v) = old.and_then(|o| o.pointer(&format!("/metadata/{k}"))) {
+                meta.insert(k.into(), v.clone());
+            }
+        }
+        if old.is_none() {
+            meta.insert("uid".into(), json!(new_uid()));
+            meta.insert("creationTimestamp".into(), json!(now));
+            if has_generation(rt) {
+                meta.insert("generation".into(), json!(1));
+            }
+        }
+    }
+    let mut new = with_type_first(rt, new);
+    let ip = cluster_ip_for(ctx.ns, name);
+    defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
+    if rt.kind == "CustomResourceDefinition" {
+        crd_status(&mut new);
+    }
+    if old.is_none() {
+        let causes = validate::name_causes(&rt.kind, name);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
+        }
+    }
+    if let Some(old) = old {
+        let skip = ["metadata", "status"];
+        if has_generation(rt) && without(old, &skip) != without(&new, &skip) {
+            let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+            meta_mut(&mut new).insert("generation".into(), json!(g + 1));
+        }
+    }
+    if !is_apply {
+        let api_version = rt.api_version();
+        managed::update(old, &mut new, node, &ctx.manager, &api_version, sub, status_sep, &now);
+    }
+    if let Some(old) = old {
+        if *old == new {
+            return Ok(None);
+        }
+        if is_apply {
+            // Something changed: the applier's entry gets the current time.
+            let mut entries = managed::read_entries(Some(&new));
+            if let Some(e) = entries.iter_mut().find(|e| e.manager == ctx.manager && e.operation == "Apply" && e.subresource == sub) {
+                e.time = now.clone();
+            }
+            managed::write_entries(&mut new, &entries);
+            if without(old, &["metadata"]) == without(&new, &["metadata"])
+                && old.pointer("/metadata/managedFields").map(strip_times) == new.pointer("/metadata/managedFields").map(strip_times)
+                && without(&old["metadata"], &["managedFields"]) == without(&new["metadata"], &["managedFields"])
+            {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(new))
+}
+
+fn strip_times(mf: &Value) -> Value {
+    match mf {
+        Value::Array(a) => Value::Array(a.iter().map(|e| without(e, &["time"])).collect()),
+        other => other.clone(),
+    }
+}
+
+fn crd_status(crd: &mut Value) {
+    let names = crd.pointer("/spec/names").cloned().unwrap_or(json!({}));
+    let now = crate::time::now_rfc3339();
+    let stored: Vec<Value> = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(|vs| vs.iter().filter(|v| v["storage"] == json!(true)).map(|v| v["name"].clone()).collect())
+        .unwrap_or_default();
+    let existing = crd.get("status").and_then(|s| s.get("conditions")).cloned();
+    let conditions = existing.unwrap_or_else(|| {
+        json!([
+            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
+            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
+        ])
+    });
+    crd["status"] = json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
+}
+
+fn check_namespace(w: &Writer<'_>, ns: &str) -> Result<(), ApiError> {
+    match w.get("/namespaces", "", ns)? {
+        None => Err(ApiError::not_found("", "namespaces", ns)),
+        Some(n) if n.pointer("/metadata/deletionTimestamp").is_some() => Err(ApiError::forbidden(format!(
+            "unable to create new content in namespace {ns} because it is being terminated"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Runs one write. `produce` turns the current object (if any) into the candidate.
+pub fn write(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    mode: Mode,
+    produce: impl FnOnce(Option<&Value>) -> Result<Candidate, ApiError>,
+) -> Result<Outcome, ApiError> {
+    let rt = ctx.rt;
+    let rk = rt.store_key();
+    let store_ns = if rt.namespaced { ctx.ns } else { "" };
+    let outcome = ctx.app.store.write(|w| {
+        let old = w.get(&rk, store_ns, name)?;
+        match (mode, &old) {
+            (Mode::Create, Some(_)) => return Err(ApiError::already_exists(&rt.group, &rt.plural, name)),
+            (Mode::Update, None) => return Err(ApiError::not_found(&rt.group, &rt.plural, name)),
+            _ => {}
+        }
+        if old.is_none() && rt.namespaced {
+            check_namespace(w, ctx.ns)?;
+        }
+        let cand = produce(old.as_ref())?;
+        let mut warnings = Vec::new();
+        let Some(mut new) = build(ctx, name, old.as_ref(), cand, &mut warnings)? else {
+            return Ok(Outcome { object: old.unwrap_or(Value::Null), created: false, warnings });
+        };
+        let created = old.is_none();
+        if ctx.dry_run {
+            return Ok(Outcome { object: new, created, warnings });
+        }
+        let rv = w.next_rv()?;
+        meta_mut(&mut new).insert("resourceVersion".into(), json!(rv.to_string()));
+        let finalizers_left = new.pointer("/metadata/finalizers").and_then(Value::as_array).is_some_and(|f| !f.is_empty());
+        if new.pointer("/metadata/deletionTimestamp").is_some() && !finalizers_left {
+            w.delete(&rk, store_ns, name, rv, new.clone())?;
+        } else {
+            let kind = if created { EventType::Added } else { EventType::Modified };
+            w.put(&rk, store_ns, name, rv, new.clone(), kind)?;
+        }
+        Ok(Outcome { object: new, created, warnings })
+    })?;
+    if rt.kind == "CustomResourceDefinition" && !ctx.dry_run {
+        ctx.app.reload_crds()?;
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uids_look_like_uuids() {
+        let u = new_uid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert_ne!(u, new_uid());
+    }
+
+    #[test]
+    fn cluster_ips_are_stable() {
+        assert_eq!(cluster_ip_for("default", "web"), cluster_ip_for("default", "web"));
+        assert!(cluster_ip_for("default", "web").starts_with("10.96."));
+    }
+}

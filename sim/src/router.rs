@@ -1,0 +1,101 @@
+//! Maps request paths to what they address: health and version endpoints, discovery, OpenAPI, or a
+//! resource (collection, object or subresource).
+
+/// A resource request's coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub subresource: Option<String>,
+}
+
+/// What a path addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    Version,
+    Health,
+    OpenApiIndex,
+    OpenApiDoc { group: String, version: String },
+    OpenApiV2,
+    ApiVersions,
+    Apis,
+    ApiGroup { group: String },
+    ApiResources { group: String, version: String },
+    Resource(Target),
+    NotFound,
+}
+
+/// Routes a path (without query string).
+pub fn route(path: &str) -> Route {
+    let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+    match segs.as_slice() {
+        ["version"] => Route::Version,
+        ["healthz" | "readyz" | "livez", ..] => Route::Health,
+        ["openapi", "v3"] => Route::OpenApiIndex,
+        ["openapi", "v3", "api", v] => Route::OpenApiDoc { group: String::new(), version: v.to_string() },
+        ["openapi", "v3", "apis", g, v] => Route::OpenApiDoc { group: g.to_string(), version: v.to_string() },
+        ["openapi", "v2"] => Route::OpenApiV2,
+        ["api"] => Route::ApiVersions,
+        ["apis"] => Route::Apis,
+        ["api", v] => Route::ApiResources { group: String::new(), version: v.to_string() },
+        ["apis", g] => Route::ApiGroup { group: g.to_string() },
+        ["apis", g, v] => Route::ApiResources { group: g.to_string(), version: v.to_string() },
+        ["api", v, rest @ ..] => resource("", v, rest),
+        ["apis", g, v, rest @ ..] => resource(g, v, rest),
+        _ => Route::NotFound,
+    }
+}
+
+fn resource(group: &str, version: &str, rest: &[&str]) -> Route {
+    let t = |ns: Option<&str>, res: &str, name: Option<&str>, sub: Option<&str>| {
+        Route::Resource(Target {
+            group: group.to_string(),
+            version: version.to_string(),
+            resource: res.to_string(),
+            namespace: ns.map(String::from),
+            name: name.map(String::from),
+            subresource: sub.map(String::from),
+        })
+    };
+    match rest {
+        [res] => t(None, res, None, None),
+        [res, name] => t(None, res, Some(name), None),
+        ["namespaces", name, sub @ ("status" | "finalize")] => t(None, "namespaces", Some(name), Some(sub)),
+        ["namespaces", ns, res] => t(Some(ns), res, None, None),
+        ["namespaces", ns, res, name] => t(Some(ns), res, Some(name), None),
+        ["namespaces", ns, res, name, sub] => t(Some(ns), res, Some(name), Some(sub)),
+        [res, name, sub] => t(None, res, Some(name), Some(sub)),
+        _ => Route::NotFound,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(path: &str) -> Target {
+        match route(path) {
+            Route::Resource(t) => t,
+            other => panic!("{path} routed to {other:?}"),
+        }
+    }
+
+    #[test]
+    fn routes_resources() {
+        let t = target("/apis/apps/v1/namespaces/default/deployments/web/scale");
+        assert_eq!((t.group.as_str(), t.resource.as_str(), t.namespace.as_deref(), t.name.as_deref(), t.subresource.as_deref()),
+            ("apps", "deployments", Some("default"), Some("web"), Some("scale")));
+        let ns = target("/api/v1/namespaces/team");
+        assert_eq!((ns.resource.as_str(), ns.namespace, ns.name.as_deref()), ("namespaces", None, Some("team")));
+        let st = target("/api/v1/namespaces/team/status");
+        assert_eq!(st.subresource.as_deref(), Some("status"));
+        let cms = target("/api/v1/namespaces/team/configmaps");
+        assert_eq!((cms.namespace.as_deref(), cms.name), (Some("team"), None));
+        assert_eq!(route("/apis/apps/v1"), Route::ApiResources { group: "apps".into(), version: "v1".into() });
+        assert_eq!(route("/healthz/ping"), Route::Health);
+        assert_eq!(route("/nope"), Route::NotFound);
+    }
+}

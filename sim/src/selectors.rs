@@ -1,0 +1,149 @@
+//! Label selectors (`a=b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`) and field selectors
+//! (`metadata.name=x`, `metadata.namespace!=y`, any dotted path to a scalar).
+
+use serde_json::Value;
+
+use crate::status::ApiError;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Req {
+    Eq(String, String),
+    NotEq(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A parsed label selector.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LabelSelector(Vec<Req>);
+
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+}
+
+fn set_values(s: &str) -> Option<Vec<String>> {
+    let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+    Some(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+}
+
+impl LabelSelector {
+    /// Parses the `labelSelector` query parameter.
+    pub fn parse(s: &str) -> Result<LabelSelector, ApiError> {
+        let bad = |p: &str| ApiError::bad_request(format!("unable to parse requirement: found '{p}', expected: valid label selector"));
+        let mut reqs = Vec::new();
+        for part in split_top(s) {
+            let r = if let Some(k) = part.strip_prefix('!') {
+                Req::NotExists(k.trim().to_string())
+            } else if let Some((k, v)) = part.split_once("!=") {
+                Req::NotEq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = part.split_once("==") {
+                Req::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = part.split_once('=') {
+                Req::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, rest)) = part.split_once(" notin ") {
+                Req::NotIn(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
+            } else if let Some((k, rest)) = part.split_once(" in ") {
+                Req::In(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
+            } else if part.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+                Req::Exists(part.clone())
+            } else {
+                return Err(bad(&part));
+            };
+            reqs.push(r);
+        }
+        Ok(LabelSelector(reqs))
+    }
+
+    /// Whether an object's labels match.
+    pub fn matches(&self, obj: &Value) -> bool {
+        let labels = obj.pointer("/metadata/labels");
+        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        self.0.iter().all(|r| match r {
+            Req::Eq(k, v) => get(k) == Some(v.as_str()),
+            Req::NotEq(k, v) => get(k) != Some(v.as_str()),
+            Req::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Req::NotIn(k, vs) => get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
+            Req::Exists(k) => get(k).is_some(),
+            Req::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+/// A parsed field selector.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FieldSelector(Vec<(String, bool, String)>);
+
+impl FieldSelector {
+    /// Parses the `fieldSelector` query parameter.
+    pub fn parse(s: &str) -> Result<FieldSelector, ApiError> {
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, eq, v) = if let Some((k, v)) = part.split_once("!=") {
+                (k, false, v)
+            } else if let Some((k, v)) = part.split_once("==") {
+                (k, true, v)
+            } else if let Some((k, v)) = part.split_once('=') {
+                (k, true, v)
+            } else {
+                return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
+            };
+            out.push((k.trim().to_string(), eq, v.trim().to_string()));
+        }
+        Ok(FieldSelector(out))
+    }
+
+    /// Whether an object's fields match.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.0.iter().all(|(path, eq, want)| {
+            let ptr = format!("/{}", path.replace('.', "/"));
+            let got = match obj.pointer(&ptr) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => String::new(),
+                Some(other) => other.to_string(),
+            };
+            (got == *want) == *eq
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn label_selectors() {
+        let o = json!({"metadata": {"labels": {"app": "web", "tier": "front"}}});
+        for (sel, want) in [("app=web", true), ("app!=web", false), ("app in (web,api)", true), ("tier notin (front)", false),
+            ("app,tier", true), ("!missing", true), ("app=web,tier=back", false)] {
+            assert_eq!(LabelSelector::parse(sel).expect(sel).matches(&o), want, "{sel}");
+        }
+    }
+
+    #[test]
+    fn field_selectors() {
+        let o = json!({"metadata": {"name": "a", "namespace": "ns"}, "status": {"phase": "Running"}});
+        assert!(FieldSelector::parse("metadata.name=a").expect("parse").matches(&o));
+        assert!(!FieldSelector::parse("metadata.name!=a").expect("parse").matches(&o));
+        assert!(FieldSelector::parse("status.phase==Running,metadata.namespace=ns").expect("parse").matches(&o));
+        assert!(FieldSelector::parse("nonsense").is_err());
+    }
+}

@@ -1,0 +1,213 @@
+//! Starting and stopping a simulator: PKI, store, the HTTPS listener on 127.0.0.1, the kubeconfig,
+//! and the public handle tests use ([`RunningSim`]).
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::sync::oneshot;
+
+use crate::app::App;
+use crate::error::SimError;
+use crate::{kubeconfig, tls};
+
+/// How to start a simulator.
+#[derive(Debug, Clone, Default)]
+pub struct SimConfig {
+    /// Cluster directory (state database, CA, token, kubeconfig); `None` keeps everything in memory.
+    pub dir: Option<PathBuf>,
+    /// Port on 127.0.0.1; `None` picks a free one.
+    pub port: Option<u16>,
+}
+
+/// Entry point: `Sim::start(SimConfig::default())`.
+pub struct Sim;
+
+/// A running simulator. Dropping it shuts the server down.
+pub struct RunningSim {
+    addr: SocketAddr,
+    kubeconfig_yaml: String,
+    kubeconfig_path: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+    app: Arc<App>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Sim {
+    /// Starts a simulator on its own threads and returns once it accepts connections.
+    pub fn start(config: SimConfig) -> Result<RunningSim, SimError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let (dir, tmp) = match &config.dir {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|e| SimError::io(d, e))?;
+                check_writable(d)?;
+                (d.clone(), None)
+            }
+            None => {
+                let t = tempfile::Builder::new().prefix("piceli-sim-").tempdir().map_err(|e| SimError::io(Path::new("/tmp"), e))?;
+                (t.path().to_path_buf(), Some(t))
+            }
+        };
+        let creds = tls::load_or_create(config.dir.as_deref())?;
+        let server_config = tls::server_config(&creds)?;
+        let port = config.port.unwrap_or(0);
+        let listener =
+            TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(|source| SimError::Bind { port, source })?;
+        listener.set_nonblocking(true).map_err(|e| SimError::Runtime(e.to_string()))?;
+        let addr = listener.local_addr().map_err(|e| SimError::Runtime(e.to_string()))?;
+        let url = format!("https://{addr}");
+        let kubeconfig_yaml = kubeconfig::render(&url, &creds.ca_cert_pem, &creds.token);
+        let kubeconfig_path = dir.join("kubeconfig");
+        tls::write_private(&kubeconfig_path, &kubeconfig_yaml)?;
+        let app = Arc::new(App::new(config.dir.as_deref(), creds.token.clone(), addr.to_string())?);
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("piceli-sim")
+            .enable_all()
+            .build()
+            .map_err(|e| SimError::Runtime(e.to_string()))?;
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let served = app.clone();
+        let thread = std::thread::Builder::new()
+            .name("piceli-sim-server".into())
+            .spawn(move || {
+                runtime.block_on(serve(listener, server_config, served, stop_rx, ready_tx));
+                runtime.shutdown_timeout(Duration::from_secs(1));
+            })
+            .map_err(|e| SimError::Runtime(e.to_string()))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(SimError::Runtime("server thread exited during start-up".into())),
+        }
+        Ok(RunningSim { addr, kubeconfig_yaml, kubeconfig_path, _tmp: tmp, app, shutdown: Some(stop_tx), thread: Some(thread) })
+    }
+}
+
+fn check_writable(dir: &Path) -> Result<(), SimError> {
+    let probe = dir.join(".piceli-sim-write-test");
+    std::fs::write(&probe, b"ok").map_err(|e| SimError::io(dir, e))?;
+    std::fs::remove_file(&probe).map_err(|e| SimError::io(dir, e))
+}
+
+async fn serve(
+    listener: TcpListener,
+    tls_config: Arc<rustls::ServerConfig>,
+    app: Arc<App>,
+    mut stop: oneshot::Receiver<()>,
+    ready: std::sync::mpsc::Sender<Result<(), SimError>>,
+) {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = ready.send(Err(SimError::Runtime(e.to_string())));
+            return;
+        }
+    };
+    app.start_background();
+    let _ = ready.send(Ok(()));
+    let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let acceptor = acceptor.clone();
+                let app = app.clone();
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(stream).await else { return };
+                    let service = service_fn(move |req| {
+                        let app = app.clone();
+                        async move { Ok::<_, std::convert::Infallible>(crate::api::handle(app, req).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(tls), service)
+                        .await;
+                });
+            }
+        }
+    }
+}
+
+impl RunningSim {
+    /// `https://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+
+    /// The listening address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Where the kubeconfig was written (`DIR/kubeconfig`, or a temporary directory in memory mode).
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig_path
+    }
+
+    /// The kubeconfig's contents.
+    pub fn kubeconfig_yaml(&self) -> &str {
+        &self.kubeconfig_yaml
+    }
+
+    /// A `kube::Client` built from this simulator's kubeconfig (never from the environment).
+    /// Must be called inside a Tokio runtime.
+    pub fn client(&self) -> Result<kube::Client, SimError> {
+        let kc = kube::config::Kubeconfig::from_yaml(&self.kubeconfig_yaml).map_err(|e| SimError::Kubeconfig(e.to_string()))?;
+        let opts = kube::config::KubeConfigOptions { context: Some(kubeconfig::CONTEXT.to_string()), ..Default::default() };
+        let config = futures_lite_block(kube::Config::from_custom_kubeconfig(kc, &opts))
+            .map_err(|e| SimError::Kubeconfig(e.to_string()))?;
+        kube::Client::try_from(config).map_err(|e| SimError::Kubeconfig(e.to_string()))
+    }
+
+    /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
+    /// older resourceVersion get a 410 Expired ERROR event and must re-list.
+    pub fn compact(&self) -> Result<u64, SimError> {
+        self.app.store.compact_now().map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// The newest resourceVersion in the store.
+    pub fn resource_version(&self) -> Result<u64, SimError> {
+        self.app.store.current_rv().map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Stops the server and waits for its threads.
+    pub fn stop(mut self) {
+        self.shutdown_now();
+    }
+
+    fn shutdown_now(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for RunningSim {
+    fn drop(&mut self) {
+        self.shutdown_now();
+    }
+}
+
+/// Drives a future that never waits on I/O (kubeconfig loading without exec plugins) to completion.
+fn futures_lite_block<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
