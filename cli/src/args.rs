@@ -13,9 +13,9 @@ pub struct AppCli {
     /// Options every subcommand takes.
     #[command(flatten)]
     pub global: Global,
-    /// What to do.
+    /// What to do (without one, print help and exit 0, as cargo does).
     #[command(subcommand)]
-    pub command: AppCommand,
+    pub command: Option<AppCommand>,
 }
 
 /// Options every subcommand takes.

@@ -28,7 +28,11 @@ where
         Ok(cli) => cli,
         Err(e) => return exit::clap_error(e),
     };
-    let result = match &cli.command {
+    let Some(command) = &cli.command else {
+        let _ = <AppCli as clap::CommandFactory>::command().print_help();
+        return std::process::ExitCode::SUCCESS;
+    };
+    let result = match command {
         AppCommand::Render(cmd) => commands::render::run(&app, &cli.global, cmd),
         AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
         AppCommand::HelpJson => commands::help_json::run(&app),
