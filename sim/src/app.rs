@@ -27,15 +27,24 @@ pub struct App {
 impl App {
     /// Opens the store and loads the CRD-defined types.
     pub fn new(dir: Option<&Path>, token: String, addr: String) -> Result<App, SimError> {
-        let app = App { store: Store::open(dir)?, registry: Registry::default(), token, addr, started: crate::time::now_secs() };
-        app.reload_crds().map_err(|e| SimError::Corrupt(e.message))?;
+        let app = App {
+            store: Store::open(dir)?,
+            registry: Registry::default(),
+            token,
+            addr,
+            started: crate::time::now_secs(),
+        };
+        app.reload_crds()
+            .map_err(|e| SimError::Corrupt(e.message))?;
         app.bootstrap().map_err(|e| SimError::Corrupt(e.message))?;
         Ok(app)
     }
 
     /// Creates the namespaces every cluster has (default, kube-system, kube-public, kube-node-lease).
     fn bootstrap(&self) -> Result<(), ApiError> {
-        let Some(rt) = self.registry.lookup("", "v1", "namespaces") else { return Ok(()) };
+        let Some(rt) = self.registry.lookup("", "v1", "namespaces") else {
+            return Ok(());
+        };
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             if self.store.get(&rt.store_key(), "", name)?.is_some() {
                 continue;
@@ -50,7 +59,9 @@ impl App {
                 validation: crate::validate::FieldValidation::Strict,
             };
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-            match crate::object::write(&ctx, name, crate::object::Mode::Create, |_| Ok(crate::object::Candidate::Replace(body))) {
+            match crate::object::write(&ctx, name, crate::object::Mode::Create, |_| {
+                Ok(crate::object::Candidate::Replace(body))
+            }) {
                 Ok(_) => {}
                 Err(e) if e.code == 409 => {}
                 Err(e) => return Err(e),
@@ -100,7 +111,10 @@ impl App {
 }
 
 fn s(v: &Value, ptr: &str) -> String {
-    v.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string()
+    v.pointer(ptr)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The types a CRD object serves (one per served version).
@@ -116,9 +130,20 @@ pub fn crd_types(crd: &Value) -> Vec<ResourceType> {
         x => x,
     };
     let strings = |ptr: &str| -> Vec<String> {
-        crd.pointer(ptr).and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+        crd.pointer(ptr)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
     };
-    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(true))
@@ -126,7 +151,10 @@ pub fn crd_types(crd: &Value) -> Vec<ResourceType> {
             let scale = v.pointer("/subresources/scale").map(|sc| ScalePaths {
                 spec_replicas: s(sc, "/specReplicasPath"),
                 status_replicas: s(sc, "/statusReplicasPath"),
-                label_selector: sc.get("labelSelectorPath").and_then(Value::as_str).map(String::from),
+                label_selector: sc
+                    .get("labelSelectorPath")
+                    .and_then(Value::as_str)
+                    .map(String::from),
             });
             let columns = v
                 .get("additionalPrinterColumns")
@@ -153,7 +181,11 @@ pub fn crd_types(crd: &Value) -> Vec<ResourceType> {
                 categories: strings("/spec/names/categories"),
                 status_subresource: v.pointer("/subresources/status").is_some(),
                 scale,
-                schema: SchemaSource::Crd(v.pointer("/schema/openAPIV3Schema").cloned().unwrap_or(Value::Null)),
+                schema: SchemaSource::Crd(
+                    v.pointer("/schema/openAPIV3Schema")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                ),
                 columns,
                 crd: true,
             }
@@ -177,6 +209,9 @@ mod tests {
         assert_eq!(types.len(), 1);
         assert_eq!(types[0].singular, "widget");
         assert!(types[0].status_subresource);
-        assert_eq!(types[0].scale.as_ref().map(|s| s.spec_replicas.as_str()), Some(".spec.replicas"));
+        assert_eq!(
+            types[0].scale.as_ref().map(|s| s.spec_replicas.as_str()),
+            Some(".spec.replicas")
+        );
     }
 }

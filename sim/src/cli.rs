@@ -86,19 +86,37 @@ fn running(dir: &Path) -> Option<(u32, String)> {
     let mut lines = text.lines();
     let pid: u32 = lines.next()?.trim().parse().ok()?;
     let url = lines.next().unwrap_or("").to_string();
-    Path::new(&format!("/proc/{pid}")).exists().then_some((pid, url))
+    Path::new(&format!("/proc/{pid}"))
+        .exists()
+        .then_some((pid, url))
 }
 
 fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
     if let Some((pid, _)) = running(dir) {
         if pid != std::process::id() {
-            return Err(CliError::AlreadyRunning { dir: dir.to_path_buf(), pid });
+            return Err(CliError::AlreadyRunning {
+                dir: dir.to_path_buf(),
+                pid,
+            });
         }
     }
-    let sim = Sim::start(SimConfig { dir: Some(dir.to_path_buf()), port })?;
-    crate::tls::write_private(&pid_file(dir), &format!("{}\n{}\n", std::process::id(), sim.url()))?;
-    println!("piceli-sim serving {} (kubeconfig: {})", sim.url(), sim.kubeconfig_path().display());
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| CliError::Other(e.to_string()))?;
+    let sim = Sim::start(SimConfig {
+        dir: Some(dir.to_path_buf()),
+        port,
+    })?;
+    crate::tls::write_private(
+        &pid_file(dir),
+        &format!("{}\n{}\n", std::process::id(), sim.url()),
+    )?;
+    println!(
+        "piceli-sim serving {} (kubeconfig: {})",
+        sim.url(),
+        sim.kubeconfig_path().display()
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Other(e.to_string()))?;
     rt.block_on(async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::select! {
@@ -114,11 +132,15 @@ fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
 fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
     if let Some((pid, _)) = running(dir) {
-        return Err(CliError::AlreadyRunning { dir: dir.to_path_buf(), pid });
+        return Err(CliError::AlreadyRunning {
+            dir: dir.to_path_buf(),
+            pid,
+        });
     }
     let _ = std::fs::remove_file(pid_file(dir));
     // Re-run this same program with `serve` in place of `start`.
-    let exe = std::env::current_exe().map_err(|e| CliError::Other(format!("cannot find the current executable: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Other(format!("cannot find the current executable: {e}")))?;
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().position(|a| a == "start") {
         Some(i) => args[i] = "serve".into(),
@@ -143,21 +165,32 @@ fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
     while Instant::now() < deadline {
         if let Some((pid, url)) = running(dir) {
             if pid == child.id() {
-                println!("piceli-sim running at {url} (pid {pid}, kubeconfig: {})", dir.join("kubeconfig").display());
+                println!(
+                    "piceli-sim running at {url} (pid {pid}, kubeconfig: {})",
+                    dir.join("kubeconfig").display()
+                );
                 return Ok(());
             }
         }
         if let Ok(Some(status)) = child.try_wait() {
             let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            return Err(CliError::Other(format!("the server exited ({status}): {}", log.trim())));
+            return Err(CliError::Other(format!(
+                "the server exited ({status}): {}",
+                log.trim()
+            )));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Err(CliError::Other(format!("the server did not become ready; see {}", log_path.display())))
+    Err(CliError::Other(format!(
+        "the server did not become ready; see {}",
+        log_path.display()
+    )))
 }
 
 fn stop(dir: &Path) -> Result<(), CliError> {
-    let Some((pid, _)) = running(dir) else { return Err(CliError::NotRunning(dir.to_path_buf())) };
+    let Some((pid, _)) = running(dir) else {
+        return Err(CliError::NotRunning(dir.to_path_buf()));
+    };
     let ok = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
@@ -180,7 +213,10 @@ fn stop(dir: &Path) -> Result<(), CliError> {
 fn status(dir: &Path) -> Result<bool, CliError> {
     match running(dir) {
         Some((pid, url)) => {
-            println!("running at {url} (pid {pid}, kubeconfig: {})", dir.join("kubeconfig").display());
+            println!(
+                "running at {url} (pid {pid}, kubeconfig: {})",
+                dir.join("kubeconfig").display()
+            );
             Ok(true)
         }
         None => {

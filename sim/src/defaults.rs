@@ -19,7 +19,12 @@ fn child<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Value {
 
 /// Applies the defaults for `kind` (in `api_version`) to `object`. `cluster_ip` is used when a
 /// Service needs one allocated.
-pub fn apply(api_version: &str, kind: &str, object: &mut Value, cluster_ip: &mut dyn FnMut() -> String) {
+pub fn apply(
+    api_version: &str,
+    kind: &str,
+    object: &mut Value,
+    cluster_ip: &mut dyn FnMut() -> String,
+) {
     let Some(root) = obj(object) else { return };
     match (api_version, kind) {
         ("apps/v1", "Deployment") => {
@@ -42,7 +47,9 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Value, cluster_ip: &mut
             pod_template(spec);
         }
         ("apps/v1", "StatefulSet") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             set_default(spec, "replicas", json!(1));
             set_default(spec, "revisionHistoryLimit", json!(10));
             set_default(spec, "podManagementPolicy", json!("OrderedReady"));
@@ -61,7 +68,9 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Value, cluster_ip: &mut
             pod_template(spec);
         }
         ("apps/v1", "DaemonSet") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             set_default(spec, "revisionHistoryLimit", json!(10));
             if let Some(s) = obj(child(spec, "updateStrategy")) {
                 set_default(s, "type", json!("RollingUpdate"));
@@ -75,16 +84,22 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Value, cluster_ip: &mut
             pod_template(spec);
         }
         ("apps/v1", "ReplicaSet") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             set_default(spec, "replicas", json!(1));
             pod_template(spec);
         }
         ("batch/v1", "Job") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             job_spec(spec);
         }
         ("batch/v1", "CronJob") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             set_default(spec, "concurrencyPolicy", json!("Allow"));
             set_default(spec, "suspend", json!(false));
             set_default(spec, "successfulJobsHistoryLimit", json!(3));
@@ -96,11 +111,15 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Value, cluster_ip: &mut
             }
         }
         ("v1", "Pod") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             pod_spec(spec);
         }
         ("v1", "Service") => {
-            let Some(spec) = obj(child(root, "spec")) else { return };
+            let Some(spec) = obj(child(root, "spec")) else {
+                return;
+            };
             set_default(spec, "type", json!("ClusterIP"));
             set_default(spec, "sessionAffinity", json!("None"));
             let external_name = spec.get("type") == Some(&json!("ExternalName"));
@@ -175,7 +194,9 @@ fn job_spec(spec: &mut Map<String, Value>) {
 }
 
 fn pod_template(spec: &mut Map<String, Value>) {
-    let Some(template) = obj(child(spec, "template")) else { return };
+    let Some(template) = obj(child(spec, "template")) else {
+        return;
+    };
     if let Some(ps) = obj(child(template, "spec")) {
         pod_spec(ps);
     }
@@ -197,10 +218,18 @@ fn pod_spec(spec: &mut Map<String, Value>) {
 }
 
 fn container(c: &mut Map<String, Value>) {
-    let image = c.get("image").and_then(Value::as_str).unwrap_or("").to_string();
+    let image = c
+        .get("image")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let last = image.rsplit('/').next().unwrap_or("");
     let tag_latest = !image.contains('@') && (!last.contains(':') || last.ends_with(":latest"));
-    set_default(c, "imagePullPolicy", json!(if tag_latest { "Always" } else { "IfNotPresent" }));
+    set_default(
+        c,
+        "imagePullPolicy",
+        json!(if tag_latest { "Always" } else { "IfNotPresent" }),
+    );
     set_default(c, "terminationMessagePath", json!("/dev/termination-log"));
     set_default(c, "terminationMessagePolicy", json!("File"));
     set_default(c, "resources", json!({}));
@@ -229,7 +258,10 @@ mod tests {
             {"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80}]},
             {"name": "side", "image": "busybox"}]}}}});
         apply("apps/v1", "Deployment", &mut d, &mut || "10.96.0.10".into());
-        assert_eq!(d["spec"]["strategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}));
+        assert_eq!(
+            d["spec"]["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+        );
         assert_eq!(d["spec"]["revisionHistoryLimit"], 10);
         assert_eq!(d["spec"]["progressDeadlineSeconds"], 600);
         let c = &d["spec"]["template"]["spec"]["containers"];

@@ -25,12 +25,20 @@ impl DeleteOptions {
         let v: Value = if body.iter().all(u8::is_ascii_whitespace) {
             json!({})
         } else {
-            serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+            serde_json::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
         };
         let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(String::from);
-        let policy = s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
-        let orphan_flag = v.get("orphanDependents").and_then(Value::as_bool).unwrap_or(false);
-        let dry = v.get("dryRun").and_then(Value::as_array).is_some_and(|a| a.iter().any(|x| x == "All"));
+        let policy =
+            s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
+        let orphan_flag = v
+            .get("orphanDependents")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let dry = v
+            .get("dryRun")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| x == "All"));
         Ok(DeleteOptions {
             uid: s("/preconditions/uid"),
             resource_version: s("/preconditions/resourceVersion"),
@@ -41,11 +49,19 @@ impl DeleteOptions {
 }
 
 fn uid_of(obj: &Value) -> &str {
-    obj.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("")
+    obj.pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 /// Deletes one object; returns its last state.
-pub fn delete(app: &App, rt: &ResourceType, ns: &str, name: &str, opts: &DeleteOptions) -> Result<Value, ApiError> {
+pub fn delete(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    name: &str,
+    opts: &DeleteOptions,
+) -> Result<Value, ApiError> {
     let rk = rt.store_key();
     let ns = if rt.namespaced { ns } else { "" };
     let out = app.store.write(|w| {
@@ -76,8 +92,19 @@ pub fn delete(app: &App, rt: &ResourceType, ns: &str, name: &str, opts: &DeleteO
 }
 
 /// Deletes (or marks for deletion, when finalizers remain) inside a transaction.
-pub fn remove_object(w: &mut Writer<'_>, rt: &ResourceType, rk: &str, ns: &str, name: &str, mut obj: Value, orphan: bool) -> Result<Value, ApiError> {
-    let has_finalizers = obj.pointer("/metadata/finalizers").and_then(Value::as_array).is_some_and(|f| !f.is_empty());
+pub fn remove_object(
+    w: &mut Writer<'_>,
+    rt: &ResourceType,
+    rk: &str,
+    ns: &str,
+    name: &str,
+    mut obj: Value,
+    orphan: bool,
+) -> Result<Value, ApiError> {
+    let has_finalizers = obj
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
     let now = crate::time::now_rfc3339();
     if rt.kind == "Namespace" && rt.group.is_empty() {
         if obj.pointer("/metadata/deletionTimestamp").is_none() {
@@ -124,20 +151,36 @@ pub fn remove_object(w: &mut Writer<'_>, rt: &ResourceType, rk: &str, ns: &str, 
 }
 
 /// Deletes (or orphans) objects in `ns` owned by `uid`, recursively.
-fn collect_dependents(w: &mut Writer<'_>, ns: &str, uid: String, orphan: bool) -> Result<(), ApiError> {
+fn collect_dependents(
+    w: &mut Writer<'_>,
+    ns: &str,
+    uid: String,
+    orphan: bool,
+) -> Result<(), ApiError> {
     let mut pending = vec![uid];
     while let Some(owner) = pending.pop() {
         for key in w.keys_in_namespace(ns)? {
             for item in w.list(&key, Some(ns))? {
-                let refs = item.object.pointer("/metadata/ownerReferences").and_then(Value::as_array).cloned().unwrap_or_default();
-                if !refs.iter().any(|r| r.get("uid").and_then(Value::as_str) == Some(owner.as_str())) {
+                let refs = item
+                    .object
+                    .pointer("/metadata/ownerReferences")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                if !refs
+                    .iter()
+                    .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner.as_str()))
+                {
                     continue;
                 }
                 let rv = w.next_rv()?;
                 let mut obj = item.object;
                 obj["metadata"]["resourceVersion"] = json!(rv.to_string());
                 if orphan {
-                    let kept: Vec<Value> = refs.into_iter().filter(|r| r.get("uid").and_then(Value::as_str) != Some(owner.as_str())).collect();
+                    let kept: Vec<Value> = refs
+                        .into_iter()
+                        .filter(|r| r.get("uid").and_then(Value::as_str) != Some(owner.as_str()))
+                        .collect();
                     obj["metadata"]["ownerReferences"] = json!(kept);
                     w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
                 } else {

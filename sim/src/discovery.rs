@@ -6,9 +6,11 @@ use serde_json::{Value, json};
 use crate::registry::ResourceType;
 
 /// The Content-Type of aggregated discovery responses.
-pub const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+pub const AGGREGATED_V2: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 /// The older beta form, for clients that ask only for it.
-pub const AGGREGATED_V2BETA1: &str = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+pub const AGGREGATED_V2BETA1: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
 /// Which aggregated form the Accept header asks for first, if any.
 pub fn aggregated_wanted(accept: &str) -> Option<&'static str> {
@@ -54,19 +56,28 @@ pub fn api_versions(addr: &str) -> Value {
 }
 
 fn group_doc(name: &str, versions: &[String]) -> Value {
-    let vs: Vec<Value> = versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect();
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+        .collect();
     json!({"name": name, "versions": vs, "preferredVersion": vs.first().cloned().unwrap_or(Value::Null)})
 }
 
 /// `/apis`.
 pub fn api_group_list(types: &[ResourceType]) -> Value {
-    let groups: Vec<Value> = groups(types).iter().filter(|(g, _)| !g.is_empty()).map(|(g, v)| group_doc(g, v)).collect();
+    let groups: Vec<Value> = groups(types)
+        .iter()
+        .filter(|(g, _)| !g.is_empty())
+        .map(|(g, v)| group_doc(g, v))
+        .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 /// `/apis/G`, if the group is served.
 pub fn api_group(types: &[ResourceType], group: &str) -> Option<Value> {
-    let (name, versions) = groups(types).into_iter().find(|(g, _)| g == group && !g.is_empty())?;
+    let (name, versions) = groups(types)
+        .into_iter()
+        .find(|(g, _)| g == group && !g.is_empty())?;
     let mut doc = group_doc(&name, &versions);
     doc["kind"] = json!("APIGroup");
     doc["apiVersion"] = json!("v1");
@@ -75,7 +86,10 @@ pub fn api_group(types: &[ResourceType], group: &str) -> Option<Value> {
 
 /// `/api/v1` or `/apis/G/V`, if served.
 pub fn api_resource_list(types: &[ResourceType], group: &str, version: &str) -> Option<Value> {
-    let gv: Vec<&ResourceType> = types.iter().filter(|t| t.group == group && t.version == version).collect();
+    let gv: Vec<&ResourceType> = types
+        .iter()
+        .filter(|t| t.group == group && t.version == version)
+        .collect();
     if gv.is_empty() {
         return None;
     }
@@ -101,8 +115,14 @@ pub fn api_resource_list(types: &[ResourceType], group: &str, version: &str) -> 
                 "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
         }
     }
-    let gv_name = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv_name, "resources": resources}))
+    let gv_name = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv_name, "resources": resources}),
+    )
 }
 
 fn aggregated_resource(t: &ResourceType) -> Value {
@@ -136,7 +156,11 @@ fn aggregated_resource(t: &ResourceType) -> Value {
 
 /// The aggregated list for `/api` (`legacy` = true, the core group) or `/apis` (every named group).
 pub fn aggregated(types: &[ResourceType], legacy: bool, content_type: &str) -> Value {
-    let api_version = if content_type == AGGREGATED_V2BETA1 { "apidiscovery.k8s.io/v2beta1" } else { "apidiscovery.k8s.io/v2" };
+    let api_version = if content_type == AGGREGATED_V2BETA1 {
+        "apidiscovery.k8s.io/v2beta1"
+    } else {
+        "apidiscovery.k8s.io/v2"
+    };
     let items: Vec<Value> = groups(types)
         .into_iter()
         .filter(|(g, _)| g.is_empty() == legacy)
@@ -144,8 +168,11 @@ pub fn aggregated(types: &[ResourceType], legacy: bool, content_type: &str) -> V
             let vs: Vec<Value> = versions
                 .iter()
                 .map(|v| {
-                    let resources: Vec<Value> =
-                        types.iter().filter(|t| t.group == g && &t.version == v).map(aggregated_resource).collect();
+                    let resources: Vec<Value> = types
+                        .iter()
+                        .filter(|t| t.group == g && &t.version == v)
+                        .map(aggregated_resource)
+                        .collect();
                     json!({"version": v, "resources": resources, "freshness": "Current"})
                 })
                 .collect();
@@ -171,10 +198,20 @@ mod tests {
     fn lists_subresources_and_short_names() {
         let types = Registry::default().all();
         let apps = api_resource_list(&types, "apps", "v1").expect("apps/v1");
-        let names: Vec<&str> = apps["resources"].as_array().into_iter().flatten().filter_map(|r| r["name"].as_str()).collect();
+        let names: Vec<&str> = apps["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
         assert!(names.contains(&"deployments/scale"));
         let agg = aggregated(&types, false, AGGREGATED_V2);
-        let apps = agg["items"].as_array().into_iter().flatten().find(|i| i["metadata"]["name"] == "apps").expect("apps group");
+        let apps = agg["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|i| i["metadata"]["name"] == "apps")
+            .expect("apps group");
         let deploy = &apps["versions"][0]["resources"][0];
         assert_eq!(deploy["resource"], "deployments");
         assert_eq!(deploy["shortNames"][0], "deploy");

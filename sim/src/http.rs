@@ -23,7 +23,10 @@ impl http_body::Body for SimBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             SimBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             SimBody::Stream(rx) => rx.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
@@ -58,25 +61,39 @@ pub struct Req {
 impl Req {
     /// A header as a string (empty when absent or not text).
     pub fn header(&self, name: header::HeaderName) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
     }
 
     /// Whether the client asked for a Table (`as=Table;g=meta.k8s.io`).
     pub fn wants_table(&self) -> bool {
         let accept = self.header(header::ACCEPT);
-        accept.split(',').next().is_some_and(|first| first.contains("as=Table"))
+        accept
+            .split(',')
+            .next()
+            .is_some_and(|first| first.contains("as=Table"))
     }
 
     /// The content type without parameters.
     pub fn content_type(&self) -> &str {
-        self.header(header::CONTENT_TYPE).split(';').next().unwrap_or("").trim()
+        self.header(header::CONTENT_TYPE)
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
     }
 
     /// The manager name derived from the User-Agent (`kubectl/v1.33.0 (...)` → `kubectl`).
     pub fn user_agent_manager(&self) -> String {
         let ua = self.header(header::USER_AGENT);
         let name = ua.split('/').next().unwrap_or("").trim();
-        if name.is_empty() { "unknown".to_string() } else { name.chars().take(128).collect() }
+        if name.is_empty() {
+            "unknown".to_string()
+        } else {
+            name.chars().take(128).collect()
+        }
     }
 }
 
@@ -87,17 +104,29 @@ pub struct Query(Vec<(String, String)>);
 impl Query {
     /// Parses a raw query string.
     pub fn parse(raw: &str) -> Query {
-        Query(form_urlencoded::parse(raw.as_bytes()).filter(|(k, _)| !k.is_empty()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+        Query(
+            form_urlencoded::parse(raw.as_bytes())
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
     }
 
     /// The first value of a parameter.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every value of a parameter.
     pub fn all(&self, key: &str) -> Vec<&str> {
-        self.0.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str()).collect()
+        self.0
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     /// A boolean parameter (`true`/`1`).

@@ -29,7 +29,11 @@ mod tests {
 
     #[test]
     fn kube_parses_it() {
-        let yaml = render("https://127.0.0.1:6443", "-----BEGIN CERTIFICATE-----\n", "tok");
+        let yaml = render(
+            "https://127.0.0.1:6443",
+            "-----BEGIN CERTIFICATE-----\n",
+            "tok",
+        );
         let cfg = kube::config::Kubeconfig::from_yaml(&yaml).expect("valid kubeconfig");
         assert_eq!(cfg.current_context.as_deref(), Some(CONTEXT));
         let ctx = cfg.contexts[0].context.as_ref().expect("context");

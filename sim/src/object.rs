@@ -52,9 +52,20 @@ fn has_generation(rt: &ResourceType) -> bool {
     rt.crd
         || matches!(
             rt.kind.as_str(),
-            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" | "Ingress" | "IngressClass"
-                | "NetworkPolicy" | "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "CustomResourceDefinition"
-                | "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"
+            "Deployment"
+                | "ReplicaSet"
+                | "StatefulSet"
+                | "DaemonSet"
+                | "Job"
+                | "CronJob"
+                | "Ingress"
+                | "IngressClass"
+                | "NetworkPolicy"
+                | "HorizontalPodAutoscaler"
+                | "PodDisruptionBudget"
+                | "CustomResourceDefinition"
+                | "MutatingWebhookConfiguration"
+                | "ValidatingWebhookConfiguration"
         )
 }
 
@@ -70,7 +81,14 @@ pub fn new_uid() -> String {
             _ => format!("{x:02x}"),
         })
         .collect();
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
 }
 
 fn cluster_ip_for(ns: &str, name: &str) -> String {
@@ -93,12 +111,19 @@ fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
 
 /// `metadata.resourceVersion` of an object.
 pub fn rv_of(obj: &Value) -> &str {
-    obj.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("")
+    obj.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn without(obj: &Value, keys: &[&str]) -> Value {
     match obj {
-        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !keys.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -118,40 +143,70 @@ fn with_type_first(rt: &ResourceType, obj: Value) -> Value {
     Value::Object(out)
 }
 
-fn decode_checks(ctx: &WriteCtx<'_>, name: &str, body: &mut Value, warnings: &mut Vec<String>) -> Result<(), ApiError> {
+fn decode_checks(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    body: &mut Value,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
     let rt = ctx.rt;
     if !body.is_object() {
-        return Err(ApiError::bad_request(format!("{} in version {:?} cannot be handled as a {}: expected an object", rt.kind, rt.version, rt.kind)));
+        return Err(ApiError::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: expected an object",
+            rt.kind, rt.version, rt.kind
+        )));
     }
     if let Some(av) = body.get("apiVersion").and_then(Value::as_str) {
         if av != rt.api_version() && !(rt.crd && av.starts_with(&format!("{}/", rt.group))) {
-            return Err(ApiError::bad_request(format!("the API version in the data ({av}) does not match the expected API version ({})", rt.api_version())));
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({av}) does not match the expected API version ({})",
+                rt.api_version()
+            )));
         }
     }
     if let Some(k) = body.get("kind").and_then(Value::as_str) {
         if k != rt.kind {
-            return Err(ApiError::bad_request(format!("the kind in the data ({k}) does not match the expected kind ({})", rt.kind)));
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                rt.kind
+            )));
         }
     }
     if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str) {
         if rt.namespaced && !n.is_empty() && n != ctx.ns {
-            return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
         }
     }
     if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str) {
         if !n.is_empty() && n != name {
-            return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({n}) does not match the name on the URL ({name})"
+            )));
         }
     }
     let findings = validate::check(body, Node::root(rt));
-    let what = format!("{} in version {:?} cannot be handled as a {}", rt.kind, rt.version, rt.kind);
+    let what = format!(
+        "{} in version {:?} cannot be handled as a {}",
+        rt.kind, rt.version, rt.kind
+    );
     if let Some(first) = findings.type_errors.first() {
         return Err(ApiError::bad_request(format!("{what}: {first}")));
     }
     if !findings.unknown.is_empty() {
-        let list: Vec<String> = findings.unknown.iter().map(|u| format!("unknown field {u:?}")).collect();
+        let list: Vec<String> = findings
+            .unknown
+            .iter()
+            .map(|u| format!("unknown field {u:?}"))
+            .collect();
         match ctx.validation {
-            FieldValidation::Strict => return Err(ApiError::bad_request(format!("{what}: strict decoding error: {}", list.join(", ")))),
+            FieldValidation::Strict => {
+                return Err(ApiError::bad_request(format!(
+                    "{what}: strict decoding error: {}",
+                    list.join(", ")
+                )));
+            }
             FieldValidation::Warn => warnings.extend(list),
             FieldValidation::Ignore => {}
         }
@@ -161,7 +216,13 @@ fn decode_checks(ctx: &WriteCtx<'_>, name: &str, body: &mut Value, warnings: &mu
 
 /// Builds the object a write would store, from the current object and the candidate. Returns
 /// `None` when nothing would change.
-fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, warnings: &mut Vec<String>) -> Result<Option<Value>, ApiError> {
+fn build(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    old: Option<&Value>,
+    cand: Candidate,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Value>, ApiError> {
     let rt = ctx.rt;
     let node = Node::root(rt);
     let now = crate::time::now_rfc3339();
@@ -174,7 +235,12 @@ fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, w
             if let Some(old) = old {
                 let want = rv_of(&body);
                 if !want.is_empty() && want != rv_of(old) {
-                    return Err(ApiError::conflict(&rt.group, &rt.plural, name, "the object has been modified; please apply your changes to the latest version and try again"));
+                    return Err(ApiError::conflict(
+                        &rt.group,
+                        &rt.plural,
+                        name,
+                        "the object has been modified; please apply your changes to the latest version and try again",
+                    ));
                 }
             }
             match (sub, old) {
@@ -205,7 +271,14 @@ fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, w
         Candidate::Apply { mut config, force } => {
             decode_checks(ctx, name, &mut config, warnings)?;
             let api_version = rt.api_version();
-            let req = ApplyRequest { manager: &ctx.manager, api_version: &api_version, subresource: sub, status_separate: status_sep, force, now: &now };
+            let req = ApplyRequest {
+                manager: &ctx.manager,
+                api_version: &api_version,
+                subresource: sub,
+                status_separate: status_sep,
+                force,
+                now: &now,
+            };
             let live = old.map(|o| without(o, &[]));
             managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
                 let (message, causes) = managed::conflict_message(&conflicts);
@@ -224,7 +297,14 @@ fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, w
             meta.remove("namespace");
         }
         meta.remove("selfLink");
-        for k in ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"] {
+        for k in [
+            "uid",
+            "creationTimestamp",
+            "generation",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+        ] {
             meta.remove(k);
             if let Some(v) = old.and_then(|o| o.pointer(&format!("/metadata/{k}"))) {
                 meta.insert(k.into(), v.clone());
@@ -253,13 +333,25 @@ fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, w
     if let Some(old) = old {
         let skip = ["metadata", "status"];
         if has_generation(rt) && without(old, &skip) != without(&new, &skip) {
-            let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+            let g = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
             meta_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
     }
     if !is_apply {
         let api_version = rt.api_version();
-        managed::update(old, &mut new, node, &ctx.manager, &api_version, sub, status_sep, &now);
+        managed::update(
+            old,
+            &mut new,
+            node,
+            &ctx.manager,
+            &api_version,
+            sub,
+            status_sep,
+            &now,
+        );
     }
     if let Some(old) = old {
         if *old == new {
@@ -268,13 +360,17 @@ fn build(ctx: &WriteCtx<'_>, name: &str, old: Option<&Value>, cand: Candidate, w
         if is_apply {
             // Something changed: the applier's entry gets the current time.
             let mut entries = managed::read_entries(Some(&new));
-            if let Some(e) = entries.iter_mut().find(|e| e.manager == ctx.manager && e.operation == "Apply" && e.subresource == sub) {
+            if let Some(e) = entries.iter_mut().find(|e| {
+                e.manager == ctx.manager && e.operation == "Apply" && e.subresource == sub
+            }) {
                 e.time = now.clone();
             }
             managed::write_entries(&mut new, &entries);
             if without(old, &["metadata"]) == without(&new, &["metadata"])
-                && old.pointer("/metadata/managedFields").map(strip_times) == new.pointer("/metadata/managedFields").map(strip_times)
-                && without(&old["metadata"], &["managedFields"]) == without(&new["metadata"], &["managedFields"])
+                && old.pointer("/metadata/managedFields").map(strip_times)
+                    == new.pointer("/metadata/managedFields").map(strip_times)
+                && without(&old["metadata"], &["managedFields"])
+                    == without(&new["metadata"], &["managedFields"])
             {
                 return Ok(None);
             }
@@ -296,7 +392,12 @@ fn crd_status(crd: &mut Value) {
     let stored: Vec<Value> = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
-        .map(|vs| vs.iter().filter(|v| v["storage"] == json!(true)).map(|v| v["name"].clone()).collect())
+        .map(|vs| {
+            vs.iter()
+                .filter(|v| v["storage"] == json!(true))
+                .map(|v| v["name"].clone())
+                .collect()
+        })
         .unwrap_or_default();
     let existing = crd.get("status").and_then(|s| s.get("conditions")).cloned();
     let conditions = existing.unwrap_or_else(|| {
@@ -305,15 +406,18 @@ fn crd_status(crd: &mut Value) {
             {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
         ])
     });
-    crd["status"] = json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
+    crd["status"] =
+        json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
 }
 
 fn check_namespace(w: &Writer<'_>, ns: &str) -> Result<(), ApiError> {
     match w.get("/namespaces", "", ns)? {
         None => Err(ApiError::not_found("", "namespaces", ns)),
-        Some(n) if n.pointer("/metadata/deletionTimestamp").is_some() => Err(ApiError::forbidden(format!(
-            "unable to create new content in namespace {ns} because it is being terminated"
-        ))),
+        Some(n) if n.pointer("/metadata/deletionTimestamp").is_some() => {
+            Err(ApiError::forbidden(format!(
+                "unable to create new content in namespace {ns} because it is being terminated"
+            )))
+        }
         Some(_) => Ok(()),
     }
 }
@@ -331,7 +435,9 @@ pub fn write(
     let outcome = ctx.app.store.write(|w| {
         let old = w.get(&rk, store_ns, name)?;
         match (mode, &old) {
-            (Mode::Create, Some(_)) => return Err(ApiError::already_exists(&rt.group, &rt.plural, name)),
+            (Mode::Create, Some(_)) => {
+                return Err(ApiError::already_exists(&rt.group, &rt.plural, name));
+            }
             (Mode::Update, None) => return Err(ApiError::not_found(&rt.group, &rt.plural, name)),
             _ => {}
         }
@@ -341,22 +447,41 @@ pub fn write(
         let cand = produce(old.as_ref())?;
         let mut warnings = Vec::new();
         let Some(mut new) = build(ctx, name, old.as_ref(), cand, &mut warnings)? else {
-            return Ok(Outcome { object: old.unwrap_or(Value::Null), created: false, warnings });
+            return Ok(Outcome {
+                object: old.unwrap_or(Value::Null),
+                created: false,
+                warnings,
+            });
         };
         let created = old.is_none();
         if ctx.dry_run {
-            return Ok(Outcome { object: new, created, warnings });
+            return Ok(Outcome {
+                object: new,
+                created,
+                warnings,
+            });
         }
         let rv = w.next_rv()?;
         meta_mut(&mut new).insert("resourceVersion".into(), json!(rv.to_string()));
-        let finalizers_left = new.pointer("/metadata/finalizers").and_then(Value::as_array).is_some_and(|f| !f.is_empty());
+        let finalizers_left = new
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty());
         if new.pointer("/metadata/deletionTimestamp").is_some() && !finalizers_left {
             w.delete(&rk, store_ns, name, rv, new.clone())?;
         } else {
-            let kind = if created { EventType::Added } else { EventType::Modified };
+            let kind = if created {
+                EventType::Added
+            } else {
+                EventType::Modified
+            };
             w.put(&rk, store_ns, name, rv, new.clone(), kind)?;
         }
-        Ok(Outcome { object: new, created, warnings })
+        Ok(Outcome {
+            object: new,
+            created,
+            warnings,
+        })
     })?;
     if rt.kind == "CustomResourceDefinition" && !ctx.dry_run {
         ctx.app.reload_crds()?;
@@ -378,7 +503,10 @@ mod tests {
 
     #[test]
     fn cluster_ips_are_stable() {
-        assert_eq!(cluster_ip_for("default", "web"), cluster_ip_for("default", "web"));
+        assert_eq!(
+            cluster_ip_for("default", "web"),
+            cluster_ip_for("default", "web")
+        );
         assert!(cluster_ip_for("default", "web").starts_with("10.96."));
     }
 }

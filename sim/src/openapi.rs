@@ -14,7 +14,11 @@ const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
 /// The path of a group-version's document below `/openapi/v3/`.
 pub fn gv_path(group: &str, version: &str) -> String {
-    if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
 }
 
 /// The component name of a CRD kind's schema.
@@ -46,9 +50,15 @@ pub fn index(types: &[ResourceType]) -> Value {
     for (group, versions) in groups(types) {
         for v in versions {
             let p = gv_path(&group, &v);
-            let gv: Vec<&ResourceType> = types.iter().filter(|t| t.group == group && t.version == v).collect();
+            let gv: Vec<&ResourceType> = types
+                .iter()
+                .filter(|t| t.group == group && t.version == v)
+                .collect();
             let doc = format!("{gv:?}");
-            paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", hash(&doc))}));
+            paths.insert(
+                p.clone(),
+                json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", hash(&doc))}),
+            );
         }
     }
     json!({"paths": paths})
@@ -76,9 +86,16 @@ fn param(name: &str, kind: &str) -> Value {
     json!({"name": name, "in": "query", "schema": {"type": kind, "uniqueItems": true}})
 }
 
-fn operation(t: &ResourceType, action: &str, op_id: &str, params: &[(&str, &str)], schema: &str) -> Value {
+fn operation(
+    t: &ResourceType,
+    action: &str,
+    op_id: &str,
+    params: &[(&str, &str)],
+    schema: &str,
+) -> Value {
     let parameters: Vec<Value> = params.iter().map(|(n, k)| param(n, k)).collect();
-    let content = json!({"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}});
+    let content =
+        json!({"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}});
     json!({
         "operationId": op_id,
         "parameters": parameters,
@@ -88,13 +105,29 @@ fn operation(t: &ResourceType, action: &str, op_id: &str, params: &[(&str, &str)
     })
 }
 
-const WRITE_PARAMS: &[(&str, &str)] = &[("dryRun", "string"), ("fieldManager", "string"), ("fieldValidation", "string")];
-const PATCH_PARAMS: &[(&str, &str)] =
-    &[("dryRun", "string"), ("fieldManager", "string"), ("fieldValidation", "string"), ("force", "boolean")];
+const WRITE_PARAMS: &[(&str, &str)] = &[
+    ("dryRun", "string"),
+    ("fieldManager", "string"),
+    ("fieldValidation", "string"),
+];
+const PATCH_PARAMS: &[(&str, &str)] = &[
+    ("dryRun", "string"),
+    ("fieldManager", "string"),
+    ("fieldValidation", "string"),
+    ("force", "boolean"),
+];
 
 fn paths_for(t: &ResourceType, paths: &mut Map<String, Value>) {
-    let base = if t.group.is_empty() { format!("/api/{}", t.version) } else { format!("/apis/{}/{}", t.group, t.version) };
-    let coll = if t.namespaced { format!("{base}/namespaces/{{namespace}}/{}", t.plural) } else { format!("{base}/{}", t.plural) };
+    let base = if t.group.is_empty() {
+        format!("/api/{}", t.version)
+    } else {
+        format!("/apis/{}/{}", t.group, t.version)
+    };
+    let coll = if t.namespaced {
+        format!("{base}/namespaces/{{namespace}}/{}", t.plural)
+    } else {
+        format!("{base}/{}", t.plural)
+    };
     let schema = component_name(t);
     let list_schema = format!("{schema}List");
     let id = |verb: &str| format!("{verb}{}", t.kind);
@@ -125,25 +158,38 @@ fn crd_schema(t: &ResourceType, body: &Value) -> Value {
         if let Value::Object(p) = props {
             p.insert("apiVersion".into(), json!({"type": "string"}));
             p.insert("kind".into(), json!({"type": "string"}));
-            p.insert("metadata".into(), json!({"$ref": format!("#/components/schemas/{META}.ObjectMeta")}));
+            p.insert(
+                "metadata".into(),
+                json!({"$ref": format!("#/components/schemas/{META}.ObjectMeta")}),
+            );
         }
-        m.insert("x-kubernetes-group-version-kind".into(), json!([{"group": t.group, "version": t.version, "kind": t.kind}]));
+        m.insert(
+            "x-kubernetes-group-version-kind".into(),
+            json!([{"group": t.group, "version": t.version, "kind": t.kind}]),
+        );
     }
     s
 }
 
 /// The document of one group-version, if served.
 pub fn document(types: &[ResourceType], group: &str, version: &str) -> Option<Value> {
-    let gv: Vec<&ResourceType> = types.iter().filter(|t| t.group == group && t.version == version).collect();
+    let gv: Vec<&ResourceType> = types
+        .iter()
+        .filter(|t| t.group == group && t.version == version)
+        .collect();
     if gv.is_empty() {
         return None;
     }
     let mut paths = Map::new();
     let mut schemas = Map::new();
-    let mut wanted: BTreeSet<String> =
-        [format!("{META}.Status"), format!("{META}.DeleteOptions"), format!("{META}.ObjectMeta"), format!("{META}.ListMeta")]
-            .into_iter()
-            .collect();
+    let mut wanted: BTreeSet<String> = [
+        format!("{META}.Status"),
+        format!("{META}.DeleteOptions"),
+        format!("{META}.ObjectMeta"),
+        format!("{META}.ListMeta"),
+    ]
+    .into_iter()
+    .collect();
     for t in &gv {
         paths_for(t, &mut paths);
         let name = component_name(t);
@@ -196,11 +242,25 @@ mod tests {
     fn documents_carry_patch_operations_with_field_validation() {
         let types = Registry::default().all();
         let doc = document(&types, "apps", "v1").expect("apps/v1");
-        let patch = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
-        assert_eq!(patch["x-kubernetes-group-version-kind"]["kind"], "Deployment");
-        assert!(patch["parameters"].as_array().into_iter().flatten().any(|p| p["name"] == "fieldValidation"));
+        let patch =
+            &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
+        assert_eq!(
+            patch["x-kubernetes-group-version-kind"]["kind"],
+            "Deployment"
+        );
+        assert!(
+            patch["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == "fieldValidation")
+        );
         assert!(doc["components"]["schemas"]["io.k8s.api.core.v1.Container"].is_object());
         let idx = index(&types);
-        assert!(idx["paths"]["api/v1"]["serverRelativeURL"].as_str().is_some_and(|u| u.starts_with("/openapi/v3/api/v1?hash=")));
+        assert!(
+            idx["paths"]["api/v1"]["serverRelativeURL"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("/openapi/v3/api/v1?hash="))
+        );
     }
 }

@@ -35,14 +35,28 @@ pub fn route(path: &str) -> Route {
         ["version"] => Route::Version,
         ["healthz" | "readyz" | "livez", ..] => Route::Health,
         ["openapi", "v3"] => Route::OpenApiIndex,
-        ["openapi", "v3", "api", v] => Route::OpenApiDoc { group: String::new(), version: v.to_string() },
-        ["openapi", "v3", "apis", g, v] => Route::OpenApiDoc { group: g.to_string(), version: v.to_string() },
+        ["openapi", "v3", "api", v] => Route::OpenApiDoc {
+            group: String::new(),
+            version: v.to_string(),
+        },
+        ["openapi", "v3", "apis", g, v] => Route::OpenApiDoc {
+            group: g.to_string(),
+            version: v.to_string(),
+        },
         ["openapi", "v2"] => Route::OpenApiV2,
         ["api"] => Route::ApiVersions,
         ["apis"] => Route::Apis,
-        ["api", v] => Route::ApiResources { group: String::new(), version: v.to_string() },
-        ["apis", g] => Route::ApiGroup { group: g.to_string() },
-        ["apis", g, v] => Route::ApiResources { group: g.to_string(), version: v.to_string() },
+        ["api", v] => Route::ApiResources {
+            group: String::new(),
+            version: v.to_string(),
+        },
+        ["apis", g] => Route::ApiGroup {
+            group: g.to_string(),
+        },
+        ["apis", g, v] => Route::ApiResources {
+            group: g.to_string(),
+            version: v.to_string(),
+        },
         ["api", v, rest @ ..] => resource("", v, rest),
         ["apis", g, v, rest @ ..] => resource(g, v, rest),
         _ => Route::NotFound,
@@ -63,7 +77,9 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Route {
     match rest {
         [res] => t(None, res, None, None),
         [res, name] => t(None, res, Some(name), None),
-        ["namespaces", name, sub @ ("status" | "finalize")] => t(None, "namespaces", Some(name), Some(sub)),
+        ["namespaces", name, sub @ ("status" | "finalize")] => {
+            t(None, "namespaces", Some(name), Some(sub))
+        }
         ["namespaces", ns, res] => t(Some(ns), res, None, None),
         ["namespaces", ns, res, name] => t(Some(ns), res, Some(name), None),
         ["namespaces", ns, res, name, sub] => t(Some(ns), res, Some(name), Some(sub)),
@@ -86,15 +102,38 @@ mod tests {
     #[test]
     fn routes_resources() {
         let t = target("/apis/apps/v1/namespaces/default/deployments/web/scale");
-        assert_eq!((t.group.as_str(), t.resource.as_str(), t.namespace.as_deref(), t.name.as_deref(), t.subresource.as_deref()),
-            ("apps", "deployments", Some("default"), Some("web"), Some("scale")));
+        assert_eq!(
+            (
+                t.group.as_str(),
+                t.resource.as_str(),
+                t.namespace.as_deref(),
+                t.name.as_deref(),
+                t.subresource.as_deref()
+            ),
+            (
+                "apps",
+                "deployments",
+                Some("default"),
+                Some("web"),
+                Some("scale")
+            )
+        );
         let ns = target("/api/v1/namespaces/team");
-        assert_eq!((ns.resource.as_str(), ns.namespace, ns.name.as_deref()), ("namespaces", None, Some("team")));
+        assert_eq!(
+            (ns.resource.as_str(), ns.namespace, ns.name.as_deref()),
+            ("namespaces", None, Some("team"))
+        );
         let st = target("/api/v1/namespaces/team/status");
         assert_eq!(st.subresource.as_deref(), Some("status"));
         let cms = target("/api/v1/namespaces/team/configmaps");
         assert_eq!((cms.namespace.as_deref(), cms.name), (Some("team"), None));
-        assert_eq!(route("/apis/apps/v1"), Route::ApiResources { group: "apps".into(), version: "v1".into() });
+        assert_eq!(
+            route("/apis/apps/v1"),
+            Route::ApiResources {
+                group: "apps".into(),
+                version: "v1".into()
+            }
+        );
         assert_eq!(route("/healthz/ping"), Route::Health);
         assert_eq!(route("/nope"), Route::NotFound);
     }

@@ -36,18 +36,31 @@ fn split_top(s: &str) -> Vec<String> {
         cur.push(c);
     }
     out.push(cur);
-    out.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+    out.into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 fn set_values(s: &str) -> Option<Vec<String>> {
     let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
-    Some(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+    Some(
+        inner
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect(),
+    )
 }
 
 impl LabelSelector {
     /// Parses the `labelSelector` query parameter.
     pub fn parse(s: &str) -> Result<LabelSelector, ApiError> {
-        let bad = |p: &str| ApiError::bad_request(format!("unable to parse requirement: found '{p}', expected: valid label selector"));
+        let bad = |p: &str| {
+            ApiError::bad_request(format!(
+                "unable to parse requirement: found '{p}', expected: valid label selector"
+            ))
+        };
         let mut reqs = Vec::new();
         for part in split_top(s) {
             let r = if let Some(k) = part.strip_prefix('!') {
@@ -62,7 +75,10 @@ impl LabelSelector {
                 Req::NotIn(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
             } else if let Some((k, rest)) = part.split_once(" in ") {
                 Req::In(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
-            } else if part.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+            } else if part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+            {
                 Req::Exists(part.clone())
             } else {
                 return Err(bad(&part));
@@ -103,7 +119,9 @@ impl FieldSelector {
             } else if let Some((k, v)) = part.split_once('=') {
                 (k, true, v)
             } else {
-                return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
+                return Err(ApiError::bad_request(format!(
+                    "invalid selector: '{s}'; can't understand '{part}'"
+                )));
             };
             out.push((k.trim().to_string(), eq, v.trim().to_string()));
         }
@@ -132,18 +150,42 @@ mod tests {
     #[test]
     fn label_selectors() {
         let o = json!({"metadata": {"labels": {"app": "web", "tier": "front"}}});
-        for (sel, want) in [("app=web", true), ("app!=web", false), ("app in (web,api)", true), ("tier notin (front)", false),
-            ("app,tier", true), ("!missing", true), ("app=web,tier=back", false)] {
-            assert_eq!(LabelSelector::parse(sel).expect(sel).matches(&o), want, "{sel}");
+        for (sel, want) in [
+            ("app=web", true),
+            ("app!=web", false),
+            ("app in (web,api)", true),
+            ("tier notin (front)", false),
+            ("app,tier", true),
+            ("!missing", true),
+            ("app=web,tier=back", false),
+        ] {
+            assert_eq!(
+                LabelSelector::parse(sel).expect(sel).matches(&o),
+                want,
+                "{sel}"
+            );
         }
     }
 
     #[test]
     fn field_selectors() {
-        let o = json!({"metadata": {"name": "a", "namespace": "ns"}, "status": {"phase": "Running"}});
-        assert!(FieldSelector::parse("metadata.name=a").expect("parse").matches(&o));
-        assert!(!FieldSelector::parse("metadata.name!=a").expect("parse").matches(&o));
-        assert!(FieldSelector::parse("status.phase==Running,metadata.namespace=ns").expect("parse").matches(&o));
+        let o =
+            json!({"metadata": {"name": "a", "namespace": "ns"}, "status": {"phase": "Running"}});
+        assert!(
+            FieldSelector::parse("metadata.name=a")
+                .expect("parse")
+                .matches(&o)
+        );
+        assert!(
+            !FieldSelector::parse("metadata.name!=a")
+                .expect("parse")
+                .matches(&o)
+        );
+        assert!(
+            FieldSelector::parse("status.phase==Running,metadata.namespace=ns")
+                .expect("parse")
+                .matches(&o)
+        );
         assert!(FieldSelector::parse("nonsense").is_err());
     }
 }

@@ -48,22 +48,33 @@ impl Sim {
                 (d.clone(), None)
             }
             None => {
-                let t = tempfile::Builder::new().prefix("piceli-sim-").tempdir().map_err(|e| SimError::io(Path::new("/tmp"), e))?;
+                let t = tempfile::Builder::new()
+                    .prefix("piceli-sim-")
+                    .tempdir()
+                    .map_err(|e| SimError::io(Path::new("/tmp"), e))?;
                 (t.path().to_path_buf(), Some(t))
             }
         };
         let creds = tls::load_or_create(config.dir.as_deref())?;
         let server_config = tls::server_config(&creds)?;
         let port = config.port.unwrap_or(0);
-        let listener =
-            TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(|source| SimError::Bind { port, source })?;
-        listener.set_nonblocking(true).map_err(|e| SimError::Runtime(e.to_string()))?;
-        let addr = listener.local_addr().map_err(|e| SimError::Runtime(e.to_string()))?;
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .map_err(|source| SimError::Bind { port, source })?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| SimError::Runtime(e.to_string()))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| SimError::Runtime(e.to_string()))?;
         let url = format!("https://{addr}");
         let kubeconfig_yaml = kubeconfig::render(&url, &creds.ca_cert_pem, &creds.token);
         let kubeconfig_path = dir.join("kubeconfig");
         tls::write_private(&kubeconfig_path, &kubeconfig_yaml)?;
-        let app = Arc::new(App::new(config.dir.as_deref(), creds.token.clone(), addr.to_string())?);
+        let app = Arc::new(App::new(
+            config.dir.as_deref(),
+            creds.token.clone(),
+            addr.to_string(),
+        )?);
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -84,9 +95,21 @@ impl Sim {
         match ready_rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(e),
-            Err(_) => return Err(SimError::Runtime("server thread exited during start-up".into())),
+            Err(_) => {
+                return Err(SimError::Runtime(
+                    "server thread exited during start-up".into(),
+                ));
+            }
         }
-        Ok(RunningSim { addr, kubeconfig_yaml, kubeconfig_path, _tmp: tmp, app, shutdown: Some(stop_tx), thread: Some(thread) })
+        Ok(RunningSim {
+            addr,
+            kubeconfig_yaml,
+            kubeconfig_path,
+            _tmp: tmp,
+            app,
+            shutdown: Some(stop_tx),
+            thread: Some(thread),
+        })
     }
 }
 
@@ -160,8 +183,12 @@ impl RunningSim {
     /// A `kube::Client` built from this simulator's kubeconfig (never from the environment).
     /// Must be called inside a Tokio runtime.
     pub fn client(&self) -> Result<kube::Client, SimError> {
-        let kc = kube::config::Kubeconfig::from_yaml(&self.kubeconfig_yaml).map_err(|e| SimError::Kubeconfig(e.to_string()))?;
-        let opts = kube::config::KubeConfigOptions { context: Some(kubeconfig::CONTEXT.to_string()), ..Default::default() };
+        let kc = kube::config::Kubeconfig::from_yaml(&self.kubeconfig_yaml)
+            .map_err(|e| SimError::Kubeconfig(e.to_string()))?;
+        let opts = kube::config::KubeConfigOptions {
+            context: Some(kubeconfig::CONTEXT.to_string()),
+            ..Default::default()
+        };
         let config = futures_lite_block(kube::Config::from_custom_kubeconfig(kc, &opts))
             .map_err(|e| SimError::Kubeconfig(e.to_string()))?;
         kube::Client::try_from(config).map_err(|e| SimError::Kubeconfig(e.to_string()))
@@ -170,12 +197,18 @@ impl RunningSim {
     /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
     /// older resourceVersion get a 410 Expired ERROR event and must re-list.
     pub fn compact(&self) -> Result<u64, SimError> {
-        self.app.store.compact_now().map_err(|e| SimError::Runtime(e.message))
+        self.app
+            .store
+            .compact_now()
+            .map_err(|e| SimError::Runtime(e.message))
     }
 
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
-        self.app.store.current_rv().map_err(|e| SimError::Runtime(e.message))
+        self.app
+            .store
+            .current_rv()
+            .map_err(|e| SimError::Runtime(e.message))
     }
 
     /// Stops the server and waits for its threads.

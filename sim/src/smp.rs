@@ -18,15 +18,27 @@ pub enum SmpError {
 
 /// Applies `patch` to `original`.
 pub fn apply(original: &Value, patch: &Value, node: Node<'_>) -> Result<Value, SmpError> {
-    let Value::Object(p) = patch else { return Err(SmpError::NotObject) };
-    Ok(merge_map(original.as_object(), p, node)?.map(Value::Object).unwrap_or(Value::Null))
+    let Value::Object(p) = patch else {
+        return Err(SmpError::NotObject);
+    };
+    Ok(merge_map(original.as_object(), p, node)?
+        .map(Value::Object)
+        .unwrap_or(Value::Null))
 }
 
-fn merge_map(orig: Option<&Map<String, Value>>, patch: &Map<String, Value>, node: Node<'_>) -> Result<Option<Map<String, Value>>, SmpError> {
+fn merge_map(
+    orig: Option<&Map<String, Value>>,
+    patch: &Map<String, Value>,
+    node: Node<'_>,
+) -> Result<Option<Map<String, Value>>, SmpError> {
     match patch.get("$patch").and_then(Value::as_str) {
         Some("delete") => return Ok(None),
         Some("replace") => {
-            let clean = patch.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, v)| (k.clone(), strip(v))).collect();
+            let clean = patch
+                .iter()
+                .filter(|(k, _)| !k.starts_with('$'))
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect();
             return Ok(Some(clean));
         }
         Some("merge") | None => {}
@@ -52,7 +64,9 @@ fn merge_map(orig: Option<&Map<String, Value>>, patch: &Map<String, Value>, node
         }
         let child = node.field_or_free(k);
         let merged = match (out.get(k), pv) {
-            (o, Value::Object(pm)) if !child.map_atomic() && !matches!(o, Some(v) if !v.is_object()) => {
+            (o, Value::Object(pm))
+                if !child.map_atomic() && !matches!(o, Some(v) if !v.is_object()) =>
+            {
                 match merge_map(o.and_then(Value::as_object), pm, child)? {
                     Some(m) => Value::Object(m),
                     None => {
@@ -74,8 +88,17 @@ fn merge_map(orig: Option<&Map<String, Value>>, patch: &Map<String, Value>, node
 }
 
 fn merge_list(orig: &[Value], patch: &[Value], node: Node<'_>) -> Result<Value, SmpError> {
-    if patch.iter().any(|p| p.get("$patch").and_then(Value::as_str) == Some("replace")) {
-        return Ok(Value::Array(patch.iter().filter(|p| p.get("$patch").is_none()).map(strip).collect()));
+    if patch
+        .iter()
+        .any(|p| p.get("$patch").and_then(Value::as_str) == Some("replace"))
+    {
+        return Ok(Value::Array(
+            patch
+                .iter()
+                .filter(|p| p.get("$patch").is_none())
+                .map(strip)
+                .collect(),
+        ));
     }
     let merge = node.patch_strategies().contains(&"merge");
     if !merge {
@@ -116,7 +139,12 @@ fn merge_list(orig: &[Value], patch: &[Value], node: Node<'_>) -> Result<Value, 
 /// Removes directives and nulls from a value that is inserted as a whole.
 fn strip(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.iter().filter(|(k, v)| !k.starts_with('$') && !v.is_null()).map(|(k, v)| (k.clone(), strip(v))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, v)| !k.starts_with('$') && !v.is_null())
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
         other => other.clone(),
     }
@@ -130,23 +158,34 @@ mod tests {
 
     #[test]
     fn merges_containers_and_deletes_by_key() {
-        let rt = Registry::default().lookup("apps", "v1", "deployments").expect("deployments");
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
         let orig = json!({"spec": {"replicas": 1, "template": {"spec": {"containers": [
             {"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}]}}}});
         let patch = json!({"spec": {"replicas": null, "template": {"spec": {
             "$setElementOrder/containers": [{"name": "a"}],
             "containers": [{"name": "a", "image": "a:2"}, {"name": "b", "$patch": "delete"}]}}}});
         let out = apply(&orig, &patch, crate::schema::Node::root(&rt)).expect("patch");
-        assert_eq!(out, json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a:2"}]}}}}));
+        assert_eq!(
+            out,
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a:2"}]}}}})
+        );
     }
 
     #[test]
     fn replaces_lists_without_merge_strategy() {
-        let rt = Registry::default().lookup("apps", "v1", "deployments").expect("deployments");
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
         let orig = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["x", "y"]}]}}}});
-        let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["z"]}]}}}});
+        let patch =
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["z"]}]}}}});
         let out = apply(&orig, &patch, crate::schema::Node::root(&rt)).expect("patch");
-        assert_eq!(out["spec"]["template"]["spec"]["containers"][0]["args"], json!(["z"]));
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"][0]["args"],
+            json!(["z"])
+        );
         let bad = json!({"$patch": "explode"});
         assert!(apply(&orig, &bad, crate::schema::Node::root(&rt)).is_err());
     }

@@ -27,7 +27,9 @@ fn n(obj: &Value, ptr: &str) -> i64 {
 }
 
 fn count(obj: &Value, key: &str) -> usize {
-    obj.get(key).and_then(Value::as_object).map_or(0, |m| m.len())
+    obj.get(key)
+        .and_then(Value::as_object)
+        .map_or(0, |m| m.len())
 }
 
 fn or_none(s: String) -> String {
@@ -40,15 +42,55 @@ type Columns = Vec<(&'static str, &'static str)>;
 fn columns(rt: &ResourceType) -> Columns {
     let c: &[(&str, &str)] = match rt.kind.as_str() {
         "ConfigMap" => &[("Name", "string"), ("Data", "integer"), ("Age", "string")],
-        "Secret" => &[("Name", "string"), ("Type", "string"), ("Data", "integer"), ("Age", "string")],
+        "Secret" => &[
+            ("Name", "string"),
+            ("Type", "string"),
+            ("Data", "integer"),
+            ("Age", "string"),
+        ],
         "Namespace" => &[("Name", "string"), ("Status", "string"), ("Age", "string")],
-        "Service" => &[("Name", "string"), ("Type", "string"), ("Cluster-IP", "string"), ("External-IP", "string"), ("Port(s)", "string"), ("Age", "string")],
-        "Deployment" => &[("Name", "string"), ("Ready", "string"), ("Up-to-date", "integer"), ("Available", "integer"), ("Age", "string")],
+        "Service" => &[
+            ("Name", "string"),
+            ("Type", "string"),
+            ("Cluster-IP", "string"),
+            ("External-IP", "string"),
+            ("Port(s)", "string"),
+            ("Age", "string"),
+        ],
+        "Deployment" => &[
+            ("Name", "string"),
+            ("Ready", "string"),
+            ("Up-to-date", "integer"),
+            ("Available", "integer"),
+            ("Age", "string"),
+        ],
         "StatefulSet" => &[("Name", "string"), ("Ready", "string"), ("Age", "string")],
-        "ReplicaSet" => &[("Name", "string"), ("Desired", "integer"), ("Current", "integer"), ("Ready", "integer"), ("Age", "string")],
-        "Pod" => &[("Name", "string"), ("Ready", "string"), ("Status", "string"), ("Restarts", "string"), ("Age", "string")],
-        "ServiceAccount" => &[("Name", "string"), ("Secrets", "integer"), ("Age", "string")],
-        "Job" => &[("Name", "string"), ("Status", "string"), ("Completions", "string"), ("Duration", "string"), ("Age", "string")],
+        "ReplicaSet" => &[
+            ("Name", "string"),
+            ("Desired", "integer"),
+            ("Current", "integer"),
+            ("Ready", "integer"),
+            ("Age", "string"),
+        ],
+        "Pod" => &[
+            ("Name", "string"),
+            ("Ready", "string"),
+            ("Status", "string"),
+            ("Restarts", "string"),
+            ("Age", "string"),
+        ],
+        "ServiceAccount" => &[
+            ("Name", "string"),
+            ("Secrets", "integer"),
+            ("Age", "string"),
+        ],
+        "Job" => &[
+            ("Name", "string"),
+            ("Status", "string"),
+            ("Completions", "string"),
+            ("Duration", "string"),
+            ("Age", "string"),
+        ],
         "CustomResourceDefinition" => &[("Name", "string"), ("Created At", "date")],
         _ => &[],
     };
@@ -58,9 +100,22 @@ fn columns(rt: &ResourceType) -> Columns {
 fn cells_for(rt: &ResourceType, obj: &Value) -> Vec<Value> {
     let name = json!(s(obj, "/metadata/name"));
     match rt.kind.as_str() {
-        "ConfigMap" => vec![name, json!(count(obj, "data") + count(obj, "binaryData")), json!(age(obj))],
-        "Secret" => vec![name, json!(s(obj, "/type")), json!(count(obj, "data")), json!(age(obj))],
-        "Namespace" => vec![name, json!(or_none(s(obj, "/status/phase"))), json!(age(obj))],
+        "ConfigMap" => vec![
+            name,
+            json!(count(obj, "data") + count(obj, "binaryData")),
+            json!(age(obj)),
+        ],
+        "Secret" => vec![
+            name,
+            json!(s(obj, "/type")),
+            json!(count(obj, "data")),
+            json!(age(obj)),
+        ],
+        "Namespace" => vec![
+            name,
+            json!(or_none(s(obj, "/status/phase"))),
+            json!(age(obj)),
+        ],
         "Service" => {
             let ports: Vec<String> = obj
                 .pointer("/spec/ports")
@@ -68,38 +123,114 @@ fn cells_for(rt: &ResourceType, obj: &Value) -> Vec<Value> {
                 .map(|ps| {
                     ps.iter()
                         .map(|p| {
-                            let node = p.get("nodePort").map(|n| format!(":{n}")).unwrap_or_default();
+                            let node = p
+                                .get("nodePort")
+                                .map(|n| format!(":{n}"))
+                                .unwrap_or_default();
                             format!("{}{node}/{}", s(p, "/port"), s(p, "/protocol"))
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            let ext = obj.pointer("/spec/externalIPs").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","));
-            vec![name, json!(s(obj, "/spec/type")), json!(or_none(s(obj, "/spec/clusterIP"))), json!(or_none(ext.unwrap_or_default())),
-                json!(or_none(ports.join(","))), json!(age(obj))]
+            let ext = obj
+                .pointer("/spec/externalIPs")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                });
+            vec![
+                name,
+                json!(s(obj, "/spec/type")),
+                json!(or_none(s(obj, "/spec/clusterIP"))),
+                json!(or_none(ext.unwrap_or_default())),
+                json!(or_none(ports.join(","))),
+                json!(age(obj)),
+            ]
         }
         "Deployment" => vec![
             name,
-            json!(format!("{}/{}", n(obj, "/status/readyReplicas"), n(obj, "/spec/replicas"))),
+            json!(format!(
+                "{}/{}",
+                n(obj, "/status/readyReplicas"),
+                n(obj, "/spec/replicas")
+            )),
             json!(n(obj, "/status/updatedReplicas")),
             json!(n(obj, "/status/availableReplicas")),
             json!(age(obj)),
         ],
-        "StatefulSet" => vec![name, json!(format!("{}/{}", n(obj, "/status/readyReplicas"), n(obj, "/spec/replicas"))), json!(age(obj))],
-        "ReplicaSet" => vec![name, json!(n(obj, "/spec/replicas")), json!(n(obj, "/status/replicas")), json!(n(obj, "/status/readyReplicas")), json!(age(obj))],
+        "StatefulSet" => vec![
+            name,
+            json!(format!(
+                "{}/{}",
+                n(obj, "/status/readyReplicas"),
+                n(obj, "/spec/replicas")
+            )),
+            json!(age(obj)),
+        ],
+        "ReplicaSet" => vec![
+            name,
+            json!(n(obj, "/spec/replicas")),
+            json!(n(obj, "/status/replicas")),
+            json!(n(obj, "/status/readyReplicas")),
+            json!(age(obj)),
+        ],
         "Pod" => {
-            let total = obj.pointer("/spec/containers").and_then(Value::as_array).map_or(0, Vec::len);
-            let statuses = obj.pointer("/status/containerStatuses").and_then(Value::as_array).cloned().unwrap_or_default();
-            let ready = statuses.iter().filter(|c| c["ready"] == json!(true)).count();
-            let restarts: i64 = statuses.iter().map(|c| c["restartCount"].as_i64().unwrap_or(0)).sum();
+            let total = obj
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            let statuses = obj
+                .pointer("/status/containerStatuses")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let ready = statuses
+                .iter()
+                .filter(|c| c["ready"] == json!(true))
+                .count();
+            let restarts: i64 = statuses
+                .iter()
+                .map(|c| c["restartCount"].as_i64().unwrap_or(0))
+                .sum();
             let phase = s(obj, "/status/phase");
-            vec![name, json!(format!("{ready}/{total}")), json!(if phase.is_empty() { "Pending".into() } else { phase }), json!(restarts.to_string()), json!(age(obj))]
+            vec![
+                name,
+                json!(format!("{ready}/{total}")),
+                json!(if phase.is_empty() {
+                    "Pending".into()
+                } else {
+                    phase
+                }),
+                json!(restarts.to_string()),
+                json!(age(obj)),
+            ]
         }
-        "ServiceAccount" => vec![name, json!(obj.get("secrets").and_then(Value::as_array).map_or(0, Vec::len)), json!(age(obj))],
+        "ServiceAccount" => vec![
+            name,
+            json!(
+                obj.get("secrets")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            ),
+            json!(age(obj)),
+        ],
         "Job" => {
             let done = n(obj, "/status/succeeded");
-            let status = if done >= n(obj, "/spec/completions").max(1) { "Complete" } else { "Running" };
-            vec![name, json!(status), json!(format!("{done}/{}", n(obj, "/spec/completions").max(1))), json!(""), json!(age(obj))]
+            let status = if done >= n(obj, "/spec/completions").max(1) {
+                "Complete"
+            } else {
+                "Running"
+            };
+            vec![
+                name,
+                json!(status),
+                json!(format!("{done}/{}", n(obj, "/spec/completions").max(1))),
+                json!(""),
+                json!(age(obj)),
+            ]
         }
         "CustomResourceDefinition" => vec![name, json!(s(obj, "/metadata/creationTimestamp"))],
         _ => vec![name, json!(age(obj))],
@@ -108,7 +239,9 @@ fn cells_for(rt: &ResourceType, obj: &Value) -> Vec<Value> {
 
 fn crd_cell(obj: &Value, json_path: &str) -> Value {
     let ptr = json_path.trim_start_matches('.').replace('.', "/");
-    obj.pointer(&format!("/{ptr}")).cloned().unwrap_or(Value::Null)
+    obj.pointer(&format!("/{ptr}"))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 /// The column definitions for a type.
@@ -119,7 +252,11 @@ pub fn column_definitions(rt: &ResourceType) -> Vec<Value> {
     };
     if rt.crd && !rt.columns.is_empty() {
         let mut out = vec![def("Name", "string", 0)];
-        out.extend(rt.columns.iter().map(|c| def(&c.name, &c.type_, c.priority)));
+        out.extend(
+            rt.columns
+                .iter()
+                .map(|c| def(&c.name, &c.type_, c.priority)),
+        );
         if !rt.columns.iter().any(|c| c.name == "Age") {
             out.push(def("Age", "date", 0));
         }
@@ -156,7 +293,13 @@ pub fn row(rt: &ResourceType, obj: &Value, include: &str) -> Value {
 }
 
 /// A Table of objects.
-pub fn table(rt: &ResourceType, objects: &[&Value], include: &str, list_meta: Value, with_columns: bool) -> Value {
+pub fn table(
+    rt: &ResourceType,
+    objects: &[&Value],
+    include: &str,
+    list_meta: Value,
+    with_columns: bool,
+) -> Value {
     let rows: Vec<Value> = objects.iter().map(|o| row(rt, o, include)).collect();
     let mut t = json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "columnDefinitions": [], "rows": rows});
     if with_columns {
@@ -172,7 +315,9 @@ mod tests {
 
     #[test]
     fn deployment_rows() {
-        let rt = Registry::default().lookup("apps", "v1", "deployments").expect("deployments");
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
         let d = json!({"metadata": {"name": "web", "creationTimestamp": "2020-01-01T00:00:00Z"}, "spec": {"replicas": 3}, "status": {"readyReplicas": 1}});
         let t = table(&rt, &[&d], "Metadata", json!({}), true);
         assert_eq!(t["columnDefinitions"][1]["name"], "Ready");

@@ -45,7 +45,11 @@ pub fn check(object: &mut Value, node: Node<'_>) -> Findings {
 }
 
 fn join(prefix: &str, key: &str) -> String {
-    if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") }
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
 }
 
 fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
@@ -65,7 +69,12 @@ fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
     if let Some(exp) = expected {
         let ok = exp == actual || (exp == "number" && actual == "integer");
         if !ok {
-            f.type_errors.push(format!("json: cannot unmarshal {} into Go value of type {} (field {})", go_kind(actual), exp, path));
+            f.type_errors.push(format!(
+                "json: cannot unmarshal {} into Go value of type {} (field {})",
+                go_kind(actual),
+                exp,
+                path
+            ));
             return;
         }
     }
@@ -122,7 +131,8 @@ pub fn is_dns_label(s: &str) -> bool {
 fn is_label_chars(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-'
 }
@@ -131,20 +141,32 @@ fn is_label_chars(s: &str) -> bool {
 pub fn name_causes(kind: &str, name: &str) -> Vec<Cause> {
     let label_kinds = ["Namespace", "Service"];
     if name.is_empty() {
-        return vec![Cause { reason: "FieldValueRequired".into(), message: "Required value: name or generateName is required".into(), field: "metadata.name".into() }];
+        return vec![Cause {
+            reason: "FieldValueRequired".into(),
+            message: "Required value: name or generateName is required".into(),
+            field: "metadata.name".into(),
+        }];
     }
     if label_kinds.contains(&kind) {
         if !is_dns_label(name) {
             return vec![Cause {
                 reason: "FieldValueInvalid".into(),
-                message: format!("Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+                message: format!(
+                    "Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+                ),
                 field: "metadata.name".into(),
             }];
         }
-    } else if !is_dns_subdomain(name) && !kind.starts_with("Cluster") && !kind.ends_with("Binding") && kind != "Role" {
+    } else if !is_dns_subdomain(name)
+        && !kind.starts_with("Cluster")
+        && !kind.ends_with("Binding")
+        && kind != "Role"
+    {
         return vec![Cause {
             reason: "FieldValueInvalid".into(),
-            message: format!("Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+            message: format!(
+                "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ),
             field: "metadata.name".into(),
         }];
     }
@@ -160,10 +182,18 @@ mod tests {
     #[test]
     fn finds_and_drops_unknown_fields() {
         let reg = Registry::default();
-        let rt = reg.lookup("apps", "v1", "deployments").expect("deployments");
+        let rt = reg
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
         let mut d = json!({"spec": {"replicaz": 3, "template": {"spec": {"containers": [{"name": "a", "imagee": "x"}]}}}, "metadata": {"labels": {"a": "b"}}});
         let f = check(&mut d, Node::root(&rt));
-        assert_eq!(f.unknown, vec!["spec.replicaz".to_string(), "spec.template.spec.containers[0].imagee".to_string()]);
+        assert_eq!(
+            f.unknown,
+            vec![
+                "spec.replicaz".to_string(),
+                "spec.template.spec.containers[0].imagee".to_string()
+            ]
+        );
         assert!(d["spec"].get("replicaz").is_none());
         let mut bad = json!({"spec": {"replicas": "three"}});
         assert_eq!(check(&mut bad, Node::root(&rt)).type_errors.len(), 1);
@@ -172,7 +202,10 @@ mod tests {
     #[test]
     fn names() {
         assert!(name_causes("ConfigMap", "ok.name-1").is_empty());
-        assert_eq!(name_causes("ConfigMap", "Bad_Name")[0].field, "metadata.name");
+        assert_eq!(
+            name_causes("ConfigMap", "Bad_Name")[0].field,
+            "metadata.name"
+        );
         assert!(!name_causes("Namespace", "has.dot").is_empty());
     }
 }

@@ -36,7 +36,11 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     let (parts, body) = req.into_parts();
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(e) => return error(&ApiError::bad_request(format!("reading the request body: {e}"))),
+        Err(e) => {
+            return error(&ApiError::bad_request(format!(
+                "reading the request body: {e}"
+            )));
+        }
     };
     let req = Req {
         method: parts.method,
@@ -67,11 +71,14 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
     let types = app.registry.all();
     let accept = req.header(header::ACCEPT);
     Ok(match r {
-        Route::Version => json_resp(200, &json!({
-            "major": "1", "minor": "33", "gitVersion": "v1.33.0-piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
-            "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2", "compiler": "gc",
-            "platform": "linux/amd64",
-        })),
+        Route::Version => json_resp(
+            200,
+            &json!({
+                "major": "1", "minor": "33", "gitVersion": "v1.33.0-piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
+                "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2", "compiler": "gc",
+                "platform": "linux/amd64",
+            }),
+        ),
         Route::Health => raw(200, "text/plain; charset=utf-8", Bytes::from_static(b"ok")),
         Route::OpenApiIndex => json_resp(200, &openapi::index(&types)),
         Route::OpenApiDoc { group, version } => match openapi::document(&types, &group, &version) {
@@ -80,21 +87,31 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
         },
         Route::OpenApiV2 => return Err(ApiError::no_route()),
         Route::ApiVersions => match discovery::aggregated_wanted(accept) {
-            Some(ct) => raw(200, ct, Bytes::from(discovery::aggregated(&types, true, ct).to_string())),
+            Some(ct) => raw(
+                200,
+                ct,
+                Bytes::from(discovery::aggregated(&types, true, ct).to_string()),
+            ),
             None => json_resp(200, &discovery::api_versions(&app.addr)),
         },
         Route::Apis => match discovery::aggregated_wanted(accept) {
-            Some(ct) => raw(200, ct, Bytes::from(discovery::aggregated(&types, false, ct).to_string())),
+            Some(ct) => raw(
+                200,
+                ct,
+                Bytes::from(discovery::aggregated(&types, false, ct).to_string()),
+            ),
             None => json_resp(200, &discovery::api_group_list(&types)),
         },
         Route::ApiGroup { group } => match discovery::api_group(&types, &group) {
             Some(doc) => json_resp(200, &doc),
             None => return Err(ApiError::no_route()),
         },
-        Route::ApiResources { group, version } => match discovery::api_resource_list(&types, &group, &version) {
-            Some(doc) => json_resp(200, &doc),
-            None => return Err(ApiError::no_route()),
-        },
+        Route::ApiResources { group, version } => {
+            match discovery::api_resource_list(&types, &group, &version) {
+                Some(doc) => json_resp(200, &doc),
+                None => return Err(ApiError::no_route()),
+            }
+        }
         Route::Resource(_) | Route::NotFound => return Err(ApiError::no_route()),
     })
 }
@@ -108,7 +125,10 @@ pub struct Resolved {
 }
 
 fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
-    let rt = app.registry.lookup(&t.group, &t.version, &t.resource).ok_or_else(ApiError::no_route)?;
+    let rt = app
+        .registry
+        .lookup(&t.group, &t.version, &t.resource)
+        .ok_or_else(ApiError::no_route)?;
     if !rt.namespaced && t.namespace.is_some() {
         return Err(ApiError::no_route());
     }
@@ -122,7 +142,12 @@ fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
         Some("finalize") if rt.kind == "Namespace" => {}
         Some(_) => return Err(ApiError::no_route()),
     }
-    Ok(Resolved { rt, ns: t.namespace.unwrap_or_default(), name: t.name, sub: t.subresource })
+    Ok(Resolved {
+        rt,
+        ns: t.namespace.unwrap_or_default(),
+        name: t.name,
+        sub: t.subresource,
+    })
 }
 
 async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {

@@ -22,12 +22,24 @@ pub fn at_version(rt: &ResourceType, mut obj: Value) -> Value {
 /// GET one object.
 pub fn get(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
-    let obj = app.store.get(&r.rt.store_key(), ns, name)?.ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
+    let obj = app
+        .store
+        .get(&r.rt.store_key(), ns, name)?
+        .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
     let obj = at_version(&r.rt, obj);
     if req.wants_table() {
         let include = req.query.get("includeObject").unwrap_or("Metadata");
         let rv = crate::object::rv_of(&obj).to_string();
-        return Ok(json_resp(200, &table::table(&r.rt, &[&obj], include, json!({"resourceVersion": rv}), true)));
+        return Ok(json_resp(
+            200,
+            &table::table(
+                &r.rt,
+                &[&obj],
+                include,
+                json!({"resourceVersion": rv}),
+                true,
+            ),
+        ));
     }
     Ok(json_resp(200, &obj))
 }
@@ -55,21 +67,40 @@ impl Filter {
 
 fn decode_continue(token: &str) -> Result<String, ApiError> {
     let bad = || ApiError::bad_request("continue key is not valid: illegal base64 data");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).map_err(|_| bad())?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .map_err(|_| bad())?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
-    v.get("start").and_then(Value::as_str).map(String::from).ok_or_else(bad)
+    v.get("start")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .ok_or_else(bad)
 }
 
 fn encode_continue(rv: u64, start: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json!({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).to_string())
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(json!({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).to_string())
 }
 
 /// The matching objects of a list request and the list metadata (resourceVersion, continue).
 pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, Value), ApiError> {
     let filter = Filter::from_query(req)?;
-    let ns = if r.rt.namespaced && !r.ns.is_empty() { Some(r.ns.as_str()) } else { None };
-    let after = req.query.get("continue").filter(|c| !c.is_empty()).map(decode_continue).transpose()?;
-    let limit = req.query.get("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
+    let ns = if r.rt.namespaced && !r.ns.is_empty() {
+        Some(r.ns.as_str())
+    } else {
+        None
+    };
+    let after = req
+        .query
+        .get("continue")
+        .filter(|c| !c.is_empty())
+        .map(decode_continue)
+        .transpose()?;
+    let limit = req
+        .query
+        .get("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|l| *l > 0);
     let (stored, rv) = app.store.list(&r.rt.store_key(), ns, after.as_deref())?;
     let mut items = Vec::new();
     let mut next = None;
@@ -98,14 +129,20 @@ pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     if req.wants_table() {
         let include = req.query.get("includeObject").unwrap_or("Metadata");
         let refs: Vec<&Value> = items.iter().collect();
-        return Ok(json_resp(200, &table::table(&r.rt, &refs, include, meta, true)));
+        return Ok(json_resp(
+            200,
+            &table::table(&r.rt, &refs, include, meta, true),
+        ));
     }
-    Ok(json_resp(200, &json!({
-        "kind": format!("{}List", r.rt.kind),
-        "apiVersion": r.rt.api_version(),
-        "metadata": meta,
-        "items": items,
-    })))
+    Ok(json_resp(
+        200,
+        &json!({
+            "kind": format!("{}List", r.rt.kind),
+            "apiVersion": r.rt.api_version(),
+            "metadata": meta,
+            "items": items,
+        }),
+    ))
 }
 
 #[cfg(test)]

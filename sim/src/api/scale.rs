@@ -15,17 +15,27 @@ fn pointer(path: &str) -> String {
 }
 
 fn selector_string(obj: &Value, label_path: Option<&str>) -> String {
-    if let Some(s) = label_path.and_then(|p| obj.pointer(&pointer(p))).and_then(Value::as_str) {
+    if let Some(s) = label_path
+        .and_then(|p| obj.pointer(&pointer(p)))
+        .and_then(Value::as_str)
+    {
         return s.to_string();
     }
     obj.pointer("/spec/selector/matchLabels")
         .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect::<Vec<_>>().join(","))
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
         .unwrap_or_default()
 }
 
 fn to_scale(r: &Resolved, obj: &Value) -> Value {
-    let Some(paths) = &r.rt.scale else { return Value::Null };
+    let Some(paths) = &r.rt.scale else {
+        return Value::Null;
+    };
     let meta = &obj["metadata"];
     json!({
         "kind": "Scale",
@@ -41,14 +51,32 @@ fn to_scale(r: &Resolved, obj: &Value) -> Value {
 /// GET, PUT or PATCH `.../NAME/scale`.
 pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
-    let Some(paths) = &r.rt.scale else { return Err(ApiError::no_route()) };
+    let Some(paths) = &r.rt.scale else {
+        return Err(ApiError::no_route());
+    };
     if req.method == http::Method::GET {
-        let obj = app.store.get(&r.rt.store_key(), ns, name)?.ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
+        let obj = app
+            .store
+            .get(&r.rt.store_key(), ns, name)?
+            .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
         return Ok(json_resp(200, &to_scale(r, &obj)));
     }
     let body = decode_body(req)?;
-    let manager = req.query.get("fieldManager").filter(|m| !m.is_empty()).map(String::from).unwrap_or_else(|| req.user_agent_manager());
-    let c = WriteCtx { app, rt: &r.rt, ns: &r.ns, subresource: "scale", manager, dry_run: req.query.dry_run(), validation: FieldValidation::Ignore };
+    let manager = req
+        .query
+        .get("fieldManager")
+        .filter(|m| !m.is_empty())
+        .map(String::from)
+        .unwrap_or_else(|| req.user_agent_manager());
+    let c = WriteCtx {
+        app,
+        rt: &r.rt,
+        ns: &r.ns,
+        subresource: "scale",
+        manager,
+        dry_run: req.query.dry_run(),
+        validation: FieldValidation::Ignore,
+    };
     let ct = req.content_type().to_string();
     let spec_ptr = pointer(&paths.spec_replicas);
     let out = object::write(&c, name, Mode::Update, |old| {
@@ -57,9 +85,11 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         let wanted = match (req.method.as_str(), ct.as_str()) {
             ("PUT", _) => body.clone(),
             (_, "application/json-patch+json") => {
-                let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                let ops: json_patch::Patch = serde_json::from_value(body.clone())
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?;
                 let mut s = current.clone();
-                json_patch::patch(&mut s, &ops).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                json_patch::patch(&mut s, &ops)
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?;
                 s
             }
             _ => {
@@ -68,23 +98,45 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
                 s
             }
         };
-        let rv = wanted.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("");
+        let rv = wanted
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if !rv.is_empty() && rv != object::rv_of(old) {
-            return Err(ApiError::conflict(&r.rt.group, &r.rt.plural, name, "the object has been modified; please apply your changes to the latest version and try again"));
+            return Err(ApiError::conflict(
+                &r.rt.group,
+                &r.rt.plural,
+                name,
+                "the object has been modified; please apply your changes to the latest version and try again",
+            ));
         }
-        let replicas = wanted.pointer("/spec/replicas").cloned().unwrap_or(json!(0));
+        let replicas = wanted
+            .pointer("/spec/replicas")
+            .cloned()
+            .unwrap_or(json!(0));
         if !replicas.as_i64().is_some_and(|n| n >= 0) {
-            return Err(ApiError::invalid("autoscaling", "Scale", name, vec![crate::status::Cause {
-                reason: "FieldValueInvalid".into(),
-                message: format!("Invalid value: {replicas}: must be greater than or equal to 0"),
-                field: "spec.replicas".into(),
-            }]));
+            return Err(ApiError::invalid(
+                "autoscaling",
+                "Scale",
+                name,
+                vec![crate::status::Cause {
+                    reason: "FieldValueInvalid".into(),
+                    message: format!(
+                        "Invalid value: {replicas}: must be greater than or equal to 0"
+                    ),
+                    field: "spec.replicas".into(),
+                }],
+            ));
         }
         let mut new = old.clone();
         if let Some(slot) = new.pointer_mut(&spec_ptr) {
             *slot = replicas;
         } else if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
-            let key = spec_ptr.rsplit('/').next().unwrap_or("replicas").to_string();
+            let key = spec_ptr
+                .rsplit('/')
+                .next()
+                .unwrap_or("replicas")
+                .to_string();
             spec.insert(key, replicas);
         }
         Ok(Candidate::Replace(new))

@@ -31,13 +31,20 @@ impl Stream {
     async fn send(&mut self, kind: &str, object: Value) -> bool {
         let object = match (&self.table, kind) {
             (Some(include), "ADDED" | "MODIFIED" | "DELETED") => {
-                let t = table::table(&self.r.rt, &[&object], include, json!({"resourceVersion": crate::object::rv_of(&object)}), !self.columns_sent);
+                let t = table::table(
+                    &self.r.rt,
+                    &[&object],
+                    include,
+                    json!({"resourceVersion": crate::object::rv_of(&object)}),
+                    !self.columns_sent,
+                );
                 self.columns_sent = true;
                 t
             }
             _ => object,
         };
-        let mut line = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
+        let mut line =
+            serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
         line.push(b'\n');
         self.tx.send(Bytes::from(line)).await.is_ok()
     }
@@ -65,21 +72,52 @@ pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
     let rv_param = req.query.get("resourceVersion").unwrap_or("").to_string();
     let send_initial = req.query.flag("sendInitialEvents");
     let bookmarks = req.query.flag("allowWatchBookmarks");
-    let timeout = req.query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0).unwrap_or(1800);
-    let table = req.wants_table().then(|| req.query.get("includeObject").unwrap_or("Metadata").to_string());
+    let timeout = req
+        .query
+        .get("timeoutSeconds")
+        .and_then(|t| t.parse::<u64>().ok())
+        .filter(|t| *t > 0)
+        .unwrap_or(1800);
+    let table = req.wants_table().then(|| {
+        req.query
+            .get("includeObject")
+            .unwrap_or("Metadata")
+            .to_string()
+    });
     let since: Option<u64> = match rv_param.as_str() {
         "" | "0" => None,
         v => match v.parse() {
             Ok(n) => Some(n),
-            Err(_) => return error(&ApiError::bad_request(format!("invalid resource version: {v}"))),
+            Err(_) => {
+                return error(&ApiError::bad_request(format!(
+                    "invalid resource version: {v}"
+                )));
+            }
         },
     };
     let rx = app.store.hub().subscribe();
     let (tx, body_rx) = mpsc::channel::<Bytes>(256);
-    let stream = Stream { tx, r, table, columns_sent: false };
-    tokio::spawn(run(app, stream, rx, filter, since, send_initial, bookmarks, Duration::from_secs(timeout)));
+    let stream = Stream {
+        tx,
+        r,
+        table,
+        columns_sent: false,
+    };
+    tokio::spawn(run(
+        app,
+        stream,
+        rx,
+        filter,
+        since,
+        send_initial,
+        bookmarks,
+        Duration::from_secs(timeout),
+    ));
     let mut resp = http::Response::new(SimBody::Stream(body_rx));
-    resp.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     resp
 }
 
@@ -95,19 +133,26 @@ async fn run(
     timeout: Duration,
 ) {
     let rk = s.r.rt.store_key();
-    let ns = if s.r.rt.namespaced && !s.r.ns.is_empty() { Some(s.r.ns.clone()) } else { None };
+    let ns = if s.r.rt.namespaced && !s.r.ns.is_empty() {
+        Some(s.r.ns.clone())
+    } else {
+        None
+    };
     let deadline = tokio::time::Instant::now() + timeout;
     let mut last;
     if since.is_none() || send_initial {
         let (a, rk2, ns2) = (app.clone(), rk.clone(), ns.clone());
-        let listed = tokio::task::spawn_blocking(move || a.store.list(&rk2, ns2.as_deref(), None)).await;
+        let listed =
+            tokio::task::spawn_blocking(move || a.store.list(&rk2, ns2.as_deref(), None)).await;
         let (items, rv) = match listed {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => return s.expired(&e).await,
             Err(e) => return s.expired(&ApiError::internal(e)).await,
         };
         for item in items {
-            if filter.matches(&item.object) && !s.send("ADDED", at_version(&s.r.rt, item.object)).await {
+            if filter.matches(&item.object)
+                && !s.send("ADDED", at_version(&s.r.rt, item.object)).await
+            {
                 return;
             }
         }
@@ -130,13 +175,20 @@ async fn run(
             if !relevant(&e, &rk, ns.as_deref(), &filter) {
                 continue;
             }
-            if !s.send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone())).await {
+            if !s
+                .send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone()))
+                .await
+            {
                 return;
             }
         }
     }
     loop {
-        let next = tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY), rx.recv()).await;
+        let next = tokio::time::timeout_at(
+            deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY),
+            rx.recv(),
+        )
+        .await;
         match next {
             Err(_) if tokio::time::Instant::now() >= deadline => return,
             Err(_) => {
@@ -149,12 +201,20 @@ async fn run(
                     continue;
                 }
                 last = e.rv;
-                if relevant(&e, &rk, ns.as_deref(), &filter) && !s.send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone())).await {
+                if relevant(&e, &rk, ns.as_deref(), &filter)
+                    && !s
+                        .send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone()))
+                        .await
+                {
                     return;
                 }
             }
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
-                return s.expired(&ApiError::expired("the watch fell too far behind; please re-list")).await;
+                return s
+                    .expired(&ApiError::expired(
+                        "the watch fell too far behind; please re-list",
+                    ))
+                    .await;
             }
             Ok(Err(broadcast::error::RecvError::Closed)) => return,
         }

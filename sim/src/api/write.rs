@@ -25,17 +25,26 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
     match serde_json::from_slice::<Value>(&req.body) {
         Ok(v) => Ok(v),
         Err(json_err) => {
-            let text = std::str::from_utf8(&req.body).map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
+            let text = std::str::from_utf8(&req.body)
+                .map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
             if ct.contains("yaml") {
-                serde_saphyr::from_str::<Value>(text).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
+                serde_saphyr::from_str::<Value>(text)
+                    .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
             } else {
-                Err(ApiError::bad_request(format!("couldn't get version/kind; json parse error: {json_err}")))
+                Err(ApiError::bad_request(format!(
+                    "couldn't get version/kind; json parse error: {json_err}"
+                )))
             }
         }
     }
 }
 
-fn ctx<'a>(app: &'a App, req: &Req, r: &'a Resolved, sub: &'a str) -> Result<WriteCtx<'a>, ApiError> {
+fn ctx<'a>(
+    app: &'a App,
+    req: &Req,
+    r: &'a Resolved,
+    sub: &'a str,
+) -> Result<WriteCtx<'a>, ApiError> {
     let manager = match req.query.get("fieldManager") {
         Some(m) if !m.is_empty() => m.to_string(),
         _ => req.user_agent_manager(),
@@ -53,23 +62,41 @@ fn ctx<'a>(app: &'a App, req: &Req, r: &'a Resolved, sub: &'a str) -> Result<Wri
 
 fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
     let code = if out.created { created_code } else { 200 };
-    with_warnings(json_resp(code, &at_version(&r.rt, out.object)), &out.warnings)
+    with_warnings(
+        json_resp(code, &at_version(&r.rt, out.object)),
+        &out.warnings,
+    )
 }
 
 fn random_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    (0..5).map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char).collect()
+    (0..5)
+        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
+        .collect()
 }
 
 /// POST to a collection.
 pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
-    let name = match body.pointer("/metadata/name").and_then(Value::as_str).filter(|n| !n.is_empty()) {
+    let name = match body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    {
         Some(n) => n.to_string(),
-        None => match body.pointer("/metadata/generateName").and_then(Value::as_str).filter(|n| !n.is_empty()) {
+        None => match body
+            .pointer("/metadata/generateName")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        {
             Some(prefix) => format!("{prefix}{}", random_suffix()),
             None => {
-                return Err(ApiError::invalid(&r.rt.group, &r.rt.kind, "", crate::validate::name_causes(&r.rt.kind, "")));
+                return Err(ApiError::invalid(
+                    &r.rt.group,
+                    &r.rt.kind,
+                    "",
+                    crate::validate::name_causes(&r.rt.kind, ""),
+                ));
             }
         },
     };
@@ -101,10 +128,17 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
     let out = match ct.as_str() {
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
             if req.query.get("fieldManager").is_none_or(str::is_empty) {
-                return Err(ApiError::bad_request("PATCH, application/apply-patch+yaml: fieldManager is required for apply requests"));
+                return Err(ApiError::bad_request(
+                    "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
+                ));
             }
             let force = req.query.flag("force");
-            object::write(&c, name, Mode::Apply, |_| Ok(Candidate::Apply { config: body, force }))?
+            object::write(&c, name, Mode::Apply, |_| {
+                Ok(Candidate::Apply {
+                    config: body,
+                    force,
+                })
+            })?
         }
         "application/merge-patch+json" => object::write(&c, name, Mode::Update, |old| {
             let mut doc = old.cloned().unwrap_or(Value::Null);
@@ -112,15 +146,22 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             Ok(Candidate::Replace(doc))
         })?,
         "application/json-patch+json" => {
-            let ops: json_patch::Patch =
-                serde_json::from_value(body).map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            let ops: json_patch::Patch = serde_json::from_value(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
             object::write(&c, name, Mode::Update, |old| {
                 let mut doc = old.cloned().unwrap_or(Value::Null);
-                json_patch::patch(&mut doc, &ops).map_err(|e| ApiError::invalid(&r.rt.group, &r.rt.kind, name, vec![crate::status::Cause {
-                    reason: "FieldValueInvalid".into(),
-                    message: e.to_string(),
-                    field: String::new(),
-                }]))?;
+                json_patch::patch(&mut doc, &ops).map_err(|e| {
+                    ApiError::invalid(
+                        &r.rt.group,
+                        &r.rt.kind,
+                        name,
+                        vec![crate::status::Cause {
+                            reason: "FieldValueInvalid".into(),
+                            message: e.to_string(),
+                            field: String::new(),
+                        }],
+                    )
+                })?;
                 Ok(Candidate::Replace(doc))
             })?
         }
@@ -130,7 +171,8 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             }
             object::write(&c, name, Mode::Update, |old| {
                 let doc = old.cloned().unwrap_or(Value::Null);
-                let patched = smp::apply(&doc, &body, Node::root(&r.rt)).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                let patched = smp::apply(&doc, &body, Node::root(&r.rt))
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?;
                 Ok(Candidate::Replace(patched))
             })?
         }
@@ -152,13 +194,24 @@ pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, Api
     let (items, meta) = list_objects(app, req, r)?;
     let mut deleted = Vec::new();
     for item in items {
-        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-        let ns = item.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string();
+        let name = item
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let ns = item
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         match delete::delete(app, &r.rt, &ns, &name, &opts) {
             Ok(o) => deleted.push(o),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(json_resp(200, &json!({"kind": format!("{}List", r.rt.kind), "apiVersion": r.rt.api_version(), "metadata": meta, "items": deleted})))
+    Ok(json_resp(
+        200,
+        &json!({"kind": format!("{}List", r.rt.kind), "apiVersion": r.rt.api_version(), "metadata": meta, "items": deleted}),
+    ))
 }

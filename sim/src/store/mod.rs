@@ -95,8 +95,13 @@ impl Store {
     pub fn compact_now(&self) -> Result<u64, ApiError> {
         let conn = self.lock()?;
         let rv = schema::current_rv(&conn).map_err(db_err)?;
-        conn.execute("DELETE FROM events WHERE rv <= ?1", params![rv as i64]).map_err(db_err)?;
-        conn.execute("UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'", params![rv as i64]).map_err(db_err)?;
+        conn.execute("DELETE FROM events WHERE rv <= ?1", params![rv as i64])
+            .map_err(db_err)?;
+        conn.execute(
+            "UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'",
+            params![rv as i64],
+        )
+        .map_err(db_err)?;
         Ok(rv)
     }
 

@@ -1,0 +1,124 @@
+//! Helpers shared by the integration tests: starting a simulator and running the real kubectl
+//! against it with an isolated cache and an explicit kubeconfig.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use piceli_sim::{RunningSim, Sim, SimConfig};
+
+/// An in-memory simulator on a free port.
+pub fn sim() -> RunningSim {
+    Sim::start(SimConfig::default()).expect("simulator starts")
+}
+
+/// The result of one kubectl run.
+#[derive(Debug)]
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the real kubectl against one simulator: its own KUBECACHEDIR, `--kubeconfig` to the
+/// simulator's file, KUBECONFIG cleared. Fails the test when kubectl is missing.
+pub struct Kubectl {
+    kubeconfig: PathBuf,
+    cache: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+}
+
+impl Kubectl {
+    pub fn new(sim: &RunningSim) -> Kubectl {
+        Kubectl {
+            kubeconfig: sim.kubeconfig_path().to_path_buf(),
+            cache: tempfile::tempdir().expect("cache dir"),
+            work: tempfile::tempdir().expect("work dir"),
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("kubectl");
+        c.arg("--kubeconfig").arg(&self.kubeconfig);
+        c.args(args);
+        c.env_remove("KUBECONFIG");
+        c.env("KUBECACHEDIR", self.cache.path());
+        c.current_dir(self.work.path());
+        c
+    }
+
+    /// Writes a manifest into the work directory and returns its file name.
+    pub fn file(&self, name: &str, contents: &str) -> String {
+        std::fs::write(self.work.path().join(name), contents).expect("write manifest");
+        name.to_string()
+    }
+
+    pub fn run(&self, args: &[&str]) -> Out {
+        self.run_stdin(args, None)
+    }
+
+    pub fn run_stdin(&self, args: &[&str], stdin: Option<&str>) -> Out {
+        let mut cmd = self.command(args);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => panic!("kubectl is required for these tests and could not be run: {e}"),
+        };
+        if let Some(input) = stdin {
+            child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+        } else {
+            drop(child.stdin.take());
+        }
+        let out = child.wait_with_output().expect("kubectl runs");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(out.code, 0, "kubectl {args:?} failed: {}{}", out.stdout, out.stderr);
+        out.stdout
+    }
+
+    /// Starts a long-running kubectl (e.g. `get -w`) writing to pipes.
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        let mut cmd = self.command(args);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => panic!("kubectl is required for these tests and could not be run: {e}"),
+        }
+    }
+}
+
+/// Reads what a spawned kubectl printed after stopping it.
+pub fn stop_and_read(mut child: Child) -> String {
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("collect output");
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+pub const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{containerPort: 80}]
+      - name: side
+        image: busybox:1.36
+";
