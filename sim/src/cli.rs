@@ -92,13 +92,13 @@ fn running(dir: &Path) -> Option<(u32, String)> {
 }
 
 fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
-    if let Some((pid, _)) = running(dir) {
-        if pid != std::process::id() {
-            return Err(CliError::AlreadyRunning {
-                dir: dir.to_path_buf(),
-                pid,
-            });
-        }
+    if let Some((pid, _)) = running(dir)
+        && pid != std::process::id()
+    {
+        return Err(CliError::AlreadyRunning {
+            dir: dir.to_path_buf(),
+            pid,
+        });
     }
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
@@ -163,14 +163,14 @@ fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
         .map_err(|e| CliError::Other(format!("cannot start the server: {e}")))?;
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
-        if let Some((pid, url)) = running(dir) {
-            if pid == child.id() {
-                println!(
-                    "piceli-sim running at {url} (pid {pid}, kubeconfig: {})",
-                    dir.join("kubeconfig").display()
-                );
-                return Ok(());
-            }
+        if let Some((pid, url)) = running(dir)
+            && pid == child.id()
+        {
+            println!(
+                "piceli-sim running at {url} (pid {pid}, kubeconfig: {})",
+                dir.join("kubeconfig").display()
+            );
+            return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
             let log = std::fs::read_to_string(&log_path).unwrap_or_default();

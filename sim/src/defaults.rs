@@ -55,10 +55,10 @@ pub fn apply(
             set_default(spec, "podManagementPolicy", json!("OrderedReady"));
             if let Some(s) = obj(child(spec, "updateStrategy")) {
                 set_default(s, "type", json!("RollingUpdate"));
-                if s.get("type") == Some(&json!("RollingUpdate")) {
-                    if let Some(ru) = obj(child(s, "rollingUpdate")) {
-                        set_default(ru, "partition", json!(0));
-                    }
+                if s.get("type") == Some(&json!("RollingUpdate"))
+                    && let Some(ru) = obj(child(s, "rollingUpdate"))
+                {
+                    set_default(ru, "partition", json!(0));
                 }
             }
             if let Some(p) = obj(child(spec, "persistentVolumeClaimRetentionPolicy")) {
@@ -74,11 +74,11 @@ pub fn apply(
             set_default(spec, "revisionHistoryLimit", json!(10));
             if let Some(s) = obj(child(spec, "updateStrategy")) {
                 set_default(s, "type", json!("RollingUpdate"));
-                if s.get("type") == Some(&json!("RollingUpdate")) {
-                    if let Some(ru) = obj(child(s, "rollingUpdate")) {
-                        set_default(ru, "maxUnavailable", json!(1));
-                        set_default(ru, "maxSurge", json!(0));
-                    }
+                if s.get("type") == Some(&json!("RollingUpdate"))
+                    && let Some(ru) = obj(child(s, "rollingUpdate"))
+                {
+                    set_default(ru, "maxUnavailable", json!(1));
+                    set_default(ru, "maxSurge", json!(0));
                 }
             }
             pod_template(spec);
@@ -104,10 +104,10 @@ pub fn apply(
             set_default(spec, "suspend", json!(false));
             set_default(spec, "successfulJobsHistoryLimit", json!(3));
             set_default(spec, "failedJobsHistoryLimit", json!(1));
-            if let Some(jt) = obj(child(spec, "jobTemplate")) {
-                if let Some(js) = obj(child(jt, "spec")) {
-                    job_spec(js);
-                }
+            if let Some(jt) = obj(child(spec, "jobTemplate"))
+                && let Some(js) = obj(child(jt, "spec"))
+            {
+                job_spec(js);
             }
         }
         ("v1", "Pod") => {
@@ -151,10 +151,10 @@ pub fn apply(
                 set_default(status, "phase", json!("Active"));
             }
             let name = root.get("metadata").and_then(|m| m.get("name")).cloned();
-            if let (Some(name), Some(meta)) = (name, root.get_mut("metadata").and_then(obj)) {
-                if let Some(labels) = obj(child(meta, "labels")) {
-                    labels.insert("kubernetes.io/metadata.name".into(), name);
-                }
+            if let (Some(name), Some(meta)) = (name, root.get_mut("metadata").and_then(obj))
+                && let Some(labels) = obj(child(meta, "labels"))
+            {
+                labels.insert("kubernetes.io/metadata.name".into(), name);
             }
         }
         ("v1", "Secret") => set_default(root, "type", json!("Opaque")),
@@ -168,14 +168,14 @@ pub fn apply(
         }
         ("policy/v1", "PodDisruptionBudget") => {}
         ("networking.k8s.io/v1", "NetworkPolicy") => {
-            if let Some(spec) = obj(child(root, "spec")) {
-                if !spec.contains_key("policyTypes") {
-                    let mut types = vec![json!("Ingress")];
-                    if spec.contains_key("egress") {
-                        types.push(json!("Egress"));
-                    }
-                    spec.insert("policyTypes".into(), Value::Array(types));
+            if let Some(spec) = obj(child(root, "spec"))
+                && !spec.contains_key("policyTypes")
+            {
+                let mut types = vec![json!("Ingress")];
+                if spec.contains_key("egress") {
+                    types.push(json!("Egress"));
                 }
+                spec.insert("policyTypes".into(), Value::Array(types));
             }
         }
         _ => {}

@@ -66,20 +66,18 @@ pub fn delete(
     let ns = if rt.namespaced { ns } else { "" };
     let out = app.store.write(|w| {
         let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
-        if let Some(uid) = &opts.uid {
-            if uid != uid_of(&obj) {
+        if let Some(uid) = &opts.uid
+            && uid != uid_of(&obj) {
                 return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
                     "Precondition failed: UID in precondition: {uid}, UID in object meta: {}", uid_of(&obj)
                 )));
             }
-        }
-        if let Some(rv) = &opts.resource_version {
-            if rv != rv_of(&obj) {
+        if let Some(rv) = &opts.resource_version
+            && rv != rv_of(&obj) {
                 return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
                     "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}", rv_of(&obj)
                 )));
             }
-        }
         if opts.dry_run {
             return Ok(obj);
         }

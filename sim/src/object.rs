@@ -156,35 +156,39 @@ fn decode_checks(
             rt.kind, rt.version, rt.kind
         )));
     }
-    if let Some(av) = body.get("apiVersion").and_then(Value::as_str) {
-        if av != rt.api_version() && !(rt.crd && av.starts_with(&format!("{}/", rt.group))) {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({av}) does not match the expected API version ({})",
-                rt.api_version()
-            )));
-        }
+    if let Some(av) = body.get("apiVersion").and_then(Value::as_str)
+        && av != rt.api_version()
+        && !(rt.crd && av.starts_with(&format!("{}/", rt.group)))
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({av}) does not match the expected API version ({})",
+            rt.api_version()
+        )));
     }
-    if let Some(k) = body.get("kind").and_then(Value::as_str) {
-        if k != rt.kind {
-            return Err(ApiError::bad_request(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                rt.kind
-            )));
-        }
+    if let Some(k) = body.get("kind").and_then(Value::as_str)
+        && k != rt.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({k}) does not match the expected kind ({})",
+            rt.kind
+        )));
     }
-    if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str) {
-        if rt.namespaced && !n.is_empty() && n != ctx.ns {
-            return Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            ));
-        }
+    if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
+        && rt.namespaced
+        && !n.is_empty()
+        && n != ctx.ns
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
     }
-    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str) {
-        if !n.is_empty() && n != name {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({n}) does not match the name on the URL ({name})"
-            )));
-        }
+    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
+        && !n.is_empty()
+        && n != name
+    {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        )));
     }
     let findings = validate::check(body, Node::root(rt));
     let what = format!(
@@ -342,16 +346,15 @@ fn build(
     }
     if !is_apply {
         let api_version = rt.api_version();
-        managed::update(
-            old,
-            &mut new,
-            node,
-            &ctx.manager,
-            &api_version,
-            sub,
-            status_sep,
-            &now,
-        );
+        let req = ApplyRequest {
+            manager: &ctx.manager,
+            api_version: &api_version,
+            subresource: sub,
+            status_separate: status_sep,
+            force: true,
+            now: &now,
+        };
+        managed::update(old, &mut new, node, &req);
     }
     if let Some(old) = old {
         if *old == new {

@@ -116,7 +116,10 @@ impl<'a> Node<'a> {
     /// The schema of field `name` of an object; `None` if the field is not declared.
     pub fn field(&self, name: &str) -> Option<Node<'a>> {
         if self.root && (name == "apiVersion" || name == "kind") {
-            return Some(Node { schema: None, root: false });
+            return Some(Node {
+                schema: None,
+                root: false,
+            });
         }
         if self.root && name == "metadata" {
             return Some(Node {

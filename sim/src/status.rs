@@ -17,7 +17,13 @@ pub struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    /// `details.group` / `details.kind` / `details.name`; empty parts are left out.
+    /// `details`; empty parts are left out.
+    pub details: Box<Details>,
+}
+
+/// The `details` of a Status.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Details {
     pub group: String,
     pub kind: String,
     pub name: String,
@@ -30,17 +36,14 @@ impl ApiError {
             code,
             reason,
             message: message.into(),
-            group: String::new(),
-            kind: String::new(),
-            name: String::new(),
-            causes: Vec::new(),
+            details: Box::default(),
         }
     }
 
     fn with_details(mut self, group: &str, kind: &str, name: &str) -> Self {
-        self.group = group.to_string();
-        self.kind = kind.to_string();
-        self.name = name.to_string();
+        self.details.group = group.to_string();
+        self.details.kind = kind.to_string();
+        self.details.name = name.to_string();
         self
     }
 
@@ -95,7 +98,7 @@ impl ApiError {
         causes: Vec<Cause>,
     ) -> Self {
         let mut e = Self::new(409, "Conflict", message).with_details(group, kind, name);
-        e.causes = causes;
+        e.details.causes = causes;
         e
     }
 
@@ -127,7 +130,7 @@ impl ApiError {
             format!("{what} \"{name}\" is invalid: {joined}"),
         )
         .with_details(group, kind, name);
-        e.causes = causes;
+        e.details.causes = causes;
         e
     }
 
@@ -191,18 +194,19 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        let d = &self.details;
         let mut details = serde_json::Map::new();
-        if !self.name.is_empty() {
-            details.insert("name".into(), json!(self.name));
+        if !d.name.is_empty() {
+            details.insert("name".into(), json!(d.name));
         }
-        if !self.group.is_empty() {
-            details.insert("group".into(), json!(self.group));
+        if !d.group.is_empty() {
+            details.insert("group".into(), json!(d.group));
         }
-        if !self.kind.is_empty() {
-            details.insert("kind".into(), json!(self.kind));
+        if !d.kind.is_empty() {
+            details.insert("kind".into(), json!(d.kind));
         }
-        if !self.causes.is_empty() {
-            let causes: Vec<Value> = self
+        if !d.causes.is_empty() {
+            let causes: Vec<Value> = d
                 .causes
                 .iter()
                 .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))

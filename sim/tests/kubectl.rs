@@ -25,8 +25,19 @@ fn api_resources_lists_builtin_kinds_with_short_names() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
     let out = k.ok(&["api-resources"]);
-    for needle in ["deployments", "deploy", "configmaps", "customresourcedefinitions", "horizontalpodautoscalers", "leases"] {
-        assert!(out.split_whitespace().any(|w| w == needle || w.split(',').any(|p| p == needle)), "{needle} missing from:\n{out}");
+    for needle in [
+        "deployments",
+        "deploy",
+        "configmaps",
+        "customresourcedefinitions",
+        "horizontalpodautoscalers",
+        "leases",
+    ] {
+        assert!(
+            out.split_whitespace()
+                .any(|w| w == needle || w.split(',').any(|p| p == needle)),
+            "{needle} missing from:\n{out}"
+        );
     }
     let namespaced = k.ok(&["api-resources", "--namespaced=false", "-o", "name"]);
     assert!(namespaced.lines().any(|l| l == "namespaces"));
@@ -42,12 +53,27 @@ fn server_side_apply_twice_changes_nothing() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
     let f = k.file("d.yaml", DEPLOYMENT);
-    assert!(k.ok(&["apply", "--server-side", "-f", &f]).contains("serverside-applied"));
+    assert!(
+        k.ok(&["apply", "--server-side", "-f", &f])
+            .contains("serverside-applied")
+    );
     let first = rv(&k, "deploy/web");
-    let mf1 = k.ok(&["get", "deploy/web", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields}"]);
+    let mf1 = k.ok(&[
+        "get",
+        "deploy/web",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields}",
+    ]);
     k.ok(&["apply", "--server-side", "-f", &f]);
     assert_eq!(rv(&k, "deploy/web"), first, "resourceVersion unchanged");
-    let mf2 = k.ok(&["get", "deploy/web", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields}"]);
+    let mf2 = k.ok(&[
+        "get",
+        "deploy/web",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields}",
+    ]);
     assert_eq!(mf1, mf2, "managedFields (and their times) unchanged");
 }
 
@@ -69,7 +95,15 @@ fn server_dry_run_shows_defaults_and_stores_nothing() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
     let f = k.file("d.yaml", DEPLOYMENT);
-    let out = k.ok(&["apply", "--server-side", "--dry-run=server", "-o", "json", "-f", &f]);
+    let out = k.ok(&[
+        "apply",
+        "--server-side",
+        "--dry-run=server",
+        "-o",
+        "json",
+        "-f",
+        &f,
+    ]);
     let d = json_of(&out);
     assert_eq!(d["spec"]["strategy"]["type"], "RollingUpdate");
     assert_eq!(d["spec"]["revisionHistoryLimit"], 10);
@@ -81,21 +115,56 @@ fn server_dry_run_shows_defaults_and_stores_nothing() {
     assert_eq!(d["spec"]["template"]["spec"]["restartPolicy"], "Always");
     let get = k.run(&["get", "deploy/web"]);
     assert_eq!(get.code, 1);
-    assert!(get.stderr.contains("NotFound") && get.stderr.contains("\"web\" not found"), "{}", get.stderr);
+    assert!(
+        get.stderr.contains("NotFound") && get.stderr.contains("\"web\" not found"),
+        "{}",
+        get.stderr
+    );
 }
 
 #[test]
 fn conflicting_managers_get_kubectls_advice_and_force_conflicts_wins() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "--server-side", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("d.yaml", DEPLOYMENT),
+    ]);
     let other = k.file("d3.yaml", &DEPLOYMENT.replace("replicas: 2", "replicas: 3"));
-    let out = k.run(&["apply", "--server-side", "--field-manager=other", "-f", &other]);
+    let out = k.run(&[
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "-f",
+        &other,
+    ]);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("Apply failed with 1 conflict: conflict with \"kubectl\" using apps/v1: .spec.replicas"), "{}", out.stderr);
-    assert!(out.stderr.contains("--force-conflicts"), "kubectl prints its advice: {}", out.stderr);
-    k.ok(&["apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", &other]);
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]), "3");
+    assert!(
+        out.stderr.contains(
+            "Apply failed with 1 conflict: conflict with \"kubectl\" using apps/v1: .spec.replicas"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("--force-conflicts"),
+        "kubectl prints its advice: {}",
+        out.stderr
+    );
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "--force-conflicts",
+        "-f",
+        &other,
+    ]);
+    assert_eq!(
+        k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]),
+        "3"
+    );
 }
 
 #[test]
@@ -105,7 +174,13 @@ fn equal_values_are_shared_between_managers() {
     let f = k.file("d.yaml", DEPLOYMENT);
     k.ok(&["apply", "--server-side", "-f", &f]);
     k.ok(&["apply", "--server-side", "--field-manager=other", "-f", &f]);
-    let mf = json_of(&k.ok(&["get", "deploy/web", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields}"]));
+    let mf = json_of(&k.ok(&[
+        "get",
+        "deploy/web",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields}",
+    ]));
     let owners: Vec<&str> = mf
         .as_array()
         .into_iter()
@@ -120,31 +195,88 @@ fn equal_values_are_shared_between_managers() {
 fn removing_a_field_from_the_manifest_removes_it() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    let with_label = DEPLOYMENT.replace("labels: {app: web}\nspec:", "labels: {app: web, tier: front}\nspec:");
-    k.ok(&["apply", "--server-side", "-f", &k.file("a.yaml", &with_label)]);
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.metadata.labels.tier}"]), "front");
-    k.ok(&["apply", "--server-side", "-f", &k.file("b.yaml", DEPLOYMENT)]);
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.metadata.labels}"]), "{\"app\":\"web\"}");
+    let with_label = DEPLOYMENT.replace(
+        "labels: {app: web}\nspec:",
+        "labels: {app: web, tier: front}\nspec:",
+    );
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("a.yaml", &with_label),
+    ]);
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.metadata.labels.tier}"
+        ]),
+        "front"
+    );
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("b.yaml", DEPLOYMENT),
+    ]);
+    assert_eq!(
+        k.ok(&["get", "deploy/web", "-o", "jsonpath={.metadata.labels}"]),
+        "{\"app\":\"web\"}"
+    );
     // A defaulted field a manager stops setting goes back to its default.
-    let with_limit = DEPLOYMENT.replace("replicas: 2\n", "replicas: 2\n  revisionHistoryLimit: 3\n");
-    k.ok(&["apply", "--server-side", "-f", &k.file("c.yaml", &with_limit)]);
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.revisionHistoryLimit}"]), "3");
+    let with_limit =
+        DEPLOYMENT.replace("replicas: 2\n", "replicas: 2\n  revisionHistoryLimit: 3\n");
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("c.yaml", &with_limit),
+    ]);
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.spec.revisionHistoryLimit}"
+        ]),
+        "3"
+    );
     k.ok(&["apply", "--server-side", "-f", "b.yaml"]);
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.revisionHistoryLimit}"]), "10");
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.spec.revisionHistoryLimit}"
+        ]),
+        "10"
+    );
 }
 
 #[test]
 fn removing_one_of_two_containers_leaves_the_other_untouched() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "--server-side", "-f", &k.file("a.yaml", DEPLOYMENT)]);
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("a.yaml", DEPLOYMENT),
+    ]);
     let before = json_of(&k.ok(&["get", "deploy/web", "-o", "json"]));
     let one = DEPLOYMENT.replace("      - name: side\n        image: busybox:1.36\n", "");
     k.ok(&["apply", "--server-side", "-f", &k.file("b.yaml", &one)]);
     let after = json_of(&k.ok(&["get", "deploy/web", "-o", "json"]));
-    let containers = after["spec"]["template"]["spec"]["containers"].as_array().cloned().unwrap_or_default();
+    let containers = after["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(containers.len(), 1);
-    assert_eq!(containers[0], before["spec"]["template"]["spec"]["containers"][0]);
+    assert_eq!(
+        containers[0],
+        before["spec"]["template"]["spec"]["containers"][0]
+    );
 }
 
 #[test]
@@ -152,21 +284,46 @@ fn client_side_apply_twice_prints_unchanged() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
     let f = k.file("d.yaml", DEPLOYMENT);
-    assert!(k.ok(&["apply", "-f", &f]).contains("deployment.apps/web created"));
-    assert!(k.ok(&["apply", "-f", &f]).contains("deployment.apps/web unchanged"));
+    assert!(
+        k.ok(&["apply", "-f", &f])
+            .contains("deployment.apps/web created")
+    );
+    assert!(
+        k.ok(&["apply", "-f", &f])
+            .contains("deployment.apps/web unchanged")
+    );
     let changed = k.file("d2.yaml", &DEPLOYMENT.replace("nginx:1.27", "nginx:1.28"));
-    assert!(k.ok(&["apply", "-f", &changed]).contains("deployment.apps/web configured"));
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"]), "nginx:1.28");
+    assert!(
+        k.ok(&["apply", "-f", &changed])
+            .contains("deployment.apps/web configured")
+    );
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].image}"
+        ]),
+        "nginx:1.28"
+    );
 }
 
 #[test]
 fn unknown_fields_are_rejected_under_strict_and_accepted_with_validate_false() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    let f = k.file("bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {a: \"1\"}\nbogus: 1\n");
+    let f = k.file(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {a: \"1\"}\nbogus: 1\n",
+    );
     let out = k.run(&["apply", "-f", &f]);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("strict decoding error: unknown field \"bogus\""), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("strict decoding error: unknown field \"bogus\""),
+        "{}",
+        out.stderr
+    );
     k.ok(&["apply", "--validate=false", "-f", &f]);
     assert_eq!(k.ok(&["get", "cm/bad", "-o", "jsonpath={.data.a}"]), "1");
 }
@@ -175,26 +332,62 @@ fn unknown_fields_are_rejected_under_strict_and_accepted_with_validate_false() {
 fn delete_then_get_is_not_found() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "-f", &k.file("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: \"1\"}\n")]);
-    assert!(k.ok(&["delete", "cm", "cfg"]).contains("configmap \"cfg\" deleted"));
+    k.ok(&[
+        "apply",
+        "-f",
+        &k.file(
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: \"1\"}\n",
+        ),
+    ]);
+    assert!(
+        k.ok(&["delete", "cm", "cfg"])
+            .contains("configmap \"cfg\" deleted")
+    );
     let out = k.run(&["get", "cm", "cfg"]);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("Error from server (NotFound): configmaps \"cfg\" not found"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("Error from server (NotFound): configmaps \"cfg\" not found"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
 fn get_prints_table_columns() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "--server-side", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("d.yaml", DEPLOYMENT),
+    ]);
     let out = k.ok(&["get", "deployments"]);
-    let header: Vec<&str> = out.lines().next().unwrap_or("").split_whitespace().collect();
-    assert_eq!(header, vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
-    assert!(out.lines().nth(1).is_some_and(|l| l.starts_with("web") && l.contains("0/2")), "{out}");
+    let header: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
+    );
+    assert!(
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("web") && l.contains("0/2")),
+        "{out}"
+    );
     let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
     k.ok(&["apply", "--server-side", "-f", &k.file("s.yaml", svc)]);
     let out = k.ok(&["get", "svc", "web"]);
-    assert!(out.starts_with("NAME") && out.contains("CLUSTER-IP") && out.contains("80/TCP"), "{out}");
+    assert!(
+        out.starts_with("NAME") && out.contains("CLUSTER-IP") && out.contains("80/TCP"),
+        "{out}"
+    );
     let all = k.ok(&["get", "svc", "-A"]);
     assert!(all.starts_with("NAMESPACE"), "{all}");
 }
@@ -203,18 +396,45 @@ fn get_prints_table_columns() {
 fn get_watch_and_get_name_watch_stream_changes() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "-f", &k.file("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: \"1\"}\n")]);
+    k.ok(&[
+        "apply",
+        "-f",
+        &k.file(
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: \"1\"}\n",
+        ),
+    ]);
     let all = k.spawn(&["get", "cm", "-w", "--output-watch-events"]);
     let one = k.spawn(&["get", "cm", "cfg", "-w"]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     k.ok(&["label", "cm", "cfg", "team=a"]);
-    k.ok(&["create", "-f", &k.file("other.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n")]);
+    k.ok(&[
+        "create",
+        "-f",
+        &k.file(
+            "other.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n",
+        ),
+    ]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let all_out = stop_and_read(all);
     let one_out = stop_and_read(one);
-    assert!(all_out.lines().any(|l| l.starts_with("MODIFIED") && l.contains("cfg")), "{all_out}");
-    assert!(all_out.lines().any(|l| l.starts_with("ADDED") && l.contains("other")), "{all_out}");
-    assert!(one_out.lines().filter(|l| l.starts_with("cfg")).count() >= 2, "{one_out}");
+    assert!(
+        all_out
+            .lines()
+            .any(|l| l.starts_with("MODIFIED") && l.contains("cfg")),
+        "{all_out}"
+    );
+    assert!(
+        all_out
+            .lines()
+            .any(|l| l.starts_with("ADDED") && l.contains("other")),
+        "{all_out}"
+    );
+    assert!(
+        one_out.lines().filter(|l| l.starts_with("cfg")).count() >= 2,
+        "{one_out}"
+    );
     assert!(!one_out.contains("other"), "{one_out}");
 }
 
@@ -222,11 +442,30 @@ fn get_watch_and_get_name_watch_stream_changes() {
 fn label_annotate_and_the_three_patch_types() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "--server-side", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("d.yaml", DEPLOYMENT),
+    ]);
     k.ok(&["label", "deploy", "web", "team=a"]);
     k.ok(&["annotate", "deploy", "web", "note=hello"]);
-    k.ok(&["patch", "deploy", "web", "--type=merge", "-p", "{\"spec\":{\"minReadySeconds\":5}}"]);
-    k.ok(&["patch", "deploy", "web", "--type=json", "-p", "[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":4}]"]);
+    k.ok(&[
+        "patch",
+        "deploy",
+        "web",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"minReadySeconds\":5}}",
+    ]);
+    k.ok(&[
+        "patch",
+        "deploy",
+        "web",
+        "--type=json",
+        "-p",
+        "[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":4}]",
+    ]);
     k.ok(&["patch", "deploy", "web", "--type=strategic", "-p",
         "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"side\",\"image\":\"busybox:1.37\"}]}}}}"]);
     let d = json_of(&k.ok(&["get", "deploy/web", "--show-managed-fields", "-o", "json"]));
@@ -234,21 +473,51 @@ fn label_annotate_and_the_three_patch_types() {
     assert_eq!(d["metadata"]["annotations"]["note"], "hello");
     assert_eq!(d["spec"]["minReadySeconds"], 5);
     assert_eq!(d["spec"]["replicas"], 4);
-    let images: Vec<&str> = d["spec"]["template"]["spec"]["containers"].as_array().into_iter().flatten().filter_map(|c| c["image"].as_str()).collect();
+    let images: Vec<&str> = d["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["image"].as_str())
+        .collect();
     assert_eq!(images, vec!["nginx:1.27", "busybox:1.37"]);
-    let managers: Vec<&str> = d["metadata"]["managedFields"].as_array().into_iter().flatten().filter_map(|e| e["manager"].as_str()).collect();
-    assert!(managers.contains(&"kubectl-label") && managers.contains(&"kubectl-patch"), "{managers:?}");
+    let managers: Vec<&str> = d["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    assert!(
+        managers.contains(&"kubectl-label") && managers.contains(&"kubectl-patch"),
+        "{managers:?}"
+    );
 }
 
 #[test]
 fn scale_sets_replicas_through_the_scale_subresource() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);
-    k.ok(&["apply", "--server-side", "-f", &k.file("d.yaml", DEPLOYMENT)]);
-    assert!(k.ok(&["scale", "deploy/web", "--replicas=5"]).contains("deployment.apps/web scaled"));
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]), "5");
-    assert!(k.ok(&["scale", "deploy/web", "--replicas=0"]).contains("scaled"));
-    assert_eq!(k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]), "0");
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("d.yaml", DEPLOYMENT),
+    ]);
+    assert!(
+        k.ok(&["scale", "deploy/web", "--replicas=5"])
+            .contains("deployment.apps/web scaled")
+    );
+    assert_eq!(
+        k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]),
+        "5"
+    );
+    assert!(
+        k.ok(&["scale", "deploy/web", "--replicas=0"])
+            .contains("scaled")
+    );
+    assert_eq!(
+        k.ok(&["get", "deploy/web", "-o", "jsonpath={.spec.replicas}"]),
+        "0"
+    );
 }
 
 #[test]
@@ -281,11 +550,23 @@ spec:
     let w = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red}\n";
     k.ok(&["apply", "--server-side", "-f", &k.file("w.yaml", w)]);
     let out = k.ok(&["get", "wd"]);
-    let header: Vec<&str> = out.lines().next().unwrap_or("").split_whitespace().collect();
+    let header: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     assert_eq!(header, vec!["NAME", "COLOR", "AGE"], "{out}");
     assert!(out.contains("red"));
-    let bad = k.file("bad.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {colour: red}\n");
+    let bad = k.file(
+        "bad.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {colour: red}\n",
+    );
     let out = k.run(&["apply", "-f", &bad]);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("unknown field \"spec.colour\""), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown field \"spec.colour\""),
+        "{}",
+        out.stderr
+    );
 }

@@ -115,10 +115,10 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
         items.push((format!("{}/{}", s.ns, s.name), at_version(&r.rt, s.object)));
     }
     let mut meta = json!({"resourceVersion": rv.to_string()});
-    if next.is_some() {
-        if let Some((key, _)) = items.last() {
-            meta["continue"] = json!(encode_continue(rv, key));
-        }
+    if next.is_some()
+        && let Some((key, _)) = items.last()
+    {
+        meta["continue"] = json!(encode_continue(rv, key));
     }
     Ok((items.into_iter().map(|(_, o)| o).collect(), meta))
 }

@@ -114,7 +114,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
             .pointer("/spec/replicas")
             .cloned()
             .unwrap_or(json!(0));
-        if !replicas.as_i64().is_some_and(|n| n >= 0) {
+        if replicas.as_i64().is_none_or(|n| n < 0) {
             return Err(ApiError::invalid(
                 "autoscaling",
                 "Scale",

@@ -169,7 +169,7 @@ pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
     )
 }
 
-/// Inputs of one server-side apply.
+/// Who writes and how (`force` only matters to apply; updates always take over what they change).
 pub struct ApplyRequest<'a> {
     pub manager: &'a str,
     pub api_version: &'a str,
@@ -270,16 +270,14 @@ pub fn apply(
 
 /// Records an update (create, PUT, non-apply patch) by `manager`: it takes over every field it
 /// changed; others lose those fields. Writes the new entries into `new`.
-pub fn update(
-    old: Option<&Value>,
-    new: &mut Value,
-    node: Node<'_>,
-    manager: &str,
-    api_version: &str,
-    subresource: &str,
-    status_separate: bool,
-    now: &str,
-) {
+pub fn update(old: Option<&Value>, new: &mut Value, node: Node<'_>, req: &ApplyRequest<'_>) {
+    let (manager, api_version, subresource, status_separate, now) = (
+        req.manager,
+        req.api_version,
+        req.subresource,
+        req.status_separate,
+        req.now,
+    );
     let mut entries = read_entries(old);
     let old_part = old.map(|o| owned_part(o, subresource, status_separate));
     let new_part = owned_part(new, subresource, status_separate);
@@ -382,16 +380,7 @@ mod tests {
             apply(None, &json!({"data": {"k": "1"}}), node, &req("a", false)).expect("apply");
         let mut new = live.clone();
         new["data"]["k"] = json!("9");
-        update(
-            Some(&live),
-            &mut new,
-            node,
-            "editor",
-            "v1",
-            "",
-            false,
-            "2026-01-01T00:00:01Z",
-        );
+        update(Some(&live), &mut new, node, &req("editor", false));
         let entries = read_entries(Some(&new));
         assert_eq!(entries.len(), 1, "a lost its only field: {entries:?}");
         assert_eq!(entries[0].manager, "editor");

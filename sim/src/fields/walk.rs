@@ -26,10 +26,11 @@ pub fn default_list_keys(value: &mut Value, node: Node<'_>) {
             let kind = node.list_kind();
             let items_node = node.items();
             for item in items.iter_mut() {
-                if let (ListKind::Map(keys), Value::Object(m)) = (&kind, &mut *item) {
-                    if keys.iter().any(|k| k == "protocol") && !m.contains_key("protocol") {
-                        m.insert("protocol".into(), Value::String("TCP".into()));
-                    }
+                if let (ListKind::Map(keys), Value::Object(m)) = (&kind, &mut *item)
+                    && keys.iter().any(|k| k == "protocol")
+                    && !m.contains_key("protocol")
+                {
+                    m.insert("protocol".into(), Value::String("TCP".into()));
                 }
                 default_list_keys(item, items_node);
             }
@@ -155,7 +156,7 @@ fn strip_nulls(v: &Value) -> Value {
     }
 }
 
-fn find_element<'v>(items: &'v [Value], step: &Step) -> Option<usize> {
+fn find_element(items: &[Value], step: &Step) -> Option<usize> {
     match step {
         Step::Key(k) => {
             let want: Map<String, Value> = serde_json::from_str(k).ok()?;

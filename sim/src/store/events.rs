@@ -77,11 +77,11 @@ impl Hub {
         if event.rv <= *last {
             return;
         }
-        if event.rv > *last + 1 {
-            if let Ok(missed) = read_after(conn, *last) {
-                for e in missed.into_iter().filter(|e| e.rv < event.rv) {
-                    let _ = self.tx.send(e);
-                }
+        if event.rv > *last + 1
+            && let Ok(missed) = read_after(conn, *last)
+        {
+            for e in missed.into_iter().filter(|e| e.rv < event.rv) {
+                let _ = self.tx.send(e);
             }
         }
         *last = event.rv;

@@ -61,13 +61,20 @@ impl Kubectl {
 
     pub fn run_stdin(&self, args: &[&str], stdin: Option<&str>) -> Out {
         let mut cmd = self.command(args);
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => panic!("kubectl is required for these tests and could not be run: {e}"),
         };
         if let Some(input) = stdin {
-            child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())
+                .expect("write stdin");
         } else {
             drop(child.stdin.take());
         }
@@ -82,14 +89,20 @@ impl Kubectl {
     /// Runs and asserts success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert_eq!(out.code, 0, "kubectl {args:?} failed: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.code, 0,
+            "kubectl {args:?} failed: {}{}",
+            out.stdout, out.stderr
+        );
         out.stdout
     }
 
     /// Starts a long-running kubectl (e.g. `get -w`) writing to pipes.
     pub fn spawn(&self, args: &[&str]) -> Child {
         let mut cmd = self.command(args);
-        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         match cmd.spawn() {
             Ok(c) => c,
             Err(e) => panic!("kubectl is required for these tests and could not be run: {e}"),
@@ -101,7 +114,11 @@ impl Kubectl {
 pub fn stop_and_read(mut child: Child) -> String {
     let _ = child.kill();
     let out = child.wait_with_output().expect("collect output");
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 pub const DEPLOYMENT: &str = "apiVersion: apps/v1
