@@ -78,6 +78,7 @@ impl Sim {
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            .max_blocking_threads(8)
             .thread_name("piceli-sim")
             .enable_all()
             .build()

@@ -101,28 +101,27 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
         .get("limit")
         .and_then(|l| l.parse::<usize>().ok())
         .filter(|l| *l > 0);
-    let (stored, rv) = app.store.list(&r.rt.store_key(), ns, after.as_deref())?;
-    let mut items = Vec::new();
-    let mut next = None;
-    for s in stored {
-        if !filter.matches(&s.object) {
-            continue;
-        }
-        if limit.is_some_and(|l| items.len() >= l) {
-            next = Some(());
-            break;
-        }
-        items.push((format!("{}/{}", s.ns, s.name), at_version(&r.rt, s.object)));
-    }
-    let mut meta = json!({"resourceVersion": rv.to_string()});
-    if next.is_some()
-        && let Some((key, _)) = items.last()
+    let page = app
+        .store
+        .list_page(&r.rt.store_key(), ns, after.as_deref(), limit, |o| {
+            filter.matches(o)
+        })?;
+    let mut meta = json!({"resourceVersion": page.rv.to_string()});
+    if page.more
+        && let Some(last) = page.items.last()
     {
-        meta["continue"] = json!(encode_continue(rv, key));
+        meta["continue"] = json!(encode_continue(
+            page.rv,
+            &format!("{}/{}", last.ns, last.name)
+        ));
     }
-    Ok((items.into_iter().map(|(_, o)| o).collect(), meta))
+    let items: Vec<Value> = page
+        .items
+        .into_iter()
+        .map(|s| at_version(&r.rt, s.object))
+        .collect();
+    Ok((items, meta))
 }
-
 /// GET a collection.
 pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let (items, meta) = list_objects(app, req, r)?;

@@ -47,6 +47,10 @@ pub struct Event {
     pub object: Arc<Value>,
 }
 
+/// How many events the hub buffers for slow watchers; a watcher further behind gets 410 Expired
+/// and re-lists (as with a real API server's watch cache).
+pub const EVENT_BUFFER: usize = 4096;
+
 /// Fans events out to subscribers in resourceVersion order.
 pub struct Hub {
     tx: broadcast::Sender<Arc<Event>>,
@@ -56,7 +60,7 @@ pub struct Hub {
 impl Hub {
     /// A hub that has published everything up to `last`.
     pub fn new(last: u64) -> Hub {
-        let (tx, _) = broadcast::channel(65_536);
+        let (tx, _) = broadcast::channel(EVENT_BUFFER);
         Hub {
             tx,
             last: Mutex::new(last),

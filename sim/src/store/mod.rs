@@ -26,6 +26,15 @@ pub struct Store {
     file_backed: bool,
 }
 
+/// One page of a list.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub items: Vec<Stored>,
+    pub rv: u64,
+    /// Whether more matching objects follow.
+    pub more: bool,
+}
+
 /// A stored object with its storage coordinates.
 #[derive(Debug, Clone)]
 pub struct Stored {
@@ -119,30 +128,54 @@ impl Store {
         ns: Option<&str>,
         after: Option<&str>,
     ) -> Result<(Vec<Stored>, u64), ApiError> {
+        let page = self.list_page(rk, ns, after, None, |_| true)?;
+        Ok((page.items, page.rv))
+    }
+
+    /// Like [`Store::list`], keeping only objects `keep` accepts and stopping after `limit` of them.
+    pub fn list_page(
+        &self,
+        rk: &str,
+        ns: Option<&str>,
+        after: Option<&str>,
+        limit: Option<usize>,
+        mut keep: impl FnMut(&Value) -> bool,
+    ) -> Result<Page, ApiError> {
+        let (after_ns, after_name) = after.and_then(|a| a.split_once('/')).unwrap_or(("", ""));
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err)?;
         let rv = schema::current_rv(&tx).map_err(db_err)?;
-        let after = after.unwrap_or("");
-        let mut out = Vec::new();
+        let mut items = Vec::new();
+        let mut more = false;
         {
             let mut stmt = tx
                 .prepare_cached(
                     "SELECT ns, name, data FROM objects WHERE rk = ?1 AND (?2 IS NULL OR ns = ?2) \
-                     AND (ns || '/' || name) > ?3 ORDER BY ns, name",
+                     AND (ns > ?3 OR (ns = ?3 AND name > ?4)) ORDER BY ns, name",
                 )
                 .map_err(db_err)?;
-            let mut rows = stmt.query(params![rk, ns, after]).map_err(db_err)?;
+            let mut rows = stmt
+                .query(params![rk, ns, after_ns, after_name])
+                .map_err(db_err)?;
             while let Some(row) = rows.next().map_err(db_err)? {
                 let data: String = row.get(2).map_err(db_err)?;
-                out.push(Stored {
+                let object = parse(&data)?;
+                if !keep(&object) {
+                    continue;
+                }
+                if limit.is_some_and(|l| items.len() >= l) {
+                    more = true;
+                    break;
+                }
+                items.push(Stored {
                     ns: row.get(0).map_err(db_err)?,
                     name: row.get(1).map_err(db_err)?,
-                    object: parse(&data)?,
+                    object,
                 });
             }
         }
         tx.commit().map_err(db_err)?;
-        Ok((out, rv))
+        Ok(Page { items, rv, more })
     }
 
     /// Change events after `rv`, oldest first; `Err(Gone)` when history before them was compacted.
