@@ -132,8 +132,13 @@ async fn main() {
         "server-side apply, concurrency 8: {c8:.0} writes/s (8,000 applies, each changes the object)"
     );
 
+    println!("rss after the write runs: {:.1} MiB", server.rss_mib());
     // Fill to 10,000 objects.
     apply_writes(&api, 8, 10_000, 10_000, 3).await;
+    println!(
+        "rss with 10,000 ConfigMaps stored, before any list: {:.1} MiB",
+        server.rss_mib()
+    );
     let count = api
         .list(&ListParams::default())
         .await

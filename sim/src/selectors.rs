@@ -88,6 +88,11 @@ impl LabelSelector {
         Ok(LabelSelector(reqs))
     }
 
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Whether an object's labels match.
     pub fn matches(&self, obj: &Value) -> bool {
         let labels = obj.pointer("/metadata/labels");
@@ -126,6 +131,11 @@ impl FieldSelector {
             out.push((k.trim().to_string(), eq, v.trim().to_string()));
         }
         Ok(FieldSelector(out))
+    }
+
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Whether an object's fields match.

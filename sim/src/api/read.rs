@@ -122,8 +122,68 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
         .collect();
     Ok((items, meta))
 }
+/// GET a collection without a Table: the stored JSON of each object is passed through unparsed
+/// unless a selector needs to look inside it.
+fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    let filter = Filter::from_query(req)?;
+    let selective = !filter.labels.is_empty() || !filter.fields.is_empty();
+    let ns = if r.rt.namespaced && !r.ns.is_empty() {
+        Some(r.ns.as_str())
+    } else {
+        None
+    };
+    let after = req
+        .query
+        .get("continue")
+        .filter(|c| !c.is_empty())
+        .map(decode_continue)
+        .transpose()?;
+    let limit = req
+        .query
+        .get("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|l| *l > 0);
+    let page = app
+        .store
+        .list_raw(&r.rt.store_key(), ns, after.as_deref(), limit, |data| {
+            if selective {
+                let v: Value = serde_json::from_str(data).map_err(ApiError::internal)?;
+                if !filter.matches(&v) {
+                    return Ok(None);
+                }
+            }
+            Ok(Some(data.to_string()))
+        })?;
+    let mut meta = json!({"resourceVersion": page.rv.to_string()});
+    if page.more
+        && let Some((ns, name, _)) = page.items.last()
+    {
+        meta["continue"] = json!(encode_continue(page.rv, &format!("{ns}/{name}")));
+    }
+    let head = json!({"kind": format!("{}List", r.rt.kind), "apiVersion": r.rt.api_version(), "metadata": meta}).to_string();
+    let total: usize = page.items.iter().map(|(_, _, d)| d.len() + 1).sum();
+    let mut body = String::with_capacity(head.len() + total + 16);
+    body.push_str(&head[..head.len() - 1]);
+    body.push_str(",\"items\":[");
+    for (i, (_, _, data)) in page.items.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(data);
+    }
+    body.push_str("]}");
+    Ok(crate::http::raw(
+        200,
+        "application/json",
+        bytes::Bytes::from(body),
+    ))
+}
+
 /// GET a collection.
 pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    if !req.wants_table() && !r.rt.crd {
+        return list_passthrough(app, req, r);
+    }
     let (items, meta) = list_objects(app, req, r)?;
     if req.wants_table() {
         let include = req.query.get("includeObject").unwrap_or("Metadata");

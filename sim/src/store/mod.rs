@@ -35,6 +35,15 @@ pub struct Page {
     pub more: bool,
 }
 
+/// One page of a list, each object as whatever the caller kept of it.
+#[derive(Debug, Clone)]
+pub struct RawPage<T> {
+    /// Namespace, name and the kept value.
+    pub items: Vec<(String, String, T)>,
+    pub rv: u64,
+    pub more: bool,
+}
+
 /// A stored object with its storage coordinates.
 #[derive(Debug, Clone)]
 pub struct Stored {
@@ -141,6 +150,30 @@ impl Store {
         limit: Option<usize>,
         mut keep: impl FnMut(&Value) -> bool,
     ) -> Result<Page, ApiError> {
+        let raw = self.list_raw(rk, ns, after, limit, |data| {
+            Ok(Some(parse(data)?).filter(|v| keep(v)))
+        })?;
+        Ok(Page {
+            items: raw
+                .items
+                .into_iter()
+                .map(|(ns, name, object)| Stored { ns, name, object })
+                .collect(),
+            rv: raw.rv,
+            more: raw.more,
+        })
+    }
+
+    /// The listing primitive: `keep` sees each object's stored JSON and returns what to keep for it
+    /// (`None` skips it), so callers that need no parsing can pass the JSON through untouched.
+    pub fn list_raw<T>(
+        &self,
+        rk: &str,
+        ns: Option<&str>,
+        after: Option<&str>,
+        limit: Option<usize>,
+        mut keep: impl FnMut(&str) -> Result<Option<T>, ApiError>,
+    ) -> Result<RawPage<T>, ApiError> {
         let (after_ns, after_name) = after.and_then(|a| a.split_once('/')).unwrap_or(("", ""));
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err)?;
@@ -158,24 +191,25 @@ impl Store {
                 .query(params![rk, ns, after_ns, after_name])
                 .map_err(db_err)?;
             while let Some(row) = rows.next().map_err(db_err)? {
-                let data: String = row.get(2).map_err(db_err)?;
-                let object = parse(&data)?;
-                if !keep(&object) {
-                    continue;
-                }
+                let data = row
+                    .get_ref(2)
+                    .map_err(db_err)?
+                    .as_str()
+                    .map_err(|e| ApiError::internal(format!("storage: {e}")))?;
+                let Some(kept) = keep(data)? else { continue };
                 if limit.is_some_and(|l| items.len() >= l) {
                     more = true;
                     break;
                 }
-                items.push(Stored {
-                    ns: row.get(0).map_err(db_err)?,
-                    name: row.get(1).map_err(db_err)?,
-                    object,
-                });
+                items.push((
+                    row.get(0).map_err(db_err)?,
+                    row.get(1).map_err(db_err)?,
+                    kept,
+                ));
             }
         }
         tx.commit().map_err(db_err)?;
-        Ok(Page { items, rv, more })
+        Ok(RawPage { items, rv, more })
     }
 
     /// Change events after `rv`, oldest first; `Err(Gone)` when history before them was compacted.
