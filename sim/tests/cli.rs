@@ -1,8 +1,6 @@
 //! The `sim` commands through the stand-alone `piceli-sim` binary: clear errors for a taken port and
 //! an unusable directory; `start`, `status` and `stop` managing a background server.
 
-mod common;
-
 use std::process::Command;
 
 fn sim_cmd(args: &[&str]) -> (i32, String, String) {
