@@ -21,6 +21,7 @@ pub mod http;
 pub mod kubeconfig;
 pub mod object;
 pub mod openapi;
+pub mod proto;
 pub mod registry;
 pub mod router;
 pub mod schema;

@@ -570,3 +570,65 @@ spec:
         out.stderr
     );
 }
+
+#[test]
+fn create_generators_send_protobuf_and_it_is_understood() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&["create", "namespace", "team"]);
+    k.ok(&[
+        "create",
+        "configmap",
+        "cfg",
+        "-n",
+        "team",
+        "--from-literal=a=b",
+    ]);
+    k.ok(&[
+        "create",
+        "secret",
+        "generic",
+        "s",
+        "-n",
+        "team",
+        "--from-literal=p=q",
+    ]);
+    k.ok(&["create", "serviceaccount", "bot", "-n", "team"]);
+    k.ok(&[
+        "create",
+        "deployment",
+        "d",
+        "-n",
+        "team",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "--port=80",
+    ]);
+    assert_eq!(
+        k.ok(&["get", "cm", "cfg", "-n", "team", "-o", "jsonpath={.data.a}"]),
+        "b"
+    );
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "secret",
+            "s",
+            "-n",
+            "team",
+            "-o",
+            "jsonpath={.data.p} {.type}"
+        ]),
+        "cQ== Opaque"
+    );
+    let d = json_of(&k.ok(&["get", "deploy", "d", "-n", "team", "-o", "json"]));
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(d["spec"]["selector"]["matchLabels"]["app"], "d");
+    let c = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        (c["name"].as_str(), c["image"].as_str()),
+        (Some("nginx"), Some("nginx:1.27"))
+    );
+    assert_eq!(c["ports"][0]["containerPort"], 80);
+    assert_eq!(d["spec"]["strategy"]["type"], "RollingUpdate");
+    assert!(k.ok(&["get", "sa", "-n", "team"]).contains("bot"));
+}

@@ -16,7 +16,13 @@ use crate::validate::FieldValidation;
 /// Decodes a JSON or YAML request body.
 pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
     let ct = req.content_type();
-    if ct.contains("protobuf") {
+    if ct == "application/vnd.kubernetes.protobuf" {
+        return crate::proto::decode(&req.body).map_err(|e| match e {
+            crate::proto::ProtoError::Unsupported(_) => ApiError::unsupported_media_type(ct),
+            other => ApiError::bad_request(other.to_string()),
+        });
+    }
+    if ct.contains("protobuf") || ct.contains("cbor") {
         return Err(ApiError::unsupported_media_type(ct));
     }
     if req.body.is_empty() {
