@@ -57,6 +57,34 @@ pub fn lookup(code: &str) -> Option<CodeInfo> {
         .copied()
 }
 
+/// The error-code table as Markdown (`docs/errors.md` is this text; a test keeps them equal).
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Error codes\n\n\
+         Every failure Piceli reports carries a fixed code. Codes never change meaning. `explain CODE` on any \
+         app binary (or `piceli explain CODE`) prints the entry below. `PCL00xx` codes are found by the \
+         `app!` macro at compile time and, for values written as Rust expressions, by the runtime before any \
+         cluster call; `PCL01xx` codes are run-time failures of the commands.\n\n\
+         This file is generated from `core/src/codes.rs`: run `PICELI_UPDATE_DOCS=1 cargo test -p piceli-core` \
+         after changing the table.\n\n| code | title |\n|---|---|\n",
+    );
+    for i in ALL {
+        out.push_str(&format!(
+            "| [{}](#{}) | {} |\n",
+            i.code,
+            i.code.to_lowercase(),
+            i.title
+        ));
+    }
+    for i in ALL {
+        out.push_str(&format!(
+            "\n## {}\n\n**{}.** {}\n",
+            i.code, i.title, i.explanation
+        ));
+    }
+    out
+}
+
 codes! {
     InvalidName = "PCL0001", "invalid object name",
         "Kubernetes object names must be DNS-1123 labels or subdomains: lowercase letters, digits and '-', \
@@ -174,6 +202,10 @@ codes! {
     DuplicateKey = "PCL0043", "a key is given twice",
         "Within one map (`{ … }`) each key appears once; the second would silently replace the first. Remove \
          one.";
+    Syntax = "PCL0044", "the app! input does not parse",
+        "The DSL is a list of items: `KEYWORD NAME [-> NAME] [= VALUE] { key: value, … }` or `KEYWORD CALL;`. \
+         Values are strings, numbers, names, calls, `{ … }` maps, `[ … ]` lists, `a => b` mappings, or Rust \
+         expressions in parentheses. See docs/dsl.md.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",
@@ -196,6 +228,20 @@ mod tests {
             assert!(info.code[3..].chars().all(|c| c.is_ascii_digit()));
             assert!(!info.explanation.is_empty());
         }
+    }
+
+    #[test]
+    fn errors_doc_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/errors.md");
+        let want = markdown();
+        if std::env::var_os("PICELI_UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &want).expect("write docs/errors.md");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/errors.md is stale: run PICELI_UPDATE_DOCS=1 cargo test -p piceli-core"
+        );
     }
 
     #[test]

@@ -88,7 +88,9 @@ fn parse_yaml(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
                 .map(|l| (l.line() as usize, l.column() as usize))
                 .unwrap_or((1, 1));
             let message = e.to_string();
-            let first = message.lines().next().unwrap_or("invalid YAML").to_string();
+            let first = message.lines().next().unwrap_or("invalid YAML");
+            // The parser's position is relative to the document; ours (in the prefix) is the file's.
+            let first = first.split(" at line ").next().unwrap_or(first).to_string();
             IncludeError {
                 code: Code::IncludeMalformed,
                 line: start + line.saturating_sub(1),

@@ -4,7 +4,10 @@
 //! compile-time errors) and that the app also carries as human-readable paths (to name the field in
 //! run-time errors). Values written as Rust expressions are filled in at run time at the same `Loc`.
 
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -20,8 +23,8 @@ impl Loc {
     pub const NONE: Loc = Loc(u32::MAX);
 }
 
-/// A value with the location it was written at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// A value with the location it was written at. Serialized compactly as `[value, at]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Spanned<T> {
     /// The value.
     pub v: T,
@@ -55,3 +58,57 @@ impl<T: fmt::Display> fmt::Display for Spanned<T> {
 
 /// A name as written (`web`, `web-api`, `"web.v2"`).
 pub type Name = Spanned<String>;
+
+impl<T: Serialize> Serialize for Spanned<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.v, self.at).serialize(serializer)
+    }
+}
+
+thread_local! {
+    static FILLS: RefCell<Option<HashMap<u32, serde_json::Value>>> = const { RefCell::new(None) };
+}
+
+/// Run `f` (a deserialization) so that every spanned value whose location has an entry in `fills` takes
+/// that value instead of the placeholder in the input: how values written as Rust expressions are put
+/// into the model without a second pass over it.
+pub fn with_fills<R>(fills: HashMap<u32, serde_json::Value>, f: impl FnOnce() -> R) -> R {
+    FILLS.with(|cell| *cell.borrow_mut() = Some(fills));
+    let out = f();
+    FILLS.with(|cell| *cell.borrow_mut() = None);
+    out
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Spanned<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (v, at): (T, Loc) = Deserialize::deserialize(deserializer)?;
+        let fill = FILLS.with(|cell| cell.borrow().as_ref().and_then(|m| m.get(&at.0).cloned()));
+        match fill {
+            Some(value) => serde_json::from_value(value)
+                .map(|v| Spanned { v, at })
+                .map_err(serde::de::Error::custom),
+            None => Ok(Spanned { v, at }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_form_and_fills() {
+        let s = Spanned::new("a".to_string(), Loc(3));
+        let json = serde_json::to_string(&s).expect("serializes");
+        assert_eq!(json, r#"["a",3]"#);
+        let back: Spanned<String> = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, s);
+        let filled: Spanned<String> =
+            with_fills(HashMap::from([(3, serde_json::json!("b"))]), || {
+                serde_json::from_str(&json).expect("parses")
+            });
+        assert_eq!(filled.v, "b");
+        let untouched: Spanned<String> = serde_json::from_str(&json).expect("parses");
+        assert_eq!(untouched.v, "a");
+    }
+}

@@ -50,6 +50,8 @@ pub struct NameTok {
     pub text: String,
     /// Where.
     pub sp: Sp,
+    /// Where each dot-separated part is (`web.replicas` has two), for errors about one part.
+    pub parts: Vec<Sp>,
 }
 
 /// The whole input: items in order.
@@ -225,9 +227,11 @@ impl Parse for Item {
 pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
     if input.peek(LitStr) {
         let s: LitStr = input.parse()?;
+        let sp = Sp::one(s.span());
         return Ok(NameTok {
             text: s.value(),
-            sp: Sp::one(s.span()),
+            sp,
+            parts: vec![sp],
         });
     }
     let first = Ident::parse_any(input)
@@ -250,7 +254,11 @@ pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
             sp = sp.to(Sp::one(part.span()));
         }
     }
-    Ok(NameTok { text, sp })
+    Ok(NameTok {
+        text,
+        sp,
+        parts: vec![sp],
+    })
 }
 
 /// A map key: a name, dotted names (`web.replicas`, `env.MODE`), or a string.
@@ -262,6 +270,7 @@ fn parse_key(input: ParseStream) -> syn::Result<NameTok> {
         key.text.push('.');
         key.text.push_str(&next.text);
         key.sp = key.sp.to(next.sp);
+        key.parts.push(next.sp);
     }
     Ok(key)
 }

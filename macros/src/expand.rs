@@ -34,6 +34,7 @@ pub fn expand(checked: Checked) -> TokenStream {
         quote!((#at, #value))
     });
     let paths = &checked.paths;
+    let locations = &checked.app.locations;
     let name = &checked.app.name.v;
     let doc =
         format!("The `{name}` app, as declared in `piceli::app!` and checked at compile time.");
@@ -45,7 +46,7 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             /// The app model, with the values written as Rust expressions filled in.
             pub fn app() -> ::piceli::__private::App {
-                ::piceli::__private::load(MODEL, ::std::vec![#(#fills),*])
+                ::piceli::__private::load(MODEL, LOCATIONS, ::std::vec![#(#fills),*])
             }
 
             /// Runs the app's command line (`render`, `plan`, `apply`, …); call it from `main`.
@@ -54,6 +55,9 @@ pub fn expand(checked: Checked) -> TokenStream {
             }
 
             const MODEL: &str = #model;
+
+            /// Where each value was written, for run-time errors.
+            const LOCATIONS: &[&str] = &[#(#locations),*];
 
             #[allow(dead_code)]
             fn code_checks_resolve() {

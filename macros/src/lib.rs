@@ -14,10 +14,23 @@ use proc_macro::TokenStream;
 pub fn app(input: TokenStream) -> TokenStream {
     let parsed = match syn::parse::<ast::Input>(input) {
         Ok(parsed) => parsed,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => return syntax_error(e).into(),
     };
     match valid::check(parsed) {
         Ok(checked) => expand::expand(checked).into(),
         Err((errors, name)) => expand::fallback(errors, name).into(),
     }
+}
+
+/// A parse error with its code and a pointer to the grammar.
+fn syntax_error(e: syn::Error) -> proc_macro2::TokenStream {
+    let code = piceli_core::Code::Syntax;
+    e.into_iter()
+        .map(|e| {
+            let message = format!(
+                "{code}: {e}\n\nhelp: see the grammar in docs/dsl.md (items look like `deployment web {{ image: \"…\" }}`)"
+            );
+            syn::Error::new(e.span(), message).to_compile_error()
+        })
+        .collect()
 }

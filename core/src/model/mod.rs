@@ -61,7 +61,9 @@ pub struct App {
     pub checks: Vec<Check>,
     /// Raw YAML/JSON files and Rust-built objects.
     pub includes: Vec<Include>,
-    /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors.
+    /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
+    /// serialized model: the macro emits it as a static table.
+    #[serde(skip)]
     pub locations: Vec<String>,
     /// Locations whose value is a Rust expression, filled in at run time.
     pub dynamic: Vec<Loc>,
@@ -152,7 +154,6 @@ impl Default for OverrideValue {
 pub const OVERRIDE_FIELDS: &[&str] = &[
     "replicas",
     "image",
-    "env",
     "requests.cpu",
     "requests.memory",
     "limits.cpu",

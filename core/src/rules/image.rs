@@ -117,10 +117,11 @@ pub fn require_digest(s: &str) -> Result<(), RuleError> {
     if image.digest.is_some() {
         return Ok(());
     }
-    Err(err(
-        s,
-        "is not pinned by digest, so the same manifest may run different code",
-        "pin it with `@sha256:<digest>` (e.g. `nginx:1.27@sha256:<64 hex digits>`), or opt out explicitly with `unpinned(\"...\")`",
+    Err(RuleError::new(
+        format!("image `{s}` is not pinned by digest, so the same manifest may run different code"),
+        format!(
+            "pin it with `@sha256:<digest>` (`{s}@sha256:<64 hex digits>`), or opt out explicitly with `image: unpinned(\"{s}\")`"
+        ),
     ))
 }
 
@@ -383,7 +384,7 @@ mod tests {
         let e = require_digest("nginx:1.27").unwrap_err();
         assert!(e.message.contains("`nginx:1.27`"));
         assert!(
-            e.help.contains("@sha256:<digest>") && e.help.contains("unpinned(\"...\")"),
+            e.help.contains("@sha256:<digest>") && e.help.contains("unpinned(\"nginx:1.27\")"),
             "{e:?}"
         );
         assert!(require_digest("Bad Image").is_err());

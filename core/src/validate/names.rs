@@ -11,11 +11,14 @@ use std::collections::HashMap;
 const GENERATED_SUFFIX: usize = 11;
 
 pub(super) fn check(cx: &mut Ctx, app: &App) {
-    cx.rule(
-        Code::InvalidName,
-        app.name.at,
-        rules::dns1123_label(&app.name.v),
-    );
+    // An empty name is a missing `app NAME;`, reported where the app is parsed.
+    if !app.name.v.is_empty() {
+        cx.rule(
+            Code::InvalidName,
+            app.name.at,
+            rules::dns1123_label(&app.name.v),
+        );
+    }
     for t in &app.targets {
         cx.rule(
             Code::InvalidName,
@@ -191,6 +194,7 @@ pub(super) fn duplicates<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item
         if seen.insert(n.v.as_str(), ()).is_some() {
             let code = match what {
                 "target" => Code::UnknownTarget,
+                "Service port" => Code::DuplicatePort,
                 _ => Code::DuplicateObject,
             };
             cx.error(

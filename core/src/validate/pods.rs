@@ -12,6 +12,12 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     for w in &app.workloads {
         workload(cx, app, w);
     }
+    for p in &app.pvcs {
+        memory(cx, &p.storage);
+        for m in &p.access_modes {
+            one_of(cx, m, ACCESS_MODES, "access mode");
+        }
+    }
 }
 
 fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
@@ -90,14 +96,6 @@ fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
         .collect();
     for c in w.containers.iter().chain(&w.init_containers) {
         container(cx, app, c, &volumes);
-    }
-    if w.containers.is_empty() {
-        cx.error(
-            Code::MissingKey,
-            w.name.at,
-            format!("{} `{}` has no container", w.kind.keyword(), w.name.v),
-            "add `image: \"…\"` (one container named after the workload) or `containers: { NAME: { image: \"…\" } }`",
-        );
     }
 }
 

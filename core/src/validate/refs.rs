@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::pods::{one_of, port_number};
 use crate::codes::Code;
-use crate::model::{App, CheckKind, PortRef, Service, ServiceType, Workload, WorkloadKind};
+use crate::model::{App, CheckKind, PortRef, Service, ServiceType, Workload};
 use crate::rules;
 use crate::spanned::{Name, Spanned};
 use std::collections::HashMap;
@@ -374,16 +374,6 @@ fn rbac(cx: &mut Ctx, app: &App) {
             && !accounts().any(|a| a == sa.v)
         {
             cx.unknown(Code::UnknownRole, "service_account", sa, accounts());
-        }
-        if w.kind == WorkloadKind::DaemonSet
-            && let Some(r) = &w.replicas
-        {
-            cx.error(
-                Code::UnknownKey,
-                r.at,
-                "a daemon_set has no replicas",
-                "remove `replicas`: a DaemonSet runs one pod per node",
-            );
         }
     }
     for r in &app.roles {

@@ -32,9 +32,14 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             };
             let field = o.field.v.as_str();
             let known = OVERRIDE_FIELDS.contains(&field)
-                || field.strip_prefix("env.").is_some_and(|n| !n.is_empty());
+                || field
+                    .strip_prefix("env.")
+                    .is_some_and(|n| !n.is_empty() && !n.contains('.'));
             if !known {
-                let help = match rules::did_you_mean(field, OVERRIDE_FIELDS.iter().copied()) {
+                let help = match rules::did_you_mean(
+                    field,
+                    OVERRIDE_FIELDS.iter().copied().chain(["env.NAME"]),
+                ) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => format!(
                         "overridable fields: {}, env.NAME",

@@ -58,13 +58,6 @@ impl<'a> Fields<'a> {
             .map(|(k, _, _)| *k)
     }
 
-    /// Whether any of the keys is given.
-    pub fn has_any(&self, keys: &[&str]) -> bool {
-        self.entries
-            .iter()
-            .any(|(k, _, _)| keys.contains(&k.text.as_str()))
-    }
-
     /// Every entry (for maps whose keys are data, like env or config).
     pub fn all(&mut self) -> Vec<(&'a NameTok, &'a Value)> {
         self.entries

@@ -2,7 +2,8 @@
 //!
 //! Shape problems (unknown keys, wrong value types, missing keys, secret literals) are found while
 //! lowering; meaning problems (references, names, images, quantities, …) by the same
-//! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token.
+//! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token;
+//! all are reported in one build, shape problems first, then meaning problems in source order.
 
 mod config;
 mod fields;

@@ -90,7 +90,13 @@ pub(super) fn target(lw: &mut Lower, item: &Item) {
             );
             continue;
         };
-        let at = lw.loc(k.sp, desc.clone());
+        let object_sp = k.parts.first().copied().unwrap_or(k.sp);
+        let field_sp = match (k.parts.get(1), k.parts.last()) {
+            (Some(first), Some(last)) => first.to(*last),
+            _ => k.sp,
+        };
+        let object_at = lw.loc(object_sp, format!("{owner} › {object}"));
+        let field_at = lw.loc(field_sp, desc.clone());
         let value = match v {
             Value::Int(..) => lw.int(v, format!("{desc} value")).map(OverrideValue::Int),
             Value::Expr(..) if field == "replicas" => {
@@ -100,8 +106,8 @@ pub(super) fn target(lw: &mut Lower, item: &Item) {
         };
         let Some(value) = value else { continue };
         t.overrides.push(Override {
-            object: Spanned::new(object.to_string(), at),
-            field: Spanned::new(field.to_string(), at),
+            object: Spanned::new(object.to_string(), object_at),
+            field: Spanned::new(field.to_string(), field_at),
             value,
         });
     }

@@ -58,7 +58,11 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     };
 
     if let Some(v) = f.take("replicas") {
-        w.replicas = lw.int(v, format!("{owner} › replicas"));
+        if kind.scalable() {
+            w.replicas = lw.int(v, format!("{owner} › replicas"));
+        } else {
+            not_for(lw, &f, "replicas", kind);
+        }
     }
     if let Some(v) = f.take("labels") {
         w.labels = lw.labels(v, &format!("{owner} › labels"));
@@ -126,32 +130,32 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
         w.init_containers = containers(lw, v, &owner);
     }
     if let Some(v) = f.take("containers") {
-        if f.has_any(&["image"]) {
-            let key = f.key("containers").map(|k| k.sp).unwrap_or(v.sp());
-            lw.fail(
-                Code::WrongType,
-                key,
-                format!("{owner} has both `image:` and `containers:`"),
-                "either put the container keys at the top (one container named after the workload) or list them under `containers:`",
-            );
+        // With `containers:`, container keys at the top belong inside one of them.
+        for key in CONTAINER_KEYS {
+            if let Some(k) = f.key(key) {
+                f.take(key);
+                lw.fail(
+                    Code::WrongType,
+                    k.sp,
+                    format!("`{key}` is a container key, and {owner} lists its containers under `containers:`"),
+                    "move it into one of the containers, or drop `containers:` and keep one container at the top",
+                );
+            }
         }
         w.containers = containers(lw, v, &owner);
-    } else if f.has_any(&["image"]) {
-        let c = container_fields(
-            lw,
-            &mut f,
-            name.clone(),
-            name_sp(item),
-            &format!("{owner} › container {}", name.v),
-        );
-        w.containers.push(c);
+        if w.containers.is_empty() {
+            lw.fail(
+                Code::MissingKey,
+                v.sp(),
+                format!("{owner} has no containers"),
+                "add `NAME: { image: \"…\" }`",
+            );
+        }
     } else {
-        lw.fail(
-            Code::MissingKey,
-            name_sp(item),
-            format!("{owner} has no image"),
-            "add `image: \"registry/repo:tag@sha256:…\"`",
-        );
+        let desc = format!("{owner} › container {}", name.v);
+        if let Some(c) = container_fields(lw, &mut f, name.clone(), name_sp(item), &desc) {
+            w.containers.push(c);
+        }
     }
     let allowed: Vec<&str> = POD_KEYS.iter().chain(CONTAINER_KEYS).copied().collect();
     f.finish(lw, &allowed);
@@ -182,22 +186,24 @@ fn containers(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Container> {
         let mut cf = Fields::of(lw, Some(body), desc.clone());
         let c = container_fields(lw, &mut cf, name, k.sp, &desc);
         cf.finish(lw, CONTAINER_KEYS);
-        out.push(c);
+        out.extend(c);
     }
     out
 }
 
+/// One container's keys; `None` (after reporting it) when it has no image.
 fn container_fields(
     lw: &mut Lower,
     f: &mut Fields,
     name: Spanned<String>,
     name_sp: Sp,
     owner: &str,
-) -> Container {
+) -> Option<Container> {
     let mut c = Container {
         name,
         ..Container::default()
     };
+    let mut has_image = true;
     match f.take("image") {
         Some(Value::Call(call)) if call.name.text == "unpinned" => {
             c.unpinned = true;
@@ -213,12 +219,15 @@ fn container_fields(
                 c.image = s;
             }
         }
-        None => lw.fail(
-            Code::MissingKey,
-            name_sp,
-            format!("{owner} has no image"),
-            "add `image: \"…\"`",
-        ),
+        None => {
+            has_image = false;
+            lw.fail(
+                Code::MissingKey,
+                name_sp,
+                format!("{owner} has no image"),
+                "add `image: \"registry/repo:tag@sha256:…\"`",
+            )
+        }
     }
     if let Some(v) = f.take("command") {
         c.command = lw.str_list(v, &format!("{owner} › command"));
@@ -250,7 +259,7 @@ fn container_fields(
     if let Some(v) = f.take("mounts") {
         c.mounts = mounts(lw, v, owner);
     }
-    c
+    has_image.then_some(c)
 }
 
 fn env(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvVar> {
@@ -369,7 +378,7 @@ fn probe(lw: &mut Lower, v: &Value, desc: &str) -> Option<Probe> {
     let mut nf = lw.named(call, desc);
     let action = match call.name.text.as_str() {
         "http_get" => {
-            lw.max_args(call, 1, "http_get(\"/healthz\", port: http)");
+            lw.max_args(call, 2, "http_get(\"/healthz\", port: http)");
             let path = lw
                 .arg(call, 0, "a path", "http_get(\"/healthz\", port: http)")
                 .and_then(|p| lw.str(p, format!("{desc} › path")));

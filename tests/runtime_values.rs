@@ -1,0 +1,67 @@
+//! Values written as Rust expressions are checked at run time by the same rules, with the same codes,
+//! before anything is rendered (or, later, sent to a cluster).
+
+use piceli::runtime::{Error, render};
+
+fn image() -> String {
+    // Not pinned by digest: only knowable at run time.
+    format!("docker.io/library/nginx:{}", 1 + 1)
+}
+
+fn replicas() -> i32 {
+    -2
+}
+
+piceli::app! {
+    app runtime-values;
+    target local = local(namespace: "rv");
+    deployment web {
+        image: (image()),
+        replicas: (replicas()),
+        ports: { http: 80 },
+        resources: { memory: ("512m") },
+    }
+}
+
+piceli::app! {
+    app good-values;
+    deployment web {
+        image: (format!("docker.io/library/nginx:1.27@sha256:{}", "ab".repeat(32))),
+        replicas: (1 + 2),
+        env: { MODE: (std::env::consts::OS) },
+    }
+}
+
+#[test]
+fn expression_values_are_validated_with_the_same_codes() {
+    let app = runtime_values::app();
+    let err = render::render(&app, &render::Options::default()).expect_err("invalid values");
+    let Error::Invalid(problems) = &err else {
+        panic!("expected Invalid, got {err}")
+    };
+    let codes: Vec<&str> = problems.iter().map(|(d, _)| d.code.as_str()).collect();
+    assert_eq!(codes, ["PCL0020", "PCL0016", "PCL0018"], "{err}");
+    let places: Vec<&str> = problems.iter().map(|(_, at)| at.as_str()).collect();
+    assert_eq!(
+        places,
+        [
+            "deployment web › replicas",
+            "deployment web › container web › image",
+            "deployment web › container web › resources › memory"
+        ]
+    );
+    assert!(err.to_string().contains("help:"), "{err}");
+}
+
+#[test]
+fn good_expression_values_render() {
+    let app = good_values::app();
+    let out = render::render(&app, &render::Options::default()).expect("renders");
+    assert_eq!(out.namespace, "default");
+    let deploy = &out.objects[0];
+    assert_eq!(deploy["spec"]["replicas"], 3);
+    assert_eq!(
+        deploy["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"],
+        std::env::consts::OS
+    );
+}

@@ -1,0 +1,15 @@
+//! PCL0034: two `app NAME;` items (the first name still names the module, so `demo::main()` resolves).
+
+piceli::app! {
+    app demo;
+
+    app other;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,14 @@
+//! PCL0025: replicas on a daemon_set (one pod per node).
+
+piceli::app! {
+    app demo;
+
+    daemon_set agent {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        replicas: 3,
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,22 @@
+//! PCL0032: two access forwards on the same local port.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+    }
+
+    deployment admin {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+    }
+
+    service web -> web { port: 80 => http, access: forward(local: 18080) }
+    service admin -> admin { port: 80 => http, access: forward(local: 18080) }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

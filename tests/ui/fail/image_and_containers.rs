@@ -1,0 +1,16 @@
+//! PCL0027: both the one-container shorthand (`image:`) and `containers:`.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        containers: {
+            app: { image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d" },
+        },
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,13 @@
+//! PCL0015: an image reference with an uppercase repository.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/NGINX:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,14 @@
+//! PCL0021: a label Piceli sets itself.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        labels: { "app.kubernetes.io/name": "web" },
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

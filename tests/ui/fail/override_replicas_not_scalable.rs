@@ -1,0 +1,17 @@
+//! PCL0024: a replicas override on a daemon_set.
+
+piceli::app! {
+    app demo;
+
+    target prod = local(namespace: "demo") {
+        agent.replicas: 2,
+    };
+
+    daemon_set agent {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,17 @@
+//! PCL0027: a replicas override written as a string.
+
+piceli::app! {
+    app demo;
+
+    target prod = local(namespace: "demo") {
+        web.replicas: "3",
+    };
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,16 @@
+//! PCL0005: two Service ports with the same number.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80, admin: 8081 },
+    }
+
+    service web -> web { ports: { http: 80 => http, admin: 80 => admin } }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

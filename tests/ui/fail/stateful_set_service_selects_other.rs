@@ -1,0 +1,22 @@
+//! PCL0022: a StatefulSet governing Service that selects another workload.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+    }
+
+    stateful_set db {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        service: web,
+        ports: { pg: 5432 },
+    }
+
+    service web -> web { port: 80 => http }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

@@ -1,0 +1,13 @@
+//! PCL0025: a misspelled top-level keyword, with a suggestion.
+
+piceli::app! {
+    app demo;
+
+    deploymnet web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}

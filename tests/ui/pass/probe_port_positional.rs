@@ -1,0 +1,16 @@
+//! `http_get("/path", PORT)` takes the port as its second positional argument, like `tcp(PORT)`.
+
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+        ready: http_get("/healthz", http),
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}
