@@ -632,3 +632,34 @@ fn create_generators_send_protobuf_and_it_is_understood() {
     assert_eq!(d["spec"]["strategy"]["type"], "RollingUpdate");
     assert!(k.ok(&["get", "sa", "-n", "team"]).contains("bot"));
 }
+
+#[test]
+fn server_side_apply_takes_over_from_client_side_apply() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let both = k.file(
+        "m.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mig}\ndata: {a: \"1\", b: \"2\"}\n",
+    );
+    k.ok(&["apply", "-f", &both]);
+    // kubectl migrates the client-side-apply ownership by rewriting managedFields.
+    k.ok(&["apply", "--server-side", "-f", &both]);
+    let mf = k.ok(&[
+        "get",
+        "cm",
+        "mig",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields[*].manager}",
+    ]);
+    assert!(!mf.contains("kubectl-client-side-apply"), "{mf}");
+    let one = k.file(
+        "m2.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mig}\ndata: {a: \"1\"}\n",
+    );
+    k.ok(&["apply", "--server-side", "-f", &one]);
+    assert_eq!(
+        k.ok(&["get", "cm", "mig", "-o", "jsonpath={.data}"]),
+        "{\"a\":\"1\"}"
+    );
+}

@@ -278,7 +278,21 @@ pub fn update(old: Option<&Value>, new: &mut Value, node: Node<'_>, req: &ApplyR
         req.status_separate,
         req.now,
     );
-    let mut entries = read_entries(old);
+    // A client may rewrite managedFields (kubectl does, to migrate client-side apply ownership to
+    // server-side apply); a non-empty list that differs from the stored one replaces it, and `[{}]`
+    // clears it. An absent or empty list keeps the stored entries.
+    let sent = new
+        .pointer("/metadata/managedFields")
+        .filter(|v| v.as_array().is_some_and(|a| !a.is_empty()));
+    let mut entries = match sent {
+        Some(list) if Some(list) != old.and_then(|o| o.pointer("/metadata/managedFields")) => {
+            read_entries(Some(new))
+                .into_iter()
+                .filter(|e| !e.manager.is_empty())
+                .collect()
+        }
+        _ => read_entries(old),
+    };
     let old_part = old.map(|o| owned_part(o, subresource, status_separate));
     let new_part = owned_part(new, subresource, status_separate);
     let changed = changed_paths(old_part.as_ref(), Some(&new_part), node);

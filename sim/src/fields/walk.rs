@@ -252,11 +252,11 @@ fn diff(
                 }
             }
         }
-        (None, Some(v @ Value::Object(m))) if !m.is_empty() && !is_atomic_object(&node) => {
-            if !path.is_empty() {
+        (None, Some(Value::Object(m))) if !m.is_empty() && !is_atomic_object(&node) => {
+            // `metadata` always exists (it holds the name), so it is never itself "added".
+            if !path.is_empty() && *path != [Step::Field("metadata".into())] {
                 set.insert(path.clone());
             }
-            let _ = v;
             for (k, nv) in m {
                 path.push(Step::Field(k.clone()));
                 diff(None, Some(nv), node.field_or_free(k), path, set);
@@ -364,12 +364,7 @@ mod tests {
         let shown: Vec<String> = set.iter().map(super::super::path::display).collect();
         assert_eq!(
             shown,
-            vec![
-                ".data.b",
-                ".metadata",
-                ".metadata.labels",
-                ".metadata.labels.x"
-            ]
+            vec![".data.b", ".metadata.labels", ".metadata.labels.x"]
         );
     }
 
