@@ -479,6 +479,9 @@ pub fn write(
                 EventType::Modified
             };
             w.put(&rk, store_ns, name, rv, new.clone(), kind)?;
+            if let Some(old) = old {
+                w.attach_prev(old);
+            }
         }
         Ok(Outcome {
             object: new,

@@ -695,3 +695,50 @@ async fn cluster_directories_keep_objects_across_restarts_and_share_them_between
     .await;
     assert_eq!(listed, 2);
 }
+
+#[tokio::test]
+async fn selector_watches_see_objects_leave_and_enter_the_selection() {
+    let sim = common::sim();
+    let client = sim.client().expect("client");
+    let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
+    let mut c = cm("x", json!({}));
+    c.metadata.labels = Some([("app".to_string(), "web".to_string())].into());
+    let created = cms
+        .create(&PostParams::default(), &c)
+        .await
+        .expect("create");
+    let rv = created.metadata.resource_version.expect("rv");
+    let writer = cms.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let relabel = |app: &str| Patch::Merge(json!({"metadata": {"labels": {"app": app}}}));
+        writer
+            .patch("x", &PatchParams::default(), &relabel("other"))
+            .await
+            .expect("leave");
+        writer
+            .patch("x", &PatchParams::default(), &relabel("web"))
+            .await
+            .expect("enter");
+    });
+    let req = http::Request::get(format!(
+        "/api/v1/namespaces/default/configmaps?watch=true&labelSelector=app%3Dweb&resourceVersion={rv}&timeoutSeconds=2"
+    ))
+    .body(Vec::new())
+    .expect("request");
+    let text = client.request_text(req).await.expect("stream");
+    let types: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["type"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        types,
+        vec!["DELETED".to_string(), "ADDED".to_string()],
+        "{text}"
+    );
+}

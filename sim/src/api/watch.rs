@@ -172,13 +172,10 @@ async fn run(
         last = from;
         for e in events {
             last = e.rv;
-            if !relevant(&e, &rk, ns.as_deref(), &filter) {
+            let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter) else {
                 continue;
-            }
-            if !s
-                .send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone()))
-                .await
-            {
+            };
+            if !s.send(kind, at_version(&s.r.rt, (*e.object).clone())).await {
                 return;
             }
         }
@@ -201,10 +198,8 @@ async fn run(
                     continue;
                 }
                 last = e.rv;
-                if relevant(&e, &rk, ns.as_deref(), &filter)
-                    && !s
-                        .send(e.kind.as_str(), at_version(&s.r.rt, (*e.object).clone()))
-                        .await
+                if let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter)
+                    && !s.send(kind, at_version(&s.r.rt, (*e.object).clone())).await
                 {
                     return;
                 }
@@ -224,6 +219,25 @@ async fn run(
     }
 }
 
-fn relevant(e: &crate::store::Event, rk: &str, ns: Option<&str>, filter: &Filter) -> bool {
-    e.rk == rk && ns.is_none_or(|n| n == e.ns) && filter.matches(&e.object)
+/// The event type a watch sends for a change, if any: with selectors, an object that stops matching
+/// is DELETED and one that starts matching is ADDED.
+fn relevant(
+    e: &crate::store::Event,
+    rk: &str,
+    ns: Option<&str>,
+    filter: &Filter,
+) -> Option<&'static str> {
+    if e.rk != rk || ns.is_some_and(|n| n != e.ns) {
+        return None;
+    }
+    let now = filter.matches(&e.object);
+    match (e.kind, e.prev.as_deref().map(|p| filter.matches(p))) {
+        (crate::store::EventType::Modified, Some(before)) => match (before, now) {
+            (true, true) => Some("MODIFIED"),
+            (false, true) => Some("ADDED"),
+            (true, false) => Some("DELETED"),
+            (false, false) => None,
+        },
+        (kind, _) => now.then_some(kind.as_str()),
+    }
 }

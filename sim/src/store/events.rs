@@ -45,6 +45,9 @@ pub struct Event {
     pub name: String,
     pub kind: EventType,
     pub object: Arc<Value>,
+    /// The object before a MODIFIED change, when this process made it (lets watches with selectors
+    /// turn "stopped matching" into DELETED and "started matching" into ADDED).
+    pub prev: Option<Arc<Value>>,
 }
 
 /// How many events the hub buffers for slow watchers; a watcher further behind gets 410 Expired
@@ -136,6 +139,7 @@ pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiErro
             name: row.get(3).map_err(db)?,
             kind: EventType::parse(&kind),
             object: Arc::new(object),
+            prev: None,
         }));
     }
     Ok(out)

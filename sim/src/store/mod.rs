@@ -389,8 +389,16 @@ impl Writer<'_> {
             name: name.into(),
             kind,
             object: Arc::new(object),
+            prev: None,
         });
         Ok(())
+    }
+
+    /// Attaches the previous state of the object to the event just recorded.
+    pub fn attach_prev(&mut self, prev: Value) {
+        if let Some(e) = self.events.last_mut() {
+            e.prev = Some(Arc::new(prev));
+        }
     }
 }
 
