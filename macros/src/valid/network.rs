@@ -20,10 +20,10 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
         ..Service::default()
     };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    if let Some(v) = f.take("port") {
-        if let Some(p) = service_port(lw, v, None, &owner) {
-            s.ports.push(p);
-        }
+    if let Some(v) = f.take("port")
+        && let Some(p) = service_port(lw, v, None, &owner)
+    {
+        s.ports.push(p);
     }
     if let Some(v) = f.take("ports") {
         let mut pf = Fields::of(lw, Some(v), format!("{owner} › ports"));

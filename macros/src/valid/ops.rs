@@ -375,21 +375,17 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
     let Some(path) = lw.str(arg, format!("include {}", call.name.text)) else {
         return;
     };
-    if let Some(text) = read_crate_file(lw, &path.v, arg) {
-        if let Err(e) = piceli_core::include::parse_objects(&text, json) {
-            lw.fail(
-                e.code,
-                arg.sp(),
-                e.describe(&path.v),
-                match e.code {
-                    Code::IncludeNotObject => {
-                        "every document needs `apiVersion`, `kind` and `metadata.name`"
-                    }
-                    _ => "fix the file so it parses (documents are separated by `---`)",
-                },
-            );
-            return;
-        }
+    if let Some(text) = read_crate_file(lw, &path.v, arg)
+        && let Err(e) = piceli_core::include::parse_objects(&text, json)
+    {
+        let help = match e.code {
+            Code::IncludeNotObject => {
+                "every document needs `apiVersion`, `kind` and `metadata.name`"
+            }
+            _ => "fix the file so it parses (documents are separated by `---`)",
+        };
+        lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
+        return;
     }
     let at = lw.loc(arg.sp(), format!("include {} contents", path.v));
     lw.dynamic(at, DynamicKind::File(path.v.clone()));
