@@ -32,6 +32,20 @@ piceli::app! {
     }
 }
 
+piceli::app! {
+    app nameless-object;
+    include objects((vec![piceli::k8s_openapi::api::core::v1::ConfigMap::default()]));
+}
+
+#[test]
+fn rust_built_objects_need_kind_and_name() {
+    let err =
+        render::render(&nameless_object::app(), &render::Options::default()).expect_err("no name");
+    assert_eq!(err.code().as_str(), "PCL0036", "{err}");
+    assert!(err.to_string().contains("object #1"), "{err}");
+    assert!(err.to_string().contains("metadata.name"), "{err}");
+}
+
 #[test]
 fn expression_values_are_validated_with_the_same_codes() {
     let app = runtime_values::app();

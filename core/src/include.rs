@@ -50,6 +50,16 @@ pub fn parse_objects(text: &str, json: bool) -> Result<Vec<IncludedObject>, Incl
     Ok(out)
 }
 
+/// Check objects built in Rust (`include objects(…)`): the same rules as for files. The error's `line`
+/// is the object's 1-based position in the list.
+pub fn check_values(values: &[Value]) -> Result<(), IncludeError> {
+    let mut out = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        flatten(i + 1, v.clone(), &mut out)?;
+    }
+    Ok(())
+}
+
 fn parse_json(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
     serde_json::from_str::<Value>(text)
         .map(|v| vec![(1, v)])
@@ -200,6 +210,16 @@ mod tests {
         assert!(err.message.contains("metadata.name"));
         let err = parse_objects("just a string\n", false).expect_err("scalar");
         assert_eq!(err.code, Code::IncludeNotObject);
+    }
+
+    #[test]
+    fn rust_built_objects_are_checked() {
+        let good =
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}});
+        let bad = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}});
+        assert!(check_values(std::slice::from_ref(&good)).is_ok());
+        let err = check_values(&[good, bad]).expect_err("no name");
+        assert_eq!((err.code, err.line), (Code::IncludeNotObject, 2));
     }
 
     #[test]

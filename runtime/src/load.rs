@@ -103,18 +103,25 @@ pub fn check(app: &App) -> Result<(), Error> {
         ));
     }
     for inc in &app.includes {
-        if let Include::File {
-            path,
-            contents,
-            json,
-        } = inc
-        {
-            piceli_core::include::parse_objects(&contents.v, *json).map_err(|e| {
-                Error::Include {
+        match inc {
+            Include::File {
+                path,
+                contents,
+                json,
+            } => {
+                piceli_core::include::parse_objects(&contents.v, *json).map_err(|e| {
+                    Error::Include {
+                        code: e.code,
+                        message: e.describe(&path.v),
+                    }
+                })?;
+            }
+            Include::Objects { objects, .. } => {
+                piceli_core::include::check_values(objects).map_err(|e| Error::Include {
                     code: e.code,
-                    message: e.describe(&path.v),
-                }
-            })?;
+                    message: format!("include objects, object #{}: {}", e.line, e.message),
+                })?;
+            }
         }
     }
     Ok(())
