@@ -134,11 +134,32 @@ pub fn apply(
                 set_default(spec, "ipFamilies", json!(["IPv4"]));
                 set_default(spec, "ipFamilyPolicy", json!("SingleStack"));
             }
+            let node_ports = matches!(
+                spec.get("type").and_then(Value::as_str),
+                Some("NodePort" | "LoadBalancer")
+            );
+            let seed = spec
+                .get("clusterIP")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            if node_ports {
+                set_default(spec, "externalTrafficPolicy", json!("Cluster"));
+            }
             if let Some(Value::Array(ports)) = spec.get_mut("ports") {
-                for p in ports.iter_mut().filter_map(obj) {
+                for (i, p) in ports.iter_mut().filter_map(obj).enumerate() {
                     set_default(p, "protocol", json!("TCP"));
                     if let Some(port) = p.get("port").cloned() {
                         set_default(p, "targetPort", port);
+                    }
+                    if node_ports && !p.contains_key("nodePort") {
+                        let h = seed
+                            .bytes()
+                            .chain([i as u8])
+                            .fold(2_166_136_261u32, |h, b| {
+                                (h ^ b as u32).wrapping_mul(16_777_619)
+                            });
+                        p.insert("nodePort".into(), json!(30_000 + h % 2_768));
                     }
                 }
             }

@@ -24,6 +24,7 @@ pub mod openapi;
 pub mod proto;
 pub mod registry;
 pub mod router;
+pub mod rules;
 pub mod schema;
 pub mod selectors;
 mod server;

@@ -328,11 +328,14 @@ fn build(
     if rt.kind == "CustomResourceDefinition" {
         crd_status(&mut new);
     }
-    if old.is_none() {
-        let causes = validate::name_causes(&rt.kind, name);
-        if !causes.is_empty() {
-            return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
-        }
+    let mut causes = if old.is_none() {
+        validate::name_causes(&rt.kind, name)
+    } else {
+        Vec::new()
+    };
+    causes.extend(crate::rules::check(&rt.api_version(), &rt.kind, &new));
+    if !causes.is_empty() {
+        return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
     }
     if let Some(old) = old {
         let skip = ["metadata", "status"];

@@ -663,3 +663,38 @@ fn server_side_apply_takes_over_from_client_side_apply() {
         "{\"a\":\"1\"}"
     );
 }
+
+#[test]
+fn invalid_objects_are_rejected_with_422_field_causes() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let bad = DEPLOYMENT.replace(
+        "    metadata: {labels: {app: web}}",
+        "    metadata: {labels: {app: other}}",
+    );
+    let out = k.run(&["apply", "--server-side", "-f", &k.file("bad.yaml", &bad)]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("The Deployment \"web\" is invalid: spec.template.metadata.labels"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("`selector` does not match template `labels`"),
+        "{}",
+        out.stderr
+    );
+    let warn = k.file(
+        "warn.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\nbogus: 1\n",
+    );
+    let out = k.run(&["apply", "--validate=warn", "-f", &warn]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("unknown field \"bogus\""),
+        "a Warning header reaches kubectl: {}",
+        out.stderr
+    );
+}

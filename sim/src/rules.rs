@@ -1,0 +1,253 @@
+//! Semantic validation of the common kinds (after defaulting), producing 422 Invalid causes worded like
+//! the real API server's: workload selectors and templates, containers, Service ports, ConfigMap keys.
+
+use serde_json::Value;
+
+use crate::status::Cause;
+
+fn required(field: &str) -> Cause {
+    Cause {
+        reason: "FieldValueRequired".into(),
+        message: "Required value".into(),
+        field: field.into(),
+    }
+}
+
+fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value}: {detail}"),
+        field: field.into(),
+    }
+}
+
+fn containers(spec: &Value, prefix: &str, out: &mut Vec<Cause>) {
+    match spec.get("containers").and_then(Value::as_array) {
+        None => out.push(required(&format!("{prefix}.containers"))),
+        Some(cs) if cs.is_empty() => out.push(required(&format!("{prefix}.containers"))),
+        Some(cs) => {
+            let mut names = Vec::new();
+            for (i, c) in cs.iter().enumerate() {
+                let at = format!("{prefix}.containers[{i}]");
+                match c.get("name").and_then(Value::as_str) {
+                    None | Some("") => out.push(required(&format!("{at}.name"))),
+                    Some(n) if names.contains(&n) => out.push(Cause {
+                        reason: "FieldValueDuplicate".into(),
+                        message: format!("Duplicate value: {n:?}"),
+                        field: format!("{at}.name"),
+                    }),
+                    Some(n) => names.push(n),
+                }
+                if c.get("image")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    out.push(required(&format!("{at}.image")));
+                }
+                for (j, p) in c
+                    .get("ports")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    let port = p.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+                    if !(1..=65535).contains(&port) {
+                        out.push(invalid(
+                            &format!("{at}.ports[{j}].containerPort"),
+                            &p["containerPort"],
+                            "must be between 1 and 65535, inclusive",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn selector_matches(selector: &Value, labels: &Value) -> bool {
+    let ml = selector.get("matchLabels").and_then(Value::as_object);
+    ml.into_iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v))
+}
+
+fn workload(obj: &Value, out: &mut Vec<Cause>) {
+    let spec = &obj["spec"];
+    let selector = &spec["selector"];
+    let empty_selector = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .is_none_or(|m| m.is_empty())
+        && selector
+            .get("matchExpressions")
+            .and_then(Value::as_array)
+            .is_none_or(|m| m.is_empty());
+    if empty_selector {
+        out.push(required("spec.selector"));
+    }
+    let labels = &spec["template"]["metadata"]["labels"];
+    if !empty_selector && !selector_matches(selector, labels) {
+        let shown = labels.as_object().map(|m| {
+            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
+            format!("map[string]string{{{}}}", parts.join(", "))
+        });
+        out.push(Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!(
+                "Invalid value: {}: `selector` does not match template `labels`",
+                shown.unwrap_or_else(|| "map[string]string(nil)".into())
+            ),
+            field: "spec.template.metadata.labels".into(),
+        });
+    }
+    if let Some(r) = spec
+        .get("replicas")
+        .and_then(Value::as_i64)
+        .filter(|r| *r < 0)
+    {
+        out.push(invalid(
+            "spec.replicas",
+            &Value::from(r),
+            "must be greater than or equal to 0",
+        ));
+    }
+    containers(&spec["template"]["spec"], "spec.template.spec", out);
+}
+
+fn service(obj: &Value, out: &mut Vec<Cause>) {
+    let spec = &obj["spec"];
+    let ty = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP");
+    let ports = spec
+        .get("ports")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let headless = spec.get("clusterIP").and_then(Value::as_str) == Some("None");
+    if ports.is_empty() && ty != "ExternalName" && !headless {
+        out.push(required("spec.ports"));
+    }
+    for (i, p) in ports.iter().enumerate() {
+        let port = p.get("port").and_then(Value::as_i64).unwrap_or(0);
+        if !(1..=65535).contains(&port) {
+            out.push(invalid(
+                &format!("spec.ports[{i}].port"),
+                &p["port"],
+                "must be between 1 and 65535, inclusive",
+            ));
+        }
+        if ports.len() > 1
+            && p.get("name")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+        {
+            out.push(required(&format!("spec.ports[{i}].name")));
+        }
+    }
+}
+
+fn config_keys(obj: &Value, field: &str, out: &mut Vec<Cause>) {
+    for key in obj
+        .get(field)
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        let ok = !key.is_empty()
+            && key.len() <= 253
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !ok {
+            out.push(invalid(&format!("{field}[{key}]"), &Value::from(key.as_str()), "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+        }
+    }
+}
+
+/// Causes for an object of `api_version`/`kind` that the real server would reject as Invalid.
+pub fn check(api_version: &str, kind: &str, obj: &Value) -> Vec<Cause> {
+    let mut out = Vec::new();
+    match (api_version, kind) {
+        ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
+            workload(obj, &mut out)
+        }
+        ("v1", "Pod") => containers(&obj["spec"], "spec", &mut out),
+        ("batch/v1", "Job") => containers(
+            &obj["spec"]["template"]["spec"],
+            "spec.template.spec",
+            &mut out,
+        ),
+        ("batch/v1", "CronJob") => {
+            if obj
+                .pointer("/spec/schedule")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                out.push(required("spec.schedule"));
+            }
+            containers(
+                &obj["spec"]["jobTemplate"]["spec"]["template"]["spec"],
+                "spec.jobTemplate.spec.template.spec",
+                &mut out,
+            );
+        }
+        ("v1", "Service") => service(obj, &mut out),
+        ("v1", "ConfigMap") => {
+            config_keys(obj, "data", &mut out);
+            config_keys(obj, "binaryData", &mut out);
+        }
+        ("v1", "Secret") => config_keys(obj, "data", &mut out),
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn workloads_need_matching_selectors_and_images() {
+        let d = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}, "template": {"metadata": {"labels": {"app": "b"}},
+            "spec": {"containers": [{"name": "c"}]}}}});
+        let causes = check("apps/v1", "Deployment", &d);
+        let fields: Vec<&str> = causes.iter().map(|c| c.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            vec![
+                "spec.template.metadata.labels",
+                "spec.template.spec.containers[0].image"
+            ]
+        );
+        assert!(
+            causes[0]
+                .message
+                .contains("`selector` does not match template `labels`")
+        );
+    }
+
+    #[test]
+    fn services_and_configmaps() {
+        assert_eq!(
+            check("v1", "Service", &json!({"spec": {}}))[0].field,
+            "spec.ports"
+        );
+        assert!(
+            check(
+                "v1",
+                "Service",
+                &json!({"spec": {"type": "ExternalName", "externalName": "x"}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            check("v1", "ConfigMap", &json!({"data": {"bad key": "x"}}))[0].field,
+            "data[bad key]"
+        );
+    }
+}
