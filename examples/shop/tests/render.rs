@@ -45,7 +45,7 @@ fn parse_typed(doc: &Value) -> Result<(), String> {
         "PodDisruptionBudget" => as_::<policy::v1::PodDisruptionBudget>(doc),
         "Role" => as_::<rbac::v1::Role>(doc),
         "RoleBinding" => as_::<rbac::v1::RoleBinding>(doc),
-        "PriorityClass" => as_::<piceli::k8s_openapi::api::scheduling::v1::PriorityClass>(doc),
+        "ClusterRole" => as_::<rbac::v1::ClusterRole>(doc),
         other => Err(format!("unexpected kind {other}")),
     }
 }
@@ -116,9 +116,9 @@ fn rust_values_files_and_includes_are_rendered() {
     // Included YAML and Rust-built objects carry our labels and the target namespace.
     let legacy = find(&docs, "ConfigMap", "legacy-settings");
     assert_eq!(legacy["metadata"]["namespace"], "shop");
-    let priority = find(&docs, "PriorityClass", "shop-critical");
+    let reader = find(&docs, "ClusterRole", "shop-legacy-reader");
     assert!(
-        priority["metadata"].get("namespace").is_none(),
+        reader["metadata"].get("namespace").is_none(),
         "cluster-scoped kinds get no namespace"
     );
     let info = find(&docs, "ConfigMap", "shop-build-info");
