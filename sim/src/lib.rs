@@ -12,6 +12,7 @@
 mod api;
 pub mod app;
 pub mod cli;
+pub mod crd;
 pub mod defaults;
 pub mod delete;
 pub mod discovery;

@@ -326,7 +326,7 @@ fn build(
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     if rt.kind == "CustomResourceDefinition" {
-        crd_status(&mut new);
+        crate::crd::set_status(&mut new);
     }
     let mut causes = if old.is_none() {
         validate::name_causes(&rt.kind, name)
@@ -390,30 +390,6 @@ fn strip_times(mf: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(|e| without(e, &["time"])).collect()),
         other => other.clone(),
     }
-}
-
-fn crd_status(crd: &mut Value) {
-    let names = crd.pointer("/spec/names").cloned().unwrap_or(json!({}));
-    let now = crate::time::now_rfc3339();
-    let stored: Vec<Value> = crd
-        .pointer("/spec/versions")
-        .and_then(Value::as_array)
-        .map(|vs| {
-            vs.iter()
-                .filter(|v| v["storage"] == json!(true))
-                .map(|v| v["name"].clone())
-                .collect()
-        })
-        .unwrap_or_default();
-    let existing = crd.get("status").and_then(|s| s.get("conditions")).cloned();
-    let conditions = existing.unwrap_or_else(|| {
-        json!([
-            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
-            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
-        ])
-    });
-    crd["status"] =
-        json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
 }
 
 fn check_namespace(w: &Writer<'_>, ns: &str) -> Result<(), ApiError> {

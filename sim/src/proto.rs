@@ -150,6 +150,39 @@ const DEPLOYMENT: &[F] = &[
     F(2, "spec", K::Msg(DEPLOY_SPEC), false),
     F(3, "status", K::Skip, false),
 ];
+const RESOURCE_ATTRIBUTES: &[F] = &[
+    F(1, "namespace", K::Str, false),
+    F(2, "verb", K::Str, false),
+    F(3, "group", K::Str, false),
+    F(4, "version", K::Str, false),
+    F(5, "resource", K::Str, false),
+    F(6, "subresource", K::Str, false),
+    F(7, "name", K::Str, false),
+];
+const NON_RESOURCE_ATTRIBUTES: &[F] = &[F(1, "path", K::Str, false), F(2, "verb", K::Str, false)];
+const SSAR_SPEC: &[F] = &[
+    F(1, "resourceAttributes", K::Msg(RESOURCE_ATTRIBUTES), false),
+    F(
+        2,
+        "nonResourceAttributes",
+        K::Msg(NON_RESOURCE_ATTRIBUTES),
+        false,
+    ),
+];
+const SSAR: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(2, "spec", K::Msg(SSAR_SPEC), false),
+];
+const SSRR: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(
+        2,
+        "spec",
+        K::Msg(&[F(1, "namespace", K::Str, false)]),
+        false,
+    ),
+];
+const SSR: &[F] = &[F(1, "metadata", K::Msg(META), false)];
 const QUANTITY: &[F] = &[F(1, "string", K::Str, false)];
 
 struct Reader<'a> {
@@ -350,6 +383,9 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtoError> {
         ("v1", "Secret") => SECRET,
         ("v1", "ServiceAccount") => SERVICE_ACCOUNT,
         ("apps/v1", "Deployment") => DEPLOYMENT,
+        ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SSAR,
+        ("authorization.k8s.io/v1", "SelfSubjectRulesReview") => SSRR,
+        ("authentication.k8s.io/v1", "SelfSubjectReview") => SSR,
         _ => return Err(ProtoError::Unsupported(format!("{api_version} {kind}"))),
     };
     let mut obj = Map::new();

@@ -698,3 +698,14 @@ fn invalid_objects_are_rejected_with_422_field_causes() {
         out.stderr
     );
 }
+
+#[test]
+fn auth_can_i_and_whoami_answer_for_the_single_user() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    assert_eq!(
+        k.ok(&["auth", "can-i", "create", "deployments"]).trim(),
+        "yes"
+    );
+    assert!(k.ok(&["auth", "whoami"]).contains("piceli-sim-admin"));
+}

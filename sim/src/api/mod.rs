@@ -169,6 +169,12 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
 }
 
 fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    if r.rt.create_only {
+        return match (&req.method, r.name.as_deref()) {
+            (&Method::POST, None) => review(req, r),
+            _ => Err(ApiError::method_not_allowed(&req.path)),
+        };
+    }
     let sub = r.sub.as_deref().unwrap_or("");
     match (&req.method, r.name.as_deref(), sub) {
         (&Method::GET, None, _) => read::list(app, req, r),
@@ -181,4 +187,29 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         (&Method::DELETE, Some(name), "") => write::delete(app, req, r, name),
         _ => Err(ApiError::method_not_allowed(&req.path)),
     }
+}
+
+/// Answers an access or identity review: the single user of a simulator may do everything.
+fn review(req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    let mut body = write::decode_body(req)?;
+    let status = match r.rt.kind.as_str() {
+        "SelfSubjectAccessReview" => {
+            json!({"allowed": true, "reason": "piceli-sim authorizes every request with its token"})
+        }
+        "SelfSubjectRulesReview" => json!({
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+            "incomplete": false,
+        }),
+        _ => {
+            json!({"userInfo": {"username": "piceli-sim-admin", "groups": ["system:masters", "system:authenticated"]}})
+        }
+    };
+    body["apiVersion"] = json!(r.rt.api_version());
+    body["kind"] = json!(r.rt.kind);
+    body["status"] = status;
+    if body.get("metadata").is_none() {
+        body["metadata"] = json!({});
+    }
+    Ok(json_resp(201, &body))
 }
