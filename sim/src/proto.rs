@@ -150,6 +150,61 @@ const DEPLOYMENT: &[F] = &[
     F(2, "spec", K::Msg(DEPLOY_SPEC), false),
     F(3, "status", K::Skip, false),
 ];
+const SERVICE_PORT: &[F] = &[
+    F(1, "name", K::Str, false),
+    F(2, "protocol", K::Str, false),
+    F(3, "port", K::Int, false),
+    F(4, "targetPort", K::IntOrString, false),
+    F(5, "nodePort", K::Int, false),
+];
+const SERVICE_SPEC: &[F] = &[
+    F(1, "ports", K::RepMsg(SERVICE_PORT), false),
+    F(2, "selector", K::MapStr, false),
+    F(3, "clusterIP", K::Str, false),
+    F(4, "type", K::Str, false),
+    F(5, "externalIPs", K::RepStr, false),
+    F(7, "sessionAffinity", K::Str, false),
+    F(11, "externalName", K::Str, false),
+];
+const SERVICE: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(2, "spec", K::Msg(SERVICE_SPEC), false),
+    F(3, "status", K::Skip, false),
+];
+const JOB_SPEC: &[F] = &[
+    F(1, "parallelism", K::Int, true),
+    F(2, "completions", K::Int, true),
+    F(3, "activeDeadlineSeconds", K::Int, true),
+    F(4, "selector", K::Msg(SELECTOR), false),
+    F(5, "manualSelector", K::Bool, true),
+    F(6, "template", K::Msg(TEMPLATE), false),
+    F(7, "backoffLimit", K::Int, true),
+    F(8, "ttlSecondsAfterFinished", K::Int, true),
+];
+const JOB: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(2, "spec", K::Msg(JOB_SPEC), false),
+    F(3, "status", K::Skip, false),
+];
+const JOB_TEMPLATE: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(2, "spec", K::Msg(JOB_SPEC), false),
+];
+const CRONJOB_SPEC: &[F] = &[
+    F(1, "schedule", K::Str, false),
+    F(2, "startingDeadlineSeconds", K::Int, true),
+    F(3, "concurrencyPolicy", K::Str, false),
+    F(4, "suspend", K::Bool, true),
+    F(5, "jobTemplate", K::Msg(JOB_TEMPLATE), false),
+    F(6, "successfulJobsHistoryLimit", K::Int, true),
+    F(7, "failedJobsHistoryLimit", K::Int, true),
+    F(8, "timeZone", K::Str, false),
+];
+const CRONJOB: &[F] = &[
+    F(1, "metadata", K::Msg(META), false),
+    F(2, "spec", K::Msg(CRONJOB_SPEC), false),
+    F(3, "status", K::Skip, false),
+];
 const RESOURCE_ATTRIBUTES: &[F] = &[
     F(1, "namespace", K::Str, false),
     F(2, "verb", K::Str, false),
@@ -383,6 +438,9 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtoError> {
         ("v1", "Secret") => SECRET,
         ("v1", "ServiceAccount") => SERVICE_ACCOUNT,
         ("apps/v1", "Deployment") => DEPLOYMENT,
+        ("v1", "Service") => SERVICE,
+        ("batch/v1", "Job") => JOB,
+        ("batch/v1", "CronJob") => CRONJOB,
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SSAR,
         ("authorization.k8s.io/v1", "SelfSubjectRulesReview") => SSRR,
         ("authentication.k8s.io/v1", "SelfSubjectReview") => SSR,

@@ -225,6 +225,16 @@ impl<'a> Node<'a> {
             .unwrap_or_default()
     }
 
+    /// Whether a boolean extension (e.g. `x-kubernetes-int-or-string`) is set here.
+    pub fn schema_flag(&self, key: &str) -> bool {
+        self.ext(key) == Some(&Value::Bool(true))
+    }
+
+    /// The `format` declared here (`int-or-string`, `date-time`, ...), if any.
+    pub fn format(&self) -> Option<&'a str> {
+        self.ext("format").and_then(Value::as_str)
+    }
+
     /// The JSON type declared here (`object`, `array`, `string`, ...), if any.
     pub fn type_name(&self) -> Option<&'a str> {
         self.ext("type").and_then(Value::as_str)

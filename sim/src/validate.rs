@@ -67,7 +67,11 @@ fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
         Value::Object(_) => "object",
     };
     if let Some(exp) = expected {
-        let ok = exp == actual || (exp == "number" && actual == "integer");
+        let int_or_string = node.format() == Some("int-or-string")
+            || node.schema_flag("x-kubernetes-int-or-string");
+        let ok = exp == actual
+            || (exp == "number" && actual == "integer")
+            || (int_or_string && matches!(actual, "integer" | "string"));
         if !ok {
             f.type_errors.push(format!(
                 "json: cannot unmarshal {} into Go value of type {} (field {})",
@@ -195,6 +199,10 @@ mod tests {
             ]
         );
         assert!(d["spec"].get("replicaz").is_none());
+        let svc = reg.lookup("", "v1", "services").expect("services");
+        let mut ports = json!({"spec": {"ports": [{"port": 80, "targetPort": 8080}, {"port": 81, "targetPort": "http"}]}});
+        let f = check(&mut ports, Node::root(&svc));
+        assert!(f.type_errors.is_empty() && f.unknown.is_empty(), "{f:?}");
         let mut bad = json!({"spec": {"replicas": "three"}});
         assert_eq!(check(&mut bad, Node::root(&rt)).type_errors.len(), 1);
     }

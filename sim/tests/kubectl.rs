@@ -709,3 +709,60 @@ fn auth_can_i_and_whoami_answer_for_the_single_user() {
     );
     assert!(k.ok(&["auth", "whoami"]).contains("piceli-sim-admin"));
 }
+
+#[test]
+fn expose_and_create_service_job_cronjob_generators_work() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&[
+        "create",
+        "deployment",
+        "d",
+        "--image=nginx:1.27",
+        "--port=80",
+    ]);
+    k.ok(&[
+        "expose",
+        "deployment",
+        "d",
+        "--port=8080",
+        "--target-port=80",
+    ]);
+    let svc = json_of(&k.ok(&["get", "svc", "d", "-o", "json"]));
+    assert_eq!(svc["spec"]["ports"][0]["port"], 8080);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 80);
+    assert_eq!(svc["spec"]["selector"]["app"], "d");
+    k.ok(&["create", "service", "nodeport", "np", "--tcp=81:8081"]);
+    let np = json_of(&k.ok(&["get", "svc", "np", "-o", "json"]));
+    assert_eq!(np["spec"]["type"], "NodePort");
+    assert!(
+        np["spec"]["ports"][0]["nodePort"]
+            .as_i64()
+            .is_some_and(|p| (30_000..32_768).contains(&p)),
+        "{np}"
+    );
+    k.ok(&["create", "job", "j", "--image=busybox", "--", "echo", "hi"]);
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "job",
+            "j",
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].command}"
+        ]),
+        "[\"echo\",\"hi\"]"
+    );
+    k.ok(&[
+        "create",
+        "cronjob",
+        "cj",
+        "--image=busybox",
+        "--schedule=*/5 * * * *",
+        "--",
+        "date",
+    ]);
+    assert_eq!(
+        k.ok(&["get", "cj", "cj", "-o", "jsonpath={.spec.schedule}"]),
+        "*/5 * * * *"
+    );
+}
