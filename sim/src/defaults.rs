@@ -178,7 +178,23 @@ pub fn apply(
                 labels.insert("kubernetes.io/metadata.name".into(), name);
             }
         }
-        ("v1", "Secret") => set_default(root, "type", json!("Opaque")),
+        ("v1", "Secret") => {
+            set_default(root, "type", json!("Opaque"));
+            // stringData is write-only: it is folded into data (base64) and not stored.
+            if let Some(Value::Object(plain)) = root.remove("stringData") {
+                use base64::Engine;
+                let data = root.entry("data").or_insert_with(|| json!({}));
+                if let Some(data) = data.as_object_mut() {
+                    for (k, v) in plain {
+                        let text = v.as_str().unwrap_or_default().to_string();
+                        data.insert(
+                            k,
+                            json!(base64::engine::general_purpose::STANDARD.encode(text)),
+                        );
+                    }
+                }
+            }
+        }
         ("v1", "PersistentVolumeClaim") => {
             if let Some(spec) = obj(child(root, "spec")) {
                 set_default(spec, "volumeMode", json!("Filesystem"));
@@ -290,6 +306,16 @@ mod tests {
         assert_eq!(c[1]["imagePullPolicy"], "Always");
         assert_eq!(c[0]["ports"][0]["protocol"], "TCP");
         assert_eq!(d["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
+    }
+
+    #[test]
+    fn secret_string_data_becomes_data() {
+        let mut s = json!({"stringData": {"p": "hunter2"}, "data": {"q": "eA=="}});
+        apply("v1", "Secret", &mut s, &mut || String::new());
+        assert_eq!(
+            s,
+            json!({"data": {"q": "eA==", "p": "aHVudGVyMg=="}, "type": "Opaque"})
+        );
     }
 
     #[test]

@@ -766,3 +766,57 @@ fn expose_and_create_service_job_cronjob_generators_work() {
         "*/5 * * * *"
     );
 }
+
+const APP: &str = include_str!("data/app.yaml");
+
+#[test]
+fn a_realistic_application_applies_strictly_and_reapplies_as_a_no_op() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let f = k.file("app.yaml", APP);
+    let first = k.ok(&["apply", "--server-side", "-f", &f]);
+    assert_eq!(
+        first
+            .lines()
+            .filter(|l| l.ends_with("serverside-applied"))
+            .count(),
+        16,
+        "{first}"
+    );
+    let rv = sim.resource_version().expect("rv");
+    k.ok(&["apply", "--server-side", "-f", &f]);
+    assert_eq!(
+        sim.resource_version().expect("rv"),
+        rv,
+        "re-applying the same manifests writes nothing"
+    );
+    assert_eq!(k.run(&["diff", "--server-side", "-f", &f]).code, 0);
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "secret",
+            "api-secret",
+            "-n",
+            "shop",
+            "-o",
+            "jsonpath={.data.password}"
+        ]),
+        "aHVudGVyMg=="
+    );
+    let svc = json_of(&k.ok(&["get", "svc", "api", "-n", "shop", "-o", "json"]));
+    assert_eq!(svc["spec"]["ports"][1]["targetPort"], 9090);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], "http");
+    let names = k.ok(&["get", "all", "-n", "shop", "-o", "name"]);
+    for n in [
+        "deployment.apps/api",
+        "service/api",
+        "statefulset.apps/db",
+        "cronjob.batch/cleanup",
+        "horizontalpodautoscaler.autoscaling/api",
+    ] {
+        assert!(
+            names.lines().any(|l| l == n),
+            "{n} missing from get all:\n{names}"
+        );
+    }
+}
