@@ -76,6 +76,15 @@ impl Req {
             .is_some_and(|first| first.contains("as=Table"))
     }
 
+    /// Whether the client asked for metadata only (`as=PartialObjectMetadata;g=meta.k8s.io`).
+    pub fn wants_metadata(&self) -> bool {
+        let accept = self.header(header::ACCEPT);
+        accept
+            .split(',')
+            .next()
+            .is_some_and(|first| first.contains("as=PartialObjectMetadata"))
+    }
+
     /// The content type without parameters.
     pub fn content_type(&self) -> &str {
         self.header(header::CONTENT_TYPE)

@@ -742,3 +742,46 @@ async fn selector_watches_see_objects_leave_and_enter_the_selection() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn metadata_only_get_list_and_watch() {
+    let sim = common::sim();
+    let cms: Api<ConfigMap> = Api::default_namespaced(sim.client().expect("client"));
+    let mut c = cm("m", json!({"big": "value"}));
+    c.metadata.labels = Some([("app".to_string(), "web".to_string())].into());
+    cms.create(&PostParams::default(), &c)
+        .await
+        .expect("create");
+    let meta = cms.get_metadata("m").await.expect("metadata");
+    assert_eq!(
+        meta.metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("app"))
+            .map(String::as_str),
+        Some("web")
+    );
+    assert_eq!(
+        meta.types.as_ref().map(|t| t.kind.as_str()),
+        Some("PartialObjectMetadata")
+    );
+    let list = cms
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list metadata");
+    assert_eq!(list.items.len(), 1);
+    let mut stream =
+        kube::runtime::metadata_watcher(cms.clone(), watcher::Config::default()).boxed();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), stream.try_next())
+            .await
+            .expect("in time")
+            .expect("ok")
+            .expect("open")
+        {
+            watcher::Event::InitApply(m) => assert_eq!(m.metadata.name.as_deref(), Some("m")),
+            watcher::Event::InitDone => break,
+            _ => {}
+        }
+    }
+}

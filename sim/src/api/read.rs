@@ -19,6 +19,11 @@ pub fn at_version(rt: &ResourceType, mut obj: Value) -> Value {
     obj
 }
 
+/// The `PartialObjectMetadata` form of an object.
+pub fn partial(obj: &Value) -> Value {
+    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata").cloned().unwrap_or(json!({}))})
+}
+
 /// GET one object.
 pub fn get(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
@@ -27,6 +32,9 @@ pub fn get(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiEr
         .get(&r.rt.store_key(), ns, name)?
         .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
     let obj = at_version(&r.rt, obj);
+    if req.wants_metadata() {
+        return Ok(json_resp(200, &partial(&obj)));
+    }
     if req.wants_table() {
         let include = req.query.get("includeObject").unwrap_or("Metadata");
         let rv = crate::object::rv_of(&obj).to_string();
@@ -181,10 +189,17 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
 
 /// GET a collection.
 pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    if !req.wants_table() && !r.rt.crd {
+    if !req.wants_table() && !req.wants_metadata() && !r.rt.crd {
         return list_passthrough(app, req, r);
     }
     let (items, meta) = list_objects(app, req, r)?;
+    if req.wants_metadata() {
+        let items: Vec<Value> = items.iter().map(partial).collect();
+        return Ok(json_resp(
+            200,
+            &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}),
+        ));
+    }
     if req.wants_table() {
         let include = req.query.get("includeObject").unwrap_or("Metadata");
         let refs: Vec<&Value> = items.iter().collect();

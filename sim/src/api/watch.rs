@@ -24,6 +24,7 @@ struct Stream {
     tx: mpsc::Sender<Bytes>,
     r: Resolved,
     table: Option<String>,
+    metadata_only: bool,
     columns_sent: bool,
 }
 
@@ -40,6 +41,9 @@ impl Stream {
                 );
                 self.columns_sent = true;
                 t
+            }
+            (None, "ADDED" | "MODIFIED" | "DELETED") if self.metadata_only => {
+                super::read::partial(&object)
             }
             _ => object,
         };
@@ -97,10 +101,12 @@ pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
     };
     let rx = app.store.hub().subscribe();
     let (tx, body_rx) = mpsc::channel::<Bytes>(256);
+    let metadata_only = req.wants_metadata();
     let stream = Stream {
         tx,
         r,
         table,
+        metadata_only,
         columns_sent: false,
     };
     tokio::spawn(run(
