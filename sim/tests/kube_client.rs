@@ -770,8 +770,9 @@ async fn metadata_only_get_list_and_watch() {
         .await
         .expect("list metadata");
     assert_eq!(list.items.len(), 1);
-    let mut stream =
-        kube::runtime::metadata_watcher(cms.clone(), watcher::Config::default()).boxed();
+    let metas: Api<kube::core::PartialObjectMeta<ConfigMap>> =
+        Api::default_namespaced(sim.client().expect("client"));
+    let mut stream = watcher(metas, watcher::Config::default()).boxed();
     loop {
         match tokio::time::timeout(Duration::from_secs(10), stream.try_next())
             .await
