@@ -57,6 +57,12 @@ pub enum Output {
 pub enum AppCommand {
     /// Print the app's Kubernetes objects (never reads a kubeconfig or contacts a cluster).
     Render(RenderArgs),
+    /// Show what applying would change, field by field, and store the plan under its hash (reads and dry
+    /// runs only). Exit 3 when there are changes to approve, 0 when there are none.
+    Plan(PlanArgs),
+    /// Execute exactly the stored plan with this hash (refused, exit 2, when the hash is unknown or the
+    /// cluster changed since the plan).
+    Apply(ApplyArgs),
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The whole command tree, with side effects and approval rules, as JSON.
@@ -70,6 +76,25 @@ pub struct RenderArgs {
     /// Write to this file instead of stdout.
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
+}
+
+/// `plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Take over an existing object that is not the app's (repeatable), e.g. `--adopt Deployment/web`.
+    #[arg(long, value_name = "KIND/NAME")]
+    pub adopt: Vec<String>,
+    /// Take over every existing object the app declares.
+    #[arg(long)]
+    pub adopt_all: bool,
+}
+
+/// `apply`.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// The hash `plan` printed.
+    #[arg(long, value_name = "HASH")]
+    pub approve: String,
 }
 
 /// `explain`.

@@ -6,6 +6,18 @@ use crate::args::{Global, Output};
 use piceli_core::Code;
 use std::process::ExitCode;
 
+impl Failure {
+    /// An outcome that is not an error but has its own exit code (approval required): nothing is printed.
+    pub fn quiet(exit: u8) -> Self {
+        Failure {
+            code: Code::UnknownPlan,
+            message: String::new(),
+            help: String::new(),
+            exit,
+        }
+    }
+}
+
 /// Success.
 pub const OK: u8 = 0;
 /// Ran but failed.
@@ -39,10 +51,22 @@ impl From<piceli_runtime::Error> for Failure {
     }
 }
 
+impl From<piceli_runtime::engine::EngineError> for Failure {
+    fn from(e: piceli_runtime::engine::EngineError) -> Self {
+        Failure {
+            code: e.code(),
+            message: e.to_string(),
+            help: e.help(),
+            exit: if e.is_rejection() { REJECTED } else { FAILED },
+        }
+    }
+}
+
 /// Print a failure (JSON on stdout with `--output json`, text on stderr otherwise) and exit.
 pub fn finish(result: Result<(), Failure>, global: &Global) -> ExitCode {
     match result {
         Ok(()) => ExitCode::from(OK),
+        Err(f) if f.message.is_empty() => ExitCode::from(f.exit),
         Err(f) => {
             if global.output == Output::Json {
                 let body = serde_json::json!({

@@ -34,6 +34,8 @@ where
     };
     let result = match command {
         AppCommand::Render(cmd) => commands::render::run(&app, &cli.global, cmd),
+        AppCommand::Plan(cmd) => commands::plan::run(app, &cli.global, cmd),
+        AppCommand::Apply(cmd) => commands::apply::run(app, &cli.global, cmd),
         AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
         AppCommand::HelpJson => commands::help_json::run(&app),
     };

@@ -212,6 +212,43 @@ codes! {
         "Writing to stdout or a file failed (a closed pipe, a full disk).";
     UnknownTargetFlag = "PCL0102", "`--target` names no declared target",
         "Pass one of the targets the app declares (the message lists them); `help-json` lists them too.";
+    KubeconfigUnreadable = "PCL0103", "the kubeconfig cannot be read",
+        "Piceli reads only the kubeconfig file the target names (or `--kubeconfig PATH`), never ~/.kube/config \
+         or KUBECONFIG. For the `local` target it is `.piceli/local/kubeconfig`, written by \
+         `piceli sim start --dir .piceli/local`. Check the path, or pass `--kubeconfig`.";
+    ContextMissing = "PCL0104", "the kubeconfig has no such context",
+        "Piceli never falls back to the current context. Name a context the kubeconfig defines, in the target \
+         (`context: \"NAME\"`) or with `--context NAME`.";
+    ClusterError = "PCL0105", "the cluster refused or could not be reached",
+        "The API server answered with an error or did not answer. The message has its words; check the \
+         cluster, the credentials and the network, then run the command again.";
+    UnknownPlan = "PCL0106", "no stored plan has this hash",
+        "`apply --approve HASH` executes exactly a plan that `plan` stored under that hash in this state \
+         directory. Run `plan` again and approve the hash it prints.";
+    PreconditionFailed = "PCL0107", "the cluster changed since the plan",
+        "An object the plan saw has changed (another writer, another apply) or appeared. Nothing was \
+         written. Run `plan` again, review, and approve the new hash.";
+    NotOwned = "PCL0108", "an object with this name exists and is not the app's",
+        "Piceli never changes objects it does not own. To take it over, plan with `--adopt KIND/NAME` (or \
+         `--adopt-all`) and approve that plan; or rename the object in the app.";
+    SecretSourceMissing = "PCL0109", "a secret's source is missing",
+        "A secret key reads `from_env(\"VAR\")` or `from_file(\"PATH\")` when planning and applying. Set the \
+         variable or create the file. The value itself is never printed.";
+    ApplyFailed = "PCL0110", "a write to the cluster failed",
+        "The API server rejected a write (validation, a conflict with another field manager, a missing \
+         namespace). The journal records what was written; fix the cause and `resume`, or plan again.";
+    Locked = "PCL0111", "another apply is running against this target",
+        "One apply at a time per state directory. Wait for it, or `stop` it; the lock is released when that \
+         process exits.";
+    JournalFailed = "PCL0112", "the journal cannot be written",
+        "Plans and releases are recorded in `STATE_DIR/journal.db` (SQLite). Check that the state directory is \
+         writable and the disk has space.";
+    UnknownKind = "PCL0113", "the cluster does not serve this kind",
+        "An object's apiVersion/kind is not in the cluster's discovery (a missing CRD, a removed API). Install \
+         the CRD first or fix the apiVersion.";
+    PlanStale = "PCL0114", "the app changed since the plan",
+        "The objects the app renders now differ from those in the approved plan (the binary or its inputs \
+         changed). Run `plan` again and approve the new hash.";
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 fn effects(name: &str) -> (&'static str, bool) {
     match name {
         "render" | "explain" | "help-json" => ("none", false),
+        "plan" => ("reads and dry runs", false),
+        "apply" => ("writes", true),
         _ => ("unknown", false),
     }
 }

@@ -1,5 +1,8 @@
 //! One file per subcommand: parse arguments, call one operation, print.
 
+pub mod apply;
 pub mod explain;
 pub mod help_json;
+pub mod plan;
 pub mod render;
+pub mod session;

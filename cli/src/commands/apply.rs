@@ -1,0 +1,37 @@
+//! `apply --approve HASH`: execute exactly that stored plan.
+
+use super::session::{block_on, options};
+use crate::args::{ApplyArgs, Global, Output};
+use crate::exit::Failure;
+use piceli_core::model::App;
+use piceli_runtime::engine::session::Session;
+
+/// Run `apply`.
+pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {
+    let opts = options(global);
+    let applied = block_on(async {
+        let session = Session::open(app, &opts).await?;
+        session.apply(&args.approve).await
+    })??;
+    if global.output == Output::Json {
+        let body = serde_json::json!({
+            "hash": args.approve,
+            "release": applied.release,
+            "written": applied.written,
+            "unchanged": applied.unchanged,
+        });
+        println!("{body}");
+    } else {
+        match applied.release {
+            Some(n) => println!(
+                "Release {n}: {} object(s) written, {} unchanged.",
+                applied.written, applied.unchanged
+            ),
+            None => println!(
+                "Nothing to apply: all {} object(s) unchanged.",
+                applied.unchanged
+            ),
+        }
+    }
+    Ok(())
+}

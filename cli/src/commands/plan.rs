@@ -1,0 +1,98 @@
+//! `plan`: what applying would change, field by field; stores the plan and prints its hash.
+
+use super::session::{block_on, options};
+use crate::args::{Global, Output, PlanArgs};
+use crate::exit::{APPROVAL_REQUIRED, Failure};
+use piceli_core::model::App;
+use piceli_runtime::engine::plan::{ActionKind, Plan};
+use piceli_runtime::engine::session::Session;
+use serde_json::json;
+use std::io::IsTerminal;
+
+/// Run `plan`. Exit 3 when there are changes to approve.
+pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
+    let opts = options(global);
+    let plan = block_on(async {
+        let session = Session::open(app, &opts).await?;
+        session.plan(args.adopt.clone(), args.adopt_all).await
+    })??;
+    if global.output == Output::Json {
+        println!("{}", to_json(&plan));
+    } else {
+        print_text(&plan, std::io::stdout().is_terminal());
+    }
+    if plan.has_changes() {
+        return Err(Failure::quiet(APPROVAL_REQUIRED));
+    }
+    Ok(())
+}
+
+/// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "actions": [{"kind",
+/// "namespace", "name", "action", "diff": [{"path", "before", "after"}]}]}`.
+pub fn to_json(plan: &Plan) -> serde_json::Value {
+    json!({
+        "hash": plan.hash,
+        "app": plan.app,
+        "target": plan.target,
+        "server": plan.server,
+        "namespace": plan.namespace,
+        "changes": plan.has_changes(),
+        "actions": plan.actions.iter().map(|a| json!({
+            "apiVersion": a.api_version,
+            "kind": a.kind,
+            "namespace": a.namespace,
+            "name": a.name,
+            "action": a.action,
+            "diff": a.diff,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_text(plan: &Plan, color: bool) {
+    let paint = |code: &str, text: String| {
+        if color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text
+        }
+    };
+    println!(
+        "Plan for {} → target {} ({}, namespace {})",
+        plan.app, plan.target, plan.server, plan.namespace
+    );
+    let mut counts = [0usize; 5];
+    for a in &plan.actions {
+        let (mark, code, slot) = match a.action {
+            ActionKind::Create => ("+ create   ", "32", 0),
+            ActionKind::Update => ("~ update   ", "33", 1),
+            ActionKind::Adopt => ("~ adopt    ", "36", 2),
+            ActionKind::Delete => ("- delete   ", "31", 3),
+            ActionKind::Unchanged => ("  unchanged", "2", 4),
+        };
+        counts[slot] += 1;
+        println!("  {} {}", paint(code, mark.to_string()), a.key());
+        for c in &a.diff {
+            let show = |v: &Option<serde_json::Value>| {
+                v.as_ref()
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "(absent)".into())
+            };
+            println!(
+                "      {}: {} → {}",
+                c.path,
+                paint("31", show(&c.before)),
+                paint("32", show(&c.after))
+            );
+        }
+    }
+    println!(
+        "{} to create, {} to update, {} to adopt, {} to delete, {} unchanged.",
+        counts[0], counts[1], counts[2], counts[3], counts[4]
+    );
+    if plan.has_changes() {
+        println!("hash: {}", plan.hash);
+        println!("Approve with: apply --approve {}", plan.hash);
+    } else {
+        println!("Nothing to apply.");
+    }
+}

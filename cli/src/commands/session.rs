@@ -1,0 +1,35 @@
+//! What the engine commands share: the session options from the global flags, and a runtime to run on.
+
+use crate::args::Global;
+use crate::exit::{FAILED, Failure};
+use piceli_core::Code;
+use piceli_runtime::engine::session::SessionOptions;
+use piceli_runtime::engine::target::ConnectOptions;
+
+/// Session options from the global flags.
+pub fn options(global: &Global) -> SessionOptions {
+    SessionOptions {
+        target: global.target.clone(),
+        namespace: global.namespace.clone(),
+        connect: ConnectOptions {
+            kubeconfig: global.kubeconfig.clone(),
+            context: global.context.clone(),
+        },
+        state_dir: global.state_dir.clone(),
+    }
+}
+
+/// Run an async operation to completion on a runtime of its own.
+pub fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, Failure> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure {
+            code: Code::ClusterError,
+            message: format!("cannot start the async runtime: {e}"),
+            help: "this is a system resource problem (threads, file descriptors)".into(),
+            exit: FAILED,
+        })?;
+    Ok(rt.block_on(f))
+}

@@ -1,0 +1,14 @@
+//! The engine: plan what would change (server-side-apply dry runs), approve it by hash, apply exactly
+//! that plan with preconditions and a journal.
+
+pub mod apply;
+pub mod diff;
+pub mod error;
+pub mod hash;
+pub mod plan;
+pub mod resources;
+pub mod secrets;
+pub mod session;
+pub mod target;
+
+pub use error::EngineError;

@@ -1,0 +1,450 @@
+//! Planning: what applying the app would change, field by field, from server-side-apply dry runs
+//! compared with the live objects. Read-only: GETs and `dryRun=All` patches, never a write.
+
+use super::diff::{Change, diff};
+use super::error::EngineError;
+use super::hash::digest;
+use super::resources::{Resources, Served, api_for};
+use super::secrets::{materialize, redact};
+use super::target::Connection;
+use crate::render::{self, Rendered};
+use futures::{StreamExt, stream};
+use kube::api::{DynamicObject, Patch, PatchParams};
+use piceli_core::model::App;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Our field manager.
+pub const FIELD_MANAGER: &str = "piceli";
+/// How many dry runs run at once.
+const CONCURRENCY: usize = 16;
+/// Kinds never pruned when the app stops declaring them.
+pub const PROTECTED_KINDS: &[&str] = &[
+    "Namespace",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Secret",
+];
+
+/// What a plan does to one object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionKind {
+    /// The object does not exist.
+    Create,
+    /// It exists and differs.
+    Update,
+    /// It exists and applying would change nothing.
+    Unchanged,
+    /// An earlier release owned it and the app no longer declares it.
+    Delete,
+    /// It exists, is not ours, and `--adopt` takes it over.
+    Adopt,
+}
+
+/// What the plan saw of a live object; apply refuses if it changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Precondition {
+    /// The object's UID.
+    pub uid: String,
+    /// Its resourceVersion.
+    pub resource_version: String,
+}
+
+/// One object's action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Action {
+    /// apiVersion.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    /// kind.
+    pub kind: String,
+    /// Namespace (namespaced kinds).
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// What happens.
+    pub action: ActionKind,
+    /// Apply order: lower first; deletions run last, highest level first.
+    pub level: u32,
+    /// Field changes (secret values as keyed digests).
+    pub diff: Vec<Change>,
+    /// The live object as the plan saw it (`None`: it must not exist).
+    pub precondition: Option<Precondition>,
+    /// Digest of the desired object (secret values as digests); `None` for deletions.
+    pub desired_digest: Option<String>,
+}
+
+impl Action {
+    /// `Kind/name` or `Kind/namespace/name`.
+    pub fn key(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        }
+    }
+    /// Whether applying it writes anything.
+    pub fn changes(&self) -> bool {
+        self.action != ActionKind::Unchanged
+    }
+}
+
+/// A plan: the target it was made for, every action, and the hash that approves it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Format version.
+    pub version: u32,
+    /// The app.
+    pub app: String,
+    /// The target.
+    pub target: String,
+    /// The API server.
+    pub server: String,
+    /// The target namespace.
+    pub namespace: String,
+    /// Its UID when it exists (identifies the cluster with the server URL).
+    pub namespace_uid: Option<String>,
+    /// Actions in apply order.
+    pub actions: Vec<Action>,
+    /// blake3 of everything above, canonical.
+    pub hash: String,
+}
+
+impl Plan {
+    /// The hash of the plan's content (everything but `hash`).
+    pub fn compute_hash(&self) -> String {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(map) = v.as_object_mut() {
+            map.remove("hash");
+        }
+        digest(&v)
+    }
+    /// Whether anything would be written.
+    pub fn has_changes(&self) -> bool {
+        self.actions.iter().any(Action::changes)
+    }
+}
+
+/// An object an earlier release applied (for pruning).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectRef {
+    /// apiVersion.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    /// kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+}
+
+/// What to plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--adopt KIND/NAME` (case-insensitive kind).
+    pub adopt: Vec<String>,
+    /// `--adopt-all`.
+    pub adopt_all: bool,
+    /// Objects the previous release applied (pruning candidates).
+    pub previous: Vec<ObjectRef>,
+    /// The key for secret digests.
+    pub digest_key: [u8; 32],
+}
+
+/// A desired object with how the cluster serves it.
+pub struct Desired {
+    /// The object, secret values filled in (never printed or stored).
+    pub object: Value,
+    /// How it is served.
+    pub served: Served,
+    /// Its namespace when namespaced.
+    pub namespace: Option<String>,
+    /// Its apply level.
+    pub level: u32,
+}
+
+/// The apply level of a kind: namespaces and CRDs, identity and RBAC, config, storage, workloads,
+/// Services, then routing/policy/scaling.
+pub fn level(kind: &str) -> u32 {
+    match kind {
+        "Namespace" => 0,
+        "CustomResourceDefinition" => 1,
+        "ServiceAccount" | "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => 2,
+        "ConfigMap" | "Secret" => 3,
+        "PersistentVolumeClaim" | "PersistentVolume" | "StorageClass" => 4,
+        "Deployment" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" | "ReplicaSet" | "Pod" => 5,
+        "Service" => 6,
+        "Ingress" | "NetworkPolicy" | "HorizontalPodAutoscaler" | "PodDisruptionBudget" => 7,
+        _ => 5,
+    }
+}
+
+/// Whether a live object carries this app's ownership marks.
+pub fn is_ours(live: &Value, app: &str) -> bool {
+    let labels = &live["metadata"]["labels"];
+    labels["app.kubernetes.io/managed-by"] == "piceli" && labels["app.kubernetes.io/name"] == app
+}
+
+fn adopting(opts: &PlanOptions, kind: &str, name: &str) -> bool {
+    opts.adopt_all
+        || opts.adopt.iter().any(|a| match a.split_once('/') {
+            Some((k, n)) => k.eq_ignore_ascii_case(kind) && n == name,
+            None => false,
+        })
+}
+
+/// Render the app for the target and resolve how each object is served.
+pub async fn desired(
+    conn: &Connection,
+    rendered: &Rendered,
+    resources: &Resources,
+) -> Result<Vec<Desired>, EngineError> {
+    let mut out = Vec::with_capacity(rendered.objects.len());
+    for o in &rendered.objects {
+        let served = resources.served(&conn.client, o).await?;
+        let namespace = served.namespaced.then(|| {
+            o["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or(&rendered.namespace)
+                .to_string()
+        });
+        let kind = o["kind"].as_str().unwrap_or_default();
+        out.push(Desired {
+            object: o.clone(),
+            served,
+            namespace,
+            level: level(kind),
+        });
+    }
+    Ok(out)
+}
+
+async fn get_live(
+    conn: &Connection,
+    served: &Served,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Option<Value>, EngineError> {
+    let api = api_for(&conn.client, served, namespace);
+    match api.get_opt(name).await {
+        Ok(found) => Ok(found.map(|o| serde_json::to_value(o).unwrap_or(Value::Null))),
+        Err(e) => Err(EngineError::cluster(format!("reading {name}"), e)),
+    }
+}
+
+fn precondition(live: &Value) -> Option<Precondition> {
+    Some(Precondition {
+        uid: live["metadata"]["uid"].as_str()?.to_string(),
+        resource_version: live["metadata"]["resourceVersion"].as_str()?.to_string(),
+    })
+}
+
+/// Make a plan. Returns it with the desired objects (secrets filled in) that apply would send.
+pub async fn plan(
+    app: &App,
+    conn: &Connection,
+    opts: &render::Options,
+    plan_opts: &PlanOptions,
+) -> Result<(Plan, Vec<Desired>), EngineError> {
+    let rendered = render::render(app, opts)?;
+    let target = rendered.target.clone().unwrap_or_else(|| "default".into());
+    let resources = Resources::default();
+    let mut desired = desired(conn, &rendered, &resources).await?;
+
+    let ns_served = resources
+        .served(
+            &conn.client,
+            &json!({"apiVersion": "v1", "kind": "Namespace"}),
+        )
+        .await?;
+    let namespace_live = get_live(conn, &ns_served, None, &rendered.namespace).await?;
+    let namespace_uid = namespace_live
+        .as_ref()
+        .and_then(|n| n["metadata"]["uid"].as_str().map(str::to_string));
+
+    // Read every live object and dry-run every desired one, concurrently, keeping order.
+    let key = plan_opts.digest_key;
+    let results: Vec<Result<Action, EngineError>> = stream::iter(desired.iter_mut().map(|d| {
+        let namespace_missing = namespace_live.is_none();
+        async move { plan_one(app, conn, d, plan_opts, &key, namespace_missing).await }
+    }))
+    .buffered(CONCURRENCY)
+    .collect()
+    .await;
+    let mut actions = Vec::with_capacity(results.len());
+    let mut refused = Vec::new();
+    for r in results {
+        match r {
+            Ok(a) => actions.push(a),
+            Err(e @ EngineError::NotOwned { .. }) => refused.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(first) = refused.into_iter().next() {
+        return Err(first);
+    }
+    actions.extend(prune(app, conn, &resources, &desired, plan_opts).await?);
+    actions.sort_by_key(|a| {
+        (
+            a.action == ActionKind::Delete,
+            if a.action == ActionKind::Delete {
+                u32::MAX - a.level
+            } else {
+                a.level
+            },
+        )
+    });
+    let mut plan = Plan {
+        version: 1,
+        app: app.name.v.clone(),
+        target,
+        server: conn.server.clone(),
+        namespace: rendered.namespace.clone(),
+        namespace_uid,
+        actions,
+        hash: String::new(),
+    };
+    plan.hash = plan.compute_hash();
+    Ok((plan, desired))
+}
+
+async fn plan_one(
+    app: &App,
+    conn: &Connection,
+    d: &mut Desired,
+    opts: &PlanOptions,
+    key: &[u8; 32],
+    namespace_missing: bool,
+) -> Result<Action, EngineError> {
+    let kind = d.object["kind"].as_str().unwrap_or_default().to_string();
+    let name = d.object["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let api_version = d.object["apiVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // A namespaced object in a namespace that does not exist yet cannot exist either.
+    let live = if namespace_missing && d.namespace.is_some() {
+        None
+    } else {
+        get_live(conn, &d.served, d.namespace.as_deref(), &name).await?
+    };
+    if kind == "Secret" {
+        materialize(app, &mut d.object, live.as_ref(), false)?;
+    }
+    let desired_digest = Some(super::hash::digest(&redact(&d.object, key)));
+    let mut action = Action {
+        api_version,
+        kind: kind.clone(),
+        namespace: d.namespace.clone(),
+        name: name.clone(),
+        action: ActionKind::Create,
+        level: d.level,
+        diff: Vec::new(),
+        precondition: None,
+        desired_digest,
+    };
+    let Some(live) = live else {
+        return Ok(action);
+    };
+    action.precondition = precondition(&live);
+    let adopt = !is_ours(&live, &app.name.v);
+    if adopt && !adopting(opts, &kind, &name) {
+        return Err(EngineError::NotOwned { kind, name });
+    }
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
+    params.force = adopt;
+    let body = if d.object.to_string().contains(super::secrets::TO_GENERATE) {
+        // A value still to generate: the live object keeps its keys; compare without the new one.
+        strip_to_generate(&d.object)
+    } else {
+        d.object.clone()
+    };
+    let result: DynamicObject = api
+        .patch(&name, &params, &Patch::Apply(&body))
+        .await
+        .map_err(|e| dry_run_error(&kind, &name, e))?;
+    let after = serde_json::to_value(result).unwrap_or(Value::Null);
+    action.diff = diff(&redact(&live, key), &redact(&after, key));
+    action.action = match (adopt, action.diff.is_empty()) {
+        (true, _) => ActionKind::Adopt,
+        (false, true) => ActionKind::Unchanged,
+        (false, false) => ActionKind::Update,
+    };
+    Ok(action)
+}
+
+fn strip_to_generate(object: &Value) -> Value {
+    let mut out = object.clone();
+    if let Some(data) = out.get_mut("data").and_then(Value::as_object_mut) {
+        data.retain(|_, v| v != super::secrets::TO_GENERATE);
+    }
+    out
+}
+
+fn dry_run_error(kind: &str, name: &str, e: kube::Error) -> EngineError {
+    match e {
+        kube::Error::Api(s) if s.code == 409 => EngineError::Apply(format!(
+            "{kind}/{name}: another field manager owns fields the app sets: {}",
+            s.message
+        )),
+        kube::Error::Api(s) if s.code == 422 || s.code == 400 => {
+            EngineError::Apply(format!("{kind}/{name} is invalid: {}", s.message))
+        }
+        other => EngineError::cluster(format!("dry-running {kind}/{name}"), other),
+    }
+}
+
+/// Deletions: objects the previous release applied that the app no longer declares, still ours, and
+/// not of a protected kind.
+async fn prune(
+    app: &App,
+    conn: &Connection,
+    resources: &Resources,
+    desired: &[Desired],
+    opts: &PlanOptions,
+) -> Result<Vec<Action>, EngineError> {
+    let mut out = Vec::new();
+    for prev in &opts.previous {
+        if PROTECTED_KINDS.contains(&prev.kind.as_str()) {
+            continue;
+        }
+        let still = desired.iter().any(|d| {
+            d.object["kind"] == prev.kind.as_str()
+                && d.object["metadata"]["name"] == prev.name.as_str()
+                && d.namespace == prev.namespace
+        });
+        if still {
+            continue;
+        }
+        let probe = json!({"apiVersion": prev.api_version, "kind": prev.kind});
+        let served = match resources.served(&conn.client, &probe).await {
+            Ok(s) => s,
+            Err(EngineError::UnknownKind { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        let Some(live) = get_live(conn, &served, prev.namespace.as_deref(), &prev.name).await?
+        else {
+            continue;
+        };
+        if !is_ours(&live, &app.name.v) {
+            continue;
+        }
+        out.push(Action {
+            api_version: prev.api_version.clone(),
+            kind: prev.kind.clone(),
+            namespace: prev.namespace.clone(),
+            name: prev.name.clone(),
+            action: ActionKind::Delete,
+            level: level(&prev.kind),
+            diff: Vec::new(),
+            precondition: precondition(&live),
+            desired_digest: None,
+        });
+    }
+    Ok(out)
+}

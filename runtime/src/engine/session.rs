@@ -1,0 +1,154 @@
+//! One engine command's context — the app for a target, its state directory and journal, and a
+//! connection to its cluster — and the operations the CLI calls: plan and apply.
+
+use super::apply::{Applied, apply};
+use super::error::EngineError;
+use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, plan};
+use super::secrets::digest_key;
+use super::target::{ConnectOptions, Connection, connect};
+use crate::journal::{ApplyLock, Journal};
+use crate::render;
+use piceli_core::model::{App, Target};
+use std::path::PathBuf;
+
+/// How a command was asked to run.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// `--target` (default: the first declared).
+    pub target: Option<String>,
+    /// `--namespace`.
+    pub namespace: Option<String>,
+    /// `--kubeconfig`, `--context`.
+    pub connect: ConnectOptions,
+    /// `--state-dir` (default `.piceli/<app>/<target>/`).
+    pub state_dir: Option<PathBuf>,
+}
+
+/// An open session.
+pub struct Session {
+    /// The app.
+    pub app: App,
+    /// The target.
+    pub target: Target,
+    /// Render options (target and namespace).
+    pub render: render::Options,
+    /// The state directory.
+    pub state_dir: PathBuf,
+    /// Its journal.
+    pub journal: Journal,
+    /// The cluster.
+    pub conn: Connection,
+}
+
+impl Session {
+    /// Resolve the target, open the journal and connect.
+    pub async fn open(app: App, opts: &SessionOptions) -> Result<Session, EngineError> {
+        let target = match &opts.target {
+            Some(name) => app.target(name).cloned(),
+            None => app.targets.first().cloned(),
+        }
+        .ok_or_else(|| {
+            EngineError::Render(crate::Error::UnknownTarget {
+                name: opts.target.clone().unwrap_or_else(|| "(none)".into()),
+                declared: app.targets.iter().map(|t| t.name.v.clone()).collect(),
+            })
+        })?;
+        let state_dir = opts.state_dir.clone().unwrap_or_else(|| {
+            PathBuf::from(".piceli")
+                .join(&app.name.v)
+                .join(&target.name.v)
+        });
+        let journal = Journal::open(&state_dir).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let conn = connect(&target, &opts.connect).await?;
+        let render = render::Options {
+            target: Some(target.name.v.clone()),
+            namespace: opts.namespace.clone(),
+        };
+        Ok(Session {
+            app,
+            target,
+            render,
+            state_dir,
+            journal,
+            conn,
+        })
+    }
+
+    /// The objects the last succeeded release applied (what pruning compares against).
+    fn previous_objects(&self) -> Vec<ObjectRef> {
+        let Ok(Some(release)) = self.journal.last_succeeded() else {
+            return Vec::new();
+        };
+        let Ok(Some(json)) = self.journal.load_plan(&release.plan_hash) else {
+            return Vec::new();
+        };
+        let Ok(plan) = serde_json::from_str::<Plan>(&json) else {
+            return Vec::new();
+        };
+        plan.actions
+            .into_iter()
+            .filter(|a| a.action != ActionKind::Delete)
+            .map(|a| ObjectRef {
+                api_version: a.api_version,
+                kind: a.kind,
+                namespace: a.namespace,
+                name: a.name,
+            })
+            .collect()
+    }
+
+    fn plan_options(
+        &self,
+        adopt: Vec<String>,
+        adopt_all: bool,
+    ) -> Result<PlanOptions, EngineError> {
+        Ok(PlanOptions {
+            adopt,
+            adopt_all,
+            previous: self.previous_objects(),
+            digest_key: digest_key(&self.state_dir)?,
+        })
+    }
+
+    /// Plan and store the plan under its hash.
+    pub async fn plan(&self, adopt: Vec<String>, adopt_all: bool) -> Result<Plan, EngineError> {
+        let opts = self.plan_options(adopt, adopt_all)?;
+        let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
+        let json = serde_json::to_string(&plan).map_err(|e| EngineError::Journal(e.to_string()))?;
+        self.journal
+            .save_plan(&plan.hash, &plan.target, &json)
+            .map_err(|e| EngineError::Journal(e.to_string()))?;
+        Ok(plan)
+    }
+
+    /// Apply the stored plan `hash`, holding the target's lock.
+    pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
+        let _lock: ApplyLock =
+            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let stored = self
+            .journal
+            .load_plan(hash)
+            .map_err(|e| EngineError::Journal(e.to_string()))?;
+        let Some(stored) = stored else {
+            return Err(EngineError::UnknownPlan(hash.to_string()));
+        };
+        let planned: Plan =
+            serde_json::from_str(&stored).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let adopt: Vec<String> = planned
+            .actions
+            .iter()
+            .filter(|a| a.action == ActionKind::Adopt)
+            .map(|a| format!("{}/{}", a.kind, a.name))
+            .collect();
+        let opts = self.plan_options(adopt, false)?;
+        apply(
+            &self.app,
+            &self.conn,
+            &self.journal,
+            hash,
+            &self.render,
+            &opts,
+        )
+        .await
+    }
+}

@@ -1,0 +1,136 @@
+//! The journal's database file: where it lives, how it is opened, and its versioned schema.
+//!
+//! The schema version is `PRAGMA user_version`. A fresh file (version 0) gets the current schema in one
+//! transaction; a file of the current version is used as is; a newer one is refused so an old piceli never
+//! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
+//! [`SCHEMA_VERSION`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::error::{JournalError, sql};
+
+/// The database file's name inside the state directory.
+pub const DB_FILE: &str = "journal.db";
+
+/// The schema version this build reads and writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How long a statement waits for another process's write to finish before failing.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Version 1: plans by hash, numbered releases, one row per step, and the control flags (`stop`).
+const SCHEMA_V1: &str = "
+CREATE TABLE plans (
+    hash       TEXT PRIMARY KEY NOT NULL,
+    target     TEXT NOT NULL,
+    plan_json  TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE releases (
+    number      INTEGER PRIMARY KEY NOT NULL CHECK (number > 0),
+    plan_hash   TEXT NOT NULL REFERENCES plans(hash),
+    kind        TEXT NOT NULL CHECK (kind IN ('apply', 'rollback')),
+    state       TEXT NOT NULL
+                CHECK (state IN ('running', 'succeeded', 'failed', 'stopped', 'superseded')),
+    started_at  TEXT NOT NULL,
+    finished_at TEXT
+);
+CREATE INDEX releases_by_state ON releases(state, number);
+CREATE TABLE steps (
+    release          INTEGER NOT NULL REFERENCES releases(number),
+    idx              INTEGER NOT NULL CHECK (idx >= 0),
+    kind             TEXT NOT NULL,
+    namespace        TEXT,
+    name             TEXT NOT NULL,
+    action           TEXT NOT NULL,
+    level            INTEGER NOT NULL CHECK (level >= 0),
+    desired_digest   TEXT,
+    state            TEXT NOT NULL CHECK (state IN ('pending', 'started', 'done', 'failed')),
+    detail           TEXT,
+    uid              TEXT,
+    resource_version TEXT,
+    digest           TEXT,
+    started_at       TEXT,
+    finished_at      TEXT,
+    PRIMARY KEY (release, idx)
+) WITHOUT ROWID;
+CREATE TABLE control (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);
+";
+
+/// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
+/// cluster, so it is private to its owner). An existing directory keeps its mode.
+pub(crate) fn create_dir(dir: &Path) -> Result<(), JournalError> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|source| JournalError::Io {
+        action: "create the state directory",
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Opens (creating it if missing) `DIR/journal.db` in WAL mode with `synchronous=FULL`, foreign keys on and
+/// a busy timeout, and brings its schema to [`SCHEMA_VERSION`].
+pub(crate) fn open(dir: &Path) -> Result<Connection, JournalError> {
+    create_dir(dir)?;
+    let path = dir.join(DB_FILE);
+    let conn = Connection::open(&path).map_err(sql("opening the journal"))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(sql("setting the busy timeout"))?;
+    // WAL lets `stop`, `history` and `status` read while an apply writes; FULL fsyncs the WAL on every
+    // commit, so a committed `started` survives a power cut.
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .map_err(sql("switching the journal to WAL"))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(JournalError::Corrupt(format!(
+            "SQLite kept journal_mode `{mode}` instead of `wal`"
+        )));
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        .map_err(sql("configuring the journal"))?;
+    migrate(conn, &path)
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`] in one immediate transaction (so two processes opening a fresh
+/// file at once cannot both create it), or refuses a newer one.
+fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql("reading the schema version"))?;
+    let found: i64 = tx
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(sql("reading the schema version"))?;
+    match found {
+        0 => {
+            tx.execute_batch(SCHEMA_V1)
+                .map_err(sql("creating the schema"))?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(sql("creating the schema"))?;
+        }
+        SCHEMA_VERSION => {}
+        found if found > SCHEMA_VERSION => {
+            return Err(JournalError::NewerSchema {
+                path: path.to_path_buf(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        found => {
+            return Err(JournalError::Corrupt(format!(
+                "schema version {found} in `{}` is not one piceli ever wrote",
+                path.display()
+            )));
+        }
+    }
+    tx.commit().map_err(sql("creating the schema"))?;
+    Ok(conn)
+}
