@@ -1,0 +1,339 @@
+//! The plan/apply engine against the local API server (piceli-sim, in process): first plan creates,
+//! a wrong hash is refused, apply writes, a re-plan is a no-op, one change is one update, the cluster
+//! changing under a plan is refused, unowned objects need adoption, protected kinds are never pruned,
+//! and secret values never leave the process.
+
+use piceli::runtime::engine::EngineError;
+use piceli::runtime::engine::plan::{ActionKind, Plan};
+use piceli::runtime::engine::session::{Session, SessionOptions};
+use piceli::runtime::engine::target::ConnectOptions;
+use piceli_sim::{RunningSim, Sim, SimConfig};
+use std::cell::RefCell;
+
+thread_local! {
+    static IMAGE: RefCell<String> = RefCell::new(image("1.27"));
+}
+
+fn image(tag: &str) -> String {
+    format!("docker.io/library/nginx:{tag}@sha256:{}", "ab".repeat(32))
+}
+
+fn current_image() -> String {
+    IMAGE.with(|i| i.borrow().clone())
+}
+
+piceli::app! {
+    app engine-test;
+    target local = local(namespace: "engine");
+    config_map settings { MODE: "prod" }
+    secret api { key: from_env("ENGINE_TEST_API_KEY"), token: generated(length: 24) }
+    pvc data { storage: "1Gi" }
+    deployment web {
+        image: (current_image()),
+        replicas: 2,
+        ports: { http: 80 },
+        env: { MODE: config(settings.MODE), KEY: secret(api.key) },
+    }
+    service web -> web { port: 80 => http }
+}
+
+/// The same app without its ConfigMap, Secret, PVC and Service.
+mod small {
+    use super::*;
+
+    piceli::app! {
+            app engine-test;
+            target local = local(namespace: "engine");
+            deployment web {
+                image: (current_image()),
+                replicas: 2,
+                ports: { http: 80 },
+            }
+    }
+}
+
+const CANARY: &str = "canary-5d1e0c";
+
+struct Fixture {
+    sim: RunningSim,
+    state: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        // SAFETY-free: the variable is read by the secret source; every test sets the same value.
+        unsafe { std::env::set_var("ENGINE_TEST_API_KEY", CANARY) };
+        Fixture {
+            sim: Sim::start(SimConfig::default()).expect("sim"),
+            state: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn options(&self) -> SessionOptions {
+        SessionOptions {
+            target: None,
+            namespace: None,
+            connect: ConnectOptions {
+                kubeconfig: Some(self.sim.kubeconfig_path().to_path_buf()),
+                context: Some("piceli-sim".into()),
+            },
+            state_dir: Some(self.state.path().to_path_buf()),
+        }
+    }
+
+    async fn session(&self, app: piceli::__private::App) -> Session {
+        Session::open(app, &self.options()).await.expect("session")
+    }
+}
+
+fn actions(plan: &Plan) -> Vec<(String, ActionKind)> {
+    plan.actions.iter().map(|a| (a.key(), a.action)).collect()
+}
+
+async fn resource_versions(sim: &RunningSim) -> Vec<(String, String)> {
+    use kube::api::{Api, ListParams};
+    use piceli::k8s_openapi::api::{
+        apps::v1::Deployment,
+        core::v1::{ConfigMap, Service},
+    };
+    let client = sim.client().expect("client");
+    let mut out = Vec::new();
+    for d in Api::<Deployment>::namespaced(client.clone(), "engine")
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .items
+    {
+        out.push((
+            format!("deploy/{}", d.metadata.name.unwrap_or_default()),
+            d.metadata.resource_version.unwrap_or_default(),
+        ));
+    }
+    for s in Api::<Service>::namespaced(client.clone(), "engine")
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .items
+    {
+        out.push((
+            format!("svc/{}", s.metadata.name.unwrap_or_default()),
+            s.metadata.resource_version.unwrap_or_default(),
+        ));
+    }
+    for c in Api::<ConfigMap>::namespaced(client, "engine")
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .items
+    {
+        out.push((
+            format!("cm/{}", c.metadata.name.unwrap_or_default()),
+            c.metadata.resource_version.unwrap_or_default(),
+        ));
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_approve_apply_then_a_true_no_op() {
+    let fx = Fixture::new();
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    assert!(
+        plan.actions.iter().all(|a| a.action == ActionKind::Create),
+        "{:?}",
+        actions(&plan)
+    );
+    assert_eq!(plan.actions.len(), 6);
+
+    // A hash that was never planned: refused, nothing written.
+    let err = session
+        .apply(&"0".repeat(64))
+        .await
+        .expect_err("unknown hash");
+    assert_eq!(err.code().as_str(), "PCL0106");
+    assert!(
+        resource_versions(&fx.sim).await.is_empty(),
+        "nothing written"
+    );
+
+    let applied = session.apply(&plan.hash).await.expect("apply");
+    assert_eq!((applied.release, applied.written), (Some(1), 6));
+    let before = resource_versions(&fx.sim).await;
+    assert_eq!(before.len(), 3);
+
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(
+        again
+            .actions
+            .iter()
+            .all(|a| a.action == ActionKind::Unchanged),
+        "{:?}",
+        actions(&again)
+    );
+    let applied = session.apply(&again.hash).await.expect("no-op apply");
+    assert_eq!((applied.release, applied.written), (None, 0));
+    assert_eq!(
+        resource_versions(&fx.sim).await,
+        before,
+        "a no-op apply writes nothing"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_image_change_is_one_update_at_the_image_path() {
+    let fx = Fixture::new();
+    IMAGE.with(|i| *i.borrow_mut() = image("1.27"));
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+
+    IMAGE.with(|i| *i.borrow_mut() = image("1.28"));
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    let changed: Vec<_> = plan.actions.iter().filter(|a| a.changes()).collect();
+    assert_eq!(changed.len(), 1, "{:?}", actions(&plan));
+    assert_eq!(
+        (changed[0].kind.as_str(), changed[0].action),
+        ("Deployment", ActionKind::Update)
+    );
+    let paths: Vec<&str> = changed[0].diff.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["spec.template.spec.containers[web].image"]);
+    session.apply(&plan.hash).await.expect("apply the update");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_between_plan_and_apply_is_refused() {
+    use kube::api::{Api, Patch, PatchParams};
+    use piceli::k8s_openapi::api::apps::v1::Deployment;
+    let fx = Fixture::new();
+    IMAGE.with(|i| *i.borrow_mut() = image("1.27"));
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+
+    IMAGE.with(|i| *i.borrow_mut() = image("1.29"));
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    // Someone else scales the Deployment after the plan.
+    let api: Api<Deployment> = Api::namespaced(fx.sim.client().expect("client"), "engine");
+    let patch = serde_json::json!({"metadata": {"annotations": {"someone": "else"}}});
+    api.patch("web", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("outside change");
+    let before = resource_versions(&fx.sim).await;
+    let err = session.apply(&plan.hash).await.expect_err("refused");
+    assert_eq!(err.code().as_str(), "PCL0107", "{err}");
+    assert_eq!(resource_versions(&fx.sim).await, before, "nothing written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unowned_objects_need_adoption() {
+    use kube::api::{Api, PostParams};
+    use piceli::k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    let fx = Fixture::new();
+    let client = fx.sim.client().expect("client");
+    let ns: Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "engine"}})).expect("ns");
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .expect("namespace");
+    let cm: ConfigMap = serde_json::from_value(
+        serde_json::json!({"metadata": {"name": "settings"}, "data": {"MODE": "dev"}}),
+    )
+    .expect("cm");
+    Api::<ConfigMap>::namespaced(client, "engine")
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("configmap");
+
+    let session = fx.session(engine_test::app()).await;
+    let err = session.plan(vec![], false).await.expect_err("refused");
+    assert!(matches!(err, EngineError::NotOwned { .. }), "{err}");
+    assert!(err.help().contains("--adopt"), "{}", err.help());
+
+    let plan = session
+        .plan(
+            vec!["ConfigMap/settings".into(), "Namespace/engine".into()],
+            false,
+        )
+        .await
+        .expect("adopt plan");
+    let adopted: Vec<_> = plan
+        .actions
+        .iter()
+        .filter(|a| a.action == ActionKind::Adopt)
+        .map(|a| a.key())
+        .collect();
+    assert_eq!(adopted, ["Namespace/engine", "ConfigMap/engine/settings"]);
+    session
+        .apply(&plan.hash)
+        .await
+        .expect("apply with adoption");
+    let again = session.plan(vec![], false).await.expect("owned now");
+    assert!(
+        again
+            .actions
+            .iter()
+            .all(|a| a.action == ActionKind::Unchanged),
+        "{:?}",
+        actions(&again)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_objects_are_pruned_except_protected_kinds() {
+    let fx = Fixture::new();
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+
+    // The smaller app drops the ConfigMap, the Secret, the PVC and the Service.
+    let session = fx.session(small::engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    let deleted: Vec<_> = plan
+        .actions
+        .iter()
+        .filter(|a| a.action == ActionKind::Delete)
+        .map(|a| a.key())
+        .collect();
+    assert_eq!(deleted, ["Service/engine/web", "ConfigMap/engine/settings"]);
+    session.apply(&plan.hash).await.expect("apply deletions");
+    let left = resource_versions(&fx.sim).await;
+    assert_eq!(
+        left.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        ["deploy/web"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secret_values_never_leave_the_process() {
+    let fx = Fixture::new();
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+    // The value reached the cluster…
+    use kube::api::Api;
+    use piceli::k8s_openapi::api::core::v1::Secret;
+    let secret = Api::<Secret>::namespaced(fx.sim.client().expect("client"), "engine")
+        .get("api")
+        .await
+        .expect("secret");
+    let data = secret.data.expect("data");
+    assert_eq!(
+        data.get("key").map(|b| b.0.clone()),
+        Some(CANARY.as_bytes().to_vec())
+    );
+    assert_eq!(data.get("token").map(|b| b.0.len()), Some(24));
+    // …and appears in no plan, diff or journal.
+    let plan_text =
+        serde_json::to_string(&session.plan(vec![], false).await.expect("re-plan")).expect("json");
+    assert!(!plan_text.contains(CANARY));
+    let journal = std::fs::read(fx.state.path().join("journal.db")).expect("journal");
+    let as_text = String::from_utf8_lossy(&journal);
+    assert!(!as_text.contains(CANARY));
+    use base64::Engine as _;
+    assert!(!as_text.contains(&base64::engine::general_purpose::STANDARD.encode(CANARY)));
+}
