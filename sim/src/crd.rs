@@ -114,10 +114,157 @@ pub fn set_status(crd: &mut Value) {
         json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
 }
 
+/// Fills in the `default`s a structural CRD schema declares, for fields that are absent, walking
+/// into objects and array items that are present (as the real server does on every write).
+pub fn apply_defaults(obj: &mut Value, schema: &Value) {
+    match obj {
+        Value::Object(m) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                if let Some(ap) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+                    for v in m.values_mut() {
+                        apply_defaults(v, ap);
+                    }
+                }
+                return;
+            };
+            for (name, prop) in props {
+                if !m.contains_key(name)
+                    && let Some(d) = prop.get("default")
+                {
+                    m.insert(name.clone(), d.clone());
+                }
+                if let Some(child) = m.get_mut(name) {
+                    apply_defaults(child, prop);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    apply_defaults(item, item_schema);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `required`, `enum`, `minimum`/`maximum` and `pattern`-free checks of a CRD schema, as 422 causes.
+pub fn validate(obj: &Value, schema: &Value, path: &str, out: &mut Vec<crate::status::Cause>) {
+    use crate::status::Cause;
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !obj.is_null()
+        && !allowed.contains(obj)
+    {
+        let list: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+        out.push(Cause {
+            reason: "FieldValueNotSupported".into(),
+            message: format!(
+                "Unsupported value: {obj}: supported values: {}",
+                list.join(", ")
+            ),
+            field: path.to_string(),
+        });
+    }
+    if let Some(n) = obj.as_f64() {
+        if let Some(min) = schema
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .filter(|m| n < *m)
+        {
+            out.push(Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!(
+                    "Invalid value: {obj}: {path} in body should be greater than or equal to {min}"
+                ),
+                field: path.to_string(),
+            });
+        }
+        if let Some(max) = schema
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .filter(|m| n > *m)
+        {
+            out.push(Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!(
+                    "Invalid value: {obj}: {path} in body should be less than or equal to {max}"
+                ),
+                field: path.to_string(),
+            });
+        }
+    }
+    match obj {
+        Value::Object(m) => {
+            for req in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                if !m.contains_key(req) {
+                    let field = if path.is_empty() {
+                        req.to_string()
+                    } else {
+                        format!("{path}.{req}")
+                    };
+                    out.push(Cause {
+                        reason: "FieldValueRequired".into(),
+                        message: "Required value".into(),
+                        field,
+                    });
+                }
+            }
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, v) in m {
+                    if let Some(p) = props.get(k) {
+                        let field = if path.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{path}.{k}")
+                        };
+                        validate(v, p, &field, out);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    validate(item, item_schema, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn schema_defaults_and_validation() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["size"],
+            "properties": {"size": {"type": "string", "enum": ["S", "M"]}, "replicas": {"type": "integer", "default": 1, "minimum": 0},
+                "ports": {"type": "array", "items": {"type": "object", "properties": {"protocol": {"type": "string", "default": "TCP"}}}}}}}});
+        let mut obj = json!({"spec": {"size": "XL", "ports": [{}]}});
+        apply_defaults(&mut obj, &schema);
+        assert_eq!(
+            obj,
+            json!({"spec": {"size": "XL", "ports": [{"protocol": "TCP"}], "replicas": 1}})
+        );
+        let mut causes = Vec::new();
+        validate(&obj, &schema, "", &mut causes);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec.size");
+        let mut missing = Vec::new();
+        validate(&json!({"spec": {}}), &schema, "", &mut missing);
+        assert_eq!(missing[0].field, "spec.size");
+        assert_eq!(missing[0].message, "Required value");
+    }
 
     #[test]
     fn crds_become_types() {

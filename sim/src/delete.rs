@@ -142,6 +142,24 @@ pub fn remove_object(
     let rv = w.next_rv()?;
     obj["metadata"]["resourceVersion"] = json!(rv.to_string());
     w.delete(rk, ns, name, rv, obj.clone())?;
+    if rt.kind == "CustomResourceDefinition" {
+        // Deleting a CRD deletes every object of its kind.
+        let group = obj
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let plural = obj
+            .pointer("/spec/names/plural")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let key = format!("{group}/{plural}");
+        for item in w.list(&key, None)? {
+            let rv = w.next_rv()?;
+            let mut last = item.object;
+            last["metadata"]["resourceVersion"] = json!(rv.to_string());
+            w.delete(&key, &item.ns, &item.name, rv, last)?;
+        }
+    }
     if rt.namespaced {
         collect_dependents(w, ns, uid_of(&obj).to_string(), orphan)?;
     }

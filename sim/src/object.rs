@@ -328,12 +328,23 @@ fn build(
     if rt.kind == "CustomResourceDefinition" {
         crate::crd::set_status(&mut new);
     }
+    if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
+        crate::crd::apply_defaults(&mut new, schema);
+    }
     let mut causes = if old.is_none() {
         validate::name_causes(&rt.kind, name)
     } else {
         Vec::new()
     };
     causes.extend(crate::rules::check(&rt.api_version(), &rt.kind, &new));
+    if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
+        crate::crd::validate(
+            &without(&new, &["metadata", "apiVersion", "kind"]),
+            schema,
+            "",
+            &mut causes,
+        );
+    }
     if !causes.is_empty() {
         return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
     }

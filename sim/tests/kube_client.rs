@@ -591,11 +591,38 @@ async fn crds_serve_their_kind_with_status_and_scale() {
     let got = widgets.get("w").await.expect("get");
     assert_eq!(got.data["spec"]["replicas"], 4);
     assert_eq!(got.data["spec"]["color"], "red");
-    let discovered = kube::Discovery::new(client)
+    let discovered = kube::Discovery::new(client.clone())
         .run_aggregated()
         .await
         .expect("discovery");
     assert!(discovered.has_group("example.com"));
+    // Schema defaults and validation.
+    let bad = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "bad"}, "spec": {"replicas": "x"}});
+    let err = api_error(
+        widgets
+            .patch("bad", &PatchParams::apply("tester"), &Patch::Apply(bad))
+            .await
+            .expect_err("type error"),
+    );
+    assert_eq!(err.code, 400);
+    // Deleting the CRD deletes its objects and stops serving the kind.
+    crds.delete("widgets.example.com", &DeleteParams::default())
+        .await
+        .expect("delete crd");
+    let err = api_error(widgets.get("w").await.expect_err("kind gone"));
+    assert_eq!(err.code, 404);
+    crds.create(&PostParams::default(), &crd)
+        .await
+        .expect("re-create crd");
+    assert!(
+        widgets
+            .list(&ListParams::default())
+            .await
+            .expect("list")
+            .items
+            .is_empty(),
+        "old objects went with the CRD"
+    );
 }
 
 #[tokio::test]

@@ -543,8 +543,10 @@ spec:
         properties:
           spec:
             type: object
+            required: [color]
             properties:
               color: {type: string}
+              size: {type: string, default: M, enum: [S, M, L]}
 ";
     k.ok(&["apply", "--server-side", "-f", &k.file("crd.yaml", crd)]);
     let w = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red}\n";
@@ -558,6 +560,29 @@ spec:
         .collect();
     assert_eq!(header, vec!["NAME", "COLOR", "AGE"], "{out}");
     assert!(out.contains("red"));
+    assert_eq!(
+        k.ok(&["get", "wd", "w1", "-o", "jsonpath={.spec.size}"]),
+        "M",
+        "schema default applied"
+    );
+    let xl = k.file("xl.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3}\nspec: {color: red, size: XL}\n");
+    let out = k.run(&["apply", "--server-side", "-f", &xl]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("spec.size: Unsupported value: \"XL\""),
+        "{}",
+        out.stderr
+    );
+    let no_color = k.file(
+        "nc.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w4}\nspec: {size: S}\n",
+    );
+    let out = k.run(&["apply", "--server-side", "-f", &no_color]);
+    assert!(
+        out.stderr.contains("spec.color: Required value"),
+        "{}",
+        out.stderr
+    );
     let bad = k.file(
         "bad.yaml",
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {colour: red}\n",
