@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{DEPLOYMENT, Kubectl, stop_and_read};
+use common::{DEPLOYMENT, Kubectl, Watching};
 use serde_json::Value;
 
 fn json_of(s: &str) -> Value {
@@ -404,9 +404,13 @@ fn get_watch_and_get_name_watch_stream_changes() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: \"1\"}\n",
         ),
     ]);
-    let all = k.spawn(&["get", "cm", "-w", "--output-watch-events"]);
-    let one = k.spawn(&["get", "cm", "cfg", "-w"]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let all = Watching::start(&k, &["get", "cm", "-w", "--output-watch-events"]);
+    let one = Watching::start(&k, &["get", "cm", "cfg", "-w"]);
+    // Once the initial rows are printed, kubectl watches from the list's resourceVersion.
+    all.wait_for("the initial ADDED row", |l| {
+        l.starts_with("ADDED") && l.contains("cfg")
+    });
+    one.wait_for("the initial row", |l| l.starts_with("cfg"));
     k.ok(&["label", "cm", "cfg", "team=a"]);
     k.ok(&[
         "create",
@@ -416,26 +420,16 @@ fn get_watch_and_get_name_watch_stream_changes() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n",
         ),
     ]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let all_out = stop_and_read(all);
-    let one_out = stop_and_read(one);
-    assert!(
-        all_out
-            .lines()
-            .any(|l| l.starts_with("MODIFIED") && l.contains("cfg")),
-        "{all_out}"
-    );
-    assert!(
-        all_out
-            .lines()
-            .any(|l| l.starts_with("ADDED") && l.contains("other")),
-        "{all_out}"
-    );
-    assert!(
-        one_out.lines().filter(|l| l.starts_with("cfg")).count() >= 2,
-        "{one_out}"
-    );
-    assert!(!one_out.contains("other"), "{one_out}");
+    all.wait_for("MODIFIED cfg", |l| {
+        l.starts_with("MODIFIED") && l.contains("cfg")
+    });
+    all.wait_for("ADDED other", |l| {
+        l.starts_with("ADDED") && l.contains("other")
+    });
+    one.wait_count("two cfg rows", |l| l.starts_with("cfg"), 2);
+    all.stop();
+    let one_out = one.stop();
+    assert!(!one_out.iter().any(|l| l.contains("other")), "{one_out:?}");
 }
 
 #[test]

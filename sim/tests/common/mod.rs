@@ -110,15 +110,64 @@ impl Kubectl {
     }
 }
 
-/// Reads what a spawned kubectl printed after stopping it.
-pub fn stop_and_read(mut child: Child) -> String {
-    let _ = child.kill();
-    let out = child.wait_with_output().expect("collect output");
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+/// A running `kubectl ... -w` whose output lines are collected as they arrive.
+pub struct Watching {
+    child: Child,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Watching {
+    pub fn start(k: &Kubectl, args: &[&str]) -> Watching {
+        let mut child = k.spawn(args);
+        let stdout = child.stdout.take().expect("stdout");
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                sink.lock().expect("lines").push(line);
+            }
+        });
+        Watching { child, lines }
+    }
+
+    /// Waits (up to 20 s) until some printed line satisfies `pred`.
+    pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) {
+        self.wait_count(what, pred, 1);
+    }
+
+    /// Waits (up to 20 s) until `n` printed lines satisfy `pred`.
+    pub fn wait_count(&self, what: &str, pred: impl Fn(&str) -> bool, n: usize) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if self
+                .lines
+                .lock()
+                .expect("lines")
+                .iter()
+                .filter(|l| pred(l))
+                .count()
+                >= n
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!(
+            "kubectl never printed {what}; got {:?}",
+            self.lines.lock().expect("lines")
+        );
+    }
+
+    /// Stops kubectl and returns everything it printed on stdout.
+    pub fn stop(mut self) -> Vec<String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.lines.lock().expect("lines").clone()
+    }
 }
 
 pub const DEPLOYMENT: &str = "apiVersion: apps/v1
