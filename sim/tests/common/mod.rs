@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use k8s_openapi::api::core::v1::ConfigMap;
 use piceli_sim::{RunningSim, Sim, SimConfig};
+use serde_json::{Value, json};
 
 /// An in-memory simulator on a free port.
 pub fn sim() -> RunningSim {
@@ -188,3 +190,22 @@ spec:
       - name: side
         image: busybox:1.36
 ";
+
+/// Parses kubectl's JSON output.
+pub fn json_of(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("kubectl printed invalid JSON ({e}): {s}"))
+}
+
+pub fn cm(name: &str, data: serde_json::Value) -> ConfigMap {
+    serde_json::from_value(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}),
+    )
+    .expect("configmap")
+}
+
+pub fn api_error(e: kube::Error) -> Box<kube::core::Status> {
+    match e {
+        kube::Error::Api(s) => s,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
