@@ -337,3 +337,151 @@ async fn secret_values_never_leave_the_process() {
     use base64::Engine as _;
     assert!(!as_text.contains(&base64::engine::general_purpose::STANDARD.encode(CANARY)));
 }
+
+/// The cluster state that matters, comparable across runs: every object in the namespace without
+/// server-set metadata (generated secret values are random: compared by key only).
+async fn cluster_state(sim: &RunningSim) -> Vec<(String, serde_json::Value)> {
+    use kube::api::{Api, ListParams};
+    use piceli::k8s_openapi::api::{
+        apps::v1::Deployment,
+        core::v1::{ConfigMap, PersistentVolumeClaim, Secret, Service},
+    };
+    fn clean<T: serde::Serialize>(kind: &str, o: &T) -> (String, serde_json::Value) {
+        let mut v = serde_json::to_value(o).unwrap_or_default();
+        let name = v["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let labels = v["metadata"]["labels"].clone();
+        if let Some(m) = v.as_object_mut() {
+            m.remove("status");
+            m.insert("metadata".into(), serde_json::json!({ "labels": labels }));
+        }
+        if kind == "Secret"
+            && let Some(data) = v.get_mut("data").and_then(serde_json::Value::as_object_mut)
+        {
+            for val in data.values_mut() {
+                *val = serde_json::Value::Null;
+            }
+        }
+        if kind == "Service"
+            && let Some(spec) = v.get_mut("spec").and_then(serde_json::Value::as_object_mut)
+        {
+            spec.remove("clusterIP");
+            spec.remove("clusterIPs");
+        }
+        (format!("{kind}/{name}"), v)
+    }
+    let c = sim.client().expect("client");
+    let lp = ListParams::default();
+    let mut out = Vec::new();
+    out.extend(
+        Api::<Deployment>::namespaced(c.clone(), "engine")
+            .list(&lp)
+            .await
+            .expect("list")
+            .items
+            .iter()
+            .map(|o| clean("Deployment", o)),
+    );
+    out.extend(
+        Api::<Service>::namespaced(c.clone(), "engine")
+            .list(&lp)
+            .await
+            .expect("list")
+            .items
+            .iter()
+            .map(|o| clean("Service", o)),
+    );
+    out.extend(
+        Api::<ConfigMap>::namespaced(c.clone(), "engine")
+            .list(&lp)
+            .await
+            .expect("list")
+            .items
+            .iter()
+            .map(|o| clean("ConfigMap", o)),
+    );
+    out.extend(
+        Api::<Secret>::namespaced(c.clone(), "engine")
+            .list(&lp)
+            .await
+            .expect("list")
+            .items
+            .iter()
+            .map(|o| clean("Secret", o)),
+    );
+    out.extend(
+        Api::<PersistentVolumeClaim>::namespaced(c, "engine")
+            .list(&lp)
+            .await
+            .expect("list")
+            .items
+            .iter()
+            .map(|o| clean("PVC", o)),
+    );
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_at_every_journal_step_resume_converges() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // The state an uninterrupted apply reaches.
+    let reference = {
+        let fx = Fixture::new();
+        let session = fx.session(engine_test::app()).await;
+        let plan = session.plan(vec![], false).await.expect("plan");
+        session.apply(&plan.hash).await.expect("apply");
+        cluster_state(&fx.sim).await
+    };
+    // 1 (release journaled) + 3 per step (started, written, finished) for 6 steps.
+    let points = 1 + 3 * 6;
+    for kill_at in 0..points {
+        let fx = Fixture::new();
+        let mut session = fx.session(engine_test::app()).await;
+        let plan = session.plan(vec![], false).await.expect("plan");
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = calls.clone();
+        session.fault_hook = Some(Arc::new(move |_at: &str| {
+            seen.fetch_add(1, Ordering::SeqCst) != kill_at
+        }));
+        let err = session.apply(&plan.hash).await.expect_err("killed");
+        assert!(
+            matches!(err, EngineError::Killed(_)),
+            "kill point {kill_at}: {err}"
+        );
+
+        // A new process: no hook, resume finishes the release.
+        let session = fx.session(engine_test::app()).await;
+        let resumed = session
+            .resume()
+            .await
+            .unwrap_or_else(|e| panic!("kill point {kill_at}: resume: {e}"));
+        assert_eq!(resumed.release, Some(1), "kill point {kill_at}");
+        assert_eq!(
+            cluster_state(&fx.sim).await,
+            reference,
+            "kill point {kill_at}: converged"
+        );
+        let before = resource_versions(&fx.sim).await;
+        let again = session.resume().await.expect("second resume");
+        assert_eq!(
+            (again.release, again.written),
+            (None, 0),
+            "kill point {kill_at}: nothing left"
+        );
+        assert_eq!(
+            resource_versions(&fx.sim).await,
+            before,
+            "kill point {kill_at}: a second resume writes nothing"
+        );
+        let replan = session.plan(vec![], false).await.expect("re-plan");
+        assert!(
+            !replan.has_changes(),
+            "kill point {kill_at}: {:?}",
+            actions(&replan)
+        );
+    }
+}

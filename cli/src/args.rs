@@ -63,6 +63,12 @@ pub enum AppCommand {
     /// Execute exactly the stored plan with this hash (refused, exit 2, when the hash is unknown or the
     /// cluster changed since the plan).
     Apply(ApplyArgs),
+    /// Finish the release an interrupted apply left running (nothing to do: exit 0).
+    Resume,
+    /// Ask a running apply against this target to halt between steps (`resume` continues it).
+    Stop,
+    /// The releases in the journal, newest first, with their state.
+    History,
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The whole command tree, with side effects and approval rules, as JSON.

@@ -36,6 +36,9 @@ where
         AppCommand::Render(cmd) => commands::render::run(&app, &cli.global, cmd),
         AppCommand::Plan(cmd) => commands::plan::run(app, &cli.global, cmd),
         AppCommand::Apply(cmd) => commands::apply::run(app, &cli.global, cmd),
+        AppCommand::Resume => commands::resume::run(app, &cli.global),
+        AppCommand::Stop => commands::stop::run(app, &cli.global),
+        AppCommand::History => commands::history::run(app, &cli.global),
         AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
         AppCommand::HelpJson => commands::help_json::run(&app),
     };

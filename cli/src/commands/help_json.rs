@@ -13,6 +13,12 @@ fn effects(name: &str) -> (&'static str, bool) {
         "render" | "explain" | "help-json" => ("none", false),
         "plan" => ("reads and dry runs", false),
         "apply" => ("writes", true),
+        "resume" => (
+            "writes (only what an approved, interrupted release still has to do)",
+            false,
+        ),
+        "stop" => ("none (signals a running apply)", false),
+        "history" => ("none (reads the local journal)", false),
         _ => ("unknown", false),
     }
 }

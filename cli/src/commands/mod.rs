@@ -3,6 +3,9 @@
 pub mod apply;
 pub mod explain;
 pub mod help_json;
+pub mod history;
 pub mod plan;
 pub mod render;
+pub mod resume;
 pub mod session;
+pub mod stop;

@@ -8,7 +8,9 @@ use super::plan::{
 use super::resources::{Resources, api_for};
 use super::secrets::{materialize, redact};
 use super::target::Connection;
-use crate::journal::{Journal, PlannedStep, ReleaseKind, ReleaseState, StepOutcome};
+use crate::journal::{
+    Journal, PlannedStep, ReleaseId, ReleaseKind, ReleaseState, StepOutcome, StepState,
+};
 use crate::render;
 use futures::{StreamExt, stream};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, Preconditions};
@@ -27,9 +29,18 @@ pub struct Applied {
     pub unchanged: usize,
 }
 
-/// A test-only hook: called after each journal write with a step description; returning `false` makes the
-/// apply stop right there, as if the process were killed.
+/// A test-only hook: called at each point where a kill matters (after the release is journaled, after a
+/// step is marked started, after its cluster write, after it is marked finished) with a description;
+/// returning `false` makes the apply stop right there, as if the process were killed.
 pub type FaultHook = dyn Fn(&str) -> bool + Send + Sync;
+
+/// Stop here if the fault hook says so.
+fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
+    match hook {
+        Some(h) if !h(at) => Err(EngineError::Killed(at.to_string())),
+        _ => Ok(()),
+    }
+}
 
 /// Execute the plan stored under `hash`.
 pub async fn apply(
@@ -39,6 +50,7 @@ pub async fn apply(
     hash: &str,
     opts: &render::Options,
     plan_opts: &PlanOptions,
+    hook: Option<&FaultHook>,
 ) -> Result<Applied, EngineError> {
     let stored = journal
         .load_plan(hash)
@@ -91,58 +103,22 @@ pub async fn apply(
         .begin_release(hash, ReleaseKind::Apply, &steps)
         .map_err(|e| EngineError::Journal(e.to_string()))?;
     let number = journal.release(release).ok().flatten().map(|r| r.number);
-
-    // Levels in order; objects of a level in parallel.
-    let mut index = 0u32;
-    let mut i = 0;
-    while i < changing.len() {
-        if journal.stop_requested().unwrap_or(false) {
-            let _ = journal.clear_stop();
-            journal
-                .finish_release(release, ReleaseState::Stopped)
-                .map_err(|e| EngineError::Journal(e.to_string()))?;
-            return Err(EngineError::Apply(
-                "stopped on request between steps; `resume` continues".into(),
-            ));
-        }
-        let level = (changing[i].action == ActionKind::Delete, changing[i].level);
-        let mut batch = Vec::new();
-        while i < changing.len()
-            && (changing[i].action == ActionKind::Delete, changing[i].level) == level
-        {
-            batch.push((index, changing[i]));
-            index += 1;
-            i += 1;
-        }
-        let results: Vec<Result<(), EngineError>> =
-            stream::iter(batch.into_iter().map(|(idx, a)| {
-                let d = by_key.get(&a.key()).map(|&w| &wanted[w]);
-                let resources = &resources;
-                async move {
-                    run_step(
-                        conn,
-                        journal,
-                        release,
-                        idx,
-                        a,
-                        d,
-                        resources,
-                        &plan_opts.digest_key,
-                    )
-                    .await
-                }
-            }))
-            .buffer_unordered(16)
-            .collect()
-            .await;
-        if let Some(e) = results.into_iter().find_map(Result::err) {
-            let _ = journal.finish_release(release, ReleaseState::Failed);
-            return Err(e);
-        }
-    }
-    journal
-        .finish_release(release, ReleaseState::Succeeded)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    checkpoint(hook, "release journaled")?;
+    let todo: Vec<(u32, &Action)> = changing
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (i as u32, *a))
+        .collect();
+    let step = Step {
+        conn,
+        journal,
+        release,
+        resources: &resources,
+        key: &plan_opts.digest_key,
+        optimistic: true,
+        hook,
+    };
+    run_levels(&step, &todo, &wanted, &by_key).await?;
     Ok(Applied {
         release: number,
         written: changing.len(),
@@ -235,50 +211,246 @@ async fn check_precondition(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_step(
+/// Run steps level by level (objects of a level in parallel), honouring `stop` between levels, and
+/// finish the release.
+async fn run_levels(
+    step: &Step<'_>,
+    todo: &[(u32, &Action)],
+    wanted: &[Desired],
+    by_key: &BTreeMap<String, usize>,
+) -> Result<(), EngineError> {
+    let journal = step.journal;
+    let mut i = 0;
+    while i < todo.len() {
+        if journal.stop_requested().unwrap_or(false) {
+            let _ = journal.clear_stop();
+            // The release stays `running`: `resume` continues it.
+            return Err(EngineError::Apply(
+                "stopped on request between steps; `resume` continues".into(),
+            ));
+        }
+        let level = (todo[i].1.action == ActionKind::Delete, todo[i].1.level);
+        let mut batch = Vec::new();
+        while i < todo.len() && (todo[i].1.action == ActionKind::Delete, todo[i].1.level) == level {
+            batch.push(todo[i]);
+            i += 1;
+        }
+        let results: Vec<Result<(), EngineError>> =
+            stream::iter(batch.into_iter().map(|(idx, a)| {
+                let d = by_key.get(&a.key()).map(|&w| &wanted[w]);
+                async move { run_step(step, idx, a, d).await }
+            }))
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        if let Some(e) = results.into_iter().find_map(Result::err) {
+            if !matches!(e, EngineError::Killed(_)) {
+                let _ = journal.finish_release(step.release, ReleaseState::Failed);
+            }
+            return Err(e);
+        }
+    }
+    journal
+        .finish_release(step.release, ReleaseState::Succeeded)
+        .map_err(|e| EngineError::Journal(e.to_string()))
+}
+
+/// Continue the release a killed or stopped apply left `running`: every step not done runs again.
+/// Server-side apply of the same object is idempotent, so a write that may or may not have landed is
+/// simply applied again (no change when it had landed); a deletion whose object is gone is done.
+pub async fn resume(
+    app: &App,
     conn: &Connection,
     journal: &Journal,
-    release: crate::journal::ReleaseId,
+    opts: &render::Options,
+    plan_opts: &PlanOptions,
+    hook: Option<&FaultHook>,
+) -> Result<Applied, EngineError> {
+    let Some(release) = journal
+        .unfinished()
+        .map_err(|e| EngineError::Journal(e.to_string()))?
+    else {
+        return Ok(Applied::default());
+    };
+    let stored = journal
+        .load_plan(&release.plan_hash)
+        .map_err(|e| EngineError::Journal(e.to_string()))?
+        .ok_or_else(|| EngineError::UnknownPlan(release.plan_hash.clone()))?;
+    let plan: Plan =
+        serde_json::from_str(&stored).map_err(|e| EngineError::Journal(e.to_string()))?;
+    let rendered = render::render(app, opts)?;
+    let resources = Resources::default();
+    let mut wanted = desired(conn, &rendered, &resources).await?;
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, d) in wanted.iter().enumerate() {
+        by_key.insert(key_of(d), i);
+    }
+    let steps = journal
+        .steps(release.id)
+        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    let mut todo = Vec::new();
+    for s in &steps {
+        if s.state == StepState::Done {
+            continue;
+        }
+        let key = match &s.namespace {
+            Some(ns) => format!("{}/{ns}/{}", s.kind, s.name),
+            None => format!("{}/{}", s.kind, s.name),
+        };
+        let Some(a) = plan.actions.iter().find(|a| a.key() == key) else {
+            return Err(EngineError::Stale(format!(
+                "release {} has a step for {key} its plan does not",
+                release.number
+            )));
+        };
+        if a.action != ActionKind::Delete {
+            let Some(&w) = by_key.get(&key) else {
+                return Err(EngineError::Stale(format!(
+                    "the app no longer declares {key}"
+                )));
+            };
+            prepare_resumed(
+                app,
+                conn,
+                &resources,
+                a,
+                &mut wanted[w],
+                &plan_opts.digest_key,
+            )
+            .await?;
+        }
+        todo.push((s.index, a));
+    }
+    let step = Step {
+        conn,
+        journal,
+        release: release.id,
+        resources: &resources,
+        key: &plan_opts.digest_key,
+        optimistic: false,
+        hook,
+    };
+    let written = todo.len();
+    run_levels(&step, &todo, &wanted, &by_key).await?;
+    Ok(Applied {
+        release: Some(release.number),
+        written,
+        unchanged: 0,
+    })
+}
+
+/// Check a resumed object still renders as planned, and fill in its secret values (a generated value the
+/// interrupted run already wrote is kept).
+async fn prepare_resumed(
+    app: &App,
+    conn: &Connection,
+    resources: &Resources,
+    a: &Action,
+    d: &mut Desired,
+    key: &[u8; 32],
+) -> Result<(), EngineError> {
+    let live = if a.kind == "Secret" {
+        let served = resources.served(&conn.client, &d.object).await?;
+        api_for(&conn.client, &served, d.namespace.as_deref())
+            .get_opt(&a.name)
+            .await
+            .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
+            .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
+    } else {
+        None
+    };
+    let mut planned = d.object.clone();
+    if a.kind == "Secret" {
+        // As planned: generated values that did not exist then are placeholders.
+        materialize(app, &mut planned, None, false)?;
+        let now = super::hash::digest(&redact(&planned, key));
+        let with_live = {
+            let mut o = d.object.clone();
+            materialize(app, &mut o, live.as_ref(), false)?;
+            super::hash::digest(&redact(&o, key))
+        };
+        if Some(&now) != a.desired_digest.as_ref() && Some(&with_live) != a.desired_digest.as_ref()
+        {
+            return Err(EngineError::Stale(format!(
+                "{} renders differently than when it was planned",
+                a.key()
+            )));
+        }
+        materialize(app, &mut d.object, live.as_ref(), true)?;
+        return Ok(());
+    }
+    let now = super::hash::digest(&redact(&planned, key));
+    if Some(now) != a.desired_digest {
+        return Err(EngineError::Stale(format!(
+            "{} renders differently than when it was planned",
+            a.key()
+        )));
+    }
+    Ok(())
+}
+
+/// What every step of one run shares.
+struct Step<'a> {
+    conn: &'a Connection,
+    journal: &'a Journal,
+    release: ReleaseId,
+    resources: &'a Resources,
+    key: &'a [u8; 32],
+    /// Send the planned resourceVersion with each write (a first run); a resume cannot (its own
+    /// interrupted write may have changed it).
+    optimistic: bool,
+    hook: Option<&'a FaultHook>,
+}
+
+async fn run_step(
+    step: &Step<'_>,
     index: u32,
     a: &Action,
     d: Option<&Desired>,
-    resources: &Resources,
-    key: &[u8; 32],
 ) -> Result<(), EngineError> {
+    let journal = step.journal;
     journal
-        .step_started(release, index)
+        .step_started(step.release, index)
         .map_err(|e| EngineError::Journal(e.to_string()))?;
+    checkpoint(step.hook, &format!("step {index} started"))?;
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
-    let served = resources.served(&conn.client, &probe).await?;
-    let api = api_for(&conn.client, &served, a.namespace.as_deref());
+    let served = step.resources.served(&step.conn.client, &probe).await?;
+    let api = api_for(&step.conn.client, &served, a.namespace.as_deref());
     let result: Result<StepOutcome, String> = match (a.action, d) {
         (ActionKind::Delete, _) => {
             let pre = a.precondition.as_ref();
             let params = DeleteParams {
                 preconditions: Some(Preconditions {
                     uid: pre.map(|p| p.uid.clone()),
-                    resource_version: pre.map(|p| p.resource_version.clone()),
+                    resource_version: if step.optimistic {
+                        pre.map(|p| p.resource_version.clone())
+                    } else {
+                        None
+                    },
                 }),
                 ..DeleteParams::background()
             };
-            api.delete(&a.name, &params)
-                .await
-                .map(|_| StepOutcome {
-                    ok: true,
-                    detail: "deleted".into(),
-                    uid: None,
-                    resource_version: None,
-                    digest: None,
-                })
-                .map_err(|e| e.to_string())
+            let done = StepOutcome {
+                ok: true,
+                detail: "deleted".into(),
+                uid: None,
+                resource_version: None,
+                digest: None,
+            };
+            match api.delete(&a.name, &params).await {
+                Ok(_) => Ok(done),
+                Err(kube::Error::Api(s)) if s.code == 404 && !step.optimistic => Ok(done),
+                Err(e) => Err(e.to_string()),
+            }
         }
         (_, Some(d)) => {
             let mut body = d.object.clone();
-            if let (Some(p), Some(meta)) = (
-                &a.precondition,
-                body.get_mut("metadata").and_then(Value::as_object_mut),
-            ) {
+            if step.optimistic
+                && let (Some(p), Some(meta)) = (
+                    &a.precondition,
+                    body.get_mut("metadata").and_then(Value::as_object_mut),
+                )
+            {
                 // Optimistic concurrency: the write fails if the object changed since the plan.
                 meta.insert(
                     "resourceVersion".into(),
@@ -294,12 +466,13 @@ async fn run_step(
                     detail: format!("{:?}", a.action).to_lowercase(),
                     uid: o.metadata.uid.clone(),
                     resource_version: o.metadata.resource_version.clone(),
-                    digest: Some(super::hash::digest(&redact(&d.object, key))),
+                    digest: Some(super::hash::digest(&redact(&d.object, step.key))),
                 })
                 .map_err(|e| e.to_string())
         }
         (_, None) => Err(format!("{} has no desired object", a.key())),
     };
+    checkpoint(step.hook, &format!("step {index} written"))?;
     let outcome = match &result {
         Ok(o) => o.clone(),
         Err(e) => StepOutcome {
@@ -311,8 +484,9 @@ async fn run_step(
         },
     };
     journal
-        .step_finished(release, index, &outcome)
+        .step_finished(step.release, index, &outcome)
         .map_err(|e| EngineError::Journal(e.to_string()))?;
+    checkpoint(step.hook, &format!("step {index} finished"))?;
     result
         .map(|_| ())
         .map_err(|e| EngineError::Apply(format!("{}: {e}", a.key())))

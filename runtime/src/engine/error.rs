@@ -76,6 +76,9 @@ pub enum EngineError {
     /// The journal failed.
     #[error("{code}: {0}", code = Code::JournalFailed)]
     Journal(String),
+    /// Test-only: the fault hook stopped the run here, as a kill would.
+    #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
+    Killed(String),
 }
 
 impl EngineError {
@@ -95,6 +98,7 @@ impl EngineError {
             EngineError::Apply(_) => Code::ApplyFailed,
             EngineError::Locked(_) => Code::Locked,
             EngineError::Journal(_) => Code::JournalFailed,
+            EngineError::Killed(_) => Code::ApplyFailed,
         }
     }
 
@@ -120,7 +124,10 @@ impl EngineError {
     pub fn is_rejection(&self) -> bool {
         !matches!(
             self,
-            EngineError::Cluster { .. } | EngineError::Apply(_) | EngineError::Journal(_)
+            EngineError::Cluster { .. }
+                | EngineError::Apply(_)
+                | EngineError::Journal(_)
+                | EngineError::Killed(_)
         )
     }
 

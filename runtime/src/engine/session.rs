@@ -1,7 +1,7 @@
 //! One engine command's context — the app for a target, its state directory and journal, and a
 //! connection to its cluster — and the operations the CLI calls: plan and apply.
 
-use super::apply::{Applied, apply};
+use super::apply::{Applied, FaultHook, apply, resume};
 use super::error::EngineError;
 use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, plan};
 use super::secrets::digest_key;
@@ -38,6 +38,8 @@ pub struct Session {
     pub journal: Journal,
     /// The cluster.
     pub conn: Connection,
+    /// Test-only: stop an apply or resume at a chosen point, as a kill would.
+    pub fault_hook: Option<std::sync::Arc<FaultHook>>,
 }
 
 impl Session {
@@ -71,6 +73,7 @@ impl Session {
             state_dir,
             journal,
             conn,
+            fault_hook: None,
         })
     }
 
@@ -148,7 +151,31 @@ impl Session {
             hash,
             &self.render,
             &opts,
+            self.fault_hook.as_deref(),
         )
         .await
+    }
+
+    /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`).
+    pub async fn resume(&self) -> Result<Applied, EngineError> {
+        let _lock: ApplyLock =
+            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let opts = self.plan_options(Vec::new(), false)?;
+        resume(
+            &self.app,
+            &self.conn,
+            &self.journal,
+            &self.render,
+            &opts,
+            self.fault_hook.as_deref(),
+        )
+        .await
+    }
+
+    /// Ask a running apply (in another process) to halt between steps.
+    pub fn stop(&self) -> Result<(), EngineError> {
+        self.journal
+            .request_stop()
+            .map_err(|e| EngineError::Journal(e.to_string()))
     }
 }

@@ -1,0 +1,86 @@
+//! `history`: the target's releases from its journal, newest first.
+
+use crate::args::{Global, Output};
+use crate::exit::{FAILED, Failure, REJECTED};
+use piceli_core::Code;
+use piceli_core::model::App;
+use piceli_runtime::journal::{Journal, JournalError};
+use std::path::PathBuf;
+
+/// The state directory for the chosen target (no cluster needed).
+pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
+    if let Some(dir) = &global.state_dir {
+        return Ok(dir.clone());
+    }
+    let target = match &global.target {
+        Some(t) => app.target(t),
+        None => app.targets.first(),
+    }
+    .ok_or_else(|| Failure {
+        code: Code::UnknownTargetFlag,
+        message: format!(
+            "no target named `{}`",
+            global.target.clone().unwrap_or_default()
+        ),
+        help: format!(
+            "pass one of: {}",
+            app.targets
+                .iter()
+                .map(|t| t.name.v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        exit: REJECTED,
+    })?;
+    Ok(PathBuf::from(".piceli")
+        .join(&app.name.v)
+        .join(&target.name.v))
+}
+
+/// A journal failure as a command failure.
+pub fn journal_failure(e: JournalError) -> Failure {
+    Failure {
+        code: Code::JournalFailed,
+        message: e.to_string(),
+        help: Code::JournalFailed.info().explanation.into(),
+        exit: FAILED,
+    }
+}
+
+/// Run `history`.
+pub fn run(app: App, global: &Global) -> Result<(), Failure> {
+    let dir = state_dir(&app, global)?;
+    let journal = Journal::open(&dir).map_err(journal_failure)?;
+    let releases = journal.releases().map_err(journal_failure)?;
+    if global.output == Output::Json {
+        let list: Vec<_> = releases
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "release": r.number,
+                    "plan": r.plan_hash,
+                    "kind": r.kind.as_str(),
+                    "state": r.state.as_str(),
+                    "started_at": r.started_at,
+                    "finished_at": r.finished_at,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "releases": list }));
+        return Ok(());
+    }
+    if releases.is_empty() {
+        println!("No releases yet.");
+    }
+    for r in &releases {
+        println!(
+            "{:>4}  {:<10} {:<9} {}  plan {}",
+            r.number,
+            r.state.as_str(),
+            r.kind.as_str(),
+            r.started_at,
+            &r.plan_hash[..r.plan_hash.len().min(16)]
+        );
+    }
+    Ok(())
+}
