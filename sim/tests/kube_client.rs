@@ -468,3 +468,59 @@ async fn dry_run_create_stores_nothing_and_deletecollection_honours_selectors() 
         .collect();
     assert_eq!(left, vec!["c".to_string()]);
 }
+
+#[tokio::test]
+async fn more_builtin_kinds_are_served() {
+    let sim = common::sim();
+    let client = sim.client().expect("client");
+    let event: k8s_openapi::api::events::v1::Event = serde_json::from_value(json!({
+        "metadata": {"name": "e1"}, "eventTime": "2026-01-01T00:00:00.000000Z", "reason": "Started",
+        "action": "Start", "reportingController": "example.com/ctl", "reportingInstance": "ctl-0",
+        "type": "Normal", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}, "note": "hello"
+    }))
+    .expect("event");
+    let events: Api<k8s_openapi::api::events::v1::Event> = Api::default_namespaced(client.clone());
+    events
+        .create(&PostParams::default(), &event)
+        .await
+        .expect("events.k8s.io event");
+    let sc: k8s_openapi::api::storage::v1::StorageClass = serde_json::from_value(
+        json!({"metadata": {"name": "fast"}, "provisioner": "example.com/disk"}),
+    )
+    .expect("sc");
+    let classes: Api<k8s_openapi::api::storage::v1::StorageClass> = Api::all(client.clone());
+    classes
+        .create(&PostParams::default(), &sc)
+        .await
+        .expect("storage class");
+    let node: k8s_openapi::api::core::v1::Node =
+        serde_json::from_value(json!({"metadata": {"name": "node-1"}})).expect("node");
+    let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
+    nodes
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("node");
+    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+        Api::default_namespaced(client);
+    let slice = serde_json::from_value(
+        json!({"metadata": {"name": "web-1"}, "addressType": "IPv4", "endpoints": []}),
+    )
+    .expect("slice");
+    slices
+        .create(&PostParams::default(), &slice)
+        .await
+        .expect("endpoint slice");
+    assert_eq!(
+        events.get("e1").await.expect("get").note.as_deref(),
+        Some("hello")
+    );
+    assert_eq!(
+        nodes
+            .list(&ListParams::default())
+            .await
+            .expect("nodes")
+            .items
+            .len(),
+        1
+    );
+}
