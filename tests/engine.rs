@@ -485,3 +485,48 @@ async fn killed_at_every_journal_step_resume_converges() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollback_restores_the_previous_release() {
+    use kube::api::Api;
+    use piceli::k8s_openapi::api::apps::v1::Deployment;
+    let fx = Fixture::new();
+    IMAGE.with(|i| *i.borrow_mut() = image("1.27"));
+    let session = fx.session(engine_test::app()).await;
+    let err = session
+        .plan_rollback(None)
+        .await
+        .expect_err("nothing to roll back to");
+    assert!(err.to_string().contains("no earlier release"), "{err}");
+    let plan = session.plan(vec![], false).await.expect("plan 1");
+    session.apply(&plan.hash).await.expect("release 1");
+
+    IMAGE.with(|i| *i.borrow_mut() = image("1.28"));
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan 2");
+    session.apply(&plan.hash).await.expect("release 2");
+
+    let rollback = session.plan_rollback(None).await.expect("rollback plan");
+    assert_eq!(rollback.rollback_of, Some(1));
+    let changed: Vec<_> = rollback
+        .actions
+        .iter()
+        .filter(|a| a.changes())
+        .map(|a| a.key())
+        .collect();
+    assert_eq!(changed, ["Deployment/engine/web"]);
+    let applied = session
+        .apply(&rollback.hash)
+        .await
+        .expect("apply the rollback");
+    assert_eq!(applied.release, Some(3));
+    let deploy = Api::<Deployment>::namespaced(fx.sim.client().expect("client"), "engine")
+        .get("web")
+        .await
+        .expect("web");
+    let image_now = deploy
+        .spec
+        .and_then(|s| s.template.spec)
+        .map(|p| p.containers[0].image.clone().unwrap_or_default());
+    assert_eq!(image_now, Some(image("1.27")));
+}

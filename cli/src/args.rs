@@ -67,6 +67,9 @@ pub enum AppCommand {
     Resume,
     /// Ask a running apply against this target to halt between steps (`resume` continues it).
     Stop,
+    /// Plan a return to an earlier release (default: the one before the live release); approve it with
+    /// `apply --approve HASH` like any change. Exit 3 when it has changes.
+    Rollback(RollbackArgs),
     /// The releases in the journal, newest first, with their state.
     History,
     /// Explain a fixed error code (PCL…).
@@ -101,6 +104,14 @@ pub struct ApplyArgs {
     /// The hash `plan` printed.
     #[arg(long, value_name = "HASH")]
     pub approve: String,
+}
+
+/// `rollback`.
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The release number to return to, or `previous` (the default).
+    #[arg(default_value = "previous")]
+    pub release: String,
 }
 
 /// `explain`.

@@ -19,6 +19,10 @@ fn effects(name: &str) -> (&'static str, bool) {
         ),
         "stop" => ("none (signals a running apply)", false),
         "history" => ("none (reads the local journal)", false),
+        "rollback" => (
+            "reads and dry runs (plans a rollback; apply writes it)",
+            false,
+        ),
         _ => ("unknown", false),
     }
 }

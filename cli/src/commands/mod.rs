@@ -7,5 +7,6 @@ pub mod history;
 pub mod plan;
 pub mod render;
 pub mod resume;
+pub mod rollback;
 pub mod session;
 pub mod stop;

@@ -37,6 +37,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
         "server": plan.server,
         "namespace": plan.namespace,
         "changes": plan.has_changes(),
+        "rollback_of": plan.rollback_of,
         "actions": plan.actions.iter().map(|a| json!({
             "apiVersion": a.api_version,
             "kind": a.kind,
@@ -48,7 +49,8 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
     })
 }
 
-fn print_text(plan: &Plan, color: bool) {
+/// Print a plan for people (colored on a TTY).
+pub fn print_text(plan: &Plan, color: bool) {
     let paint = |code: &str, text: String| {
         if color {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -89,6 +91,9 @@ fn print_text(plan: &Plan, color: bool) {
         "{} to create, {} to update, {} to adopt, {} to delete, {} unchanged.",
         counts[0], counts[1], counts[2], counts[3], counts[4]
     );
+    if let Some(n) = plan.rollback_of {
+        println!("This plan restores release {n}.");
+    }
     if plan.has_changes() {
         println!("hash: {}", plan.hash);
         println!("Approve with: apply --approve {}", plan.hash);

@@ -2,6 +2,7 @@
 //! server-side apply in dependency order, every step journaled before and after it runs.
 
 use super::error::EngineError;
+use super::plan::secret_values;
 use super::plan::{
     Action, ActionKind, Desired, FIELD_MANAGER, Plan, PlanOptions, desired, is_ours,
 };
@@ -11,7 +12,6 @@ use super::target::Connection;
 use crate::journal::{
     Journal, PlannedStep, ReleaseId, ReleaseKind, ReleaseState, StepOutcome, StepState,
 };
-use crate::render;
 use futures::{StreamExt, stream};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, Preconditions};
 use piceli_core::model::App;
@@ -48,7 +48,6 @@ pub async fn apply(
     conn: &Connection,
     journal: &Journal,
     hash: &str,
-    opts: &render::Options,
     plan_opts: &PlanOptions,
     hook: Option<&FaultHook>,
 ) -> Result<Applied, EngineError> {
@@ -67,17 +66,27 @@ pub async fn apply(
             plan.server, conn.server
         )));
     }
-    // The app must still render exactly what was planned.
-    let rendered = render::render(app, opts)?;
+    // Exactly the planned objects (secret values filled in again, and checked against their digests).
     let resources = Resources::default();
-    let mut wanted = desired(conn, &rendered, &resources).await?;
+    let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
     for (i, d) in wanted.iter().enumerate() {
         by_key.insert(key_of(d), i);
     }
     // Every precondition, before any write.
+    let rollback = plan.rollback_of.is_some();
     for a in &plan.actions {
-        check_precondition(app, conn, &resources, a, &mut wanted, &by_key, plan_opts).await?;
+        check_precondition(
+            app,
+            conn,
+            &resources,
+            a,
+            &mut wanted,
+            &by_key,
+            plan_opts,
+            rollback,
+        )
+        .await?;
     }
     let changing: Vec<&Action> = plan.actions.iter().filter(|a| a.changes()).collect();
     let unchanged = plan.actions.len() - changing.len();
@@ -100,7 +109,15 @@ pub async fn apply(
         })
         .collect();
     let release = journal
-        .begin_release(hash, ReleaseKind::Apply, &steps)
+        .begin_release(
+            hash,
+            if rollback {
+                ReleaseKind::Rollback
+            } else {
+                ReleaseKind::Apply
+            },
+            &steps,
+        )
         .map_err(|e| EngineError::Journal(e.to_string()))?;
     let number = journal.release(release).ok().flatten().map(|r| r.number);
     checkpoint(hook, "release journaled")?;
@@ -143,6 +160,7 @@ async fn check_precondition(
     wanted: &mut [Desired],
     by_key: &BTreeMap<String, usize>,
     plan_opts: &PlanOptions,
+    rollback: bool,
 ) -> Result<(), EngineError> {
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = resources.served(&conn.client, &probe).await?;
@@ -184,23 +202,24 @@ async fn check_precondition(
     }
     let Some(&w) = by_key.get(&a.key()) else {
         return Err(EngineError::Stale(format!(
-            "the app no longer declares {}",
+            "the plan has no object for {}",
             a.key()
         )));
     };
     let d = &mut wanted[w];
     if a.kind == "Secret" {
-        materialize(app, &mut d.object, live.as_ref(), false)?;
-    }
-    let now = super::hash::digest(&redact(&d.object, &plan_opts.digest_key));
-    if Some(now) != a.desired_digest {
-        return Err(EngineError::Stale(format!(
-            "{} renders differently than when it was planned",
-            a.key()
-        )));
-    }
-    if a.kind == "Secret" {
-        materialize(app, &mut d.object, live.as_ref(), true)?;
+        // Secret values are never stored: read them again, and they must be what was planned.
+        secret_values(app, &mut d.object, live.as_ref(), rollback)?;
+        let now = super::hash::digest(&redact(&d.object, &plan_opts.digest_key));
+        if Some(now) != a.desired_digest {
+            return Err(EngineError::Stale(format!(
+                "the values of {} changed since the plan",
+                a.key()
+            )));
+        }
+        if !rollback {
+            materialize(app, &mut d.object, live.as_ref(), true)?;
+        }
     }
     if a.action != ActionKind::Adopt && live.as_ref().is_some_and(|l| !is_ours(l, &app.name.v)) {
         return Err(EngineError::NotOwned {
@@ -262,7 +281,6 @@ pub async fn resume(
     app: &App,
     conn: &Connection,
     journal: &Journal,
-    opts: &render::Options,
     plan_opts: &PlanOptions,
     hook: Option<&FaultHook>,
 ) -> Result<Applied, EngineError> {
@@ -278,9 +296,8 @@ pub async fn resume(
         .ok_or_else(|| EngineError::UnknownPlan(release.plan_hash.clone()))?;
     let plan: Plan =
         serde_json::from_str(&stored).map_err(|e| EngineError::Journal(e.to_string()))?;
-    let rendered = render::render(app, opts)?;
     let resources = Resources::default();
-    let mut wanted = desired(conn, &rendered, &resources).await?;
+    let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
     for (i, d) in wanted.iter().enumerate() {
         by_key.insert(key_of(d), i);

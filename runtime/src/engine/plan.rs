@@ -7,7 +7,7 @@ use super::hash::digest;
 use super::resources::{Resources, Served, api_for};
 use super::secrets::{materialize, redact};
 use super::target::Connection;
-use crate::render::{self, Rendered};
+use crate::render;
 use futures::{StreamExt, stream};
 use kube::api::{DynamicObject, Patch, PatchParams};
 use piceli_core::model::App;
@@ -106,6 +106,11 @@ pub struct Plan {
     pub namespace_uid: Option<String>,
     /// Actions in apply order.
     pub actions: Vec<Action>,
+    /// The desired objects, secret values as keyed digests: what apply writes (secrets are filled in
+    /// again from their sources, and must match their digests).
+    pub objects: Vec<Value>,
+    /// The release this plan restores, for a rollback plan.
+    pub rollback_of: Option<u64>,
     /// blake3 of everything above, canonical.
     pub hash: String,
 }
@@ -197,16 +202,17 @@ fn adopting(opts: &PlanOptions, kind: &str, name: &str) -> bool {
 /// Render the app for the target and resolve how each object is served.
 pub async fn desired(
     conn: &Connection,
-    rendered: &Rendered,
+    objects: &[Value],
+    default_namespace: &str,
     resources: &Resources,
 ) -> Result<Vec<Desired>, EngineError> {
-    let mut out = Vec::with_capacity(rendered.objects.len());
-    for o in &rendered.objects {
+    let mut out = Vec::with_capacity(objects.len());
+    for o in objects {
         let served = resources.served(&conn.client, o).await?;
         let namespace = served.namespaced.then(|| {
             o["metadata"]["namespace"]
                 .as_str()
-                .unwrap_or(&rendered.namespace)
+                .unwrap_or(default_namespace)
                 .to_string()
         });
         let kind = o["kind"].as_str().unwrap_or_default();
@@ -248,9 +254,37 @@ pub async fn plan(
     plan_opts: &PlanOptions,
 ) -> Result<(Plan, Vec<Desired>), EngineError> {
     let rendered = render::render(app, opts)?;
-    let target = rendered.target.clone().unwrap_or_else(|| "default".into());
+    let source = Source {
+        target: rendered.target.clone().unwrap_or_else(|| "default".into()),
+        namespace: rendered.namespace.clone(),
+        objects: rendered.objects,
+        rollback_of: None,
+    };
+    plan_source(app, conn, source, plan_opts).await
+}
+
+/// What a plan makes the cluster look like: the app's rendered objects, or a release's (rollback).
+pub struct Source {
+    /// The target's name.
+    pub target: String,
+    /// The namespace of namespaced objects.
+    pub namespace: String,
+    /// The desired objects.
+    pub objects: Vec<Value>,
+    /// The release restored (rollback), if any.
+    pub rollback_of: Option<u64>,
+}
+
+/// Plan for explicit desired objects.
+pub async fn plan_source(
+    app: &App,
+    conn: &Connection,
+    source: Source,
+    plan_opts: &PlanOptions,
+) -> Result<(Plan, Vec<Desired>), EngineError> {
     let resources = Resources::default();
-    let mut desired = desired(conn, &rendered, &resources).await?;
+    let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
+    let rollback = source.rollback_of.is_some();
 
     let ns_served = resources
         .served(
@@ -258,7 +292,7 @@ pub async fn plan(
             &json!({"apiVersion": "v1", "kind": "Namespace"}),
         )
         .await?;
-    let namespace_live = get_live(conn, &ns_served, None, &rendered.namespace).await?;
+    let namespace_live = get_live(conn, &ns_served, None, &source.namespace).await?;
     let namespace_uid = namespace_live
         .as_ref()
         .and_then(|n| n["metadata"]["uid"].as_str().map(str::to_string));
@@ -267,7 +301,7 @@ pub async fn plan(
     let key = plan_opts.digest_key;
     let results: Vec<Result<Action, EngineError>> = stream::iter(desired.iter_mut().map(|d| {
         let namespace_missing = namespace_live.is_none();
-        async move { plan_one(app, conn, d, plan_opts, &key, namespace_missing).await }
+        async move { plan_one(app, conn, d, plan_opts, &key, namespace_missing, rollback).await }
     }))
     .buffered(CONCURRENCY)
     .collect()
@@ -298,11 +332,13 @@ pub async fn plan(
     let mut plan = Plan {
         version: 1,
         app: app.name.v.clone(),
-        target,
+        target: source.target,
         server: conn.server.clone(),
-        namespace: rendered.namespace.clone(),
+        namespace: source.namespace,
         namespace_uid,
         actions,
+        objects: desired.iter().map(|d| redact(&d.object, &key)).collect(),
+        rollback_of: source.rollback_of,
         hash: String::new(),
     };
     plan.hash = plan.compute_hash();
@@ -316,6 +352,7 @@ async fn plan_one(
     opts: &PlanOptions,
     key: &[u8; 32],
     namespace_missing: bool,
+    rollback: bool,
 ) -> Result<Action, EngineError> {
     let kind = d.object["kind"].as_str().unwrap_or_default().to_string();
     let name = d.object["metadata"]["name"]
@@ -333,7 +370,7 @@ async fn plan_one(
         get_live(conn, &d.served, d.namespace.as_deref(), &name).await?
     };
     if kind == "Secret" {
-        materialize(app, &mut d.object, live.as_ref(), false)?;
+        secret_values(app, &mut d.object, live.as_ref(), rollback)?;
     }
     let desired_digest = Some(super::hash::digest(&redact(&d.object, key)));
     let mut action = Action {
@@ -376,6 +413,40 @@ async fn plan_one(
         (false, false) => ActionKind::Update,
     };
     Ok(action)
+}
+
+/// Fill a desired Secret's values: from the app's sources, or — restoring a release, whose values were
+/// never stored — the values the cluster holds now.
+pub fn secret_values(
+    app: &App,
+    object: &mut Value,
+    live: Option<&Value>,
+    rollback: bool,
+) -> Result<(), EngineError> {
+    if !rollback {
+        return materialize(app, object, live, false);
+    }
+    let name = object["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let Some(live) = live else {
+        return Err(EngineError::SecretSource {
+            secret: name,
+            key: "*".into(),
+            reason: "it no longer exists in the cluster, and secret values are never stored, so a rollback cannot restore it".into(),
+        });
+    };
+    if let Some(map) = object.as_object_mut() {
+        map.remove("stringData");
+        map.insert(
+            "data".into(),
+            live.get("data")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Default::default())),
+        );
+    }
+    Ok(())
 }
 
 fn strip_to_generate(object: &Value) -> Value {

@@ -3,7 +3,7 @@
 
 use super::apply::{Applied, FaultHook, apply, resume};
 use super::error::EngineError;
-use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, plan};
+use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
 use super::secrets::digest_key;
 use super::target::{ConnectOptions, Connection, connect};
 use crate::journal::{ApplyLock, Journal};
@@ -113,6 +113,48 @@ impl Session {
         })
     }
 
+    /// Plan a rollback to release `to` (default: the succeeded release before the live one), store it,
+    /// and return it: like any change it needs `apply --approve HASH`. Secrets keep the values the cluster
+    /// holds (values are never stored, so no older value can be restored).
+    pub async fn plan_rollback(&self, to: Option<u64>) -> Result<Plan, EngineError> {
+        let journal = |e: crate::journal::JournalError| EngineError::Journal(e.to_string());
+        let succeeded: Vec<_> = self
+            .journal
+            .releases()
+            .map_err(journal)?
+            .into_iter()
+            .filter(|r| r.state == crate::journal::ReleaseState::Succeeded)
+            .collect();
+        let target = match to {
+            Some(n) => succeeded.iter().find(|r| r.number == n).ok_or_else(|| {
+                EngineError::Stale(format!("release {n} is not a succeeded release of this target (see `history`)"))
+            })?,
+            None => succeeded.get(1).ok_or_else(|| {
+                EngineError::Stale("there is no earlier release to roll back to (a first release has nothing before it)".into())
+            })?,
+        };
+        let json = self
+            .journal
+            .load_plan(&target.plan_hash)
+            .map_err(journal)?
+            .ok_or_else(|| EngineError::UnknownPlan(target.plan_hash.clone()))?;
+        let old: Plan =
+            serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let opts = self.plan_options(Vec::new(), false)?;
+        let source = Source {
+            target: old.target.clone(),
+            namespace: old.namespace.clone(),
+            objects: old.objects.clone(),
+            rollback_of: Some(target.number),
+        };
+        let (plan, _) = plan_source(&self.app, &self.conn, source, &opts).await?;
+        let json = serde_json::to_string(&plan).map_err(|e| EngineError::Journal(e.to_string()))?;
+        self.journal
+            .save_plan(&plan.hash, &plan.target, &json)
+            .map_err(journal)?;
+        Ok(plan)
+    }
+
     /// Plan and store the plan under its hash.
     pub async fn plan(&self, adopt: Vec<String>, adopt_all: bool) -> Result<Plan, EngineError> {
         let opts = self.plan_options(adopt, adopt_all)?;
@@ -149,7 +191,6 @@ impl Session {
             &self.conn,
             &self.journal,
             hash,
-            &self.render,
             &opts,
             self.fault_hook.as_deref(),
         )
@@ -165,7 +206,6 @@ impl Session {
             &self.app,
             &self.conn,
             &self.journal,
-            &self.render,
             &opts,
             self.fault_hook.as_deref(),
         )

@@ -1,0 +1,37 @@
+//! `rollback [RELEASE|previous]`: plan a return to an earlier release; `apply --approve HASH` runs it.
+
+use super::plan::{print_text, to_json};
+use super::session::{block_on, options};
+use crate::args::{Global, Output, RollbackArgs};
+use crate::exit::{APPROVAL_REQUIRED, Failure, REJECTED};
+use piceli_core::Code;
+use piceli_core::model::App;
+use piceli_runtime::engine::session::Session;
+use std::io::IsTerminal;
+
+/// Run `rollback`. Exit 3 when the rollback has changes to approve.
+pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure> {
+    let to = match args.release.as_str() {
+        "previous" => None,
+        n => Some(n.parse::<u64>().map_err(|_| Failure {
+            code: Code::WrongType,
+            message: format!("`{n}` is not a release number"),
+            help: "pass a number from `history`, or `previous`".into(),
+            exit: REJECTED,
+        })?),
+    };
+    let opts = options(global);
+    let plan = block_on(async {
+        let session = Session::open(app, &opts).await?;
+        session.plan_rollback(to).await
+    })??;
+    if global.output == Output::Json {
+        println!("{}", to_json(&plan));
+    } else {
+        print_text(&plan, std::io::stdout().is_terminal());
+    }
+    if plan.has_changes() {
+        return Err(Failure::quiet(APPROVAL_REQUIRED));
+    }
+    Ok(())
+}
