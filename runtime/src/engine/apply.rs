@@ -152,6 +152,7 @@ fn key_of(d: &Desired) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one call site; the arguments are the apply run's state
 async fn check_precondition(
     app: &App,
     conn: &Connection,

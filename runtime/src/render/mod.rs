@@ -9,6 +9,7 @@ mod meta;
 mod network;
 mod policy;
 mod workloads;
+mod yaml;
 
 use crate::error::Error;
 use meta::Cx;
@@ -100,17 +101,10 @@ fn includes(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
 /// Multi-document YAML: every object starts with `---`. Long lines are never folded (image references stay
 /// on one line); multi-line strings (config files) use literal blocks.
 pub fn to_yaml(objects: &[Value]) -> Result<String, Error> {
-    let mut options = serde_saphyr::SerializerOptions::default();
-    options.folded_wrap_chars = usize::MAX;
     let mut out = String::new();
     for o in objects {
         out.push_str("---\n");
-        let doc = serde_saphyr::to_string_with_options(o, options.clone())
-            .map_err(|e| Error::Render(format!("YAML: {e}")))?;
-        out.push_str(&doc);
-        if !doc.ends_with('\n') {
-            out.push('\n');
-        }
+        yaml::write_document(&mut out, o);
     }
     Ok(out)
 }
