@@ -237,6 +237,45 @@ fn cells_for(rt: &ResourceType, obj: &Value) -> Vec<Value> {
     }
 }
 
+/// The extra columns `-o wide` shows (priority 1): containers, images and selector of workloads,
+/// the selector of Services.
+fn wide(rt: &ResourceType, obj: Option<&Value>) -> Vec<(&'static str, Value)> {
+    let selector_text = |m: Option<&Value>| -> String {
+        m.and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default()
+    };
+    match rt.kind.as_str() {
+        "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" | "Job" => {
+            let cs: Vec<Value> = obj
+                .and_then(|o| o.pointer("/spec/template/spec/containers"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let names: Vec<&str> = cs.iter().filter_map(|c| c["name"].as_str()).collect();
+            let images: Vec<&str> = cs.iter().filter_map(|c| c["image"].as_str()).collect();
+            let sel = selector_text(obj.and_then(|o| o.pointer("/spec/selector/matchLabels")));
+            vec![
+                ("Containers", json!(names.join(","))),
+                ("Images", json!(images.join(","))),
+                ("Selector", json!(sel)),
+            ]
+        }
+        "Service" => vec![(
+            "Selector",
+            json!(or_none(selector_text(
+                obj.and_then(|o| o.pointer("/spec/selector"))
+            ))),
+        )],
+        _ => Vec::new(),
+    }
+}
+
 fn crd_cell(obj: &Value, json_path: &str) -> Value {
     let ptr = json_path.trim_start_matches('.').replace('.', "/");
     obj.pointer(&format!("/{ptr}"))
@@ -266,7 +305,9 @@ pub fn column_definitions(rt: &ResourceType) -> Vec<Value> {
     if cols.is_empty() {
         return vec![def("Name", "string", 0), def("Age", "string", 0)];
     }
-    cols.iter().map(|(n, t)| def(n, t, 0)).collect()
+    let mut defs: Vec<Value> = cols.iter().map(|(n, t)| def(n, t, 0)).collect();
+    defs.extend(wide(rt, None).into_iter().map(|(n, _)| def(n, "string", 1)));
+    defs
 }
 
 /// One row for an object (`include` = `None`, `Metadata` or `Object`).
@@ -279,7 +320,11 @@ pub fn row(rt: &ResourceType, obj: &Value, include: &str) -> Value {
         }
         c
     } else {
-        cells_for(rt, obj)
+        let mut c = cells_for(rt, obj);
+        if !columns(rt).is_empty() {
+            c.extend(wide(rt, Some(obj)).into_iter().map(|(_, v)| v));
+        }
+        c
     };
     let mut r = json!({"cells": cells});
     match include {

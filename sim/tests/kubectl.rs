@@ -99,6 +99,32 @@ fn get_prints_table_columns() {
         out.starts_with("NAME") && out.contains("CLUSTER-IP") && out.contains("80/TCP"),
         "{out}"
     );
+    let wide = k.ok(&["get", "deploy", "web", "-o", "wide"]);
+    let header: Vec<&str> = wide
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        vec![
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert!(
+        wide.contains("web,side")
+            && wide.contains("nginx:1.27,busybox:1.36")
+            && wide.contains("app=web"),
+        "{wide}"
+    );
     let all = k.ok(&["get", "svc", "-A"]);
     assert!(all.starts_with("NAMESPACE"), "{all}");
 }
