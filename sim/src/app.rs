@@ -21,6 +21,8 @@ pub struct App {
     pub token: String,
     pub addr: String,
     pub started: i64,
+    /// Admission plugins, called in registration order on every create and update.
+    pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
 }
 
 impl App {
@@ -32,6 +34,7 @@ impl App {
             token,
             addr,
             started: crate::time::now_secs(),
+            admission: std::sync::RwLock::new(Vec::new()),
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;

@@ -9,6 +9,7 @@
 //! # drop(client); Ok(()) }
 //! ```
 
+pub mod admission;
 mod api;
 pub mod app;
 pub mod cli;

@@ -331,6 +331,25 @@ fn build(
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::apply_defaults(&mut new, schema);
     }
+    let plugins: Vec<_> = ctx
+        .app
+        .admission
+        .read()
+        .map(|p| p.clone())
+        .unwrap_or_default();
+    let areq = crate::admission::AdmissionRequest {
+        operation: if old.is_none() { "CREATE" } else { "UPDATE" },
+        resource: rt,
+        namespace: ctx.ns,
+        name,
+        subresource: sub,
+        old,
+        dry_run: ctx.dry_run,
+        manager: &ctx.manager,
+    };
+    for p in &plugins {
+        p.mutate(&areq, &mut new)?;
+    }
     let mut causes = if old.is_none() {
         validate::name_causes(&rt.kind, name)
     } else {
@@ -347,6 +366,9 @@ fn build(
     }
     if !causes.is_empty() {
         return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
+    }
+    for p in &plugins {
+        p.validate(&areq, &new)?;
     }
     if let Some(old) = old {
         let skip = ["metadata", "status"];

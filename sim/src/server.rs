@@ -204,6 +204,14 @@ impl RunningSim {
             .map_err(|e| SimError::Runtime(e.message))
     }
 
+    /// Registers an admission plugin: it may mutate (after defaulting) or reject (after validation)
+    /// every create and update, from now on.
+    pub fn add_admission(&self, plugin: Arc<dyn crate::admission::Admission>) {
+        if let Ok(mut list) = self.app.admission.write() {
+            list.push(plugin);
+        }
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app

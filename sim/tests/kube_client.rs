@@ -524,3 +524,73 @@ async fn more_builtin_kinds_are_served() {
         1
     );
 }
+
+struct LabelAndDeny;
+
+impl piceli_sim::admission::Admission for LabelAndDeny {
+    fn mutate(
+        &self,
+        req: &piceli_sim::admission::AdmissionRequest<'_>,
+        object: &mut serde_json::Value,
+    ) -> Result<(), piceli_sim::status::ApiError> {
+        if req.resource.kind == "ConfigMap" {
+            object["metadata"]["labels"]["admitted"] = json!("yes");
+        }
+        Ok(())
+    }
+
+    fn validate(
+        &self,
+        req: &piceli_sim::admission::AdmissionRequest<'_>,
+        _object: &serde_json::Value,
+    ) -> Result<(), piceli_sim::status::ApiError> {
+        if req.name == "forbidden" {
+            return Err(piceli_sim::admission::denied(
+                req,
+                "LabelAndDeny",
+                "that name is not allowed",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn admission_plugins_mutate_and_reject() {
+    let sim = common::sim();
+    sim.add_admission(std::sync::Arc::new(LabelAndDeny));
+    let cms: Api<ConfigMap> = Api::default_namespaced(sim.client().expect("client"));
+    let created = cms
+        .create(&PostParams::default(), &cm("ok", json!({})))
+        .await
+        .expect("admitted");
+    assert_eq!(
+        created
+            .metadata
+            .labels
+            .and_then(|l| l.get("admitted").cloned())
+            .as_deref(),
+        Some("yes")
+    );
+    let rv = sim.resource_version().expect("rv");
+    cms.patch(
+        "ok",
+        &PatchParams::apply("t"),
+        &Patch::Apply(cm("ok", json!({}))),
+    )
+    .await
+    .expect("apply");
+    let err = api_error(
+        cms.create(&PostParams::default(), &cm("forbidden", json!({})))
+            .await
+            .expect_err("denied"),
+    );
+    assert_eq!(err.code, 403);
+    assert!(
+        err.message
+            .contains("denied the request: that name is not allowed"),
+        "{}",
+        err.message
+    );
+    assert!(sim.resource_version().expect("rv") > rv);
+}

@@ -1,0 +1,50 @@
+//! The admission seam of the write pipeline: after defaulting, registered plugins may mutate the
+//! object, and after validation they may reject it — where the real API server calls mutating and
+//! validating admission (and where admission webhooks will be called).
+
+use serde_json::Value;
+
+use crate::registry::ResourceType;
+use crate::status::ApiError;
+
+/// What is being admitted.
+pub struct AdmissionRequest<'a> {
+    /// `CREATE` or `UPDATE`.
+    pub operation: &'static str,
+    pub resource: &'a ResourceType,
+    pub namespace: &'a str,
+    pub name: &'a str,
+    /// `""`, `status` or `scale`.
+    pub subresource: &'a str,
+    /// The stored object before this write (updates only).
+    pub old: Option<&'a Value>,
+    pub dry_run: bool,
+    /// The field manager of the request.
+    pub manager: &'a str,
+}
+
+/// An admission plugin. Both steps default to admitting the object unchanged.
+pub trait Admission: Send + Sync {
+    /// May change the object (runs after defaulting, before validation).
+    fn mutate(&self, _req: &AdmissionRequest<'_>, _object: &mut Value) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// May reject the object (runs after validation); an error is returned to the client as is.
+    fn validate(&self, _req: &AdmissionRequest<'_>, _object: &Value) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+/// A rejection worded like the real server's admission denials (403 Forbidden).
+pub fn denied(req: &AdmissionRequest<'_>, plugin: &str, why: &str) -> ApiError {
+    let what = if req.resource.group.is_empty() {
+        req.resource.plural.clone()
+    } else {
+        format!("{}.{}", req.resource.plural, req.resource.group)
+    };
+    ApiError::forbidden(format!(
+        "{what} {:?} is forbidden: admission plugin {plugin:?} denied the request: {why}",
+        req.name
+    ))
+}
