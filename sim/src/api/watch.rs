@@ -187,19 +187,21 @@ async fn run(
         }
     }
     loop {
-        let next = tokio::time::timeout_at(
-            deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY),
-            rx.recv(),
-        )
-        .await;
+        let wake = deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY);
+        let next = tokio::select! {
+            r = rx.recv() => Some(r),
+            _ = tokio::time::sleep_until(wake) => None,
+            // The client went away: stop at once rather than at the next event.
+            _ = s.tx.closed() => return,
+        };
         match next {
-            Err(_) if tokio::time::Instant::now() >= deadline => return,
-            Err(_) => {
+            None if tokio::time::Instant::now() >= deadline => return,
+            None => {
                 if bookmarks && !s.bookmark(last, false).await {
                     return;
                 }
             }
-            Ok(Ok(e)) => {
+            Some(Ok(e)) => {
                 if e.rv <= last {
                     continue;
                 }
@@ -210,17 +212,14 @@ async fn run(
                     return;
                 }
             }
-            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+            Some(Err(broadcast::error::RecvError::Lagged(_))) => {
                 return s
                     .expired(&ApiError::expired(
                         "the watch fell too far behind; please re-list",
                     ))
                     .await;
             }
-            Ok(Err(broadcast::error::RecvError::Closed)) => return,
-        }
-        if s.tx.is_closed() {
-            return;
+            Some(Err(broadcast::error::RecvError::Closed)) => return,
         }
     }
 }
