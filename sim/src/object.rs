@@ -356,6 +356,14 @@ fn build(
         Vec::new()
     };
     causes.extend(crate::rules::check(&rt.api_version(), &rt.kind, &new));
+    if let Some(old) = old {
+        causes.extend(crate::rules::check_update(
+            &rt.api_version(),
+            &rt.kind,
+            old,
+            &new,
+        ));
+    }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::validate(
             &without(&new, &["metadata", "apiVersion", "kind"]),

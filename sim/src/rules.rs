@@ -168,9 +168,149 @@ fn config_keys(obj: &Value, field: &str, out: &mut Vec<Cause>) {
     }
 }
 
+fn is_label_value(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.is_empty()
+        || (v.len() <= 63
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter()
+                .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(c)))
+}
+
+fn is_qualified_name(k: &str) -> bool {
+    let (prefix, name) = match k.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, k),
+    };
+    !name.is_empty() && is_label_value(name) && prefix.is_none_or(crate::validate::is_dns_subdomain)
+}
+
+fn metadata(obj: &Value, out: &mut Vec<Cause>) {
+    for (k, v) in obj
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if !is_qualified_name(k) {
+            out.push(invalid("metadata.labels", &Value::from(k.as_str()), "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
+        }
+        let text = v.as_str().unwrap_or("");
+        if !is_label_value(text) {
+            out.push(invalid("metadata.labels", v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"));
+        }
+    }
+    for k in obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        if !is_qualified_name(k) {
+            out.push(invalid("metadata.annotations", &Value::from(k.as_str()), "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
+        }
+    }
+}
+
+fn immutable(field: &str, value: &Value) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value}: field is immutable"),
+        field: field.into(),
+    }
+}
+
+/// Causes for an update the real server rejects because it changes immutable fields.
+pub fn check_update(api_version: &str, kind: &str, old: &Value, new: &Value) -> Vec<Cause> {
+    let mut out = Vec::new();
+    let changed = |ptr: &str| old.pointer(ptr) != new.pointer(ptr);
+    let shown = |ptr: &str| new.pointer(ptr).cloned().unwrap_or(Value::Null);
+    match (api_version, kind) {
+        ("apps/v1", "Deployment" | "ReplicaSet" | "DaemonSet") if changed("/spec/selector") => {
+            out.push(immutable("spec.selector", &shown("/spec/selector")));
+        }
+        ("apps/v1", "StatefulSet") => {
+            let allowed = [
+                "replicas",
+                "template",
+                "updateStrategy",
+                "persistentVolumeClaimRetentionPolicy",
+                "minReadySeconds",
+                "ordinals",
+            ];
+            let strip = |v: &Value| -> Value {
+                v.get("spec")
+                    .and_then(Value::as_object)
+                    .map(|m| {
+                        m.iter()
+                            .filter(|(k, _)| !allowed.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect()
+                    })
+                    .map(Value::Object)
+                    .unwrap_or(Value::Null)
+            };
+            if strip(old) != strip(new) {
+                out.push(Cause {
+                    reason: "FieldValueForbidden".into(),
+                    message: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden".into(),
+                    field: "spec".into(),
+                });
+            }
+        }
+        ("batch/v1", "Job") => {
+            for (ptr, field) in [
+                ("/spec/selector", "spec.selector"),
+                ("/spec/template", "spec.template"),
+                ("/spec/completions", "spec.completions"),
+            ] {
+                if changed(ptr) {
+                    out.push(immutable(field, &shown(ptr)));
+                }
+            }
+        }
+        ("v1", "Service") => {
+            let old_ip = old
+                .pointer("/spec/clusterIP")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if !old_ip.is_empty()
+                && changed("/spec/clusterIP")
+                && new.pointer("/spec/type") != Some(&Value::from("ExternalName"))
+            {
+                out.push(immutable("spec.clusterIPs[0]", &shown("/spec/clusterIP")));
+            }
+        }
+        ("v1", "ConfigMap" | "Secret") if old.get("immutable") == Some(&Value::Bool(true)) => {
+            for f in ["data", "binaryData"] {
+                if old.get(f) != new.get(f) {
+                    out.push(Cause {
+                        reason: "FieldValueForbidden".into(),
+                        message: "Forbidden: field is immutable when `immutable` is set"
+                            .to_string(),
+                        field: f.into(),
+                    });
+                }
+            }
+            if new.get("immutable") != Some(&Value::Bool(true)) {
+                out.push(Cause {
+                    reason: "FieldValueForbidden".into(),
+                    message: "Forbidden: field is immutable when `immutable` is set".into(),
+                    field: "immutable".into(),
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Causes for an object of `api_version`/`kind` that the real server would reject as Invalid.
 pub fn check(api_version: &str, kind: &str, obj: &Value) -> Vec<Cause> {
     let mut out = Vec::new();
+    metadata(obj, &mut out);
     match (api_version, kind) {
         ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
             workload(obj, &mut out)
@@ -228,6 +368,49 @@ mod tests {
             causes[0]
                 .message
                 .contains("`selector` does not match template `labels`")
+        );
+    }
+
+    #[test]
+    fn labels_and_immutable_fields() {
+        let bad = json!({"metadata": {"labels": {"ok": "fine", "bad": "not ok!", "-x": "y"}}});
+        let fields: Vec<String> = check("v1", "ConfigMap", &bad)
+            .into_iter()
+            .map(|c| c.message)
+            .collect();
+        assert_eq!(fields.len(), 2, "{fields:?}");
+        assert!(
+            check(
+                "v1",
+                "ConfigMap",
+                &json!({"metadata": {"labels": {"app.kubernetes.io/name": "x", "e": ""}}})
+            )
+            .is_empty()
+        );
+        let old = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}}});
+        let new = json!({"spec": {"selector": {"matchLabels": {"app": "b"}}}});
+        let causes = check_update("apps/v1", "Deployment", &old, &new);
+        assert_eq!(causes[0].field, "spec.selector");
+        assert!(causes[0].message.ends_with("field is immutable"));
+        let sts_old = json!({"spec": {"serviceName": "a", "replicas": 1}});
+        assert!(
+            check_update(
+                "apps/v1",
+                "StatefulSet",
+                &sts_old,
+                &json!({"spec": {"serviceName": "a", "replicas": 3}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            check_update(
+                "apps/v1",
+                "StatefulSet",
+                &sts_old,
+                &json!({"spec": {"serviceName": "b", "replicas": 1}})
+            )[0]
+            .field,
+            "spec"
         );
     }
 

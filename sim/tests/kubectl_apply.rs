@@ -343,6 +343,41 @@ fn invalid_objects_are_rejected_with_422_field_causes() {
         "{}",
         out.stderr
     );
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("good.yaml", DEPLOYMENT),
+    ]);
+    let moved = DEPLOYMENT.replace("app: web", "app: web2");
+    let out = k.run(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("moved.yaml", &moved),
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("spec.selector: Invalid value")
+            && out.stderr.contains("field is immutable"),
+        "{}",
+        out.stderr
+    );
+    let out = k.run(&[
+        "patch",
+        "deploy",
+        "web",
+        "--type=merge",
+        "-p",
+        "{\"metadata\":{\"labels\":{\"bad\":\"not ok!\"}}}",
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("metadata.labels: Invalid value: \"not ok!\""),
+        "{}",
+        out.stderr
+    );
     let warn = k.file(
         "warn.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\nbogus: 1\n",
