@@ -115,6 +115,10 @@ pub fn apply(
                 return;
             };
             pod_spec(spec);
+            set_default(spec, "enableServiceLinks", json!(true));
+            set_default(spec, "serviceAccountName", json!("default"));
+            set_default(spec, "priority", json!(0));
+            set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
         }
         ("v1", "Service") => {
             let Some(spec) = obj(child(root, "spec")) else {
@@ -133,6 +137,9 @@ pub fn apply(
                 set_default(spec, "clusterIPs", json!([ip]));
                 set_default(spec, "ipFamilies", json!(["IPv4"]));
                 set_default(spec, "ipFamilyPolicy", json!("SingleStack"));
+            }
+            if spec.get("type").and_then(Value::as_str) == Some("LoadBalancer") {
+                set_default(spec, "allocateLoadBalancerNodePorts", json!(true));
             }
             let node_ports = matches!(
                 spec.get("type").and_then(Value::as_str),
@@ -216,6 +223,38 @@ pub fn apply(
             }
         }
         _ => {}
+    }
+}
+
+/// What the Job strategy adds when a Job is created without `manualSelector`: a selector on the Job's
+/// uid and the matching pod template labels.
+pub fn job_selector(job: &mut Value) {
+    let uid = job.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
+    let name = job
+        .pointer("/metadata/name")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let Some(spec) = job.get_mut("spec").and_then(obj) else {
+        return;
+    };
+    if spec.get("manualSelector") == Some(&json!(true)) || spec.contains_key("selector") {
+        return;
+    }
+    spec.insert(
+        "selector".into(),
+        json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}),
+    );
+    let Some(template) = obj(child(spec, "template")) else {
+        return;
+    };
+    let Some(meta) = obj(child(template, "metadata")) else {
+        return;
+    };
+    if let Some(labels) = obj(child(meta, "labels")) {
+        labels.insert("batch.kubernetes.io/controller-uid".into(), uid.clone());
+        labels.insert("batch.kubernetes.io/job-name".into(), name.clone());
+        labels.insert("controller-uid".into(), uid);
+        labels.insert("job-name".into(), name);
     }
 }
 

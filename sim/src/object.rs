@@ -328,6 +328,9 @@ fn build(
     if rt.kind == "CustomResourceDefinition" {
         crate::crd::set_status(&mut new);
     }
+    if old.is_none() && rt.kind == "Job" && rt.group == "batch" {
+        defaults::job_selector(&mut new);
+    }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::apply_defaults(&mut new, schema);
     }

@@ -442,6 +442,16 @@ fn expose_and_create_service_job_cronjob_generators_work() {
         ]),
         "[\"echo\",\"hi\"]"
     );
+    let job = json_of(&k.ok(&["get", "job", "j", "-o", "json"]));
+    let uid = job["metadata"]["uid"].clone();
+    assert_eq!(
+        job["spec"]["selector"]["matchLabels"]["batch.kubernetes.io/controller-uid"],
+        uid
+    );
+    assert_eq!(
+        job["spec"]["template"]["metadata"]["labels"]["job-name"],
+        "j"
+    );
     k.ok(&[
         "create",
         "cronjob",
