@@ -195,6 +195,22 @@ impl RunningSim {
         kube::Client::try_from(config).map_err(|e| SimError::Kubeconfig(e.to_string()))
     }
 
+    /// A `kubectl` command aimed at this cluster only: `--kubeconfig` set to this simulator's file,
+    /// `KUBECONFIG` removed from its environment and `KUBECACHEDIR` pointing at a cache directory of
+    /// this simulator (next to its kubeconfig), so discovery caches never mix clusters.
+    pub fn kubectl(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new("kubectl");
+        cmd.arg("--kubeconfig").arg(&self.kubeconfig_path);
+        cmd.env_remove("KUBECONFIG");
+        let cache = self
+            .kubeconfig_path
+            .parent()
+            .map(|d| d.join("kube-cache"))
+            .unwrap_or_else(|| PathBuf::from("kube-cache"));
+        cmd.env("KUBECACHEDIR", cache);
+        cmd
+    }
+
     /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
     /// older resourceVersion get a 410 Expired ERROR event and must re-list.
     pub fn compact(&self) -> Result<u64, SimError> {

@@ -466,3 +466,19 @@ fn expose_and_create_service_job_cronjob_generators_work() {
         "*/5 * * * *"
     );
 }
+
+#[test]
+fn running_sim_hands_out_a_ready_kubectl_command() {
+    let sim = common::sim();
+    let out = sim
+        .kubectl()
+        .args(["get", "namespace", "kube-system", "-o", "name"])
+        .output()
+        .expect("kubectl is required for these tests");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "namespace/kube-system",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
