@@ -385,6 +385,10 @@ async fn plan_one(
         desired_digest,
     };
     let Some(live) = live else {
+        // A create is dry-run too (when its namespace exists), so the server validates it at plan time.
+        if !namespace_missing || d.namespace.is_none() {
+            dry_run(conn, d, &name, &kind, false).await?;
+        }
         return Ok(action);
     };
     action.precondition = precondition(&live);
@@ -392,20 +396,7 @@ async fn plan_one(
     if adopt && !adopting(opts, &kind, &name) {
         return Err(EngineError::NotOwned { kind, name });
     }
-    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
-    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
-    params.force = adopt;
-    let body = if d.object.to_string().contains(super::secrets::TO_GENERATE) {
-        // A value still to generate: the live object keeps its keys; compare without the new one.
-        strip_to_generate(&d.object)
-    } else {
-        d.object.clone()
-    };
-    let result: DynamicObject = api
-        .patch(&name, &params, &Patch::Apply(&body))
-        .await
-        .map_err(|e| dry_run_error(&kind, &name, e))?;
-    let after = serde_json::to_value(result).unwrap_or(Value::Null);
+    let after = dry_run(conn, d, &name, &kind, adopt).await?;
     action.diff = diff(&redact(&live, key), &redact(&after, key));
     action.action = match (adopt, action.diff.is_empty()) {
         (true, _) => ActionKind::Adopt,
@@ -413,6 +404,30 @@ async fn plan_one(
         (false, false) => ActionKind::Update,
     };
     Ok(action)
+}
+
+/// A server-side-apply dry run of a desired object: what the server would store.
+async fn dry_run(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+    force: bool,
+) -> Result<Value, EngineError> {
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
+    params.force = force;
+    let body = if d.object.to_string().contains(super::secrets::TO_GENERATE) {
+        // A value still to generate: the live object keeps its keys; compare without the new one.
+        strip_to_generate(&d.object)
+    } else {
+        d.object.clone()
+    };
+    let result: DynamicObject = api
+        .patch(name, &params, &Patch::Apply(&body))
+        .await
+        .map_err(|e| dry_run_error(kind, name, e))?;
+    Ok(serde_json::to_value(result).unwrap_or(Value::Null))
 }
 
 /// Fill a desired Secret's values: from the app's sources, or — restoring a release, whose values were
