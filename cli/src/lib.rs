@@ -33,7 +33,12 @@ where
         return std::process::ExitCode::SUCCESS;
     };
     let result = match command {
-        AppCommand::Render(cmd) => commands::render::run(&app, &cli.global, cmd),
+        AppCommand::Render(cmd) => {
+            let result = commands::render::run(&app, &cli.global, cmd);
+            // The process ends right after: skip freeing the model piece by piece.
+            std::mem::forget(app);
+            result
+        }
         AppCommand::Plan(cmd) => commands::plan::run(app, &cli.global, cmd),
         AppCommand::Apply(cmd) => commands::apply::run(app, &cli.global, cmd),
         AppCommand::Resume => commands::resume::run(app, &cli.global),

@@ -13,10 +13,14 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         target: global.target.clone(),
         namespace: global.namespace.clone(),
     };
-    let rendered = render::render(app, &opts)?;
     let text = match global.output {
-        Output::Json => render::to_json(&rendered.objects)?,
-        Output::Text | Output::Yaml => render::to_yaml(&rendered.objects)?,
+        Output::Json => render::to_json(&render::render(app, &opts)?.objects)?,
+        Output::Text | Output::Yaml => {
+            // Each object is written as soon as it is rendered: memory stays at the size of the text.
+            let mut sink = render::YamlSink::default();
+            render::render_into(app, &opts, &mut sink)?;
+            sink.text
+        }
     };
     let written = match &args.out {
         Some(path) => {
@@ -30,6 +34,8 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
                 .map_err(|e| ("stdout".to_string(), e))
         }
     };
+    // The process ends right after: freeing thousands of objects one by one would only cost time.
+    std::mem::forget(text);
     written.map_err(|(to, e)| Failure {
         code: Code::OutputFailed,
         message: format!("cannot write to {to}: {e}"),

@@ -13,7 +13,7 @@ use crate::diag::Diagnostic;
 use crate::model::App;
 use crate::rules::{RuleError, did_you_mean};
 use crate::spanned::{Loc, Spanned};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Every problem in the app (and in each target's overridden form), in a stable order.
 pub fn validate(app: &App) -> Vec<Diagnostic> {
@@ -32,13 +32,27 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
 pub(crate) struct Ctx {
     dynamic: HashSet<Loc>,
     diags: Vec<Diagnostic>,
+    /// Workload name → index of its first declaration (references are looked up often).
+    pub(crate) workloads: HashMap<String, usize>,
+    /// Service name → index of its first declaration.
+    pub(crate) services: HashMap<String, usize>,
 }
 
 impl Ctx {
     fn new(app: &App) -> Self {
+        let mut workloads = HashMap::new();
+        for (i, w) in app.workloads.iter().enumerate() {
+            workloads.entry(w.name.v.clone()).or_insert(i);
+        }
+        let mut services = HashMap::new();
+        for (i, s) in app.services.iter().enumerate() {
+            services.entry(s.name.v.clone()).or_insert(i);
+        }
         Ctx {
             dynamic: app.dynamic.iter().copied().collect(),
             diags: Vec::new(),
+            workloads,
+            services,
         }
     }
 

@@ -161,7 +161,7 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
     if let Some(image) = cx.known(&c.image) {
         match rules::parse_image(image) {
             Err(e) => cx.error(Code::InvalidImage, c.image.at, e.message, e.help),
-            Ok(_) if !c.unpinned => {
+            Ok(parsed) if parsed.digest.is_none() && !c.unpinned => {
                 let verdict = rules::require_digest(image);
                 cx.rule(Code::ImageNotPinned, c.image.at, verdict);
             }

@@ -18,7 +18,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
 }
 
 fn workload<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Workload> {
-    let found = app.workload(&name.v);
+    let found = cx.workloads.get(&name.v).map(|&i| &app.workloads[i]);
     if found.is_none() {
         cx.unknown(
             Code::UnknownWorkload,
@@ -31,7 +31,7 @@ fn workload<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Workload>
 }
 
 fn service<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Service> {
-    let found = app.service(&name.v);
+    let found = cx.services.get(&name.v).map(|&i| &app.services[i]);
     if found.is_none() {
         cx.unknown(
             Code::UnknownService,

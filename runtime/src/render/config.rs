@@ -1,15 +1,15 @@
 //! The namespace, ConfigMaps, Secrets (redacted) and PersistentVolumeClaims.
 
+use super::Sink;
 use super::json;
 use super::meta::Cx;
 use super::workloads::claim_spec;
 use crate::error::Error;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, PersistentVolumeClaim, Secret};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The target's namespace, unless it is `default` (which always exists).
-pub(super) fn namespace(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn namespace(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     if cx.namespace != "default" {
         out.push(json(
             "Namespace",
@@ -22,7 +22,7 @@ pub(super) fn namespace(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn config(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn config(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for c in &cx.app.config_maps {
         let data: BTreeMap<String, String> = c
             .data
@@ -63,7 +63,7 @@ pub(super) fn config(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn storage(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn storage(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for p in &cx.app.pvcs {
         out.push(json(
             "PersistentVolumeClaim",

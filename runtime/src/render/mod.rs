@@ -36,8 +36,49 @@ pub struct Rendered {
     pub objects: Vec<Value>,
 }
 
+/// Where rendered objects go, one at a time, in apply order.
+pub trait Sink {
+    /// Take the next object.
+    fn push(&mut self, object: Value);
+}
+
+impl Sink for Vec<Value> {
+    fn push(&mut self, object: Value) {
+        Vec::push(self, object);
+    }
+}
+
+/// Writes each object as a YAML document as soon as it is rendered (nothing is kept but the text).
+#[derive(Default)]
+pub struct YamlSink {
+    /// The documents so far.
+    pub text: String,
+}
+
+impl Sink for YamlSink {
+    fn push(&mut self, object: Value) {
+        self.text.push_str("---\n");
+        yaml::write_document(&mut self.text, &object);
+    }
+}
+
 /// Render the app for a target. Checks the app first (values from Rust expressions, includes).
 pub fn render(app: &App, opts: &Options) -> Result<Rendered, Error> {
+    let mut objects = Vec::new();
+    let (target, namespace) = render_into(app, opts, &mut objects)?;
+    Ok(Rendered {
+        target,
+        namespace,
+        objects,
+    })
+}
+
+/// Render the app for a target into a sink; returns the target and namespace used.
+pub fn render_into(
+    app: &App,
+    opts: &Options,
+    out: &mut dyn Sink,
+) -> Result<(Option<String>, String), Error> {
     let target = match &opts.target {
         Some(name) => Some(app.target(name).ok_or_else(|| Error::UnknownTarget {
             name: name.clone(),
@@ -45,35 +86,34 @@ pub fn render(app: &App, opts: &Options) -> Result<Rendered, Error> {
         })?),
         None => app.targets.first(),
     };
+    let overridden;
     let app = match target {
-        Some(t) => piceli_core::overrides::for_target(app, &t.name.v),
-        None => app.clone(),
+        Some(t) if !t.overrides.is_empty() => {
+            overridden = piceli_core::overrides::for_target(app, &t.name.v);
+            &overridden
+        }
+        _ => app,
     };
-    crate::load::check(&app)?;
+    crate::load::check(app)?;
     let namespace = opts
         .namespace
         .clone()
         .or_else(|| target.map(|t| t.namespace.v.clone()))
         .unwrap_or_else(|| "default".to_string());
-    let cx = Cx::new(&app, namespace.clone(), target.map(|t| t.name.v.clone()));
-    let mut objects = Vec::new();
-    config::namespace(&cx, &mut objects)?;
-    policy::identity(&cx, &mut objects)?;
-    config::config(&cx, &mut objects)?;
-    config::storage(&cx, &mut objects)?;
-    workloads::workloads(&cx, &mut objects)?;
-    network::services(&cx, &mut objects)?;
-    network::routing(&cx, &mut objects)?;
-    policy::scaling(&cx, &mut objects)?;
-    includes(&cx, &mut objects)?;
-    Ok(Rendered {
-        target: target.map(|t| t.name.v.clone()),
-        namespace,
-        objects,
-    })
+    let cx = Cx::new(app, namespace.clone(), target.map(|t| t.name.v.clone()));
+    config::namespace(&cx, out)?;
+    policy::identity(&cx, out)?;
+    config::config(&cx, out)?;
+    config::storage(&cx, out)?;
+    workloads::workloads(&cx, out)?;
+    network::services(&cx, out)?;
+    network::routing(&cx, out)?;
+    policy::scaling(&cx, out)?;
+    includes(&cx, out)?;
+    Ok((target.map(|t| t.name.v.clone()), namespace))
 }
 
-fn includes(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+fn includes(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for inc in &cx.app.includes {
         let objects: Vec<Value> = match inc {
             Include::File {

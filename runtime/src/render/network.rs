@@ -1,5 +1,6 @@
 //! Services, Ingresses and NetworkPolicies.
 
+use super::Sink;
 use super::json;
 use super::meta::Cx;
 use crate::error::Error;
@@ -8,7 +9,6 @@ use k8s_openapi::api::networking::v1 as net;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use piceli_core::model::{PortRef, ServiceType};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 fn int_or_string(p: &PortRef) -> IntOrString {
@@ -18,7 +18,7 @@ fn int_or_string(p: &PortRef) -> IntOrString {
     }
 }
 
-pub(super) fn services(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for s in &cx.app.services {
         let (type_, cluster_ip) = match s.service_type {
             ServiceType::ClusterIp => (None, None),
@@ -55,7 +55,7 @@ pub(super) fn services(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn routing(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for i in &cx.app.ingresses {
         let paths = i
             .paths

@@ -1,5 +1,6 @@
 //! ServiceAccounts and RBAC (first, so workloads can use them), autoscalers and disruption budgets.
 
+use super::Sink;
 use super::json;
 use super::meta::Cx;
 use crate::error::Error;
@@ -9,9 +10,8 @@ use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::rbac::v1 as rbac;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use serde_json::Value;
 
-pub(super) fn identity(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     let none = Vec::new();
     for s in &cx.app.service_accounts {
         out.push(json(
@@ -120,7 +120,7 @@ fn int_or_percent(text: &str) -> IntOrString {
     }
 }
 
-pub(super) fn scaling(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     let none = Vec::new();
     for a in &cx.app.autoscalers {
         let kind = cx

@@ -1,5 +1,6 @@
 //! Workloads: pod templates, containers, probes and volumes, wrapped in their controller kind.
 
+use super::Sink;
 use super::json;
 use super::meta::{Cx, to_map};
 use crate::error::Error;
@@ -15,7 +16,7 @@ use piceli_core::model::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub(super) fn workloads(cx: &Cx, out: &mut Vec<Value>) -> Result<(), Error> {
+pub(super) fn workloads(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for w in &cx.app.workloads {
         out.push(workload(cx, w)?);
     }
