@@ -92,27 +92,27 @@ fn running(dir: &Path) -> Option<(u32, String)> {
 }
 
 fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
-    if let Some((pid, _)) = running(dir)
-        && pid != std::process::id()
-    {
-        return Err(CliError::AlreadyRunning {
-            dir: dir.to_path_buf(),
-            pid,
-        });
-    }
+    // Several servers may share a directory; the pid file names the one `stop` and `status` manage.
+    let sharing = running(dir).filter(|(pid, _)| *pid != std::process::id());
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
         port,
     })?;
-    crate::tls::write_private(
-        &pid_file(dir),
-        &format!("{}\n{}\n", std::process::id(), sim.url()),
-    )?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",
         sim.url(),
         sim.kubeconfig_path().display()
     );
+    match &sharing {
+        Some((pid, url)) => println!(
+            "piceli-sim sharing {} with pid {pid} at {url}",
+            dir.display()
+        ),
+        None => crate::tls::write_private(
+            &pid_file(dir),
+            &format!("{}\n{}\n", std::process::id(), sim.url()),
+        )?,
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -125,7 +125,9 @@ fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
         }
     });
     sim.stop();
-    let _ = std::fs::remove_file(pid_file(dir));
+    if running(dir).is_some_and(|(pid, _)| pid == std::process::id()) {
+        let _ = std::fs::remove_file(pid_file(dir));
+    }
     Ok(())
 }
 

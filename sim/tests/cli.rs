@@ -88,3 +88,86 @@ fn start_status_stop_manage_a_background_server() {
     assert_eq!(code, 1);
     assert!(err.contains("no server is running"), "{err}");
 }
+
+#[test]
+fn two_servers_share_one_directory() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path().to_str().expect("utf-8 path");
+    let (code, out, err) = sim_cmd(&["start", "--dir", d]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Stopped on drop too, so a failing assertion leaves no background server behind.
+    struct Stopped(String);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            let _ = sim_cmd(&["stop", "--dir", &self.0]);
+        }
+    }
+    let _stop = Stopped(d.to_string());
+    let first_url = std::fs::read_to_string(dir.path().join("sim.pid"))
+        .expect("pid file")
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
+    // Killed on drop, so a failing assertion leaves no server behind.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut second = Killed(
+        Command::new(env!("CARGO_BIN_EXE_piceli-sim"))
+            .args(["serve", "--dir", d])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("second server"),
+    );
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        let stdout = second.0.stdout.as_mut().expect("stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("first line");
+    }
+    let second_url = line.split_whitespace().nth(2).unwrap_or("").to_string();
+    assert!(
+        second_url.starts_with("https://127.0.0.1:") && second_url != first_url,
+        "{line}"
+    );
+    let cache = tempfile::tempdir().expect("cache");
+    let kubectl = |server: &str, args: &[&str]| {
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(dir.path().join("kubeconfig"))
+            .arg("--server")
+            .arg(server)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .env("KUBECACHEDIR", cache.path())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("kubectl is required for these tests and could not be run: {e}")
+            });
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, _) = kubectl(
+        &first_url,
+        &["create", "configmap", "shared", "--from-literal=a=b"],
+    );
+    assert_eq!(code, 0);
+    let (code, out) = kubectl(
+        &second_url,
+        &["get", "configmap", "shared", "-o", "jsonpath={.data.a}"],
+    );
+    assert_eq!((code, out.as_str()), (0, "b"));
+    drop(second);
+    let (code, out, err) = sim_cmd(&["stop", "--dir", d]);
+    assert_eq!(code, 0, "{out}{err}");
+}
