@@ -109,38 +109,76 @@ pub fn merge(live: Option<&Value>, config: &Value, node: Node<'_>) -> Value {
         (Some(Value::Array(l)), Value::Array(c)) => match node.list_kind() {
             ListKind::Atomic => config.clone(),
             ListKind::Set => {
-                let mut out = l.clone();
-                for item in c {
-                    if !out.contains(item) {
-                        out.push(item.clone());
-                    }
-                }
-                Value::Array(out)
+                let ids = |items: &[Value]| {
+                    items
+                        .iter()
+                        .map(|i| Some(i.to_string()))
+                        .collect::<Vec<_>>()
+                };
+                Value::Array(merge_ordered(l, &ids(l), c, &ids(c), |live, _| {
+                    live.clone()
+                }))
             }
             ListKind::Map(keys) => {
-                let mut out: Vec<Value> = Vec::with_capacity(l.len().max(c.len()));
+                let lkeys: Vec<Option<String>> = l.iter().map(|i| key_of(i, &keys)).collect();
                 let ckeys: Vec<Option<String>> = c.iter().map(|i| key_of(i, &keys)).collect();
-                let mut used = vec![false; c.len()];
-                for item in l {
-                    let k = key_of(item, &keys);
-                    match ckeys.iter().position(|ck| k.is_some() && *ck == k) {
-                        Some(i) => {
-                            used[i] = true;
-                            out.push(merge(Some(item), &c[i], node.items()));
-                        }
-                        None => out.push(item.clone()),
-                    }
-                }
-                for (i, item) in c.iter().enumerate() {
-                    if !used[i] {
-                        out.push(strip_nulls(item));
-                    }
-                }
-                Value::Array(out)
+                let items = node.items();
+                Value::Array(merge_ordered(l, &lkeys, c, &ckeys, |live, cfg| {
+                    merge(Some(live), cfg, items)
+                }))
             }
         },
         _ => strip_nulls(config),
     }
+}
+
+/// Merges two keyed lists as server-side apply does since Kubernetes 1.23: elements in both take the
+/// order of the configuration (filling the positions the live list gave them), live-only elements stay
+/// where they were, and configuration-only elements follow the configuration element before them (or
+/// go to the end).
+fn merge_ordered(
+    live: &[Value],
+    lkeys: &[Option<String>],
+    config: &[Value],
+    ckeys: &[Option<String>],
+    both: impl Fn(&Value, &Value) -> Value,
+) -> Vec<Value> {
+    let in_live = |k: &Option<String>| k.is_some() && lkeys.contains(k);
+    let in_config = |k: &Option<String>| k.is_some() && ckeys.contains(k);
+    // Configuration elements grouped behind the shared element that precedes them.
+    let mut leading: Vec<Value> = Vec::new();
+    let mut groups: Vec<(usize, Vec<Value>)> = Vec::new();
+    for (i, item) in config.iter().enumerate() {
+        if in_live(&ckeys[i]) {
+            groups.push((i, Vec::new()));
+        } else {
+            match groups.last_mut() {
+                Some((_, after)) => after.push(strip_nulls(item)),
+                None => leading.push(strip_nulls(item)),
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(live.len() + config.len());
+    let mut next_group = groups.into_iter();
+    let mut leading = Some(leading);
+    for (j, item) in live.iter().enumerate() {
+        if !in_config(&lkeys[j]) {
+            out.push(item.clone());
+            continue;
+        }
+        if let Some(l) = leading.take() {
+            out.extend(l);
+        }
+        if let Some((ci, after)) = next_group.next() {
+            let li = lkeys.iter().position(|k| *k == ckeys[ci]).unwrap_or(j);
+            out.push(both(&live[li], &config[ci]));
+            out.extend(after);
+        }
+    }
+    if let Some(l) = leading.take() {
+        out.extend(l);
+    }
+    out
 }
 
 fn strip_nulls(v: &Value) -> Value {
@@ -351,6 +389,50 @@ mod tests {
                 .as_array()
                 .map(Vec::len),
             Some(1)
+        );
+    }
+
+    #[test]
+    fn list_order_follows_the_configuration() {
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
+        let wrap = |names: &[&str]| {
+            let cs: Vec<serde_json::Value> = names.iter().map(|n| json!({"name": n})).collect();
+            json!({"spec": {"template": {"spec": {"containers": cs}}}})
+        };
+        let order = |v: &serde_json::Value| -> Vec<String> {
+            v["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["name"].as_str().map(String::from))
+                .collect()
+        };
+        let node = Node::root(&rt);
+        assert_eq!(
+            order(&merge(Some(&wrap(&["a", "b"])), &wrap(&["b", "a"]), node)),
+            ["b", "a"]
+        );
+        assert_eq!(
+            order(&merge(Some(&wrap(&["nginx"])), &wrap(&["sidecar"]), node)),
+            ["nginx", "sidecar"]
+        );
+        assert_eq!(
+            order(&merge(
+                Some(&wrap(&["a", "x", "c"])),
+                &wrap(&["a", "b", "c"]),
+                node
+            )),
+            ["a", "b", "x", "c"]
+        );
+        assert_eq!(
+            order(&merge(
+                Some(&wrap(&["a", "c"])),
+                &wrap(&["z", "a", "c"]),
+                node
+            )),
+            ["z", "a", "c"]
         );
     }
 
