@@ -80,11 +80,43 @@ fn merge_map(
         };
         out.insert(k.clone(), merged);
     }
+    for (k, order) in patch {
+        let (Some(field), Value::Array(order)) = (k.strip_prefix("$setElementOrder/"), order)
+        else {
+            continue;
+        };
+        let key = node
+            .field_or_free(field)
+            .patch_merge_key()
+            .map(String::from);
+        if let Some(Value::Array(items)) = out.get_mut(field) {
+            reorder(items, order, key.as_deref());
+        }
+    }
     if let Some(Value::Array(keep)) = patch.get("$retainKeys") {
         let keep: Vec<&str> = keep.iter().filter_map(Value::as_str).collect();
         out.retain(|k, _| keep.contains(&k.as_str()));
     }
     Ok(Some(out))
+}
+
+/// Puts the elements named by a `$setElementOrder` list first, in that order; the others keep their
+/// relative order after them.
+fn reorder(items: &mut Vec<Value>, order: &[Value], key: Option<&str>) {
+    let id = |v: &Value| -> Value {
+        match key {
+            Some(k) => v.get(k).cloned().unwrap_or(Value::Null),
+            None => v.clone(),
+        }
+    };
+    let mut rest = std::mem::take(items);
+    for want in order {
+        let want = id(want);
+        if let Some(i) = rest.iter().position(|v| id(v) == want) {
+            items.push(rest.remove(i));
+        }
+    }
+    items.extend(rest);
 }
 
 fn merge_list(orig: &[Value], patch: &[Value], node: Node<'_>) -> Result<Value, SmpError> {
@@ -170,6 +202,21 @@ mod tests {
         assert_eq!(
             out,
             json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a:2"}]}}}})
+        );
+    }
+
+    #[test]
+    fn set_element_order_reorders() {
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
+        let orig =
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}}}});
+        let patch = json!({"spec": {"template": {"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]}}}});
+        let out = apply(&orig, &patch, crate::schema::Node::root(&rt)).expect("patch");
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "b"}, {"name": "a"}])
         );
     }
 
