@@ -212,6 +212,22 @@ fn metadata(obj: &Value, out: &mut Vec<Cause>) {
             out.push(invalid("metadata.annotations", &Value::from(k.as_str()), "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
         }
     }
+    let total: usize = obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+                .sum()
+        })
+        .unwrap_or(0);
+    if total > 256 * 1024 {
+        out.push(Cause {
+            reason: "FieldValueTooLong".into(),
+            message: "Too long: must have at most 262144 bytes".into(),
+            field: "metadata.annotations".into(),
+        });
+    }
 }
 
 fn immutable(field: &str, value: &Value) -> Cause {
@@ -373,6 +389,11 @@ mod tests {
 
     #[test]
     fn labels_and_immutable_fields() {
+        let huge = json!({"metadata": {"annotations": {"a": "x".repeat(300 * 1024)}}});
+        assert_eq!(
+            check("v1", "ConfigMap", &huge)[0].message,
+            "Too long: must have at most 262144 bytes"
+        );
         let bad = json!({"metadata": {"labels": {"ok": "fine", "bad": "not ok!", "-x": "y"}}});
         let fields: Vec<String> = check("v1", "ConfigMap", &bad)
             .into_iter()
