@@ -3,7 +3,7 @@
 //! Kubernetes applications described as typed Rust with [`app!`], checked by the compiler, and compiled
 //! into the app's own deploy binary. This is the one crate an app depends on.
 //!
-//! ```ignore
+//! ```text
 //! piceli::app! {
 //!     app hello;
 //!     target local = local(namespace: "hello");

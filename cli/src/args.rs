@@ -72,6 +72,9 @@ pub enum AppCommand {
     Rollback(RollbackArgs),
     /// The releases in the journal, newest first, with their state.
     History,
+    /// Field-level differences: `diff A B` between two releases, `diff N` (or `diff`, the live release)
+    /// between a release and the live cluster (drift). Exit 0 when none, 1 when some.
+    Diff(DiffArgs),
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The whole command tree, with side effects and approval rules, as JSON.
@@ -112,6 +115,16 @@ pub struct RollbackArgs {
     /// The release number to return to, or `previous` (the default).
     #[arg(default_value = "previous")]
     pub release: String,
+}
+
+/// `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A release number (default: the live release).
+    pub from: Option<u64>,
+    /// Another release number, or `live` (the default).
+    #[arg(default_value = "live")]
+    pub to: String,
 }
 
 /// `explain`.

@@ -44,6 +44,7 @@ where
         AppCommand::Resume => commands::resume::run(app, &cli.global),
         AppCommand::Stop => commands::stop::run(app, &cli.global),
         AppCommand::History => commands::history::run(app, &cli.global),
+        AppCommand::Diff(cmd) => commands::diff::run(app, &cli.global, cmd),
         AppCommand::Rollback(cmd) => commands::rollback::run(app, &cli.global, cmd),
         AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
         AppCommand::HelpJson => commands::help_json::run(&app),

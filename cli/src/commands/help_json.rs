@@ -19,6 +19,7 @@ fn effects(name: &str) -> (&'static str, bool) {
         ),
         "stop" => ("none (signals a running apply)", false),
         "history" => ("none (reads the local journal)", false),
+        "diff" => ("reads and dry runs", false),
         "rollback" => (
             "reads and dry runs (plans a rollback; apply writes it)",
             false,

@@ -1,6 +1,7 @@
 //! One file per subcommand: parse arguments, call one operation, print.
 
 pub mod apply;
+pub mod diff;
 pub mod explain;
 pub mod help_json;
 pub mod history;

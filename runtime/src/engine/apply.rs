@@ -75,6 +75,8 @@ pub async fn apply(
     }
     // Every precondition, before any write.
     let rollback = plan.rollback_of.is_some();
+    // The resourceVersion each write carries: what the precondition check just saw.
+    let mut rvs: BTreeMap<String, String> = BTreeMap::new();
     for a in &plan.actions {
         check_precondition(
             app,
@@ -85,6 +87,7 @@ pub async fn apply(
             &by_key,
             plan_opts,
             rollback,
+            &mut rvs,
         )
         .await?;
     }
@@ -133,14 +136,33 @@ pub async fn apply(
         resources: &resources,
         key: &plan_opts.digest_key,
         optimistic: true,
+        rvs,
         hook,
     };
     run_levels(&step, &todo, &wanted, &by_key).await?;
+    record_release(conn, journal, &plan, release).await?;
     Ok(Applied {
         release: number,
         written: changing.len(),
         unchanged,
     })
+}
+
+/// Keep the release record in the cluster up to date with a release that succeeded.
+async fn record_release(
+    conn: &Connection,
+    journal: &Journal,
+    plan: &Plan,
+    release: ReleaseId,
+) -> Result<(), EngineError> {
+    let finished = journal
+        .release(release)
+        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    let at = finished
+        .as_ref()
+        .and_then(|r| r.finished_at.clone())
+        .unwrap_or_default();
+    super::record::write(conn, plan, release.0, &at).await
 }
 
 fn key_of(d: &Desired) -> String {
@@ -162,6 +184,7 @@ async fn check_precondition(
     by_key: &BTreeMap<String, usize>,
     plan_opts: &PlanOptions,
     rollback: bool,
+    rvs: &mut BTreeMap<String, String>,
 ) -> Result<(), EngineError> {
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = resources.served(&conn.client, &probe).await?;
@@ -171,24 +194,22 @@ async fn check_precondition(
         .await
         .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
         .map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
-    let seen = live.as_ref().map(|l| {
-        (
-            l["metadata"]["uid"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-            l["metadata"]["resourceVersion"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-        )
+    let current_rv = live.as_ref().and_then(|l| {
+        l["metadata"]["resourceVersion"]
+            .as_str()
+            .map(str::to_string)
     });
-    let expected = a
-        .precondition
-        .as_ref()
-        .map(|p| (p.uid.clone(), p.resource_version.clone()));
-    if seen != expected {
-        let what = match (&expected, &seen) {
+    let holds = match (&a.precondition, &live) {
+        (None, None) => true,
+        (Some(p), Some(l)) => {
+            l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
+                && (current_rv.as_deref() == Some(p.resource_version.as_str())
+                    || super::plan::content_digest(l, &plan_opts.digest_key) == p.content)
+        }
+        _ => false,
+    };
+    if !holds {
+        let what = match (&a.precondition, &live) {
             (None, Some(_)) => "was created by someone else",
             (Some(_), None) => "was deleted",
             _ => "was changed",
@@ -197,6 +218,9 @@ async fn check_precondition(
             "{} {what} since the plan; nothing was written",
             a.key()
         )));
+    }
+    if let Some(rv) = current_rv {
+        rvs.insert(a.key(), rv);
     }
     if a.action == ActionKind::Delete {
         return Ok(());
@@ -346,10 +370,12 @@ pub async fn resume(
         resources: &resources,
         key: &plan_opts.digest_key,
         optimistic: false,
+        rvs: BTreeMap::new(),
         hook,
     };
     let written = todo.len();
     run_levels(&step, &todo, &wanted, &by_key).await?;
+    record_release(conn, journal, &plan, release.id).await?;
     Ok(Applied {
         release: Some(release.number),
         written,
@@ -414,9 +440,11 @@ struct Step<'a> {
     release: ReleaseId,
     resources: &'a Resources,
     key: &'a [u8; 32],
-    /// Send the planned resourceVersion with each write (a first run); a resume cannot (its own
+    /// Send the checked resourceVersion with each write (a first run); a resume cannot (its own
     /// interrupted write may have changed it).
     optimistic: bool,
+    /// The resourceVersion each object had when the preconditions were checked.
+    rvs: BTreeMap<String, String>,
     hook: Option<&'a FaultHook>,
 }
 
@@ -441,7 +469,7 @@ async fn run_step(
                 preconditions: Some(Preconditions {
                     uid: pre.map(|p| p.uid.clone()),
                     resource_version: if step.optimistic {
-                        pre.map(|p| p.resource_version.clone())
+                        step.rvs.get(&a.key()).cloned()
                     } else {
                         None
                     },
@@ -464,16 +492,13 @@ async fn run_step(
         (_, Some(d)) => {
             let mut body = d.object.clone();
             if step.optimistic
-                && let (Some(p), Some(meta)) = (
-                    &a.precondition,
+                && let (Some(rv), Some(meta)) = (
+                    step.rvs.get(&a.key()),
                     body.get_mut("metadata").and_then(Value::as_object_mut),
                 )
             {
-                // Optimistic concurrency: the write fails if the object changed since the plan.
-                meta.insert(
-                    "resourceVersion".into(),
-                    Value::String(p.resource_version.clone()),
-                );
+                // Optimistic concurrency: the write fails if the object changed since the check.
+                meta.insert("resourceVersion".into(), Value::String(rv.clone()));
             }
             let mut params = PatchParams::apply(FIELD_MANAGER);
             params.force = a.action == ActionKind::Adopt;

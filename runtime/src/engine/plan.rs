@@ -42,13 +42,21 @@ pub enum ActionKind {
     Adopt,
 }
 
-/// What the plan saw of a live object; apply refuses if it changed.
+/// What the plan saw of a live object; apply refuses if it changed. A change of status alone (controllers
+/// update it all the time) changes the resourceVersion but not `content`, and is not a change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Precondition {
     /// The object's UID.
     pub uid: String,
     /// Its resourceVersion.
     pub resource_version: String,
+    /// Digest of the object without status and server-managed metadata (secret values as digests).
+    pub content: String,
+}
+
+/// The digest a precondition compares: the object without status and server-managed metadata.
+pub fn content_digest(live: &Value, key: &[u8; 32]) -> String {
+    super::hash::digest(&super::diff::normalize(&redact(live, key)))
 }
 
 /// One object's action.
@@ -155,6 +163,9 @@ pub struct PlanOptions {
     pub previous: Vec<ObjectRef>,
     /// The key for secret digests.
     pub digest_key: [u8; 32],
+    /// Dry-run with `force`, so fields another manager took over show as differences instead of
+    /// conflicts (drift reports); plans for apply never force fields that are not the app's.
+    pub force_dry_run: bool,
 }
 
 /// A desired object with how the cluster serves it.
@@ -239,10 +250,11 @@ async fn get_live(
     }
 }
 
-fn precondition(live: &Value) -> Option<Precondition> {
+fn precondition(live: &Value, key: &[u8; 32]) -> Option<Precondition> {
     Some(Precondition {
         uid: live["metadata"]["uid"].as_str()?.to_string(),
         resource_version: live["metadata"]["resourceVersion"].as_str()?.to_string(),
+        content: content_digest(live, key),
     })
 }
 
@@ -391,12 +403,26 @@ async fn plan_one(
         }
         return Ok(action);
     };
-    action.precondition = precondition(&live);
+    action.precondition = precondition(&live, key);
     let adopt = !is_ours(&live, &app.name.v);
     if adopt && !adopting(opts, &kind, &name) {
         return Err(EngineError::NotOwned { kind, name });
     }
-    let after = dry_run(conn, d, &name, &kind, adopt).await?;
+    // A controller may write between the read and the dry run (status, annotations): compare the dry
+    // run with the version it was made against, reading again when they differ.
+    let mut live = live;
+    let mut after = dry_run(conn, d, &name, &kind, adopt || opts.force_dry_run).await?;
+    for _ in 0..3 {
+        if after["metadata"]["resourceVersion"] == live["metadata"]["resourceVersion"] {
+            break;
+        }
+        let Some(again) = get_live(conn, &d.served, d.namespace.as_deref(), &name).await? else {
+            break;
+        };
+        live = again;
+        action.precondition = precondition(&live, key);
+        after = dry_run(conn, d, &name, &kind, adopt || opts.force_dry_run).await?;
+    }
     action.diff = diff(&redact(&live, key), &redact(&after, key));
     action.action = match (adopt, action.diff.is_empty()) {
         (true, _) => ActionKind::Adopt,
@@ -528,7 +554,7 @@ async fn prune(
             action: ActionKind::Delete,
             level: level(&prev.kind),
             diff: Vec::new(),
-            precondition: precondition(&live),
+            precondition: precondition(&live, &opts.digest_key),
             desired_digest: None,
         });
     }

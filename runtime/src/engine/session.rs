@@ -11,6 +11,64 @@ use crate::render;
 use piceli_core::model::{App, Target};
 use std::path::PathBuf;
 
+/// How one object differs between two releases.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ObjectDiff {
+    /// `Kind/namespace/name`.
+    pub object: String,
+    /// `added`, `removed` or `changed`.
+    pub change: &'static str,
+    /// Field changes (for `changed`).
+    pub diff: Vec<super::diff::Change>,
+}
+
+/// Compare two sets of objects by identity.
+pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec<ObjectDiff> {
+    let key = |o: &serde_json::Value| {
+        let kind = o["kind"].as_str().unwrap_or_default();
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        match o["metadata"]["namespace"].as_str() {
+            Some(ns) => format!("{kind}/{ns}/{name}"),
+            None => format!("{kind}/{name}"),
+        }
+    };
+    let mut out = Vec::new();
+    for a in from {
+        match to.iter().find(|b| key(b) == key(a)) {
+            None => out.push(ObjectDiff {
+                object: key(a),
+                change: "removed",
+                diff: Vec::new(),
+            }),
+            Some(b) => {
+                // A value generated at apply was a placeholder in its plan: not a difference.
+                let placeholder = |v: &Option<serde_json::Value>| {
+                    v.as_ref().and_then(|v| v.as_str()) == Some(super::secrets::TO_GENERATE)
+                };
+                let mut d = super::diff::diff(a, b);
+                d.retain(|c| !placeholder(&c.before) && !placeholder(&c.after));
+                if !d.is_empty() {
+                    out.push(ObjectDiff {
+                        object: key(a),
+                        change: "changed",
+                        diff: d,
+                    });
+                }
+            }
+        }
+    }
+    for b in to {
+        if !from.iter().any(|a| key(a) == key(b)) {
+            out.push(ObjectDiff {
+                object: key(b),
+                change: "added",
+                diff: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
 /// How a command was asked to run.
 #[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
@@ -110,6 +168,7 @@ impl Session {
             adopt_all,
             previous: self.previous_objects(),
             digest_key: digest_key(&self.state_dir)?,
+            force_dry_run: false,
         })
     }
 
@@ -153,6 +212,55 @@ impl Session {
             .save_plan(&plan.hash, &plan.target, &json)
             .map_err(journal)?;
         Ok(plan)
+    }
+
+    /// The plan a release applied (its objects are what the release made live).
+    fn release_plan(&self, number: u64) -> Result<Plan, EngineError> {
+        let journal = |e: crate::journal::JournalError| EngineError::Journal(e.to_string());
+        let release = self
+            .journal
+            .release(crate::journal::ReleaseId(number))
+            .map_err(journal)?
+            .ok_or_else(|| {
+                EngineError::Stale(format!("there is no release {number} (see `history`)"))
+            })?;
+        let json = self
+            .journal
+            .load_plan(&release.plan_hash)
+            .map_err(journal)?
+            .ok_or_else(|| EngineError::UnknownPlan(release.plan_hash.clone()))?;
+        serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))
+    }
+
+    /// The number of the live release (the newest succeeded one).
+    pub fn live_release(&self) -> Result<Option<u64>, EngineError> {
+        Ok(self
+            .journal
+            .last_succeeded()
+            .map_err(|e| EngineError::Journal(e.to_string()))?
+            .map(|r| r.number))
+    }
+
+    /// Field-level differences between the objects of two releases (secret values as digests).
+    pub fn diff_releases(&self, from: u64, to: u64) -> Result<Vec<ObjectDiff>, EngineError> {
+        let (a, b) = (self.release_plan(from)?, self.release_plan(to)?);
+        Ok(diff_objects(&a.objects, &b.objects))
+    }
+
+    /// What differs between a release's objects and the live cluster (drift): the release's objects
+    /// dry-run against the cluster, as a plan would, without storing anything.
+    pub async fn diff_live(&self, release: u64) -> Result<Plan, EngineError> {
+        let old = self.release_plan(release)?;
+        let mut opts = self.plan_options(Vec::new(), true)?;
+        opts.previous.clear();
+        opts.force_dry_run = true;
+        let source = Source {
+            target: old.target,
+            namespace: old.namespace,
+            objects: old.objects,
+            rollback_of: Some(release),
+        };
+        Ok(plan_source(&self.app, &self.conn, source, &opts).await?.0)
     }
 
     /// Plan and store the plan under its hash.
