@@ -97,6 +97,7 @@ fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
         port,
+        ..SimConfig::default()
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",

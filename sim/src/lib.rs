@@ -13,6 +13,7 @@ pub mod admission;
 mod api;
 pub mod app;
 pub mod cli;
+pub mod controllers;
 pub mod crd;
 pub mod defaults;
 pub mod delete;

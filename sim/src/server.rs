@@ -21,6 +21,8 @@ pub struct SimConfig {
     pub dir: Option<PathBuf>,
     /// Port on 127.0.0.1; `None` picks a free one.
     pub port: Option<u16>,
+    /// The simulated controllers (Deployments, ReplicaSets, Pods) and their timing.
+    pub controllers: crate::controllers::ControllerConfig,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -86,10 +88,18 @@ impl Sim {
         let (stop_tx, stop_rx) = oneshot::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let served = app.clone();
+        let controllers = config.controllers.clone();
         let thread = std::thread::Builder::new()
             .name("piceli-sim-server".into())
             .spawn(move || {
-                runtime.block_on(serve(listener, server_config, served, stop_rx, ready_tx));
+                runtime.block_on(serve(
+                    listener,
+                    server_config,
+                    served,
+                    controllers,
+                    stop_rx,
+                    ready_tx,
+                ));
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })
             .map_err(|e| SimError::Runtime(e.to_string()))?;
@@ -124,6 +134,7 @@ async fn serve(
     listener: TcpListener,
     tls_config: Arc<rustls::ServerConfig>,
     app: Arc<App>,
+    controllers: crate::controllers::ControllerConfig,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), SimError>>,
 ) {
@@ -135,11 +146,15 @@ async fn serve(
         }
     };
     app.start_background();
+    let controllers = crate::controllers::Controllers::start(app.clone(), controllers);
     let _ = ready.send(Ok(()));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
     loop {
         tokio::select! {
-            _ = &mut stop => break,
+            _ = &mut stop => {
+                controllers.release();
+                break;
+            }
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);

@@ -10,6 +10,14 @@ pub fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
+/// Milliseconds since the Unix epoch, now.
+pub fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
 /// `2026-01-02T03:04:05Z` for the current time.
 pub fn now_rfc3339() -> String {
     format_rfc3339(now_secs())

@@ -199,6 +199,7 @@ async fn cluster_directories_keep_objects_across_restarts_and_share_them_between
     let config = piceli_sim::SimConfig {
         dir: Some(dir.path().to_path_buf()),
         port: None,
+        ..Default::default()
     };
     {
         let sim = piceli_sim::Sim::start(config.clone()).expect("start");

@@ -254,6 +254,29 @@ impl Store {
         Ok(out)
     }
 
+    /// Takes or renews the controller leadership row for `holder` until `now_ms + ttl_ms`; true when
+    /// `holder` leads (the row was free, expired, or already held by it).
+    pub fn try_lead(&self, holder: &str, now_ms: i64, ttl_ms: i64) -> Result<bool, ApiError> {
+        let conn = self.lock()?;
+        conn.execute(
+            "INSERT INTO leader (id, holder, expires) VALUES (0, ?1, ?2) ON CONFLICT(id) DO UPDATE \
+             SET holder = ?1, expires = ?2 WHERE leader.holder = ?1 OR leader.expires < ?3",
+            params![holder, now_ms + ttl_ms, now_ms],
+        )
+        .map_err(db_err)?;
+        let held: String = conn
+            .query_row("SELECT holder FROM leader WHERE id = 0", [], |r| r.get(0))
+            .map_err(db_err)?;
+        Ok(held == holder)
+    }
+
+    /// Gives up leadership if `holder` has it (on shutdown, so another process takes over at once).
+    pub fn release_lead(&self, holder: &str) {
+        if let Ok(conn) = self.lock() {
+            let _ = conn.execute("DELETE FROM leader WHERE holder = ?1", params![holder]);
+        }
+    }
+
     /// Publishes events written by other processes (file-backed stores only).
     pub fn poll_foreign(&self) {
         if let Ok(conn) = self.lock() {
@@ -457,6 +480,17 @@ mod tests {
                 .expect("get")
                 .is_some()
         );
+    }
+
+    #[test]
+    fn one_leader_at_a_time() {
+        let store = Store::open(None).expect("open");
+        assert!(store.try_lead("a", 1_000, 500).expect("lead"));
+        assert!(!store.try_lead("b", 1_200, 500).expect("lead"));
+        assert!(store.try_lead("a", 1_400, 500).expect("renew"));
+        assert!(store.try_lead("b", 2_000, 500).expect("expired"));
+        store.release_lead("b");
+        assert!(store.try_lead("a", 2_100, 500).expect("released"));
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub fn prepare(conn: &Connection, file_backed: bool) -> rusqlite::Result<()> {
              rv INTEGER PRIMARY KEY, rk TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,
              type TEXT NOT NULL, data TEXT NOT NULL);
          CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+         CREATE TABLE IF NOT EXISTS leader (
+             id INTEGER PRIMARY KEY CHECK (id = 0), holder TEXT NOT NULL, expires INTEGER NOT NULL);
          INSERT OR IGNORE INTO meta (key, value) VALUES ('rv', 1), ('compacted', 0);",
     )
 }

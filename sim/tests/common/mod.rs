@@ -11,8 +11,16 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use piceli_sim::{RunningSim, Sim, SimConfig};
 use serde_json::{Value, json};
 
-/// An in-memory simulator on a free port.
+/// An in-memory simulator on a free port, as a plain API server: its controllers are off, so
+/// the objects a test writes change only when the test changes them.
 pub fn sim() -> RunningSim {
+    let mut config = SimConfig::default();
+    config.controllers.enabled = false;
+    Sim::start(config).expect("simulator starts")
+}
+
+/// An in-memory simulator with its controllers running (the default configuration).
+pub fn live_sim() -> RunningSim {
     Sim::start(SimConfig::default()).expect("simulator starts")
 }
 

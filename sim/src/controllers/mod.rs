@@ -1,0 +1,172 @@
+//! Simulated controllers (kwok-like, no containers): one loop per process that reconciles the whole
+//! cluster whenever the store's event hub reports a change of a kind it manages, and on a timer for
+//! timed transitions (pod readiness, crash-loop restarts, progress deadlines).
+//!
+//! Writes go through the API's own write pipeline (`object::write`, `delete::delete`) with the field
+//! managers the real components use (`kube-controller-manager`, `kube-scheduler`, `kubelet`), so
+//! watches, resourceVersions and managedFields stay right.
+//!
+//! Leadership: processes serving one directory share its SQLite database; a row in its `leader`
+//! table (holder, expiry) elects the one process whose controllers act. The leader renews it every
+//! loop turn; a stopping server releases it; a killed one's row expires after
+//! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
+
+mod deployment;
+mod gc;
+mod node;
+mod pod;
+mod replicaset;
+mod util;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::app::App;
+
+pub use pod::BEHAVIOR_ANNOTATION;
+
+/// The field manager of the Deployment, ReplicaSet and garbage-collection controllers.
+pub const MANAGER: &str = "kube-controller-manager";
+
+/// The simulated node every pod is scheduled to.
+pub const NODE_NAME: &str = "piceli-sim-node";
+
+/// Timing and switches of the simulated controllers (part of [`crate::SimConfig`]).
+#[derive(Debug, Clone)]
+pub struct ControllerConfig {
+    /// Whether controllers run at all (off: a plain API server that only stores objects).
+    pub enabled: bool,
+    /// How long a scheduled pod takes to become Running and Ready (default 30 ms).
+    pub pod_ready_delay: Duration,
+    /// How often a crash-looping container restarts (default 1 s).
+    pub crash_restart_interval: Duration,
+    /// The longest the loop sleeps without an event (re-checks deadlines; default 250 ms).
+    pub resync: Duration,
+    /// How long a process's leadership lasts without renewal (default 5 s).
+    pub lease_duration: Duration,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            enabled: true,
+            pod_ready_delay: Duration::from_millis(30),
+            crash_restart_interval: Duration::from_secs(1),
+            resync: Duration::from_millis(250),
+            lease_duration: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the controllers remember between turns (timers only; everything else is in the store).
+#[derive(Default)]
+pub(crate) struct State {
+    /// When each pod (by uid) was first seen scheduled.
+    pub scheduled_at: HashMap<String, Instant>,
+    /// When each crash-looping pod last restarted.
+    pub last_restart: HashMap<String, Instant>,
+    /// The earliest time something timed is due.
+    pub wake: Option<Instant>,
+}
+
+impl State {
+    /// Asks for a turn no later than `at`.
+    pub fn wake_at(&mut self, at: Instant) {
+        self.wake = Some(self.wake.map_or(at, |w| w.min(at)));
+    }
+}
+
+/// The controllers of one process; dropping it does not stop them (the runtime does).
+pub struct Controllers {
+    holder: String,
+    app: Arc<App>,
+}
+
+impl Controllers {
+    /// Starts the controller loop on the current Tokio runtime.
+    pub fn start(app: Arc<App>, config: ControllerConfig) -> Controllers {
+        let holder = format!("{}-{}", std::process::id(), &crate::object::new_uid()[..8]);
+        let me = Controllers {
+            holder: holder.clone(),
+            app: app.clone(),
+        };
+        if config.enabled {
+            tokio::spawn(run(app, config, holder));
+        }
+        me
+    }
+
+    /// Gives up leadership (called on shutdown).
+    pub fn release(&self) {
+        if self.app.store.file_backed() {
+            self.app.store.release_lead(&self.holder);
+        }
+    }
+}
+
+/// Store keys whose changes start a turn.
+fn relevant(rk: &str) -> bool {
+    matches!(
+        rk,
+        "apps/deployments" | "apps/replicasets" | "/pods" | "/nodes"
+    )
+}
+
+async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
+    let mut rx = app.store.hub().subscribe();
+    let state = Arc::new(Mutex::new(State::default()));
+    let mut node_ready = false;
+    loop {
+        let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
+        let turn = tokio::task::spawn_blocking(move || {
+            let leading = !a.store.file_backed()
+                || a.store
+                    .try_lead(
+                        &h,
+                        crate::time::now_millis(),
+                        c.lease_duration.as_millis() as i64,
+                    )
+                    .unwrap_or(false);
+            if !leading {
+                return (false, None);
+            }
+            let Ok(mut st) = s.lock() else {
+                return (true, None);
+            };
+            st.wake = None;
+            if !node_ready {
+                node_ready = node::ensure(&a).is_ok();
+            }
+            pod::reconcile(&a, &c, &mut st);
+            replicaset::reconcile(&a, &mut st);
+            deployment::reconcile(&a, &mut st);
+            gc::reconcile(&a);
+            (node_ready, st.wake)
+        })
+        .await;
+        let (ready, wake) = turn.unwrap_or((false, None));
+        node_ready = ready;
+        let now = Instant::now();
+        let mut until = now + config.resync;
+        if let Some(w) = wake {
+            until = until.min(w.max(now));
+        }
+        // Sleep until something relevant changes or something timed is due.
+        let deadline = tokio::time::sleep_until(until.into());
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                _ = &mut deadline => break,
+                got = rx.recv() => match got {
+                    Ok(e) if relevant(&e.rk) => break,
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(_) => return,
+                }
+            }
+        }
+        // Coalesce the burst of events that usually follows.
+        while rx.try_recv().is_ok() {}
+    }
+}

@@ -1,0 +1,126 @@
+//! Helpers the controllers share: reading objects, and writing them through the API's write
+//! pipeline (create, update of the object or its status, delete) under a field manager.
+
+use serde_json::Value;
+
+use crate::app::App;
+use crate::delete::{self, DeleteOptions};
+use crate::object::{self, Candidate, Mode, WriteCtx};
+use crate::registry::ResourceType;
+use crate::status::ApiError;
+use crate::validate::FieldValidation;
+
+/// The served type at `group/version/plural`.
+pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<ResourceType, ApiError> {
+    app.registry
+        .lookup(group, version, plural)
+        .ok_or_else(|| ApiError::internal(format!("type {group}/{version}/{plural} not served")))
+}
+
+/// Every object of a type, in every namespace.
+pub fn list(app: &App, rt: &ResourceType) -> Vec<Value> {
+    app.store
+        .list(&rt.store_key(), None, None)
+        .map(|(items, _)| items.into_iter().map(|s| s.object).collect())
+        .unwrap_or_default()
+}
+
+/// A string at a JSON pointer, or "".
+pub fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+/// An integer at a JSON pointer, or `default`.
+pub fn i(v: &Value, ptr: &str, default: i64) -> i64 {
+    v.pointer(ptr).and_then(Value::as_i64).unwrap_or(default)
+}
+
+/// `metadata.uid`.
+pub fn uid(v: &Value) -> &str {
+    s(v, "/metadata/uid")
+}
+
+/// Whether the object is being deleted.
+pub fn terminating(v: &Value) -> bool {
+    v.pointer("/metadata/deletionTimestamp").is_some()
+}
+
+/// The uid of the object's controller owner reference, if any.
+pub fn controller_uid(v: &Value) -> Option<&str> {
+    v.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .and_then(|r| r.get("uid"))
+        .and_then(Value::as_str)
+}
+
+/// An owner reference to `owner` marking it as the controller.
+pub fn owner_ref(owner: &Value) -> Value {
+    serde_json::json!({
+        "apiVersion": s(owner, "/apiVersion"),
+        "kind": s(owner, "/kind"),
+        "name": s(owner, "/metadata/name"),
+        "uid": uid(owner),
+        "controller": true,
+        "blockOwnerDeletion": true,
+    })
+}
+
+fn ctx<'a>(
+    app: &'a App,
+    rt: &'a ResourceType,
+    ns: &'a str,
+    sub: &'a str,
+    manager: &str,
+) -> WriteCtx<'a> {
+    WriteCtx {
+        app,
+        rt,
+        ns,
+        subresource: sub,
+        manager: manager.to_string(),
+        dry_run: false,
+        validation: FieldValidation::Ignore,
+    }
+}
+
+/// Creates an object.
+pub fn create(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    obj: Value,
+    manager: &str,
+) -> Result<Value, ApiError> {
+    let name = s(&obj, "/metadata/name").to_string();
+    let c = ctx(app, rt, ns, "", manager);
+    object::write(&c, &name, Mode::Create, |_| Ok(Candidate::Replace(obj))).map(|o| o.object)
+}
+
+/// Updates an object (`sub` "" or "status") by changing the current one with `change`, inside
+/// the write transaction; `change` returning false leaves it alone.
+pub fn update(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    name: &str,
+    sub: &str,
+    manager: &str,
+    change: impl FnOnce(&mut Value) -> bool,
+) -> Result<(), ApiError> {
+    let c = ctx(app, rt, ns, sub, manager);
+    object::write(&c, name, Mode::Update, |old| {
+        let mut new = old.cloned().unwrap_or(Value::Null);
+        if !change(&mut new) {
+            return Err(ApiError::bad_request("unchanged"));
+        }
+        Ok(Candidate::Replace(new))
+    })
+    .map(|_| ())
+}
+
+/// Deletes an object, its dependents in the background.
+pub fn remove(app: &App, rt: &ResourceType, ns: &str, name: &str) -> Result<(), ApiError> {
+    delete::delete(app, rt, ns, name, &DeleteOptions::default()).map(|_| ())
+}
