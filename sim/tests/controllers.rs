@@ -354,3 +354,68 @@ fn one_process_acts_for_a_shared_directory() {
         (pods.len() == 1).then_some(())
     });
 }
+
+#[test]
+fn a_stateful_set_gets_ordinal_pods_and_claims_and_rolls_out() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let sts = "apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: 'postgres:16'}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+";
+    let f = k.file("sts.yaml", sts);
+    k.ok(&["apply", "-f", &f]);
+    let out = k.ok(&["rollout", "status", "sts/db", "--timeout=30s"]);
+    assert!(
+        out.contains("roll out complete") || out.contains("rolling update complete"),
+        "{out}"
+    );
+    let mut names: Vec<String> = items(&k, "pods")
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str().map(String::from))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["db-0", "db-1", "db-2"]);
+    let mut claims: Vec<String> = items(&k, "pvc")
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str().map(String::from))
+        .collect();
+    claims.sort();
+    assert_eq!(claims, ["data-db-0", "data-db-1", "data-db-2"]);
+    let pod = json_of(&k.ok(&["get", "pod/db-1", "-o", "json"]));
+    assert_eq!(pod["spec"]["hostname"], "db-1");
+    assert_eq!(
+        pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"],
+        "1"
+    );
+
+    k.ok(&["set", "image", "sts/db", "db=postgres:17"]);
+    k.ok(&["rollout", "status", "sts/db", "--timeout=30s"]);
+    let s = json_of(&k.ok(&["get", "sts/db", "-o", "json"]));
+    assert_eq!(
+        s["status"]["currentRevision"],
+        s["status"]["updateRevision"]
+    );
+    assert_eq!(s["status"]["updatedReplicas"], 3);
+    let images = k.ok(&[
+        "get",
+        "pods",
+        "-o",
+        "jsonpath={.items[*].spec.containers[0].image}",
+    ]);
+    assert_eq!(images, "postgres:17 postgres:17 postgres:17");
+    assert!(items(&k, "controllerrevisions").len() >= 2);
+}

@@ -13,7 +13,11 @@ use crate::registry::ResourceType;
 /// One turn over the kinds the controllers create.
 pub fn reconcile(app: &App) {
     let mut types: HashMap<(String, String), Option<ResourceType>> = HashMap::new();
-    for (group, plural) in [("apps", "replicasets"), ("", "pods")] {
+    for (group, plural) in [
+        ("apps", "replicasets"),
+        ("apps", "controllerrevisions"),
+        ("", "pods"),
+    ] {
         let Ok(kind) = rt(app, group, "v1", plural) else {
             continue;
         };

@@ -16,6 +16,7 @@ mod gc;
 mod node;
 mod pod;
 mod replicaset;
+mod statefulset;
 mod util;
 
 use std::collections::HashMap;
@@ -141,6 +142,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             pod::reconcile(&a, &c, &mut st);
             replicaset::reconcile(&a, &mut st);
             deployment::reconcile(&a, &mut st);
+            statefulset::reconcile(&a, &mut st);
             gc::reconcile(&a);
             (node_ready, st.wake)
         })
