@@ -78,6 +78,7 @@ impl Fixture {
                 context: Some("piceli-sim".into()),
             },
             state_dir: Some(self.state.path().to_path_buf()),
+            wait: Some(std::time::Duration::from_secs(30)),
         }
     }
 
@@ -616,4 +617,44 @@ async fn diff_between_releases_and_against_the_cluster() {
     let changed: Vec<_> = drift.actions.iter().filter(|a| a.changes()).collect();
     assert_eq!(changed.len(), 1, "{:?}", actions(&drift));
     assert_eq!(changed[0].diff[0].path, "spec.replicas");
+}
+
+/// A Deployment whose pods crash (the local cluster's failure annotation) with a short progress deadline.
+fn crashing_deployment() -> Vec<piceli::k8s_openapi::api::apps::v1::Deployment> {
+    let d = serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "crasher"},
+        "spec": {
+            "replicas": 1,
+            "progressDeadlineSeconds": 1,
+            "selector": {"matchLabels": {"app": "crasher"}},
+            "template": {
+                "metadata": {"labels": {"app": "crasher"}, "annotations": {"sim.piceli.dev/behavior": "crash-loop"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+            }
+        }
+    });
+    vec![serde_json::from_value(d).expect("deployment")]
+}
+
+mod crashing {
+    use super::*;
+
+    piceli::app! {
+        app crash-test;
+        target local = local(namespace: "crash");
+        include objects((crashing_deployment()));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
+    let fx = Fixture::new();
+    let session = fx.session(crashing::crash_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    let err = session.apply(&plan.hash).await.expect_err("not ready");
+    assert_eq!(err.code().as_str(), "PCL0115", "{err}");
+    assert!(err.to_string().contains("progress deadline"), "{err}");
+    assert!(!err.is_rejection(), "exit 1: it ran but failed");
 }

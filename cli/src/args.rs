@@ -39,6 +39,9 @@ pub struct Global {
     /// Where plans and the journal live (default `.piceli/<app>/<target>/`). Unused by render.
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Seconds `apply` and `resume` wait for workloads to be ready (0: do not wait).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 300)]
+    pub timeout: u64,
 }
 
 /// Output formats.

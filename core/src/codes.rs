@@ -249,6 +249,10 @@ codes! {
     PlanStale = "PCL0114", "the app changed since the plan",
         "The objects the app renders now differ from those in the approved plan (the binary or its inputs \
          changed). Run `plan` again and approve the new hash.";
+    NotReady = "PCL0115", "applied, but not ready",
+        "Every write landed, but a workload did not become ready in time (`--timeout`), a rollout exceeded its \
+         progress deadline, or a Job failed. `status` and `kubectl describe` show why (image pull, crash \
+         loop, probes); fix it and apply again, or `rollback`.";
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub fn options(global: &Global) -> SessionOptions {
             context: global.context.clone(),
         },
         state_dir: global.state_dir.clone(),
+        wait: (global.timeout > 0).then(|| std::time::Duration::from_secs(global.timeout)),
     }
 }
 

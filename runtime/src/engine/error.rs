@@ -76,6 +76,9 @@ pub enum EngineError {
     /// The journal failed.
     #[error("{code}: {0}", code = Code::JournalFailed)]
     Journal(String),
+    /// Applied, but an object did not become ready (timed out, or failed).
+    #[error("{code}: {0}", code = Code::NotReady)]
+    NotReady(String),
     /// Test-only: the fault hook stopped the run here, as a kill would.
     #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
     Killed(String),
@@ -99,6 +102,7 @@ impl EngineError {
             EngineError::Locked(_) => Code::Locked,
             EngineError::Journal(_) => Code::JournalFailed,
             EngineError::Killed(_) => Code::ApplyFailed,
+            EngineError::NotReady(_) => Code::NotReady,
         }
     }
 
@@ -128,6 +132,7 @@ impl EngineError {
                 | EngineError::Apply(_)
                 | EngineError::Journal(_)
                 | EngineError::Killed(_)
+                | EngineError::NotReady(_)
         )
     }
 

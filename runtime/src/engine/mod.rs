@@ -6,6 +6,7 @@ pub mod diff;
 pub mod error;
 pub mod hash;
 pub mod plan;
+pub mod ready;
 pub mod record;
 pub mod resources;
 pub mod secrets;

@@ -80,6 +80,8 @@ pub struct SessionOptions {
     pub connect: ConnectOptions,
     /// `--state-dir` (default `.piceli/<app>/<target>/`).
     pub state_dir: Option<PathBuf>,
+    /// How long `apply` and `resume` wait for workloads to be ready (`None`: do not wait).
+    pub wait: Option<std::time::Duration>,
 }
 
 /// An open session.
@@ -98,6 +100,8 @@ pub struct Session {
     pub conn: Connection,
     /// Test-only: stop an apply or resume at a chosen point, as a kill would.
     pub fault_hook: Option<std::sync::Arc<FaultHook>>,
+    /// How long to wait for readiness after writing (`None`: do not wait).
+    pub wait: Option<std::time::Duration>,
 }
 
 impl Session {
@@ -132,6 +136,7 @@ impl Session {
             journal,
             conn,
             fault_hook: None,
+            wait: opts.wait,
         })
     }
 
@@ -294,7 +299,7 @@ impl Session {
             .map(|a| format!("{}/{}", a.kind, a.name))
             .collect();
         let opts = self.plan_options(adopt, false)?;
-        apply(
+        let applied = apply(
             &self.app,
             &self.conn,
             &self.journal,
@@ -302,7 +307,11 @@ impl Session {
             &opts,
             self.fault_hook.as_deref(),
         )
-        .await
+        .await?;
+        if let Some(timeout) = self.wait {
+            super::ready::wait(&self.conn, &planned, timeout).await?;
+        }
+        Ok(applied)
     }
 
     /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`).
@@ -310,14 +319,23 @@ impl Session {
         let _lock: ApplyLock =
             Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
         let opts = self.plan_options(Vec::new(), false)?;
-        resume(
+        let unfinished = self
+            .journal
+            .unfinished()
+            .map_err(|e| EngineError::Journal(e.to_string()))?;
+        let applied = resume(
             &self.app,
             &self.conn,
             &self.journal,
             &opts,
             self.fault_hook.as_deref(),
         )
-        .await
+        .await?;
+        if let (Some(timeout), Some(release)) = (self.wait, unfinished) {
+            let plan = self.release_plan(release.number)?;
+            super::ready::wait(&self.conn, &plan, timeout).await?;
+        }
+        Ok(applied)
     }
 
     /// Ask a running apply (in another process) to halt between steps.

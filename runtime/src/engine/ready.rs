@@ -1,0 +1,196 @@
+//! Readiness after an apply: Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, CRDs
+//! established — polled until ready, failed (a rollout past its progress deadline, a failed Job) or out
+//! of time. PVCs are not waited for: with `WaitForFirstConsumer` storage they stay Pending until a pod
+//! uses them, which is not a failure.
+
+use super::error::EngineError;
+use super::plan::{ActionKind, Plan};
+use super::resources::{Resources, api_for};
+use super::target::Connection;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// How often readiness is polled.
+const POLL: Duration = Duration::from_millis(100);
+
+/// What a kind's status says.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Readiness {
+    /// Done.
+    Ready,
+    /// Not yet, with why.
+    Waiting(String),
+    /// Will not become ready, with why.
+    Failed(String),
+}
+
+fn condition<'a>(status: &'a Value, kind: &str) -> Option<&'a Value> {
+    status["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or(0)
+}
+
+/// The readiness of one live object (kinds without a rule are ready once they exist).
+pub fn readiness(object: &Value) -> Readiness {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let status = &object["status"];
+    let generation = int(&object["metadata"]["generation"]);
+    let observed = int(&status["observedGeneration"]);
+    let replicas = object["spec"]["replicas"].as_i64().unwrap_or(1);
+    match kind {
+        "Deployment" => {
+            if let Some(p) = condition(status, "Progressing")
+                && p["reason"] == "ProgressDeadlineExceeded"
+            {
+                return Readiness::Failed(format!(
+                    "rollout exceeded its progress deadline: {}",
+                    p["message"].as_str().unwrap_or_default()
+                ));
+            }
+            let updated = int(&status["updatedReplicas"]);
+            let available = int(&status["availableReplicas"]);
+            let total = int(&status["replicas"]);
+            if observed >= generation
+                && updated == replicas
+                && available == replicas
+                && total == replicas
+            {
+                Readiness::Ready
+            } else {
+                Readiness::Waiting(format!(
+                    "{available}/{replicas} available, {updated} updated"
+                ))
+            }
+        }
+        "StatefulSet" => {
+            let ready = int(&status["readyReplicas"]);
+            let current = status["currentRevision"].as_str();
+            let update = status["updateRevision"].as_str();
+            if observed >= generation
+                && ready == replicas
+                && (update.is_none() || current == update)
+            {
+                Readiness::Ready
+            } else {
+                Readiness::Waiting(format!("{ready}/{replicas} ready"))
+            }
+        }
+        "DaemonSet" => {
+            let desired = int(&status["desiredNumberScheduled"]);
+            let ready = int(&status["numberReady"]);
+            let updated = int(&status["updatedNumberScheduled"]);
+            if observed >= generation && ready == desired && updated == desired {
+                Readiness::Ready
+            } else {
+                Readiness::Waiting(format!("{ready}/{desired} ready"))
+            }
+        }
+        "Job" => {
+            if condition(status, "Failed").is_some_and(|c| c["status"] == "True") {
+                Readiness::Failed("the Job failed".into())
+            } else if condition(status, "Complete").is_some_and(|c| c["status"] == "True") {
+                Readiness::Ready
+            } else {
+                Readiness::Waiting("not complete".into())
+            }
+        }
+        "CustomResourceDefinition" => {
+            if condition(status, "Established").is_some_and(|c| c["status"] == "True") {
+                Readiness::Ready
+            } else {
+                Readiness::Waiting("not established".into())
+            }
+        }
+        _ => Readiness::Ready,
+    }
+}
+
+/// Wait until every object the plan created, updated or adopted is ready.
+pub async fn wait(conn: &Connection, plan: &Plan, timeout: Duration) -> Result<(), EngineError> {
+    let resources = Resources::default();
+    let deadline = Instant::now() + timeout;
+    let watched: Vec<_> = plan
+        .actions
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.action,
+                ActionKind::Create | ActionKind::Update | ActionKind::Adopt
+            )
+        })
+        .filter(|a| {
+            matches!(
+                a.kind.as_str(),
+                "Deployment" | "StatefulSet" | "DaemonSet" | "Job" | "CustomResourceDefinition"
+            )
+        })
+        .collect();
+    for a in watched {
+        let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
+        let served = resources.served(&conn.client, &probe).await?;
+        let api = api_for(&conn.client, &served, a.namespace.as_deref());
+        loop {
+            let live = api
+                .get_opt(&a.name)
+                .await
+                .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
+            let state = match live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null)) {
+                Some(v) => readiness(&v),
+                None => Readiness::Failed("it no longer exists".into()),
+            };
+            match state {
+                Readiness::Ready => break,
+                Readiness::Failed(why) => {
+                    return Err(EngineError::NotReady(format!("{}: {why}", a.key())));
+                }
+                Readiness::Waiting(why) if Instant::now() >= deadline => {
+                    return Err(EngineError::NotReady(format!(
+                        "{} not ready after {}s: {why}",
+                        a.key(),
+                        timeout.as_secs()
+                    )));
+                }
+                Readiness::Waiting(_) => tokio::time::sleep(POLL).await,
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deployment_rules() {
+        let base = |status: Value| json!({"kind": "Deployment", "metadata": {"generation": 2}, "spec": {"replicas": 2}, "status": status});
+        assert_eq!(
+            readiness(&base(
+                json!({"observedGeneration": 2, "replicas": 2, "updatedReplicas": 2, "availableReplicas": 2})
+            )),
+            Readiness::Ready
+        );
+        assert!(matches!(
+            readiness(&base(
+                json!({"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "availableReplicas": 2})
+            )),
+            Readiness::Waiting(_)
+        ));
+        let stuck = json!({"conditions": [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "slow"}]});
+        assert!(matches!(readiness(&base(stuck)), Readiness::Failed(_)));
+    }
+
+    #[test]
+    fn jobs_and_other_kinds() {
+        let job = |c: &str| json!({"kind": "Job", "status": {"conditions": [{"type": c, "status": "True"}]}});
+        assert_eq!(readiness(&job("Complete")), Readiness::Ready);
+        assert!(matches!(readiness(&job("Failed")), Readiness::Failed(_)));
+        assert_eq!(readiness(&json!({"kind": "ConfigMap"})), Readiness::Ready);
+    }
+}
