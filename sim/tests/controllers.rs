@@ -419,3 +419,82 @@ spec:
     assert_eq!(images, "postgres:17 postgres:17 postgres:17");
     assert!(items(&k, "controllerrevisions").len() >= 2);
 }
+
+#[test]
+fn a_daemon_set_runs_one_pod_per_node() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let ds = "apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: 'fluent-bit:3'}]
+";
+    k.ok(&["apply", "-f", &k.file("ds.yaml", ds)]);
+    k.ok(&["rollout", "status", "ds/agent", "--timeout=30s"]);
+    let pods = items(&k, "pods");
+    assert_eq!(pods.len(), 1);
+    assert_eq!(pods[0]["spec"]["nodeName"], "piceli-sim-node");
+    k.ok(&["set", "image", "ds/agent", "agent=fluent-bit:4"]);
+    k.ok(&["rollout", "status", "ds/agent", "--timeout=30s"]);
+    eventually("the new pod alone", 10, || {
+        let pods = items(&k, "pods");
+        (pods.len() == 1 && pods[0]["spec"]["containers"][0]["image"] == "fluent-bit:4")
+            .then_some(())
+    });
+}
+
+#[test]
+fn jobs_complete_or_fail_on_demand() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let job = |name: &str, annotations: &str| {
+        format!(
+            "apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+  completions: 2
+  parallelism: 2
+  backoffLimit: 1
+  template:
+    metadata: {{annotations: {{{annotations}}}}}
+    spec:
+      restartPolicy: Never
+      containers: [{{name: run, image: 'busybox:1.36'}}]
+"
+        )
+    };
+    k.ok(&["apply", "-f", &k.file("ok.yaml", &job("ok", ""))]);
+    k.ok(&[
+        "wait",
+        "--for=condition=Complete",
+        "job/ok",
+        "--timeout=30s",
+    ]);
+    let j = json_of(&k.ok(&["get", "job/ok", "-o", "json"]));
+    assert_eq!(j["status"]["succeeded"], 2);
+    assert!(j["status"]["completionTime"].is_string());
+    k.ok(&[
+        "apply",
+        "-f",
+        &k.file("bad.yaml", &job("bad", "sim.piceli.dev/behavior: fail")),
+    ]);
+    k.ok(&["wait", "--for=condition=Failed", "job/bad", "--timeout=30s"]);
+    let j = json_of(&k.ok(&["get", "job/bad", "-o", "json"]));
+    assert!(
+        j["status"]["failed"].as_i64().is_some_and(|n| n >= 2),
+        "{j}"
+    );
+    let reason = k.ok(&[
+        "get",
+        "job/bad",
+        "-o",
+        "jsonpath={.status.conditions[?(@.type==\"Failed\")].reason}",
+    ]);
+    assert_eq!(reason, "BackoffLimitExceeded");
+}

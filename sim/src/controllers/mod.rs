@@ -11,8 +11,10 @@
 //! loop turn; a stopping server releases it; a killed one's row expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
+mod daemonset;
 mod deployment;
 mod gc;
+mod job;
 mod node;
 mod pod;
 mod replicaset;
@@ -40,6 +42,8 @@ pub struct ControllerConfig {
     pub enabled: bool,
     /// How long a scheduled pod takes to become Running and Ready (default 30 ms).
     pub pod_ready_delay: Duration,
+    /// How long a pod with restartPolicy Never/OnFailure runs before it succeeds (default 50 ms).
+    pub pod_run_duration: Duration,
     /// How often a crash-looping container restarts (default 1 s).
     pub crash_restart_interval: Duration,
     /// The longest the loop sleeps without an event (re-checks deadlines; default 250 ms).
@@ -53,6 +57,7 @@ impl Default for ControllerConfig {
         ControllerConfig {
             enabled: true,
             pod_ready_delay: Duration::from_millis(30),
+            pod_run_duration: Duration::from_millis(50),
             crash_restart_interval: Duration::from_secs(1),
             resync: Duration::from_millis(250),
             lease_duration: Duration::from_secs(5),
@@ -143,6 +148,8 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             replicaset::reconcile(&a, &mut st);
             deployment::reconcile(&a, &mut st);
             statefulset::reconcile(&a, &mut st);
+            daemonset::reconcile(&a, &mut st);
+            job::reconcile(&a, &mut st);
             gc::reconcile(&a);
             (node_ready, st.wake)
         })

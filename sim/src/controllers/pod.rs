@@ -7,6 +7,9 @@
 //! - `never-ready`: Running but never Ready;
 //! - `fail`: phase Failed (exit code 1) for pods with restartPolicy Never/OnFailure; a crash loop
 //!   for restartPolicy Always (as a real kubelet restarts such containers).
+//!
+//! Healthy pods with restartPolicy Never/OnFailure (Job pods) run for `pod_run_duration`, then
+//! succeed (phase Succeeded, exit code 0).
 
 use std::time::Instant;
 
@@ -25,6 +28,8 @@ enum Behavior {
     CrashLoop,
     NeverReady,
     Fail,
+    /// Exited 0 (a healthy pod with restartPolicy Never/OnFailure after `pod_run_duration`).
+    Complete,
 }
 
 fn behavior(pod: &Value) -> Behavior {
@@ -84,13 +89,15 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
                 "containerID": id,
                 "ready": ready,
                 "restartCount": restarts,
-                "started": b != Behavior::CrashLoop && b != Behavior::Fail,
+                "started": b == Behavior::Healthy || b == Behavior::NeverReady,
             });
             st["state"] = match b {
                 Behavior::Healthy | Behavior::NeverReady => json!({"running": {"startedAt": started}}),
                 Behavior::CrashLoop => json!({"waiting": {"reason": "CrashLoopBackOff",
                     "message": format!("back-off restarting failed container {} in pod {}", s(c, "/name"), s(pod, "/metadata/name"))}}),
                 Behavior::Fail => json!({"terminated": {"exitCode": 1, "reason": "Error",
+                    "startedAt": started, "finishedAt": now, "containerID": st["containerID"]}}),
+                Behavior::Complete => json!({"terminated": {"exitCode": 0, "reason": "Completed",
                     "startedAt": started, "finishedAt": now, "containerID": st["containerID"]}}),
             };
             if b == Behavior::CrashLoop && restarts > 0 {
@@ -100,16 +107,25 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
             st
         })
         .collect();
-    let not_ready = (!ready).then_some("ContainersNotReady");
-    let phase = if b == Behavior::Fail {
-        "Failed"
-    } else {
-        "Running"
+    let not_ready = match b {
+        Behavior::Healthy => None,
+        Behavior::Complete | Behavior::Fail => Some("PodCompleted"),
+        _ => Some("ContainersNotReady"),
+    };
+    let phase = match b {
+        Behavior::Fail => "Failed",
+        Behavior::Complete => "Succeeded",
+        _ => "Running",
     };
     json!({
         "phase": phase,
         "conditions": [
-            condition("PodReadyToStartContainers", b != Behavior::Fail, started, None),
+            condition(
+                "PodReadyToStartContainers",
+                !matches!(b, Behavior::Fail | Behavior::Complete),
+                started,
+                None
+            ),
             condition("Initialized", true, started, None),
             condition("Ready", ready, started, not_ready),
             condition("ContainersReady", ready, started, not_ready),
@@ -176,6 +192,22 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             continue;
         }
         if phase != "Running" {
+            continue;
+        }
+        let runs_to_end = !matches!(s(pod, "/spec/restartPolicy"), "" | "Always");
+        if b == Behavior::Healthy && runs_to_end {
+            let since = *st.last_restart.entry(uid.clone()).or_insert(now);
+            let due = since + config.pod_run_duration;
+            if now < due {
+                st.wake_at(due);
+                continue;
+            }
+            let started = s(pod, "/status/startTime").to_string();
+            let done = status(pod, Behavior::Complete, 0, &started);
+            let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
+                p["status"] = done;
+                true
+            });
             continue;
         }
         // Keep the status in line with the behaviour (an annotation may change on a live pod) and
