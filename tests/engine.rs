@@ -658,3 +658,68 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
     assert!(err.to_string().contains("progress deadline"), "{err}");
     assert!(!err.is_rejection(), "exit 1: it ran but failed");
 }
+
+mod fields {
+    use super::*;
+
+    piceli::app! {
+        app fields-test;
+        target with-extra = local(namespace: "fields") { web.env.EXTRA: "1" };
+        target without = local(namespace: "fields");
+        deployment web {
+            image: (current_image()),
+            ports: { http: 80 },
+            env: { MODE: "prod" },
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_the_app_stops_declaring_is_removed() {
+    use kube::api::Api;
+    use piceli::k8s_openapi::api::apps::v1::Deployment;
+    let fx = Fixture::new();
+    let open = |target: &str| {
+        let mut opts = fx.options();
+        opts.target = Some(target.into());
+        opts
+    };
+    let session = Session::open(fields::fields_test::app(), &open("with-extra"))
+        .await
+        .expect("session");
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply with EXTRA");
+    let session = Session::open(fields::fields_test::app(), &open("without"))
+        .await
+        .expect("session");
+    let plan = session.plan(vec![], false).await.expect("plan");
+    // The Deployment loses EXTRA (objects also change their target annotation).
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.kind == "Deployment")
+        .expect("web");
+    let paths: Vec<&str> = web.diff.iter().map(|c| c.path.as_str()).collect();
+    assert!(
+        paths.contains(&"spec.template.spec.containers[web].env"),
+        "{paths:?}"
+    );
+    session
+        .apply(&plan.hash)
+        .await
+        .expect("apply without EXTRA");
+    let api: Api<Deployment> = Api::namespaced(fx.sim.client().expect("client"), "fields");
+    let env = api
+        .get("web")
+        .await
+        .expect("web")
+        .spec
+        .and_then(|s| s.template.spec)
+        .map(|p| p.containers[0].env.clone().unwrap_or_default());
+    let names: Vec<String> = env
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(names, ["MODE"]);
+}
