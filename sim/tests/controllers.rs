@@ -498,3 +498,52 @@ spec:
     ]);
     assert_eq!(reason, "BackoffLimitExceeded");
 }
+
+#[test]
+fn services_get_endpoints_and_slices_from_ready_pods() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&["apply", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    let svc = "apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 8080, targetPort: 80}]
+";
+    k.ok(&["apply", "-f", &k.file("s.yaml", svc)]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    let ep = eventually("two ready addresses", 10, || {
+        let ep = json_of(&k.ok(&["get", "endpoints/web", "-o", "json"]));
+        (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(2)).then_some(ep)
+    });
+    assert_eq!(ep["subsets"][0]["ports"][0]["port"], 80);
+    let pod_ips: Vec<String> = items(&k, "pods")
+        .iter()
+        .filter_map(|p| p["status"]["podIP"].as_str().map(String::from))
+        .collect();
+    for a in ep["subsets"][0]["addresses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        assert!(pod_ips.iter().any(|ip| a["ip"] == ip.as_str()), "{a}");
+    }
+    let slices = items(&k, "endpointslices");
+    assert_eq!(slices.len(), 1);
+    assert_eq!(
+        slices[0]["metadata"]["labels"]["kubernetes.io/service-name"],
+        "web"
+    );
+    assert_eq!(slices[0]["endpoints"].as_array().map(Vec::len), Some(2));
+    assert_eq!(slices[0]["endpoints"][0]["conditions"]["ready"], true);
+    k.ok(&["scale", "deploy/web", "--replicas=1"]);
+    eventually("one address left", 10, || {
+        let ep = json_of(&k.ok(&["get", "endpoints/web", "-o", "json"]));
+        (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(1)).then_some(())
+    });
+    k.ok(&["delete", "svc/web"]);
+    eventually("endpoints and slices gone", 10, || {
+        (items(&k, "endpoints").is_empty() && items(&k, "endpointslices").is_empty()).then_some(())
+    });
+}

@@ -17,6 +17,7 @@ pub fn reconcile(app: &App) {
         ("apps", "replicasets"),
         ("apps", "controllerrevisions"),
         ("", "pods"),
+        ("discovery.k8s.io", "endpointslices"),
     ] {
         let Ok(kind) = rt(app, group, "v1", plural) else {
             continue;

@@ -18,6 +18,7 @@ mod job;
 mod node;
 mod pod;
 mod replicaset;
+mod service;
 mod statefulset;
 mod util;
 
@@ -150,6 +151,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             statefulset::reconcile(&a, &mut st);
             daemonset::reconcile(&a, &mut st);
             job::reconcile(&a, &mut st);
+            service::reconcile(&a);
             gc::reconcile(&a);
             (node_ready, st.wake)
         })
