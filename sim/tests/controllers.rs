@@ -547,3 +547,37 @@ spec:
         (items(&k, "endpoints").is_empty() && items(&k, "endpointslices").is_empty()).then_some(())
     });
 }
+
+#[test]
+fn claims_bind_to_provisioned_volumes() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let pvc = "apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 2Gi}}
+";
+    k.ok(&["apply", "-f", &k.file("pvc.yaml", pvc)]);
+    k.ok(&[
+        "wait",
+        "--for=jsonpath={.status.phase}=Bound",
+        "pvc/data",
+        "--timeout=30s",
+    ]);
+    let claim = json_of(&k.ok(&["get", "pvc/data", "-o", "json"]));
+    assert_eq!(claim["spec"]["storageClassName"], "standard");
+    assert_eq!(claim["status"]["capacity"]["storage"], "2Gi");
+    let volume = claim["spec"]["volumeName"]
+        .as_str()
+        .expect("volumeName")
+        .to_string();
+    let pv = json_of(&k.ok(&["get", "pv", &volume, "-o", "json"]));
+    assert_eq!(pv["status"]["phase"], "Bound");
+    assert_eq!(pv["spec"]["claimRef"]["name"], "data");
+    k.ok(&["delete", "pvc/data"]);
+    eventually("the volume reclaimed", 10, || {
+        items(&k, "pv").is_empty().then_some(())
+    });
+}

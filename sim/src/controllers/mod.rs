@@ -21,6 +21,7 @@ mod replicaset;
 mod service;
 mod statefulset;
 mod util;
+mod volume;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -143,7 +144,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             };
             st.wake = None;
             if !node_ready {
-                node_ready = node::ensure(&a).is_ok();
+                node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
             }
             pod::reconcile(&a, &c, &mut st);
             replicaset::reconcile(&a, &mut st);
@@ -152,6 +153,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             daemonset::reconcile(&a, &mut st);
             job::reconcile(&a, &mut st);
             service::reconcile(&a);
+            volume::reconcile(&a);
             gc::reconcile(&a);
             (node_ready, st.wake)
         })
