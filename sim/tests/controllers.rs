@@ -581,3 +581,80 @@ spec:
         items(&k, "pv").is_empty().then_some(())
     });
 }
+
+#[test]
+fn rollout_undo_and_revision_history_limit() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let d = DEPLOYMENT.replace("replicas: 2", "replicas: 2\n  revisionHistoryLimit: 1");
+    k.ok(&["apply", "-f", &k.file("d.yaml", &d)]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    for image in ["nginx:1.28", "nginx:1.29"] {
+        k.ok(&["set", "image", "deploy/web", &format!("web={image}")]);
+        k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    }
+    eventually("one old ReplicaSet kept", 10, || {
+        (items(&k, "rs").len() == 2).then_some(())
+    });
+    k.ok(&["rollout", "undo", "deploy/web"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    let images = eventually("pods back on 1.28", 10, || {
+        let images = k.ok(&[
+            "get",
+            "pods",
+            "-o",
+            "jsonpath={.items[*].spec.containers[0].image}",
+        ]);
+        (images == "nginx:1.28 nginx:1.28").then_some(images)
+    });
+    assert_eq!(images, "nginx:1.28 nginx:1.28");
+    let rss = items(&k, "rs");
+    let current = rss
+        .iter()
+        .find(|r| r["spec"]["replicas"] == 2)
+        .expect("current rs");
+    assert_eq!(
+        current["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "4"
+    );
+    assert_eq!(
+        k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}"
+        ]),
+        "4"
+    );
+}
+
+#[test]
+fn recreate_stops_old_pods_before_starting_new_ones() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let d = DEPLOYMENT.replace("replicas: 2", "replicas: 2\n  strategy: {type: Recreate}");
+    k.ok(&["apply", "-f", &k.file("d.yaml", &d)]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    k.ok(&["set", "image", "deploy/web", "web=nginx:1.28"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let images = k.ok(&[
+            "get",
+            "pods",
+            "-o",
+            "jsonpath={.items[*].spec.containers[0].image}",
+        ]);
+        assert!(
+            !(images.contains("nginx:1.27") && images.contains("nginx:1.28")),
+            "old and new pods at once: {images}"
+        );
+        if images == "nginx:1.28 nginx:1.28" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "recreate did not finish: {images}"
+        );
+    }
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+}
