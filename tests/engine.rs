@@ -357,10 +357,24 @@ async fn secret_values_never_leave_the_process() {
     assert!(!as_text.contains(&base64::engine::general_purpose::STANDARD.encode(CANARY)));
 }
 
+/// Every object of a kind in the test namespace.
+async fn items<K>(client: &kube::Client) -> Vec<K>
+where
+    K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+{
+    kube::api::Api::<K>::namespaced(client.clone(), "engine")
+        .list(&kube::api::ListParams::default())
+        .await
+        .expect("list")
+        .items
+}
+
 /// The cluster state that matters, comparable across runs: every object in the namespace without
 /// server-set metadata (generated secret values are random: compared by key only).
 async fn cluster_state(sim: &RunningSim) -> Vec<(String, serde_json::Value)> {
-    use kube::api::{Api, ListParams};
     use piceli::k8s_openapi::api::{
         apps::v1::Deployment,
         core::v1::{ConfigMap, PersistentVolumeClaim, Secret, Service},
@@ -383,59 +397,38 @@ async fn cluster_state(sim: &RunningSim) -> Vec<(String, serde_json::Value)> {
                 *val = serde_json::Value::Null;
             }
         }
-        if kind == "Service"
-            && let Some(spec) = v.get_mut("spec").and_then(serde_json::Value::as_object_mut)
-        {
+        // Allocated by the cluster, different in every run: the Service's IP, the volume bound to a claim.
+        if let Some(spec) = v.get_mut("spec").and_then(serde_json::Value::as_object_mut) {
             spec.remove("clusterIP");
             spec.remove("clusterIPs");
+            spec.remove("volumeName");
         }
         (format!("{kind}/{name}"), v)
     }
     let c = sim.client().expect("client");
-    let lp = ListParams::default();
     let mut out = Vec::new();
     out.extend(
-        Api::<Deployment>::namespaced(c.clone(), "engine")
-            .list(&lp)
+        items::<Deployment>(&c)
             .await
-            .expect("list")
-            .items
             .iter()
             .map(|o| clean("Deployment", o)),
     );
     out.extend(
-        Api::<Service>::namespaced(c.clone(), "engine")
-            .list(&lp)
+        items::<Service>(&c)
             .await
-            .expect("list")
-            .items
             .iter()
             .map(|o| clean("Service", o)),
     );
     out.extend(
-        Api::<ConfigMap>::namespaced(c.clone(), "engine")
-            .list(&lp)
+        items::<ConfigMap>(&c)
             .await
-            .expect("list")
-            .items
             .iter()
             .map(|o| clean("ConfigMap", o)),
     );
+    out.extend(items::<Secret>(&c).await.iter().map(|o| clean("Secret", o)));
     out.extend(
-        Api::<Secret>::namespaced(c.clone(), "engine")
-            .list(&lp)
+        items::<PersistentVolumeClaim>(&c)
             .await
-            .expect("list")
-            .items
-            .iter()
-            .map(|o| clean("Secret", o)),
-    );
-    out.extend(
-        Api::<PersistentVolumeClaim>::namespaced(c, "engine")
-            .list(&lp)
-            .await
-            .expect("list")
-            .items
             .iter()
             .map(|o| clean("PVC", o)),
     );
