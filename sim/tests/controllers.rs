@@ -137,6 +137,24 @@ fn kubectl_rollout_status_and_wait_succeed_after_an_apply() {
     for m in ["kube-controller-manager", "kube-scheduler", "kubelet"] {
         assert!(managers.contains(m), "{managers}");
     }
+    let reasons = eventually("events for the transitions", 10, || {
+        let reasons = k.ok(&["get", "events", "-o", "jsonpath={.items[*].reason}"]);
+        [
+            "ScalingReplicaSet",
+            "SuccessfulCreate",
+            "Scheduled",
+            "Started",
+        ]
+        .iter()
+        .all(|r| reasons.contains(r))
+        .then_some(reasons)
+    });
+    assert!(!reasons.contains("BackOff"), "{reasons}");
+    let described = k.ok(&["describe", "deploy/web"]);
+    assert!(
+        described.contains("Scaled up replica set web-"),
+        "{described}"
+    );
     let node = json_of(&k.ok(&["get", "node", "piceli-sim-node", "-o", "json"]));
     assert!(node["status"]["conditions"].as_array().is_some_and(|c| {
         c.iter()
@@ -274,6 +292,14 @@ fn a_crash_looping_deployment_exceeds_its_progress_deadline() {
     assert_eq!(cs["state"]["waiting"]["reason"], "CrashLoopBackOff");
     assert_eq!(cs["ready"], false);
     assert_eq!(pod["status"]["phase"], "Running");
+    let warnings = k.ok(&[
+        "get",
+        "events",
+        "--field-selector=type=Warning",
+        "-o",
+        "jsonpath={.items[*].reason}",
+    ]);
+    assert!(warnings.contains("BackOff"), "{warnings}");
 }
 
 #[test]

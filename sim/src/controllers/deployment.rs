@@ -218,12 +218,34 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
             max_old_rev + 1,
             want + surge,
         );
-        let _ = util::create(app, rss, ns, rs, MANAGER);
+        if let Ok(created) = util::create(app, rss, ns, rs, MANAGER) {
+            util::event(
+                app,
+                d,
+                false,
+                "ScalingReplicaSet",
+                &format!("Scaled up replica set {new_name} from 0 to {initial}"),
+                "deployment-controller",
+            );
+            let _ = created;
+        }
         return true;
     };
 
     let scale = |r: &Value, to: i64| -> bool {
         let r_name = s(r, "/metadata/name").to_string();
+        let from = spec_of(r);
+        if from != to {
+            let dir = if to > from { "up" } else { "down" };
+            util::event(
+                app,
+                d,
+                false,
+                "ScalingReplicaSet",
+                &format!("Scaled {dir} replica set {r_name} from {from} to {to}"),
+                "deployment-controller",
+            );
+        }
         util::update(app, rss, ns, &r_name, "", MANAGER, |x| {
             x["spec"]["replicas"] = json!(to);
             let a = &mut x["metadata"]["annotations"];

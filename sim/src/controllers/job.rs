@@ -55,7 +55,17 @@ pub fn reconcile(app: &App, _st: &mut State) {
             let missing = remaining - active.len() as i64;
             let mut wrote = false;
             for _ in 0..missing.max(0) {
-                wrote |= util::create(app, &pods, ns, pod_for(&job), MANAGER).is_ok();
+                if let Ok(p) = util::create(app, &pods, ns, pod_for(&job), MANAGER) {
+                    wrote = true;
+                    util::event(
+                        app,
+                        &job,
+                        false,
+                        "SuccessfulCreate",
+                        &format!("Created pod: {}", s(&p, "/metadata/name")),
+                        "job-controller",
+                    );
+                }
             }
             if wrote {
                 continue;
@@ -108,6 +118,14 @@ pub fn reconcile(app: &App, _st: &mut State) {
                     ),
                 ]);
                 status["completionTime"] = json!(now);
+                util::event(
+                    app,
+                    &job,
+                    false,
+                    "Completed",
+                    "Job completed",
+                    "job-controller",
+                );
                 set(&mut status, "active", 0);
                 status["ready"] = json!(0);
             } else if failed_out {
@@ -124,6 +142,14 @@ pub fn reconcile(app: &App, _st: &mut State) {
                     ),
                 ]);
                 status["ready"] = json!(0);
+                util::event(
+                    app,
+                    &job,
+                    true,
+                    "BackoffLimitExceeded",
+                    "Job has reached the specified backoff limit",
+                    "job-controller",
+                );
             }
         }
         if status == old {

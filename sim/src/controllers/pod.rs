@@ -167,10 +167,20 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         let name = s(pod, "/metadata/name");
         let uid = util::uid(pod).to_string();
         if s(pod, "/spec/nodeName").is_empty() {
-            let _ = util::update(app, &pods, ns, name, "", "kube-scheduler", |p| {
+            let bound = util::update(app, &pods, ns, name, "", "kube-scheduler", |p| {
                 p["spec"]["nodeName"] = json!(NODE_NAME);
                 true
             });
+            if bound.is_ok() {
+                util::event(
+                    app,
+                    pod,
+                    false,
+                    "Scheduled",
+                    &format!("Successfully assigned {ns}/{name} to {NODE_NAME}"),
+                    "default-scheduler",
+                );
+            }
             continue;
         }
         let seen = *st.scheduled_at.entry(uid.clone()).or_insert(now);
@@ -184,10 +194,22 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             }
             let started = crate::time::now_rfc3339();
             let new = status(pod, b, 0, &started);
-            let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
+            let wrote = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
                 p["status"] = new;
                 true
             });
+            if wrote.is_ok() {
+                for c in containers(pod, "containers") {
+                    util::event(
+                        app,
+                        pod,
+                        false,
+                        "Started",
+                        &format!("Started container {}", s(&c, "/name")),
+                        "kubelet",
+                    );
+                }
+            }
             st.last_restart.insert(uid, now);
             continue;
         }
@@ -220,6 +242,21 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             let due = last + config.crash_restart_interval;
             if now >= due {
                 want = status(pod, b, restarts + 1, &started);
+                if restarts == 0 {
+                    for c in containers(pod, "containers") {
+                        util::event(
+                            app,
+                            pod,
+                            true,
+                            "BackOff",
+                            &format!(
+                                "Back-off restarting failed container {} in pod {name}",
+                                s(&c, "/name")
+                            ),
+                            "kubelet",
+                        );
+                    }
+                }
                 st.last_restart.insert(uid, now);
                 st.wake_at(now + config.crash_restart_interval);
             } else {

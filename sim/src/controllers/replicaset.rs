@@ -79,8 +79,16 @@ pub fn reconcile(app: &App, st: &mut State) {
         if mine.len() < want {
             for _ in mine.len()..want {
                 let pod = pod_for(&rs, ns, name);
-                if util::create(app, &pods, ns, pod, MANAGER).is_err() {
-                    break;
+                match util::create(app, &pods, ns, pod, MANAGER) {
+                    Ok(p) => util::event(
+                        app,
+                        &rs,
+                        false,
+                        "SuccessfulCreate",
+                        &format!("Created pod: {}", s(&p, "/metadata/name")),
+                        "replicaset-controller",
+                    ),
+                    Err(_) => break,
                 }
             }
         } else if mine.len() > want {
@@ -94,7 +102,16 @@ pub fn reconcile(app: &App, st: &mut State) {
                 )
             });
             for p in victims.iter().take(mine.len() - want) {
-                let _ = util::remove(app, &pods, ns, s(p, "/metadata/name"));
+                if util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok() {
+                    util::event(
+                        app,
+                        &rs,
+                        false,
+                        "SuccessfulDelete",
+                        &format!("Deleted pod: {}", s(p, "/metadata/name")),
+                        "replicaset-controller",
+                    );
+                }
             }
         }
         let min_ready = util::i(&rs, "/spec/minReadySeconds", 0);

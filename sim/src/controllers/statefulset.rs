@@ -88,7 +88,17 @@ fn sync(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
             break;
         }
         ensure_claims(app, k, set, i);
-        wrote |= util::create(app, &k.pods, ns, pod_for(set, i, &rev), MANAGER).is_ok();
+        if util::create(app, &k.pods, ns, pod_for(set, i, &rev), MANAGER).is_ok() {
+            wrote = true;
+            util::event(
+                app,
+                set,
+                false,
+                "SuccessfulCreate",
+                &format!("create Pod {name}-{i} in StatefulSet {name} successful"),
+                "statefulset-controller",
+            );
+        }
         if !parallel {
             return wrote;
         }

@@ -124,3 +124,42 @@ pub fn update(
 pub fn remove(app: &App, rt: &ResourceType, ns: &str, name: &str) -> Result<(), ApiError> {
     delete::delete(app, rt, ns, name, &DeleteOptions::default()).map(|_| ())
 }
+
+/// Records a core/v1 Event about `about` (best effort), as the named component would.
+pub fn event(
+    app: &App,
+    about: &Value,
+    warning: bool,
+    reason: &str,
+    message: &str,
+    component: &str,
+) {
+    let Some(events) = app.registry.lookup("", "v1", "events") else {
+        return;
+    };
+    let ns = match s(about, "/metadata/namespace") {
+        "" => "default",
+        n => n,
+    };
+    let now = crate::time::now_rfc3339();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let name = format!("{}.{nanos:x}", s(about, "/metadata/name"));
+    let ev = serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": name, "namespace": ns},
+        "involvedObject": {
+            "apiVersion": s(about, "/apiVersion"), "kind": s(about, "/kind"),
+            "namespace": s(about, "/metadata/namespace"), "name": s(about, "/metadata/name"),
+            "uid": uid(about), "resourceVersion": s(about, "/metadata/resourceVersion"),
+        },
+        "reason": reason, "message": message,
+        "source": {"component": component},
+        "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+        "type": if warning { "Warning" } else { "Normal" },
+        "reportingComponent": component, "reportingInstance": "",
+    });
+    let _ = create(app, &events, ns, ev, component);
+}
