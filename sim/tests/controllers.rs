@@ -684,3 +684,26 @@ fn recreate_stops_old_pods_before_starting_new_ones() {
     }
     k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
 }
+
+#[test]
+fn a_paused_deployment_waits_for_resume() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&["apply", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    k.ok(&["rollout", "pause", "deploy/web"]);
+    k.ok(&["set", "image", "deploy/web", "web=nginx:1.28"]);
+    eventually("Progressing Unknown/DeploymentPaused", 10, || {
+        let c = k.ok(&[
+            "get",
+            "deploy/web",
+            "-o",
+            "jsonpath={.status.conditions[?(@.type==\"Progressing\")].status}/{.status.conditions[?(@.type==\"Progressing\")].reason}",
+        ]);
+        (c == "Unknown/DeploymentPaused").then_some(())
+    });
+    assert_eq!(items(&k, "rs").len(), 1, "no new ReplicaSet while paused");
+    k.ok(&["rollout", "resume", "deploy/web"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    assert_eq!(items(&k, "rs").len(), 2);
+}

@@ -435,8 +435,13 @@ fn cond<'a>(status: &'a Value, t: &str) -> Option<&'a Value> {
 /// Sets a condition: unchanged when status and reason are the same (unless `touch`); the transition
 /// time survives when only the reason changes.
 fn set_cond(status: &mut Value, t: &str, ok: bool, reason: &str, msg: &str, touch: bool) {
-    let now = crate::time::now_rfc3339();
     let st = if ok { "True" } else { "False" };
+    set_cond_status(status, t, st, reason, msg, touch);
+}
+
+/// [`set_cond`] with any status (`Unknown` for paused Deployments).
+fn set_cond_status(status: &mut Value, t: &str, st: &str, reason: &str, msg: &str, touch: bool) {
+    let now = crate::time::now_rfc3339();
     let old = cond(status, t).cloned();
     if let Some(o) = &old
         && o["status"] == st
@@ -493,7 +498,12 @@ fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st:
     set(
         &mut status,
         "unavailableReplicas",
-        (replicas.max(want) - available).max(0),
+        (owned
+            .iter()
+            .map(|r| util::i(r, "/spec/replicas", 0))
+            .sum::<i64>()
+            - available)
+            .max(0),
         false,
     );
 
@@ -519,7 +529,7 @@ fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st:
             unavail = 1;
         }
     }
-    if available >= want - unavail {
+    if available >= want - unavail.min(want) {
         set_cond(
             &mut status,
             "Available",
@@ -544,13 +554,23 @@ fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st:
     let deadline = d
         .pointer("/spec/progressDeadlineSeconds")
         .and_then(Value::as_i64);
+    let was_paused = cond(&old, "Progressing").is_some_and(|c| c["reason"] == "DeploymentPaused");
     if paused {
-        set_cond(
+        set_cond_status(
             &mut status,
             "Progressing",
-            false,
+            "Unknown",
             "DeploymentPaused",
             "Deployment is paused",
+            false,
+        );
+    } else if was_paused {
+        set_cond_status(
+            &mut status,
+            "Progressing",
+            "Unknown",
+            "DeploymentResumed",
+            "Deployment is resumed",
             false,
         );
     } else if deadline.is_some() {
