@@ -707,3 +707,31 @@ fn a_paused_deployment_waits_for_resume() {
     k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
     assert_eq!(items(&k, "rs").len(), 2);
 }
+
+#[test]
+fn a_killed_leader_is_replaced_without_waiting_for_expiry() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut leader = std::process::Command::new(env!("CARGO_BIN_EXE_piceli-sim"))
+        .args(["serve", "--dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    eventually("the first server", 20, || {
+        dir.path().join("sim.pid").exists().then_some(())
+    });
+    // Let it take the leadership row before the second server starts.
+    std::thread::sleep(Duration::from_millis(300));
+    let config = piceli_sim::SimConfig {
+        dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let follower = piceli_sim::Sim::start(config).expect("second");
+    let _ = leader.kill();
+    let _ = leader.wait();
+    let k = Kubectl::new(&follower);
+    k.ok(&["apply", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    // Well under the 5 s a dead leader's row would take to expire.
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=4s"]);
+}

@@ -8,7 +8,8 @@
 //!
 //! Leadership: processes serving one directory share its SQLite database; a row in its `leader`
 //! table (holder, expiry) elects the one process whose controllers act. The leader renews it every
-//! loop turn; a stopping server releases it; a killed one's row expires after
+//! loop turn; a stopping server releases it; a killed one's row is freed at once when its pid no
+//! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
 mod daemonset;
@@ -113,6 +114,24 @@ impl Controllers {
     }
 }
 
+/// Frees leadership held by a process of this machine that no longer exists (killed without
+/// releasing it), so the others need not wait for the row to expire. Holders are `<pid>-<random>`.
+fn take_over_from_dead(app: &App) {
+    let Some(holder) = app.store.lead_holder() else {
+        return;
+    };
+    let Some(pid) = holder.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        return;
+    };
+    let proc = std::path::Path::new("/proc");
+    if pid != std::process::id()
+        && proc.join("self").exists()
+        && !proc.join(pid.to_string()).exists()
+    {
+        app.store.release_lead(&holder);
+    }
+}
+
 /// Store keys whose changes start a turn.
 fn relevant(rk: &str) -> bool {
     matches!(
@@ -128,6 +147,9 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
     loop {
         let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
         let turn = tokio::task::spawn_blocking(move || {
+            if a.store.file_backed() {
+                take_over_from_dead(&a);
+            }
             let leading = !a.store.file_backed()
                 || a.store
                     .try_lead(

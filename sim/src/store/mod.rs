@@ -270,6 +270,15 @@ impl Store {
         Ok(held == holder)
     }
 
+    /// The current leadership holder, if any.
+    pub fn lead_holder(&self) -> Option<String> {
+        let conn = self.lock().ok()?;
+        conn.query_row("SELECT holder FROM leader WHERE id = 0", [], |r| r.get(0))
+            .optional()
+            .ok()
+            .flatten()
+    }
+
     /// Gives up leadership if `holder` has it (on shutdown, so another process takes over at once).
     pub fn release_lead(&self, holder: &str) {
         if let Ok(conn) = self.lock() {
