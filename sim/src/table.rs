@@ -195,15 +195,28 @@ fn cells_for(rt: &ResourceType, obj: &Value) -> Vec<Value> {
                 .iter()
                 .map(|c| c["restartCount"].as_i64().unwrap_or(0))
                 .sum();
-            let phase = s(obj, "/status/phase");
+            let mut phase = s(obj, "/status/phase");
+            if phase.is_empty() {
+                phase = "Pending".into();
+            }
+            // As kubectl's printer: a container's waiting or terminated reason wins over the phase.
+            for c in statuses.iter().rev() {
+                let reason = c
+                    .pointer("/state/waiting/reason")
+                    .or_else(|| c.pointer("/state/terminated/reason"))
+                    .and_then(Value::as_str);
+                if let Some(r) = reason.filter(|r| !r.is_empty()) {
+                    phase = r.to_string();
+                    break;
+                }
+            }
+            if obj.pointer("/metadata/deletionTimestamp").is_some() {
+                phase = "Terminating".into();
+            }
             vec![
                 name,
                 json!(format!("{ready}/{total}")),
-                json!(if phase.is_empty() {
-                    "Pending".into()
-                } else {
-                    phase
-                }),
+                json!(phase),
                 json!(restarts.to_string()),
                 json!(age(obj)),
             ]

@@ -292,6 +292,8 @@ fn a_crash_looping_deployment_exceeds_its_progress_deadline() {
     assert_eq!(cs["state"]["waiting"]["reason"], "CrashLoopBackOff");
     assert_eq!(cs["ready"], false);
     assert_eq!(pod["status"]["phase"], "Running");
+    let table = k.ok(&["get", "pods"]);
+    assert!(table.contains("CrashLoopBackOff"), "{table}");
     let warnings = k.ok(&[
         "get",
         "events",
@@ -734,4 +736,24 @@ fn a_killed_leader_is_replaced_without_waiting_for_expiry() {
     k.ok(&["apply", "-f", &k.file("d.yaml", DEPLOYMENT)]);
     // Well under the 5 s a dead leader's row would take to expire.
     k.ok(&["rollout", "status", "deploy/web", "--timeout=4s"]);
+}
+
+#[test]
+fn deleting_a_namespace_removes_its_workloads_for_good() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&["create", "namespace", "team"]);
+    k.ok(&["apply", "-n", "team", "-f", &k.file("d.yaml", DEPLOYMENT)]);
+    k.ok(&[
+        "rollout",
+        "status",
+        "-n",
+        "team",
+        "deploy/web",
+        "--timeout=30s",
+    ]);
+    k.ok(&["delete", "namespace", "team"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let left = k.ok(&["get", "pods,rs,deploy", "-A", "-o", "name"]);
+    assert!(left.trim().is_empty(), "{left}");
 }
