@@ -757,3 +757,22 @@ fn deleting_a_namespace_removes_its_workloads_for_good() {
     let left = k.ok(&["get", "pods,rs,deploy", "-A", "-o", "name"]);
     assert!(left.trim().is_empty(), "{left}");
 }
+
+#[test]
+fn kubectl_create_deployment_rolls_out() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&[
+        "create",
+        "deployment",
+        "made",
+        "--image=nginx:1.27",
+        "--replicas=2",
+    ]);
+    k.ok(&["rollout", "status", "deploy/made", "--timeout=30s"]);
+    k.ok(&["expose", "deploy/made", "--port=80"]);
+    eventually("endpoints for the exposed deployment", 10, || {
+        let ep = json_of(&k.ok(&["get", "endpoints/made", "-o", "json"]));
+        (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(2)).then_some(())
+    });
+}

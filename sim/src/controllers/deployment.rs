@@ -46,6 +46,16 @@ fn strip_hash(template: &Value) -> Value {
     t
 }
 
+/// The ReplicaSet of the current template: the one whose template (without the hash label) equals
+/// it, else the one named after its hash.
+fn find_new<'a>(owned: &[&'a Value], template: &Value, new_name: &str) -> Option<&'a Value> {
+    owned
+        .iter()
+        .find(|r| strip_hash(r.pointer("/spec/template").unwrap_or(&Value::Null)) == *template)
+        .or_else(|| owned.iter().find(|r| s(r, "/metadata/name") == new_name))
+        .copied()
+}
+
 fn revision(rs: &Value) -> i64 {
     s(
         rs,
@@ -117,11 +127,7 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
     let collision = util::i(d, "/status/collisionCount", 0);
     let hash = template_hash(&template, collision);
     let new_name = format!("{name}-{hash}");
-    let new_rs = owned
-        .iter()
-        .find(|r| strip_hash(r.pointer("/spec/template").unwrap_or(&Value::Null)) == template)
-        .or_else(|| owned.iter().find(|r| s(r, "/metadata/name") == new_name))
-        .copied();
+    let new_rs = find_new(owned, &template, &new_name);
     let olds: Vec<&Value> = owned
         .iter()
         .filter(|r| new_rs.is_none_or(|n| util::uid(n) != util::uid(r)))
@@ -469,10 +475,12 @@ fn set_cond_status(status: &mut Value, t: &str, st: &str, reason: &str, msg: &st
 
 fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st: &mut State) {
     let template = d.pointer("/spec/template").cloned().unwrap_or(json!({}));
-    let new_rs = owned
-        .iter()
-        .find(|r| strip_hash(r.pointer("/spec/template").unwrap_or(&Value::Null)) == template)
-        .copied();
+    let new_name = format!(
+        "{}-{}",
+        s(d, "/metadata/name"),
+        template_hash(&template, util::i(d, "/status/collisionCount", 0))
+    );
+    let new_rs = find_new(owned, &template, &new_name);
     let sum = |p: &str| -> i64 { owned.iter().map(|r| util::i(r, p, 0)).sum() };
     let want = util::i(d, "/spec/replicas", 1).max(0);
     let replicas = sum("/status/replicas");
