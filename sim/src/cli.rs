@@ -18,6 +18,8 @@ pub enum SimCommand {
         /// Port on 127.0.0.1 (default: a free one).
         #[arg(long)]
         port: Option<u16>,
+        #[command(flatten)]
+        controllers: ControllerArgs,
     },
     /// Start `serve` in the background and wait until it is ready.
     Start {
@@ -27,6 +29,8 @@ pub enum SimCommand {
         /// Port on 127.0.0.1 (default: a free one).
         #[arg(long)]
         port: Option<u16>,
+        #[command(flatten)]
+        controllers: ControllerArgs,
     },
     /// Stop a background server started with `start`.
     Stop {
@@ -40,6 +44,41 @@ pub enum SimCommand {
         #[arg(long)]
         dir: PathBuf,
     },
+}
+
+/// How the simulated controllers run (`serve` and `start`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ControllerArgs {
+    /// Run no controllers: a plain API server (no rollouts, pods stay as written).
+    #[arg(long)]
+    pub no_controllers: bool,
+    /// Milliseconds from a pod's scheduling to Running and Ready (default 30).
+    #[arg(long, value_name = "MS")]
+    pub pod_ready_delay_ms: Option<u64>,
+}
+
+impl ControllerArgs {
+    fn config(&self) -> crate::controllers::ControllerConfig {
+        let mut c = crate::controllers::ControllerConfig {
+            enabled: !self.no_controllers,
+            ..Default::default()
+        };
+        if let Some(ms) = self.pod_ready_delay_ms {
+            c.pod_ready_delay = Duration::from_millis(ms);
+        }
+        c
+    }
+
+    fn args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.no_controllers {
+            out.push("--no-controllers".to_string());
+        }
+        if let Some(ms) = self.pod_ready_delay_ms {
+            out.extend(["--pod-ready-delay-ms".to_string(), ms.to_string()]);
+        }
+        out
+    }
 }
 
 /// Errors of the sim commands.
@@ -58,8 +97,16 @@ pub enum CliError {
 /// Runs a command and reports errors on stderr.
 pub fn run(cmd: SimCommand) -> ExitCode {
     let result = match cmd {
-        SimCommand::Serve { dir, port } => serve(&dir, port),
-        SimCommand::Start { dir, port } => start(&dir, port),
+        SimCommand::Serve {
+            dir,
+            port,
+            controllers,
+        } => serve(&dir, port, &controllers),
+        SimCommand::Start {
+            dir,
+            port,
+            controllers,
+        } => start(&dir, port, &controllers),
         SimCommand::Stop { dir } => stop(&dir),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
@@ -91,13 +138,13 @@ fn running(dir: &Path) -> Option<(u32, String)> {
         .then_some((pid, url))
 }
 
-fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
+fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<(), CliError> {
     // Several servers may share a directory; the pid file names the one `stop` and `status` manage.
     let sharing = running(dir).filter(|(pid, _)| *pid != std::process::id());
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
         port,
-        ..SimConfig::default()
+        controllers: controllers.config(),
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",
@@ -132,7 +179,7 @@ fn serve(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
     Ok(())
 }
 
-fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
+fn start(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
     if let Some((pid, _)) = running(dir) {
         return Err(CliError::AlreadyRunning {
@@ -152,6 +199,7 @@ fn start(dir: &Path, port: Option<u16>) -> Result<(), CliError> {
             if let Some(p) = port {
                 args.extend(["--port".into(), p.to_string()]);
             }
+            args.extend(controllers.args());
         }
     }
     let log_path = dir.join("sim.log");

@@ -171,3 +171,32 @@ fn two_servers_share_one_directory() {
     let (code, out, err) = sim_cmd(&["stop", "--dir", d]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+#[test]
+fn start_takes_controller_flags() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path().to_str().expect("utf-8 path");
+    let (code, out, err) = sim_cmd(&["start", "--dir", d, "--no-controllers"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let kubectl = |args: &[&str]| {
+        Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(dir.path().join("kubeconfig"))
+            .env_remove("KUBECONFIG")
+            .env("KUBECACHEDIR", dir.path().join("kube-cache"))
+            .args(args)
+            .output()
+            .expect("kubectl is required for these tests")
+    };
+    let made = kubectl(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    assert!(made.status.success(), "{made:?}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let rs = kubectl(&["get", "rs", "-o", "name"]);
+    assert!(rs.status.success());
+    assert!(
+        rs.stdout.is_empty(),
+        "no controllers, no ReplicaSets: {rs:?}"
+    );
+    let (code, _, err) = sim_cmd(&["stop", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+}
