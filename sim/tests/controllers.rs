@@ -25,6 +25,12 @@ fn eventually<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// One object as JSON, or `None` while it does not exist (yet).
+fn get_json(k: &Kubectl, what: &str) -> Option<Value> {
+    let out = k.run(&["get", what, "-o", "json"]);
+    (out.code == 0).then(|| json_of(&out.stdout))
+}
+
 fn items(k: &Kubectl, what: &str) -> Vec<Value> {
     json_of(&k.ok(&["get", what, "-o", "json"]))["items"]
         .as_array()
@@ -542,7 +548,7 @@ spec:
     k.ok(&["apply", "-f", &k.file("s.yaml", svc)]);
     k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
     let ep = eventually("two ready addresses", 10, || {
-        let ep = json_of(&k.ok(&["get", "endpoints/web", "-o", "json"]));
+        let ep = get_json(&k, "endpoints/web")?;
         (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(2)).then_some(ep)
     });
     assert_eq!(ep["subsets"][0]["ports"][0]["port"], 80);
@@ -567,7 +573,7 @@ spec:
     assert_eq!(slices[0]["endpoints"][0]["conditions"]["ready"], true);
     k.ok(&["scale", "deploy/web", "--replicas=1"]);
     eventually("one address left", 10, || {
-        let ep = json_of(&k.ok(&["get", "endpoints/web", "-o", "json"]));
+        let ep = get_json(&k, "endpoints/web")?;
         (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(1)).then_some(())
     });
     k.ok(&["delete", "svc/web"]);
@@ -772,7 +778,7 @@ fn kubectl_create_deployment_rolls_out() {
     k.ok(&["rollout", "status", "deploy/made", "--timeout=30s"]);
     k.ok(&["expose", "deploy/made", "--port=80"]);
     eventually("endpoints for the exposed deployment", 10, || {
-        let ep = json_of(&k.ok(&["get", "endpoints/made", "-o", "json"]));
+        let ep = get_json(&k, "endpoints/made")?;
         (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(2)).then_some(())
     });
 }

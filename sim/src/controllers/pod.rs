@@ -48,12 +48,17 @@ fn behavior(pod: &Value) -> Behavior {
 }
 
 /// A stable fake IP for a pod in 10.244.0.0/16.
-fn pod_ip(uid: &str) -> String {
-    let mut h: u32 = 2_166_136_261;
-    for b in uid.bytes() {
-        h = (h ^ b as u32).wrapping_mul(16_777_619);
-    }
-    format!("10.244.{}.{}", (h >> 8) % 256, (h % 253) + 2)
+fn pod_ip(uid: &str, probe: u32) -> String {
+    let n = (fnv(uid).wrapping_add(probe)) % (256 * 253);
+    format!("10.244.{}.{}", n / 253, (n % 253) + 2)
+}
+
+/// An IP for a new pod that no other pod has (the uid's hash, then the next free one).
+fn free_ip(uid: &str, used: &std::collections::HashSet<String>) -> String {
+    (0..256 * 253)
+        .map(|p| pod_ip(uid, p))
+        .find(|ip| !used.contains(ip))
+        .unwrap_or_else(|| pod_ip(uid, 0))
 }
 
 fn containers(pod: &Value, key: &str) -> Vec<Value> {
@@ -77,6 +82,10 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
     let now = crate::time::now_rfc3339();
     let uid = util::uid(pod);
     let ready = b == Behavior::Healthy;
+    let ip = match s(pod, "/status/podIP") {
+        "" => pod_ip(uid, 0),
+        have => have.to_string(),
+    };
     let statuses: Vec<Value> = containers(pod, "containers")
         .iter()
         .enumerate()
@@ -133,8 +142,8 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
         ],
         "hostIP": super::node::NODE_IP,
         "hostIPs": [{"ip": super::node::NODE_IP}],
-        "podIP": pod_ip(uid),
-        "podIPs": [{"ip": pod_ip(uid)}],
+        "podIP": ip,
+        "podIPs": [{"ip": ip}],
         "startTime": started,
         "qosClass": "BestEffort",
         "containerStatuses": statuses,
@@ -159,6 +168,11 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     let live: std::collections::HashSet<&str> = all.iter().map(util::uid).collect();
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
+    let mut used_ips: std::collections::HashSet<String> = all
+        .iter()
+        .map(|p| s(p, "/status/podIP").to_string())
+        .filter(|ip| !ip.is_empty())
+        .collect();
     for pod in &all {
         if util::terminating(pod) {
             continue;
@@ -193,7 +207,17 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 continue;
             }
             let started = crate::time::now_rfc3339();
-            let new = status(pod, b, 0, &started);
+            let mut new = status(pod, b, 0, &started);
+            let host_network =
+                pod.pointer("/spec/hostNetwork").and_then(Value::as_bool) == Some(true);
+            let ip = if host_network {
+                super::node::NODE_IP.to_string()
+            } else {
+                free_ip(&uid, &used_ips)
+            };
+            used_ips.insert(ip.clone());
+            new["podIP"] = json!(ip);
+            new["podIPs"] = json!([{"ip": ip}]);
             let wrote = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
                 p["status"] = new;
                 true
@@ -339,6 +363,15 @@ mod tests {
         assert_eq!(behavior(&pod("fail", "Always")), Behavior::CrashLoop);
         assert_eq!(behavior(&pod("fail", "Never")), Behavior::Fail);
         assert_eq!(behavior(&json!({})), Behavior::Healthy);
+    }
+
+    #[test]
+    fn pod_ips_are_not_reused() {
+        let mut used = std::collections::HashSet::new();
+        used.insert(pod_ip("u", 0));
+        let ip = free_ip("u", &used);
+        assert_ne!(ip, pod_ip("u", 0));
+        assert!(ip.starts_with("10.244."));
     }
 
     #[test]
