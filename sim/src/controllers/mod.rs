@@ -49,7 +49,8 @@ pub struct ControllerConfig {
     pub pod_run_duration: Duration,
     /// How often a crash-looping container restarts (default 1 s).
     pub crash_restart_interval: Duration,
-    /// The longest the loop sleeps without an event (re-checks deadlines; default 250 ms).
+    /// The longest the loop sleeps without an event or a timer due (default 1 s; a follower process
+    /// tries to take leadership this often).
     pub resync: Duration,
     /// How long a process's leadership lasts without renewal (default 5 s).
     pub lease_duration: Duration,
@@ -62,7 +63,7 @@ impl Default for ControllerConfig {
             pod_ready_delay: Duration::from_millis(30),
             pod_run_duration: Duration::from_millis(50),
             crash_restart_interval: Duration::from_secs(1),
-            resync: Duration::from_millis(250),
+            resync: Duration::from_secs(1),
             lease_duration: Duration::from_secs(5),
         }
     }
