@@ -41,9 +41,11 @@ hyperfine -N -i -w 1 -r "$runs" --export-markdown "$work/plan.md" \
   "$bin/$app plan" \
   "kubectl --kubeconfig $kc apply --server-side --dry-run=server -f $work/dir" || true
 
-# Apply of a fresh plan vs kubectl's server-side apply.
+# Apply of a fresh plan vs kubectl's server-side apply: writes only (`--timeout 0`, what kubectl does), and
+# writes plus waiting until every Deployment has rolled out (the default).
 hyperfine --shell=bash -w 0 -r "$runs" --export-markdown "$work/apply.md" \
   --prepare "bash -c prepare_apply" \
+  "$bin/$app apply --timeout 0 --approve \$(cat $work/hash)" \
   "$bin/$app apply --approve \$(cat $work/hash)" \
   "kubectl --kubeconfig $kc apply --server-side -f $work/dir"
 
