@@ -38,21 +38,7 @@ fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
     if let Some(p) = &w.restart_policy {
         one_of(cx, p, &["Never", "OnFailure"], "restart policy");
     }
-    for n in [&w.backoff_limit, &w.completions, &w.parallelism]
-        .into_iter()
-        .flatten()
-    {
-        if let Some(&v) = cx.known(n)
-            && v < 0
-        {
-            cx.error(
-                Code::BadBounds,
-                n.at,
-                format!("{v} is negative"),
-                "use 0 or more",
-            );
-        }
-    }
+    non_negative(cx, [&w.backoff_limit, &w.completions, &w.parallelism]);
     duplicates_containers(cx, w);
     for v in &w.volumes {
         match &v.source {
@@ -212,26 +198,15 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
             ),
             ProbeAction::Exec { .. } => {}
         }
-        for n in [
-            &probe.initial_delay,
-            &probe.period,
-            &probe.timeout,
-            &probe.failure_threshold,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if let Some(&v) = cx.known(n)
-                && v < 0
-            {
-                cx.error(
-                    Code::BadBounds,
-                    n.at,
-                    format!("{v} is negative"),
-                    "use 0 or more",
-                );
-            }
-        }
+        non_negative(
+            cx,
+            [
+                &probe.initial_delay,
+                &probe.period,
+                &probe.timeout,
+                &probe.failure_threshold,
+            ],
+        );
     }
     let mut paths: HashMap<&str, ()> = HashMap::new();
     for m in &c.mounts {
@@ -405,6 +380,22 @@ fn probe_port(cx: &mut Ctx, c: &Container, port: &PortRef) {
                     "probe a port the container declares under `ports:`, by name",
                 );
             }
+        }
+    }
+}
+
+/// Counts and durations that are given must be 0 or more.
+fn non_negative<const N: usize>(cx: &mut Ctx, values: [&Option<Spanned<i64>>; N]) {
+    for n in values.into_iter().flatten() {
+        if let Some(&v) = cx.known(n)
+            && v < 0
+        {
+            cx.error(
+                Code::BadBounds,
+                n.at,
+                format!("{v} is negative"),
+                "use 0 or more",
+            );
         }
     }
 }

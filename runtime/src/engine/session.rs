@@ -337,11 +337,4 @@ impl Session {
         }
         Ok(applied)
     }
-
-    /// Ask a running apply (in another process) to halt between steps.
-    pub fn stop(&self) -> Result<(), EngineError> {
-        self.journal
-            .request_stop()
-            .map_err(|e| EngineError::Journal(e.to_string()))
-    }
 }

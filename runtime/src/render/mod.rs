@@ -55,10 +55,17 @@ pub struct YamlSink {
     pub text: String,
 }
 
+impl YamlSink {
+    /// Append one object as a YAML document.
+    pub fn write(&mut self, object: &Value) {
+        self.text.push_str("---\n");
+        yaml::write_document(&mut self.text, object);
+    }
+}
+
 impl Sink for YamlSink {
     fn push(&mut self, object: Value) {
-        self.text.push_str("---\n");
-        yaml::write_document(&mut self.text, &object);
+        self.write(&object);
     }
 }
 
@@ -141,12 +148,11 @@ fn includes(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
 /// Multi-document YAML: every object starts with `---`. Long lines are never folded (image references stay
 /// on one line); multi-line strings (config files) use literal blocks.
 pub fn to_yaml(objects: &[Value]) -> Result<String, Error> {
-    let mut out = String::new();
+    let mut sink = YamlSink::default();
     for o in objects {
-        out.push_str("---\n");
-        yaml::write_document(&mut out, o);
+        sink.write(o);
     }
-    Ok(out)
+    Ok(sink.text)
 }
 
 /// A JSON list (`kind: List`), pretty-printed.
