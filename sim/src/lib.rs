@@ -34,6 +34,7 @@ mod server;
 pub mod smp;
 pub mod status;
 pub mod store;
+pub mod stream;
 pub mod table;
 pub mod time;
 pub mod tls;

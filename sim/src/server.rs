@@ -168,6 +168,7 @@ async fn serve(
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(tls), service)
+                        .with_upgrades()
                         .await;
                 });
             }

@@ -33,6 +33,11 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     if !authorized {
         return error(&ApiError::unauthorized());
     }
+    if let Route::Resource(t) = route(req.uri().path())
+        && crate::stream::is_stream(&t)
+    {
+        return crate::stream::handle(app, req, t).await;
+    }
     let (parts, body) = req.into_parts();
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
