@@ -20,6 +20,7 @@ pub mod delete;
 pub mod discovery;
 pub mod error;
 pub mod fields;
+pub mod hooks;
 pub mod http;
 pub mod kubeconfig;
 pub mod object;

@@ -244,6 +244,27 @@ impl RunningSim {
         }
     }
 
+    /// Maps `port` of the pods in `namespace` whose labels match `selector` (e.g.
+    /// `app.kubernetes.io/name=web`) to a real local address: port-forwards to those pods reach it, and
+    /// their http readiness probes on that port are really sent to it.
+    pub fn map_port(
+        &self,
+        namespace: &str,
+        selector: &str,
+        port: u16,
+        to: SocketAddr,
+    ) -> Result<(), SimError> {
+        self.app
+            .hooks
+            .map_port(namespace, selector, port, to)
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Removes every mapping of `port` in `namespace`.
+    pub fn unmap_port(&self, namespace: &str, port: u16) {
+        self.app.hooks.unmap_port(namespace, port);
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app
