@@ -253,6 +253,10 @@ codes! {
         "Every write landed, but a workload did not become ready in time (`--timeout`), a rollout exceeded its \
          progress deadline, or a Job failed. `status` and `kubectl describe` show why (image pull, crash \
          loop, probes); fix it and apply again, or `rollback`.";
+    ForwardFailed = "PCL0116", "cannot forward to the app's pod",
+        "A port forward (for a check, `access` or `status`) found no running, ready pod for the Service or \
+         workload, the port is not declared, or the cluster refused the forward. `status` shows the \
+         workload's health; check the port name in `app!` and that the pods are ready.";
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod forward;
 pub mod journal;
 pub mod load;
 pub mod render;

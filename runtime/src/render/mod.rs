@@ -11,6 +11,8 @@ mod policy;
 mod workloads;
 mod yaml;
 
+pub use meta::{COMPONENT_LABEL, MANAGED_BY_LABEL, NAME_LABEL};
+
 use crate::error::Error;
 use meta::Cx;
 use piceli_core::model::{App, Include};
