@@ -151,17 +151,13 @@ impl Session {
                         self.reset(id);
                     }
                 }
-                frame::PING => {
-                    if payload.len() == 4 {
-                        self.send(frame::control(frame::PING, 0, &payload)).await;
-                    }
+                frame::PING if payload.len() == 4 => {
+                    self.send(frame::control(frame::PING, 0, &payload)).await;
                 }
                 frame::GOAWAY => return Ok(false),
-                frame::HEADERS => {
-                    // Decoded only to keep the compression context in step.
-                    if payload.len() >= 4 {
-                        self.decoder.decode(&payload[4..])?;
-                    }
+                // Decoded only to keep the compression context in step.
+                frame::HEADERS if payload.len() >= 4 => {
+                    self.decoder.decode(&payload[4..])?;
                 }
                 // SETTINGS and WINDOW_UPDATE need no answer (see the module doc); SYN_REPLY
                 // cannot come (the server opens no streams); unknown types are ignored.
