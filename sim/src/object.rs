@@ -500,7 +500,12 @@ pub fn write(
     Ok(outcome)
 }
 
-fn precheck(ctx: &WriteCtx<'_>, name: &str, mode: Mode, old: Option<&Value>) -> Result<(), ApiError> {
+fn precheck(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    mode: Mode,
+    old: Option<&Value>,
+) -> Result<(), ApiError> {
     let rt = ctx.rt;
     match (mode, old) {
         (Mode::Create, Some(_)) => Err(ApiError::already_exists(&rt.group, &rt.plural, name)),

@@ -123,14 +123,22 @@ fn tls_or_io(e: &std::io::Error) -> String {
     let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) else {
         return go_io(e);
     };
-    match tls {
-        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-                .into()
-        }
-        rustls::Error::InvalidCertificate(c) => format!("tls: failed to verify certificate: {c:?}"),
-        other => format!("remote error: tls: {other}"),
-    }
+    use rustls::CertificateError as C;
+    let x509 = match tls {
+        rustls::Error::InvalidCertificate(c) => match c {
+            C::UnknownIssuer | C::BadSignature => "certificate signed by unknown authority".into(),
+            C::Expired
+            | C::ExpiredContext { .. }
+            | C::NotValidYet
+            | C::NotValidYetContext { .. } => "certificate has expired or is not yet valid".into(),
+            C::NotValidForName | C::NotValidForNameContext { .. } => {
+                "certificate is not valid for the webhook's host name".into()
+            }
+            other => format!("{other:?}"),
+        },
+        other => return format!("remote error: tls: {other}"),
+    };
+    format!("tls: failed to verify certificate: x509: {x509}")
 }
 
 /// Parses a complete HTTP/1.1 response out of `buf`; `None` while incomplete (unless `eof`).
@@ -158,8 +166,7 @@ fn parse_response(buf: &[u8], eof: bool) -> Result<Option<(u16, Vec<u8>)>, Strin
         let v = v.trim();
         if k.eq_ignore_ascii_case("content-length") {
             length = Some(v.parse::<usize>().map_err(|_| "malformed Content-Length")?);
-        } else if k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
-        {
+        } else if k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked") {
             chunked = true;
         }
     }

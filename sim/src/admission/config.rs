@@ -194,7 +194,11 @@ fn parse_webhook(config: &str, h: &Value) -> Webhook {
                     .unwrap_or("")
                     .into(),
                 name: svc.get("name").and_then(Value::as_str).unwrap_or("").into(),
-                path: svc.get("path").and_then(Value::as_str).unwrap_or("/").into(),
+                path: svc
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or("/")
+                    .into(),
                 port: u16::try_from(port).unwrap_or(443),
             }
         }

@@ -21,12 +21,18 @@ fn applies(app: &App, hook: &Webhook, req: &AdmissionRequest<'_>, object: Option
         .iter()
         .any(|r| matching::rule_matches(r, req.operation, req.resource, req.subresource))
         && matching::object_matches(&hook.object_selector, object, req.old)
-        && matching::namespace_matches(&hook.namespace_selector, req.resource, object, req.old, || {
-            app.store
-                .get("/namespaces", "", req.namespace)
-                .ok()
-                .flatten()
-        })
+        && matching::namespace_matches(
+            &hook.namespace_selector,
+            req.resource,
+            object,
+            req.old,
+            || {
+                app.store
+                    .get("/namespaces", "", req.namespace)
+                    .ok()
+                    .flatten()
+            },
+        )
 }
 
 /// Runs the mutating webhooks; `object` is `None` for DELETE (patches are then ignored).
@@ -241,7 +247,10 @@ mod tests {
 
     #[test]
     fn denials_read_like_the_real_server() {
-        let e = denial("deny.example.com", Some(&json!({"message": "no latest", "code": 400})));
+        let e = denial(
+            "deny.example.com",
+            Some(&json!({"message": "no latest", "code": 400})),
+        );
         assert_eq!(e.code, 400);
         assert_eq!(
             e.message,
@@ -249,7 +258,10 @@ mod tests {
         );
         let e = denial("d", Some(&json!({"code": 200, "reason": "Forbidden"})));
         assert_eq!((e.code, e.reason), (403, "Forbidden"));
-        assert_eq!(e.message, "admission webhook \"d\" denied the request: Forbidden");
+        assert_eq!(
+            e.message,
+            "admission webhook \"d\" denied the request: Forbidden"
+        );
         let e = denial("d", None);
         assert_eq!(
             e.message,

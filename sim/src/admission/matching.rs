@@ -197,9 +197,7 @@ mod tests {
         assert!(sel(json!({})));
         assert!(sel(json!({"matchLabels": {"app": "web"}})));
         assert!(!sel(json!({"matchLabels": {"app": "db"}})));
-        let expr = |op: &str, vals: &[&str]| {
-            json!({"matchExpressions": [{"key": "tier", "operator": op, "values": vals}]})
-        };
+        let expr = |op: &str, vals: &[&str]| json!({"matchExpressions": [{"key": "tier", "operator": op, "values": vals}]});
         assert!(sel(expr("In", &["front", "back"])));
         assert!(!sel(expr("NotIn", &["front"])));
         assert!(sel(expr("Exists", &[])));
@@ -223,11 +221,35 @@ mod tests {
         let nodes = rt("", "v1", "nodes");
         let namespaces = rt("", "v1", "namespaces");
         let fetch = |v: Value| move || Some(v);
-        assert!(namespace_matches(&sel, &pods, Some(&off), None, fetch(on.clone())));
-        assert!(!namespace_matches(&sel, &pods, Some(&on), None, fetch(off.clone())));
+        assert!(namespace_matches(
+            &sel,
+            &pods,
+            Some(&off),
+            None,
+            fetch(on.clone())
+        ));
+        assert!(!namespace_matches(
+            &sel,
+            &pods,
+            Some(&on),
+            None,
+            fetch(off.clone())
+        ));
         assert!(!namespace_matches(&sel, &pods, Some(&on), None, || None));
         assert!(namespace_matches(&sel, &nodes, Some(&off), None, || None));
-        assert!(namespace_matches(&sel, &namespaces, Some(&on), None, || None));
-        assert!(!namespace_matches(&sel, &namespaces, Some(&off), None, || None));
+        assert!(namespace_matches(
+            &sel,
+            &namespaces,
+            Some(&on),
+            None,
+            || None
+        ));
+        assert!(!namespace_matches(
+            &sel,
+            &namespaces,
+            Some(&off),
+            None,
+            || None
+        ));
     }
 }

@@ -76,7 +76,10 @@ pub struct Verdict {
 /// `received invalid webhook response` reasons.
 pub fn parse(body: &[u8], uid: &str, mutating: bool) -> Result<Verdict, String> {
     let review: Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
-    let av = review.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let av = review
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let kind = review.get("kind").and_then(Value::as_str).unwrap_or("");
     if av != "admission.k8s.io/v1" || kind != "AdmissionReview" {
         return Err(format!(
@@ -109,7 +112,10 @@ pub fn parse(body: &[u8], uid: &str, mutating: bool) -> Result<Verdict, String> 
         Some(serde_json::from_slice(&raw).map_err(|e| format!("invalid JSON Patch: {e}"))?)
     };
     Ok(Verdict {
-        allowed: resp.get("allowed").and_then(Value::as_bool).unwrap_or(false),
+        allowed: resp
+            .get("allowed")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         status: resp.get("status").filter(|s| s.is_object()).cloned(),
         patch,
         warnings: resp
@@ -151,10 +157,8 @@ mod tests {
 
     #[test]
     fn responses_are_checked_like_the_real_server() {
-        let ok = review(
-            json!({"uid": "u", "allowed": true, "warnings": ["careful"],
-                   "patchType": "JSONPatch", "patch": b64(r#"[{"op":"add","path":"/x","value":1}]"#)}),
-        );
+        let ok = review(json!({"uid": "u", "allowed": true, "warnings": ["careful"],
+                   "patchType": "JSONPatch", "patch": b64(r#"[{"op":"add","path":"/x","value":1}]"#)}));
         let v = parse(&ok, "u", true).expect("valid");
         assert!(v.allowed);
         assert_eq!(v.warnings, ["careful"]);
@@ -168,7 +172,11 @@ mod tests {
         );
         assert!(parse(&ok, "other", true).unwrap_err().contains("uid"));
         let untyped = review(json!({"uid": "u", "allowed": true, "patch": b64("[]")}));
-        assert!(parse(&untyped, "u", true).unwrap_err().contains("patchType"));
+        assert!(
+            parse(&untyped, "u", true)
+                .unwrap_err()
+                .contains("patchType")
+        );
         assert!(
             parse(br#"{"response": {}}"#, "u", true)
                 .unwrap_err()

@@ -160,7 +160,10 @@ mod tests {
     #[test]
     fn urls_split_into_address_host_and_path() {
         let t = from_url("https://127.0.0.1:8443/validate", 5).expect("url");
-        assert_eq!(t.addr, "127.0.0.1:8443".parse::<SocketAddr>().expect("addr"));
+        assert_eq!(
+            t.addr,
+            "127.0.0.1:8443".parse::<SocketAddr>().expect("addr")
+        );
         assert_eq!(t.server_name, "127.0.0.1");
         assert_eq!(t.path, "/validate?timeout=5s");
         assert_eq!(t.url, "https://127.0.0.1:8443/validate?timeout=5s");
@@ -168,7 +171,10 @@ mod tests {
         assert_eq!(t.path, "/?x=1&timeout=1s");
         assert!(from_url("http://127.0.0.1/", 1).is_err());
         assert_eq!(split_host_port("[::1]:7"), Ok(("::1".into(), 7)));
-        assert_eq!(split_host_port("example.com"), Ok(("example.com".into(), 443)));
+        assert_eq!(
+            split_host_port("example.com"),
+            Ok(("example.com".into(), 443))
+        );
     }
 
     #[test]
