@@ -9,6 +9,7 @@ pub mod forward;
 pub mod journal;
 pub mod load;
 pub mod render;
+pub mod status;
 
 pub use error::Error;
 pub use load::{IntoObjects, Object, load};
