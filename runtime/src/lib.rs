@@ -3,6 +3,7 @@
 //! Today: loading the checked model ([`load`]), validating values known only at run time, and rendering
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
+pub mod access;
 pub mod engine;
 pub mod error;
 pub mod forward;
