@@ -350,7 +350,61 @@ fn access_without_a_mapping_reaches_the_sims_responder() {
     let port = u16::try_from(ready["local_port"].as_u64().expect("port")).expect("u16");
     let response = http_get(port, "/");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(response.contains("web-"), "names the pod: {response}");
+    let first = response
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert!(first.starts_with("web-"), "names the pod: {response}");
+
+    // The pod goes away: the next connection reaches another one.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let pods: Api<k8s_openapi::api::core::v1::Pod> =
+            Api::namespaced(sim.client().expect("client"), "hello");
+        pods.delete(&first, &Default::default())
+            .await
+            .expect("delete the pod");
+    });
+    let response = http_get(port, "/");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let second = response.lines().last().unwrap_or_default().trim();
+    assert!(
+        second.starts_with("web-") && second != first,
+        "another pod answers: {first} then {second}"
+    );
+}
+
+#[test]
+fn help_json_lists_status_and_access_as_reads() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = hello(dir.path()).arg("help-json").assert().success();
+    let tree = json_of(&out);
+    let command = |name: &str| {
+        tree["commands"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == name))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(command("status")["touches_cluster"], "reads");
+    assert_eq!(command("status")["requires_approval"], false);
+    let access = command("access");
+    assert!(
+        access["touches_cluster"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("reads")),
+        "{access}"
+    );
+    let args: Vec<&str> = access["arguments"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|a| a["long"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(args, ["only", "port"]);
 }
 
 #[test]
