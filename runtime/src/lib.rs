@@ -3,12 +3,14 @@
 //! Today: loading the checked model ([`load`]), validating values known only at run time, and rendering
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
+pub mod access;
 pub mod engine;
 pub mod error;
 pub mod forward;
 pub mod journal;
 pub mod load;
 pub mod render;
+pub mod status;
 
 pub use error::Error;
 pub use load::{IntoObjects, Object, load};

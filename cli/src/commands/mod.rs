@@ -1,5 +1,6 @@
 //! One file per subcommand: parse arguments, call one operation, print.
 
+pub mod access;
 pub mod apply;
 pub mod diff;
 pub mod explain;
@@ -10,4 +11,5 @@ pub mod render;
 pub mod resume;
 pub mod rollback;
 pub mod session;
+pub mod status;
 pub mod stop;
