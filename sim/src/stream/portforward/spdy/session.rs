@@ -55,7 +55,6 @@ struct Pending {
     data: Option<u32>,
     port: Option<Result<u16, String>>,
     rx: Option<mpsc::Receiver<Bytes>>,
-    task: Option<JoinHandle<()>>,
 }
 
 struct Session {
@@ -66,6 +65,8 @@ struct Session {
     encoder: Encoder,
     streams: HashMap<u32, StreamEntry>,
     requests: HashMap<String, Pending>,
+    /// The forwards started (aborted when the session ends).
+    tasks: Vec<JoinHandle<()>>,
     session_unacked: u32,
     last_stream: u32,
 }
@@ -84,6 +85,7 @@ pub async fn run<S: Source>(app: Arc<App>, pod: Value, mut input: S, out: mpsc::
         encoder,
         streams: HashMap::new(),
         requests: HashMap::new(),
+        tasks: Vec::new(),
         session_unacked: 0,
         last_stream: 0,
     };
@@ -116,10 +118,8 @@ pub async fn run<S: Source>(app: Arc<App>, pod: Value, mut input: S, out: mpsc::
             break;
         }
     }
-    for p in s.requests.values_mut() {
-        if let Some(t) = p.task.take() {
-            t.abort();
-        }
+    for t in s.tasks {
+        t.abort();
     }
 }
 
@@ -236,7 +236,8 @@ impl Session {
         else {
             return;
         };
-        p.task = Some(tokio::spawn(forward(
+        self.tasks.retain(|t| !t.is_finished());
+        self.tasks.push(tokio::spawn(forward(
             self.app.clone(),
             self.pod.clone(),
             port,
@@ -260,11 +261,16 @@ impl Session {
         {
             entry.to_target = None;
         }
-        if fin {
-            entry.to_target = None;
-        }
         entry.unacked += len;
-        if entry.unacked >= WINDOW_STEP && !fin {
+        if fin {
+            // The client is done with this stream: drop it (a data stream's target is half-closed
+            // as its sender goes); the request itself is done once its data stream is.
+            if let Some(e) = self.streams.remove(&id)
+                && e.kind == Kind::Data
+            {
+                self.requests.remove(&e.request);
+            }
+        } else if entry.unacked >= WINDOW_STEP {
             let delta = std::mem::take(&mut entry.unacked);
             self.send(frame::window_update(id, delta)).await;
         }
@@ -279,20 +285,17 @@ impl Session {
         }
     }
 
-    /// The client reset a stream: a reset data stream ends its forward.
+    /// The client reset a stream: a reset data stream no longer feeds its target (whose
+    /// shutdown then ends the forward).
     fn reset(&mut self, id: u32) {
         let Some(entry) = self.streams.remove(&id) else {
             return;
         };
         if entry.kind == Kind::Data
             && let Some(p) = self.requests.remove(&entry.request)
+            && let Some(e) = p.error
         {
-            if let Some(t) = p.task {
-                t.abort();
-            }
-            if let Some(e) = p.error {
-                self.streams.remove(&e);
-            }
+            self.streams.remove(&e);
         }
     }
 }
