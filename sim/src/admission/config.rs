@@ -69,7 +69,12 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Whether any webhook could be called for this resource and subresource (any operation).
+    /// Admission configuration objects themselves are never admitted by webhooks (as in the real
+    /// server, so a broken webhook cannot lock its own configuration).
     pub fn may_match(&self, rt: &ResourceType, subresource: &str) -> bool {
+        if rt.group == "admissionregistration.k8s.io" {
+            return false;
+        }
         self.mutating
             .iter()
             .chain(&self.validating)
@@ -261,5 +266,24 @@ mod tests {
         assert!(b.ignore_failure && !b.dry_run_safe && !b.speaks_v1 && b.reinvoke_if_needed);
         assert_eq!(b.timeout, Duration::from_secs(3));
         assert!(b.tls.is_err());
+    }
+
+    #[test]
+    fn admission_configurations_are_never_admitted() {
+        let all = json!({"webhooks": [{"name": "all.example.com", "clientConfig": {"url": "https://127.0.0.1:1/"},
+            "rules": [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["*"]}]}]});
+        let snapshot = Snapshot {
+            mutating: Vec::new(),
+            validating: parse_configuration("all", &all),
+        };
+        let registry = crate::registry::Registry::default();
+        let lookup = |g: &str, p: &str| registry.lookup(g, "v1", p).expect("served type");
+        assert!(snapshot.may_match(&lookup("", "configmaps"), ""));
+        assert!(snapshot.may_match(&lookup("", "pods"), "status"));
+        let own = lookup(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+        );
+        assert!(!snapshot.may_match(&own, ""));
     }
 }
