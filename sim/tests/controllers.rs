@@ -7,35 +7,16 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{DEPLOYMENT, Kubectl, json_of};
+use common::{DEPLOYMENT, Kubectl, eventually, items, json_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use serde_json::{Value, json};
 
-/// Polls `f` every 50 ms until it returns `Some`, failing after `secs` seconds.
-fn eventually<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// One object as JSON, or `None` while it does not exist (yet).
 fn get_json(k: &Kubectl, what: &str) -> Option<Value> {
     let out = k.run(&["get", what, "-o", "json"]);
     (out.code == 0).then(|| json_of(&out.stdout))
-}
-
-fn items(k: &Kubectl, what: &str) -> Vec<Value> {
-    json_of(&k.ok(&["get", what, "-o", "json"]))["items"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
 }
 
 fn crash_looping(deadline: u32) -> String {

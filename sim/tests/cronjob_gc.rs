@@ -6,29 +6,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{DEPLOYMENT, Kubectl, json_of};
+use common::{DEPLOYMENT, Kubectl, eventually, items, json_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
-
-fn eventually<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn items(k: &Kubectl, what: &str) -> Vec<Value> {
-    json_of(&k.ok(&["get", what, "-o", "json"]))["items"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
 
 /// A CronJob running every second (sim-only annotation); `extra` goes into its spec, `pod_note`
 /// into the pod template's annotations.

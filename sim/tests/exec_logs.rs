@@ -6,9 +6,9 @@ mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{Kubectl, Watching, json_of};
+use common::{Kubectl, Watching, eventually, json_of};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, AttachParams, LogParams};
 use piceli_sim::hooks::{ExecOutput, ExecRequest};
@@ -40,17 +40,6 @@ fn rolled_out(k: &Kubectl) -> String {
         .as_str()
         .expect("a shop pod")
         .to_string()
-}
-
-fn eventually<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

@@ -9,12 +9,12 @@
 
 use std::sync::Arc;
 
-use http::{HeaderValue, Request, Response, StatusCode, header};
+use http::{Request, header};
 use serde_json::Value;
 
 use super::exec_session::{self, Protocol, Session};
 use crate::app::App;
-use crate::http::{Query, Resp, SimBody, error};
+use crate::http::{Query, Resp, error};
 use crate::status::ApiError;
 
 /// Sub-protocols served, in order of preference.
@@ -36,7 +36,7 @@ pub async fn handle(
         Ok(s) => s,
         Err(e) => return error(&e),
     };
-    let (protocol, accept) = match negotiate(&req) {
+    let protocol = match negotiate(&req) {
         Ok(p) => p,
         Err(e) => return error(&e),
     };
@@ -46,25 +46,17 @@ pub async fn handle(
             exec_session::run(app, upgraded, protocol, session).await;
         }
     });
-    let mut resp = Response::new(SimBody::Full(None));
-    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-    let h = resp.headers_mut();
-    h.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
-    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    if let Ok(v) = HeaderValue::from_str(&accept) {
-        h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
-    }
-    if let Some((name, _)) = PROTOCOLS.iter().find(|(_, p)| *p == protocol) {
-        h.insert(
-            header::SEC_WEBSOCKET_PROTOCOL,
-            HeaderValue::from_static(name),
-        );
-    }
+    let mut resp = super::switching_protocols();
+    let name = PROTOCOLS
+        .iter()
+        .find(|(_, p)| *p == protocol)
+        .map(|(name, _)| *name);
+    super::websocket_headers(resp.headers_mut(), req.headers(), name);
     resp
 }
 
-/// Checks the WebSocket upgrade request; returns the chosen protocol and the accept key.
-fn negotiate<B>(req: &Request<B>) -> Result<(Protocol, String), ApiError> {
+/// Checks the WebSocket upgrade request; returns the chosen protocol.
+fn negotiate<B>(req: &Request<B>) -> Result<Protocol, ApiError> {
     let h = |name: header::HeaderName| {
         req.headers()
             .get_all(name)
@@ -82,10 +74,9 @@ fn negotiate<B>(req: &Request<B>) -> Result<(Protocol, String), ApiError> {
     if !upgrade.contains("websocket") {
         return Err(ApiError::bad_request("Upgrade request required"));
     }
-    let key = req
-        .headers()
-        .get(header::SEC_WEBSOCKET_KEY)
-        .ok_or_else(|| ApiError::bad_request("missing Sec-WebSocket-Key header"))?;
+    if req.headers().get(header::SEC_WEBSOCKET_KEY).is_none() {
+        return Err(ApiError::bad_request("missing Sec-WebSocket-Key header"));
+    }
     let offered = h(header::SEC_WEBSOCKET_PROTOCOL);
     let offered: Vec<&str> = offered.split(',').map(str::trim).collect();
     let protocol = offered
@@ -96,8 +87,7 @@ fn negotiate<B>(req: &Request<B>) -> Result<(Protocol, String), ApiError> {
                 "unsupported WebSocket sub-protocols {offered:?}: piceli-sim serves v5.channel.k8s.io and v4.channel.k8s.io"
             ))
         })?;
-    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
-    Ok((protocol, accept))
+    Ok(protocol)
 }
 
 /// Validates the request against the pod, as the API server and kubelet would.
@@ -195,19 +185,6 @@ pub fn pick_container(pod: &Value, name: &str, wanted: &str) -> Result<String, A
 
 /// Whether the container is running (its status says so).
 fn running(pod: &Value, container: &str) -> bool {
-    [
-        "containerStatuses",
-        "initContainerStatuses",
-        "ephemeralContainerStatuses",
-    ]
-    .iter()
-    .filter_map(|k| {
-        pod.pointer(&format!("/status/{k}"))
-            .and_then(Value::as_array)
-    })
-    .flatten()
-    .any(|s| {
-        s.get("name").and_then(Value::as_str) == Some(container)
-            && s.pointer("/state/running").is_some()
-    })
+    super::log_lines::container_status(pod, container)
+        .is_some_and(|s| s.pointer("/state/running").is_some())
 }

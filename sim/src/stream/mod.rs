@@ -11,10 +11,10 @@ pub mod portforward;
 
 use std::sync::Arc;
 
-use http::Request;
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 
 use crate::app::App;
-use crate::http::{Resp, error};
+use crate::http::{Resp, SimBody, error};
 use crate::router::Target;
 use crate::status::ApiError;
 
@@ -40,5 +40,31 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>, t: Targe
         Some("exec" | "attach") => exec::handle(app, req, &ns, &pod).await,
         Some("log") => log::handle(app, req, &ns, &pod).await,
         _ => error(&ApiError::no_route()),
+    }
+}
+
+/// A `101 Switching Protocols` response with `Connection: Upgrade` (the caller adds the protocol headers).
+pub(crate) fn switching_protocols() -> Resp {
+    let mut resp = Response::new(SimBody::Full(None));
+    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
+    resp
+}
+
+/// The WebSocket answer headers: `Upgrade`, the accept key for the request's key, and the chosen
+/// sub-protocol.
+pub(crate) fn websocket_headers(out: &mut HeaderMap, req: &HeaderMap, proto: Option<&'static str>) {
+    out.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    let key = req
+        .get(header::SEC_WEBSOCKET_KEY)
+        .map(|k| k.as_bytes())
+        .unwrap_or_default();
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key);
+    if let Ok(v) = HeaderValue::from_str(&accept) {
+        out.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    if let Some(p) = proto {
+        out.insert(header::SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(p));
     }
 }

@@ -223,3 +223,26 @@ pub fn api_error(e: kube::Error) -> Box<kube::core::Status> {
         other => panic!("expected an API error, got {other:?}"),
     }
 }
+
+/// Polls `f` every 50 ms until it returns `Some`, failing after `secs` seconds.
+pub fn eventually<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The items of `kubectl get WHAT -o json`.
+pub fn items(k: &Kubectl, what: &str) -> Vec<Value> {
+    json_of(&k.ok(&["get", what, "-o", "json"]))["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}

@@ -18,11 +18,11 @@ pub mod target;
 
 use std::sync::Arc;
 
-use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Request, header};
 use serde_json::Value;
 
 use crate::app::App;
-use crate::http::{Query, Resp, SimBody, error};
+use crate::http::{Query, Resp, error};
 use crate::status::ApiError;
 
 /// The WebSocket subprotocol of SPDY tunnelled over WebSocket (kubectl 1.30+).
@@ -74,10 +74,8 @@ pub async fn handle(
         _ => Vec::new(),
     };
     let on_upgrade = hyper::upgrade::on(&mut req);
-    let mut resp = Response::new(SimBody::Full(None));
-    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let mut resp = super::switching_protocols();
     let h = resp.headers_mut();
-    h.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
     match &mode {
         Mode::Spdy => {
             h.insert(header::UPGRADE, HeaderValue::from_static("SPDY/3.1"));
@@ -87,10 +85,10 @@ pub async fn handle(
             );
         }
         Mode::Channels(_, proto) => {
-            websocket_headers(h, req.headers(), *proto);
+            super::websocket_headers(h, req.headers(), *proto);
         }
         Mode::SpdyTunnel => {
-            websocket_headers(h, req.headers(), Some(SPDY_TUNNEL));
+            super::websocket_headers(h, req.headers(), Some(SPDY_TUNNEL));
         }
     }
     tokio::spawn(async move {
@@ -208,21 +206,6 @@ fn negotiate(h: &HeaderMap) -> Result<Mode, ApiError> {
         return Ok(Mode::Spdy);
     }
     Err(ApiError::bad_request("Upgrade request required"))
-}
-
-fn websocket_headers(out: &mut HeaderMap, req: &HeaderMap, proto: Option<&'static str>) {
-    out.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    let key = req
-        .get(header::SEC_WEBSOCKET_KEY)
-        .map(|k| k.as_bytes())
-        .unwrap_or_default();
-    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key);
-    if let Ok(v) = HeaderValue::from_str(&accept) {
-        out.insert(header::SEC_WEBSOCKET_ACCEPT, v);
-    }
-    if let Some(p) = proto {
-        out.insert(header::SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(p));
-    }
 }
 
 #[cfg(test)]
