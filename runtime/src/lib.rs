@@ -3,6 +3,7 @@
 //! Today: loading the checked model ([`load`]), validating values known only at run time, and rendering
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
+pub mod checks;
 pub mod engine;
 pub mod error;
 pub mod forward;
@@ -11,5 +12,7 @@ pub mod load;
 pub mod render;
 
 pub use error::Error;
+/// The Kubernetes client library, for code checks (`CheckContext::client`).
+pub use kube;
 pub use load::{IntoObjects, Object, load};
 pub use piceli_core::model::App;

@@ -69,7 +69,9 @@ impl Journal {
             Ok(if n == 1 {
                 Ok(())
             } else {
-                Err(JournalError::Corrupt(format!("deploy run {id} is not in the journal")))
+                Err(JournalError::Corrupt(format!(
+                    "deploy run {id} is not in the journal"
+                )))
             })
         })
     }
@@ -224,7 +226,11 @@ mod tests {
             kind: "http".into(),
             passed,
             attempts: if passed { 1 } else { 3 },
-            message: if passed { "200".into() } else { "got 500".into() },
+            message: if passed {
+                "200".into()
+            } else {
+                "got 500".into()
+            },
             duration_ms: 5,
         }
     }
@@ -290,7 +296,10 @@ mod tests {
         j.fail_release_after_checks(r).unwrap();
         assert!(j.last_succeeded().unwrap().is_none());
         assert_eq!(j.release(r).unwrap().unwrap().state, ReleaseState::Failed);
-        assert!(j.fail_release_after_checks(r).is_err(), "only from succeeded");
+        assert!(
+            j.fail_release_after_checks(r).is_err(),
+            "only from succeeded"
+        );
     }
 
     #[test]
