@@ -1,6 +1,8 @@
 //! One file per subcommand: parse arguments, call one operation, print.
 
 pub mod apply;
+pub mod check;
+pub mod deploy;
 pub mod diff;
 pub mod explain;
 pub mod help_json;

@@ -1,7 +1,9 @@
 //! A `code(...)` check naming a function that does not exist: the path is resolved by rustc (E0425).
 
 mod checks {
-    pub async fn orders_flow() {}
+    pub async fn orders_flow(_: piceli::checks::CheckContext) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 piceli::app! {
