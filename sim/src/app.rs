@@ -23,6 +23,8 @@ pub struct App {
     pub started: i64,
     /// Admission plugins, called in registration order on every create and update.
     pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
+    /// The stored admission webhook configurations, cached.
+    pub webhooks: crate::admission::Webhooks,
     /// Sim-only hooks: pod ports mapped to real local addresses.
     pub hooks: crate::hooks::Hooks,
 }
@@ -37,6 +39,7 @@ impl App {
             addr,
             started: crate::time::now_secs(),
             admission: std::sync::RwLock::new(Vec::new()),
+            webhooks: crate::admission::Webhooks::default(),
             hooks: crate::hooks::Hooks::default(),
         };
         app.reload_crds()

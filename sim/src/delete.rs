@@ -64,6 +64,7 @@ pub fn delete(
 ) -> Result<Value, ApiError> {
     let rk = rt.store_key();
     let ns = if rt.namespaced { ns } else { "" };
+    admit(app, rt, ns, name, opts)?;
     let out = app.store.write(|w| {
         let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
         if let Some(uid) = &opts.uid
@@ -87,6 +88,39 @@ pub fn delete(
         app.reload_crds()?;
     }
     Ok(out)
+}
+
+/// Calls the admission webhooks matching a DELETE of the stored object, outside the store
+/// transaction (objects deleted by a cascade are not admitted one by one). Their warnings are dropped.
+fn admit(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    name: &str,
+    opts: &DeleteOptions,
+) -> Result<(), ApiError> {
+    let webhooks = app.webhooks.current(&app.store)?;
+    if !webhooks.may_match(rt, "") {
+        return Ok(());
+    }
+    let Some(old) = app.store.get(&rt.store_key(), ns, name)? else {
+        return Ok(());
+    };
+    let req = crate::admission::AdmissionRequest {
+        operation: "DELETE",
+        resource: rt,
+        namespace: ns,
+        name,
+        subresource: "",
+        old: Some(&old),
+        dry_run: opts.dry_run,
+        manager: "",
+        uid: crate::object::new_uid(),
+        propagation: Some(if opts.orphan { "Orphan" } else { "Background" }),
+    };
+    let mut warnings = Vec::new();
+    crate::admission::mutate_webhooks(app, &webhooks, &req, None, &mut warnings)?;
+    crate::admission::validate_webhooks(app, &webhooks, &req, None, &mut warnings)
 }
 
 /// Deletes (or marks for deletion, when finalizers remain) inside a transaction.

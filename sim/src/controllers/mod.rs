@@ -18,6 +18,7 @@ mod gc;
 mod job;
 mod node;
 mod pod;
+mod probe;
 mod replicaset;
 mod service;
 mod statefulset;
@@ -78,6 +79,8 @@ pub(crate) struct State {
     pub last_restart: HashMap<String, Instant>,
     /// The earliest time something timed is due.
     pub wake: Option<Instant>,
+    /// HTTP readiness probes of pods whose probed port is mapped.
+    pub probes: probe::Probes,
 }
 
 impl State {

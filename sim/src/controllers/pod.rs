@@ -77,11 +77,12 @@ fn condition(t: &str, ok: bool, now: &str, reason: Option<&str>) -> Value {
     c
 }
 
-/// The status a kubelet would report for `pod` with `restarts` restarts so far.
-fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
+/// The status a kubelet would report for `pod` with `restarts` restarts so far; `probed` is what
+/// its http readiness probes say, if it has mapped ones ([`super::probe`]).
+fn status(pod: &Value, b: Behavior, restarts: i64, started: &str, probed: Option<bool>) -> Value {
     let now = crate::time::now_rfc3339();
     let uid = util::uid(pod);
-    let ready = b == Behavior::Healthy;
+    let ready = b == Behavior::Healthy && probed != Some(false);
     let ip = match s(pod, "/status/podIP") {
         "" => pod_ip(uid, 0),
         have => have.to_string(),
@@ -117,7 +118,7 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str) -> Value {
         })
         .collect();
     let not_ready = match b {
-        Behavior::Healthy => None,
+        Behavior::Healthy if ready => None,
         Behavior::Complete | Behavior::Fail => Some("PodCompleted"),
         _ => Some("ContainersNotReady"),
     };
@@ -168,6 +169,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     let live: std::collections::HashSet<&str> = all.iter().map(util::uid).collect();
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
+    st.probes.retain(&live);
     let mut used_ips: std::collections::HashSet<String> = all
         .iter()
         .map(|p| s(p, "/status/podIP").to_string())
@@ -207,7 +209,13 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 continue;
             }
             let started = crate::time::now_rfc3339();
-            let mut new = status(pod, b, 0, &started);
+            let probed = st
+                .probes
+                .readiness(app, pod, &uid, probe_period(config), now);
+            if probed.is_some() {
+                st.wake_at(now + probe_period(config));
+            }
+            let mut new = status(pod, b, 0, &started, probed);
             let host_network =
                 pod.pointer("/spec/hostNetwork").and_then(Value::as_bool) == Some(true);
             let ip = if host_network {
@@ -249,7 +257,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 continue;
             }
             let started = s(pod, "/status/startTime").to_string();
-            let done = status(pod, Behavior::Complete, 0, &started);
+            let done = status(pod, Behavior::Complete, 0, &started, None);
             let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
                 p["status"] = done;
                 true
@@ -260,12 +268,21 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         // let crash loops restart.
         let restarts = util::i(pod, "/status/containerStatuses/0/restartCount", 0);
         let started = s(pod, "/status/startTime").to_string();
-        let mut want = status(pod, b, restarts, &started);
+        let probed = if b == Behavior::Healthy {
+            st.probes
+                .readiness(app, pod, &uid, probe_period(config), now)
+        } else {
+            None
+        };
+        if probed.is_some() {
+            st.wake_at(now + probe_period(config));
+        }
+        let mut want = status(pod, b, restarts, &started, probed);
         if b == Behavior::CrashLoop {
             let last = *st.last_restart.entry(uid.clone()).or_insert(now);
             let due = last + config.crash_restart_interval;
             if now >= due {
-                want = status(pod, b, restarts + 1, &started);
+                want = status(pod, b, restarts + 1, &started, None);
                 if restarts == 0 {
                     for c in containers(pod, "containers") {
                         util::event(
@@ -313,6 +330,11 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             true
         });
     }
+}
+
+/// How often pods with mapped http readiness probes are probed.
+fn probe_period(config: &ControllerConfig) -> std::time::Duration {
+    config.pod_ready_delay.max(super::probe::MIN_PERIOD)
 }
 
 /// Whether the pod's status already has the phase, readiness and container states `want` has.
@@ -378,14 +400,14 @@ mod tests {
     fn crash_loops_report_back_off() {
         let pod = json!({"metadata": {"name": "p", "uid": "u"},
             "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
-        let st = status(&pod, Behavior::CrashLoop, 3, "2026-01-01T00:00:00Z");
+        let st = status(&pod, Behavior::CrashLoop, 3, "2026-01-01T00:00:00Z", None);
         assert_eq!(st["containerStatuses"][0]["restartCount"], 3);
         assert_eq!(
             st["containerStatuses"][0]["state"]["waiting"]["reason"],
             "CrashLoopBackOff"
         );
         assert_eq!(st["conditions"][2]["status"], "False");
-        let ok = status(&pod, Behavior::Healthy, 0, "2026-01-01T00:00:00Z");
+        let ok = status(&pod, Behavior::Healthy, 0, "2026-01-01T00:00:00Z", None);
         assert_eq!(ok["conditions"][2]["status"], "True");
         assert!(same_shape(&json!({"status": ok}), &ok));
     }

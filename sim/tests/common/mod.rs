@@ -109,7 +109,13 @@ impl Kubectl {
 
     /// Starts a long-running kubectl (e.g. `get -w`) writing to pipes.
     pub fn spawn(&self, args: &[&str]) -> Child {
+        self.spawn_env(args, &[])
+    }
+
+    /// As [`Kubectl::spawn`], with extra environment variables.
+    pub fn spawn_env(&self, args: &[&str], env: &[(&str, &str)]) -> Child {
         let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied());
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -1,15 +1,28 @@
 //! The admission seam of the write pipeline: after defaulting, registered plugins may mutate the
 //! object, and after validation they may reject it — where the real API server calls mutating and
-//! validating admission (and where admission webhooks will be called).
+//! validating admission. The stored Mutating- and ValidatingWebhookConfigurations are honoured at
+//! the same points: mutating webhooks after the plugins' `mutate`, validating webhooks after the
+//! plugins' `validate` (and both on DELETE).
+
+mod client;
+mod config;
+mod dispatch;
+mod matching;
+mod review;
+mod target;
 
 use serde_json::Value;
 
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 
+pub use config::{Snapshot, Webhooks};
+pub use dispatch::{mutate as mutate_webhooks, validate as validate_webhooks};
+pub use review::user_info;
+
 /// What is being admitted.
 pub struct AdmissionRequest<'a> {
-    /// `CREATE` or `UPDATE`.
+    /// `CREATE`, `UPDATE` or `DELETE` (plugins see only the first two).
     pub operation: &'static str,
     pub resource: &'a ResourceType,
     pub namespace: &'a str,
@@ -21,6 +34,10 @@ pub struct AdmissionRequest<'a> {
     pub dry_run: bool,
     /// The field manager of the request.
     pub manager: &'a str,
+    /// The request's uid, sent to webhooks (empty when no webhook can match).
+    pub uid: String,
+    /// DELETE only: `Orphan` or `Background`.
+    pub propagation: Option<&'static str>,
 }
 
 /// An admission plugin. Both steps default to admitting the object unchanged.

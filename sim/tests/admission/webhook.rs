@@ -1,0 +1,149 @@
+//! A real admission webhook server for the tests: HTTPS (tokio + rustls) with a fresh CA and a
+//! serving certificate for 127.0.0.1 and the given DNS names, answering AdmissionReview v1 with what
+//! a handler decides, optionally after a delay. Every request it receives is kept.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use serde_json::{Value, json};
+
+/// Decides the `response` (without `uid`) for an AdmissionReview `request`.
+pub type Handler = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
+pub struct WebhookServer {
+    pub addr: SocketAddr,
+    /// PEM of the CA that signed the serving certificate.
+    pub ca_pem: String,
+    pub requests: Arc<Mutex<Vec<Value>>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// A CA certificate (PEM) and its issuer.
+pub fn new_ca() -> (String, Issuer<'static, KeyPair>) {
+    let mut params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let key = KeyPair::generate().expect("ca key");
+    let cert = params.self_signed(&key).expect("ca cert");
+    (cert.pem(), Issuer::new(params, key))
+}
+
+impl WebhookServer {
+    /// Starts a server answering with `handler` after `delay`.
+    pub fn start(dns_names: &[&str], delay: Duration, handler: Handler) -> WebhookServer {
+        let (ca_pem, issuer) = new_ca();
+        let names: Vec<String> = dns_names.iter().map(|s| s.to_string()).collect();
+        let mut params = CertificateParams::new(names).expect("leaf params");
+        params
+            .subject_alt_names
+            .push(SanType::IpAddress(std::net::IpAddr::V4(
+                std::net::Ipv4Addr::LOCALHOST,
+            )));
+        let key = KeyPair::generate().expect("leaf key");
+        let leaf = params.signed_by(&key, &issuer).expect("leaf cert");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("protocols")
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![leaf.der().clone()],
+                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+            )
+            .expect("server config");
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        runtime.spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                let (acceptor, handler, seen) = (acceptor.clone(), handler.clone(), seen.clone());
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                        let (handler, seen) = (handler.clone(), seen.clone());
+                        async move {
+                            let body = req.into_body().collect().await?.to_bytes();
+                            let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                            let request = review.get("request").cloned().unwrap_or(Value::Null);
+                            seen.lock().expect("requests").push(request.clone());
+                            tokio::time::sleep(delay).await;
+                            let mut response = handler(&request);
+                            response["uid"] = request.get("uid").cloned().unwrap_or(Value::Null);
+                            let out = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response});
+                            let mut resp = hyper::Response::new(Full::new(Bytes::from(out.to_string())));
+                            resp.headers_mut().insert(
+                                hyper::header::CONTENT_TYPE,
+                                hyper::header::HeaderValue::from_static("application/json"),
+                            );
+                            Ok::<_, hyper::Error>(resp)
+                        }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(tls), service)
+                        .await;
+                });
+            }
+        });
+        WebhookServer {
+            addr,
+            ca_pem,
+            requests,
+            runtime: Some(runtime),
+        }
+    }
+
+    /// `caBundle` for this server.
+    pub fn ca_bundle(&self) -> String {
+        b64(&self.ca_pem)
+    }
+
+    /// `https://127.0.0.1:PORT{path}`.
+    pub fn url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.addr)
+    }
+
+    /// The requests received so far.
+    pub fn seen(&self) -> Vec<Value> {
+        self.requests.lock().expect("requests").clone()
+    }
+}
+
+impl Drop for WebhookServer {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+pub fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+/// A JSONPatch response allowing the request.
+pub fn patch_response(ops: Value) -> Value {
+    json!({"allowed": true, "patchType": "JSONPatch", "patch": b64(&ops.to_string())})
+}
