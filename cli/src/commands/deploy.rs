@@ -12,7 +12,12 @@ use piceli_runtime::engine::session::Session;
 use serde_json::json;
 
 /// Run `deploy`.
-pub fn run(app: App, code: &[CodeCheck], global: &Global, args: &DeployArgs) -> Result<(), Failure> {
+pub fn run(
+    app: App,
+    code: &[CodeCheck],
+    global: &Global,
+    args: &DeployArgs,
+) -> Result<(), Failure> {
     let json = global.output == Output::Json;
     let opts = options(global);
     let deploy = DeployOptions {
@@ -48,9 +53,10 @@ pub fn run(app: App, code: &[CodeCheck], global: &Global, args: &DeployArgs) -> 
     match outcome {
         (report, failure) if json => {
             let report = report.unwrap_or_default();
-            let error = failure.as_ref().filter(|f| !f.message.is_empty()).map(|f| {
-                json!({ "code": f.code.as_str(), "message": f.message, "help": f.help })
-            });
+            let error = failure
+                .as_ref()
+                .filter(|f| !f.message.is_empty())
+                .map(|f| json!({ "code": f.code.as_str(), "message": f.message, "help": f.help }));
             let exit = failure.as_ref().map_or(0, |f| f.exit);
             println!(
                 "{}",
@@ -88,7 +94,11 @@ pub fn failure_for_checks(report: &DeployReport) -> Option<Failure> {
         .map(|c| format!("`{}`: {}", c.name, c.message))
         .collect();
     let mut message = format!("{} check(s) failed: {}", failed.len(), details.join("; "));
-    match (report.restored, report.rollback_release, &report.no_rollback) {
+    match (
+        report.restored,
+        report.rollback_release,
+        &report.no_rollback,
+    ) {
         (Some(restored), Some(n), _) => message.push_str(&format!(
             ". Rolled back: release {restored}'s objects are live again as release {n}"
         )),
@@ -101,7 +111,8 @@ pub fn failure_for_checks(report: &DeployReport) -> Option<Failure> {
     Some(Failure {
         code: Code::CheckFailed,
         message,
-        help: "see what the check saw above; `status` shows the app's health. Fix and deploy again".into(),
+        help: "see what the check saw above; `status` shows the app's health. Fix and deploy again"
+            .into(),
         exit: FAILED,
     })
 }

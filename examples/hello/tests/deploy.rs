@@ -25,7 +25,10 @@ fn lines(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
 }
 
 fn events(lines: &[serde_json::Value]) -> Vec<&str> {
-    lines.iter().map(|l| l["event"].as_str().unwrap_or("?")).collect()
+    lines
+        .iter()
+        .map(|l| l["event"].as_str().unwrap_or("?"))
+        .collect()
 }
 
 #[test]
@@ -57,10 +60,7 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
         .assert()
         .success();
     let done = lines(&out);
-    assert_eq!(
-        events(&done),
-        ["plan", "apply", "ready", "check", "result"]
-    );
+    assert_eq!(events(&done), ["plan", "apply", "ready", "check", "result"]);
     assert_eq!(done[1]["release"], 1);
     assert_eq!(done[3]["name"], "http-web");
     assert_eq!(done[3]["passed"], true, "{:?}", done[3]);
@@ -68,9 +68,16 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
     assert_eq!(done[4]["release"], 1);
 
     // Nothing changed: no approval, nothing applied, the check runs again.
-    let out = hello(dir.path()).arg("deploy").args(flags).assert().success();
+    let out = hello(dir.path())
+        .arg("deploy")
+        .args(flags)
+        .assert()
+        .success();
     let again = lines(&out);
-    assert_eq!(events(&again), ["plan", "apply", "ready", "check", "result"]);
+    assert_eq!(
+        events(&again),
+        ["plan", "apply", "ready", "check", "result"]
+    );
     assert_eq!(again[0]["changes"], false);
     assert_eq!(again[1]["release"], serde_json::Value::Null);
     assert_eq!(again[3]["passed"], true);
@@ -81,7 +88,10 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
         .assert()
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(text.contains("Nothing to apply: running the checks."), "{text}");
+    assert!(
+        text.contains("Nothing to apply: running the checks."),
+        "{text}"
+    );
     assert!(text.contains("ok   http-web (http, 1 attempt(s)"), "{text}");
     assert!(text.contains("All 1 check(s) passed."), "{text}");
     hello(dir.path())

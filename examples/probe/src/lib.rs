@@ -23,7 +23,10 @@ pub mod checks {
     pub async fn welcome_page(cx: CheckContext) -> Result<(), CheckError> {
         let page = cx.http_get("web", "/").await?;
         if !page.body.contains("Welcome") {
-            return Err(CheckError::new(format!("no `Welcome` on the front page: {:?}", page.body)));
+            return Err(CheckError::new(format!(
+                "no `Welcome` on the front page: {:?}",
+                page.body
+            )));
         }
         Ok(())
     }

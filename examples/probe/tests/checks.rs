@@ -10,7 +10,10 @@ use piceli_sim::{Sim, SimConfig};
 fn every_kind_passes_and_fails() {
     let sim = Sim::start(SimConfig::default()).expect("sim");
     let dir = tempfile::tempdir().expect("temp dir");
-    let plan = probe("kinds", dir.path(), &sim).arg("plan").assert().code(3);
+    let plan = probe("kinds", dir.path(), &sim)
+        .arg("plan")
+        .assert()
+        .code(3);
     let plan: serde_json::Value =
         serde_json::from_slice(&plan.get_output().stdout).expect("plan JSON");
     let hash = plan["hash"].as_str().expect("hash");
@@ -22,7 +25,10 @@ fn every_kind_passes_and_fails() {
     sim.map_port(NAMESPACE, WEB, 9090, serve(200, scrape))
         .expect("map port");
 
-    let out = probe("kinds", dir.path(), &sim).arg("check").assert().code(1);
+    let out = probe("kinds", dir.path(), &sim)
+        .arg("check")
+        .assert()
+        .code(1);
     let body: serde_json::Value =
         serde_json::from_slice(&out.get_output().stdout).expect("one JSON document");
     assert_eq!(body["passed"], false);
@@ -77,10 +83,6 @@ fn every_kind_passes_and_fails() {
     let journal = Journal::open(&dir.path().join(".piceli/probe/local")).expect("journal");
     let last = journal.last_check_results().expect("results");
     assert_eq!(last.len(), 8);
-    assert_eq!(
-        last.iter().filter(|r| r.passed).count(),
-        4,
-        "{last:?}"
-    );
+    assert_eq!(last.iter().filter(|r| r.passed).count(), 4, "{last:?}");
     assert!(last.iter().all(|r| r.release == Some(1)));
 }

@@ -47,11 +47,17 @@ fn a_failed_check_rolls_back_to_the_previous_release() {
     assert_eq!(result["error"]["code"], "PCL0130");
     assert_eq!(result["failed"], serde_json::json!(["http-web"]));
     let message = result["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("release 1's objects are live again as release 3"), "{message}");
+    assert!(
+        message.contains("release 1's objects are live again as release 3"),
+        "{message}"
+    );
 
     // The previous release is live again, and history shows both.
     assert_eq!(live_image(&sim), probe::IMAGE_V1);
-    let history = probe("v2", dir.path(), &sim).arg("history").assert().success();
+    let history = probe("v2", dir.path(), &sim)
+        .arg("history")
+        .assert()
+        .success();
     let history: serde_json::Value =
         serde_json::from_slice(&history.get_output().stdout).expect("history JSON");
     let states: Vec<(u64, String, String)> = history["releases"]
@@ -60,7 +66,7 @@ fn a_failed_check_rolls_back_to_the_previous_release() {
         .iter()
         .map(|r| {
             (
-                r["number"].as_u64().unwrap_or_default(),
+                r["release"].as_u64().unwrap_or_default(),
                 r["kind"].as_str().unwrap_or_default().to_string(),
                 r["state"].as_str().unwrap_or_default().to_string(),
             )
@@ -101,7 +107,7 @@ fn a_first_release_has_nothing_to_roll_back_to() {
 }
 
 #[test]
-fn a_crash_looping_rollout_ends_not_ready_and_resume_continues_the_same_run() {
+fn a_rollout_that_never_gets_ready_ends_not_ready_and_resume_continues_the_same_run() {
     let sim = Sim::start(SimConfig::default()).expect("sim");
     let dir = tempfile::tempdir().expect("temp dir");
     let hash = hash_to_approve("v1", dir.path(), &sim);
@@ -110,32 +116,62 @@ fn a_crash_looping_rollout_ends_not_ready_and_resume_continues_the_same_run() {
         .assert()
         .success();
 
-    let hash = hash_to_approve("crash", dir.path(), &sim);
-    let out = probe("crash", dir.path(), &sim)
+    // The new pods' readiness probe gets 500: the rollout stalls.
+    sim.map_port(NAMESPACE, WEB, 80, serve(500, "not yet"))
+        .expect("map port");
+    let hash = hash_to_approve("unready", dir.path(), &sim);
+    let out = probe("unready", dir.path(), &sim)
         .args(["deploy", "--approve", &hash, "--timeout", "2"])
         .assert()
         .code(1);
     let lines = lines(&out);
-    let result = result(&lines);
-    assert_eq!(result["error"]["code"], "PCL0115", "{lines:?}");
-    assert!(events(&lines, "check").is_empty(), "no checks before readiness");
+    assert_eq!(result_code(&lines), "PCL0115", "{lines:?}");
+    assert!(
+        events(&lines, "check").is_empty(),
+        "no checks before readiness"
+    );
     let applied = events(&lines, "apply");
     assert_eq!(applied[0]["release"], 2);
     let run = applied[0]["run"].clone();
 
-    let out = probe("crash", dir.path(), &sim)
+    // Still not ready: resuming fails the same way, in the same run.
+    let out = probe("unready", dir.path(), &sim)
         .args(["deploy", "--resume", "--timeout", "2"])
         .assert()
         .code(1);
-    let lines = common::lines(&out);
-    let resumed = events(&lines, "resume");
-    assert_eq!(resumed.len(), 1, "{lines:?}");
+    let again = common::lines(&out);
+    let resumed = events(&again, "resume");
+    assert_eq!(resumed.len(), 1, "{again:?}");
     assert_eq!(resumed[0]["run"], run, "the same run");
     assert_eq!(resumed[0]["stage"], "ready");
-    assert!(events(&lines, "apply").is_empty(), "nothing applied again");
-    assert_eq!(result_code(&lines), "PCL0115");
+    assert!(events(&again, "apply").is_empty(), "nothing applied again");
+    assert_eq!(result_code(&again), "PCL0115");
+
+    // The cause fixed, resume finishes the run: ready, checks pass.
+    sim.unmap_port(NAMESPACE, 80);
+    let out = probe("unready", dir.path(), &sim)
+        .args(["deploy", "--resume"])
+        .assert()
+        .success();
+    let done = common::lines(&out);
+    assert_eq!(events(&done, "resume")[0]["run"], run);
+    assert_eq!(events(&done, "check")[0]["passed"], true, "{done:?}");
+    assert_eq!(result(&done)["release"], 2);
     let journal = Journal::open(&dir.path().join(".piceli/probe/local")).expect("journal");
-    assert_eq!(journal.releases().expect("releases").len(), 2, "no new release");
+    assert_eq!(
+        journal.releases().expect("releases").len(),
+        2,
+        "no new release"
+    );
+    assert!(journal.unfinished_deploy().expect("runs").is_none());
+    let nothing = probe("unready", dir.path(), &sim)
+        .args(["deploy", "--resume"])
+        .assert()
+        .success();
+    assert_eq!(
+        result(&common::lines(&nothing))["run"],
+        serde_json::Value::Null
+    );
 }
 
 fn result_code(lines: &[serde_json::Value]) -> String {
@@ -175,7 +211,11 @@ fn changing_only_a_check_runs_the_checks_without_applying() {
         })
         .collect();
     assert_eq!(checks, [("front".into(), true), ("answers".into(), true)]);
-    assert_eq!(result(&lines)["release"], 1, "checked against the live release");
+    assert_eq!(
+        result(&lines)["release"],
+        1,
+        "checked against the live release"
+    );
     let journal = Journal::open(&dir.path().join(".piceli/probe/local")).expect("journal");
     assert_eq!(journal.releases().expect("releases").len(), 1);
 }

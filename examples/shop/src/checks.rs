@@ -6,7 +6,10 @@ use piceli::checks::{CheckContext, CheckError};
 pub async fn orders_flow(cx: CheckContext) -> Result<(), CheckError> {
     let page = cx.http_get("api", "/orders").await?;
     if page.status != 200 {
-        return Err(CheckError::new(format!("GET /orders answered {}", page.status)));
+        return Err(CheckError::new(format!(
+            "GET /orders answered {}",
+            page.status
+        )));
     }
     Ok(())
 }

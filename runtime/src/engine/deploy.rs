@@ -147,7 +147,8 @@ fn journal(e: crate::journal::JournalError) -> EngineError {
 }
 
 fn plan_event(plan: &Plan) -> DeployEvent {
-    let count = |f: &dyn Fn(&ActionKind) -> bool| plan.actions.iter().filter(|a| f(&a.action)).count();
+    let count =
+        |f: &dyn Fn(&ActionKind) -> bool| plan.actions.iter().filter(|a| f(&a.action)).count();
     DeployEvent::Plan {
         hash: plan.hash.clone(),
         changes: plan.has_changes(),
@@ -421,8 +422,7 @@ impl Session {
             self.journal
                 .deploy_stage(run, DeployStage::Rollback, None)
                 .map_err(journal)?;
-            let (restored, rollback_release) =
-                self.roll_back(run, failed_release, wait).await?;
+            let (restored, rollback_release) = self.roll_back(run, failed_release, wait).await?;
             on_event(&DeployEvent::Rollback {
                 run,
                 failed_release,

@@ -14,7 +14,7 @@ pub const NAMESPACE: &str = "probe";
 /// The label selector of the web pods.
 pub const WEB: &str = "app.kubernetes.io/component=web";
 
-/// A probe binary (`v1`, `v2`, `recheck`, `crash`, `kinds`) run in `dir` against `sim`, JSON output,
+/// A probe binary (`v1`, `v2`, `recheck`, `unready`, `kinds`) run in `dir` against `sim`, JSON output,
 /// with HOME holding a poisoned ~/.kube/config and KUBECONFIG pointing at it.
 pub fn probe(version: &str, dir: &Path, sim: &RunningSim) -> Command {
     let home = dir.join("home");
@@ -24,7 +24,7 @@ pub fn probe(version: &str, dir: &Path, sim: &RunningSim) -> Command {
         "v1" => env!("CARGO_BIN_EXE_probe-v1"),
         "v2" => env!("CARGO_BIN_EXE_probe-v2"),
         "recheck" => env!("CARGO_BIN_EXE_probe-recheck"),
-        "crash" => env!("CARGO_BIN_EXE_probe-crash"),
+        "unready" => env!("CARGO_BIN_EXE_probe-unready"),
         "kinds" => env!("CARGO_BIN_EXE_probe-kinds"),
         other => panic!("no probe version {other}"),
     };
@@ -54,7 +54,10 @@ pub fn events<'a>(lines: &'a [serde_json::Value], event: &str) -> Vec<&'a serde_
 /// The final `result` line.
 pub fn result(lines: &[serde_json::Value]) -> &serde_json::Value {
     let last = lines.last().expect("at least one line");
-    assert_eq!(last["event"], "result", "the last line is the result: {lines:?}");
+    assert_eq!(
+        last["event"], "result",
+        "the last line is the result: {lines:?}"
+    );
     last
 }
 

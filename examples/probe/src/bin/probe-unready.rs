@@ -1,4 +1,6 @@
-//! Version 2 whose pods crash-loop in the local cluster (`sim.piceli.dev/behavior`): never ready.
+//! Version 2 with a readiness probe on `/`: while the test maps the web port to a server answering
+//! 500, its pods never become ready and the rollout stalls (the DSL has no pod-template annotations,
+//! so the local cluster's `crash-loop` behavior cannot be asked for from `app!`).
 
 piceli::app! {
     app probe;
@@ -7,7 +9,7 @@ piceli::app! {
     deployment web {
         image: (::probe::IMAGE_V2),
         ports: { http: 80 },
-        annotations: { "sim.piceli.dev/behavior": "crash-loop" },
+        ready: http_get("/", port: http),
     }
     service web -> web { port: 80 => http }
 
