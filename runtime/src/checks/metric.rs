@@ -4,13 +4,16 @@
 use super::code::CheckContext;
 use piceli_core::model::PortRef;
 
+/// Label pairs, in the order written.
+pub type Labels = Vec<(String, String)>;
+
 /// A series selector: a metric name and labels that must all match.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Selector {
     /// The metric name.
     pub name: String,
     /// Label pairs that must be present with these values.
-    pub labels: Vec<(String, String)>,
+    pub labels: Labels,
 }
 
 /// One sample of the exposition.
@@ -19,7 +22,7 @@ pub struct Sample {
     /// The metric name.
     pub name: String,
     /// Its labels.
-    pub labels: Vec<(String, String)>,
+    pub labels: Labels,
     /// Its value.
     pub value: f64,
 }
@@ -51,7 +54,7 @@ pub fn parse_selector(text: &str) -> Result<Selector, String> {
 }
 
 /// Parses `{a="x",b="y"}` at the start of `text`; returns the labels and what follows.
-fn parse_labels(text: &str) -> Result<(Vec<(String, String)>, &str), String> {
+fn parse_labels(text: &str) -> Result<(Labels, &str), String> {
     let mut rest = text
         .strip_prefix('{')
         .ok_or_else(|| format!("expected `{{` in `{text}`"))?;
