@@ -85,6 +85,12 @@ pub enum AppCommand {
     /// Field-level differences: `diff A B` between two releases, `diff N` (or `diff`, the live release)
     /// between a release and the live cluster (drift). Exit 0 when none, 1 when some.
     Diff(DiffArgs),
+    /// Is the app up, and which URLs reach it: each workload's health, the live release, the last checks.
+    /// Exit 0 when `up`, 1 when `degraded`, `down` or `unknown`.
+    Status,
+    /// Serve the app's declared port forwards on 127.0.0.1 until Ctrl-C (reads only; exit 2 when a local
+    /// port is taken).
+    Access(AccessArgs),
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The whole command tree, with side effects and approval rules, as JSON.
@@ -146,6 +152,17 @@ pub struct DiffArgs {
     /// Another release number, or `live` (the default).
     #[arg(default_value = "live")]
     pub to: String,
+}
+
+/// `access`.
+#[derive(Debug, Args)]
+pub struct AccessArgs {
+    /// Serve only this forward (a Service name; repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Listen on another local port for a forward (repeatable), e.g. `--port web=18081`; 0 picks a free one.
+    #[arg(long, value_name = "NAME=LOCAL")]
+    pub port: Vec<String>,
 }
 
 /// `explain`.

@@ -64,6 +64,8 @@ where
         AppCommand::History => commands::history::run(app, &cli.global),
         AppCommand::Diff(cmd) => commands::diff::run(app, &cli.global, cmd),
         AppCommand::Rollback(cmd) => commands::rollback::run(app, &cli.global, cmd),
+        AppCommand::Status => commands::status::run(app, &cli.global),
+        AppCommand::Access(cmd) => commands::access::run(app, &cli.global, cmd),
         AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
         AppCommand::HelpJson => commands::help_json::run(&app),
     };

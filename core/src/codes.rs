@@ -257,6 +257,20 @@ codes! {
         "A port forward (for a check, `access` or `status`) found no running, ready pod for the Service or \
          workload, the port is not declared, or the cluster refused the forward. `status` shows the \
          workload's health; check the port name in `app!` and that the pods are ready.";
+    PortInUse = "PCL0120", "a local port `access` needs is in use",
+        "`access` listens on 127.0.0.1 at each declared forward's local port and refuses to start when one is \
+         taken (nothing is started). Stop the other program holding the port (`ss -ltnp` shows it), serve \
+         only the other forwards with `--only NAME`, or move this one with `--port NAME=LOCAL` (0 picks a \
+         free port).";
+    UnknownForward = "PCL0121", "no declared forward has this name",
+        "`--only NAME` and `--port NAME=LOCAL` name a Service that declares `access: forward(local: …)`. \
+         The message lists the declared forwards; `help-json` and `render` show the app's Services.";
+    BadPortOverride = "PCL0122", "`--port` is not NAME=LOCAL",
+        "Write `--port NAME=LOCAL` with a declared forward's Service name and a local port from 0 to 65535 \
+         (0 picks a free port, printed when `access` is ready), e.g. `--port web=18081`.";
+    NoForwards = "PCL0123", "the app declares no forward",
+        "`access` serves the forwards Services declare with `access: forward(local: PORT, health: \"/\")`. \
+         Add one to a Service in `app!`, or reach the app through the URLs `status` lists.";
     CheckFailed = "PCL0130", "a post-deploy check failed",
         "A declared check (`check http|exec|metric|code(…)` in `app!`) did not pass within its retries \
          (defaults: timeout 10s per attempt, 3 attempts, 2s apart). The message names the check and what it \

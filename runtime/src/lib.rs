@@ -3,6 +3,7 @@
 //! Today: loading the checked model ([`load`]), validating values known only at run time, and rendering
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
+pub mod access;
 pub mod checks;
 pub mod engine;
 pub mod error;
@@ -10,6 +11,7 @@ pub mod forward;
 pub mod journal;
 pub mod load;
 pub mod render;
+pub mod status;
 
 pub use error::Error;
 /// The Kubernetes client library, for code checks (`CheckContext::client`).

@@ -1,6 +1,9 @@
 //! Deletion: preconditions, finalizers and `deletionTimestamp`, namespace deletion (its objects go
-//! with it), and garbage collection of dependents by owner reference (background/foreground cascade
-//! or orphaning).
+//! with it), and garbage collection of dependents by owner reference: `Background` (the default)
+//! deletes them in the same transaction, `Orphan` removes their owner references, `Foreground`
+//! marks the owner (`foregroundDeletion` finalizer, `deletionTimestamp`) and leaves the rest to the
+//! garbage collector's turns ([`foreground_step`]): dependents first, the owner once no dependent
+//! with `blockOwnerDeletion` is left.
 
 use serde_json::{Value, json};
 
@@ -16,8 +19,13 @@ pub struct DeleteOptions {
     pub uid: Option<String>,
     pub resource_version: Option<String>,
     pub orphan: bool,
+    /// `propagationPolicy: Foreground`.
+    pub foreground: bool,
     pub dry_run: bool,
 }
+
+/// The finalizer of an object whose dependents are being deleted before it.
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 
 impl DeleteOptions {
     /// From the request body (a DeleteOptions object, possibly empty) and query parameters.
@@ -39,7 +47,15 @@ impl DeleteOptions {
             .get("dryRun")
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|x| x == "All"));
+        if let Some(p) = &policy
+            && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
+        {
+            return Err(ApiError::bad_request(format!(
+                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Orphan\", \"Background\", \"Foreground\""
+            )));
+        }
         Ok(DeleteOptions {
+            foreground: policy.as_deref() == Some("Foreground"),
             uid: s("/preconditions/uid"),
             resource_version: s("/preconditions/resourceVersion"),
             orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
@@ -81,6 +97,13 @@ pub fn delete(
             }
         if opts.dry_run {
             return Ok(obj);
+        }
+        if opts.foreground
+            && rt.namespaced
+            && obj.pointer("/metadata/deletionTimestamp").is_none()
+            && has_dependents(w, ns, uid_of(&obj))?
+        {
+            return mark_foreground(w, &rk, ns, name, obj);
         }
         remove_object(w, rt, &rk, ns, name, obj, opts.orphan)
     })?;
@@ -241,4 +264,159 @@ fn collect_dependents(
         }
     }
     Ok(())
+}
+
+/// Whether an object is waiting for its dependents (foreground deletion).
+pub fn foreground_pending(obj: &Value) -> bool {
+    obj.pointer("/metadata/deletionTimestamp").is_some()
+        && obj
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|f| f.iter().any(|x| x == FOREGROUND_FINALIZER))
+}
+
+fn owner_refs(obj: &Value) -> &[Value] {
+    obj.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// Whether any object in `ns` names `uid` as an owner.
+fn has_dependents(w: &Writer<'_>, ns: &str, uid: &str) -> Result<bool, ApiError> {
+    for key in w.keys_in_namespace(ns)? {
+        for item in w.list(&key, Some(ns))? {
+            if owner_refs(&item.object)
+                .iter()
+                .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Sets `deletionTimestamp` and the `foregroundDeletion` finalizer.
+fn mark_foreground(
+    w: &mut Writer<'_>,
+    rk: &str,
+    ns: &str,
+    name: &str,
+    mut obj: Value,
+) -> Result<Value, ApiError> {
+    let rv = w.next_rv()?;
+    let meta = &mut obj["metadata"];
+    let mut finalizers = meta
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if !finalizers.iter().any(|f| f == FOREGROUND_FINALIZER) {
+        finalizers.push(json!(FOREGROUND_FINALIZER));
+    }
+    meta["finalizers"] = json!(finalizers);
+    meta["deletionTimestamp"] = json!(crate::time::now_rfc3339());
+    meta["deletionGracePeriodSeconds"] = json!(0);
+    meta["resourceVersion"] = json!(rv.to_string());
+    if let Some(g) = meta.get("generation").and_then(Value::as_i64) {
+        meta["generation"] = json!(g + 1);
+    }
+    w.put(rk, ns, name, rv, obj.clone(), EventType::Modified)?;
+    Ok(obj)
+}
+
+/// What one garbage-collector step did for an owner in foreground deletion.
+#[derive(Debug, Default)]
+pub struct ForegroundStep {
+    /// The owner is gone, or no longer waiting.
+    pub done: bool,
+    /// Dependents that were put in foreground deletion themselves (store key, namespace, name).
+    pub marked: Vec<(String, String, String)>,
+}
+
+/// One garbage-collector step for an owner in foreground deletion: its dependents are deleted
+/// (those with dependents of their own in foreground too); once none with `blockOwnerDeletion`
+/// remains, the finalizer is removed and the owner deleted (when no other finalizer holds it).
+pub fn foreground_step(
+    app: &App,
+    rk: &str,
+    ns: &str,
+    name: &str,
+) -> Result<ForegroundStep, ApiError> {
+    let types = app.registry.all();
+    let type_of = |key: &str| types.iter().find(|t| t.store_key() == key).cloned();
+    app.store.write(|w| {
+        let mut step = ForegroundStep::default();
+        let Some(mut obj) = w.get(rk, ns, name)? else {
+            step.done = true;
+            return Ok(step);
+        };
+        if !foreground_pending(&obj) {
+            step.done = true;
+            return Ok(step);
+        }
+        let uid = uid_of(&obj).to_string();
+        let mut blocked = false;
+        for key in w.keys_in_namespace(ns)? {
+            for item in w.list(&key, Some(ns))? {
+                let Some(r) = owner_refs(&item.object)
+                    .iter()
+                    .find(|r| r.get("uid").and_then(Value::as_str) == Some(uid.as_str()))
+                else {
+                    continue;
+                };
+                let blocks = r.get("blockOwnerDeletion").and_then(Value::as_bool) == Some(true);
+                let dep = item.object;
+                let still_there = if dep.pointer("/metadata/deletionTimestamp").is_some() {
+                    true
+                } else if has_dependents(w, ns, uid_of(&dep))? {
+                    mark_foreground(w, &key, ns, &item.name, dep)?;
+                    step.marked
+                        .push((key.clone(), ns.to_string(), item.name.clone()));
+                    true
+                } else if let Some(drt) = type_of(&key) {
+                    let last = remove_object(w, &drt, &key, ns, &item.name, dep, false)?;
+                    last.pointer("/metadata/deletionTimestamp").is_some()
+                        && w.get(&key, ns, &item.name)?.is_some()
+                } else {
+                    true
+                };
+                blocked |= blocks && still_there;
+            }
+        }
+        if blocked {
+            return Ok(step);
+        }
+        step.done = true;
+        let left: Vec<Value> = owner_finalizers(&obj)
+            .into_iter()
+            .filter(|f| f != FOREGROUND_FINALIZER)
+            .collect();
+        if let Some(m) = obj["metadata"].as_object_mut() {
+            if left.is_empty() {
+                m.remove("finalizers");
+            } else {
+                m.insert("finalizers".into(), json!(left));
+            }
+        }
+        match type_of(rk) {
+            Some(rt) if left.is_empty() => {
+                remove_object(w, &rt, rk, ns, name, obj, false)?;
+            }
+            _ => {
+                let rv = w.next_rv()?;
+                obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+                w.put(rk, ns, name, rv, obj, EventType::Modified)?;
+            }
+        }
+        Ok(step)
+    })
+}
+
+fn owner_finalizers(obj: &Value) -> Vec<Value> {
+    obj.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
 }

@@ -265,6 +265,66 @@ impl RunningSim {
         self.app.hooks.unmap_port(namespace, port);
     }
 
+    /// Registers what every command run (`kubectl exec`, kube's `exec`) in the containers of the
+    /// pods in `namespace` (every namespace when empty) whose labels match `selector` (empty: every
+    /// pod) does. The most recent matching registration wins; without one, a few built-ins
+    /// (`echo`, `cat`, `env`, `sh -c "exit N"`, ...) behave as in a real container.
+    pub fn on_exec<F>(&self, namespace: &str, selector: &str, handler: F) -> Result<(), SimError>
+    where
+        F: Fn(&crate::hooks::ExecRequest) -> crate::hooks::ExecOutput + Send + Sync + 'static,
+    {
+        self.on_exec_command(namespace, selector, &[], handler)
+    }
+
+    /// Like [`RunningSim::on_exec`], for the commands whose first words are `prefix` only (e.g.
+    /// `&["migrate"]` claims `migrate up` and leaves `echo` to the built-ins).
+    pub fn on_exec_command<F>(
+        &self,
+        namespace: &str,
+        selector: &str,
+        prefix: &[&str],
+        handler: F,
+    ) -> Result<(), SimError>
+    where
+        F: Fn(&crate::hooks::ExecRequest) -> crate::hooks::ExecOutput + Send + Sync + 'static,
+    {
+        self.app
+            .hooks
+            .on_exec(namespace, selector, prefix, Arc::new(handler))
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Adds `line` (several when it contains newlines) to the log of `container` in the pod
+    /// `namespace/pod` (its current instance): `kubectl logs` and kube's `logs` show it, followers
+    /// get it at once. Fails when the pod or the container does not exist.
+    pub fn append_log(
+        &self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        line: &str,
+    ) -> Result<(), SimError> {
+        let runtime = |e: crate::status::ApiError| SimError::Runtime(e.message);
+        let obj = self
+            .app
+            .store
+            .get("/pods", namespace, pod)
+            .map_err(runtime)?
+            .ok_or_else(|| runtime(crate::status::ApiError::not_found("", "pods", pod)))?;
+        let container =
+            crate::stream::exec::pick_container(&obj, pod, container).map_err(runtime)?;
+        let instance = crate::stream::log_lines::container_status(&obj, &container)
+            .and_then(|s| s.get("restartCount"))
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(0);
+        let uid = obj
+            .pointer("/metadata/uid")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        self.app.hooks.logs.append(uid, &container, instance, line);
+        Ok(())
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app

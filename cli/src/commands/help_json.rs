@@ -27,6 +27,8 @@ fn effects(name: &str) -> (&'static str, bool) {
         ),
         "stop" => ("none (signals a running apply)", false),
         "history" => ("none (reads the local journal)", false),
+        "status" => ("reads", false),
+        "access" => ("reads (port forwards to the app's pods)", false),
         "diff" => ("reads and dry runs", false),
         "rollback" => (
             "reads and dry runs (plans a rollback; apply writes it)",

@@ -1,5 +1,6 @@
 //! One file per subcommand: parse arguments, call one operation, print.
 
+pub mod access;
 pub mod apply;
 pub mod check;
 pub mod deploy;
@@ -12,4 +13,5 @@ pub mod render;
 pub mod resume;
 pub mod rollback;
 pub mod session;
+pub mod status;
 pub mod stop;

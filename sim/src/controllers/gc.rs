@@ -1,8 +1,12 @@
-//! Background garbage collection: ReplicaSets and Pods whose owners (by ownerReference uid) are all
-//! gone are deleted. Deletes through the API already cascade in the same transaction; this catches
-//! dependents created in a race with their owner's deletion.
+//! Garbage collection. Background: ReplicaSets, ControllerRevisions, Pods and EndpointSlices whose
+//! owners (by ownerReference uid) are all gone are deleted (deletes through the API already cascade
+//! in the same transaction; this catches dependents created in a race with their owner's
+//! deletion). Foreground: owners marked by a `propagationPolicy: Foreground` delete — noticed from
+//! their change events, or by a scan of every namespaced kind at start and after missed events —
+//! get a `delete::foreground_step` every turn until they are gone.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -10,8 +14,54 @@ use super::util::{self, rt, s};
 use crate::app::App;
 use crate::registry::ResourceType;
 
-/// One turn over the kinds the controllers create.
-pub fn reconcile(app: &App) {
+/// How soon a turn follows while foreground deletions are in progress.
+const FOREGROUND_STEP: Duration = Duration::from_millis(20);
+
+/// One turn: foreground deletions in progress, then the background sweep.
+pub fn reconcile(app: &App, st: &mut super::State) {
+    foreground(app, st);
+    orphans(app);
+}
+
+fn foreground(app: &App, st: &mut super::State) {
+    if !st.foreground_scanned {
+        let mut keys: Vec<String> = app
+            .registry
+            .all()
+            .iter()
+            .filter(|t| t.namespaced && !t.create_only)
+            .map(|t| t.store_key())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for key in keys {
+            let Ok((items, _)) = app.store.list(&key, None, None) else {
+                continue;
+            };
+            for item in items {
+                if crate::delete::foreground_pending(&item.object) {
+                    st.foreground.insert((key.clone(), item.ns, item.name));
+                }
+            }
+        }
+        st.foreground_scanned = true;
+    }
+    let pending: Vec<(String, String, String)> = st.foreground.iter().cloned().collect();
+    for (rk, ns, name) in pending {
+        if let Ok(step) = crate::delete::foreground_step(app, &rk, &ns, &name) {
+            st.foreground.extend(step.marked);
+            if step.done {
+                st.foreground.remove(&(rk, ns, name));
+            }
+        }
+    }
+    if !st.foreground.is_empty() {
+        st.wake_at(Instant::now() + FOREGROUND_STEP);
+    }
+}
+
+/// Deletes dependents of the kinds the controllers create whose owners are all gone.
+fn orphans(app: &App) {
     let mut types: HashMap<(String, String), Option<ResourceType>> = HashMap::new();
     for (group, plural) in [
         ("apps", "replicasets"),

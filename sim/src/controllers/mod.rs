@@ -12,6 +12,8 @@
 //! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
+mod cron;
+mod cronjob;
 mod daemonset;
 mod deployment;
 mod gc;
@@ -25,12 +27,13 @@ mod statefulset;
 mod util;
 mod volume;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::app::App;
 
+pub use cronjob::SCHEDULE_EVERY_ANNOTATION;
 pub use pod::BEHAVIOR_ANNOTATION;
 
 /// The field manager of the Deployment, ReplicaSet and garbage-collection controllers.
@@ -81,6 +84,10 @@ pub(crate) struct State {
     pub wake: Option<Instant>,
     /// HTTP readiness probes of pods whose probed port is mapped.
     pub probes: probe::Probes,
+    /// Objects in foreground deletion (store key, namespace, name) the garbage collector works on.
+    pub foreground: HashSet<(String, String, String)>,
+    /// Whether every kind was scanned for foreground deletions (at start, and after missed events).
+    pub foreground_scanned: bool,
 }
 
 impl State {
@@ -140,8 +147,25 @@ fn take_over_from_dead(app: &App) {
 fn relevant(rk: &str) -> bool {
     matches!(
         rk,
-        "apps/deployments" | "apps/replicasets" | "/pods" | "/nodes"
+        "apps/deployments"
+            | "apps/replicasets"
+            | "/pods"
+            | "/nodes"
+            | "batch/jobs"
+            | "batch/cronjobs"
     )
+}
+
+/// Notes an object put in foreground deletion for the garbage collector; whether it was one.
+fn note_foreground(state: &Mutex<State>, e: &crate::store::Event) -> bool {
+    if !crate::delete::foreground_pending(&e.object) {
+        return false;
+    }
+    if let Ok(mut st) = state.lock() {
+        st.foreground
+            .insert((e.rk.clone(), e.ns.clone(), e.name.clone()));
+    }
+    true
 }
 
 async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
@@ -177,10 +201,11 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             deployment::reconcile(&a, &mut st);
             statefulset::reconcile(&a, &mut st);
             daemonset::reconcile(&a, &mut st);
+            cronjob::reconcile(&a, &mut st);
             job::reconcile(&a, &mut st);
             service::reconcile(&a);
             volume::reconcile(&a);
-            gc::reconcile(&a);
+            gc::reconcile(&a, &mut st);
             (node_ready, st.wake)
         })
         .await;
@@ -198,14 +223,34 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             tokio::select! {
                 _ = &mut deadline => break,
                 got = rx.recv() => match got {
-                    Ok(e) if relevant(&e.rk) => break,
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Ok(e) => {
+                        if note_foreground(&state, &e) || relevant(&e.rk) {
+                            break;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if let Ok(mut st) = state.lock() {
+                            st.foreground_scanned = false;
+                        }
+                        break;
+                    }
                     Err(_) => return,
                 }
             }
         }
         // Coalesce the burst of events that usually follows.
-        while rx.try_recv().is_ok() {}
+        loop {
+            match rx.try_recv() {
+                Ok(e) => {
+                    note_foreground(&state, &e);
+                }
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                    if let Ok(mut st) = state.lock() {
+                        st.foreground_scanned = false;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
     }
 }

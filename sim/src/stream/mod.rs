@@ -2,7 +2,11 @@
 //! request (so they can upgrade the connection to SPDY or WebSocket) instead of a collected body.
 
 pub mod exec;
+pub mod exec_builtin;
+pub mod exec_session;
 pub mod log;
+pub mod log_buffer;
+pub mod log_lines;
 pub mod portforward;
 
 use std::sync::Arc;
