@@ -49,6 +49,8 @@ fn every_kind_passes_and_fails() {
         ("http-bad", false),
         ("exec-ok", true),
         ("exec-bad", false),
+        ("exec-output", true),
+        ("exec-quiet", false),
         ("metric-ok", true),
         ("metric-bad", false),
         ("code-ok", true),
@@ -64,6 +66,13 @@ fn every_kind_passes_and_fails() {
             .unwrap_or_default()
     };
     assert_eq!(by_name("exec-bad")["attempts"], 2, "retried");
+    assert!(
+        by_name("exec-quiet")["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stdout does not contain `accepting`"),
+        "{body:#}"
+    );
     assert!(
         by_name("metric-bad")["message"]
             .as_str()
@@ -82,7 +91,7 @@ fn every_kind_passes_and_fails() {
     // The journal keeps them for `status`.
     let journal = Journal::open(&dir.path().join(".piceli/probe/local")).expect("journal");
     let last = journal.last_check_results().expect("results");
-    assert_eq!(last.len(), 8);
-    assert_eq!(last.iter().filter(|r| r.passed).count(), 4, "{last:?}");
+    assert_eq!(last.len(), 10);
+    assert_eq!(last.iter().filter(|r| r.passed).count(), 5, "{last:?}");
     assert!(last.iter().all(|r| r.release == Some(1)));
 }
