@@ -98,4 +98,23 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
         .args(["check", "--kubeconfig", &kc, "--context", "piceli-sim"])
         .assert()
         .success();
+
+    // help-json states the approval rules.
+    let out = hello(dir.path()).arg("help-json").assert().success();
+    let help: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("JSON");
+    let command = |name: &str| {
+        help["commands"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(command("deploy")["requires_approval"], true);
+    assert!(
+        command("deploy")["touches_cluster"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("needs no approval")
+    );
+    assert_eq!(command("check")["requires_approval"], false);
 }
