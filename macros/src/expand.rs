@@ -35,10 +35,11 @@ pub fn expand(checked: Checked) -> TokenStream {
     });
     let paths = &checked.paths;
     // The same text the model stores for `CheckKind::Code { function }`, so the runtime finds each one.
-    let path_texts: Vec<String> = paths
-        .iter()
-        .map(|p| quote!(#p).to_string().replace(' ', ""))
-        .collect();
+    // Each registration carries its path's span, so a function of the wrong shape is reported there.
+    let registrations = paths.iter().map(|p| {
+        let text = quote!(#p).to_string().replace(' ', "");
+        quote::quote_spanned!(syn::spanned::Spanned::span(p)=> ::piceli::__private::code_check(#text, #p))
+    });
     let locations = &checked.app.locations;
     let name = &checked.app.name.v;
     let doc =
@@ -56,7 +57,7 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             /// The app's `check code(…)` functions, registered for the runtime to call.
             pub fn code_checks() -> ::std::vec::Vec<::piceli::__private::CodeCheck> {
-                ::std::vec![#(::piceli::__private::code_check(#path_texts, #paths)),*]
+                ::std::vec![#(#registrations),*]
             }
 
             /// Runs the app's command line (`render`, `plan`, `deploy`, …); call it from `main`.
