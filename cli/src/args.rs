@@ -39,7 +39,7 @@ pub struct Global {
     /// Where plans and the journal live (default `.piceli/<app>/<target>/`). Unused by render.
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
-    /// Seconds `apply` and `resume` wait for workloads to be ready (0: do not wait).
+    /// Seconds `apply`, `resume` and `deploy` wait for workloads to be ready (0: do not wait).
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 300)]
     pub timeout: u64,
 }
@@ -68,6 +68,13 @@ pub enum AppCommand {
     Apply(ApplyArgs),
     /// Finish the release an interrupted apply left running (nothing to do: exit 0).
     Resume,
+    /// Run the declared checks (http, exec, metric, code) against the live release now. Exit 0 when all
+    /// pass, 1 when any fails.
+    Check,
+    /// Plan, then (with `--approve HASH`) apply, wait for readiness, run the checks, and roll back when
+    /// the target says so. Without `--approve`: print the hash, exit 3. No changes: no approval needed,
+    /// the checks run. `-o json` streams one JSON object per stage (JSON lines).
+    Deploy(DeployArgs),
     /// Ask a running apply against this target to halt between steps (`resume` continues it).
     Stop,
     /// Plan a return to an earlier release (default: the one before the live release); approve it with
@@ -116,6 +123,17 @@ pub struct ApplyArgs {
     /// The hash `plan` printed.
     #[arg(long, value_name = "HASH")]
     pub approve: String,
+}
+
+/// `deploy`.
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// The hash a `deploy` without it printed (needed only when the plan has changes).
+    #[arg(long, value_name = "HASH", conflicts_with = "resume")]
+    pub approve: Option<String>,
+    /// Continue the interrupted deploy run from the stage it reached (nothing to do: exit 0).
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// `rollback`.

@@ -271,6 +271,23 @@ codes! {
     NoForwards = "PCL0123", "the app declares no forward",
         "`access` serves the forwards Services declare with `access: forward(local: PORT, health: \"/\")`. \
          Add one to a Service in `app!`, or reach the app through the URLs `status` lists.";
+    CheckFailed = "PCL0130", "a post-deploy check failed",
+        "A declared check (`check http|exec|metric|code(…)` in `app!`) did not pass within its retries \
+         (defaults: timeout 10s per attempt, 3 attempts, 2s apart). The message names the check and what it \
+         saw. Results are journaled (`status` shows the last ones). When the target sets \
+         `rollback_on_failed_checks: true`, `deploy` re-applies the previous succeeded release and says which.";
+    DeployApprovalMismatch = "PCL0131", "`deploy --approve` names a different plan",
+        "`deploy` plans first and applies only when `--approve HASH` equals the hash of that plan. The app or \
+         the cluster changed since you saw the hash. Run `deploy` without `--approve`, review, and approve the \
+         hash it prints.";
+    CodeCheckMissing = "PCL0132", "a code check is not registered in this binary",
+        "`check code(path)` runs an async Rust function compiled into the app binary. This binary was started \
+         without it (a hand-written `main` calling `piceli_cli::app_main` directly). Call the `main()` the \
+         `app!` macro generates.";
+    RollbackFailed = "PCL0133", "the automatic rollback failed",
+        "A check failed and `rollback_on_failed_checks` asked to re-apply the previous succeeded release, but \
+         planning or applying that rollback failed. The message has both causes. Run `rollback`, review and \
+         `apply --approve` it by hand, or fix forward.";
 }
 
 #[cfg(test)]

@@ -34,6 +34,12 @@ pub fn expand(checked: Checked) -> TokenStream {
         quote!((#at, #value))
     });
     let paths = &checked.paths;
+    // The same text the model stores for `CheckKind::Code { function }`, so the runtime finds each one.
+    // Each registration carries its path's span, so a function of the wrong shape is reported there.
+    let registrations = paths.iter().map(|p| {
+        let text = quote!(#p).to_string().replace(' ', "");
+        quote::quote_spanned!(syn::spanned::Spanned::span(p)=> ::piceli::__private::code_check(#text, #p))
+    });
     let locations = &checked.app.locations;
     let name = &checked.app.name.v;
     let doc =
@@ -49,20 +55,20 @@ pub fn expand(checked: Checked) -> TokenStream {
                 ::piceli::__private::load(MODEL, LOCATIONS, ::std::vec![#(#fills),*])
             }
 
-            /// Runs the app's command line (`render`, `plan`, `apply`, …); call it from `main`.
+            /// The app's `check code(…)` functions, registered for the runtime to call.
+            pub fn code_checks() -> ::std::vec::Vec<::piceli::__private::CodeCheck> {
+                ::std::vec![#(#registrations),*]
+            }
+
+            /// Runs the app's command line (`render`, `plan`, `deploy`, …); call it from `main`.
             pub fn main() -> ::std::process::ExitCode {
-                ::piceli::__private::main(app())
+                ::piceli::__private::main_with(app(), code_checks())
             }
 
             const MODEL: &str = #model;
 
             /// Where each value was written, for run-time errors.
             const LOCATIONS: &[&str] = &[#(#locations),*];
-
-            #[allow(dead_code)]
-            fn code_checks_resolve() {
-                #(let _ = #paths;)*
-            }
         }
     }
 }

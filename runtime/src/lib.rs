@@ -4,6 +4,7 @@
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
 pub mod access;
+pub mod checks;
 pub mod engine;
 pub mod error;
 pub mod forward;
@@ -13,5 +14,7 @@ pub mod render;
 pub mod status;
 
 pub use error::Error;
+/// The Kubernetes client library, for code checks (`CheckContext::client`).
+pub use kube;
 pub use load::{IntoObjects, Object, load};
 pub use piceli_core::model::App;

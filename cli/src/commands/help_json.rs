@@ -13,6 +13,14 @@ fn effects(name: &str) -> (&'static str, bool) {
         "render" | "explain" | "help-json" => ("none", false),
         "plan" => ("reads and dry runs", false),
         "apply" => ("writes", true),
+        "check" => (
+            "reads (port forwards and exec into the app's pods; code checks do what they do)",
+            false,
+        ),
+        "deploy" => (
+            "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run",
+            true,
+        ),
         "resume" => (
             "writes (only what an approved, interrupted release still has to do)",
             false,

@@ -2,6 +2,8 @@
 
 pub mod access;
 pub mod apply;
+pub mod check;
+pub mod deploy;
 pub mod diff;
 pub mod explain;
 pub mod help_json;

@@ -1,4 +1,15 @@
-//! The shop's code checks (run after a deploy; the check runner arrives with the checks issue).
+//! The shop's code checks, run after each deploy and by `check`.
+
+use piceli::checks::{CheckContext, CheckError};
 
 /// Places an order through the API and reads it back.
-pub async fn orders_flow() {}
+pub async fn orders_flow(cx: CheckContext) -> Result<(), CheckError> {
+    let page = cx.http_get("api", "/orders").await?;
+    if page.status != 200 {
+        return Err(CheckError::new(format!(
+            "GET /orders answered {}",
+            page.status
+        )));
+    }
+    Ok(())
+}

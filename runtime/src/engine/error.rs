@@ -79,6 +79,17 @@ pub enum EngineError {
     /// Applied, but an object did not become ready (timed out, or failed).
     #[error("{code}: {0}", code = Code::NotReady)]
     NotReady(String),
+    /// `deploy --approve HASH` named a hash other than the plan `deploy` just made.
+    #[error("{code}: the plan is `{planned}`, not the approved `{approved}`: the app or the cluster changed since that hash was printed", code = Code::DeployApprovalMismatch)]
+    ApprovalMismatch {
+        /// The hash of the plan just made.
+        planned: String,
+        /// The hash given with `--approve`.
+        approved: String,
+    },
+    /// A check failed and the automatic rollback could not be planned or applied.
+    #[error("{code}: {0}", code = Code::RollbackFailed)]
+    RollbackFailed(String),
     /// Test-only: the fault hook stopped the run here, as a kill would.
     #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
     Killed(String),
@@ -103,6 +114,8 @@ impl EngineError {
             EngineError::Journal(_) => Code::JournalFailed,
             EngineError::Killed(_) => Code::ApplyFailed,
             EngineError::NotReady(_) => Code::NotReady,
+            EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
+            EngineError::RollbackFailed(_) => Code::RollbackFailed,
         }
     }
 
@@ -117,6 +130,9 @@ impl EngineError {
             EngineError::NotOwned { kind, name } => {
                 format!("to take it over, plan with `--adopt {kind}/{name}` (or `--adopt-all`) and approve that plan")
             }
+            EngineError::ApprovalMismatch { planned, .. } => format!(
+                "review the changes with `deploy` (or `plan`), then run `deploy --approve {planned}`"
+            ),
             EngineError::UnknownPlan(_) | EngineError::Precondition(_) | EngineError::Stale(_) => {
                 "run `plan` again and approve the hash it prints".into()
             }
@@ -133,6 +149,7 @@ impl EngineError {
                 | EngineError::Journal(_)
                 | EngineError::Killed(_)
                 | EngineError::NotReady(_)
+                | EngineError::RollbackFailed(_)
         )
     }
 

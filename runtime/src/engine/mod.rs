@@ -2,6 +2,7 @@
 //! that plan with preconditions and a journal.
 
 pub mod apply;
+pub mod deploy;
 pub mod diff;
 pub mod error;
 pub mod hash;

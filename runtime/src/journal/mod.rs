@@ -20,6 +20,7 @@
 //! **No secret values.** The journal stores only what it is given: object identity, actions, digests, detail
 //! text, and plan JSON in which secret values are already replaced by keyed digests. Callers must keep it so.
 
+mod deploys;
 mod error;
 mod lock;
 mod rows;
@@ -41,7 +42,8 @@ pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION};
 pub use types::{
-    PlannedStep, Release, ReleaseId, ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
+    CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, PlannedStep, Release, ReleaseId,
+    ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
 };
 
 use error::sql;

@@ -1,7 +1,8 @@
 //! The journal's database file: where it lives, how it is opened, and its versioned schema.
 //!
 //! The schema version is `PRAGMA user_version`. A fresh file (version 0) gets the current schema in one
-//! transaction; a file of the current version is used as is; a newer one is refused so an old piceli never
+//! transaction; an older one is migrated step by step (1 → 2 adds the deploy and check tables); a file of
+//! the current version is used as is; a newer one is refused so an old piceli never
 //! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
 //! [`SCHEMA_VERSION`].
 
@@ -16,13 +17,13 @@ use super::error::{JournalError, sql};
 pub const DB_FILE: &str = "journal.db";
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a statement waits for another process's write to finish before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Version 1: plans by hash, numbered releases, one row per step, and the control flags (`stop`).
-const SCHEMA_V1: &str = "
+pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE plans (
     hash       TEXT PRIMARY KEY NOT NULL,
     target     TEXT NOT NULL,
@@ -61,6 +62,36 @@ CREATE TABLE control (
     key   TEXT PRIMARY KEY NOT NULL,
     value TEXT NOT NULL
 );
+";
+
+/// Version 2 adds what `deploy` and `check` record: one row per deploy run (its stage, so
+/// `deploy --resume` continues it) and one row per check result, grouped by check run.
+const SCHEMA_V2: &str = "
+CREATE TABLE deploy_runs (
+    id               INTEGER PRIMARY KEY NOT NULL,
+    plan_hash        TEXT NOT NULL REFERENCES plans(hash),
+    stage            TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    release          INTEGER,
+    rollback_release INTEGER,
+    message          TEXT NOT NULL DEFAULT '',
+    started_at       TEXT NOT NULL,
+    finished_at      TEXT
+);
+CREATE TABLE check_results (
+    run         INTEGER NOT NULL,
+    idx         INTEGER NOT NULL,
+    deploy_run  INTEGER REFERENCES deploy_runs(id),
+    release     INTEGER,
+    name        TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    passed      INTEGER NOT NULL,
+    attempts    INTEGER NOT NULL,
+    message     TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (run, idx)
+) WITHOUT ROWID;
 ";
 
 /// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
@@ -110,9 +141,13 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql("reading the schema version"))?;
     match found {
-        0 => {
-            tx.execute_batch(SCHEMA_V1)
-                .map_err(sql("creating the schema"))?;
+        0 | 1 => {
+            if found == 0 {
+                tx.execute_batch(SCHEMA_V1)
+                    .map_err(sql("creating the schema"))?;
+            }
+            tx.execute_batch(SCHEMA_V2)
+                .map_err(sql("migrating the schema to version 2"))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(sql("creating the schema"))?;
         }

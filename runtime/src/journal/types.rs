@@ -204,3 +204,94 @@ pub struct Step {
     /// When it finished (RFC 3339 UTC).
     pub finished_at: Option<String>,
 }
+
+stored_enum! {
+    /// Where a `deploy` run is: the stage it reached (set when the stage begins).
+    DeployStage {
+        /// Planning (the run is recorded once the plan is approved).
+        Plan = "plan",
+        /// Applying the approved plan (a release is running).
+        Apply = "apply",
+        /// Waiting for the applied workloads to be ready.
+        Ready = "ready",
+        /// Running the declared checks.
+        Checks = "checks",
+        /// Re-applying the previous succeeded release after a failed check.
+        Rollback = "rollback",
+        /// Finished.
+        Done = "done",
+    }
+}
+
+stored_enum! {
+    /// How a `deploy` run stands.
+    DeployState {
+        /// Going, or interrupted (a kill, a readiness failure): `deploy --resume` continues it.
+        Running = "running",
+        /// Applied, ready, every check passed.
+        Succeeded = "succeeded",
+        /// A check failed (and the rollback, if configured, ran): final.
+        Failed = "failed",
+        /// A later `deploy` started before this one finished: final.
+        Abandoned = "abandoned",
+    }
+}
+
+/// One `deploy` run as the journal holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeployRun {
+    /// Its id (1, 2, …).
+    pub id: u64,
+    /// The approved plan.
+    pub plan_hash: String,
+    /// The stage it reached.
+    pub stage: DeployStage,
+    /// How it stands.
+    pub state: DeployState,
+    /// The release it made (none when the plan changed nothing).
+    pub release: Option<u64>,
+    /// The rollback release it made after a failed check.
+    pub rollback_release: Option<u64>,
+    /// What happened last (a failure's text; empty when all went well).
+    pub message: String,
+    /// When it began (RFC 3339 UTC).
+    pub started_at: String,
+    /// When it finished; `None` while it runs or is interrupted.
+    pub finished_at: Option<String>,
+}
+
+/// One check result to record (see [`Journal::record_check_results`](super::Journal::record_check_results)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRecord {
+    /// The check's name.
+    pub name: String,
+    /// `http`, `exec`, `metric` or `code`.
+    pub kind: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Attempts made (1 when it passed at once).
+    pub attempts: u32,
+    /// What the last attempt saw.
+    pub message: String,
+    /// How long all attempts took, in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// One journaled check result (what `status` shows).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CheckResult {
+    /// The check's name.
+    pub name: String,
+    /// `http`, `exec`, `metric` or `code`.
+    pub kind: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Attempts made.
+    pub attempts: u32,
+    /// What the last attempt saw.
+    pub message: String,
+    /// The release the checks ran against (`None`: no release was live).
+    pub release: Option<u64>,
+    /// When the check finished (RFC 3339 UTC).
+    pub finished_at: String,
+}

@@ -1,10 +1,24 @@
 //! Checks of every kind: http, exec, metric and code, named and unnamed, with their options.
 
 mod checks {
-    pub async fn orders_flow() {}
+    use piceli::checks::{CheckContext, CheckError};
+
+    pub async fn orders_flow(cx: CheckContext) -> Result<(), CheckError> {
+        let page = cx.http_get("api", "/orders").await?;
+        if page.status != 200 {
+            return Err(CheckError::new(format!("status {}", page.status)));
+        }
+        Ok(())
+    }
 }
 
-async fn smoke() {}
+/// Any `Result<(), E: Display>` is a check result.
+async fn smoke(cx: piceli::checks::CheckContext) -> Result<(), String> {
+    match cx.release() {
+        Some(_) => Ok(()),
+        None => Err(format!("nothing is live in `{}`", cx.namespace())),
+    }
+}
 
 piceli::app! {
     app demo;

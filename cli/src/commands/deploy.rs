@@ -1,0 +1,201 @@
+//! `deploy [--approve HASH] [--resume]`: plan → approval → apply → readiness → checks → rollback, with a
+//! readable progress, or one JSON object per stage (`-o json`, JSON lines) ending with a `result` object.
+
+use super::session::{block_on, options};
+use crate::args::{DeployArgs, Global, Output};
+use crate::exit::{APPROVAL_REQUIRED, FAILED, Failure};
+use piceli_core::Code;
+use piceli_core::model::App;
+use piceli_runtime::checks::CodeCheck;
+use piceli_runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
+use piceli_runtime::engine::session::Session;
+use serde_json::json;
+
+/// Run `deploy`.
+pub fn run(
+    app: App,
+    code: &[CodeCheck],
+    global: &Global,
+    args: &DeployArgs,
+) -> Result<(), Failure> {
+    let json = global.output == Output::Json;
+    let opts = options(global);
+    let deploy = DeployOptions {
+        approve: args.approve.clone(),
+        resume: args.resume,
+    };
+    let result = block_on(async {
+        let mut session = Session::open(app, &opts).await?;
+        session
+            .deploy(&deploy, code, |event| {
+                if json {
+                    println!("{}", serde_json::to_string(event).unwrap_or_default());
+                } else {
+                    print_event(event);
+                }
+            })
+            .await
+    })?;
+    let outcome = match result {
+        Ok(report) => {
+            if !json {
+                print_summary(&report, args.resume);
+            }
+            let failure = if report.approval_required {
+                Some(Failure::quiet(APPROVAL_REQUIRED))
+            } else {
+                failure_for_checks(&report)
+            };
+            (Some(report), failure)
+        }
+        Err(e) => (None, Some(Failure::from(e))),
+    };
+    match outcome {
+        (report, failure) if json => {
+            let report = report.unwrap_or_default();
+            let error = failure
+                .as_ref()
+                .filter(|f| !f.message.is_empty())
+                .map(|f| json!({ "code": f.code.as_str(), "message": f.message, "help": f.help }));
+            let exit = failure.as_ref().map_or(0, |f| f.exit);
+            println!(
+                "{}",
+                json!({
+                    "event": "result",
+                    "ok": exit == 0,
+                    "exit": exit,
+                    "run": report.run,
+                    "hash": report.hash,
+                    "approval_required": report.approval_required,
+                    "release": report.release,
+                    "failed": report.failed(),
+                    "restored": report.restored,
+                    "rollback_release": report.rollback_release,
+                    "error": error,
+                })
+            );
+            failure.map_or(Ok(()), |f| Err(Failure::quiet(f.exit)))
+        }
+        (_, None) => Ok(()),
+        (_, Some(f)) => Err(f),
+    }
+}
+
+/// The failure a report with failed checks ends in (`None`: all passed).
+pub fn failure_for_checks(report: &DeployReport) -> Option<Failure> {
+    let failed = report.failed();
+    if failed.is_empty() {
+        return None;
+    }
+    let details: Vec<String> = report
+        .checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("`{}`: {}", c.name, c.message))
+        .collect();
+    let mut message = format!("{} check(s) failed: {}", failed.len(), details.join("; "));
+    match (
+        report.restored,
+        report.rollback_release,
+        &report.no_rollback,
+    ) {
+        (Some(restored), Some(n), _) => message.push_str(&format!(
+            ". Rolled back: release {restored}'s objects are live again as release {n}"
+        )),
+        (Some(restored), None, _) => message.push_str(&format!(
+            ". Rolled back to release {restored} (its objects were already live)"
+        )),
+        (None, _, Some(why)) => message.push_str(&format!(". Not rolled back: {why}")),
+        (None, _, None) => {}
+    }
+    Some(Failure {
+        code: Code::CheckFailed,
+        message,
+        help: "see what the check saw above; `status` shows the app's health. Fix and deploy again"
+            .into(),
+        exit: FAILED,
+    })
+}
+
+/// One check's line of text.
+pub fn check_line(event: &DeployEvent) -> String {
+    match event {
+        DeployEvent::Check {
+            name,
+            kind,
+            passed,
+            attempts,
+            message,
+            duration_ms,
+            ..
+        } => {
+            let mark = if *passed { "ok  " } else { "FAIL" };
+            format!("  {mark} {name} ({kind}, {attempts} attempt(s), {duration_ms} ms): {message}")
+        }
+        _ => String::new(),
+    }
+}
+
+fn print_event(event: &DeployEvent) {
+    match event {
+        DeployEvent::Plan {
+            hash,
+            changes,
+            create,
+            update,
+            delete,
+            unchanged,
+        } => {
+            println!(
+                "Plan {hash}: {create} to create, {update} to update, {delete} to delete, {unchanged} unchanged."
+            );
+            if !changes {
+                println!("Nothing to apply: running the checks.");
+            }
+        }
+        DeployEvent::Resume { run, stage } => {
+            println!("Resuming deploy run {run} from stage `{stage}`.")
+        }
+        DeployEvent::Apply {
+            release,
+            written,
+            unchanged,
+            ..
+        } => match release {
+            Some(n) => println!("Applied release {n}: {written} written, {unchanged} unchanged."),
+            None => println!("Applied nothing."),
+        },
+        DeployEvent::Ready { waited_ms, .. } => println!("Ready ({waited_ms} ms)."),
+        DeployEvent::Check { .. } => println!("{}", check_line(event)),
+        DeployEvent::Rollback {
+            failed_release,
+            restored,
+            release,
+            ..
+        } => match (restored, release) {
+            (Some(r), Some(n)) => println!(
+                "Rolled back: release {failed_release} failed its checks; release {r}'s objects applied as release {n}."
+            ),
+            (Some(r), None) => println!("Rolled back to release {r} (nothing needed writing)."),
+            (None, _) => println!(
+                "Release {failed_release} is the first release: there is nothing to roll back to."
+            ),
+        },
+    }
+}
+
+fn print_summary(report: &DeployReport, resume: bool) {
+    if report.approval_required {
+        let hash = report.hash.as_deref().unwrap_or_default();
+        println!("hash: {hash}");
+        println!("Approve with: deploy --approve {hash}  (field-level changes: `plan`)");
+        return;
+    }
+    if resume && report.run.is_none() {
+        println!("Nothing to resume.");
+        return;
+    }
+    if report.failed().is_empty() {
+        println!("All {} check(s) passed.", report.checks.len());
+    }
+}

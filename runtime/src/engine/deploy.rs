@@ -1,0 +1,491 @@
+//! `deploy` and `check`: plan → (approval) → apply → readiness → checks → rollback when configured, as
+//! one journaled run that `deploy --resume` continues from the stage it reached.
+//!
+//! A plan with no changes needs no approval: nothing is applied, readiness is confirmed and the checks
+//! run (so changing only a check runs the checks without writing anything).
+
+use super::error::EngineError;
+use super::plan::{ActionKind, Plan};
+use super::session::Session;
+use crate::checks::{self, CheckContext, CodeCheck, Outcome};
+use crate::journal::{DeployRun, DeployStage, DeployState, ReleaseId, ReleaseState};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One step of a deploy, as it happens (`-o json` prints each as a JSON line).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum DeployEvent {
+    /// The plan was made (or, resuming, the run's plan was loaded).
+    Plan {
+        /// The plan's hash.
+        hash: String,
+        /// Whether it changes anything.
+        changes: bool,
+        /// Objects to create, update (incl. adopt), delete, and left unchanged.
+        create: usize,
+        /// …
+        update: usize,
+        /// …
+        delete: usize,
+        /// …
+        unchanged: usize,
+    },
+    /// `deploy --resume` picked up an interrupted run.
+    Resume {
+        /// The run.
+        run: u64,
+        /// The stage it continues from (`plan`, `apply`, `ready`, `checks`, `rollback`).
+        stage: &'static str,
+    },
+    /// The plan was applied (or there was nothing to apply: `release` is `None`).
+    Apply {
+        /// The run.
+        run: u64,
+        /// The release made.
+        release: Option<u64>,
+        /// Objects written.
+        written: usize,
+        /// Objects unchanged.
+        unchanged: usize,
+    },
+    /// Every applied workload is ready.
+    Ready {
+        /// The run.
+        run: u64,
+        /// How long the wait took.
+        waited_ms: u64,
+    },
+    /// One check ended.
+    Check {
+        /// The run (`None` for `check`).
+        run: Option<u64>,
+        /// Its name.
+        name: String,
+        /// Its kind.
+        kind: &'static str,
+        /// Whether it passed.
+        passed: bool,
+        /// Attempts made.
+        attempts: u32,
+        /// What the last attempt saw.
+        message: String,
+        /// How long it took.
+        duration_ms: u64,
+    },
+    /// The automatic rollback after a failed check.
+    Rollback {
+        /// The run.
+        run: u64,
+        /// The release whose checks failed (now `failed` in the journal).
+        failed_release: u64,
+        /// The release whose objects were restored (`None`: there was none before).
+        restored: Option<u64>,
+        /// The rollback release made (`None` when nothing needed writing, or nothing to restore).
+        release: Option<u64>,
+    },
+}
+
+impl DeployEvent {
+    fn check(run: Option<u64>, o: &Outcome) -> DeployEvent {
+        DeployEvent::Check {
+            run,
+            name: o.name.clone(),
+            kind: o.kind,
+            passed: o.passed,
+            attempts: o.attempts,
+            message: o.message.clone(),
+            duration_ms: o.duration_ms,
+        }
+    }
+}
+
+/// How a deploy ended (errors aside).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeployReport {
+    /// The run (`None`: approval required, or nothing to resume).
+    pub run: Option<u64>,
+    /// The plan's hash.
+    pub hash: Option<String>,
+    /// The plan has changes and `--approve HASH` was not given: nothing was written.
+    pub approval_required: bool,
+    /// The release the checks ran against (made by this run, or the live one).
+    pub release: Option<u64>,
+    /// Each check.
+    pub checks: Vec<Outcome>,
+    /// After a failed check: the release whose objects were restored.
+    pub restored: Option<u64>,
+    /// After a failed check: the rollback release made.
+    pub rollback_release: Option<u64>,
+    /// Why a failed check was not rolled back (not configured, nothing applied, no earlier release).
+    pub no_rollback: Option<String>,
+}
+
+impl DeployReport {
+    /// The names of the checks that failed.
+    pub fn failed(&self) -> Vec<&str> {
+        self.checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.name.as_str())
+            .collect()
+    }
+}
+
+/// How `deploy` was asked to run.
+#[derive(Debug, Clone, Default)]
+pub struct DeployOptions {
+    /// `--approve HASH`.
+    pub approve: Option<String>,
+    /// `--resume`.
+    pub resume: bool,
+}
+
+fn journal(e: crate::journal::JournalError) -> EngineError {
+    EngineError::Journal(e.to_string())
+}
+
+fn plan_event(plan: &Plan) -> DeployEvent {
+    let count =
+        |f: &dyn Fn(&ActionKind) -> bool| plan.actions.iter().filter(|a| f(&a.action)).count();
+    DeployEvent::Plan {
+        hash: plan.hash.clone(),
+        changes: plan.has_changes(),
+        create: count(&|k| *k == ActionKind::Create),
+        update: count(&|k| matches!(k, ActionKind::Update | ActionKind::Adopt)),
+        delete: count(&|k| *k == ActionKind::Delete),
+        unchanged: count(&|k| *k == ActionKind::Unchanged),
+    }
+}
+
+impl Session {
+    /// The namespace the app's objects are in (`--namespace` or the target's).
+    pub fn namespace(&self) -> String {
+        self.render
+            .namespace
+            .clone()
+            .unwrap_or_else(|| self.target.namespace.v.clone())
+    }
+
+    fn check_context(&self, release: Option<u64>) -> CheckContext {
+        CheckContext::new(
+            self.conn.client.clone(),
+            self.namespace(),
+            Arc::new(self.app.clone()),
+            release,
+        )
+    }
+
+    /// `check`: run the declared checks against the live release now and journal the results.
+    pub async fn check(
+        &self,
+        code: &[CodeCheck],
+        mut on_event: impl FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        let release = self.live_release()?;
+        let cx = self.check_context(release);
+        let outcomes = checks::run_all(&cx, &self.app.checks, code, |o| {
+            on_event(&DeployEvent::check(None, o))
+        })
+        .await;
+        let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
+        self.journal
+            .record_check_results(None, release, &records)
+            .map_err(journal)?;
+        Ok(DeployReport {
+            release,
+            checks: outcomes,
+            ..DeployReport::default()
+        })
+    }
+
+    fn stored_plan(&self, hash: &str) -> Result<Plan, EngineError> {
+        let json = self
+            .journal
+            .load_plan(hash)
+            .map_err(journal)?
+            .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
+        serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))
+    }
+
+    /// `deploy`: see the module docs. Readiness waits use the session's `wait` (none: no wait).
+    pub async fn deploy(
+        &mut self,
+        opts: &DeployOptions,
+        code: &[CodeCheck],
+        mut on_event: impl FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        // The stages below wait for readiness themselves, so apply and resume must not.
+        let wait = self.wait.take();
+        let result = if opts.resume {
+            self.deploy_resume(code, wait, &mut on_event).await
+        } else {
+            self.deploy_new(opts, code, wait, &mut on_event).await
+        };
+        self.wait = wait;
+        result
+    }
+
+    async fn deploy_new(
+        &self,
+        opts: &DeployOptions,
+        code: &[CodeCheck],
+        wait: Option<std::time::Duration>,
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        let plan = self.plan(Vec::new(), false).await?;
+        on_event(&plan_event(&plan));
+        if plan.has_changes() {
+            match &opts.approve {
+                None => {
+                    return Ok(DeployReport {
+                        hash: Some(plan.hash.clone()),
+                        approval_required: true,
+                        ..DeployReport::default()
+                    });
+                }
+                Some(approved) if *approved != plan.hash => {
+                    return Err(EngineError::ApprovalMismatch {
+                        planned: plan.hash.clone(),
+                        approved: approved.clone(),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        let run = self.journal.begin_deploy(&plan.hash).map_err(journal)?;
+        let released = if plan.has_changes() {
+            self.journal
+                .deploy_stage(run, DeployStage::Apply, None)
+                .map_err(journal)?;
+            let applied = self.apply(&plan.hash).await;
+            let applied = self.interrupted_on_error(run, applied)?;
+            on_event(&DeployEvent::Apply {
+                run,
+                release: applied.release,
+                written: applied.written,
+                unchanged: applied.unchanged,
+            });
+            applied.release
+        } else {
+            on_event(&DeployEvent::Apply {
+                run,
+                release: None,
+                written: 0,
+                unchanged: plan.actions.len(),
+            });
+            None
+        };
+        self.journal
+            .deploy_stage(run, DeployStage::Ready, released)
+            .map_err(journal)?;
+        self.finish_run(run, &plan, released, code, wait, on_event)
+            .await
+    }
+
+    async fn deploy_resume(
+        &self,
+        code: &[CodeCheck],
+        wait: Option<std::time::Duration>,
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        let Some(run) = self.journal.unfinished_deploy().map_err(journal)? else {
+            return Ok(DeployReport::default());
+        };
+        let DeployRun {
+            id, stage, release, ..
+        } = run;
+        on_event(&DeployEvent::Resume {
+            run: id,
+            stage: stage.as_str(),
+        });
+        let plan = self.stored_plan(&run.plan_hash)?;
+        on_event(&plan_event(&plan));
+        let mut released = release;
+        if matches!(stage, DeployStage::Plan | DeployStage::Apply) {
+            let applied = if self.journal.unfinished().map_err(journal)?.is_some() {
+                self.resume().await
+            } else if plan.has_changes() && stage == DeployStage::Plan {
+                self.apply(&plan.hash).await
+            } else {
+                // The apply finished before the interruption was recorded: its release is the newest.
+                Ok(super::apply::Applied {
+                    release: self.live_release()?,
+                    written: 0,
+                    unchanged: 0,
+                })
+            };
+            let applied = self.interrupted_on_error(id, applied)?;
+            released = applied.release;
+            on_event(&DeployEvent::Apply {
+                run: id,
+                release: applied.release,
+                written: applied.written,
+                unchanged: applied.unchanged,
+            });
+            self.journal
+                .deploy_stage(id, DeployStage::Ready, released)
+                .map_err(journal)?;
+        }
+        if stage == DeployStage::Rollback {
+            // The rollback release was being applied: finish it, then end the run as failed.
+            let finished = self.interrupted_on_error(id, self.resume().await)?;
+            let message = "resumed the interrupted rollback";
+            self.journal
+                .finish_deploy(id, DeployState::Failed, finished.release, message)
+                .map_err(journal)?;
+            return Ok(DeployReport {
+                run: Some(id),
+                hash: Some(plan.hash),
+                release: released,
+                rollback_release: finished.release,
+                ..DeployReport::default()
+            });
+        }
+        self.finish_run(id, &plan, released, code, wait, on_event)
+            .await
+    }
+
+    /// Records an error as the run's interruption (it stays resumable) and passes it on.
+    fn interrupted_on_error<T>(
+        &self,
+        run: u64,
+        result: Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        if let Err(e) = &result {
+            let _ = self.journal.deploy_interrupted(run, &e.to_string());
+        }
+        result
+    }
+
+    /// Readiness, checks, and the rollback when a check fails.
+    async fn finish_run(
+        &self,
+        run: u64,
+        plan: &Plan,
+        released: Option<u64>,
+        code: &[CodeCheck],
+        wait: Option<std::time::Duration>,
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        let started = Instant::now();
+        if let Some(timeout) = wait {
+            let ready = super::ready::wait(&self.conn, plan, timeout).await;
+            self.interrupted_on_error(run, ready)?;
+        }
+        on_event(&DeployEvent::Ready {
+            run,
+            waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
+        self.journal
+            .deploy_stage(run, DeployStage::Checks, None)
+            .map_err(journal)?;
+        let release = match released {
+            Some(n) => Some(n),
+            None => self.live_release()?,
+        };
+        let cx = self.check_context(release);
+        let outcomes = checks::run_all(&cx, &self.app.checks, code, |o| {
+            on_event(&DeployEvent::check(Some(run), o))
+        })
+        .await;
+        let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
+        self.journal
+            .record_check_results(Some(run), release, &records)
+            .map_err(journal)?;
+        let mut report = DeployReport {
+            run: Some(run),
+            hash: Some(plan.hash.clone()),
+            release,
+            checks: outcomes,
+            ..DeployReport::default()
+        };
+        let failed = report.failed().join(", ");
+        if failed.is_empty() {
+            self.journal
+                .finish_deploy(run, DeployState::Succeeded, None, "")
+                .map_err(journal)?;
+            return Ok(report);
+        }
+        let why_not = if !self.target.rollback_on_failed_checks {
+            Some(format!(
+                "target `{}` does not set `rollback_on_failed_checks`",
+                self.target.name.v
+            ))
+        } else if released.is_none() {
+            Some("this run applied nothing, so there is nothing to roll back".to_string())
+        } else {
+            None
+        };
+        if let (None, Some(failed_release)) = (&why_not, released) {
+            self.journal
+                .deploy_stage(run, DeployStage::Rollback, None)
+                .map_err(journal)?;
+            let (restored, rollback_release) = self.roll_back(run, failed_release, wait).await?;
+            on_event(&DeployEvent::Rollback {
+                run,
+                failed_release,
+                restored,
+                release: rollback_release,
+            });
+            report.restored = restored;
+            report.rollback_release = rollback_release;
+            if restored.is_none() {
+                report.no_rollback = Some(format!(
+                    "release {failed_release} is the first release: there is nothing to roll back to"
+                ));
+            }
+        } else {
+            report.no_rollback = why_not;
+        }
+        let message = format!("check(s) failed: {failed}");
+        self.journal
+            .finish_deploy(run, DeployState::Failed, report.rollback_release, &message)
+            .map_err(journal)?;
+        Ok(report)
+    }
+
+    /// Re-applies the succeeded release before `failed_release` and marks `failed_release` failed:
+    /// the restored release and the rollback release (none when nothing was before it).
+    async fn roll_back(
+        &self,
+        run: u64,
+        failed_release: u64,
+        wait: Option<std::time::Duration>,
+    ) -> Result<(Option<u64>, Option<u64>), EngineError> {
+        let earlier = self
+            .journal
+            .releases()
+            .map_err(journal)?
+            .into_iter()
+            .any(|r| r.state == ReleaseState::Succeeded && r.number < failed_release);
+        if !earlier {
+            return Ok((None, None));
+        }
+        let failed = |e: EngineError| {
+            let message = format!(
+                "release {failed_release} failed its checks, and rolling it back failed: {e}"
+            );
+            let _ = self.journal.deploy_interrupted(run, &message);
+            EngineError::RollbackFailed(message)
+        };
+        let plan = self.plan_rollback(None).await.map_err(failed)?;
+        let restored = plan.rollback_of;
+        let rollback_release = if plan.has_changes() {
+            let applied = self.apply(&plan.hash).await.map_err(failed)?;
+            if let Some(timeout) = wait {
+                super::ready::wait(&self.conn, &plan, timeout)
+                    .await
+                    .map_err(failed)?;
+            }
+            applied.release
+        } else {
+            None
+        };
+        self.journal
+            .fail_release_after_checks(ReleaseId(failed_release))
+            .map_err(journal)?;
+        Ok((restored, rollback_release))
+    }
+}
