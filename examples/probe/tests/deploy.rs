@@ -174,6 +174,65 @@ fn a_rollout_that_never_gets_ready_ends_not_ready_and_resume_continues_the_same_
     );
 }
 
+#[test]
+fn a_crash_looping_rollout_ends_not_ready_and_resume_continues_the_same_run() {
+    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hash = hash_to_approve("v1", dir.path(), &sim);
+    probe("v1", dir.path(), &sim)
+        .args(["deploy", "--approve", &hash])
+        .assert()
+        .success();
+
+    let hash = hash_to_approve("crash", dir.path(), &sim);
+    let out = probe("crash", dir.path(), &sim)
+        .args(["deploy", "--approve", &hash, "--timeout", "2"])
+        .assert()
+        .code(1);
+    let lines = lines(&out);
+    assert_eq!(result_code(&lines), "PCL0115", "{lines:?}");
+    assert!(
+        events(&lines, "check").is_empty(),
+        "no checks before readiness"
+    );
+    let run = events(&lines, "apply")[0]["run"].clone();
+    let message = result(&lines)["error"]["message"].to_string();
+    assert!(message.contains("web"), "names the workload: {message}");
+
+    // The pods really crash-loop (restarts, CrashLoopBackOff), as the status would tell.
+    let crashing = std::process::Command::new("kubectl")
+        .args(["--kubeconfig", &sim.kubeconfig_path().display().to_string()])
+        .args(["-n", NAMESPACE, "get", "pods", "-o", "json"])
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", dir.path().join("kube-cache"))
+        .output()
+        .expect("kubectl runs (it must be installed)");
+    let pods: serde_json::Value = serde_json::from_slice(&crashing.stdout).expect("pods JSON");
+    let waiting: Vec<String> = pods["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["status"]["containerStatuses"][0]["state"]["waiting"]["reason"].as_str())
+        .map(String::from)
+        .collect();
+    assert!(
+        waiting.iter().any(|r| r == "CrashLoopBackOff"),
+        "crash-looping pods: {waiting:?}"
+    );
+
+    // Resuming continues the same run (nothing applied again) and ends the same way.
+    let out = probe("crash", dir.path(), &sim)
+        .args(["deploy", "--resume", "--timeout", "2"])
+        .assert()
+        .code(1);
+    let again = common::lines(&out);
+    let resumed = events(&again, "resume");
+    assert_eq!(resumed.len(), 1, "{again:?}");
+    assert_eq!(resumed[0]["run"], run, "the same run");
+    assert!(events(&again, "apply").is_empty(), "nothing applied again");
+    assert_eq!(result_code(&again), "PCL0115");
+}
+
 fn result_code(lines: &[serde_json::Value]) -> String {
     result(lines)["error"]["code"]
         .as_str()

@@ -118,7 +118,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
 
 fn pod_for(set: &Value, node: &str, hash: &str) -> Value {
     let name = s(set, "/metadata/name");
-    let tmpl = set.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tmpl = util::pod_template(set);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let suffix = &crate::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));

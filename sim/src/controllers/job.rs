@@ -164,7 +164,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
 
 fn pod_for(job: &Value) -> Value {
     let name = s(job, "/metadata/name");
-    let tmpl = job.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tmpl = util::pod_template(job);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let suffix = &crate::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));

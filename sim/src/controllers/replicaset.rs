@@ -148,7 +148,7 @@ pub fn reconcile(app: &App, st: &mut State) {
 
 /// A new pod for `rs`, from its template.
 fn pod_for(rs: &Value, ns: &str, name: &str) -> Value {
-    let tmpl = rs.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tmpl = util::pod_template(rs);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let prefix = format!("{name}-");
     meta["name"] = json!(format!("{prefix}{}", random_suffix()));

@@ -208,7 +208,7 @@ fn ensure_claims(app: &App, k: &Kinds, set: &Value, i: i64) {
 fn pod_for(set: &Value, i: i64, rev: &str) -> Value {
     let name = s(set, "/metadata/name");
     let pod_name = format!("{name}-{i}");
-    let tmpl = set.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tmpl = util::pod_template(set);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     meta["name"] = json!(pod_name);
     meta["namespace"] = json!(s(set, "/metadata/namespace"));

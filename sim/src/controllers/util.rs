@@ -1,7 +1,7 @@
 //! Helpers the controllers share: reading objects, and writing them through the API's write
 //! pipeline (create, update of the object or its status, delete) under a field manager.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::app::App;
 use crate::delete::{self, DeleteOptions};
@@ -162,4 +162,61 @@ pub fn event(
         "reportingComponent": component, "reportingInstance": "",
     });
     let _ = create(app, &events, ns, ev, component);
+}
+
+/// A workload's pod template, for a new pod. The sim-only `sim.piceli.dev/behavior` annotation may
+/// be set on the workload itself (a ReplicaSet gets its Deployment's annotations): the template
+/// inherits it unless it has its own, so apps whose DSL has no pod-template annotations can ask
+/// for a failure too.
+pub fn pod_template(owner: &Value) -> Value {
+    let mut tmpl = owner
+        .pointer("/spec/template")
+        .cloned()
+        .unwrap_or(json!({}));
+    let key = super::BEHAVIOR_ANNOTATION;
+    let inherited = owner
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .cloned();
+    let own = tmpl
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(key));
+    if let (Some(b), None) = (inherited, own) {
+        if !tmpl["metadata"].is_object() {
+            tmpl["metadata"] = json!({});
+        }
+        if !tmpl["metadata"]["annotations"].is_object() {
+            tmpl["metadata"]["annotations"] = json!({});
+        }
+        tmpl["metadata"]["annotations"][key] = b;
+    }
+    tmpl
+}
+
+#[cfg(test)]
+mod template_tests {
+    use super::*;
+
+    #[test]
+    fn pods_inherit_the_workloads_behavior_unless_the_template_has_its_own() {
+        let key = super::super::BEHAVIOR_ANNOTATION;
+        let owner = json!({
+            "metadata": {"annotations": {key: "crash-loop"}},
+            "spec": {"template": {"spec": {"containers": []}}}
+        });
+        assert_eq!(
+            pod_template(&owner)["metadata"]["annotations"][key],
+            "crash-loop"
+        );
+        let own = json!({
+            "metadata": {"annotations": {key: "crash-loop"}},
+            "spec": {"template": {"metadata": {"annotations": {key: "never-ready"}}}}
+        });
+        assert_eq!(
+            pod_template(&own)["metadata"]["annotations"][key],
+            "never-ready"
+        );
+        let plain = json!({"spec": {"template": {"metadata": {"labels": {"a": "b"}}}}});
+        assert_eq!(pod_template(&plain), plain["spec"]["template"]);
+    }
 }

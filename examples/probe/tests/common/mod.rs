@@ -25,6 +25,7 @@ pub fn probe(version: &str, dir: &Path, sim: &RunningSim) -> Command {
         "v2" => env!("CARGO_BIN_EXE_probe-v2"),
         "recheck" => env!("CARGO_BIN_EXE_probe-recheck"),
         "unready" => env!("CARGO_BIN_EXE_probe-unready"),
+        "crash" => env!("CARGO_BIN_EXE_probe-crash"),
         "kinds" => env!("CARGO_BIN_EXE_probe-kinds"),
         other => panic!("no probe version {other}"),
     };
