@@ -33,6 +33,14 @@ pub enum ForwardError {
         /// The namespace searched.
         namespace: String,
     },
+    /// The workload's pods could not be listed (the cluster is unreachable or refused).
+    #[error("cannot list the pods of workload `{workload}`: {message}")]
+    ListPods {
+        /// The workload.
+        workload: String,
+        /// What went wrong.
+        message: String,
+    },
     /// The API server refused or broke the forward.
     #[error("port forward to pod `{pod}` port {port} failed: {message}")]
     Stream {
@@ -191,9 +199,8 @@ pub async fn ready_pod(
     let list = pods
         .list(&ListParams::default().labels(&selector))
         .await
-        .map_err(|e| ForwardError::Stream {
-            pod: format!("(pods of {})", target.workload),
-            port: target.port,
+        .map_err(|e| ForwardError::ListPods {
+            workload: target.workload.clone(),
             message: e.to_string(),
         })?;
     let newest = list.items.into_iter().filter(pod_is_ready).max_by(|a, b| {
