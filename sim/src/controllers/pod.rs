@@ -170,6 +170,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
     st.probes.retain(&live);
+    app.hooks.logs.retain_pods(&live);
     let mut used_ips: std::collections::HashSet<String> = all
         .iter()
         .map(|p| s(p, "/status/podIP").to_string())

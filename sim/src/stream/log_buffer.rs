@@ -101,9 +101,9 @@ impl LogBuffer {
     }
 
     /// Forgets the lines of pods that no longer exist.
-    pub fn retain_pods(&self, live: &std::collections::HashSet<String>) {
+    pub fn retain_pods(&self, live: &std::collections::HashSet<&str>) {
         if let Ok(mut map) = self.lines.lock() {
-            map.retain(|k, _| live.contains(&k.uid));
+            map.retain(|k, _| live.contains(k.uid.as_str()));
         }
     }
 }
