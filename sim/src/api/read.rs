@@ -90,25 +90,36 @@ fn encode_continue(rv: u64, start: &str) -> String {
         .encode(json!({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).to_string())
 }
 
+/// Where a list page starts and how long it is: the namespace (none for all), the key after the
+/// `continue` token, and `limit`.
+struct Paging<'a> {
+    ns: Option<&'a str>,
+    after: Option<String>,
+    limit: Option<usize>,
+}
+
+impl<'a> Paging<'a> {
+    fn of(req: &Req, r: &'a Resolved) -> Result<Paging<'a>, ApiError> {
+        let ns = (r.rt.namespaced && !r.ns.is_empty()).then_some(r.ns.as_str());
+        let after = req
+            .query
+            .get("continue")
+            .filter(|c| !c.is_empty())
+            .map(decode_continue)
+            .transpose()?;
+        let limit = req
+            .query
+            .get("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|l| *l > 0);
+        Ok(Paging { ns, after, limit })
+    }
+}
+
 /// The matching objects of a list request and the list metadata (resourceVersion, continue).
 pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, Value), ApiError> {
     let filter = Filter::from_query(req)?;
-    let ns = if r.rt.namespaced && !r.ns.is_empty() {
-        Some(r.ns.as_str())
-    } else {
-        None
-    };
-    let after = req
-        .query
-        .get("continue")
-        .filter(|c| !c.is_empty())
-        .map(decode_continue)
-        .transpose()?;
-    let limit = req
-        .query
-        .get("limit")
-        .and_then(|l| l.parse::<usize>().ok())
-        .filter(|l| *l > 0);
+    let Paging { ns, after, limit } = Paging::of(req, r)?;
     let page = app
         .store
         .list_page(&r.rt.store_key(), ns, after.as_deref(), limit, |o| {
@@ -130,27 +141,13 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
         .collect();
     Ok((items, meta))
 }
+
 /// GET a collection without a Table: the stored JSON of each object is passed through unparsed
 /// unless a selector needs to look inside it.
 fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let filter = Filter::from_query(req)?;
     let selective = !filter.labels.is_empty() || !filter.fields.is_empty();
-    let ns = if r.rt.namespaced && !r.ns.is_empty() {
-        Some(r.ns.as_str())
-    } else {
-        None
-    };
-    let after = req
-        .query
-        .get("continue")
-        .filter(|c| !c.is_empty())
-        .map(decode_continue)
-        .transpose()?;
-    let limit = req
-        .query
-        .get("limit")
-        .and_then(|l| l.parse::<usize>().ok())
-        .filter(|l| *l > 0);
+    let Paging { ns, after, limit } = Paging::of(req, r)?;
     let page = app
         .store
         .list_raw(&r.rt.store_key(), ns, after.as_deref(), limit, |data| {
