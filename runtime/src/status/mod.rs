@@ -8,7 +8,7 @@ pub mod report;
 pub mod rules;
 pub mod urls;
 
-pub use checks::CheckSummary;
+pub use crate::journal::CheckResult;
 pub use health::{Health, WorkloadHealth};
 pub use report::{ReleaseInfo, Report, SCHEMA};
 pub use rules::State;

@@ -1,10 +1,10 @@
 //! What `status` reports: the documented JSON document (`schema: 1`, see docs/commands.md) and the compact
 //! text table.
 
-use super::checks::CheckSummary;
 use super::health::WorkloadHealth;
 use super::rules::State;
 use super::urls::Url;
+use crate::journal::CheckResult;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -44,7 +44,7 @@ pub struct Report {
     /// Each declared workload's health, in declaration order.
     pub workloads: Vec<WorkloadHealth>,
     /// The last check results.
-    pub checks: Vec<CheckSummary>,
+    pub checks: Vec<CheckResult>,
     /// How to reach the app.
     pub urls: Vec<Url>,
 }

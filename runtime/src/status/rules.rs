@@ -1,8 +1,8 @@
 //! The rules that turn what `status` read into one state for the app: `unknown`, `down`, `degraded` or
 //! `up` (documented in docs/commands.md; the tests below pin each rule).
 
-use super::checks::CheckSummary;
 use super::health::{Health, WorkloadHealth};
+use crate::journal::CheckResult;
 use serde::Serialize;
 
 /// The app's state.
@@ -41,7 +41,7 @@ pub struct Inputs<'a> {
     /// Each declared workload's health.
     pub workloads: &'a [WorkloadHealth],
     /// The last check results.
-    pub checks: &'a [CheckSummary],
+    pub checks: &'a [CheckResult],
 }
 
 /// The state and the reasons behind it (empty when up).
@@ -115,8 +115,8 @@ mod tests {
         }
     }
 
-    fn check(passed: bool) -> CheckSummary {
-        CheckSummary {
+    fn check(passed: bool) -> CheckResult {
+        CheckResult {
             name: "http-web".into(),
             kind: "http".into(),
             passed,
@@ -131,7 +131,7 @@ mod tests {
         unreachable: Option<&str>,
         deployed: bool,
         ws: &[WorkloadHealth],
-        cs: &[CheckSummary],
+        cs: &[CheckResult],
     ) -> State {
         decide(&Inputs {
             unreachable,
