@@ -57,6 +57,7 @@ fn deploy_runs_registered_code_checks_and_journals_them() {
         },
         state_dir: Some(state.path().to_path_buf()),
         wait: Some(std::time::Duration::from_secs(30)),
+        wait_lock: None,
         ..SessionOptions::default()
     };
     let rt = tokio::runtime::Runtime::new().expect("runtime");

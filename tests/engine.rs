@@ -79,6 +79,7 @@ impl Fixture {
             },
             state_dir: Some(self.state.path().to_path_buf()),
             wait: Some(std::time::Duration::from_secs(30)),
+            wait_lock: None,
         }
     }
 
@@ -458,7 +459,12 @@ async fn killed_at_every_journal_step_resume_converges() {
         let plan = session.plan(vec![], false).await.expect("plan");
         let calls = Arc::new(AtomicUsize::new(0));
         let seen = calls.clone();
-        session.fault_hook = Some(Arc::new(move |_at: &str| {
+        session.fault_hook = Some(Arc::new(move |at: &str| {
+            // The points before the release is journaled and after it succeeded have tests of their
+            // own (tests/guarantees.rs): here, every point where a release is running.
+            if at == "preconditions checked" || at == "release finished" {
+                return true;
+            }
             seen.fetch_add(1, Ordering::SeqCst) != kill_at
         }));
         let err = session.apply(&plan.hash).await.expect_err("killed");

@@ -42,6 +42,10 @@ pub struct Global {
     /// Seconds `apply`, `resume` and `deploy` wait for workloads to be ready (0: do not wait).
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 300)]
     pub timeout: u64,
+    /// When another apply holds the target's cluster lock, wait for it (up to `--timeout` seconds)
+    /// instead of refusing at once.
+    #[arg(long, global = true)]
+    pub wait_lock: bool,
 }
 
 /// Output formats.
@@ -66,8 +70,9 @@ pub enum AppCommand {
     /// Execute exactly the stored plan with this hash (refused, exit 2, when the hash is unknown or the
     /// cluster changed since the plan).
     Apply(ApplyArgs),
-    /// Finish the release an interrupted apply left running (nothing to do: exit 0).
-    Resume,
+    /// Finish the release an interrupted apply left running (nothing to do: exit 0), after verifying its
+    /// stored plan against the approved hash; repairs a missing release record. `--abandon` ends it instead.
+    Resume(ResumeArgs),
     /// Run the declared checks (http, exec, metric, code) against the live release now. Exit 0 when all
     /// pass, 1 when any fails.
     Check,
@@ -123,6 +128,15 @@ pub struct ApplyArgs {
     /// The hash `plan` printed.
     #[arg(long, value_name = "HASH")]
     pub approve: String,
+}
+
+/// `resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// End the running release as `superseded` instead of finishing it (journaled; nothing is written to
+    /// the cluster), e.g. when its secret sources changed and it can no longer be finished as approved.
+    #[arg(long)]
+    pub abandon: bool,
 }
 
 /// `deploy`.

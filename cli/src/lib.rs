@@ -57,7 +57,7 @@ where
         }
         AppCommand::Plan(cmd) => commands::plan::run(app, &cli.global, cmd),
         AppCommand::Apply(cmd) => commands::apply::run(app, &cli.global, cmd),
-        AppCommand::Resume => commands::resume::run(app, &cli.global),
+        AppCommand::Resume(args) => commands::resume::run(app, &cli.global, args),
         AppCommand::Check => commands::check::run(app, &code, &cli.global),
         AppCommand::Deploy(cmd) => commands::deploy::run(app, &code, &cli.global, cmd),
         AppCommand::Stop => commands::stop::run(app, &cli.global),

@@ -242,13 +242,16 @@ codes! {
          process exits.";
     JournalFailed = "PCL0112", "the journal cannot be written",
         "Plans and releases are recorded in `STATE_DIR/journal.db` (SQLite). Check that the state directory is \
-         writable and the disk has space.";
+         writable and the disk has space. A release left `running` by an interrupted apply blocks new ones \
+         (PCL0144): `resume` finishes it, `resume --abandon` ends it.";
     UnknownKind = "PCL0113", "the cluster does not serve this kind",
         "An object's apiVersion/kind is not in the cluster's discovery (a missing CRD, a removed API). Install \
          the CRD first or fix the apiVersion.";
     PlanStale = "PCL0114", "the app changed since the plan",
-        "The objects the app renders now differ from those in the approved plan (the binary or its inputs \
-         changed). Run `plan` again and approve the new hash.";
+        "The objects the app renders now differ from those in the approved plan (the binary, its inputs or a \
+         secret's source changed). Run `plan` again and approve the new hash. When this stops a `resume` of an \
+         interrupted release, that release can no longer be finished as approved: end it with \
+         `resume --abandon` (journaled as `superseded`; nothing is written), then plan again.";
     NotReady = "PCL0115", "applied, but not ready",
         "Every write landed, but a workload did not become ready in time (`--timeout`), a rollout exceeded its \
          progress deadline, or a Job failed. `status` and `kubectl describe` show why (image pull, crash \
@@ -288,6 +291,31 @@ codes! {
         "A check failed and `rollback_on_failed_checks` asked to re-apply the previous succeeded release, but \
          planning or applying that rollback failed. The message has both causes. Run `rollback`, review and \
          `apply --approve` it by hand, or fix forward.";
+    PlanTampered = "PCL0140", "the stored plan does not match its approved hash",
+        "Every use of a stored plan (`apply`, `resume`, `deploy --resume`, a rollback) recomputes its hash \
+         and compares it with the hash that was approved, and with the hash the cluster's apply Lease \
+         records for a running release. They differ: the plan or the journal in the state directory was \
+         edited after approval. Nothing was written. Run `plan` again, review, and approve the new hash; \
+         if a release is still running, end it with `resume --abandon` first.";
+    WrongTarget = "PCL0141", "the plan was made for another target or namespace",
+        "A plan is executed only for the target and namespace it was made for (both are covered by its \
+         hash). Run the command with the same `--target` and `--namespace` as `plan`, or plan again for \
+         this target and approve that hash.";
+    ClusterLocked = "PCL0142", "another apply holds the target's cluster lock",
+        "One apply runs per app and namespace, across machines and state directories: the apply holds the \
+         Lease `piceli-apply-<app>` in the target namespace, renews it while it runs and releases it at \
+         the end (a killed holder's Lease expires after 15 s). The message names the holder. Wait for it \
+         and plan again, or pass `--wait-lock` to wait up to `--timeout` seconds.";
+    ApplyInterrupted = "PCL0143", "the cluster could not be reached during the apply",
+        "A write failed for a reason that may pass (the connection dropped, the API server answered 5xx \
+         or 429) and kept failing after retries with backoff. The release stays `running`: nothing is lost \
+         and nothing is applied twice. When the cluster answers again, run `resume` (or \
+         `deploy --resume`).";
+    ReleaseRunning = "PCL0144", "a release of this state directory is still running",
+        "An interrupted release must be finished or abandoned before another plan is applied. Run \
+         `resume` to finish it; when it can no longer be finished (its app or secret sources changed, \
+         PCL0114), `resume --abandon` ends it as `superseded` in the journal (nothing is written to the \
+         cluster), then plan again and approve the new hash.";
 }
 
 #[cfg(test)]

@@ -1,14 +1,31 @@
-//! `resume`: finish the release an interrupted apply left running.
+//! `resume`: finish the release an interrupted apply left running, or (`--abandon`) end it.
 
 use super::session::{block_on, options};
-use crate::args::{Global, Output};
+use crate::args::{Global, Output, ResumeArgs};
 use crate::exit::Failure;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
 
 /// Run `resume`.
-pub fn run(app: App, global: &Global) -> Result<(), Failure> {
+pub fn run(app: App, global: &Global, args: &ResumeArgs) -> Result<(), Failure> {
     let opts = options(global);
+    if args.abandon {
+        let ended = block_on(async {
+            let session = Session::open(app, &opts).await?;
+            session.abandon().await
+        })??;
+        if global.output == Output::Json {
+            println!("{}", serde_json::json!({ "abandoned": ended }));
+        } else {
+            match ended {
+                Some(n) => println!(
+                    "Release {n} abandoned (journaled as superseded; nothing was written to the cluster). Plan again to replace it."
+                ),
+                None => println!("Nothing to abandon: no release is running."),
+            }
+        }
+        return Ok(());
+    }
     let applied = block_on(async {
         let session = Session::open(app, &opts).await?;
         session.resume().await

@@ -17,6 +17,13 @@ pub fn options(global: &Global) -> SessionOptions {
         },
         state_dir: global.state_dir.clone(),
         wait: (global.timeout > 0).then(|| std::time::Duration::from_secs(global.timeout)),
+        wait_lock: global.wait_lock.then(|| {
+            std::time::Duration::from_secs(if global.timeout > 0 {
+                global.timeout
+            } else {
+                300
+            })
+        }),
     }
 }
 

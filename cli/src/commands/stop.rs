@@ -5,19 +5,32 @@ use crate::exit::Failure;
 use piceli_core::model::App;
 use piceli_runtime::journal::Journal;
 
-/// Run `stop`. Needs no cluster: it writes the request into the target's journal.
+/// Run `stop`. Needs no cluster: it writes the request into the target's journal — only when a release
+/// is running, so a stop asked for while nothing runs never halts the next apply.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let dir = super::history::state_dir(&app, global)?;
     let journal = Journal::open(&dir).map_err(super::history::journal_failure)?;
-    journal
-        .request_stop()
+    let running = journal
+        .unfinished()
         .map_err(super::history::journal_failure)?;
+    if running.is_some() {
+        journal
+            .request_stop()
+            .map_err(super::history::journal_failure)?;
+    }
+    let number = running.map(|r| r.number);
     if global.output == Output::Json {
-        println!("{}", serde_json::json!({ "stop_requested": true }));
-    } else {
         println!(
-            "Stop requested: a running apply halts before its next level; `resume` continues it."
+            "{}",
+            serde_json::json!({ "stop_requested": number.is_some(), "release": number })
         );
+    } else {
+        match number {
+            Some(n) => println!(
+                "Stop requested: release {n} halts before its next level; `resume` continues it, `resume --abandon` ends it."
+            ),
+            None => println!("Nothing is running: no stop requested."),
+        }
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! server-side apply in dependency order, every step journaled before and after it runs.
 
 use super::error::EngineError;
+use super::lock::LockSlot;
 use super::plan::secret_values;
 use super::plan::{
     Action, ActionKind, Desired, FIELD_MANAGER, Plan, PlanOptions, desired, is_ours,
@@ -10,7 +11,7 @@ use super::resources::{Resources, api_for};
 use super::secrets::{materialize, redact};
 use super::target::Connection;
 use crate::journal::{
-    Journal, PlannedStep, ReleaseId, ReleaseKind, ReleaseState, StepOutcome, StepState,
+    Journal, PlannedStep, Release, ReleaseId, ReleaseKind, ReleaseState, StepOutcome, StepState,
 };
 use futures::{StreamExt, stream};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, Preconditions};
@@ -29,8 +30,9 @@ pub struct Applied {
     pub unchanged: usize,
 }
 
-/// A test-only hook: called at each point where a kill matters (after the release is journaled, after a
-/// step is marked started, after its cluster write, after it is marked finished) with a description;
+/// A test-only hook: called at each point where a kill matters (after the preconditions are checked, after
+/// the release is journaled, after a step is marked started, after its cluster write, after it is marked
+/// finished, after the release is marked succeeded and before the cluster's record) with a description;
 /// returning `false` makes the apply stop right there, as if the process were killed.
 pub type FaultHook = dyn Fn(&str) -> bool + Send + Sync;
 
@@ -42,29 +44,26 @@ fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
     }
 }
 
-/// Execute the plan stored under `hash`.
+/// Execute `plan` (already verified against its approved hash by the session), holding `lock`.
 pub async fn apply(
     app: &App,
     conn: &Connection,
     journal: &Journal,
-    hash: &str,
+    plan: &Plan,
     plan_opts: &PlanOptions,
     hook: Option<&FaultHook>,
+    lock: Option<&LockSlot>,
 ) -> Result<Applied, EngineError> {
-    let stored = journal
-        .load_plan(hash)
-        .map_err(|e| EngineError::Journal(e.to_string()))?
-        .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
-    let plan: Plan = serde_json::from_str(&stored)
-        .map_err(|e| EngineError::Journal(format!("stored plan {hash}: {e}")))?;
-    if plan.compute_hash() != plan.hash || plan.hash != hash {
-        return Err(EngineError::UnknownPlan(hash.to_string()));
-    }
+    let hash = plan.hash.as_str();
     if plan.server != conn.server {
         return Err(EngineError::Precondition(format!(
             "the plan was made against {}, this is {}",
             plan.server, conn.server
         )));
+    }
+    if let Some(lock) = lock {
+        // The lock first: the preconditions below hold only while no other apply writes.
+        lock.ensure().await?;
     }
     // Exactly the planned objects (secret values filled in again, and checked against their digests).
     let resources = Resources::default();
@@ -111,6 +110,7 @@ pub async fn apply(
             desired_digest: a.desired_digest.clone(),
         })
         .collect();
+    checkpoint(hook, "preconditions checked")?;
     let release = journal
         .begin_release(
             hash,
@@ -138,9 +138,11 @@ pub async fn apply(
         optimistic: true,
         rvs,
         hook,
+        lock,
     };
     run_levels(&step, &todo, &wanted, &by_key).await?;
-    record_release(conn, journal, &plan, release).await?;
+    checkpoint(hook, "release finished")?;
+    record_release(conn, journal, plan, release).await?;
     Ok(Applied {
         release: number,
         written: changing.len(),
@@ -266,10 +268,13 @@ async fn run_levels(
     let journal = step.journal;
     let mut i = 0;
     while i < todo.len() {
+        if let Some(lock) = step.lock {
+            lock.ensure().await?;
+        }
         if journal.stop_requested().unwrap_or(false) {
             let _ = journal.clear_stop();
             // The release stays `running`: `resume` continues it.
-            return Err(EngineError::Apply(
+            return Err(EngineError::Stopped(
                 "stopped on request between steps; `resume` continues".into(),
             ));
         }
@@ -288,7 +293,9 @@ async fn run_levels(
             .collect()
             .await;
         if let Some(e) = results.into_iter().find_map(Result::err) {
-            if !matches!(e, EngineError::Killed(_)) {
+            // Only a write the server rejected fails the release; an interruption (a kill, a lost
+            // connection, a lost lock, the journal) leaves it `running` for `resume`.
+            if matches!(e, EngineError::Apply(_)) {
                 let _ = journal.finish_release(step.release, ReleaseState::Failed);
             }
             return Err(e);
@@ -302,25 +309,20 @@ async fn run_levels(
 /// Continue the release a killed or stopped apply left `running`: every step not done runs again.
 /// Server-side apply of the same object is idempotent, so a write that may or may not have landed is
 /// simply applied again (no change when it had landed); a deletion whose object is gone is done.
+#[allow(clippy::too_many_arguments)] // one call site; the arguments are the resumed run's state
 pub async fn resume(
     app: &App,
     conn: &Connection,
     journal: &Journal,
+    release: &Release,
+    plan: &Plan,
     plan_opts: &PlanOptions,
     hook: Option<&FaultHook>,
+    lock: Option<&LockSlot>,
 ) -> Result<Applied, EngineError> {
-    let Some(release) = journal
-        .unfinished()
-        .map_err(|e| EngineError::Journal(e.to_string()))?
-    else {
-        return Ok(Applied::default());
-    };
-    let stored = journal
-        .load_plan(&release.plan_hash)
-        .map_err(|e| EngineError::Journal(e.to_string()))?
-        .ok_or_else(|| EngineError::UnknownPlan(release.plan_hash.clone()))?;
-    let plan: Plan =
-        serde_json::from_str(&stored).map_err(|e| EngineError::Journal(e.to_string()))?;
+    if let Some(lock) = lock {
+        lock.ensure().await?;
+    }
     let resources = Resources::default();
     let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
@@ -372,10 +374,11 @@ pub async fn resume(
         optimistic: false,
         rvs: BTreeMap::new(),
         hook,
+        lock,
     };
     let written = todo.len();
     run_levels(&step, &todo, &wanted, &by_key).await?;
-    record_release(conn, journal, &plan, release.id).await?;
+    record_release(conn, journal, plan, release.id).await?;
     Ok(Applied {
         release: Some(release.number),
         written,
@@ -446,6 +449,30 @@ struct Step<'a> {
     /// The resourceVersion each object had when the preconditions were checked.
     rvs: BTreeMap<String, String>,
     hook: Option<&'a FaultHook>,
+    /// The cluster lock, checked before every level.
+    lock: Option<&'a LockSlot>,
+}
+
+/// How often a write that failed for a reason that may pass is tried in all, and the first pause.
+const WRITE_ATTEMPTS: u32 = 5;
+const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Whether a failed request may succeed when sent again: the connection failed, or the server was
+/// overloaded or broken (5xx, 429). Anything else is the server rejecting the request.
+pub fn is_transient(e: &kube::Error) -> bool {
+    match e {
+        kube::Error::Api(s) => s.code >= 500 || s.code == 429,
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => true,
+        _ => false,
+    }
+}
+
+/// Why one write failed.
+enum WriteError {
+    /// The server rejected it.
+    Rejected(String),
+    /// It kept failing for a reason that may pass.
+    Transient(String),
 }
 
 async fn run_step(
@@ -462,13 +489,85 @@ async fn run_step(
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = step.resources.served(&step.conn.client, &probe).await?;
     let api = api_for(&step.conn.client, &served, a.namespace.as_deref());
-    let result: Result<StepOutcome, String> = match (a.action, d) {
-        (ActionKind::Delete, _) => {
+    let write = match (a.action, d) {
+        (ActionKind::Delete, _) => Some(Write::Delete),
+        (_, Some(d)) => Some(Write::Apply(d)),
+        (_, None) => None,
+    };
+    let mut backoff = FIRST_BACKOFF;
+    let mut attempt = 1;
+    let result = loop {
+        let Some(write) = &write else {
+            break Err(WriteError::Rejected(format!(
+                "{} has no desired object",
+                a.key()
+            )));
+        };
+        match write_once(step, &api, a, write, attempt).await {
+            Err(kube_error) if is_transient(&kube_error) => {
+                if attempt >= WRITE_ATTEMPTS {
+                    break Err(WriteError::Transient(format!(
+                        "{kube_error} (after {attempt} attempts)"
+                    )));
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
+                attempt += 1;
+            }
+            Err(kube_error) => break Err(WriteError::Rejected(kube_error.to_string())),
+            Ok(outcome) => break Ok(outcome),
+        }
+    };
+    checkpoint(step.hook, &format!("step {index} written"))?;
+    let outcome = match &result {
+        Ok(o) => o.clone(),
+        Err(WriteError::Rejected(e) | WriteError::Transient(e)) => StepOutcome {
+            ok: false,
+            detail: e.clone(),
+            uid: None,
+            resource_version: None,
+            digest: None,
+        },
+    };
+    journal
+        .step_finished(step.release, index, &outcome)
+        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    checkpoint(step.hook, &format!("step {index} finished"))?;
+    match result {
+        Ok(_) => Ok(()),
+        Err(WriteError::Rejected(e)) => Err(EngineError::Apply(format!("{}: {e}", a.key()))),
+        Err(WriteError::Transient(e)) => Err(EngineError::Interrupted(format!(
+            "writing {}: {e}",
+            a.key()
+        ))),
+    }
+}
+
+/// What a step writes.
+enum Write<'a> {
+    /// Delete the object.
+    Delete,
+    /// Server-side apply this object.
+    Apply(&'a Desired),
+}
+
+/// One attempt at a step's write. A retry (`attempt > 1`) sends no resourceVersion and takes a missing
+/// object as deleted: the earlier attempt may have landed with its answer lost.
+async fn write_once(
+    step: &Step<'_>,
+    api: &kube::Api<DynamicObject>,
+    a: &Action,
+    write: &Write<'_>,
+    attempt: u32,
+) -> Result<StepOutcome, kube::Error> {
+    let optimistic = step.optimistic && attempt == 1;
+    match write {
+        Write::Delete => {
             let pre = a.precondition.as_ref();
             let params = DeleteParams {
                 preconditions: Some(Preconditions {
                     uid: pre.map(|p| p.uid.clone()),
-                    resource_version: if step.optimistic {
+                    resource_version: if optimistic {
                         step.rvs.get(&a.key()).cloned()
                     } else {
                         None
@@ -485,13 +584,13 @@ async fn run_step(
             };
             match api.delete(&a.name, &params).await {
                 Ok(_) => Ok(done),
-                Err(kube::Error::Api(s)) if s.code == 404 && !step.optimistic => Ok(done),
-                Err(e) => Err(e.to_string()),
+                Err(kube::Error::Api(s)) if s.code == 404 && !optimistic => Ok(done),
+                Err(e) => Err(e),
             }
         }
-        (_, Some(d)) => {
+        Write::Apply(d) => {
             let mut body = d.object.clone();
-            if step.optimistic
+            if optimistic
                 && let (Some(rv), Some(meta)) = (
                     step.rvs.get(&a.key()),
                     body.get_mut("metadata").and_then(Value::as_object_mut),
@@ -511,26 +610,6 @@ async fn run_step(
                     resource_version: o.metadata.resource_version.clone(),
                     digest: Some(super::hash::digest(&redact(&d.object, step.key))),
                 })
-                .map_err(|e| e.to_string())
         }
-        (_, None) => Err(format!("{} has no desired object", a.key())),
-    };
-    checkpoint(step.hook, &format!("step {index} written"))?;
-    let outcome = match &result {
-        Ok(o) => o.clone(),
-        Err(e) => StepOutcome {
-            ok: false,
-            detail: e.clone(),
-            uid: None,
-            resource_version: None,
-            digest: None,
-        },
-    };
-    journal
-        .step_finished(step.release, index, &outcome)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
-    checkpoint(step.hook, &format!("step {index} finished"))?;
-    result
-        .map(|_| ())
-        .map_err(|e| EngineError::Apply(format!("{}: {e}", a.key())))
+    }
 }

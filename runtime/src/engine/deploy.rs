@@ -183,6 +183,7 @@ impl Session {
         code: &[CodeCheck],
         mut on_event: impl FnMut(&DeployEvent),
     ) -> Result<DeployReport, EngineError> {
+        self.repair_record().await?;
         let release = self.live_release()?;
         let cx = self.check_context(release);
         let outcomes = checks::run_all(&cx, &self.app.checks, code, |o| {
@@ -200,15 +201,6 @@ impl Session {
         })
     }
 
-    fn stored_plan(&self, hash: &str) -> Result<Plan, EngineError> {
-        let json = self
-            .journal
-            .load_plan(hash)
-            .map_err(journal)?
-            .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
-        serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))
-    }
-
     /// `deploy`: see the module docs. Readiness waits use the session's `wait` (none: no wait).
     pub async fn deploy(
         &mut self,
@@ -216,6 +208,8 @@ impl Session {
         code: &[CodeCheck],
         mut on_event: impl FnMut(&DeployEvent),
     ) -> Result<DeployReport, EngineError> {
+        // A kill between the journal's `succeeded` and the cluster's record lost the record: repair it.
+        self.repair_record().await?;
         // The stages below wait for readiness themselves, so apply and resume must not.
         let wait = self.wait.take();
         let result = if opts.resume {
@@ -253,6 +247,11 @@ impl Session {
                 }
                 Some(_) => {}
             }
+        }
+        if plan.has_changes()
+            && let Some(running) = self.journal.unfinished().map_err(journal)?
+        {
+            return Err(EngineError::ReleaseRunning(running.number));
         }
         let run = self.journal.begin_deploy(&plan.hash).map_err(journal)?;
         let released = if plan.has_changes() {
@@ -300,21 +299,38 @@ impl Session {
             run: id,
             stage: stage.as_str(),
         });
-        let plan = self.stored_plan(&run.plan_hash)?;
+        let plan = self.approved_plan(&run.plan_hash)?;
         on_event(&plan_event(&plan));
         let mut released = release;
         if matches!(stage, DeployStage::Plan | DeployStage::Apply) {
-            let applied = if self.journal.unfinished().map_err(journal)?.is_some() {
-                self.resume().await
-            } else if plan.has_changes() && stage == DeployStage::Plan {
-                self.apply(&plan.hash).await
-            } else {
-                // The apply finished before the interruption was recorded: its release is the newest.
-                Ok(super::apply::Applied {
-                    release: self.live_release()?,
+            // Where the interrupted apply got to: the release this run's plan made since the run began.
+            let made = self
+                .journal
+                .releases()
+                .map_err(journal)?
+                .into_iter()
+                .find(|r| r.plan_hash == run.plan_hash && r.started_at >= run.started_at);
+            let applied = match made.as_ref().map(|r| r.state) {
+                Some(ReleaseState::Running) => self.resume().await,
+                Some(ReleaseState::Succeeded) => Ok(super::apply::Applied {
+                    release: made.as_ref().map(|r| r.number),
                     written: 0,
                     unchanged: 0,
-                })
+                }),
+                Some(state) => {
+                    // The apply ended without succeeding (rejected, abandoned): nothing to continue.
+                    let message = format!(
+                        "the run's release {} ended {state}: nothing to resume; plan again",
+                        made.as_ref().map(|r| r.number).unwrap_or_default()
+                    );
+                    self.journal
+                        .finish_deploy(id, DeployState::Failed, None, &message)
+                        .map_err(journal)?;
+                    return Ok(DeployReport::default());
+                }
+                // The apply never began its release: do it now (the plan is approved).
+                None if plan.has_changes() => self.apply(&plan.hash).await,
+                None => Ok(super::apply::Applied::default()),
             };
             let applied = self.interrupted_on_error(id, applied)?;
             released = applied.release;

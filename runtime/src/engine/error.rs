@@ -90,6 +90,45 @@ pub enum EngineError {
     /// A check failed and the automatic rollback could not be planned or applied.
     #[error("{code}: {0}", code = Code::RollbackFailed)]
     RollbackFailed(String),
+    /// A stored plan's content does not hash to the hash that was approved (or that the cluster records).
+    #[error("{code}: the stored plan `{hash}` {reason}; nothing was written", code = Code::PlanTampered)]
+    PlanTampered {
+        /// The approved hash.
+        hash: String,
+        /// What does not match.
+        reason: String,
+    },
+    /// The plan was made for another target or namespace than this command's.
+    #[error("{code}: the plan was made for target `{planned_target}`, namespace `{planned_namespace}`; this command runs for target `{target}`, namespace `{namespace}`; nothing was written", code = Code::WrongTarget)]
+    WrongTarget {
+        /// The plan's target.
+        planned_target: String,
+        /// The plan's namespace.
+        planned_namespace: String,
+        /// This command's target.
+        target: String,
+        /// This command's namespace.
+        namespace: String,
+    },
+    /// Another apply holds the cluster lock.
+    #[error("{code}: Lease/{lease} is held by `{holder}`{}: another apply is running against this target; nothing was written", if since.is_empty() { String::new() } else { format!(" since {since}") }, code = Code::ClusterLocked)]
+    ClusterLocked {
+        /// `namespace/name` of the Lease.
+        lease: String,
+        /// Its holder.
+        holder: String,
+        /// Since when.
+        since: String,
+    },
+    /// Writes kept failing for a reason that may pass; the release stays resumable.
+    #[error("{code}: {0}; the release stays running: `resume` continues it", code = Code::ApplyInterrupted)]
+    Interrupted(String),
+    /// `stop` halted the run between levels; the release stays running.
+    #[error("{code}: {0}", code = Code::ApplyFailed)]
+    Stopped(String),
+    /// A release is still running.
+    #[error("{code}: release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`", code = Code::ReleaseRunning)]
+    ReleaseRunning(u64),
     /// Test-only: the fault hook stopped the run here, as a kill would.
     #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
     Killed(String),
@@ -116,6 +155,12 @@ impl EngineError {
             EngineError::NotReady(_) => Code::NotReady,
             EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
             EngineError::RollbackFailed(_) => Code::RollbackFailed,
+            EngineError::PlanTampered { .. } => Code::PlanTampered,
+            EngineError::WrongTarget { .. } => Code::WrongTarget,
+            EngineError::ClusterLocked { .. } => Code::ClusterLocked,
+            EngineError::Interrupted(_) => Code::ApplyInterrupted,
+            EngineError::ReleaseRunning(_) => Code::ReleaseRunning,
+            EngineError::Stopped(_) => Code::ApplyFailed,
         }
     }
 
@@ -133,9 +178,18 @@ impl EngineError {
             EngineError::ApprovalMismatch { planned, .. } => format!(
                 "review the changes with `deploy` (or `plan`), then run `deploy --approve {planned}`"
             ),
-            EngineError::UnknownPlan(_) | EngineError::Precondition(_) | EngineError::Stale(_) => {
+            EngineError::UnknownPlan(_) | EngineError::Precondition(_) => {
                 "run `plan` again and approve the hash it prints".into()
             }
+            EngineError::Stale(_) => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
+            EngineError::PlanTampered { .. } => "the state directory was edited after approval: run `plan` again, review, and approve the new hash (`resume --abandon` ends a running release first)".into(),
+            EngineError::WrongTarget { planned_target, planned_namespace, .. } => format!(
+                "run it with `--target {planned_target} --namespace {planned_namespace}`, or plan again for this target and namespace"
+            ),
+            EngineError::ClusterLocked { .. } => "wait for the other apply to finish and plan again, or pass `--wait-lock` to wait for it (up to `--timeout` seconds)".into(),
+            EngineError::Stopped(_) => "run `resume` to continue the release, or `resume --abandon` to end it".into(),
+            EngineError::Interrupted(_) => "when the cluster answers again, run `resume` (or `deploy --resume`)".into(),
+            EngineError::ReleaseRunning(_) => "run `resume` to finish it, or `resume --abandon` to end it, then plan again".into(),
             other => other.code().info().explanation.to_string(),
         }
     }
@@ -150,6 +204,8 @@ impl EngineError {
                 | EngineError::Killed(_)
                 | EngineError::NotReady(_)
                 | EngineError::RollbackFailed(_)
+                | EngineError::Interrupted(_)
+                | EngineError::Stopped(_)
         )
     }
 

@@ -2,10 +2,12 @@
 //! that plan with preconditions and a journal.
 
 pub mod apply;
+pub mod approved;
 pub mod deploy;
 pub mod diff;
 pub mod error;
 pub mod hash;
+pub mod lock;
 pub mod plan;
 pub mod ready;
 pub mod record;

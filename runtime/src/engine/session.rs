@@ -82,6 +82,8 @@ pub struct SessionOptions {
     pub state_dir: Option<PathBuf>,
     /// How long `apply` and `resume` wait for workloads to be ready (`None`: do not wait).
     pub wait: Option<std::time::Duration>,
+    /// `--wait-lock`: how long to wait for another apply's cluster lock (`None`: refuse at once).
+    pub wait_lock: Option<std::time::Duration>,
 }
 
 /// An open session.
@@ -102,6 +104,8 @@ pub struct Session {
     pub fault_hook: Option<std::sync::Arc<FaultHook>>,
     /// How long to wait for readiness after writing (`None`: do not wait).
     pub wait: Option<std::time::Duration>,
+    /// How long to wait for another apply's cluster lock (`None`: refuse at once).
+    pub wait_lock: Option<std::time::Duration>,
 }
 
 impl Session {
@@ -137,6 +141,7 @@ impl Session {
             conn,
             fault_hook: None,
             wait: opts.wait,
+            wait_lock: opts.wait_lock,
         })
     }
 
@@ -197,13 +202,7 @@ impl Session {
                 EngineError::Stale("there is no earlier release to roll back to (a first release has nothing before it)".into())
             })?,
         };
-        let json = self
-            .journal
-            .load_plan(&target.plan_hash)
-            .map_err(journal)?
-            .ok_or_else(|| EngineError::UnknownPlan(target.plan_hash.clone()))?;
-        let old: Plan =
-            serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let old = self.approved_plan(&target.plan_hash)?;
         let opts = self.plan_options(Vec::new(), false)?;
         let source = Source {
             target: old.target.clone(),
@@ -229,12 +228,7 @@ impl Session {
             .ok_or_else(|| {
                 EngineError::Stale(format!("there is no release {number} (see `history`)"))
             })?;
-        let json = self
-            .journal
-            .load_plan(&release.plan_hash)
-            .map_err(journal)?
-            .ok_or_else(|| EngineError::UnknownPlan(release.plan_hash.clone()))?;
-        serde_json::from_str(&json).map_err(|e| EngineError::Journal(e.to_string()))
+        self.approved_plan(&release.plan_hash)
     }
 
     /// The number of the live release (the newest succeeded one).
@@ -279,19 +273,17 @@ impl Session {
         Ok(plan)
     }
 
-    /// Apply the stored plan `hash`, holding the target's lock.
+    /// Apply the stored plan `hash` (verified: [`Session::approved_plan`]), holding the state
+    /// directory's file lock and, when it writes anything, the target's cluster lock.
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
         let _lock: ApplyLock =
             Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
-        let stored = self
-            .journal
-            .load_plan(hash)
-            .map_err(|e| EngineError::Journal(e.to_string()))?;
-        let Some(stored) = stored else {
-            return Err(EngineError::UnknownPlan(hash.to_string()));
-        };
-        let planned: Plan =
-            serde_json::from_str(&stored).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let planned = self.approved_plan(hash)?;
+        if let Some(running) = self.journal.unfinished().map_err(journal_error)? {
+            return Err(EngineError::ReleaseRunning(running.number));
+        }
+        // A stop asked for while nothing ran is not meant for this run.
+        self.journal.clear_stop().map_err(journal_error)?;
         let adopt: Vec<String> = planned
             .actions
             .iter()
@@ -299,42 +291,142 @@ impl Session {
             .map(|a| format!("{}/{}", a.kind, a.name))
             .collect();
         let opts = self.plan_options(adopt, false)?;
+        let slot = if planned.has_changes() {
+            let next = self.journal.next_release_number().map_err(journal_error)?;
+            Some(self.lock_slot(&planned, next)?)
+        } else {
+            None
+        };
         let applied = apply(
             &self.app,
             &self.conn,
             &self.journal,
-            hash,
+            &planned,
             &opts,
             self.fault_hook.as_deref(),
+            slot.as_ref(),
         )
-        .await?;
+        .await;
+        release_slot(slot, &applied).await;
+        let applied = applied?;
         if let Some(timeout) = self.wait {
             super::ready::wait(&self.conn, &planned, timeout).await?;
         }
         Ok(applied)
     }
 
-    /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`).
+    /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`,
+    /// and a missing or stale release record in the cluster is repaired).
     pub async fn resume(&self) -> Result<Applied, EngineError> {
         let _lock: ApplyLock =
             Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
         let opts = self.plan_options(Vec::new(), false)?;
-        let unfinished = self
-            .journal
-            .unfinished()
-            .map_err(|e| EngineError::Journal(e.to_string()))?;
+        let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
+            self.repair_record().await?;
+            return Ok(Applied::default());
+        };
+        let plan = self.running_plan(&release).await?;
+        self.journal.clear_stop().map_err(journal_error)?;
+        let slot = self.lock_slot(&plan, release.number)?;
         let applied = resume(
             &self.app,
             &self.conn,
             &self.journal,
+            &release,
+            &plan,
             &opts,
             self.fault_hook.as_deref(),
+            Some(&slot),
         )
-        .await?;
-        if let (Some(timeout), Some(release)) = (self.wait, unfinished) {
-            let plan = self.release_plan(release.number)?;
+        .await;
+        release_slot(Some(slot), &applied).await;
+        let applied = applied?;
+        if let Some(timeout) = self.wait {
             super::ready::wait(&self.conn, &plan, timeout).await?;
         }
         Ok(applied)
+    }
+
+    /// `resume --abandon`: end the running release as `superseded` (journaled; nothing is written to the
+    /// cluster), so a new plan can be approved. Returns the release ended (`None`: nothing was running).
+    pub async fn abandon(&self) -> Result<Option<u64>, EngineError> {
+        let _lock: ApplyLock =
+            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
+            return Ok(None);
+        };
+        self.journal
+            .finish_release(release.id, crate::journal::ReleaseState::Superseded)
+            .map_err(journal_error)?;
+        if let Some(run) = self.journal.unfinished_deploy().map_err(journal_error)? {
+            let message = format!(
+                "release {} abandoned with `resume --abandon`",
+                release.number
+            );
+            self.journal
+                .finish_deploy(run.id, crate::journal::DeployState::Failed, None, &message)
+                .map_err(journal_error)?;
+        }
+        self.journal.clear_stop().map_err(journal_error)?;
+        // The Lease no longer records it (best effort: a Lease held by another live apply stays as is).
+        if let Ok(plan) = self.approved_plan(&release.plan_hash)
+            && let Ok(slot) = self.lock_slot(&plan, release.number)
+            && slot.ensure().await.is_ok()
+        {
+            slot.release(true).await;
+        }
+        Ok(Some(release.number))
+    }
+
+    /// Write the release record again when the cluster's is missing or names an older release of this
+    /// journal (a kill between the journal's `succeeded` and the record). A record naming a plan this
+    /// journal never made (another machine's newer release) is left alone.
+    pub async fn repair_record(&self) -> Result<bool, EngineError> {
+        let Some(live) = self.journal.last_succeeded().map_err(journal_error)? else {
+            return Ok(false);
+        };
+        let plan = match self.approved_plan(&live.plan_hash) {
+            // The live release is another namespace's (`--namespace` differs): its record is not here.
+            Err(EngineError::WrongTarget { .. }) => return Ok(false),
+            other => other?,
+        };
+        let recorded = super::record::read(&self.conn, &self.app.name.v, &plan.namespace).await?;
+        let stale = match &recorded {
+            None => true,
+            Some((_, hash)) if *hash == live.plan_hash => false,
+            Some((_, hash)) => self
+                .journal
+                .releases()
+                .map_err(journal_error)?
+                .iter()
+                .any(|r| r.plan_hash == *hash && r.number < live.number),
+        };
+        if !stale {
+            return Ok(false);
+        }
+        let at = live.finished_at.clone().unwrap_or_default();
+        super::record::write(&self.conn, &plan, live.number, &at).await?;
+        Ok(true)
+    }
+}
+
+fn journal_error(e: crate::journal::JournalError) -> EngineError {
+    EngineError::Journal(e.to_string())
+}
+
+/// Release the cluster lock after an apply or resume: the Lease stops recording the release unless the
+/// run was interrupted (it stays resumable, and `resume` verifies against the record).
+async fn release_slot<T>(slot: Option<super::lock::LockSlot>, result: &Result<T, EngineError>) {
+    let Some(slot) = slot else { return };
+    match result {
+        // As a kill would: nothing released (the Lease expires; a resume from this journal takes it).
+        Err(EngineError::Killed(_)) => drop(slot),
+        Err(
+            EngineError::Interrupted(_)
+            | EngineError::Stopped(_)
+            | EngineError::Journal(_)
+            | EngineError::ClusterLocked { .. },
+        ) => slot.release(false).await,
+        _ => slot.release(true).await,
     }
 }

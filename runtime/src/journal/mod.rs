@@ -324,6 +324,17 @@ impl Journal {
         rows.collect::<Result<_, _>>().map_err(sql(action))
     }
 
+    /// The number the next [`Journal::begin_release`] will give (one above the newest release).
+    pub fn next_release_number(&self) -> Result<u64, JournalError> {
+        self.conn()
+            .query_row(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM releases",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(sql("numbering a release"))
+    }
+
     /// The release a `resume` continues: the `running` one, if any (there is at most one).
     pub fn unfinished(&self) -> Result<Option<Release>, JournalError> {
         self.one_release(

@@ -1,0 +1,575 @@
+//! The engine keeps its promises against tampering, concurrency and unlucky kills (in process, against the
+//! local API server): a stored plan edited after approval is refused at every use, a plan runs only for
+//! its target and namespace, one apply per target across state directories (the cluster Lease), a kill
+//! before the release is journaled or before the cluster's record is written recovers, a lost
+//! connection leaves the release resumable, and a stale `stop` never halts the next apply (`resume --abandon`: tests/abandon.rs).
+
+use piceli::runtime::engine::EngineError;
+use piceli::runtime::engine::lock::lease_name;
+use piceli::runtime::engine::plan::Plan;
+use piceli::runtime::engine::session::{Session, SessionOptions};
+use piceli::runtime::engine::target::ConnectOptions;
+use piceli_sim::{RunningSim, Sim, SimConfig};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+thread_local! {
+    static IMAGE: RefCell<String> = RefCell::new(image("1.27"));
+}
+
+fn image(tag: &str) -> String {
+    format!("docker.io/library/nginx:{tag}@sha256:{}", "ab".repeat(32))
+}
+
+fn current_image() -> String {
+    IMAGE.with(|i| i.borrow().clone())
+}
+
+fn app_with_image(tag: &str) -> piceli::__private::App {
+    IMAGE.with(|i| *i.borrow_mut() = image(tag));
+    guard_test::app()
+}
+
+piceli::app! {
+    app guard-test;
+    target local = local(namespace: "g-one");
+    target staging = local(namespace: "g-stage");
+    secret api { key: from_env("GUARD_TEST_API_KEY") }
+    deployment web {
+        image: (current_image()),
+        replicas: 1,
+        ports: { http: 80 },
+        env: { KEY: secret(api.key) },
+    }
+    service web -> web { port: 80 => http }
+}
+
+struct Fixture {
+    sim: RunningSim,
+    dirs: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        // Every test sets the same value (tests run in parallel threads of one process).
+        unsafe { std::env::set_var("GUARD_TEST_API_KEY", "first-value") };
+        Fixture {
+            sim: Sim::start(SimConfig::default()).expect("sim"),
+            dirs: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn state(&self, name: &str) -> PathBuf {
+        self.dirs.path().join(name)
+    }
+
+    fn options(&self, state: &str) -> SessionOptions {
+        self.options_with(state, self.sim.kubeconfig_path())
+    }
+
+    fn options_with(&self, state: &str, kubeconfig: &Path) -> SessionOptions {
+        SessionOptions {
+            target: None,
+            namespace: None,
+            connect: ConnectOptions {
+                kubeconfig: Some(kubeconfig.to_path_buf()),
+                context: Some("piceli-sim".into()),
+            },
+            state_dir: Some(self.state(state)),
+            wait: None,
+            wait_lock: None,
+        }
+    }
+
+    async fn session(&self, opts: &SessionOptions) -> Session {
+        Session::open(app_with_image("1.27"), opts)
+            .await
+            .expect("session")
+    }
+}
+
+fn kill_at(point: &'static str) -> Arc<piceli::runtime::engine::apply::FaultHook> {
+    Arc::new(move |at: &str| at != point)
+}
+
+async fn deployment_image(sim: &RunningSim, namespace: &str) -> Option<String> {
+    use piceli::k8s_openapi::api::apps::v1::Deployment;
+    let api: kube::Api<Deployment> =
+        kube::Api::namespaced(sim.client().expect("client"), namespace);
+    let d = api.get_opt("web").await.expect("get")?;
+    d.spec?.template.spec?.containers.first()?.image.clone()
+}
+
+/// Rewrites the stored plan `hash` as someone who can edit the state directory would: the Deployment's
+/// image replaced and its desired digest recomputed. With `rehash`, the plan's hash is recomputed too and
+/// the plan row and the running release are moved to it.
+fn tamper(state: &Path, hash: &str, new_image: &str, rehash: bool) -> String {
+    let db = rusqlite::Connection::open(state.join("journal.db")).expect("journal");
+    let json: String = db
+        .query_row("SELECT plan_json FROM plans WHERE hash = ?1", [hash], |r| {
+            r.get(0)
+        })
+        .expect("stored plan");
+    let mut plan: Plan = serde_json::from_str(&json).expect("plan json");
+    for o in &mut plan.objects {
+        if o["kind"] == "Deployment" {
+            o["spec"]["template"]["spec"]["containers"][0]["image"] = new_image.into();
+        }
+    }
+    let edited = plan
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .cloned()
+        .expect("deployment");
+    for a in &mut plan.actions {
+        if a.kind == "Deployment" {
+            a.desired_digest = Some(piceli::runtime::engine::hash::digest(&edited));
+        }
+    }
+    if rehash {
+        plan.hash = plan.compute_hash();
+    }
+    let new_hash = plan.hash.clone();
+    let json = serde_json::to_string(&plan).expect("json");
+    if rehash {
+        db.execute(
+            "INSERT INTO plans (hash, target, plan_json, created_at) \
+             SELECT ?1, target, ?2, created_at FROM plans WHERE hash = ?3",
+            rusqlite::params![new_hash, json, hash],
+        )
+        .expect("store the edited plan");
+        db.execute(
+            "UPDATE releases SET plan_hash = ?1 WHERE plan_hash = ?2",
+            rusqlite::params![new_hash, hash],
+        )
+        .expect("point the release at it");
+    } else {
+        db.execute(
+            "UPDATE plans SET plan_json = ?1 WHERE hash = ?2",
+            rusqlite::params![json, hash],
+        )
+        .expect("edit plan");
+    }
+    new_hash
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_refuses_a_plan_edited_after_approval() {
+    for rehash in [false, true] {
+        let fx = Fixture::new();
+        let opts = fx.options("a");
+        let mut session = fx.session(&opts).await;
+        let plan = session.plan(vec![], false).await.expect("plan");
+        session.fault_hook = Some(kill_at("step 1 started"));
+        let err = session.apply(&plan.hash).await.expect_err("killed");
+        assert!(matches!(err, EngineError::Killed(_)), "{err}");
+        drop(session);
+
+        tamper(&fx.state("a"), &plan.hash, &image("evil"), rehash);
+        let session = fx.session(&opts).await;
+        let err = session.resume().await.expect_err("tampered plan refused");
+        assert!(
+            matches!(err, EngineError::PlanTampered { .. }),
+            "rehash {rehash}: {err}"
+        );
+        assert_eq!(err.code().as_str(), "PCL0140");
+        assert!(err.is_rejection(), "exit 2");
+        assert!(
+            session.journal.unfinished().expect("journal").is_some(),
+            "nothing was recorded as done"
+        );
+        assert_ne!(
+            deployment_image(&fx.sim, "g-one").await,
+            Some(image("evil")),
+            "rehash {rehash}: the edited image was never written"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn apply_refuses_an_edited_plan_and_a_rehashed_one_is_unknown() {
+    let fx = Fixture::new();
+    let opts = fx.options("a");
+    let session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    drop(session);
+    tamper(&fx.state("a"), &plan.hash, &image("evil"), false);
+    let session = fx.session(&opts).await;
+    let err = session.apply(&plan.hash).await.expect_err("edited");
+    assert!(matches!(err, EngineError::PlanTampered { .. }), "{err}");
+    assert_eq!(deployment_image(&fx.sim, "g-one").await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_runs_only_for_its_target_and_namespace() {
+    let fx = Fixture::new();
+    let mut opts = fx.options("a");
+    opts.namespace = Some("g-two".into());
+    let planned = fx
+        .session(&opts)
+        .await
+        .plan(vec![], false)
+        .await
+        .expect("plan");
+
+    // Another namespace, same state directory.
+    opts.namespace = Some("g-three".into());
+    let err = fx
+        .session(&opts)
+        .await
+        .apply(&planned.hash)
+        .await
+        .expect_err("other namespace");
+    assert!(matches!(err, EngineError::WrongTarget { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("g-two") && text.contains("g-three"), "{text}");
+    assert!(err.is_rejection());
+
+    // Another target, same state directory.
+    opts.namespace = None;
+    opts.target = Some("staging".into());
+    let staged = fx
+        .session(&opts)
+        .await
+        .plan(vec![], false)
+        .await
+        .expect("plan");
+    opts.target = Some("local".into());
+    let err = fx
+        .session(&opts)
+        .await
+        .apply(&staged.hash)
+        .await
+        .expect_err("other target");
+    let text = err.to_string();
+    assert!(
+        text.contains("`staging`") && text.contains("`local`"),
+        "{text}"
+    );
+    for ns in ["g-one", "g-two", "g-three", "g-stage"] {
+        assert_eq!(
+            deployment_image(&fx.sim, ns).await,
+            None,
+            "{ns}: nothing written"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_apply_per_target_across_state_directories() {
+    let fx = Fixture::new();
+    let (opts_a, opts_b) = (fx.options("a"), fx.options("b"));
+    let a = Session::open(app_with_image("1.27"), &opts_a)
+        .await
+        .expect("a");
+    let b = Session::open(app_with_image("1.28"), &opts_b)
+        .await
+        .expect("b");
+    let plan_a = a.plan(vec![], false).await.expect("plan a");
+    let plan_b = b.plan(vec![], false).await.expect("plan b");
+    assert_ne!(plan_a.hash, plan_b.hash);
+
+    // A holds the lock (the namespace exists after its first level) and pauses before its next write.
+    let paused = Arc::new(AtomicBool::new(false));
+    let go_on = Arc::new(AtomicBool::new(false));
+    let mut a = a;
+    let (p, g) = (paused.clone(), go_on.clone());
+    a.fault_hook = Some(Arc::new(move |at: &str| {
+        if at == "step 1 started" {
+            p.store(true, Ordering::SeqCst);
+            let until = std::time::Instant::now() + Duration::from_secs(20);
+            while !g.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        true
+    }));
+    let hash_a = plan_a.hash.clone();
+    // On a thread of its own: its fault hook blocks the thread it runs on.
+    let running_a = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move { a.apply(&hash_a).await.map(|applied| applied.release) })
+    });
+    while !paused.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let err = b.apply(&plan_b.hash).await.expect_err("B refused");
+    assert!(matches!(err, EngineError::ClusterLocked { .. }), "{err}");
+    assert!(err.is_rejection());
+    assert!(err.to_string().contains(&lease_name("guard-test")), "{err}");
+    assert!(
+        b.journal.releases().expect("journal").is_empty(),
+        "B began nothing"
+    );
+
+    go_on.store(true, Ordering::SeqCst);
+    let released = running_a.join().expect("join").expect("A applied");
+    assert_eq!(released, Some(1));
+    assert_eq!(
+        deployment_image(&fx.sim, "g-one").await,
+        Some(image("1.27"))
+    );
+
+    // With --wait-lock B waits for A's lock, then finds its plan stale: nothing of B is mixed in.
+    let mut opts_b = opts_b;
+    opts_b.wait_lock = Some(Duration::from_secs(20));
+    let b = Session::open(app_with_image("1.28"), &opts_b)
+        .await
+        .expect("b");
+    let err = b.apply(&plan_b.hash).await.expect_err("B's plan is stale");
+    assert!(matches!(err, EngineError::Precondition(_)), "{err}");
+    assert_eq!(
+        deployment_image(&fx.sim, "g-one").await,
+        Some(image("1.27"))
+    );
+
+    // The Lease is released: held by nobody, and records no running release.
+    use piceli::k8s_openapi::api::coordination::v1::Lease;
+    let leases: kube::Api<Lease> = kube::Api::namespaced(fx.sim.client().expect("client"), "g-one");
+    let lease = leases.get(&lease_name("guard-test")).await.expect("lease");
+    let spec = lease.spec.expect("spec");
+    assert_eq!(spec.holder_identity, None);
+    assert!(
+        !lease
+            .metadata
+            .annotations
+            .unwrap_or_default()
+            .contains_key("piceli.dev/plan")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_before_the_release_is_journaled_leaves_nothing_to_resume() {
+    let fx = Fixture::new();
+    let opts = fx.options("a");
+    let mut session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.fault_hook = Some(kill_at("preconditions checked"));
+    assert!(matches!(
+        session.apply(&plan.hash).await,
+        Err(EngineError::Killed(_))
+    ));
+    drop(session);
+    let session = fx.session(&opts).await;
+    let resumed = session.resume().await.expect("resume");
+    assert_eq!(resumed.release, None, "nothing to resume");
+    // The same hash can be approved again.
+    let applied = session.apply(&plan.hash).await.expect("approved again");
+    assert_eq!(applied.release, Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
+    let fx = Fixture::new();
+    let opts = fx.options("a");
+    let mut session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.fault_hook = Some(kill_at("preconditions checked"));
+    let deploy = piceli::runtime::engine::deploy::DeployOptions {
+        approve: Some(plan.hash.clone()),
+        resume: false,
+    };
+    let err = session
+        .deploy(&deploy, &[], |_| {})
+        .await
+        .expect_err("killed");
+    assert!(matches!(err, EngineError::Killed(_)), "{err}");
+    drop(session);
+    let mut session = fx.session(&opts).await;
+    let resume = piceli::runtime::engine::deploy::DeployOptions {
+        approve: None,
+        resume: true,
+    };
+    let report = session
+        .deploy(&resume, &[], |_| {})
+        .await
+        .expect("deploy --resume finishes the run");
+    assert_eq!(report.release, Some(1));
+    assert_eq!(
+        deployment_image(&fx.sim, "g-one").await,
+        Some(image("1.27"))
+    );
+    let again = session.deploy(&resume, &[], |_| {}).await.expect("again");
+    assert_eq!(again.run, None, "nothing left to resume");
+    assert!(
+        !session
+            .plan(vec![], false)
+            .await
+            .expect("plan")
+            .has_changes()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_release_record_is_repaired() {
+    let fx = Fixture::new();
+    let opts = fx.options("a");
+    let mut session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.fault_hook = Some(kill_at("release finished"));
+    assert!(matches!(
+        session.apply(&plan.hash).await,
+        Err(EngineError::Killed(_))
+    ));
+    drop(session);
+    let session = fx.session(&opts).await;
+    let read = || piceli::runtime::engine::record::read(&session.conn, "guard-test", "g-one");
+    assert_eq!(
+        read().await.expect("read"),
+        None,
+        "the kill lost the record"
+    );
+    let resumed = session.resume().await.expect("resume");
+    assert_eq!(resumed.release, None);
+    assert_eq!(
+        read().await.expect("read"),
+        Some((1, plan.hash.clone())),
+        "resume repaired it"
+    );
+
+    // `check` repairs it too (deleted by hand, as a teammate might).
+    use piceli::k8s_openapi::api::core::v1::ConfigMap;
+    let cms: kube::Api<ConfigMap> = kube::Api::namespaced(session.conn.client.clone(), "g-one");
+    cms.delete("piceli-release-guard-test", &Default::default())
+        .await
+        .expect("delete record");
+    session.check(&[], |_| {}).await.expect("check");
+    assert_eq!(read().await.expect("read"), Some((1, plan.hash.clone())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_asked_while_nothing_runs_does_not_halt_the_next_apply() {
+    let fx = Fixture::new();
+    let opts = fx.options("a");
+    let session = fx.session(&opts).await;
+    session.journal.request_stop().expect("stop");
+    let plan = session.plan(vec![], false).await.expect("plan");
+    let applied = session.apply(&plan.hash).await.expect("not halted");
+    assert_eq!(applied.release, Some(1));
+    assert!(!session.journal.stop_requested().expect("journal"));
+}
+
+/// A loopback TCP proxy in front of the local cluster whose connections can be cut, as a network would.
+struct Proxy {
+    addr: std::net::SocketAddr,
+    cut: tokio::sync::watch::Sender<bool>,
+}
+
+impl Proxy {
+    async fn start(upstream: std::net::SocketAddr) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (cut, watch) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let mut cut = watch.clone();
+                tokio::spawn(async move {
+                    if *cut.borrow() {
+                        return;
+                    }
+                    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                        _ = cut.wait_for(|c| *c) => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, cut }
+    }
+
+    fn set_cut(&self, cut: bool) {
+        let _ = self.cut.send(cut);
+    }
+
+    /// A kubeconfig for the cluster behind the proxy (its certificate names 127.0.0.1, any port).
+    fn kubeconfig(&self, sim: &RunningSim, dir: &Path) -> PathBuf {
+        let text = std::fs::read_to_string(sim.kubeconfig_path()).expect("kubeconfig");
+        let text = text.replace(&sim.url(), &format!("https://{}", self.addr));
+        let path = dir.join("proxied.kubeconfig");
+        std::fs::write(&path, text).expect("write kubeconfig");
+        path
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_connection_leaves_the_release_resumable() {
+    let fx = Fixture::new();
+    let proxy = Arc::new(Proxy::start(fx.sim.addr()).await);
+    let kubeconfig = proxy.kubeconfig(&fx.sim, fx.dirs.path());
+    let opts = fx.options_with("a", &kubeconfig);
+    let mut session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+
+    // The network goes away for good after the first object was written.
+    let p = proxy.clone();
+    session.fault_hook = Some(Arc::new(move |at: &str| {
+        if at == "step 1 started" {
+            p.set_cut(true);
+        }
+        true
+    }));
+    let err = session.apply(&plan.hash).await.expect_err("interrupted");
+    assert!(matches!(err, EngineError::Interrupted(_)), "{err}");
+    assert_eq!(err.code().as_str(), "PCL0143");
+    let running = session.journal.unfinished().expect("journal");
+    assert_eq!(
+        running.map(|r| r.number),
+        Some(1),
+        "the release stays running"
+    );
+    drop(session);
+
+    // It comes back: resume finishes the release.
+    proxy.set_cut(false);
+    let session = fx.session(&opts).await;
+    let resumed = session.resume().await.expect("resume");
+    assert_eq!(resumed.release, Some(1));
+    assert!(
+        !session
+            .plan(vec![], false)
+            .await
+            .expect("plan")
+            .has_changes()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_outage_is_ridden_out_by_retries() {
+    let fx = Fixture::new();
+    let proxy = Arc::new(Proxy::start(fx.sim.addr()).await);
+    let kubeconfig = proxy.kubeconfig(&fx.sim, fx.dirs.path());
+    let opts = fx.options_with("a", &kubeconfig);
+    let mut session = fx.session(&opts).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    let p = proxy.clone();
+    session.fault_hook = Some(Arc::new(move |at: &str| {
+        if at == "step 1 started" {
+            p.set_cut(true);
+            let back = p.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(700));
+                back.set_cut(false);
+            });
+        }
+        true
+    }));
+    let applied = session
+        .apply(&plan.hash)
+        .await
+        .expect("applied despite the outage");
+    assert_eq!(applied.release, Some(1));
+    assert!(session.journal.unfinished().expect("journal").is_none());
+}
