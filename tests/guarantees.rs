@@ -364,6 +364,10 @@ async fn a_kill_before_the_release_is_journaled_leaves_nothing_to_resume() {
     // The same hash can be approved again.
     let applied = session.apply(&plan.hash).await.expect("approved again");
     assert_eq!(applied.release, Some(1));
+    // Once more, its objects exist: made by this app, not "someone else".
+    let err = session.apply(&plan.hash).await.expect_err("stale");
+    assert!(matches!(err, EngineError::Precondition(_)), "{err}");
+    assert!(err.to_string().contains("an apply of this app"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

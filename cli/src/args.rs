@@ -120,12 +120,15 @@ pub struct PlanArgs {
     /// Take over every existing object the app declares.
     #[arg(long)]
     pub adopt_all: bool,
+    /// Leave the unchanged objects out of the text (they are still counted, and in `-o json`).
+    #[arg(long)]
+    pub changes_only: bool,
 }
 
 /// `apply`.
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// The hash `plan` printed.
+    /// The hash `plan` printed (or a unique prefix of at least 12 hex digits).
     #[arg(long, value_name = "HASH")]
     pub approve: String,
 }

@@ -316,6 +316,12 @@ codes! {
          `resume` to finish it; when it can no longer be finished (its app or secret sources changed, \
          PCL0114), `resume --abandon` ends it as `superseded` in the journal (nothing is written to the \
          cluster), then plan again and approve the new hash.";
+    BadHash = "PCL0145", "not a plan hash",
+        "`--approve` takes the hash `plan` (or `deploy`) printed: 64 hex digits, or a prefix of at least 12 \
+         that names one stored plan (`history` shows 16). Copy it again from the plan's output.";
+    AmbiguousHash = "PCL0146", "the hash prefix names more than one plan",
+        "Several plans stored in this state directory start with these digits. Give more of the hash (the \
+         message lists the plans it matches).";
 }
 
 #[cfg(test)]

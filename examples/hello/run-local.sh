@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --quiet -p hello -p piceli-cli
-piceli=target/debug/piceli
-hello=target/debug/hello
+# Wherever the build went (CARGO_TARGET_DIR, build.target-dir in a cargo config, or target/).
+target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+piceli=$target_dir/debug/piceli
+hello=$target_dir/debug/hello
 
 if ! "$piceli" sim status --dir .piceli/local >/dev/null 2>&1; then
   "$piceli" sim start --dir .piceli/local

@@ -19,7 +19,7 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
     if global.output == Output::Json {
         println!("{}", to_json(&plan));
     } else {
-        print_text(&plan, std::io::stdout().is_terminal());
+        print_text(&plan, std::io::stdout().is_terminal(), args.changes_only);
     }
     if plan.has_changes() {
         return Err(Failure::quiet(APPROVAL_REQUIRED));
@@ -49,8 +49,9 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
     })
 }
 
-/// Print a plan for people (colored on a TTY).
-pub fn print_text(plan: &Plan, color: bool) {
+/// Print a plan for people (colored on a TTY); `changes_only` leaves out the unchanged objects (they are
+/// still counted).
+pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
     let paint = |code: &str, text: String| {
         if color {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -72,6 +73,9 @@ pub fn print_text(plan: &Plan, color: bool) {
             ActionKind::Unchanged => ("  unchanged", "2", 4),
         };
         counts[slot] += 1;
+        if changes_only && a.action == ActionKind::Unchanged {
+            continue;
+        }
         println!("  {} {}", paint(code, mark.to_string()), a.key());
         for c in &a.diff {
             let show = |v: &Option<serde_json::Value>| {

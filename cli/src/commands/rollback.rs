@@ -28,7 +28,7 @@ pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure
     if global.output == Output::Json {
         println!("{}", to_json(&plan));
     } else {
-        print_text(&plan, std::io::stdout().is_terminal());
+        print_text(&plan, std::io::stdout().is_terminal(), false);
     }
     if plan.has_changes() {
         return Err(Failure::quiet(APPROVAL_REQUIRED));

@@ -212,6 +212,9 @@ async fn check_precondition(
     };
     if !holds {
         let what = match (&a.precondition, &live) {
+            (None, Some(l)) if is_ours(l, &app.name.v) => {
+                "was created by an apply of this app (this plan was already applied, or another plan was)"
+            }
             (None, Some(_)) => "was created by someone else",
             (Some(_), None) => "was deleted",
             _ => "was changed",

@@ -9,7 +9,34 @@ use super::secrets::digest_key;
 use super::session::Session;
 use crate::journal::Release;
 
+/// The shortest hash prefix `--approve` accepts.
+pub const MIN_PREFIX: usize = 12;
+
 impl Session {
+    /// The full hash of the stored plan `given` names: the whole hash, or a unique prefix of at least
+    /// [`MIN_PREFIX`] hex digits.
+    pub fn resolve_hash(&self, given: &str) -> Result<String, EngineError> {
+        let hash = given.trim().to_ascii_lowercase();
+        if hash.len() < MIN_PREFIX
+            || hash.len() > 64
+            || !hash.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return Err(EngineError::BadHash(given.to_string()));
+        }
+        let mut found = self
+            .journal
+            .plan_hashes_starting_with(&hash, 10)
+            .map_err(|e| EngineError::Journal(e.to_string()))?;
+        match found.len() {
+            0 => Err(EngineError::UnknownPlan(given.to_string())),
+            1 => Ok(found.remove(0)),
+            _ => Err(EngineError::AmbiguousHash {
+                prefix: given.to_string(),
+                matches: found,
+            }),
+        }
+    }
+
     /// The plan stored under `hash`, verified: it parses, it is stored under its own hash, its content
     /// hashes to `hash`, and it was made for this app, target and namespace.
     pub fn approved_plan(&self, hash: &str) -> Result<Plan, EngineError> {

@@ -146,6 +146,12 @@ fn journal(e: crate::journal::JournalError) -> EngineError {
     EngineError::Journal(e.to_string())
 }
 
+/// Whether `--approve GIVEN` approves the plan `hash`: the whole hash, or a prefix of at least 12 digits.
+fn approves(given: &str, hash: &str) -> bool {
+    let given = given.trim().to_ascii_lowercase();
+    given.len() >= super::approved::MIN_PREFIX && hash.starts_with(&given)
+}
+
 fn plan_event(plan: &Plan) -> DeployEvent {
     let count =
         |f: &dyn Fn(&ActionKind) -> bool| plan.actions.iter().filter(|a| f(&a.action)).count();
@@ -239,10 +245,12 @@ impl Session {
                         ..DeployReport::default()
                     });
                 }
-                Some(approved) if *approved != plan.hash => {
+                Some(approved) if !approves(approved, &plan.hash) => {
+                    let stale = matches!(self.resolve_hash(approved), Ok(h) if h != plan.hash);
                     return Err(EngineError::ApprovalMismatch {
                         planned: plan.hash.clone(),
                         approved: approved.clone(),
+                        stale,
                     });
                 }
                 Some(_) => {}

@@ -80,12 +80,14 @@ pub enum EngineError {
     #[error("{code}: {0}", code = Code::NotReady)]
     NotReady(String),
     /// `deploy --approve HASH` named a hash other than the plan `deploy` just made.
-    #[error("{code}: the plan is `{planned}`, not the approved `{approved}`: the app or the cluster changed since that hash was printed", code = Code::DeployApprovalMismatch)]
+    #[error("{code}: the plan is `{planned}`, not the approved `{approved}`: {}", if *stale { "that is an older plan (stale): the app or the cluster changed since that hash was printed" } else { "no plan with that hash was made in this state directory (unknown hash)" }, code = Code::DeployApprovalMismatch)]
     ApprovalMismatch {
         /// The hash of the plan just made.
         planned: String,
         /// The hash given with `--approve`.
         approved: String,
+        /// Whether `approved` names an older stored plan (else it is unknown here).
+        stale: bool,
     },
     /// A check failed and the automatic rollback could not be planned or applied.
     #[error("{code}: {0}", code = Code::RollbackFailed)]
@@ -126,6 +128,17 @@ pub enum EngineError {
     /// `stop` halted the run between levels; the release stays running.
     #[error("{code}: {0}", code = Code::ApplyFailed)]
     Stopped(String),
+    /// `--approve` is not a hash nor a long enough prefix of one.
+    #[error("{code}: `{0}` is not a plan hash (64 hex digits, or a prefix of at least 12)", code = Code::BadHash)]
+    BadHash(String),
+    /// A hash prefix matches several stored plans.
+    #[error("{code}: `{prefix}` is the start of {} stored plans: {}", matches.len(), matches.join(", "), code = Code::AmbiguousHash)]
+    AmbiguousHash {
+        /// The prefix given.
+        prefix: String,
+        /// The plans it matches.
+        matches: Vec<String>,
+    },
     /// A release is still running.
     #[error("{code}: release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`", code = Code::ReleaseRunning)]
     ReleaseRunning(u64),
@@ -161,6 +174,8 @@ impl EngineError {
             EngineError::Interrupted(_) => Code::ApplyInterrupted,
             EngineError::ReleaseRunning(_) => Code::ReleaseRunning,
             EngineError::Stopped(_) => Code::ApplyFailed,
+            EngineError::BadHash(_) => Code::BadHash,
+            EngineError::AmbiguousHash { .. } => Code::AmbiguousHash,
         }
     }
 
@@ -187,6 +202,8 @@ impl EngineError {
                 "run it with `--target {planned_target} --namespace {planned_namespace}`, or plan again for this target and namespace"
             ),
             EngineError::ClusterLocked { .. } => "wait for the other apply to finish and plan again, or pass `--wait-lock` to wait for it (up to `--timeout` seconds)".into(),
+            EngineError::BadHash(_) => "copy the hash `plan` printed (a prefix of 12 or more hex digits works)".into(),
+            EngineError::AmbiguousHash { .. } => "give more digits of the hash".into(),
             EngineError::Stopped(_) => "run `resume` to continue the release, or `resume --abandon` to end it".into(),
             EngineError::Interrupted(_) => "when the cluster answers again, run `resume` (or `deploy --resume`)".into(),
             EngineError::ReleaseRunning(_) => "run `resume` to finish it, or `resume --abandon` to end it, then plan again".into(),

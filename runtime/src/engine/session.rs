@@ -278,7 +278,8 @@ impl Session {
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
         let _lock: ApplyLock =
             Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
-        let planned = self.approved_plan(hash)?;
+        let hash = self.resolve_hash(hash)?;
+        let planned = self.approved_plan(&hash)?;
         if let Some(running) = self.journal.unfinished().map_err(journal_error)? {
             return Err(EngineError::ReleaseRunning(running.number));
         }

@@ -324,6 +324,23 @@ impl Journal {
         rows.collect::<Result<_, _>>().map_err(sql(action))
     }
 
+    /// The hashes of the stored plans that start with `prefix` (lowercase hex), at most `limit`.
+    pub fn plan_hashes_starting_with(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, JournalError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT hash FROM plans WHERE substr(hash, 1, ?1) = ?2 ORDER BY hash LIMIT ?3")
+            .map_err(sql("finding a plan by prefix"))?;
+        let rows = stmt
+            .query_map(params![prefix.len(), prefix, limit], |r| r.get(0))
+            .map_err(sql("finding a plan by prefix"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(sql("finding a plan by prefix"))
+    }
+
     /// The number the next [`Journal::begin_release`] will give (one above the newest release).
     pub fn next_release_number(&self) -> Result<u64, JournalError> {
         self.conn()
