@@ -577,3 +577,57 @@ async fn a_short_outage_is_ridden_out_by_retries() {
     assert_eq!(applied.release, Some(1));
     assert!(session.journal.unfinished().expect("journal").is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespace_someone_else_made_is_used_as_it_is() {
+    use piceli::k8s_openapi::api::core::v1::Namespace;
+    use piceli::runtime::engine::plan::ActionKind;
+    let fx = Fixture::new();
+    let namespaces: kube::Api<Namespace> = kube::Api::all(fx.sim.client().expect("client"));
+    let made: Namespace = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "g-one", "labels": { "team": "platform" } }
+    }))
+    .expect("namespace");
+    namespaces
+        .create(&Default::default(), &made)
+        .await
+        .expect("the platform team's namespace");
+    let session = fx.session(&fx.options("a")).await;
+    let plan = session.plan(vec![], false).await.expect("no PCL0108");
+    let ns = plan
+        .actions
+        .iter()
+        .find(|a| a.kind == "Namespace")
+        .expect("namespace action");
+    assert_eq!(ns.action, ActionKind::Use);
+    session.apply(&plan.hash).await.expect("apply");
+    let live = namespaces.get("g-one").await.expect("namespace");
+    let labels = live.metadata.labels.unwrap_or_default();
+    assert_eq!(labels.get("team").map(String::as_str), Some("platform"));
+    assert!(
+        !labels.contains_key("app.kubernetes.io/managed-by"),
+        "{labels:?}"
+    );
+    assert!(
+        !live
+            .metadata
+            .managed_fields
+            .unwrap_or_default()
+            .iter()
+            .any(|m| m.manager.as_deref() == Some("piceli")),
+        "never written"
+    );
+    // The platform team relabels it: still used as is, not a change, not a refusal.
+    let patch = serde_json::json!({ "metadata": { "labels": { "cost-center": "42" } } });
+    namespaces
+        .patch(
+            "g-one",
+            &Default::default(),
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await
+        .expect("relabel");
+    let again = session.plan(vec![], false).await.expect("plan");
+    assert!(!again.has_changes(), "{:?}", again.actions);
+    session.apply(&again.hash).await.expect("nothing to do");
+}

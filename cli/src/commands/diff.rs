@@ -51,11 +51,7 @@ pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
             }
             None => {
                 let plan = session.diff_live(from).await?;
-                let drifted: Vec<_> = plan
-                    .actions
-                    .iter()
-                    .filter(|a| a.action != ActionKind::Unchanged)
-                    .collect();
+                let drifted: Vec<_> = plan.actions.iter().filter(|a| a.changes()).collect();
                 if global.output == Output::Json {
                     let objects: Vec<_> = drifted
                         .iter()

@@ -71,9 +71,10 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
             ActionKind::Adopt => ("~ adopt    ", "36", 2),
             ActionKind::Delete => ("- delete   ", "31", 3),
             ActionKind::Unchanged => ("  unchanged", "2", 4),
+            ActionKind::Use => ("  use as is", "2", 4),
         };
         counts[slot] += 1;
-        if changes_only && a.action == ActionKind::Unchanged {
+        if changes_only && !a.changes() {
             continue;
         }
         println!("  {} {}", paint(code, mark.to_string()), a.key());

@@ -203,6 +203,10 @@ async fn check_precondition(
     });
     let holds = match (&a.precondition, &live) {
         (None, None) => true,
+        // Used as it is: only that it is still the same object.
+        (Some(p), Some(l)) if a.action == ActionKind::Use => {
+            l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
+        }
         (Some(p), Some(l)) => {
             l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
                 && (current_rv.as_deref() == Some(p.resource_version.as_str())
@@ -227,7 +231,7 @@ async fn check_precondition(
     if let Some(rv) = current_rv {
         rvs.insert(a.key(), rv);
     }
-    if a.action == ActionKind::Delete {
+    if matches!(a.action, ActionKind::Delete | ActionKind::Use) {
         return Ok(());
     }
     let Some(&w) = by_key.get(&a.key()) else {

@@ -161,7 +161,7 @@ fn plan_event(plan: &Plan) -> DeployEvent {
         create: count(&|k| *k == ActionKind::Create),
         update: count(&|k| matches!(k, ActionKind::Update | ActionKind::Adopt)),
         delete: count(&|k| *k == ActionKind::Delete),
-        unchanged: count(&|k| *k == ActionKind::Unchanged),
+        unchanged: count(&|k| matches!(k, ActionKind::Unchanged | ActionKind::Use)),
     }
 }
 

@@ -40,6 +40,9 @@ pub enum ActionKind {
     Delete,
     /// It exists, is not ours, and `--adopt` takes it over.
     Adopt,
+    /// A Namespace that exists and is not the app's (a platform team made it): used as it is — never
+    /// written, adopted, labelled or deleted; apply only checks it still exists (same UID).
+    Use,
 }
 
 /// What the plan saw of a live object; apply refuses if it changed. A change of status alone (controllers
@@ -93,7 +96,7 @@ impl Action {
     }
     /// Whether applying it writes anything.
     pub fn changes(&self) -> bool {
-        self.action != ActionKind::Unchanged
+        !matches!(self.action, ActionKind::Unchanged | ActionKind::Use)
     }
 }
 
@@ -405,6 +408,11 @@ async fn plan_one(
     };
     action.precondition = precondition(&live, key);
     let adopt = !is_ours(&live, &app.name.v);
+    if kind == "Namespace" && adopt && !adopting(opts, &kind, &name) {
+        // The usual case on a shared cluster: the namespace is someone else's, and the app lives in it.
+        action.action = ActionKind::Use;
+        return Ok(action);
+    }
     if adopt && !adopting(opts, &kind, &name) {
         return Err(EngineError::NotOwned { kind, name });
     }
