@@ -120,6 +120,10 @@ pub struct PlanArgs {
     /// Take over every existing object the app declares.
     #[arg(long)]
     pub adopt_all: bool,
+    /// Take over fields another field manager owns (`kubectl scale`, `kubectl set image`): alone, every
+    /// conflicting field; with FIELD (repeatable), that one (`.spec.replicas`, or `Deployment/web:.spec.replicas`).
+    #[arg(long, value_name = "FIELD", num_args = 0..=1, default_missing_value = "*", action = clap::ArgAction::Append)]
+    pub take_ownership: Vec<String>,
     /// Leave the unchanged objects out of the text (they are still counted, and in `-o json`).
     #[arg(long)]
     pub changes_only: bool,

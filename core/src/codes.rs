@@ -322,6 +322,13 @@ codes! {
     AmbiguousHash = "PCL0146", "the hash prefix names more than one plan",
         "Several plans stored in this state directory start with these digits. Give more of the hash (the \
          message lists the plans it matches).";
+    FieldConflicts = "PCL0147", "fields the app sets are owned by another field manager",
+        "Someone changed fields of the app's objects with another tool (`kubectl scale`, `kubectl set image`, \
+         a controller), so server-side apply would take them over. `plan` lists every such field with its \
+         manager and stores nothing. Take them with `plan --take-ownership` (all) or `--take-ownership FIELD` \
+         (each; the plan shows which fields it takes from whom, and applying it uses force for exactly those \
+         objects), or change the app to the values the other manager set. A field the app does not set is \
+         never taken.";
 }
 
 #[cfg(test)]

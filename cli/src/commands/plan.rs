@@ -4,6 +4,7 @@ use super::session::{block_on, options};
 use crate::args::{Global, Output, PlanArgs};
 use crate::exit::{APPROVAL_REQUIRED, Failure};
 use piceli_core::model::App;
+use piceli_runtime::engine::conflicts::TakeOwnership;
 use piceli_runtime::engine::plan::{ActionKind, Plan};
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
@@ -14,7 +15,9 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
     let opts = options(global);
     let plan = block_on(async {
         let session = Session::open(app, &opts).await?;
-        session.plan(args.adopt.clone(), args.adopt_all).await
+        session
+            .plan_taking(args.adopt.clone(), args.adopt_all, take_ownership(args))
+            .await
     })??;
     if global.output == Output::Json {
         println!("{}", to_json(&plan));
@@ -27,8 +30,19 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What `--take-ownership` asked for.
+fn take_ownership(args: &PlanArgs) -> TakeOwnership {
+    if args.take_ownership.is_empty() {
+        TakeOwnership::None
+    } else if args.take_ownership.iter().any(|f| f == "*") {
+        TakeOwnership::All
+    } else {
+        TakeOwnership::Fields(args.take_ownership.clone())
+    }
+}
+
 /// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "actions": [{"kind",
-/// "namespace", "name", "action", "diff": [{"path", "before", "after"}]}]}`.
+/// "namespace", "name", "action", "diff": [{"path", "before", "after"}], "take": [{"field", "from"}]}]}`.
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
         "hash": plan.hash,
@@ -45,6 +59,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "name": a.name,
             "action": a.action,
             "diff": a.diff,
+            "take": a.take,
         })).collect::<Vec<_>>(),
     })
 }
@@ -78,6 +93,9 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
             continue;
         }
         println!("  {} {}", paint(code, mark.to_string()), a.key());
+        for t in &a.take {
+            println!("      takes {} from {}", t.field, t.from);
+        }
         for c in &a.diff {
             let show = |v: &Option<serde_json::Value>| {
                 v.as_ref()

@@ -607,7 +607,8 @@ async fn write_once(
                 meta.insert("resourceVersion".into(), Value::String(rv.clone()));
             }
             let mut params = PatchParams::apply(FIELD_MANAGER);
-            params.force = a.action == ActionKind::Adopt;
+            // Adopting, or taking fields over that the approved plan lists (`--take-ownership`).
+            params.force = a.action == ActionKind::Adopt || !a.take.is_empty();
             api.patch(&a.name, &params, &Patch::Apply(&body))
                 .await
                 .map(|o: DynamicObject| StepOutcome {

@@ -139,6 +139,9 @@ pub enum EngineError {
         /// The plans it matches.
         matches: Vec<String>,
     },
+    /// Fields the app sets are owned by other field managers (every one of the plan's, listed).
+    #[error("{code}: {} field(s) the app sets are owned by another field manager: {}", .0.len(), .0.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "), code = Code::FieldConflicts)]
+    FieldConflicts(Vec<super::conflicts::FieldConflict>),
     /// A release is still running.
     #[error("{code}: release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`", code = Code::ReleaseRunning)]
     ReleaseRunning(u64),
@@ -175,6 +178,7 @@ impl EngineError {
             EngineError::ReleaseRunning(_) => Code::ReleaseRunning,
             EngineError::Stopped(_) => Code::ApplyFailed,
             EngineError::BadHash(_) => Code::BadHash,
+            EngineError::FieldConflicts(_) => Code::FieldConflicts,
             EngineError::AmbiguousHash { .. } => Code::AmbiguousHash,
         }
     }
@@ -202,6 +206,7 @@ impl EngineError {
                 "run it with `--target {planned_target} --namespace {planned_namespace}`, or plan again for this target and namespace"
             ),
             EngineError::ClusterLocked { .. } => "wait for the other apply to finish and plan again, or pass `--wait-lock` to wait for it (up to `--timeout` seconds)".into(),
+            EngineError::FieldConflicts(_) => "to take them over, plan with `--take-ownership` (every field listed) or `--take-ownership FIELD` (repeatable, e.g. `--take-ownership .spec.replicas` or `Deployment/web:.spec.replicas`) and approve that plan; or set the values in the app to what the other manager set".into(),
             EngineError::BadHash(_) => "copy the hash `plan` printed (a prefix of 12 or more hex digits works)".into(),
             EngineError::AmbiguousHash { .. } => "give more digits of the hash".into(),
             EngineError::Stopped(_) => "run `resume` to continue the release, or `resume --abandon` to end it".into(),

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod approved;
+pub mod conflicts;
 pub mod deploy;
 pub mod diff;
 pub mod error;

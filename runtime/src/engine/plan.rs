@@ -84,6 +84,9 @@ pub struct Action {
     pub precondition: Option<Precondition>,
     /// Digest of the desired object (secret values as digests); `None` for deletions.
     pub desired_digest: Option<String>,
+    /// Fields taken over from other field managers (`plan --take-ownership`): the write uses force.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub take: Vec<super::conflicts::Taken>,
 }
 
 impl Action {
@@ -169,6 +172,8 @@ pub struct PlanOptions {
     /// Dry-run with `force`, so fields another manager took over show as differences instead of
     /// conflicts (drift reports); plans for apply never force fields that are not the app's.
     pub force_dry_run: bool,
+    /// `--take-ownership [FIELD]`: which conflicting fields to take over from other managers.
+    pub take_ownership: super::conflicts::TakeOwnership,
 }
 
 /// A desired object with how the cluster serves it.
@@ -323,15 +328,21 @@ pub async fn plan_source(
     .await;
     let mut actions = Vec::with_capacity(results.len());
     let mut refused = Vec::new();
+    let mut conflicts = Vec::new();
     for r in results {
         match r {
             Ok(a) => actions.push(a),
             Err(e @ EngineError::NotOwned { .. }) => refused.push(e),
+            Err(EngineError::FieldConflicts(found)) => conflicts.extend(found),
             Err(e) => return Err(e),
         }
     }
     if let Some(first) = refused.into_iter().next() {
         return Err(first);
+    }
+    if !conflicts.is_empty() {
+        // Every conflicting field of the whole plan, in one refusal.
+        return Err(EngineError::FieldConflicts(conflicts));
     }
     actions.extend(prune(app, conn, &resources, &desired, plan_opts).await?);
     actions.sort_by_key(|a| {
@@ -398,6 +409,7 @@ async fn plan_one(
         diff: Vec::new(),
         precondition: None,
         desired_digest,
+        take: Vec::new(),
     };
     let Some(live) = live else {
         // A create is dry-run too (when its namespace exists), so the server validates it at plan time.
@@ -419,7 +431,10 @@ async fn plan_one(
     // A controller may write between the read and the dry run (status, annotations): compare the dry
     // run with the version it was made against, reading again when they differ.
     let mut live = live;
-    let mut after = dry_run(conn, d, &name, &kind, adopt || opts.force_dry_run).await?;
+    let force = adopt || opts.force_dry_run;
+    let (mut after, take) = dry_run_taking(conn, d, &name, &kind, force, opts).await?;
+    action.take = take;
+    let force = force || !action.take.is_empty();
     for _ in 0..3 {
         if after["metadata"]["resourceVersion"] == live["metadata"]["resourceVersion"] {
             break;
@@ -429,7 +444,7 @@ async fn plan_one(
         };
         live = again;
         action.precondition = precondition(&live, key);
-        after = dry_run(conn, d, &name, &kind, adopt || opts.force_dry_run).await?;
+        after = dry_run(conn, d, &name, &kind, force).await?;
     }
     action.diff = diff(&redact(&live, key), &redact(&after, key));
     action.action = match (adopt, action.diff.is_empty()) {
@@ -438,6 +453,40 @@ async fn plan_one(
         (false, false) => ActionKind::Update,
     };
     Ok(action)
+}
+
+/// A dry run that meets field-manager conflicts: taken over when `--take-ownership` names every one of
+/// the object's conflicting fields (the dry run is repeated with force, and the plan records them), else
+/// reported ([`EngineError::FieldConflicts`], collected over the whole plan).
+async fn dry_run_taking(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+    force: bool,
+    opts: &PlanOptions,
+) -> Result<(Value, Vec<super::conflicts::Taken>), EngineError> {
+    match dry_run(conn, d, name, kind, force).await {
+        Err(EngineError::FieldConflicts(conflicts))
+            if conflicts.iter().all(|c| opts.take_ownership.takes(c)) =>
+        {
+            let taken = conflicts
+                .into_iter()
+                .map(|c| super::conflicts::Taken {
+                    field: c.field,
+                    from: c.manager,
+                })
+                .collect();
+            Ok((dry_run(conn, d, name, kind, true).await?, taken))
+        }
+        Err(EngineError::FieldConflicts(conflicts)) => Err(EngineError::FieldConflicts(
+            conflicts
+                .into_iter()
+                .filter(|c| !opts.take_ownership.takes(c))
+                .collect(),
+        )),
+        other => other.map(|after| (after, Vec::new())),
+    }
 }
 
 /// A server-side-apply dry run of a desired object: what the server would store.
@@ -460,7 +509,7 @@ async fn dry_run(
     let result: DynamicObject = api
         .patch(name, &params, &Patch::Apply(&body))
         .await
-        .map_err(|e| dry_run_error(kind, name, e))?;
+        .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))?;
     Ok(serde_json::to_value(result).unwrap_or(Value::Null))
 }
 
@@ -506,12 +555,15 @@ fn strip_to_generate(object: &Value) -> Value {
     out
 }
 
-fn dry_run_error(kind: &str, name: &str, e: kube::Error) -> EngineError {
+fn dry_run_error(kind: &str, namespace: Option<&str>, name: &str, e: kube::Error) -> EngineError {
     match e {
-        kube::Error::Api(s) if s.code == 409 => EngineError::Apply(format!(
-            "{kind}/{name}: another field manager owns fields the app sets: {}",
-            s.message
-        )),
+        kube::Error::Api(s) if s.code == 409 => {
+            let object = match namespace {
+                Some(ns) => format!("{kind}/{ns}/{name}"),
+                None => format!("{kind}/{name}"),
+            };
+            EngineError::FieldConflicts(super::conflicts::from_status(&object, &s))
+        }
         kube::Error::Api(s) if s.code == 422 || s.code == 400 => {
             EngineError::Apply(format!("{kind}/{name} is invalid: {}", s.message))
         }
@@ -564,6 +616,7 @@ async fn prune(
             diff: Vec::new(),
             precondition: precondition(&live, &opts.digest_key),
             desired_digest: None,
+            take: Vec::new(),
         });
     }
     Ok(out)

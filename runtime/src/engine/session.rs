@@ -179,6 +179,7 @@ impl Session {
             previous: self.previous_objects(),
             digest_key: digest_key(&self.state_dir)?,
             force_dry_run: false,
+            take_ownership: super::conflicts::TakeOwnership::None,
         })
     }
 
@@ -264,7 +265,19 @@ impl Session {
 
     /// Plan and store the plan under its hash.
     pub async fn plan(&self, adopt: Vec<String>, adopt_all: bool) -> Result<Plan, EngineError> {
-        let opts = self.plan_options(adopt, adopt_all)?;
+        self.plan_taking(adopt, adopt_all, super::conflicts::TakeOwnership::None)
+            .await
+    }
+
+    /// Plan, taking over the conflicting fields `take` names from other field managers, and store it.
+    pub async fn plan_taking(
+        &self,
+        adopt: Vec<String>,
+        adopt_all: bool,
+        take: super::conflicts::TakeOwnership,
+    ) -> Result<Plan, EngineError> {
+        let mut opts = self.plan_options(adopt, adopt_all)?;
+        opts.take_ownership = take;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
         let json = serde_json::to_string(&plan).map_err(|e| EngineError::Journal(e.to_string()))?;
         self.journal
