@@ -631,3 +631,82 @@ async fn a_namespace_someone_else_made_is_used_as_it_is() {
     assert!(!again.has_changes(), "{:?}", again.actions);
     session.apply(&again.hash).await.expect("nothing to do");
 }
+
+mod scaled {
+    piceli::app! {
+        app scaled-test;
+        target local = local(namespace: "scaled");
+        deployment web {
+            image: "docker.io/library/nginx:1.27@sha256:abababababababababababababababababababababababababababababababab",
+            replicas: 2,
+            ports: { http: 80 },
+        }
+        autoscaler web -> web { min: 2, max: 6, cpu: 70 }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_autoscaled_workload_leaves_its_replicas_to_the_autoscaler() {
+    use piceli::k8s_openapi::api::apps::v1::Deployment;
+    let fx = Fixture::new();
+    let session = Session::open(scaled::scaled_test::app(), &fx.options("a"))
+        .await
+        .expect("session");
+    let first = session.plan(vec![], false).await.expect("plan");
+    session
+        .apply(&first.hash)
+        .await
+        .expect("create with the app's replicas");
+    let deployments: kube::Api<Deployment> =
+        kube::Api::namespaced(fx.sim.client().expect("client"), "scaled");
+    let replicas = |d: Deployment| d.spec.and_then(|s| s.replicas);
+    assert_eq!(
+        replicas(deployments.get("web").await.expect("get")),
+        Some(2)
+    );
+
+    // Not scaled yet: nothing to change.
+    assert!(
+        !session
+            .plan(vec![], false)
+            .await
+            .expect("plan")
+            .has_changes()
+    );
+
+    // The autoscaler scales up through the scale subresource, as the controller manager does.
+    let scale = serde_json::json!({ "spec": { "replicas": 5 } });
+    let params = kube::api::PatchParams {
+        field_manager: Some("kube-controller-manager".into()),
+        ..Default::default()
+    };
+    deployments
+        .patch_scale("web", &params, &kube::api::Patch::Merge(&scale))
+        .await
+        .expect("scale");
+    let plan = session.plan(vec![], false).await.expect("no conflict");
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.kind == "Deployment")
+        .expect("deployment");
+    assert!(
+        web.diff.iter().all(|c| !c.path.contains("replicas")),
+        "{:?}",
+        web.diff
+    );
+    let stored = plan
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .expect("object");
+    assert!(
+        stored["spec"].get("replicas").is_none(),
+        "not sent: {stored}"
+    );
+    session.apply(&plan.hash).await.expect("apply");
+    assert_eq!(
+        replicas(deployments.get("web").await.expect("get")),
+        Some(5)
+    );
+}

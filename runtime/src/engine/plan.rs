@@ -319,9 +319,22 @@ pub async fn plan_source(
 
     // Read every live object and dry-run every desired one, concurrently, keeping order.
     let key = plan_opts.digest_key;
+    let scaled = autoscaled(&desired);
     let results: Vec<Result<Action, EngineError>> = stream::iter(desired.iter_mut().map(|d| {
         let namespace_missing = namespace_live.is_none();
-        async move { plan_one(app, conn, d, plan_opts, &key, namespace_missing, rollback).await }
+        let scaled = &scaled;
+        async move {
+            let on = Planning {
+                app,
+                conn,
+                opts: plan_opts,
+                key: &key,
+                namespace_missing,
+                rollback,
+                autoscaled: scaled,
+            };
+            plan_one(&on, d).await
+        }
     }))
     .buffered(CONCURRENCY)
     .collect()
@@ -371,15 +384,57 @@ pub async fn plan_source(
     Ok((plan, desired))
 }
 
-async fn plan_one(
-    app: &App,
-    conn: &Connection,
-    d: &mut Desired,
-    opts: &PlanOptions,
-    key: &[u8; 32],
+/// What planning one object needs to know of the whole plan.
+struct Planning<'a> {
+    app: &'a App,
+    conn: &'a Connection,
+    opts: &'a PlanOptions,
+    key: &'a [u8; 32],
+    /// The target namespace does not exist yet.
     namespace_missing: bool,
     rollback: bool,
-) -> Result<Action, EngineError> {
+    /// `(kind, name)` of the workloads an autoscaler of the plan scales.
+    autoscaled: &'a std::collections::BTreeSet<(String, String)>,
+}
+
+/// The workloads the plan's HorizontalPodAutoscalers scale: their replicas belong to the autoscaler.
+fn autoscaled(desired: &[Desired]) -> std::collections::BTreeSet<(String, String)> {
+    desired
+        .iter()
+        .filter(|d| d.object["kind"] == "HorizontalPodAutoscaler")
+        .filter_map(|d| {
+            let target = &d.object["spec"]["scaleTargetRef"];
+            Some((
+                target["kind"].as_str()?.to_string(),
+                target["name"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// An autoscaled workload that exists keeps the replicas the autoscaler set: once another manager owns
+/// `spec.replicas` the app stops sending it; until then it sends the live value (dropping a field it alone
+/// owns would reset it to the default of 1).
+fn leave_replicas_to_the_autoscaler(object: &mut Value, live: &Value) {
+    let others_own_replicas = live["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["manager"] != FIELD_MANAGER)
+        .any(|m| !m["fieldsV1"]["f:spec"]["f:replicas"].is_null());
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if others_own_replicas {
+        spec.remove("replicas");
+    } else if let Some(replicas) = live["spec"].get("replicas") {
+        spec.insert("replicas".into(), replicas.clone());
+    }
+}
+
+async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineError> {
+    let (app, conn, opts, key) = (on.app, on.conn, on.opts, on.key);
+    let (namespace_missing, rollback) = (on.namespace_missing, on.rollback);
     let kind = d.object["kind"].as_str().unwrap_or_default().to_string();
     let name = d.object["metadata"]["name"]
         .as_str()
@@ -419,6 +474,10 @@ async fn plan_one(
         return Ok(action);
     };
     action.precondition = precondition(&live, key);
+    if on.autoscaled.contains(&(kind.clone(), name.clone())) {
+        leave_replicas_to_the_autoscaler(&mut d.object, &live);
+        action.desired_digest = Some(super::hash::digest(&redact(&d.object, key)));
+    }
     let adopt = !is_ours(&live, &app.name.v);
     if kind == "Namespace" && adopt && !adopting(opts, &kind, &name) {
         // The usual case on a shared cluster: the namespace is someone else's, and the app lives in it.
