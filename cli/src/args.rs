@@ -101,6 +101,18 @@ pub enum AppCommand {
     /// The whole command tree, with side effects and approval rules, as JSON.
     #[command(name = "help-json")]
     HelpJson,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Print this binary's man page (roff) to stdout.
+    Man,
+}
+
+/// `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `render`.

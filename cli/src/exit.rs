@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 ok; 1 ran but failed; 2 rejected (bad input, refused, precondition); 3 approval required.
 
-use crate::args::{Global, Output};
+use crate::args::Output;
 use piceli_core::Code;
 use std::process::ExitCode;
 
@@ -63,12 +63,12 @@ impl From<piceli_runtime::engine::EngineError> for Failure {
 }
 
 /// Print a failure (JSON on stdout with `--output json`, text on stderr otherwise) and exit.
-pub fn finish(result: Result<(), Failure>, global: &Global) -> ExitCode {
+pub fn finish(result: Result<(), Failure>, output: Output) -> ExitCode {
     match result {
         Ok(()) => ExitCode::from(OK),
         Err(f) if f.message.is_empty() => ExitCode::from(f.exit),
         Err(f) => {
-            if global.output == Output::Json {
+            if output == Output::Json {
                 let body = serde_json::json!({
                     "error": { "code": f.code.as_str(), "message": f.message, "help": f.help }
                 });

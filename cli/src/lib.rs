@@ -66,8 +66,10 @@ where
         AppCommand::Rollback(cmd) => commands::rollback::run(app, &cli.global, cmd),
         AppCommand::Status => commands::status::run(app, &cli.global),
         AppCommand::Access(cmd) => commands::access::run(app, &cli.global, cmd),
-        AppCommand::Explain(cmd) => commands::explain::run(&cli.global, cmd),
+        AppCommand::Explain(cmd) => commands::explain::run(cli.global.output, cmd),
+        AppCommand::Completions(cmd) => commands::shell::completions::<AppCli>(&app.name.v, cmd),
+        AppCommand::Man => commands::shell::man::<AppCli>(&app.name.v),
         AppCommand::HelpJson => commands::help_json::run(&app),
     };
-    exit::finish(result, &cli.global)
+    exit::finish(result, cli.global.output)
 }

@@ -1,16 +1,18 @@
-//! The standalone `piceli` binary: what is not tied to one app — `explain` and `sim` (the local
-//! Kubernetes API server); `new` and `import` arrive with their issues.
+//! The standalone `piceli` binary: what is not tied to one app — `explain`, `sim` (the local Kubernetes
+//! API server), `completions` and `man`; `new` and `import` arrive with their issues. It takes only its own
+//! options (no app's `--target`, `--approve`, …).
 
 use clap::{Parser, Subcommand};
-use piceli_cli::args::{ExplainArgs, Global};
+use piceli_cli::args::{CompletionsArgs, ExplainArgs, Output};
 use std::process::ExitCode;
 
 /// Piceli: Kubernetes applications as typed Rust.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(name = "piceli", version, about)]
 struct Cli {
-    #[command(flatten)]
-    global: Global,
+    /// Output format: `text` or `json` (one JSON document on stdout).
+    #[arg(long, short = 'o', global = true, value_enum, default_value_t = Output::Text)]
+    output: Output,
     #[command(subcommand)]
     command: Command,
 }
@@ -23,6 +25,10 @@ enum Command {
     /// background.
     #[command(subcommand)]
     Sim(piceli_sim::cli::SimCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -30,9 +36,13 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return piceli_cli::exit::clap_error(e),
     };
-    let result = match cli.command {
-        Command::Explain(args) => piceli_cli::commands::explain::run(&cli.global, &args),
-        Command::Sim(cmd) => return piceli_sim::cli::run(cmd),
+    let result = match &cli.command {
+        Command::Explain(args) => piceli_cli::commands::explain::run(cli.output, args),
+        Command::Sim(cmd) => return piceli_sim::cli::run(cmd.clone()),
+        Command::Completions(args) => {
+            piceli_cli::commands::shell::completions::<Cli>("piceli", args)
+        }
+        Command::Man => piceli_cli::commands::shell::man::<Cli>("piceli"),
     };
-    piceli_cli::exit::finish(result, &cli.global)
+    piceli_cli::exit::finish(result, cli.output)
 }

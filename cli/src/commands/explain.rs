@@ -1,11 +1,11 @@
 //! `explain CODE`: what a fixed error code means and how to fix it.
 
-use crate::args::{ExplainArgs, Global, Output};
+use crate::args::{ExplainArgs, Output};
 use crate::exit::{Failure, REJECTED};
 use piceli_core::{Code, codes};
 
 /// Run `explain`.
-pub fn run(global: &Global, args: &ExplainArgs) -> Result<(), Failure> {
+pub fn run(output: Output, args: &ExplainArgs) -> Result<(), Failure> {
     let entries: Vec<codes::CodeInfo> = match &args.code {
         None => codes::ALL.to_vec(),
         Some(c) => vec![codes::lookup(c).ok_or_else(|| Failure {
@@ -15,7 +15,7 @@ pub fn run(global: &Global, args: &ExplainArgs) -> Result<(), Failure> {
             exit: REJECTED,
         })?],
     };
-    if global.output == Output::Json {
+    if output == Output::Json {
         let list: Vec<_> = entries
             .iter()
             .map(|i| serde_json::json!({ "code": i.code, "title": i.title, "explanation": i.explanation }))

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 /// What each subcommand does to the cluster, and whether it needs approval.
 fn effects(name: &str) -> (&'static str, bool) {
     match name {
-        "render" | "explain" | "help-json" => ("none", false),
+        "render" | "explain" | "help-json" | "completions" | "man" => ("none", false),
         "plan" => ("reads and dry runs", false),
         "apply" => ("writes", true),
         "check" => (

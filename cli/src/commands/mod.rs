@@ -13,5 +13,6 @@ pub mod render;
 pub mod resume;
 pub mod rollback;
 pub mod session;
+pub mod shell;
 pub mod status;
 pub mod stop;

@@ -150,3 +150,21 @@ fn explain_and_help_json() {
         Some(serde_json::json!("none"))
     );
 }
+
+#[test]
+fn completions_and_man_page_of_the_app_binary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = hello(dir.path())
+        .args(["completions", "fish"])
+        .assert()
+        .success();
+    let fish = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        fish.contains("deploy") && fish.contains("approve"),
+        "{fish}"
+    );
+    let out = hello(dir.path()).arg("man").assert().success();
+    let man = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(man.contains(".TH hello"), "{man}");
+    assert!(man.contains("rollback"), "{man}");
+}

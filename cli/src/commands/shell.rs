@@ -1,0 +1,44 @@
+//! `completions SHELL` and `man`: a shell completion script and a man page, generated from the same
+//! command tree clap parses (so they never fall behind), for an app binary and for `piceli`.
+
+use crate::args::CompletionsArgs;
+use crate::exit::{FAILED, Failure};
+use piceli_core::Code;
+
+/// The name the binary was started as (what the shell completes), else `fallback`.
+fn bin_name(fallback: &str) -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| fallback.to_string())
+}
+
+/// Print the completion script of the command tree `C` for `args.shell`.
+pub fn completions<C: clap::CommandFactory>(
+    fallback: &str,
+    args: &CompletionsArgs,
+) -> Result<(), Failure> {
+    let mut cmd = C::command();
+    let name = bin_name(fallback);
+    clap_complete::generate(args.shell, &mut cmd, name, &mut std::io::stdout());
+    Ok(())
+}
+
+/// Print the man page of the command tree `C`.
+pub fn man<C: clap::CommandFactory>(fallback: &str) -> Result<(), Failure> {
+    let name = bin_name(fallback);
+    let cmd = C::command().display_name(name.clone()).bin_name(name);
+    clap_mangen::Man::new(cmd)
+        .render(&mut std::io::stdout())
+        .map_err(|e| Failure {
+            code: Code::OutputFailed,
+            message: format!("writing the man page failed: {e}"),
+            help: "check that stdout is writable (a closed pipe, a full disk)".into(),
+            exit: FAILED,
+        })
+}
