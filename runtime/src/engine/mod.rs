@@ -2,9 +2,11 @@
 //! that plan with preconditions and a journal.
 
 pub mod apply;
+pub mod cluster_error;
 pub mod deploy;
 pub mod diff;
 pub mod error;
+pub mod flags;
 pub mod hash;
 pub mod plan;
 pub mod ready;

@@ -500,12 +500,12 @@ fn strip_to_generate(object: &Value) -> Value {
 
 fn dry_run_error(kind: &str, name: &str, e: kube::Error) -> EngineError {
     match e {
-        kube::Error::Api(s) if s.code == 409 => EngineError::Apply(format!(
+        kube::Error::Api(s) if s.code == 409 => EngineError::DryRun(format!(
             "{kind}/{name}: another field manager owns fields the app sets: {}",
             s.message
         )),
         kube::Error::Api(s) if s.code == 422 || s.code == 400 => {
-            EngineError::Apply(format!("{kind}/{name} is invalid: {}", s.message))
+            EngineError::DryRun(format!("{kind}/{name} is invalid: {}", s.message))
         }
         other => EngineError::cluster(format!("dry-running {kind}/{name}"), other),
     }

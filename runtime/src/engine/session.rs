@@ -107,6 +107,7 @@ pub struct Session {
 impl Session {
     /// Resolve the target, open the journal and connect.
     pub async fn open(app: App, opts: &SessionOptions) -> Result<Session, EngineError> {
+        super::flags::validate(opts)?;
         let target = match &opts.target {
             Some(name) => app.target(name).cloned(),
             None => app.targets.first().cloned(),
@@ -122,7 +123,7 @@ impl Session {
                 .join(&app.name.v)
                 .join(&target.name.v)
         });
-        let journal = Journal::open(&state_dir).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let journal = Journal::open(&state_dir).map_err(EngineError::from)?;
         let conn = connect(&target, &opts.connect).await?;
         let render = render::Options {
             target: Some(target.name.v.clone()),
@@ -191,10 +192,10 @@ impl Session {
             .collect();
         let target = match to {
             Some(n) => succeeded.iter().find(|r| r.number == n).ok_or_else(|| {
-                EngineError::Stale(format!("release {n} is not a succeeded release of this target (see `history`)"))
+                EngineError::UnknownRelease(format!("release {n} is not a succeeded release of this target (see `history`)"))
             })?,
             None => succeeded.get(1).ok_or_else(|| {
-                EngineError::Stale("there is no earlier release to roll back to (a first release has nothing before it)".into())
+                EngineError::UnknownRelease("there is no earlier release to roll back to (a first release has nothing before it)".into())
             })?,
         };
         let json = self
@@ -227,7 +228,7 @@ impl Session {
             .release(crate::journal::ReleaseId(number))
             .map_err(journal)?
             .ok_or_else(|| {
-                EngineError::Stale(format!("there is no release {number} (see `history`)"))
+                EngineError::UnknownRelease(format!("there is no release {number} (see `history`)"))
             })?;
         let json = self
             .journal
