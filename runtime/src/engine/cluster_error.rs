@@ -5,17 +5,41 @@
 use super::error::EngineError;
 use std::error::Error as StdError;
 
-/// What kind of failure a cluster call met.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of failure a cluster call met (ordered: a more telling kind wins over a vaguer one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Failure {
-    /// The TLS handshake failed: the server's certificate was not accepted.
-    Tls,
+    /// Anything else (another HTTP answer, a timeout, a malformed response).
+    Other,
     /// Nothing accepted the connection (refused, unreachable host or network).
     Unreachable,
     /// The server answered 401: the credentials were rejected.
     Unauthorized,
-    /// Anything else (another HTTP answer, a timeout, a malformed response).
-    Other,
+    /// The TLS handshake failed: the server's certificate was not accepted.
+    Tls,
+}
+
+/// What an I/O error (and the I/O errors it wraps: connectors wrap the TLS stream's error again) says.
+fn io_failure(mut io: &std::io::Error) -> Failure {
+    use std::io::ErrorKind::{
+        ConnectionRefused, HostUnreachable, NetworkUnreachable, NotConnected,
+    };
+    let mut kind = Failure::Other;
+    loop {
+        if matches!(
+            io.kind(),
+            ConnectionRefused | HostUnreachable | NetworkUnreachable | NotConnected
+        ) {
+            kind = kind.max(Failure::Unreachable);
+        }
+        match io.get_ref() {
+            Some(inner) if inner.is::<rustls::Error>() => return Failure::Tls,
+            Some(inner) => match inner.downcast_ref::<std::io::Error>() {
+                Some(wrapped) => io = wrapped,
+                None => return kind,
+            },
+            None => return kind,
+        }
+    }
 }
 
 /// The failure's kind and a one-line description of it.
@@ -49,22 +73,7 @@ pub fn classify(e: &(dyn StdError + 'static)) -> (Failure, String) {
             err.to_string()
         };
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            use std::io::ErrorKind::{
-                ConnectionRefused, HostUnreachable, NetworkUnreachable, NotConnected,
-            };
-            if io
-                .get_ref()
-                .is_some_and(|inner| inner.is::<rustls::Error>())
-            {
-                kind = Failure::Tls;
-            } else if kind == Failure::Other
-                && matches!(
-                    io.kind(),
-                    ConnectionRefused | HostUnreachable | NetworkUnreachable | NotConnected
-                )
-            {
-                kind = Failure::Unreachable;
-            }
+            kind = kind.max(io_failure(io));
         }
         if err.is::<rustls::Error>() {
             kind = Failure::Tls;
@@ -106,10 +115,11 @@ mod tests {
     fn a_refused_connection_and_a_certificate_error_are_told_apart() {
         let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
         assert_eq!(classify(&refused).0, Failure::Unreachable);
-        let tls = std::io::Error::new(
+        // As the connector hands it over: the TLS stream's I/O error wrapped in another.
+        let tls = std::io::Error::other(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
-        );
+        ));
         let (kind, text) = classify(&tls);
         assert_eq!(kind, Failure::Tls);
         assert!(text.contains("invalid peer certificate"), "{text}");
