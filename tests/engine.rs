@@ -722,3 +722,37 @@ async fn a_field_the_app_stops_declaring_is_removed() {
         .collect();
     assert_eq!(names, ["MODE"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dry_run_the_server_refuses_at_plan_time_has_plan_time_help() {
+    use kube::api::{Api, Patch, PatchParams};
+    use piceli::k8s_openapi::api::core::v1::ConfigMap;
+    let fx = Fixture::new();
+    let session = fx.session(engine_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+    // Another field manager takes over a field the app sets (forcing, as `kubectl apply
+    // --server-side --force-conflicts` would): the app's next dry run conflicts with it.
+    let api: Api<ConfigMap> = Api::namespaced(fx.sim.client().expect("client"), "engine");
+    let theirs = serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings"}, "data": {"MODE": "dev"}
+    });
+    api.patch(
+        "settings",
+        &PatchParams::apply("someone-else").force(),
+        &Patch::Apply(&theirs),
+    )
+    .await
+    .expect("their apply");
+    let err = session.plan(vec![], false).await.expect_err("conflict");
+    assert_eq!(err.code().as_str(), "PCL0153", "{err}");
+    assert!(err.to_string().contains("ConfigMap/settings"), "{err}");
+    let help = err.help();
+    assert!(help.contains("run `plan` again"), "{help}");
+    assert!(
+        !help.contains("resume"),
+        "apply's help at plan time: {help}"
+    );
+    assert!(err.is_rejection());
+}

@@ -3,6 +3,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The longest `--timeout` accepted: one day, in seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+
 /// The app's own deploy binary.
 #[derive(Debug, Parser)]
 #[command(
@@ -39,8 +42,15 @@ pub struct Global {
     /// Where plans and the journal live (default `.piceli/<app>/<target>/`). Unused by render.
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
-    /// Seconds `apply`, `resume` and `deploy` wait for workloads to be ready (0: do not wait).
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 300)]
+    /// Seconds `apply`, `resume` and `deploy` wait for workloads to be ready (0: do not wait; at most
+    /// 86400, one day).
+    #[arg(
+        long,
+        global = true,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_TIMEOUT_SECS)
+    )]
     pub timeout: u64,
     /// When another apply holds the target's cluster lock, wait for it (up to `--timeout` seconds)
     /// instead of refusing at once.

@@ -329,6 +329,39 @@ codes! {
          (each; the plan shows which fields it takes from whom, and applying it uses force for exactly those \
          objects), or change the app to the values the other manager set. A field the app does not set is \
          never taken.";
+    JournalDamaged = "PCL0150", "the journal is damaged",
+        "`STATE_DIR/journal.db` exists but cannot be read as a journal: it is empty (0 bytes), is not an SQLite \
+         database, lacks a table, or holds a value this piceli never writes. It is never re-initialized, since \
+         that would silently drop the releases, their history and the rollback points. Restore the state \
+         directory from a backup; or move it aside (its history is lost with it) and run `plan` again. \
+         `resume`, `status`, `stop` and every other command that reads the journal refuse until then.";
+    InvalidNameFlag = "PCL0151", "a name on the command line is not a valid Kubernetes name",
+        "`--namespace` (and every other name given on the command line that becomes part of an API path) must \
+         be a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter \
+         or digit, e.g. `web-staging`. It is checked before any cluster call: nothing was written and the \
+         state directory was not created.";
+    UnknownRelease = "PCL0152", "no release with this number",
+        "`rollback N` and `diff N [M]` name releases of this state directory's journal, and a rollback needs a \
+         succeeded release before the live one. `history` lists the releases and their states; pass one of \
+         those numbers.";
+    DryRunRejected = "PCL0153", "the cluster rejected an object in a dry run",
+        "`plan` sends every object as a server-side-apply dry run (nothing is written) and the API server \
+         refused one: the object is invalid for this cluster. The message has the server's words. Fix the \
+         object in `app!`, then run `plan` again. No plan was stored. (Fields another field manager owns are \
+         listed all at once as PCL0147.)";
+    TlsFailed = "PCL0154", "the cluster's certificate was not accepted (TLS)",
+        "The connection reached the API server, but its TLS certificate is not signed by the \
+         certificate-authority the kubeconfig names (or names another host, or expired). The kubeconfig is \
+         stale or points at another cluster: get a fresh kubeconfig (the local cluster writes one at \
+         `.piceli/local/kubeconfig` when it starts), or pass the right one with `--kubeconfig`.";
+    ClusterUnreachable = "PCL0155", "nothing answers at the cluster's address",
+        "The connection to the API server's address was refused or could not be made: the cluster is not \
+         running, or the kubeconfig's `server:` has a wrong host or port. Start the cluster (`piceli sim start \
+         --dir .piceli/local` for the local one) or fix the kubeconfig, then run the command again.";
+    Unauthorized = "PCL0156", "the cluster rejected the credentials",
+        "The API server answered 401 Unauthorized: the kubeconfig's token or client certificate is wrong, \
+         expired or revoked. Get fresh credentials for the context (the local cluster writes its kubeconfig \
+         when it starts), then run the command again.";
 }
 
 #[cfg(test)]

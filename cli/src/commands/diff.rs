@@ -26,7 +26,7 @@ pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
         let from = match args.from {
             Some(n) => n,
             None => session.live_release()?.ok_or_else(|| {
-                piceli_runtime::engine::EngineError::Stale(
+                piceli_runtime::engine::EngineError::UnknownRelease(
                     "there is no release yet (see `history`)".into(),
                 )
             })?,

@@ -37,13 +37,16 @@ pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
         .join(&target.name.v))
 }
 
-/// A journal failure as a command failure.
+/// A journal failure as a command failure (a damaged journal is refused with its own code).
 pub fn journal_failure(e: JournalError) -> Failure {
-    Failure {
-        code: Code::JournalFailed,
-        message: e.to_string(),
-        help: Code::JournalFailed.info().explanation.into(),
-        exit: FAILED,
+    match e {
+        JournalError::Corrupt(_) => piceli_runtime::engine::EngineError::from(e).into(),
+        e => Failure {
+            code: Code::JournalFailed,
+            message: e.to_string(),
+            help: Code::JournalFailed.info().explanation.into(),
+            exit: FAILED,
+        },
     }
 }
 

@@ -9,6 +9,9 @@ use std::io::Write;
 
 /// Run `render`.
 pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure> {
+    if let Some(namespace) = &global.namespace {
+        piceli_runtime::engine::flags::namespace_flag(namespace)?;
+    }
     let opts = render::Options {
         target: global.target.clone(),
         namespace: global.namespace.clone(),

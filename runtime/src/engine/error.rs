@@ -148,6 +148,60 @@ pub enum EngineError {
     /// Test-only: the fault hook stopped the run here, as a kill would.
     #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
     Killed(String),
+    /// The journal exists but is damaged (emptied, not SQLite, a table missing, an unknown value).
+    #[error("{code}: {0}", code = Code::JournalDamaged)]
+    JournalDamaged(String),
+    /// A name from the command line (`--namespace`) is not a valid Kubernetes name.
+    #[error("{code}: `--{flag}`: {message}", code = Code::InvalidNameFlag)]
+    InvalidName {
+        /// The flag.
+        flag: &'static str,
+        /// What is wrong with it.
+        message: String,
+        /// How to fix it.
+        help: String,
+    },
+    /// `rollback N` / `diff N` name a release the journal does not have (or no earlier one exists).
+    #[error("{code}: {0}", code = Code::UnknownRelease)]
+    UnknownRelease(String),
+    /// `plan`'s server-side-apply dry run was refused (invalid object, a field owned by another manager).
+    #[error("{code}: {0}", code = Code::DryRunRejected)]
+    DryRun(String),
+    /// The TLS handshake with the API server failed (a certificate signed by another CA, …).
+    #[error("{code}: {what}: TLS handshake failed, the server's certificate was not accepted: {reason}", code = Code::TlsFailed)]
+    Tls {
+        /// What was being done.
+        what: String,
+        /// The causes, outermost first.
+        reason: String,
+    },
+    /// Nothing accepted the connection at the API server's address.
+    #[error("{code}: {what}: cannot connect to the API server: {reason}", code = Code::ClusterUnreachable)]
+    Unreachable {
+        /// What was being done.
+        what: String,
+        /// The causes, outermost first.
+        reason: String,
+    },
+    /// The API server answered 401.
+    #[error("{code}: {what}: the API server rejected the credentials: {reason}", code = Code::Unauthorized)]
+    Unauthorized {
+        /// What was being done.
+        what: String,
+        /// The server's words.
+        reason: String,
+    },
+}
+
+impl From<crate::journal::JournalError> for EngineError {
+    fn from(e: crate::journal::JournalError) -> Self {
+        use crate::journal::JournalError;
+        match e {
+            JournalError::Corrupt(_) => EngineError::JournalDamaged(e.to_string()),
+            JournalError::Locked { .. } => EngineError::Locked(e.to_string()),
+            other => EngineError::Journal(other.to_string()),
+        }
+    }
 }
 
 impl EngineError {
@@ -180,6 +234,13 @@ impl EngineError {
             EngineError::BadHash(_) => Code::BadHash,
             EngineError::FieldConflicts(_) => Code::FieldConflicts,
             EngineError::AmbiguousHash { .. } => Code::AmbiguousHash,
+            EngineError::JournalDamaged(_) => Code::JournalDamaged,
+            EngineError::InvalidName { .. } => Code::InvalidNameFlag,
+            EngineError::UnknownRelease(_) => Code::UnknownRelease,
+            EngineError::DryRun(_) => Code::DryRunRejected,
+            EngineError::Tls { .. } => Code::TlsFailed,
+            EngineError::Unreachable { .. } => Code::ClusterUnreachable,
+            EngineError::Unauthorized { .. } => Code::Unauthorized,
         }
     }
 
@@ -212,6 +273,25 @@ impl EngineError {
             EngineError::Stopped(_) => "run `resume` to continue the release, or `resume --abandon` to end it".into(),
             EngineError::Interrupted(_) => "when the cluster answers again, run `resume` (or `deploy --resume`)".into(),
             EngineError::ReleaseRunning(_) => "run `resume` to finish it, or `resume --abandon` to end it, then plan again".into(),
+            EngineError::JournalDamaged(_) => crate::journal::JournalError::Corrupt(String::new())
+                .help()
+                .into(),
+            EngineError::InvalidName { help, .. } => help.clone(),
+            EngineError::UnknownRelease(_) => {
+                "`history` lists the releases; pass one of their numbers".into()
+            }
+            EngineError::DryRun(_) => {
+                "nothing was written and no plan was stored: fix the object in `app!` (or take the fields over with `--adopt KIND/NAME`), then run `plan` again".into()
+            }
+            EngineError::Tls { .. } => {
+                "the kubeconfig's certificate-authority does not match this server: get a fresh kubeconfig for the cluster, or pass the right one with `--kubeconfig`".into()
+            }
+            EngineError::Unreachable { .. } => {
+                "is the cluster running? check the kubeconfig's `server:` host and port (the local cluster: `piceli sim start --dir .piceli/local`)".into()
+            }
+            EngineError::Unauthorized { .. } => {
+                "the kubeconfig's token or client certificate is wrong or expired: get fresh credentials for this context".into()
+            }
             other => other.code().info().explanation.to_string(),
         }
     }
@@ -221,6 +301,9 @@ impl EngineError {
         !matches!(
             self,
             EngineError::Cluster { .. }
+                | EngineError::Tls { .. }
+                | EngineError::Unreachable { .. }
+                | EngineError::Unauthorized { .. }
                 | EngineError::Apply(_)
                 | EngineError::Journal(_)
                 | EngineError::Killed(_)
@@ -231,11 +314,9 @@ impl EngineError {
         )
     }
 
-    /// A cluster error while doing `what`.
-    pub fn cluster(what: impl Into<String>, e: impl std::fmt::Display) -> Self {
-        EngineError::Cluster {
-            what: what.into(),
-            reason: e.to_string(),
-        }
+    /// A cluster error while doing `what`: a TLS failure, a refused connection and rejected credentials
+    /// get codes of their own; every message has the server's words and the causes below them.
+    pub fn cluster(what: impl Into<String>, e: impl std::error::Error + 'static) -> Self {
+        super::cluster_error::engine_error(what.into(), &e)
     }
 }

@@ -3,10 +3,12 @@
 
 pub mod apply;
 pub mod approved;
+pub mod cluster_error;
 pub mod conflicts;
 pub mod deploy;
 pub mod diff;
 pub mod error;
+pub mod flags;
 pub mod hash;
 pub mod lock;
 pub mod plan;

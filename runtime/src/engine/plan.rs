@@ -624,7 +624,7 @@ fn dry_run_error(kind: &str, namespace: Option<&str>, name: &str, e: kube::Error
             EngineError::FieldConflicts(super::conflicts::from_status(&object, &s))
         }
         kube::Error::Api(s) if s.code == 422 || s.code == 400 => {
-            EngineError::Apply(format!("{kind}/{name} is invalid: {}", s.message))
+            EngineError::DryRun(format!("{kind}/{name} is invalid: {}", s.message))
         }
         other => EngineError::cluster(format!("dry-running {kind}/{name}"), other),
     }

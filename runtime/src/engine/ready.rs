@@ -110,10 +110,16 @@ pub fn readiness(object: &Value) -> Readiness {
     }
 }
 
+/// When a wait of `timeout` from now ends; `None` when that instant is past what the clock can hold
+/// (such a wait never times out, rather than overflowing).
+pub fn deadline_after(timeout: Duration) -> Option<Instant> {
+    Instant::now().checked_add(timeout)
+}
+
 /// Wait until every object the plan created, updated or adopted is ready.
 pub async fn wait(conn: &Connection, plan: &Plan, timeout: Duration) -> Result<(), EngineError> {
     let resources = Resources::default();
-    let deadline = Instant::now() + timeout;
+    let deadline = deadline_after(timeout);
     let watched: Vec<_> = plan
         .actions
         .iter()
@@ -148,7 +154,7 @@ pub async fn wait(conn: &Connection, plan: &Plan, timeout: Duration) -> Result<(
                 Readiness::Failed(why) => {
                     return Err(EngineError::NotReady(format!("{}: {why}", a.key())));
                 }
-                Readiness::Waiting(why) if Instant::now() >= deadline => {
+                Readiness::Waiting(why) if deadline.is_some_and(|d| Instant::now() >= d) => {
                     return Err(EngineError::NotReady(format!(
                         "{} not ready after {}s: {why}",
                         a.key(),
@@ -184,6 +190,13 @@ mod tests {
         ));
         let stuck = json!({"conditions": [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "slow"}]});
         assert!(matches!(readiness(&base(stuck)), Readiness::Failed(_)));
+    }
+
+    #[test]
+    fn a_huge_timeout_has_no_deadline_instead_of_overflowing() {
+        assert_eq!(deadline_after(Duration::MAX), None);
+        assert_eq!(deadline_after(Duration::from_secs(u64::MAX)), None);
+        assert!(deadline_after(Duration::from_secs(1)).is_some());
     }
 
     #[test]

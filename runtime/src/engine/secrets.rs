@@ -13,20 +13,52 @@ use std::path::Path;
 pub const TO_GENERATE: &str = "<generated at apply>";
 
 /// The key for secret digests of one state directory (`DIR/secret-digest.key`, created on first use).
+///
+/// A new key is written into a private (`0600`, whatever the umask or the directory's mode) file beside
+/// it and linked into place, so the key file never exists half-written and two processes making it at once
+/// end up using the same one.
 pub fn digest_key(state_dir: &Path) -> Result<[u8; 32], EngineError> {
     let path = state_dir.join("secret-digest.key");
-    if let Ok(bytes) = std::fs::read(&path)
-        && let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice())
-    {
+    let read = || {
+        std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes.as_slice()).ok())
+    };
+    if let Some(key) = read() {
         return Ok(key);
     }
     let mut key = [0u8; 32];
     getrandom::fill(&mut key)
         .map_err(|e| EngineError::Journal(format!("no randomness for the digest key: {e}")))?;
-    std::fs::create_dir_all(state_dir)
-        .map_err(|e| EngineError::Journal(format!("{}: {e}", state_dir.display())))?;
-    std::fs::write(&path, key)
-        .map_err(|e| EngineError::Journal(format!("{}: {e}", path.display())))?;
+    crate::journal::create_state_dir(state_dir).map_err(|e| EngineError::Journal(e.to_string()))?;
+    let fail =
+        |at: &Path, e: std::io::Error| EngineError::Journal(format!("{}: {e}", at.display()));
+    let fresh = state_dir.join(format!("secret-digest.key.new-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fresh);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&fresh).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, &key)?;
+        f.sync_all()
+    });
+    let placed = written.and_then(|()| match std::fs::hard_link(&fresh, &path) {
+        // Someone else's key won the race: use it.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match read() {
+            Some(theirs) => {
+                key = theirs;
+                Ok(())
+            }
+            // A damaged key file (wrong length): replace it.
+            None => std::fs::rename(&fresh, &path),
+        },
+        // A file system without hard links.
+        Err(_) => std::fs::rename(&fresh, &path),
+        Ok(()) => Ok(()),
+    });
+    let _ = std::fs::remove_file(&fresh);
+    placed.map_err(|e| fail(&path, e))?;
     Ok(key)
 }
 

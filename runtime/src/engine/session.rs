@@ -111,6 +111,7 @@ pub struct Session {
 impl Session {
     /// Resolve the target, open the journal and connect.
     pub async fn open(app: App, opts: &SessionOptions) -> Result<Session, EngineError> {
+        super::flags::validate(opts)?;
         let target = match &opts.target {
             Some(name) => app.target(name).cloned(),
             None => app.targets.first().cloned(),
@@ -126,7 +127,7 @@ impl Session {
                 .join(&app.name.v)
                 .join(&target.name.v)
         });
-        let journal = Journal::open(&state_dir).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let journal = Journal::open(&state_dir).map_err(EngineError::from)?;
         let conn = connect(&target, &opts.connect).await?;
         let render = render::Options {
             target: Some(target.name.v.clone()),
@@ -197,10 +198,10 @@ impl Session {
             .collect();
         let target = match to {
             Some(n) => succeeded.iter().find(|r| r.number == n).ok_or_else(|| {
-                EngineError::Stale(format!("release {n} is not a succeeded release of this target (see `history`)"))
+                EngineError::UnknownRelease(format!("release {n} is not a succeeded release of this target (see `history`)"))
             })?,
             None => succeeded.get(1).ok_or_else(|| {
-                EngineError::Stale("there is no earlier release to roll back to (a first release has nothing before it)".into())
+                EngineError::UnknownRelease("there is no earlier release to roll back to (a first release has nothing before it)".into())
             })?,
         };
         let old = self.approved_plan(&target.plan_hash)?;
@@ -227,7 +228,7 @@ impl Session {
             .release(crate::journal::ReleaseId(number))
             .map_err(journal)?
             .ok_or_else(|| {
-                EngineError::Stale(format!("there is no release {number} (see `history`)"))
+                EngineError::UnknownRelease(format!("there is no release {number} (see `history`)"))
             })?;
         self.approved_plan(&release.plan_hash)
     }
@@ -297,7 +298,9 @@ impl Session {
             return Err(EngineError::ReleaseRunning(running.number));
         }
         // A stop asked for while nothing ran is not meant for this run.
-        self.journal.clear_stop().map_err(journal_error)?;
+        if self.journal.stop_requested().map_err(journal_error)? {
+            self.journal.clear_stop().map_err(journal_error)?;
+        }
         let adopt: Vec<String> = planned
             .actions
             .iter()
@@ -340,7 +343,9 @@ impl Session {
             return Ok(Applied::default());
         };
         let plan = self.running_plan(&release).await?;
-        self.journal.clear_stop().map_err(journal_error)?;
+        if self.journal.stop_requested().map_err(journal_error)? {
+            self.journal.clear_stop().map_err(journal_error)?;
+        }
         let slot = self.lock_slot(&plan, release.number)?;
         let applied = resume(
             &self.app,

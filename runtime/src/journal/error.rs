@@ -113,8 +113,10 @@ pub enum JournalError {
         /// How many steps are pending, started or failed.
         unfinished: usize,
     },
-    /// A row holds a value this build does not know (the file was edited by hand or damaged).
-    #[error("the journal holds an unexpected value: {0}")]
+    /// The journal is damaged: an emptied (0-byte) file, a file that is not SQLite, a missing table, or a
+    /// row holding a value this build does not know (the file was edited by hand or damaged). Never
+    /// re-initialized: its history and rollback points would be lost silently.
+    #[error("the journal is damaged: {0}")]
     Corrupt(String),
 }
 
@@ -142,12 +144,22 @@ impl JournalError {
             | JournalError::ReleaseNotRunning { .. }
             | JournalError::ReleaseTransition { .. }
             | JournalError::StepsNotDone { .. } => "this is a bug in piceli; please report it",
-            JournalError::Corrupt(_) => "move the state directory aside and plan again",
+            JournalError::Corrupt(_) => {
+                "restore the state directory from a backup; or move it aside (its history and rollback \
+                 points are lost with it) and run `plan` again"
+            }
         }
     }
 }
 
 /// Wraps a SQLite error with what was being done.
+/// A file that is not SQLite, or a damaged one, is [`JournalError::Corrupt`].
 pub(crate) fn sql(action: &'static str) -> impl FnOnce(rusqlite::Error) -> JournalError {
-    move |source| JournalError::Sqlite { action, source }
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    move |source| match source.sqlite_error_code() {
+        Some(NotADatabase | DatabaseCorrupt) => {
+            JournalError::Corrupt(format!("{action}: {source}"))
+        }
+        _ => JournalError::Sqlite { action, source },
+    }
 }

@@ -22,6 +22,7 @@
 
 mod deploys;
 mod error;
+pub mod fault;
 mod lock;
 mod rows;
 mod schema;
@@ -40,7 +41,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 
 pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
-pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION};
+pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};
 pub use types::{
     CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, PlannedStep, Release, ReleaseId,
     ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
@@ -62,9 +63,10 @@ pub struct Journal {
 const STOP_KEY: &str = "stop";
 
 impl Journal {
-    /// Opens `DIR/journal.db`, creating the directory (`0700` on Unix) and the schema if missing.
+    /// Opens `DIR/journal.db`, creating the directory (`0700` on Unix) and the journal (`0600`) if missing.
     ///
-    /// Refuses a database written with a newer schema ([`JournalError::NewerSchema`]).
+    /// Refuses a database written with a newer schema ([`JournalError::NewerSchema`]) and a damaged one
+    /// ([`JournalError::Corrupt`]: an emptied 0-byte file, a file that is not SQLite, a missing table).
     pub fn open(dir: &Path) -> Result<Journal, JournalError> {
         let conn = schema::open(dir)?;
         Ok(Journal {
@@ -420,6 +422,7 @@ impl Journal {
             .map_err(sql(action))?;
         let value = body(&tx).map_err(sql(action))??;
         tx.commit().map_err(sql(action))?;
+        fault::after_commit();
         Ok(value)
     }
 

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use super::error::{JournalError, sql};
 
@@ -96,7 +96,7 @@ CREATE TABLE check_results (
 
 /// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
 /// cluster, so it is private to its owner). An existing directory keeps its mode.
-pub(crate) fn create_dir(dir: &Path) -> Result<(), JournalError> {
+pub fn create_dir(dir: &Path) -> Result<(), JournalError> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -108,16 +108,48 @@ pub(crate) fn create_dir(dir: &Path) -> Result<(), JournalError> {
     })
 }
 
-/// Opens (creating it if missing) `DIR/journal.db` in WAL mode with `synchronous=FULL`, foreign keys on and
-/// a busy timeout, and brings its schema to [`SCHEMA_VERSION`].
+/// Opens `DIR/journal.db` in WAL mode with `synchronous=FULL`, foreign keys on and a busy timeout, and
+/// brings its schema to [`SCHEMA_VERSION`].
+///
+/// Only a missing file makes a new journal, and that one appears complete or not at all (see
+/// [`create`]). An existing file that is empty, is not SQLite, or lacks a table of the schema is refused as
+/// [`JournalError::Corrupt`]: re-initializing it would silently drop its history and rollback points.
 pub(crate) fn open(dir: &Path) -> Result<Connection, JournalError> {
     create_dir(dir)?;
     let path = dir.join(DB_FILE);
-    let conn = Connection::open(&path).map_err(sql("opening the journal"))?;
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.len() == 0 => {
+            return Err(JournalError::Corrupt(format!(
+                "`{}` is empty (0 bytes): it is not the journal this state directory had",
+                path.display()
+            )));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(dir, &path)?,
+        Err(source) => {
+            return Err(JournalError::Io {
+                action: "read",
+                path,
+                source,
+            });
+        }
+    }
+    // Never create here: the file exists (or was just linked into place).
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(&path, flags).map_err(sql("opening the journal"))?;
+    let conn = configure(conn)?;
+    let conn = migrate(conn, &path)?;
+    check_tables(&conn, &path)?;
+    Ok(conn)
+}
+
+/// WAL lets `stop`, `history` and `status` read while an apply writes; FULL fsyncs the WAL on every commit,
+/// so a committed `started` survives a power cut.
+fn configure(conn: Connection) -> Result<Connection, JournalError> {
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql("setting the busy timeout"))?;
-    // WAL lets `stop`, `history` and `status` read while an apply writes; FULL fsyncs the WAL on every
-    // commit, so a committed `started` survives a power cut.
     let mode: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
         .map_err(sql("switching the journal to WAL"))?;
@@ -128,7 +160,85 @@ pub(crate) fn open(dir: &Path) -> Result<Connection, JournalError> {
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
         .map_err(sql("configuring the journal"))?;
-    migrate(conn, &path)
+    Ok(conn)
+}
+
+/// Makes a new journal at `path`: the schema is written into a private (`0600`) file beside it, then
+/// hard-linked into place, which fails rather than replaces when another process made one first. So
+/// `journal.db` never exists half-made (a kill leaves at most a stray `journal.db.new-*`), and its
+/// `-wal`/`-shm` files, which SQLite creates with the database file's mode, are `0600` too whatever the
+/// umask or the directory's mode.
+fn create(dir: &Path, path: &Path) -> Result<(), JournalError> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let fresh = dir.join(format!("{DB_FILE}.new-{}-{nanos}", std::process::id()));
+    let io = |action: &'static str, at: &Path| {
+        let path = at.to_path_buf();
+        move |source| JournalError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    drop(options.open(&fresh).map_err(io("create", &fresh))?);
+    let made = (|| {
+        let conn = Connection::open(&fresh).map_err(sql("creating the journal"))?;
+        let conn = migrate(configure(conn)?, &fresh)?;
+        // Everything into the main file, so linking it alone carries the whole schema.
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(sql("creating the journal"))?;
+        drop(conn);
+        match std::fs::hard_link(&fresh, path) {
+            Ok(()) => Ok(()),
+            // Another process made the journal first: use theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            // A file system without hard links: rename, unless one appeared meanwhile.
+            Err(_) if !path.exists() => std::fs::rename(&fresh, path).map_err(io("create", path)),
+            Err(e) => Err(io("create", path)(e)),
+        }
+    })();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", fresh.display()));
+    }
+    made?;
+    // The new name must survive a power cut like the commits after it.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The tables every journal of [`SCHEMA_VERSION`] has.
+const TABLES: [&str; 6] = [
+    "plans",
+    "releases",
+    "steps",
+    "control",
+    "deploy_runs",
+    "check_results",
+];
+
+/// Refuses a journal whose schema version is current but which lacks one of its tables.
+fn check_tables(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let action = "reading the schema";
+    let mut stmt = conn
+        .prepare("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)")
+        .map_err(sql(action))?;
+    for table in TABLES {
+        let present: bool = stmt.query_row([table], |r| r.get(0)).map_err(sql(action))?;
+        if !present {
+            return Err(JournalError::Corrupt(format!(
+                "`{}` has no `{table}` table",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Brings the schema to [`SCHEMA_VERSION`] in one immediate transaction (so two processes opening a fresh

@@ -350,7 +350,7 @@ fn journal_refuses_a_file_that_is_not_a_database() {
     let d = dir();
     std::fs::write(d.path().join(DB_FILE), vec![b'x'; 4096]).unwrap();
     let err = Journal::open(d.path()).unwrap_err();
-    assert!(matches!(err, JournalError::Sqlite { .. }), "{err}");
+    assert!(matches!(err, JournalError::Corrupt(_)), "{err}");
 }
 
 #[test]
@@ -391,5 +391,82 @@ fn journal_corrupt_state_is_reported() {
     assert!(
         err.to_string().contains("`odd` is not a StepState"),
         "{err}"
+    );
+}
+
+#[test]
+fn journal_an_emptied_file_is_refused_never_reinitialized() {
+    let d = dir();
+    let j = Journal::open(d.path()).unwrap();
+    j.save_plan("h1", "dev", "{}").unwrap();
+    drop(j);
+    let db = d.path().join(DB_FILE);
+    std::fs::write(&db, b"").unwrap();
+    let err = Journal::open(d.path()).unwrap_err();
+    assert!(matches!(err, JournalError::Corrupt(_)), "{err}");
+    assert!(err.to_string().contains("0 bytes"), "{err}");
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "left as it was");
+
+    std::fs::write(
+        &db,
+        b"these bytes are not an SQLite database, not even close to one",
+    )
+    .unwrap();
+    let err = Journal::open(d.path()).unwrap_err();
+    assert!(matches!(err, JournalError::Corrupt(_)), "{err}");
+}
+
+#[test]
+fn journal_a_missing_table_is_refused() {
+    let d = dir();
+    drop(Journal::open(d.path()).unwrap());
+    let conn = rusqlite::Connection::open(d.path().join(DB_FILE)).unwrap();
+    conn.execute_batch("DROP TABLE check_results;").unwrap();
+    drop(conn);
+    let err = Journal::open(d.path()).unwrap_err();
+    assert!(
+        err.to_string().contains("no `check_results` table"),
+        "{err}"
+    );
+}
+
+#[test]
+fn journal_a_missing_file_is_created_complete_and_leaves_nothing_beside_it() {
+    let d = dir();
+    let j = Journal::open(d.path()).unwrap();
+    assert_eq!(j.releases().unwrap().len(), 0);
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".new-"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn journal_files_are_private_in_an_open_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = dir();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let j = Journal::open(d.path()).unwrap();
+    j.save_plan("h1", "dev", "{}").unwrap();
+    for file in [DB_FILE, "journal.db-wal", "journal.db-shm"] {
+        let mode = std::fs::metadata(d.path().join(file))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file}: {mode:o}");
+    }
+    crate::engine::secrets::digest_key(d.path()).unwrap();
+    let mode = std::fs::metadata(d.path().join("secret-digest.key"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "secret-digest.key: {mode:o}");
+    assert_eq!(
+        crate::engine::secrets::digest_key(d.path()).unwrap(),
+        crate::engine::secrets::digest_key(d.path()).unwrap(),
+        "the key is made once"
     );
 }

@@ -1,0 +1,200 @@
+//! Input the engine must refuse before doing anything, and a journal it must not paper over: a damaged
+//! (emptied) journal makes `resume`, `status` and `stop` fail with its code; `--timeout` is bounded at
+//! parse time; `--namespace` is validated before any cluster call; a release that does not exist has a
+//! code of its own. Each drives the built `hello` binary against the local cluster.
+
+use assert_cmd::Command;
+use piceli_sim::{RunningSim, Sim, SimConfig};
+use std::path::Path;
+
+fn hello(dir: &Path) -> Command {
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join(".kube")).expect("mkdir");
+    std::fs::write(home.join(".kube/config"), "this: [is not a kubeconfig").expect("poison");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hello"));
+    cmd.current_dir(dir)
+        .env("HOME", &home)
+        .env("KUBECONFIG", home.join(".kube/config"))
+        .timeout(std::time::Duration::from_secs(120));
+    cmd
+}
+
+/// `--kubeconfig K --context piceli-sim --state-dir STATE -o json`.
+fn flags(sim: &RunningSim, state: &Path) -> Vec<String> {
+    [
+        "--kubeconfig",
+        &sim.kubeconfig_path().display().to_string(),
+        "--context",
+        "piceli-sim",
+        "--state-dir",
+        &state.display().to_string(),
+        "-o",
+        "json",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The `error` object of a command's JSON output (the last line: `deploy` streams events first).
+fn error_of(out: &assert_cmd::assert::Assert) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let last = stdout.lines().last().unwrap_or_default();
+    let v: serde_json::Value =
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    v["error"].clone()
+}
+
+async fn namespaces(sim: &RunningSim) -> Vec<String> {
+    use piceli::k8s_openapi::api::core::v1::Namespace;
+    kube::api::Api::<Namespace>::all(sim.client().expect("client"))
+        .list(&Default::default())
+        .await
+        .expect("list")
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .collect()
+}
+
+#[test]
+fn an_emptied_journal_fails_resume_status_and_stop_with_its_code() {
+    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state");
+    // A real journal with a release, then emptied (a full disk, a bad copy, `> journal.db`).
+    let hash = {
+        let out = hello(dir.path())
+            .arg("plan")
+            .args(flags(&sim, &state))
+            .assert()
+            .code(3);
+        let plan: serde_json::Value =
+            serde_json::from_slice(&out.get_output().stdout).expect("plan JSON");
+        plan["hash"].as_str().expect("hash").to_string()
+    };
+    hello(dir.path())
+        .args(["apply", "--approve", &hash])
+        .args(flags(&sim, &state))
+        .assert()
+        .success();
+    let db = state.join("journal.db");
+    std::fs::write(&db, b"").expect("empty the journal");
+    for command in ["resume", "status", "stop", "history"] {
+        let out = hello(dir.path())
+            .arg(command)
+            .args(flags(&sim, &state))
+            .assert()
+            .code(2);
+        let error = error_of(&out);
+        assert_eq!(error["code"], "PCL0150", "{command}: {error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("0 bytes"),
+            "{command}: {error}"
+        );
+        assert!(
+            error["help"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("backup"),
+            "{command}: {error}"
+        );
+        assert_eq!(
+            std::fs::metadata(&db).expect("journal").len(),
+            0,
+            "{command} left the file alone"
+        );
+    }
+}
+
+#[test]
+fn a_timeout_beyond_a_day_is_refused_at_parse_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state");
+    let out = hello(dir.path())
+        .args(["apply", "--approve", &"0".repeat(64)])
+        .args(["--timeout", "18446744073709551615", "--state-dir"])
+        .arg(&state)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("--timeout"), "{stderr}");
+    assert!(stderr.contains("0..=86400"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!state.exists(), "nothing was created");
+    // The bound itself is accepted.
+    hello(dir.path())
+        .args(["render", "--timeout", "86400"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_namespace_that_is_a_path_is_refused_before_any_cluster_call() {
+    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let before = rt.block_on(namespaces(&sim));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state");
+    for command in [&["plan"][..], &["deploy"], &["status"], &["resume"]] {
+        let out = hello(dir.path())
+            .args(command)
+            .args(["--namespace", "../../etc"])
+            .args(flags(&sim, &state))
+            .assert()
+            .code(2);
+        let error = error_of(&out);
+        assert_eq!(error["code"], "PCL0151", "{command:?}: {error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains("`--namespace`"), "{message}");
+        assert!(message.contains("../../etc"), "{message}");
+        assert!(
+            error["help"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("DNS-1123"),
+            "{error}"
+        );
+        assert!(
+            !state.exists(),
+            "{command:?}: the state directory was created"
+        );
+    }
+    let out = hello(dir.path())
+        .args(["render", "--namespace", "Not_A_Namespace"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("PCL0151"), "{stderr}");
+    assert_eq!(rt.block_on(namespaces(&sim)), before, "nothing written");
+}
+
+#[test]
+fn a_release_that_does_not_exist_has_its_own_code() {
+    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state");
+    for command in [
+        &["rollback", "999"][..],
+        &["diff", "999", "1"],
+        &["diff", "999"],
+        &["rollback"],
+    ] {
+        let out = hello(dir.path())
+            .args(command)
+            .args(flags(&sim, &state))
+            .assert()
+            .code(2);
+        let error = error_of(&out);
+        assert_eq!(error["code"], "PCL0152", "{command:?}: {error}");
+        assert!(
+            error["help"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("history"),
+            "{command:?}: {error}"
+        );
+    }
+}

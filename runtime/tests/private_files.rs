@@ -1,0 +1,42 @@
+//! The state directory's secret-bearing files are private (`0600`) whatever the umask and the
+//! directory's mode: the journal (and SQLite's `-wal`/`-shm` beside it) and the secret digest key.
+//!
+//! A test binary of its own with one test, because the umask is process-wide.
+
+#![cfg(unix)]
+
+use piceli_runtime::engine::secrets::digest_key;
+use piceli_runtime::journal::{DB_FILE, Journal};
+use std::os::unix::fs::PermissionsExt;
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[test]
+fn journal_and_key_are_0600_with_umask_0_in_a_0777_directory() {
+    // SAFETY: umask only changes this process's file creation mask; this binary runs this one test.
+    unsafe { libc::umask(0) };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let state = tmp.path().join("state");
+    std::fs::create_dir(&state).expect("mkdir");
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+
+    let journal = Journal::open(&state).expect("open");
+    journal.save_plan("h", "local", "{}").expect("write");
+    for file in [DB_FILE, "journal.db-wal", "journal.db-shm"] {
+        assert_eq!(mode(&state.join(file)), 0o600, "{file}");
+    }
+    let key = digest_key(&state).expect("key");
+    assert_eq!(mode(&state.join("secret-digest.key")), 0o600);
+    assert_eq!(digest_key(&state).expect("key again"), key);
+    // A state directory created by the journal itself is private too.
+    let nested = tmp.path().join("new/state");
+    drop(Journal::open(&nested).expect("open nested"));
+    assert_eq!(mode(&nested), 0o700);
+    assert_eq!(mode(&nested.join(DB_FILE)), 0o600);
+}
