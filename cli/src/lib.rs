@@ -7,6 +7,7 @@
 pub mod args;
 pub mod commands;
 pub mod exit;
+pub mod progress;
 
 use args::{AppCli, AppCommand};
 use clap::Parser;

@@ -10,7 +10,8 @@ use piceli_runtime::engine::session::Session;
 pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {
     let opts = options(global);
     let applied = block_on(async {
-        let session = Session::open(app, &opts).await?;
+        let mut session = Session::open(app, &opts).await?;
+        session.progress = crate::progress::reporter(global.output, false);
         session.apply(&args.approve).await
     })??;
     if global.output == Output::Json {

@@ -26,6 +26,7 @@ pub fn run(
     };
     let result = block_on(async {
         let mut session = Session::open(app, &opts).await?;
+        session.progress = crate::progress::reporter(global.output, true);
         session
             .deploy(&deploy, code, |event| {
                 if json {

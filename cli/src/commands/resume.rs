@@ -27,7 +27,8 @@ pub fn run(app: App, global: &Global, args: &ResumeArgs) -> Result<(), Failure> 
         return Ok(());
     }
     let applied = block_on(async {
-        let session = Session::open(app, &opts).await?;
+        let mut session = Session::open(app, &opts).await?;
+        session.progress = crate::progress::reporter(global.output, false);
         session.resume().await
     })??;
     if global.output == Output::Json {

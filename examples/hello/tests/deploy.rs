@@ -17,10 +17,26 @@ fn hello(dir: &Path) -> Command {
     cmd
 }
 
+/// The stage events of a `deploy -o json` run (progress events left out: see [`progress`]).
 fn lines(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
+    all_lines(out)
+        .into_iter()
+        .filter(|l| l["event"] != "progress")
+        .collect()
+}
+
+fn all_lines(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.get_output().stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// The readiness progress events of a run.
+fn progress(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
+    all_lines(out)
+        .into_iter()
+        .filter(|l| l["event"] == "progress")
         .collect()
 }
 
@@ -61,6 +77,18 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
         .success();
     let done = lines(&out);
     assert_eq!(events(&done), ["plan", "apply", "ready", "check", "result"]);
+    // JSON lines carry the readiness progress: the Deployment, until it is ready.
+    let waits = progress(&out);
+    let last = waits.last().expect("progress events");
+    assert_eq!(last["object"], "Deployment/hello/web", "{waits:?}");
+    assert_eq!(
+        (
+            last["done"].clone(),
+            last["ready"].clone(),
+            last["desired"].clone()
+        ),
+        (true.into(), 2.into(), 2.into())
+    );
     assert_eq!(done[1]["release"], 1);
     assert_eq!(done[3]["name"], "http-web");
     assert_eq!(done[3]["passed"], true, "{:?}", done[3]);

@@ -395,7 +395,8 @@ impl Session {
     ) -> Result<DeployReport, EngineError> {
         let started = Instant::now();
         if let Some(timeout) = wait {
-            let ready = super::ready::wait(&self.conn, plan, timeout).await;
+            let ready =
+                super::ready::wait_with(&self.conn, plan, timeout, self.progress.as_deref()).await;
             self.interrupted_on_error(run, ready)?;
         }
         on_event(&DeployEvent::Ready {
@@ -499,7 +500,7 @@ impl Session {
         let rollback_release = if plan.has_changes() {
             let applied = self.apply(&plan.hash).await.map_err(failed)?;
             if let Some(timeout) = wait {
-                super::ready::wait(&self.conn, &plan, timeout)
+                super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref())
                     .await
                     .map_err(failed)?;
             }

@@ -116,8 +116,68 @@ pub fn deadline_after(timeout: Duration) -> Option<Instant> {
     Instant::now().checked_add(timeout)
 }
 
+/// One readiness observation of one object, for progress displays (`-o json` deploy streams them as
+/// `progress` events; a TTY shows a line per workload).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Progress {
+    /// `Kind/namespace/name`.
+    pub object: String,
+    /// Ready (available) replicas, or 1/0 for kinds without replicas.
+    pub ready: i64,
+    /// Desired replicas.
+    pub desired: i64,
+    /// Since the wait began.
+    pub elapsed_ms: u64,
+    /// Why it is not ready yet (empty once ready).
+    pub waiting: String,
+    /// Whether it is ready.
+    pub done: bool,
+}
+
+/// Where progress goes.
+pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;
+
+/// Ready and desired counts of a live workload.
+fn counts(object: &Value) -> (i64, i64) {
+    let status = &object["status"];
+    let desired = object["spec"]["replicas"].as_i64().unwrap_or(1);
+    match object["kind"].as_str().unwrap_or_default() {
+        "Deployment" => (int(&status["availableReplicas"]), desired),
+        "StatefulSet" => (int(&status["readyReplicas"]), desired),
+        "DaemonSet" => (
+            int(&status["numberReady"]),
+            int(&status["desiredNumberScheduled"]),
+        ),
+        _ => (i64::from(readiness(object) == Readiness::Ready), 1),
+    }
+}
+
+/// The message of a condition that says why a rollout waits (Available/Progressing not True), if any.
+fn stuck_reason(object: &Value) -> Option<String> {
+    let conditions = object["status"]["conditions"].as_array()?;
+    conditions
+        .iter()
+        .filter(|c| c["status"] != "True")
+        .find_map(|c| {
+            let reason = c["reason"].as_str().unwrap_or_default();
+            let message = c["message"].as_str().unwrap_or_default();
+            (!reason.is_empty() || !message.is_empty()).then(|| format!("{reason}: {message}"))
+        })
+}
+
 /// Wait until every object the plan created, updated or adopted is ready.
 pub async fn wait(conn: &Connection, plan: &Plan, timeout: Duration) -> Result<(), EngineError> {
+    wait_with(conn, plan, timeout, None).await
+}
+
+/// [`wait`], reporting each observation to `progress`.
+pub async fn wait_with(
+    conn: &Connection,
+    plan: &Plan,
+    timeout: Duration,
+    progress: Option<&ProgressFn>,
+) -> Result<(), EngineError> {
+    let started = Instant::now();
     let resources = Resources::default();
     let deadline = deadline_after(timeout);
     let watched: Vec<_> = plan
@@ -145,10 +205,29 @@ pub async fn wait(conn: &Connection, plan: &Plan, timeout: Duration) -> Result<(
                 .get_opt(&a.name)
                 .await
                 .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
-            let state = match live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null)) {
-                Some(v) => readiness(&v),
+            let live = live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
+            let state = match &live {
+                Some(v) => readiness(v),
                 None => Readiness::Failed("it no longer exists".into()),
             };
+            if let (Some(report), Some(v)) = (progress, &live) {
+                let (ready, desired) = counts(v);
+                let waiting = match &state {
+                    Readiness::Ready => String::new(),
+                    Readiness::Waiting(why) | Readiness::Failed(why) => match stuck_reason(v) {
+                        Some(reason) => format!("{why} ({reason})"),
+                        None => why.clone(),
+                    },
+                };
+                report(&Progress {
+                    object: a.key(),
+                    ready,
+                    desired,
+                    elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    waiting,
+                    done: state == Readiness::Ready,
+                });
+            }
             match state {
                 Readiness::Ready => break,
                 Readiness::Failed(why) => {

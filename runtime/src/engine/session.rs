@@ -106,6 +106,8 @@ pub struct Session {
     pub wait: Option<std::time::Duration>,
     /// How long to wait for another apply's cluster lock (`None`: refuse at once).
     pub wait_lock: Option<std::time::Duration>,
+    /// Where readiness waits report progress (`None`: quiet).
+    pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
 }
 
 impl Session {
@@ -143,6 +145,7 @@ impl Session {
             fault_hook: None,
             wait: opts.wait,
             wait_lock: opts.wait_lock,
+            progress: None,
         })
     }
 
@@ -327,7 +330,8 @@ impl Session {
         release_slot(slot, &applied).await;
         let applied = applied?;
         if let Some(timeout) = self.wait {
-            super::ready::wait(&self.conn, &planned, timeout).await?;
+            super::ready::wait_with(&self.conn, &planned, timeout, self.progress.as_deref())
+                .await?;
         }
         Ok(applied)
     }
@@ -361,7 +365,7 @@ impl Session {
         release_slot(Some(slot), &applied).await;
         let applied = applied?;
         if let Some(timeout) = self.wait {
-            super::ready::wait(&self.conn, &plan, timeout).await?;
+            super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref()).await?;
         }
         Ok(applied)
     }
