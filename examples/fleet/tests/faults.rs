@@ -1,12 +1,12 @@
 //! Commit-exact fault injection for a 100-object apply: `apply --approve H` of the fleet app aborted right
 //! after each of its journal commits in turn, recovered with `resume`, and proven converged (the driver is
-//! hello's `tests/support/fault_trials.rs`, shared by path).
+//! hello's `tests/support/`, shared by path).
 
-#[path = "../../hello/tests/support/fault_trials.rs"]
-mod fault_trials;
+#[path = "../../hello/tests/support/mod.rs"]
+mod support;
 
-use fault_trials::{Mode, Trials};
 use piceli_sim::{Sim, SimConfig};
+use support::fault_trials::{Mode, Trials};
 
 #[test]
 fn every_commit_of_a_100_object_apply_is_a_kill_point_that_converges() {
@@ -18,6 +18,7 @@ fn every_commit_of_a_100_object_apply_is_a_kill_point_that_converges() {
         mode: Mode::Apply,
         prefix: "fault-fleet",
         timeout_secs: 0,
+        parallel: 3,
     }
     .run("fleet apply (100 objects)");
     assert!(

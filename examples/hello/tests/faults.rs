@@ -2,9 +2,7 @@
 //! each of their journal commits in turn, recovered, and proven converged (see `support/fault_trials.rs`).
 //! Needs the `fault-injection` feature, which this crate's dev-dependency on `piceli` turns on.
 
-mod support {
-    pub mod fault_trials;
-}
+mod support;
 
 use piceli_sim::{Sim, SimConfig};
 use support::fault_trials::{Mode, Trials};
@@ -18,6 +16,7 @@ fn trials(mode: Mode, prefix: &str, what: &str) {
         mode,
         prefix,
         timeout_secs: 60,
+        parallel: 2,
     }
     .run(what);
     assert!(

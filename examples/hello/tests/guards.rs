@@ -162,6 +162,14 @@ fn a_namespace_that_is_a_path_is_refused_before_any_cluster_call() {
             "{command:?}: the state directory was created"
         );
     }
+    // `--target` names only a declared target: anything else is refused just as early.
+    let out = hello(dir.path())
+        .args(["plan", "--target", "../../etc"])
+        .args(flags(&sim, &state))
+        .assert()
+        .code(2);
+    assert_eq!(error_of(&out)["code"], "PCL0102");
+    assert!(!state.exists(), "--target: the state directory was created");
     let out = hello(dir.path())
         .args(["render", "--namespace", "Not_A_Namespace"])
         .assert()

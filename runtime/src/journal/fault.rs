@@ -3,6 +3,10 @@
 //! [`std::process::abort`] right after the N-th successful journal commit it makes — a real kill, with no
 //! destructors, no unwinding and no cleanup — so tests can prove recovery from every commit point.
 //!
+//! A commit is one [`Journal`](super::Journal) write transaction (a plan saved, a release begun, a step
+//! started or finished, a release or deploy stage recorded, check results); creating a new journal's
+//! schema is not counted.
+//!
 //! Without the feature [`after_commit`] is an empty function and the variable is never read.
 
 /// The environment variable naming the commit to abort after (1 = the first).

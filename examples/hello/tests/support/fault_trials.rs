@@ -17,17 +17,15 @@
 
 #![allow(dead_code)] // each test crate uses a part
 
+use super::cluster_state::{delete_namespace, generations, release_record, versions};
 use assert_cmd::Command;
-use piceli::k8s_openapi::api::apps::v1::Deployment;
-use piceli::k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret, Service, ServiceAccount};
 use piceli_sim::RunningSim;
-use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// The variable the `fault-injection` seam reads.
-pub const ABORT_AFTER_COMMIT: &str = "PICELI_FAULT_ABORT_AFTER_COMMIT";
+pub use piceli::runtime::journal::fault::ABORT_AFTER_COMMIT;
 /// SIGABRT on Linux: what `std::process::abort` ends a process with.
 const SIGABRT: i32 = 6;
 /// No trial loop runs longer than this many kill points.
@@ -129,6 +127,8 @@ pub struct Trials<'a> {
     pub prefix: &'a str,
     /// `--timeout` for the readiness waits.
     pub timeout_secs: u32,
+    /// How many trials run at once.
+    pub parallel: usize,
 }
 
 /// The last line of stdout as JSON (`deploy` streams JSON lines ending with its `result`).
@@ -180,17 +180,36 @@ fn describe(out: &Output) -> String {
 }
 
 impl Trials<'_> {
-    /// Runs the loop: N = 1, 2, … until a run completes without being killed.
+    /// Runs the loop: N = 1, 2, … until a run completes without being killed, `parallel` trials at a time
+    /// (each is independent: its own namespace and state directory). Trials past the first completed run
+    /// of a batch are dropped.
     pub fn run(&self, what: &str) -> Summary {
         let rt = tokio::runtime::Runtime::new().expect("runtime");
         let work = tempfile::tempdir().expect("temp dir");
+        let parallel = self.parallel.max(1) as u64;
         let mut trials = Vec::new();
-        for n in 1..=MAX_TRIALS {
-            let trial = self.trial(&rt, work.path(), n);
-            let done = !trial.killed;
-            trials.push(trial);
-            if done {
-                break;
+        let mut next = 1;
+        'batches: while next <= MAX_TRIALS {
+            let batch: Vec<Trial> = std::thread::scope(|scope| {
+                let running: Vec<_> = (next..next + parallel)
+                    .map(|n| {
+                        let rt = &rt;
+                        let work = work.path();
+                        scope.spawn(move || self.trial(rt, work, n))
+                    })
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|t| t.join().expect("a trial panicked"))
+                    .collect()
+            });
+            next += parallel;
+            for trial in batch {
+                let done = !trial.killed;
+                trials.push(trial);
+                if done {
+                    break 'batches;
+                }
             }
         }
         Summary {
@@ -414,97 +433,4 @@ impl Trials<'_> {
             problems,
         }
     }
-}
-
-/// What shows a write of each object in the namespace: for Deployments (whose status the cluster's
-/// controllers keep changing) the generation and the time of piceli's managed-fields entry; for the rest
-/// the resourceVersion. The namespace itself included.
-async fn versions(sim: &RunningSim, namespace: &str) -> BTreeMap<String, String> {
-    use kube::api::{Api, ListParams};
-    let client = sim.client().expect("client");
-    let mut out = BTreeMap::new();
-    let lp = ListParams::default();
-    let rv = |m: &kube::api::ObjectMeta| m.resource_version.clone().unwrap_or_default();
-    if let Ok(ns) = Api::<Namespace>::all(client.clone()).get(namespace).await {
-        out.insert(format!("Namespace/{namespace}"), rv(&ns.metadata));
-    }
-    for d in Api::<Deployment>::namespaced(client.clone(), namespace)
-        .list(&lp)
-        .await
-        .map(|l| l.items)
-        .unwrap_or_default()
-    {
-        let ours: Vec<String> = d
-            .metadata
-            .managed_fields
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|m| m.manager.as_deref() == Some("piceli"))
-            .map(|m| format!("{:?}", m.time.map(|t| t.0)))
-            .collect();
-        out.insert(
-            format!("Deployment/{}", d.metadata.name.clone().unwrap_or_default()),
-            format!(
-                "generation {} / {}",
-                d.metadata.generation.unwrap_or_default(),
-                ours.join(",")
-            ),
-        );
-    }
-    macro_rules! by_rv {
-        ($kind:ty, $name:literal) => {
-            for o in Api::<$kind>::namespaced(client.clone(), namespace)
-                .list(&lp)
-                .await
-                .map(|l| l.items)
-                .unwrap_or_default()
-            {
-                out.insert(
-                    format!("{}/{}", $name, o.metadata.name.clone().unwrap_or_default()),
-                    rv(&o.metadata),
-                );
-            }
-        };
-    }
-    by_rv!(Service, "Service");
-    by_rv!(ConfigMap, "ConfigMap");
-    by_rv!(Secret, "Secret");
-    by_rv!(ServiceAccount, "ServiceAccount");
-    out
-}
-
-async fn generations(sim: &RunningSim, namespace: &str) -> Vec<(String, i64)> {
-    let client = sim.client().expect("client");
-    kube::api::Api::<Deployment>::namespaced(client, namespace)
-        .list(&Default::default())
-        .await
-        .map(|l| l.items)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|d| {
-            (
-                d.metadata.name.unwrap_or_default(),
-                d.metadata.generation.unwrap_or_default(),
-            )
-        })
-        .collect()
-}
-
-/// The release record's `(release, plan)`.
-async fn release_record(sim: &RunningSim, namespace: &str, app: &str) -> Option<(String, String)> {
-    let client = sim.client().expect("client");
-    let cm = kube::api::Api::<ConfigMap>::namespaced(client, namespace)
-        .get_opt(&format!("piceli-release-{app}"))
-        .await
-        .ok()??;
-    let data = cm.data?;
-    Some((data.get("release")?.clone(), data.get("plan")?.clone()))
-}
-
-async fn delete_namespace(sim: &RunningSim, namespace: &str) {
-    let client = sim.client().expect("client");
-    let _ = kube::api::Api::<Namespace>::all(client)
-        .delete(namespace, &Default::default())
-        .await;
 }
