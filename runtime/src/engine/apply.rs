@@ -514,14 +514,20 @@ async fn run_step(
             Err(kube_error) if is_transient(&kube_error) => {
                 if attempt >= WRITE_ATTEMPTS {
                     break Err(WriteError::Transient(format!(
-                        "{kube_error} (after {attempt} attempts)"
+                        "{} (after {attempt} attempts)",
+                        super::cluster_error::classify(&kube_error).1
                     )));
                 }
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
                 attempt += 1;
             }
-            Err(kube_error) => break Err(WriteError::Rejected(kube_error.to_string())),
+            Err(kube_error) => {
+                // The server's words, never a Debug dump of its Status.
+                break Err(WriteError::Rejected(
+                    super::cluster_error::classify(&kube_error).1,
+                ));
+            }
             Ok(outcome) => break Ok(outcome),
         }
     };
