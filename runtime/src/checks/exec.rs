@@ -15,6 +15,8 @@ pub struct ExecResult {
     pub exit_code: i64,
     /// Its standard output (lossy UTF-8).
     pub stdout: String,
+    /// Its standard error (lossy UTF-8): its tail is shown when the check fails.
+    pub stderr: String,
 }
 
 /// Runs `command` in a running, ready pod of `workload` (its first declared container).
@@ -48,12 +50,24 @@ pub async fn run(
         .await
         .map_err(|e| format!("exec in pod `{pod}` failed: {e}"))?;
     let status = process.take_status();
-    let mut stdout = Vec::new();
-    if let Some(mut out) = process.stdout() {
-        out.read_to_end(&mut stdout)
-            .await
-            .map_err(|e| format!("reading stdout of pod `{pod}` failed: {e}"))?;
-    }
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    // Both streams at once: a command that fills one while the other is not read would stall.
+    let (out, err) = (process.stdout(), process.stderr());
+    let read_out = async {
+        match out {
+            Some(mut out) => out.read_to_end(&mut stdout).await.map(|_| ()),
+            None => Ok(()),
+        }
+    };
+    let read_err = async {
+        match err {
+            Some(mut err) => err.read_to_end(&mut stderr).await.map(|_| ()),
+            None => Ok(()),
+        }
+    };
+    let (read_out, read_err) = tokio::join!(read_out, read_err);
+    read_out.map_err(|e| format!("reading stdout of pod `{pod}` failed: {e}"))?;
+    read_err.map_err(|e| format!("reading stderr of pod `{pod}` failed: {e}"))?;
     let status = match status {
         Some(status) => status.await,
         None => None,
@@ -64,7 +78,17 @@ pub async fn run(
     Ok(ExecResult {
         exit_code,
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
     })
+}
+
+/// The last few lines of a command's stderr (at most 5 lines, 400 characters), for a failure message.
+pub fn stderr_tail(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.trim_end().lines().collect();
+    let tail = lines[lines.len().saturating_sub(5)..].join("\n");
+    let count = tail.chars().count();
+    let tail: String = tail.chars().skip(count.saturating_sub(400)).collect();
+    (!tail.trim().is_empty()).then_some(tail)
 }
 
 /// The exit code a status-channel message carries: `Success` is 0; `Failure` with reason
@@ -91,8 +115,11 @@ pub fn exit_code(status: Option<&Status>) -> Option<i64> {
 /// Judges a run: the exit code must equal `expect`, and stdout contain `output` when given.
 pub fn judge(result: &ExecResult, expect: i64, output: Option<&str>) -> Result<String, String> {
     if result.exit_code != expect {
+        let stderr = stderr_tail(&result.stderr)
+            .map(|t| format!("; stderr: {t:?}"))
+            .unwrap_or_default();
         return Err(format!(
-            "exited with {}, expected {expect}",
+            "exited with {}, expected {expect}{stderr}",
             result.exit_code
         ));
     }
@@ -100,8 +127,11 @@ pub fn judge(result: &ExecResult, expect: i64, output: Option<&str>) -> Result<S
         && !result.stdout.contains(want)
     {
         let seen: String = result.stdout.trim().chars().take(120).collect();
+        let stderr = stderr_tail(&result.stderr)
+            .map(|t| format!(", stderr: {t:?}"))
+            .unwrap_or_default();
         return Err(format!(
-            "exited with {expect}, but stdout does not contain `{want}` (stdout: {seen:?})"
+            "exited with {expect}, but stdout does not contain `{want}` (stdout: {seen:?}{stderr})"
         ));
     }
     Ok(format!("exited with {expect}"))
@@ -110,6 +140,28 @@ pub fn judge(result: &ExecResult, expect: i64, output: Option<&str>) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_shows_the_tail_of_stderr() {
+        let result = ExecResult {
+            exit_code: 2,
+            stdout: String::new(),
+            stderr: "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\npsql: connection refused\n"
+                .into(),
+        };
+        let message = judge(&result, 0, None).expect_err("fails");
+        assert!(message.contains("psql: connection refused"), "{message}");
+        assert!(!message.contains("line 1"), "only the tail: {message}");
+        let quiet = ExecResult {
+            stderr: "  \n".into(),
+            ..result
+        };
+        assert_eq!(
+            judge(&quiet, 0, None).expect_err("fails"),
+            "exited with 2, expected 0"
+        );
+        assert_eq!(stderr_tail(&"x".repeat(1000)).map(|t| t.len()), Some(400));
+    }
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
 
     fn failure(code: &str) -> Status {
@@ -146,6 +198,7 @@ mod tests {
         let r = ExecResult {
             exit_code: 0,
             stdout: "/tmp:5432 - accepting connections\n".into(),
+            stderr: String::new(),
         };
         assert_eq!(judge(&r, 0, Some("accepting")).unwrap(), "exited with 0");
         assert!(

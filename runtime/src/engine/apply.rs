@@ -105,7 +105,7 @@ pub async fn apply(
             kind: a.kind.clone(),
             namespace: a.namespace.clone(),
             name: a.name.clone(),
-            action: format!("{:?}", a.action).to_lowercase(),
+            action: a.action.as_str().to_string(),
             level: a.level,
             desired_digest: a.desired_digest.clone(),
         })
@@ -168,12 +168,7 @@ async fn record_release(
 }
 
 fn key_of(d: &Desired) -> String {
-    let kind = d.object["kind"].as_str().unwrap_or_default();
-    let name = d.object["metadata"]["name"].as_str().unwrap_or_default();
-    match &d.namespace {
-        Some(ns) => format!("{kind}/{ns}/{name}"),
-        None => format!("{kind}/{name}"),
-    }
+    super::key::ObjectKey::of(&d.object, d.namespace.as_deref()).to_string()
 }
 
 #[allow(clippy::too_many_arguments)] // one call site; the arguments are the apply run's state
@@ -344,10 +339,7 @@ pub async fn resume(
         if s.state == StepState::Done {
             continue;
         }
-        let key = match &s.namespace {
-            Some(ns) => format!("{}/{ns}/{}", s.kind, s.name),
-            None => format!("{}/{}", s.kind, s.name),
-        };
+        let key = super::key::ObjectKey::new(&s.kind, s.namespace.as_deref(), &s.name).to_string();
         let Some(a) = plan.actions.iter().find(|a| a.key() == key) else {
             return Err(EngineError::Stale(format!(
                 "release {} has a step for {key} its plan does not",
@@ -619,7 +611,7 @@ async fn write_once(
                 .await
                 .map(|o: DynamicObject| StepOutcome {
                     ok: true,
-                    detail: format!("{:?}", a.action).to_lowercase(),
+                    detail: a.action.as_str().to_string(),
                     uid: o.metadata.uid.clone(),
                     resource_version: o.metadata.resource_version.clone(),
                     digest: Some(super::hash::digest(&redact(&d.object, step.key))),

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod error;
 pub mod flags;
 pub mod hash;
+pub mod key;
 pub mod lock;
 pub mod plan;
 pub mod ready;

@@ -28,7 +28,7 @@ pub const PROTECTED_KINDS: &[&str] = &[
 
 /// What a plan does to one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")] // the same names as [`ActionKind::as_str`] (a test keeps them equal)
 pub enum ActionKind {
     /// The object does not exist.
     Create,
@@ -89,13 +89,28 @@ pub struct Action {
     pub take: Vec<super::conflicts::Taken>,
 }
 
+impl ActionKind {
+    /// The name plans, the journal and JSON output use (`create`, `update`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Create => "create",
+            ActionKind::Update => "update",
+            ActionKind::Unchanged => "unchanged",
+            ActionKind::Delete => "delete",
+            ActionKind::Adopt => "adopt",
+            ActionKind::Use => "use",
+        }
+    }
+}
+
 impl Action {
     /// `Kind/name` or `Kind/namespace/name`.
     pub fn key(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
-            None => format!("{}/{}", self.kind, self.name),
-        }
+        self.object_key().to_string()
+    }
+    /// The object's identity.
+    pub fn object_key(&self) -> super::key::ObjectKey {
+        super::key::ObjectKey::new(&self.kind, self.namespace.as_deref(), &self.name)
     }
     /// Whether applying it writes anything.
     pub fn changes(&self) -> bool {
@@ -204,17 +219,36 @@ pub fn level(kind: &str) -> u32 {
     }
 }
 
+#[cfg(test)]
+mod action_kind_tests {
+    use super::ActionKind;
+
+    #[test]
+    fn stored_names_are_the_serde_names() {
+        use ActionKind::*;
+        for k in [Create, Update, Unchanged, Delete, Adopt, Use] {
+            assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
+        }
+    }
+}
+
 /// Whether a live object carries this app's ownership marks.
 pub fn is_ours(live: &Value, app: &str) -> bool {
     let labels = &live["metadata"]["labels"];
     labels["app.kubernetes.io/managed-by"] == "piceli" && labels["app.kubernetes.io/name"] == app
 }
 
-fn adopting(opts: &PlanOptions, kind: &str, name: &str) -> bool {
+/// Whether `--adopt` names the object: `Kind/name` (any namespace) or `Kind/namespace/name` (that one;
+/// what an approved plan's adoptions are re-checked with).
+fn adopting(opts: &PlanOptions, kind: &str, namespace: Option<&str>, name: &str) -> bool {
     opts.adopt_all
-        || opts.adopt.iter().any(|a| match a.split_once('/') {
-            Some((k, n)) => k.eq_ignore_ascii_case(kind) && n == name,
-            None => false,
+        || opts.adopt.iter().any(|a| {
+            let parts: Vec<&str> = a.split('/').collect();
+            match parts.as_slice() {
+                [k, n] => k.eq_ignore_ascii_case(kind) && *n == name,
+                [k, ns, n] => k.eq_ignore_ascii_case(kind) && Some(*ns) == namespace && *n == name,
+                _ => false,
+            }
         })
 }
 
@@ -479,12 +513,12 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         action.desired_digest = Some(super::hash::digest(&redact(&d.object, key)));
     }
     let adopt = !is_ours(&live, &app.name.v);
-    if kind == "Namespace" && adopt && !adopting(opts, &kind, &name) {
+    if kind == "Namespace" && adopt && !adopting(opts, &kind, d.namespace.as_deref(), &name) {
         // The usual case on a shared cluster: the namespace is someone else's, and the app lives in it.
         action.action = ActionKind::Use;
         return Ok(action);
     }
-    if adopt && !adopting(opts, &kind, &name) {
+    if adopt && !adopting(opts, &kind, d.namespace.as_deref(), &name) {
         return Err(EngineError::NotOwned { kind, name });
     }
     // A controller may write between the read and the dry run (status, annotations): compare the dry
@@ -617,10 +651,7 @@ fn strip_to_generate(object: &Value) -> Value {
 fn dry_run_error(kind: &str, namespace: Option<&str>, name: &str, e: kube::Error) -> EngineError {
     match e {
         kube::Error::Api(s) if s.code == 409 => {
-            let object = match namespace {
-                Some(ns) => format!("{kind}/{ns}/{name}"),
-                None => format!("{kind}/{name}"),
-            };
+            let object = super::key::ObjectKey::new(kind, namespace, name).to_string();
             EngineError::FieldConflicts(super::conflicts::from_status(&object, &s))
         }
         kube::Error::Api(s) if s.code == 422 || s.code == 400 => {

@@ -24,14 +24,7 @@ pub struct ObjectDiff {
 
 /// Compare two sets of objects by identity.
 pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec<ObjectDiff> {
-    let key = |o: &serde_json::Value| {
-        let kind = o["kind"].as_str().unwrap_or_default();
-        let name = o["metadata"]["name"].as_str().unwrap_or_default();
-        match o["metadata"]["namespace"].as_str() {
-            Some(ns) => format!("{kind}/{ns}/{name}"),
-            None => format!("{kind}/{name}"),
-        }
-    };
+    let key = |o: &serde_json::Value| super::key::ObjectKey::of_object(o).to_string();
     let mut out = Vec::new();
     for a in from {
         match to.iter().find(|b| key(b) == key(a)) {
@@ -149,18 +142,19 @@ impl Session {
         })
     }
 
-    /// The objects the last succeeded release applied (what pruning compares against).
-    fn previous_objects(&self) -> Vec<ObjectRef> {
-        let Ok(Some(release)) = self.journal.last_succeeded() else {
-            return Vec::new();
+    /// The objects the last succeeded release applied (what pruning compares against). A journal that
+    /// cannot be read is an error (never "pruning off"); a release made for another namespace or target
+    /// prunes nothing here.
+    fn previous_objects(&self) -> Result<Vec<ObjectRef>, EngineError> {
+        let Some(release) = self.journal.last_succeeded().map_err(journal_error)? else {
+            return Ok(Vec::new());
         };
-        let Ok(Some(json)) = self.journal.load_plan(&release.plan_hash) else {
-            return Vec::new();
+        let plan = match self.approved_plan(&release.plan_hash) {
+            Err(EngineError::WrongTarget { .. }) => return Ok(Vec::new()),
+            other => other?,
         };
-        let Ok(plan) = serde_json::from_str::<Plan>(&json) else {
-            return Vec::new();
-        };
-        plan.actions
+        Ok(plan
+            .actions
             .into_iter()
             .filter(|a| a.action != ActionKind::Delete)
             .map(|a| ObjectRef {
@@ -169,7 +163,7 @@ impl Session {
                 namespace: a.namespace,
                 name: a.name,
             })
-            .collect()
+            .collect())
     }
 
     fn plan_options(
@@ -180,7 +174,7 @@ impl Session {
         Ok(PlanOptions {
             adopt,
             adopt_all,
-            previous: self.previous_objects(),
+            previous: self.previous_objects()?,
             digest_key: digest_key(&self.state_dir)?,
             force_dry_run: false,
             take_ownership: super::conflicts::TakeOwnership::None,
@@ -308,7 +302,7 @@ impl Session {
             .actions
             .iter()
             .filter(|a| a.action == ActionKind::Adopt)
-            .map(|a| format!("{}/{}", a.kind, a.name))
+            .map(|a| a.key())
             .collect();
         let opts = self.plan_options(adopt, false)?;
         let slot = if planned.has_changes() {
