@@ -656,6 +656,16 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
     assert_eq!(err.code().as_str(), "PCL0115", "{err}");
     assert!(err.to_string().contains("progress deadline"), "{err}");
     assert!(!err.is_rejection(), "exit 1: it ran but failed");
+    // Not ready is not succeeded: the release stays running (resumable), nothing is live yet.
+    assert_eq!(
+        session
+            .journal
+            .unfinished()
+            .expect("journal")
+            .map(|r| r.number),
+        Some(1)
+    );
+    assert_eq!(session.journal.last_succeeded().expect("journal"), None);
 }
 
 mod fields {
@@ -746,10 +756,16 @@ async fn a_dry_run_the_server_refuses_at_plan_time_has_plan_time_help() {
     .await
     .expect("their apply");
     let err = session.plan(vec![], false).await.expect_err("conflict");
-    assert_eq!(err.code().as_str(), "PCL0153", "{err}");
-    assert!(err.to_string().contains("ConfigMap/settings"), "{err}");
+    // A conflict is reported field by field with its manager (PCL0147); other dry-run refusals are PCL0153.
+    assert_eq!(err.code().as_str(), "PCL0147", "{err}");
+    assert!(
+        err.to_string()
+            .contains("ConfigMap/engine/settings .data.MODE"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("someone-else"), "{err}");
     let help = err.help();
-    assert!(help.contains("run `plan` again"), "{help}");
+    assert!(help.contains("--take-ownership"), "{help}");
     assert!(
         !help.contains("resume"),
         "apply's help at plan time: {help}"

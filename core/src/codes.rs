@@ -255,7 +255,9 @@ codes! {
     NotReady = "PCL0115", "applied, but not ready",
         "Every write landed, but a workload did not become ready in time (`--timeout`), a rollout exceeded its \
          progress deadline, or a Job failed. `status` and `kubectl describe` show why (image pull, crash \
-         loop, probes); fix it and apply again, or `rollback`.";
+         loop, probes). The release stays `running` (it is not `succeeded` until ready): once the cause is \
+         fixed in the cluster, `resume` (or `deploy --resume`) waits again and finishes it; to fix forward \
+         with a new plan, end it with `resume --abandon` first, or `rollback`.";
     ForwardFailed = "PCL0116", "cannot forward to the app's pod",
         "A port forward (for a check, `access` or `status`) found no running, ready pod for the Service or \
          workload, the port is not declared, or the cluster refused the forward. `status` shows the \

@@ -55,6 +55,12 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let dir = state_dir(&app, global)?;
     let journal = Journal::open(&dir).map_err(journal_failure)?;
     let releases = journal.releases().map_err(journal_failure)?;
+    let checks = journal.check_outcomes().map_err(journal_failure)?;
+    let outcome = |n: u64| match checks.get(&n) {
+        Some((passed, total)) if passed == total => format!("passed {passed}/{total}"),
+        Some((passed, total)) => format!("FAILED {}/{total}", total - passed),
+        None => "-".to_string(),
+    };
     if global.output == Output::Json {
         let list: Vec<_> = releases
             .iter()
@@ -66,6 +72,9 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
                     "state": r.state.as_str(),
                     "started_at": r.started_at,
                     "finished_at": r.finished_at,
+                    "checks": checks.get(&r.number).map(|(passed, total)| {
+                        serde_json::json!({ "passed": passed, "total": total })
+                    }),
                 })
             })
             .collect();
@@ -74,15 +83,21 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     }
     if releases.is_empty() {
         println!("No releases yet.");
+        return Ok(());
     }
+    println!(
+        "{:>7}  {:<10} {:<9} {:<24}  {:<16}  CHECKS",
+        "RELEASE", "STATE", "KIND", "STARTED", "PLAN"
+    );
     for r in &releases {
         println!(
-            "{:>4}  {:<10} {:<9} {}  plan {}",
+            "{:>7}  {:<10} {:<9} {:<24}  {:<16}  {}",
             r.number,
             r.state.as_str(),
             r.kind.as_str(),
             r.started_at,
-            &r.plan_hash[..r.plan_hash.len().min(16)]
+            &r.plan_hash[..r.plan_hash.len().min(16)],
+            outcome(r.number)
         );
     }
     Ok(())

@@ -80,10 +80,30 @@ fn a_failed_check_rolls_back_to_the_previous_release() {
             (1, "apply".into(), "succeeded".into())
         ]
     );
+    // The check outcome per release: failed for 2, passed for 1.
+    let outcome = |n: usize| history["releases"][n]["checks"].clone();
+    assert_eq!(outcome(1), serde_json::json!({"passed": 0, "total": 1}));
+    assert_eq!(outcome(2), serde_json::json!({"passed": 1, "total": 1}));
     let journal = Journal::open(&dir.path().join(".piceli/probe/local")).expect("journal");
     let last = journal.last_check_results().expect("results");
     assert_eq!(last.len(), 1);
     assert_eq!((last[0].passed, last[0].release), (false, Some(2)));
+    // The text form: a header row, and the failed checks visible.
+    let text = probe("v2", dir.path(), &sim)
+        .args(["history", "-o", "text"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(
+        rows[0].contains("RELEASE") && rows[0].contains("CHECKS"),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("failed") && r.contains("FAILED 1/1")),
+        "{text}"
+    );
 }
 
 #[test]

@@ -141,8 +141,6 @@ pub async fn apply(
         lock,
     };
     run_levels(&step, &todo, &wanted, &by_key).await?;
-    checkpoint(hook, "release finished")?;
-    record_release(conn, journal, plan, release).await?;
     Ok(Applied {
         release: number,
         written: changing.len(),
@@ -150,13 +148,19 @@ pub async fn apply(
     })
 }
 
-/// Keep the release record in the cluster up to date with a release that succeeded.
-async fn record_release(
+/// Mark a release whose every step is done `succeeded` — after readiness (and, for `deploy`, its checks)
+/// — and record it in the cluster. Until then it stays `running`: `resume` waits for it again.
+pub async fn complete(
     conn: &Connection,
     journal: &Journal,
     plan: &Plan,
     release: ReleaseId,
+    hook: Option<&FaultHook>,
 ) -> Result<(), EngineError> {
+    journal
+        .finish_release(release, ReleaseState::Succeeded)
+        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    checkpoint(hook, "release finished")?;
     let finished = journal
         .release(release)
         .map_err(|e| EngineError::Journal(e.to_string()))?;
@@ -259,8 +263,8 @@ async fn check_precondition(
     Ok(())
 }
 
-/// Run steps level by level (objects of a level in parallel), honouring `stop` between levels, and
-/// finish the release.
+/// Run steps level by level (objects of a level in parallel), honouring `stop` between levels. The
+/// release stays `running` (see [`complete`]); a write the server rejected fails it.
 async fn run_levels(
     step: &Step<'_>,
     todo: &[(u32, &Action)],
@@ -303,9 +307,7 @@ async fn run_levels(
             return Err(e);
         }
     }
-    journal
-        .finish_release(step.release, ReleaseState::Succeeded)
-        .map_err(|e| EngineError::Journal(e.to_string()))
+    Ok(())
 }
 
 /// Continue the release a killed or stopped apply left `running`: every step not done runs again.
@@ -377,7 +379,6 @@ pub async fn resume(
     };
     let written = todo.len();
     run_levels(&step, &todo, &wanted, &by_key).await?;
-    record_release(conn, journal, plan, release.id).await?;
     Ok(Applied {
         release: Some(release.number),
         written,

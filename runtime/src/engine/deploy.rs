@@ -218,11 +218,14 @@ impl Session {
         self.repair_record().await?;
         // The stages below wait for readiness themselves, so apply and resume must not.
         let wait = self.wait.take();
+        // A deploy's release succeeds only once its checks passed (`finish_run` completes it).
+        self.defer_completion = true;
         let result = if opts.resume {
             self.deploy_resume(code, wait, &mut on_event).await
         } else {
             self.deploy_new(opts, code, wait, &mut on_event).await
         };
+        self.defer_completion = false;
         self.wait = wait;
         result
     }
@@ -355,6 +358,10 @@ impl Session {
         if stage == DeployStage::Rollback {
             // The rollback release was being applied: finish it, then end the run as failed.
             let finished = self.interrupted_on_error(id, self.resume().await)?;
+            if let Some(n) = finished.release {
+                let done = self.ready_and_complete(n, wait).await;
+                self.interrupted_on_error(id, done)?;
+            }
             let message = "resumed the interrupted rollback";
             self.journal
                 .finish_deploy(id, DeployState::Failed, finished.release, message)
@@ -369,6 +376,24 @@ impl Session {
         }
         self.finish_run(id, &plan, released, code, wait, on_event)
             .await
+    }
+
+    /// Wait until release `n`'s objects are ready, then mark it succeeded and record it.
+    async fn ready_and_complete(
+        &self,
+        n: u64,
+        wait: Option<std::time::Duration>,
+    ) -> Result<(), EngineError> {
+        let release = self
+            .journal
+            .release(ReleaseId(n))
+            .map_err(journal)?
+            .ok_or_else(|| EngineError::UnknownRelease(format!("there is no release {n}")))?;
+        let plan = self.approved_plan(&release.plan_hash)?;
+        if let Some(timeout) = wait {
+            super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref()).await?;
+        }
+        self.complete_release(&plan, n).await
     }
 
     /// Records an error as the run's interruption (it stays resumable) and passes it on.
@@ -428,10 +453,19 @@ impl Session {
         };
         let failed = report.failed().join(", ");
         if failed.is_empty() {
+            if let Some(n) = released {
+                // Ready and checked: only now is the release `succeeded` (and recorded in the cluster).
+                let done = self.complete_release(plan, n).await;
+                self.interrupted_on_error(run, done)?;
+            }
             self.journal
                 .finish_deploy(run, DeployState::Succeeded, None, "")
                 .map_err(journal)?;
             return Ok(report);
+        }
+        if let Some(n) = released {
+            // Its checks failed: the release is `failed` (visible in `history`), never a rollback point.
+            self.fail_after_checks(n)?;
         }
         let why_not = if !self.target.rollback_on_failed_checks {
             Some(format!(
@@ -479,15 +513,17 @@ impl Session {
         failed_release: u64,
         wait: Option<std::time::Duration>,
     ) -> Result<(Option<u64>, Option<u64>), EngineError> {
+        // The newest succeeded release before the failed one (the failed one never succeeded).
         let earlier = self
             .journal
             .releases()
             .map_err(journal)?
             .into_iter()
-            .any(|r| r.state == ReleaseState::Succeeded && r.number < failed_release);
-        if !earlier {
+            .find(|r| r.state == ReleaseState::Succeeded && r.number < failed_release)
+            .map(|r| r.number);
+        let Some(earlier) = earlier else {
             return Ok((None, None));
-        }
+        };
         let failed = |e: EngineError| {
             let message = format!(
                 "release {failed_release} failed its checks, and rolling it back failed: {e}"
@@ -495,22 +531,34 @@ impl Session {
             let _ = self.journal.deploy_interrupted(run, &message);
             EngineError::RollbackFailed(message)
         };
-        let plan = self.plan_rollback(None).await.map_err(failed)?;
+        let plan = self.plan_rollback(Some(earlier)).await.map_err(failed)?;
         let restored = plan.rollback_of;
         let rollback_release = if plan.has_changes() {
             let applied = self.apply(&plan.hash).await.map_err(failed)?;
-            if let Some(timeout) = wait {
-                super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref())
-                    .await
-                    .map_err(failed)?;
+            if let Some(n) = applied.release {
+                self.ready_and_complete(n, wait).await.map_err(failed)?;
             }
             applied.release
         } else {
             None
         };
-        self.journal
-            .fail_release_after_checks(ReleaseId(failed_release))
-            .map_err(journal)?;
         Ok((restored, rollback_release))
+    }
+
+    /// Mark release `n` failed after its checks failed (from `running`, or `succeeded` when a resumed
+    /// run finds it completed by an earlier attempt).
+    fn fail_after_checks(&self, n: u64) -> Result<(), EngineError> {
+        let release = self.journal.release(ReleaseId(n)).map_err(journal)?;
+        match release.map(|r| r.state) {
+            Some(ReleaseState::Succeeded) => self
+                .journal
+                .fail_release_after_checks(ReleaseId(n))
+                .map_err(journal),
+            Some(ReleaseState::Failed) | None => Ok(()),
+            Some(_) => self
+                .journal
+                .finish_release(ReleaseId(n), ReleaseState::Failed)
+                .map_err(journal),
+        }
     }
 }

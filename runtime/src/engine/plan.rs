@@ -219,19 +219,6 @@ pub fn level(kind: &str) -> u32 {
     }
 }
 
-#[cfg(test)]
-mod action_kind_tests {
-    use super::ActionKind;
-
-    #[test]
-    fn stored_names_are_the_serde_names() {
-        use ActionKind::*;
-        for k in [Create, Update, Unchanged, Delete, Adopt, Use] {
-            assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
-        }
-    }
-}
-
 /// Whether a live object carries this app's ownership marks.
 pub fn is_ours(live: &Value, app: &str) -> bool {
     let labels = &live["metadata"]["labels"];
@@ -710,4 +697,17 @@ async fn prune(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod action_kind_tests {
+    use super::ActionKind;
+
+    #[test]
+    fn stored_names_are_the_serde_names() {
+        use ActionKind::*;
+        for k in [Create, Update, Unchanged, Delete, Adopt, Use] {
+            assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
+        }
+    }
 }

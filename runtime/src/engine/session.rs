@@ -101,6 +101,8 @@ pub struct Session {
     pub wait_lock: Option<std::time::Duration>,
     /// Where readiness waits report progress (`None`: quiet).
     pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
+    /// Set by `deploy`: a release is marked succeeded only after its checks passed, not after readiness.
+    pub defer_completion: bool,
 }
 
 impl Session {
@@ -139,6 +141,7 @@ impl Session {
             wait: opts.wait,
             wait_lock: opts.wait_lock,
             progress: None,
+            defer_completion: false,
         })
     }
 
@@ -321,13 +324,12 @@ impl Session {
             slot.as_ref(),
         )
         .await;
-        release_slot(slot, &applied).await;
-        let applied = applied?;
-        if let Some(timeout) = self.wait {
-            super::ready::wait_with(&self.conn, &planned, timeout, self.progress.as_deref())
-                .await?;
-        }
-        Ok(applied)
+        let settled = match applied {
+            Ok(applied) => self.settle(&planned, applied).await,
+            Err(e) => Err(e),
+        };
+        release_slot(slot, &settled, self.defer_completion).await;
+        settled
     }
 
     /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`,
@@ -356,12 +358,40 @@ impl Session {
             Some(&slot),
         )
         .await;
-        release_slot(Some(slot), &applied).await;
-        let applied = applied?;
+        let settled = match applied {
+            Ok(applied) => self.settle(&plan, applied).await,
+            Err(e) => Err(e),
+        };
+        release_slot(Some(slot), &settled, self.defer_completion).await;
+        settled
+    }
+
+    /// After the writes of a release: wait until its objects are ready (`--timeout`), then mark it
+    /// `succeeded` and record it — unless a `deploy` defers that until its checks passed. A release that
+    /// did not get ready stays `running` (PCL0115): `resume` waits for it again, `resume --abandon` ends it.
+    async fn settle(&self, plan: &Plan, applied: Applied) -> Result<Applied, EngineError> {
+        let Some(number) = applied.release else {
+            return Ok(applied);
+        };
         if let Some(timeout) = self.wait {
-            super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref()).await?;
+            super::ready::wait_with(&self.conn, plan, timeout, self.progress.as_deref()).await?;
+        }
+        if !self.defer_completion {
+            self.complete_release(plan, number).await?;
         }
         Ok(applied)
+    }
+
+    /// Mark release `number` (of `plan`) `succeeded` and write the cluster's record.
+    pub async fn complete_release(&self, plan: &Plan, number: u64) -> Result<(), EngineError> {
+        super::apply::complete(
+            &self.conn,
+            &self.journal,
+            plan,
+            crate::journal::ReleaseId(number),
+            self.fault_hook.as_deref(),
+        )
+        .await
     }
 
     /// `resume --abandon`: end the running release as `superseded` (journaled; nothing is written to the
@@ -433,15 +463,22 @@ fn journal_error(e: crate::journal::JournalError) -> EngineError {
 
 /// Release the cluster lock after an apply or resume: the Lease stops recording the release unless the
 /// run was interrupted (it stays resumable, and `resume` verifies against the record).
-async fn release_slot<T>(slot: Option<super::lock::LockSlot>, result: &Result<T, EngineError>) {
+async fn release_slot(
+    slot: Option<super::lock::LockSlot>,
+    result: &Result<Applied, EngineError>,
+    deferred: bool,
+) {
     let Some(slot) = slot else { return };
     match result {
+        // Still running until a deploy's checks pass: the Lease keeps its record for `resume`.
+        Ok(applied) if deferred && applied.release.is_some() => slot.release(false).await,
         // As a kill would: nothing released (the Lease expires; a resume from this journal takes it).
         Err(EngineError::Killed(_)) => drop(slot),
         Err(
             EngineError::Interrupted(_)
             | EngineError::Stopped(_)
             | EngineError::Journal(_)
+            | EngineError::NotReady(_)
             | EngineError::ClusterLocked { .. },
         ) => slot.release(false).await,
         _ => slot.release(true).await,

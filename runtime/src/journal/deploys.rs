@@ -172,6 +172,25 @@ impl Journal {
         })
     }
 
+    /// For each release whose checks ran: `(passed, total)` of its newest check run.
+    pub fn check_outcomes(
+        &self,
+    ) -> Result<std::collections::BTreeMap<u64, (u32, u32)>, JournalError> {
+        let conn = self.conn();
+        let action = "reading check outcomes";
+        let mut stmt = conn
+            .prepare(
+                "SELECT release, SUM(passed), COUNT(*) FROM check_results c WHERE release IS NOT NULL \
+                 AND run = (SELECT MAX(run) FROM check_results d WHERE d.release = c.release) \
+                 GROUP BY release",
+            )
+            .map_err(sql(action))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, u64>(0)?, (r.get(1)?, r.get(2)?))))
+            .map_err(sql(action))?;
+        rows.collect::<Result<_, _>>().map_err(sql(action))
+    }
+
     /// The newest check run's results, in declaration order (empty when checks never ran).
     pub fn last_check_results(&self) -> Result<Vec<CheckResult>, JournalError> {
         let conn = self.conn();
