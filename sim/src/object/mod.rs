@@ -243,15 +243,7 @@ fn build(
         Candidate::Replace(mut body) => {
             decode_checks(ctx, name, &mut body, warnings)?;
             if let Some(old) = old {
-                let want = rv_of(&body);
-                if !want.is_empty() && want != rv_of(old) {
-                    return Err(ApiError::conflict(
-                        &rt.group,
-                        &rt.plural,
-                        name,
-                        "the object has been modified; please apply your changes to the latest version and try again",
-                    ));
-                }
+                stale_version_check(rt, name, &body, old)?;
             }
             match (sub, old) {
                 ("status", Some(old)) => {
@@ -290,10 +282,17 @@ fn build(
                 now: &now,
             };
             let live = old.map(|o| without(o, &[]));
-            managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
-                let (message, causes) = managed::conflict_message(&conflicts);
-                ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
-            })?
+            let applied =
+                managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
+                    let (message, causes) = managed::conflict_message(&conflicts);
+                    ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
+                })?;
+            // As in kube-apiserver: field ownership is settled first (the patcher), then the
+            // storage update checks the resourceVersion the configuration carries.
+            if let Some(old) = old {
+                stale_version_check(rt, name, &config, old)?;
+            }
+            applied
         }
     };
 
@@ -441,6 +440,26 @@ fn build(
         }
     }
     Ok(Some(new))
+}
+
+/// The optimistic-concurrency check of updates and server-side applies: a `metadata.resourceVersion`
+/// in the request that is not the stored one is a 409 Conflict (none at all is an unconditional write).
+fn stale_version_check(
+    rt: &ResourceType,
+    name: &str,
+    body: &Value,
+    old: &Value,
+) -> Result<(), ApiError> {
+    let want = rv_of(body);
+    if want.is_empty() || want == rv_of(old) {
+        return Ok(());
+    }
+    Err(ApiError::conflict(
+        &rt.group,
+        &rt.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    ))
 }
 
 fn strip_times(mf: &Value) -> Value {

@@ -1,0 +1,6 @@
+//! Fidelity with kube-apiserver 1.33 where real clients notice (issue 13), each case driven by a real
+//! client: kubectl (own KUBECACHEDIR), kube 5, or the official Python client.
+
+#[path = "fidelity/apply_preconditions.rs"]
+mod apply_preconditions;
+mod common;
