@@ -26,6 +26,7 @@ pub mod kubeconfig;
 pub mod object;
 pub mod openapi;
 pub mod proto;
+mod query;
 pub mod registry;
 pub mod router;
 pub mod rules;

@@ -3,4 +3,6 @@
 
 #[path = "fidelity/apply_preconditions.rs"]
 mod apply_preconditions;
+#[path = "fidelity/bool_params.rs"]
+mod bool_params;
 mod common;
