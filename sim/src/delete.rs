@@ -43,10 +43,13 @@ impl DeleteOptions {
             .get("orphanDependents")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let dry = v
+        let body_dry: Vec<&str> = v
             .get("dryRun")
             .and_then(Value::as_array)
-            .is_some_and(|a| a.iter().any(|x| x == "All"));
+            .map(|a| a.iter().map(|x| x.as_str().unwrap_or("")).collect())
+            .unwrap_or_default();
+        let dry = crate::query::dry_run_values(&body_dry, "DeleteOptions")?
+            || query.dry_run("DeleteOptions")?;
         if let Some(p) = &policy
             && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
         {
@@ -59,7 +62,7 @@ impl DeleteOptions {
             uid: s("/preconditions/uid"),
             resource_version: s("/preconditions/resourceVersion"),
             orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
-            dry_run: dry || query.dry_run(),
+            dry_run: dry,
         })
     }
 }

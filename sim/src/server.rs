@@ -166,7 +166,10 @@ async fn serve(
                         let app = app.clone();
                         async move { Ok::<_, std::convert::Infallible>(crate::api::handle(app, req).await) }
                     });
+                    // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers
+                    // oversized ones with a Status (hyper's own 431 has no body).
                     let _ = hyper::server::conn::http1::Builder::new()
+                        .max_buf_size(2 * crate::api::MAX_HEAD)
                         .serve_connection(TokioIo::new(tls), service)
                         .with_upgrades()
                         .await;

@@ -6,3 +6,5 @@ mod apply_preconditions;
 #[path = "fidelity/bool_params.rs"]
 mod bool_params;
 mod common;
+#[path = "fidelity/validation.rs"]
+mod validation;

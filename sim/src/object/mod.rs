@@ -200,7 +200,9 @@ fn decode_checks(
         "{} in version {:?} cannot be handled as a {}",
         rt.kind, rt.version, rt.kind
     );
-    if let Some(first) = findings.type_errors.first() {
+    // A custom resource is decoded as unstructured JSON: wrong types are found by its schema's
+    // validation (422 Invalid), not by the decoder.
+    if let Some(first) = findings.type_errors.first().filter(|_| !rt.crd) {
         return Err(ApiError::bad_request(format!("{what}: {first}")));
     }
     if !findings.unknown.is_empty() {
