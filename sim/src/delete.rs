@@ -67,6 +67,15 @@ impl DeleteOptions {
     }
 }
 
+/// Whether a finished DELETE answers with the object (the stores with `ReturnDeletedObject`) rather
+/// than a `Status` of `Success`; a deletion still pending (finalizers, grace) always returns the object.
+pub fn returns_deleted_object(rt: &ResourceType) -> bool {
+    matches!(
+        (rt.group.as_str(), rt.kind.as_str()),
+        ("", "Pod" | "ServiceAccount" | "Namespace") | ("storage.k8s.io", "StorageClass")
+    )
+}
+
 fn uid_of(obj: &Value) -> &str {
     obj.pointer("/metadata/uid")
         .and_then(Value::as_str)

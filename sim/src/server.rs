@@ -75,6 +75,7 @@ impl Sim {
         let app = Arc::new(App::new(
             config.dir.as_deref(),
             creds.token.clone(),
+            creds.ca_cert_pem.clone(),
             addr.to_string(),
         )?);
 

@@ -263,12 +263,18 @@ fn qualified(group: &str, resource: &str) -> String {
 
 /// A `Status` object reporting success (returned by some deletes).
 pub fn success_status(group: &str, kind: &str, name: &str, uid: &str) -> Value {
+    let mut details = json!({"name": name, "group": group, "kind": kind, "uid": uid});
+    if group.is_empty()
+        && let Some(m) = details.as_object_mut()
+    {
+        m.remove("group");
+    }
     json!({
         "kind": "Status",
         "apiVersion": "v1",
         "metadata": {},
         "status": "Success",
-        "details": {"name": name, "group": group, "kind": kind, "uid": uid},
+        "details": details,
     })
 }
 

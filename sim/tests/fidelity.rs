@@ -6,5 +6,7 @@ mod apply_preconditions;
 #[path = "fidelity/bool_params.rs"]
 mod bool_params;
 mod common;
+#[path = "fidelity/defaults.rs"]
+mod defaults;
 #[path = "fidelity/validation.rs"]
 mod validation;

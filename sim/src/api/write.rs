@@ -232,7 +232,23 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let opts = DeleteOptions::parse(&req.body, &req.query)?;
     let obj = delete::delete(app, &r.rt, &r.ns, name, &opts)?;
-    Ok(json_resp(200, &at_version(&r.rt, obj)))
+    let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
+    let pending = !opts.dry_run
+        && app
+            .store
+            .get(&r.rt.store_key(), ns, name)?
+            .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
+    if pending || delete::returns_deleted_object(&r.rt) {
+        return Ok(json_resp(200, &at_version(&r.rt, obj)));
+    }
+    let uid = obj
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Ok(json_resp(
+        200,
+        &crate::status::success_status(&r.rt.group, &r.rt.plural, name, uid),
+    ))
 }
 
 /// DELETE a collection (with selectors).

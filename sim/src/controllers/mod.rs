@@ -18,6 +18,7 @@ mod daemonset;
 mod deployment;
 mod gc;
 mod job;
+mod namespace;
 mod node;
 mod pod;
 mod probe;
@@ -204,6 +205,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             cronjob::reconcile(&a, &mut st);
             job::reconcile(&a, &mut st);
             service::reconcile(&a);
+            namespace::reconcile(&a);
             volume::reconcile(&a);
             gc::reconcile(&a, &mut st);
             (node_ready, st.wake)
@@ -224,7 +226,10 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 _ = &mut deadline => break,
                 got = rx.recv() => match got {
                     Ok(e) => {
-                        if note_foreground(&state, &e) || relevant(&e.rk) {
+                        if note_foreground(&state, &e)
+                            || relevant(&e.rk)
+                            || namespace::triggers(&e.rk, &e.name)
+                        {
                             break;
                         }
                     }

@@ -335,6 +335,9 @@ fn build(
     if rt.kind == "CustomResourceDefinition" {
         crate::crd::set_status(&mut new);
     }
+    if old.is_none() && rt.kind == "Pod" && rt.group.is_empty() {
+        crate::pod_status::on_create(&mut new);
+    }
     if old.is_none() && rt.kind == "Job" && rt.group == "batch" {
         defaults::job_selector(&mut new);
     }
