@@ -8,5 +8,7 @@ mod bool_params;
 mod common;
 #[path = "fidelity/defaults.rs"]
 mod defaults;
+#[path = "fidelity/deletion.rs"]
+mod deletion;
 #[path = "fidelity/validation.rs"]
 mod validation;

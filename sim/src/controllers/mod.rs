@@ -21,6 +21,7 @@ mod job;
 mod namespace;
 mod node;
 mod pod;
+mod pod_termination;
 mod probe;
 mod replicaset;
 mod service;
@@ -89,6 +90,8 @@ pub(crate) struct State {
     pub foreground: HashSet<(String, String, String)>,
     /// Whether every kind was scanned for foreground deletions (at start, and after missed events).
     pub foreground_scanned: bool,
+    /// When every namespaced kind was last swept for objects whose owners are gone.
+    pub last_full_sweep: Option<Instant>,
 }
 
 impl State {
@@ -197,6 +200,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             if !node_ready {
                 node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
             }
+            pod_termination::reconcile(&a);
             pod::reconcile(&a, &c, &mut st);
             replicaset::reconcile(&a, &mut st);
             deployment::reconcile(&a, &mut st);

@@ -381,6 +381,7 @@ fn build(
             old,
             &new,
         ));
+        causes.extend(crate::namespace_deletion::no_new_finalizers(old, &new));
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::validate(
