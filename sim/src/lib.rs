@@ -9,6 +9,7 @@
 //! # drop(client); Ok(()) }
 //! ```
 
+mod accept;
 pub mod admission;
 mod api;
 pub mod app;
@@ -31,6 +32,7 @@ pub mod object;
 pub mod openapi;
 mod pod_deletion;
 mod pod_status;
+mod process;
 pub mod proto;
 mod query;
 pub mod registry;

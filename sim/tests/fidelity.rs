@@ -10,5 +10,7 @@ mod common;
 mod defaults;
 #[path = "fidelity/deletion.rs"]
 mod deletion;
+#[path = "fidelity/robustness.rs"]
+mod robustness;
 #[path = "fidelity/validation.rs"]
 mod validation;
