@@ -19,6 +19,8 @@ pub struct App {
     pub store: Store,
     pub registry: Registry,
     pub token: String,
+    /// The cluster CA (PEM), published in every namespace's `kube-root-ca.crt`.
+    pub ca_pem: String,
     pub addr: String,
     pub started: i64,
     /// Admission plugins, called in registration order on every create and update.
@@ -31,11 +33,17 @@ pub struct App {
 
 impl App {
     /// Opens the store and loads the CRD-defined types.
-    pub fn new(dir: Option<&Path>, token: String, addr: String) -> Result<App, SimError> {
+    pub fn new(
+        dir: Option<&Path>,
+        token: String,
+        ca_pem: String,
+        addr: String,
+    ) -> Result<App, SimError> {
         let app = App {
             store: Store::open(dir)?,
             registry: Registry::default(),
             token,
+            ca_pem,
             addr,
             started: crate::time::now_secs(),
             admission: std::sync::RwLock::new(Vec::new()),
@@ -48,7 +56,8 @@ impl App {
         Ok(app)
     }
 
-    /// Creates the namespaces every cluster has (default, kube-system, kube-public, kube-node-lease).
+    /// Creates the namespaces every cluster has (default, kube-system, kube-public, kube-node-lease)
+    /// and the `kubernetes` Service the apiserver keeps in `default`.
     fn bootstrap(&self) -> Result<(), ApiError> {
         let Some(rt) = self.registry.lookup("", "v1", "namespaces") else {
             return Ok(());
@@ -75,7 +84,7 @@ impl App {
                 Err(e) => return Err(e),
             }
         }
-        Ok(())
+        crate::cluster_defaults::kubernetes_service(self)
     }
 
     /// Re-reads every CRD and serves their types.

@@ -55,6 +55,10 @@ pub struct ControllerArgs {
     /// Milliseconds from a pod's scheduling to Running and Ready (default 30).
     #[arg(long, value_name = "MS")]
     pub pod_ready_delay_ms: Option<u64>,
+    /// Milliseconds a connection may take for its TLS handshake and each request's headers
+    /// (default 10000); slower ones are closed.
+    #[arg(long, value_name = "MS")]
+    pub header_timeout_ms: Option<u64>,
 }
 
 impl ControllerArgs {
@@ -76,6 +80,9 @@ impl ControllerArgs {
         }
         if let Some(ms) = self.pod_ready_delay_ms {
             out.extend(["--pod-ready-delay-ms".to_string(), ms.to_string()]);
+        }
+        if let Some(ms) = self.header_timeout_ms {
+            out.extend(["--header-timeout-ms".to_string(), ms.to_string()]);
         }
         out
     }
@@ -127,15 +134,14 @@ fn pid_file(dir: &Path) -> PathBuf {
     dir.join("sim.pid")
 }
 
-/// The pid and URL of the running server, if its process is alive.
+/// The pid and URL of the running server, if its process is alive (a killed server, even one left
+/// as a zombie, is not: a new server takes its pid file over).
 fn running(dir: &Path) -> Option<(u32, String)> {
     let text = std::fs::read_to_string(pid_file(dir)).ok()?;
     let mut lines = text.lines();
     let pid: u32 = lines.next()?.trim().parse().ok()?;
     let url = lines.next().unwrap_or("").to_string();
-    Path::new(&format!("/proc/{pid}"))
-        .exists()
-        .then_some((pid, url))
+    crate::process::alive(pid).then_some((pid, url))
 }
 
 fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<(), CliError> {
@@ -145,6 +151,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         dir: Some(dir.to_path_buf()),
         port,
         controllers: controllers.config(),
+        header_timeout: controllers.header_timeout_ms.map(Duration::from_millis),
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",

@@ -84,6 +84,16 @@ pub fn crd_types(crd: &Value) -> Vec<ResourceType> {
                 columns,
                 crd: true,
                 create_only: false,
+                selectable_fields: v
+                    .get("selectableFields")
+                    .and_then(Value::as_array)
+                    .map(|fields| {
+                        fields
+                            .iter()
+                            .map(|f| s(f, "/jsonPath").trim_start_matches('.').to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .collect()
@@ -152,6 +162,10 @@ pub fn apply_defaults(obj: &mut Value, schema: &Value) {
 /// `required`, `enum`, `minimum`/`maximum` and `pattern`-free checks of a CRD schema, as 422 causes.
 pub fn validate(obj: &Value, schema: &Value, path: &str, out: &mut Vec<crate::status::Cause>) {
     use crate::status::Cause;
+    if let Some(cause) = crate::crd_types::type_mismatch(obj, schema, path) {
+        out.push(cause);
+        return;
+    }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !obj.is_null()
         && !allowed.contains(obj)

@@ -22,6 +22,8 @@ pub struct DeleteOptions {
     /// `propagationPolicy: Foreground`.
     pub foreground: bool,
     pub dry_run: bool,
+    /// `gracePeriodSeconds` (body or query); Pods only.
+    pub grace_period: Option<i64>,
 }
 
 /// The finalizer of an object whose dependents are being deleted before it.
@@ -43,10 +45,13 @@ impl DeleteOptions {
             .get("orphanDependents")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let dry = v
+        let body_dry: Vec<&str> = v
             .get("dryRun")
             .and_then(Value::as_array)
-            .is_some_and(|a| a.iter().any(|x| x == "All"));
+            .map(|a| a.iter().map(|x| x.as_str().unwrap_or("")).collect())
+            .unwrap_or_default();
+        let dry = crate::query::dry_run_values(&body_dry, "DeleteOptions")?
+            || query.dry_run("DeleteOptions")?;
         if let Some(p) = &policy
             && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
         {
@@ -54,14 +59,28 @@ impl DeleteOptions {
                 "propagationPolicy: Unsupported value: {p:?}: supported values: \"Orphan\", \"Background\", \"Foreground\""
             )));
         }
+        let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+            Some(g) => Some(g),
+            None => query.int64("gracePeriodSeconds")?,
+        };
         Ok(DeleteOptions {
+            grace_period,
             foreground: policy.as_deref() == Some("Foreground"),
             uid: s("/preconditions/uid"),
             resource_version: s("/preconditions/resourceVersion"),
             orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
-            dry_run: dry || query.dry_run(),
+            dry_run: dry,
         })
     }
+}
+
+/// Whether a finished DELETE answers with the object (the stores with `ReturnDeletedObject`) rather
+/// than a `Status` of `Success`; a deletion still pending (finalizers, grace) always returns the object.
+pub fn returns_deleted_object(rt: &ResourceType) -> bool {
+    matches!(
+        (rt.group.as_str(), rt.kind.as_str()),
+        ("", "Pod" | "ServiceAccount" | "Namespace") | ("storage.k8s.io", "StorageClass")
+    )
 }
 
 fn uid_of(obj: &Value) -> &str {
@@ -97,6 +116,9 @@ pub fn delete(
             }
         if opts.dry_run {
             return Ok(obj);
+        }
+        if let Some(pod) = crate::pod_deletion::graceful(w, rt, ns, name, &obj, opts.grace_period)? {
+            return Ok(pod);
         }
         if opts.foreground
             && rt.namespaced
@@ -160,41 +182,10 @@ pub fn remove_object(
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
-    let now = crate::time::now_rfc3339();
     if rt.kind == "Namespace" && rt.group.is_empty() {
-        if obj.pointer("/metadata/deletionTimestamp").is_none() {
-            let rv = w.next_rv()?;
-            obj["metadata"]["deletionTimestamp"] = json!(now);
-            obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-            obj["metadata"]["resourceVersion"] = json!(rv.to_string());
-            obj["status"] = json!({"phase": "Terminating"});
-            w.put(rk, "", name, rv, obj.clone(), EventType::Modified)?;
-        }
-        for key in w.keys_in_namespace(name)? {
-            for item in w.list(&key, Some(name))? {
-                let rv = w.next_rv()?;
-                let mut last = item.object;
-                last["metadata"]["resourceVersion"] = json!(rv.to_string());
-                w.delete(&key, name, &item.name, rv, last)?;
-            }
-        }
-        if has_finalizers {
-            return Ok(obj);
-        }
+        return crate::namespace_deletion::step(w, name, obj);
     } else if has_finalizers {
-        if obj.pointer("/metadata/deletionTimestamp").is_some() {
-            return Ok(obj);
-        }
-        let rv = w.next_rv()?;
-        obj["metadata"]["deletionTimestamp"] = json!(now);
-        obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        obj["metadata"]["resourceVersion"] = json!(rv.to_string());
-        if obj["metadata"].get("generation").is_some() {
-            let g = obj["metadata"]["generation"].as_i64().unwrap_or(0);
-            obj["metadata"]["generation"] = json!(g + 1);
-        }
-        w.put(rk, ns, name, rv, obj.clone(), EventType::Modified)?;
-        return Ok(obj);
+        return crate::namespace_deletion::mark_deleting(w, rk, ns, name, obj);
     }
     let rv = w.next_rv()?;
     obj["metadata"]["resourceVersion"] = json!(rv.to_string());
@@ -246,6 +237,7 @@ fn collect_dependents(
                 {
                     continue;
                 }
+                let item_before = item.object.clone();
                 let rv = w.next_rv()?;
                 let mut obj = item.object;
                 obj["metadata"]["resourceVersion"] = json!(rv.to_string());
@@ -256,6 +248,9 @@ fn collect_dependents(
                         .collect();
                     obj["metadata"]["ownerReferences"] = json!(kept);
                     w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
+                } else if crate::namespace_deletion::has_finalizers(&obj) {
+                    // Held by finalizers: marked, it stays until they are removed.
+                    crate::namespace_deletion::mark_deleting(w, &key, ns, &item.name, item_before)?;
                 } else {
                     pending.push(uid_of(&obj).to_string());
                     w.delete(&key, ns, &item.name, rv, obj)?;

@@ -13,6 +13,8 @@ use tokio::sync::mpsc;
 
 use crate::status::ApiError;
 
+pub use crate::query::Query;
+
 /// A response body: either complete, or a stream of chunks (watches).
 pub enum SimBody {
     Full(Option<Bytes>),
@@ -106,49 +108,6 @@ impl Req {
     }
 }
 
-/// Query-string parameters, decoded; tolerant of `?&limit=500`.
-#[derive(Debug, Default, Clone)]
-pub struct Query(Vec<(String, String)>);
-
-impl Query {
-    /// Parses a raw query string.
-    pub fn parse(raw: &str) -> Query {
-        Query(
-            form_urlencoded::parse(raw.as_bytes())
-                .filter(|(k, _)| !k.is_empty())
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect(),
-        )
-    }
-
-    /// The first value of a parameter.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Every value of a parameter.
-    pub fn all(&self, key: &str) -> Vec<&str> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-            .collect()
-    }
-
-    /// A boolean parameter (`true`/`1`).
-    pub fn flag(&self, key: &str) -> bool {
-        matches!(self.get(key), Some("true") | Some("1"))
-    }
-
-    /// `dryRun=All`.
-    pub fn dry_run(&self) -> bool {
-        self.all("dryRun").contains(&"All")
-    }
-}
-
 /// A JSON response.
 pub fn json(status: u16, body: &Value) -> Resp {
     let bytes = serde_json::to_vec(body).unwrap_or_default();
@@ -179,19 +138,4 @@ pub fn with_warnings(mut r: Resp, warnings: &[String]) -> Resp {
         }
     }
     r
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_tolerates_leading_ampersand() {
-        let q = Query::parse("&limit=500&labelSelector=app%3Dweb&dryRun=All&watch=1");
-        assert_eq!(q.get("limit"), Some("500"));
-        assert_eq!(q.get("labelSelector"), Some("app=web"));
-        assert!(q.dry_run());
-        assert!(q.flag("watch"));
-        assert!(!q.flag("missing"));
-    }
 }

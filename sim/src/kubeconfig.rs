@@ -23,9 +23,26 @@ pub fn render(server: &str, ca_pem: &str, token: &str) -> String {
     )
 }
 
+/// The port of the server a kubeconfig written by [`render`] names (`server: https://127.0.0.1:PORT`).
+pub fn port_of(kubeconfig: &str) -> Option<u16> {
+    kubeconfig
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("server: https://127.0.0.1:"))
+        .and_then(|p| p.trim().parse().ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_port_is_read_back() {
+        assert_eq!(
+            port_of(&render("https://127.0.0.1:6443", "", "t")),
+            Some(6443)
+        );
+        assert_eq!(port_of("garbage"), None);
+    }
 
     #[test]
     fn kube_parses_it() {

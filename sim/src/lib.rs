@@ -9,27 +9,37 @@
 //! # drop(client); Ok(()) }
 //! ```
 
+mod accept;
 pub mod admission;
 mod api;
 pub mod app;
 pub mod cli;
+mod cluster_defaults;
 pub mod controllers;
 pub mod crd;
+mod crd_types;
 pub mod defaults;
 pub mod delete;
 pub mod discovery;
 pub mod error;
+pub mod field_labels;
 pub mod fields;
 pub mod hooks;
 pub mod http;
 pub mod kubeconfig;
+mod namespace_deletion;
 pub mod object;
 pub mod openapi;
+mod pod_deletion;
+mod pod_status;
+mod process;
 pub mod proto;
+mod query;
 pub mod registry;
 pub mod router;
 pub mod rules;
 pub mod schema;
+mod secret_rules;
 pub mod selectors;
 mod server;
 pub mod smp;

@@ -42,6 +42,8 @@ pub struct ResourceType {
     pub crd: bool,
     /// Review-style types (access reviews) that only answer `create` and store nothing.
     pub create_only: bool,
+    /// A CRD version's `selectableFields` (`spec.color`), usable in field selectors.
+    pub selectable_fields: Vec<String>,
 }
 
 /// Where the scale subresource reads and writes replicas.
@@ -184,6 +186,7 @@ fn builtin(row: &Row) -> ResourceType {
         columns: Vec::new(),
         crd: false,
         create_only: false,
+        selectable_fields: Vec::new(),
     }
 }
 
@@ -226,6 +229,7 @@ fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> Res
         columns: Vec::new(),
         crd: false,
         create_only: true,
+        selectable_fields: Vec::new(),
     }
 }
 

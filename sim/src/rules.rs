@@ -243,6 +243,9 @@ pub fn check_update(api_version: &str, kind: &str, old: &Value, new: &Value) -> 
     let mut out = Vec::new();
     let changed = |ptr: &str| old.pointer(ptr) != new.pointer(ptr);
     let shown = |ptr: &str| new.pointer(ptr).cloned().unwrap_or(Value::Null);
+    if (api_version, kind) == ("v1", "Secret") {
+        out.extend(crate::secret_rules::check_update(old, new));
+    }
     match (api_version, kind) {
         ("apps/v1", "Deployment" | "ReplicaSet" | "DaemonSet") if changed("/spec/selector") => {
             out.push(immutable("spec.selector", &shown("/spec/selector")));
@@ -356,7 +359,10 @@ pub fn check(api_version: &str, kind: &str, obj: &Value) -> Vec<Cause> {
             config_keys(obj, "data", &mut out);
             config_keys(obj, "binaryData", &mut out);
         }
-        ("v1", "Secret") => config_keys(obj, "data", &mut out),
+        ("v1", "Secret") => {
+            config_keys(obj, "data", &mut out);
+            out.extend(crate::secret_rules::check(obj));
+        }
         _ => {}
     }
     out

@@ -138,6 +138,11 @@ impl FieldSelector {
         self.0.is_empty()
     }
 
+    /// The field paths the selector names, to check or rename them.
+    pub fn fields_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.0.iter_mut().map(|(field, _, _)| field)
+    }
+
     /// Whether an object's fields match.
     pub fn matches(&self, obj: &Value) -> bool {
         self.0.iter().all(|(path, eq, want)| {

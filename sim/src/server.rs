@@ -23,6 +23,9 @@ pub struct SimConfig {
     pub port: Option<u16>,
     /// The simulated controllers (Deployments, ReplicaSets, Pods) and their timing.
     pub controllers: crate::controllers::ControllerConfig,
+    /// How long a connection may take for its TLS handshake and for each request's headers before
+    /// it is closed (idle and slowloris connections); `None`: 10 s.
+    pub header_timeout: Option<Duration>,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -59,9 +62,7 @@ impl Sim {
         };
         let creds = tls::load_or_create(config.dir.as_deref())?;
         let server_config = tls::server_config(&creds)?;
-        let port = config.port.unwrap_or(0);
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
-            .map_err(|source| SimError::Bind { port, source })?;
+        let listener = bind(config.port, config.dir.as_deref())?;
         listener
             .set_nonblocking(true)
             .map_err(|e| SimError::Runtime(e.to_string()))?;
@@ -75,6 +76,7 @@ impl Sim {
         let app = Arc::new(App::new(
             config.dir.as_deref(),
             creds.token.clone(),
+            creds.ca_cert_pem.clone(),
             addr.to_string(),
         )?);
 
@@ -89,6 +91,7 @@ impl Sim {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let served = app.clone();
         let controllers = config.controllers.clone();
+        let header_timeout = config.header_timeout;
         let thread = std::thread::Builder::new()
             .name("piceli-sim-server".into())
             .spawn(move || {
@@ -99,6 +102,7 @@ impl Sim {
                     controllers,
                     stop_rx,
                     ready_tx,
+                    header_timeout,
                 ));
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })
@@ -124,6 +128,24 @@ impl Sim {
     }
 }
 
+/// Binds 127.0.0.1: the requested port; else the port the directory's kubeconfig names (so running
+/// clients keep their address across restarts), when it is free; else a free one.
+fn bind(port: Option<u16>, dir: Option<&Path>) -> Result<TcpListener, SimError> {
+    if let Some(port) = port {
+        return TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .map_err(|source| SimError::Bind { port, source });
+    }
+    let previous = dir
+        .and_then(|d| std::fs::read_to_string(d.join("kubeconfig")).ok())
+        .and_then(|k| kubeconfig::port_of(&k));
+    if let Some(p) = previous
+        && let Ok(l) = TcpListener::bind((Ipv4Addr::LOCALHOST, p))
+    {
+        return Ok(l);
+    }
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|source| SimError::Bind { port: 0, source })
+}
+
 fn check_writable(dir: &Path) -> Result<(), SimError> {
     let probe = dir.join(".piceli-sim-write-test");
     std::fs::write(&probe, b"ok").map_err(|e| SimError::io(dir, e))?;
@@ -137,7 +159,9 @@ async fn serve(
     controllers: crate::controllers::ControllerConfig,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), SimError>>,
+    header_timeout: Option<Duration>,
 ) {
+    let header_timeout = header_timeout.unwrap_or(Duration::from_secs(10));
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(l) => l,
         Err(e) => {
@@ -149,24 +173,33 @@ async fn serve(
     let controllers = crate::controllers::Controllers::start(app.clone(), controllers);
     let _ = ready.send(Ok(()));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
+    let mut accepting = crate::accept::Acceptor::new(listener);
     loop {
         tokio::select! {
             _ = &mut stop => {
                 controllers.release();
                 break;
             }
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
+            stream = accepting.next() => {
                 let _ = stream.set_nodelay(true);
                 let acceptor = acceptor.clone();
                 let app = app.clone();
                 tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(stream).await else { return };
+                    // A client that does not finish its TLS handshake in time is dropped.
+                    let Ok(Ok(tls)) = tokio::time::timeout(header_timeout, acceptor.accept(stream)).await else {
+                        return;
+                    };
                     let service = service_fn(move |req| {
                         let app = app.clone();
                         async move { Ok::<_, std::convert::Infallible>(crate::api::handle(app, req).await) }
                     });
+                    // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers
+                    // oversized ones with a Status (hyper's own 431 has no body); a request's headers
+                    // must arrive within the header timeout (slowloris connections are closed).
                     let _ = hyper::server::conn::http1::Builder::new()
+                        .max_buf_size(2 * crate::api::MAX_HEAD)
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(header_timeout)
                         .serve_connection(TokioIo::new(tls), service)
                         .with_upgrades()
                         .await;

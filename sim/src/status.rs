@@ -164,6 +164,39 @@ impl ApiError {
         )
     }
 
+    /// 415 UnsupportedMediaType as the apiserver's negotiation words it, listing what it accepts.
+    pub fn media_type_not_accepted(accepts: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepts.join(", ")
+            ),
+        )
+    }
+
+    /// 413 RequestEntityTooLarge (a body over the server's limit).
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+        )
+    }
+
+    /// 431 for a request line and headers over the server's limit (Go's net/http answers this one
+    /// without a Status; this one carries the same words in one).
+    pub fn header_too_large(limit: usize) -> Self {
+        Self::new(
+            431,
+            "RequestHeaderFieldsTooLarge",
+            format!(
+                "Request Header Fields Too Large: the request line and headers are longer than {limit} bytes"
+            ),
+        )
+    }
+
     /// 410 Expired (used inside watch streams as an ERROR event).
     pub fn expired(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
@@ -230,12 +263,18 @@ fn qualified(group: &str, resource: &str) -> String {
 
 /// A `Status` object reporting success (returned by some deletes).
 pub fn success_status(group: &str, kind: &str, name: &str, uid: &str) -> Value {
+    let mut details = json!({"name": name, "group": group, "kind": kind, "uid": uid});
+    if group.is_empty()
+        && let Some(m) = details.as_object_mut()
+    {
+        m.remove("group");
+    }
     json!({
         "kind": "Status",
         "apiVersion": "v1",
         "metadata": {},
         "status": "Success",
-        "details": {"name": name, "group": group, "kind": kind, "uid": uid},
+        "details": details,
     })
 }
 

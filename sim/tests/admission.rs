@@ -514,3 +514,28 @@ spec:
         "{out:?}"
     );
 }
+
+#[test]
+fn webhook_calls_reuse_keep_alive_connections() {
+    let sim = sim();
+    let k = Kubectl::new(&sim);
+    let server = WebhookServer::start(&[], Duration::ZERO, Arc::new(|_: &Value| allow()));
+    let cfg = config(
+        "ValidatingWebhookConfiguration",
+        "keepalive",
+        &url_client(&server, "/validate"),
+        &server.ca_bundle(),
+        CONFIGMAPS,
+        "",
+    );
+    assert_eq!(apply(&k, "cfg.yaml", &cfg).code, 0);
+    for i in 0..10 {
+        k.ok(&["create", "configmap", &format!("c{i}")]);
+    }
+    assert!(server.seen().len() >= 10, "every create was admitted");
+    let connections = server.connections.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        connections <= 2,
+        "10 sequential admission calls used {connections} TLS connections"
+    );
+}

@@ -407,7 +407,16 @@ async fn crds_serve_their_kind_with_status_and_scale() {
             .await
             .expect_err("type error"),
     );
-    assert_eq!(err.code, 400);
+    assert_eq!(
+        err.code, 422,
+        "a custom resource's wrong type is Invalid, as the apiserver says"
+    );
+    assert!(
+        err.message
+            .contains("spec.replicas in body must be of type integer"),
+        "{}",
+        err.message
+    );
     // Deleting the CRD deletes its objects and stops serving the kind.
     crds.delete("widgets.example.com", &DeleteParams::default())
         .await

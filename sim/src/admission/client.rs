@@ -1,5 +1,6 @@
-//! A small blocking HTTPS client for webhook calls: one TLS connection per call (`Connection:
-//! close`), verified against the webhook's `caBundle`, with the whole call bounded by a deadline.
+//! A small blocking HTTPS client for webhook calls: keep-alive TLS connections pooled per webhook
+//! endpoint (`pool.rs`), verified against the webhook's `caBundle`, with the whole call bounded by a
+//! deadline.
 //! Blocking on purpose: the write pipeline runs on blocking threads, and a plain socket with read and
 //! write timeouts needs no runtime context. Errors are worded like Go's `net/http` client's, which the
 //! real API server quotes in its `failed calling webhook` messages.
@@ -10,6 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
+
+use super::pool;
 
 /// Where one call goes.
 pub struct Target {
@@ -44,7 +47,9 @@ pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String>
     Ok(Arc::new(config))
 }
 
-/// POSTs a JSON body; returns the HTTP status and the response body.
+/// POSTs a JSON body; returns the HTTP status and the response body. An idle keep-alive connection to
+/// the same endpoint is reused when there is one (a stale one — closed by the server meanwhile — is
+/// replaced by a new connection once); the connection goes back to the pool after a complete response.
 pub fn post(
     tls: &Arc<rustls::ClientConfig>,
     target: &Target,
@@ -52,60 +57,156 @@ pub fn post(
     deadline: Instant,
 ) -> Result<(u16, Vec<u8>), String> {
     let fail = |why: String| format!("Post {:?}: {why}", target.url);
-    let left = || {
-        let d = deadline.saturating_duration_since(Instant::now());
-        (!d.is_zero()).then_some(d)
-    };
-    let timeout = || fail("context deadline exceeded".into());
-    let wait = left().ok_or_else(timeout)?;
-    let tcp = TcpStream::connect_timeout(&target.addr, wait).map_err(|e| match e.kind() {
-        ErrorKind::TimedOut | ErrorKind::WouldBlock => timeout(),
-        _ => fail(format!("dial tcp {}: connect: {}", target.addr, go_io(&e))),
-    })?;
-    let _ = tcp.set_nodelay(true);
-    let name = ServerName::try_from(target.server_name.clone())
-        .map_err(|e| fail(format!("invalid server name: {e}")))?;
-    let conn = rustls::ClientConnection::new(tls.clone(), name).map_err(|e| fail(e.to_string()))?;
-    let mut stream = rustls::StreamOwned::new(conn, tcp);
     let mut request = format!(
         "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kube-apiserver-admission\r\n\
          Content-Type: application/json\r\nAccept: application/json, */*\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
+         Content-Length: {}\r\n\r\n",
         target.path,
         target.host,
         body.len()
     )
     .into_bytes();
     request.extend_from_slice(body);
-    let io_fail = |e: std::io::Error| match e.kind() {
+    let endpoint = pool::Endpoint::new(target.addr, &target.server_name, tls);
+    if let Some(mut stream) = pool::take(&endpoint) {
+        match exchange(&mut stream, &request, deadline) {
+            Ok(done) => return Ok(finish(endpoint, stream, done)),
+            Err(Failure::Stale) => {}
+            Err(Failure::Io(e)) => return Err(fail(io_message(&e, deadline))),
+            Err(Failure::Http(why)) => return Err(fail(why)),
+        }
+    }
+    let mut stream = connect(tls, target, deadline).map_err(fail)?;
+    match exchange(&mut stream, &request, deadline) {
+        Ok(done) => Ok(finish(endpoint, stream, done)),
+        Err(Failure::Stale) => Err(fail("EOF".into())),
+        Err(Failure::Io(e)) => Err(fail(io_message(&e, deadline))),
+        Err(Failure::Http(why)) => Err(fail(why)),
+    }
+}
+
+/// A complete response, and whether its connection may be used again.
+struct Done {
+    status: u16,
+    body: Vec<u8>,
+    reusable: bool,
+}
+
+/// Why an exchange failed.
+enum Failure {
+    /// The connection was closed before any byte of a response came (a reused one the server dropped).
+    Stale,
+    Io(std::io::Error),
+    Http(String),
+}
+
+fn finish(endpoint: pool::Endpoint, stream: pool::Stream, done: Done) -> (u16, Vec<u8>) {
+    if done.reusable {
+        pool::put(endpoint, stream);
+    }
+    (done.status, done.body)
+}
+
+fn left(deadline: Instant) -> Option<Duration> {
+    let d = deadline.saturating_duration_since(Instant::now());
+    (!d.is_zero()).then_some(d)
+}
+
+fn io_message(e: &std::io::Error, deadline: Instant) -> String {
+    match e.kind() {
+        ErrorKind::TimedOut | ErrorKind::WouldBlock => "context deadline exceeded".into(),
+        _ if left(deadline).is_none() => "context deadline exceeded".into(),
+        _ => tls_or_io(e),
+    }
+}
+
+/// A new TLS connection (the handshake completes on the first write).
+fn connect(
+    tls: &Arc<rustls::ClientConfig>,
+    target: &Target,
+    deadline: Instant,
+) -> Result<pool::Stream, String> {
+    let timeout = || "context deadline exceeded".to_string();
+    let wait = left(deadline).ok_or_else(timeout)?;
+    let tcp = TcpStream::connect_timeout(&target.addr, wait).map_err(|e| match e.kind() {
         ErrorKind::TimedOut | ErrorKind::WouldBlock => timeout(),
-        _ => fail(tls_or_io(&e)),
+        _ => format!("dial tcp {}: connect: {}", target.addr, go_io(&e)),
+    })?;
+    let _ = tcp.set_nodelay(true);
+    let name = ServerName::try_from(target.server_name.clone())
+        .map_err(|e| format!("invalid server name: {e}"))?;
+    let conn = rustls::ClientConnection::new(tls.clone(), name).map_err(|e| e.to_string())?;
+    Ok(rustls::StreamOwned::new(conn, tcp))
+}
+
+/// Sends one request and reads its whole response.
+fn exchange(stream: &mut pool::Stream, request: &[u8], deadline: Instant) -> Result<Done, Failure> {
+    let timed_out = || Failure::Io(std::io::Error::from(ErrorKind::TimedOut));
+    let wait = left(deadline).ok_or_else(timed_out)?;
+    stream
+        .sock
+        .set_write_timeout(Some(wait))
+        .map_err(Failure::Io)?;
+    stream
+        .sock
+        .set_read_timeout(Some(wait))
+        .map_err(Failure::Io)?;
+    let stale_or = |e: std::io::Error| match e.kind() {
+        ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+            Failure::Stale
+        }
+        _ => Failure::Io(e),
     };
-    let wait = left().ok_or_else(timeout)?;
-    stream.sock.set_write_timeout(Some(wait)).map_err(io_fail)?;
-    stream.sock.set_read_timeout(Some(wait)).map_err(io_fail)?;
-    stream.write_all(&request).map_err(io_fail)?;
-    stream.flush().map_err(io_fail)?;
+    stream.write_all(request).map_err(stale_or)?;
+    stream.flush().map_err(stale_or)?;
     let mut buf = Vec::with_capacity(4096);
     let mut chunk = [0u8; 16 * 1024];
     loop {
-        if let Some(done) = parse_response(&buf, false).map_err(fail)? {
-            return Ok(done);
+        if let Some(r) = parse_response(&buf, false).map_err(Failure::Http)? {
+            return Ok(done(&buf, r));
         }
-        let wait = left().ok_or_else(timeout)?;
-        stream.sock.set_read_timeout(Some(wait)).map_err(io_fail)?;
+        let wait = left(deadline).ok_or_else(timed_out)?;
+        stream
+            .sock
+            .set_read_timeout(Some(wait))
+            .map_err(Failure::Io)?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             // A server closing without close_notify: use what arrived.
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => break,
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(io_fail(e)),
+            Err(e) if buf.is_empty() => return Err(stale_or(e)),
+            Err(e) => return Err(Failure::Io(e)),
         }
     }
-    match parse_response(&buf, true).map_err(fail)? {
-        Some(done) => Ok(done),
-        None => Err(fail("EOF".into())),
+    if buf.is_empty() {
+        return Err(Failure::Stale);
+    }
+    match parse_response(&buf, true).map_err(Failure::Http)? {
+        Some((status, body)) => Ok(Done {
+            status,
+            body,
+            reusable: false,
+        }),
+        None => Err(Failure::Http("EOF".into())),
+    }
+}
+
+/// A response read before the connection ended: reusable when its length was given exactly, all of it
+/// (and nothing more) arrived, and the server did not ask to close.
+fn done(buf: &[u8], (status, body): (u16, Vec<u8>)) -> Done {
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(0);
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let has_length = head.lines().any(|l| l.starts_with("content-length:"));
+    let closes = head
+        .lines()
+        .any(|l| l.starts_with("connection:") && l.contains("close"));
+    let http11 = head.starts_with("http/1.1");
+    Done {
+        reusable: has_length && !closes && http11 && buf.len() == head_end + 4 + body.len(),
+        status,
+        body,
     }
 }
 

@@ -8,6 +8,7 @@ mod client;
 mod config;
 mod dispatch;
 mod matching;
+mod pool;
 mod review;
 mod target;
 

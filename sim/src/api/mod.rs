@@ -1,6 +1,8 @@
 //! The request pipeline: authentication, body reading, routing, and dispatch to the discovery,
 //! OpenAPI and resource handlers.
 
+mod limits;
+pub use limits::MAX_HEAD;
 mod read;
 mod scale;
 mod watch;
@@ -10,7 +12,6 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{Method, Request, header};
-use http_body_util::{BodyExt, Limited};
 use serde_json::json;
 
 use crate::app::App;
@@ -19,8 +20,6 @@ use crate::registry::ResourceType;
 use crate::router::{Route, Target, route};
 use crate::status::ApiError;
 use crate::{discovery, openapi};
-
-const MAX_BODY: usize = 16 * 1024 * 1024;
 
 /// Handles one HTTP request.
 pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp {
@@ -33,19 +32,18 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     if !authorized {
         return error(&ApiError::unauthorized());
     }
-    if let Route::Resource(t) = route(req.uri().path())
+    let (parts, body) = req.into_parts();
+    if let Err(e) = limits::check_head(&parts) {
+        return error(&e);
+    }
+    if let Route::Resource(t) = route(parts.uri.path())
         && crate::stream::is_stream(&t)
     {
-        return crate::stream::handle(app, req, t).await;
+        return crate::stream::handle(app, Request::from_parts(parts, body), t).await;
     }
-    let (parts, body) = req.into_parts();
-    let body = match Limited::new(body, MAX_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            return error(&ApiError::bad_request(format!(
-                "reading the request body: {e}"
-            )));
-        }
+    let body = match limits::read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error(&e),
     };
     let req = Req {
         method: parts.method,
@@ -161,6 +159,14 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
         Err(e) => return error(&e),
     };
     let watching = req.query.flag("watch");
+    if req.method == Method::GET && r.name.is_none() {
+        // ListOptions decoding: integers that do not parse are the apiserver's 400.
+        for key in ["limit", "timeoutSeconds"] {
+            if let Err(e) = req.query.int64(key) {
+                return error(&e);
+            }
+        }
+    }
     if req.method == Method::GET && r.name.is_none() && watching {
         return watch::watch(app, req, r).await;
     }

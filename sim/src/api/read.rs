@@ -59,11 +59,13 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// From `labelSelector` and `fieldSelector`.
-    pub fn from_query(req: &Req) -> Result<Filter, ApiError> {
+    /// From `labelSelector` and `fieldSelector` (whose fields must be ones the kind supports).
+    pub fn from_query(req: &Req, rt: &ResourceType) -> Result<Filter, ApiError> {
+        let mut fields = FieldSelector::parse(req.query.get("fieldSelector").unwrap_or(""))?;
+        crate::field_labels::check(rt, &mut fields)?;
         Ok(Filter {
             labels: LabelSelector::parse(req.query.get("labelSelector").unwrap_or(""))?,
-            fields: FieldSelector::parse(req.query.get("fieldSelector").unwrap_or(""))?,
+            fields,
         })
     }
 
@@ -107,18 +109,19 @@ impl<'a> Paging<'a> {
             .filter(|c| !c.is_empty())
             .map(decode_continue)
             .transpose()?;
+        // As etcd3's store: a limit of zero or below means no paging.
         let limit = req
             .query
-            .get("limit")
-            .and_then(|l| l.parse::<usize>().ok())
-            .filter(|l| *l > 0);
+            .int64("limit")?
+            .filter(|l| *l > 0)
+            .map(|l| usize::try_from(l).unwrap_or(usize::MAX));
         Ok(Paging { ns, after, limit })
     }
 }
 
 /// The matching objects of a list request and the list metadata (resourceVersion, continue).
 pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, Value), ApiError> {
-    let filter = Filter::from_query(req)?;
+    let filter = Filter::from_query(req, &r.rt)?;
     let Paging { ns, after, limit } = Paging::of(req, r)?;
     let page = app
         .store
@@ -145,7 +148,7 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
 /// GET a collection without a Table: the stored JSON of each object is passed through unparsed
 /// unless a selector needs to look inside it.
 fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    let filter = Filter::from_query(req)?;
+    let filter = Filter::from_query(req, &r.rt)?;
     let selective = !filter.labels.is_empty() || !filter.fields.is_empty();
     let Paging { ns, after, limit } = Paging::of(req, r)?;
     let page = app

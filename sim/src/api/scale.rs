@@ -74,7 +74,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         ns: &r.ns,
         subresource: "scale",
         manager,
-        dry_run: req.query.dry_run(),
+        dry_run: req.query.dry_run(super::write::options_kind(req))?,
         validation: FieldValidation::Ignore,
     };
     let ct = req.content_type().to_string();

@@ -69,19 +69,20 @@ impl Stream {
 
 /// GET a collection with `watch=true`.
 pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
-    let filter = match Filter::from_query(&req) {
+    let filter = match Filter::from_query(&req, &r.rt) {
         Ok(f) => f,
         Err(e) => return error(&e),
     };
     let rv_param = req.query.get("resourceVersion").unwrap_or("").to_string();
     let send_initial = req.query.flag("sendInitialEvents");
     let bookmarks = req.query.flag("allowWatchBookmarks");
-    let timeout = req
-        .query
-        .get("timeoutSeconds")
-        .and_then(|t| t.parse::<u64>().ok())
-        .filter(|t| *t > 0)
-        .unwrap_or(1800);
+    let timeout = match req.query.int64("timeoutSeconds") {
+        Ok(t) => t
+            .and_then(|t| u64::try_from(t).ok())
+            .filter(|t| *t > 0)
+            .unwrap_or(1800),
+        Err(e) => return error(&e),
+    };
     let table = req.wants_table().then(|| {
         req.query
             .get("includeObject")

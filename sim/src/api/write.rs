@@ -13,9 +13,40 @@ use crate::smp;
 use crate::status::ApiError;
 use crate::validate::FieldValidation;
 
-/// Decodes a JSON or YAML request body.
+/// The media types a create or update body may have (the serializers kube-apiserver offers).
+const BODY_TYPES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+
+/// The patch types of built-in kinds, in the apiserver's order.
+const PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// The patch types of custom resources (no strategic merge patch).
+const CRD_PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// Decodes a request body: JSON, YAML or (for kubectl's generators) protobuf for POST/PUT, a patch
+/// document for PATCH; any other media type is 415 with the apiserver's list.
 pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
     let ct = req.content_type();
+    let accepted = if req.method == http::Method::PATCH {
+        PATCH_TYPES
+    } else {
+        BODY_TYPES
+    };
+    if !ct.is_empty() && !accepted.contains(&ct) {
+        return Err(ApiError::media_type_not_accepted(accepted));
+    }
     if ct == "application/vnd.kubernetes.protobuf" {
         return crate::proto::decode(&req.body).map_err(|e| match e {
             crate::proto::ProtoError::Unsupported(_) => ApiError::unsupported_media_type(ct),
@@ -61,9 +92,19 @@ fn ctx<'a>(
         ns: &r.ns,
         subresource: sub,
         manager,
-        dry_run: req.query.dry_run(),
+        dry_run: req.query.dry_run(options_kind(req))?,
         validation: FieldValidation::parse(req.query.get("fieldValidation"))?,
     })
+}
+
+/// The options object a write verb's query parameters decode into (named in validation errors).
+pub fn options_kind(req: &Req) -> &'static str {
+    match req.method.as_str() {
+        "POST" => "CreateOptions",
+        "PUT" => "UpdateOptions",
+        "PATCH" => "PatchOptions",
+        _ => "DeleteOptions",
+    }
 }
 
 fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
@@ -173,7 +214,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
         }
         "application/strategic-merge-patch+json" => {
             if r.rt.crd {
-                return Err(ApiError::unsupported_media_type(&ct));
+                return Err(ApiError::media_type_not_accepted(CRD_PATCH_TYPES));
             }
             object::write(&c, name, Mode::Update, |old| {
                 let doc = old.cloned().unwrap_or(Value::Null);
@@ -182,7 +223,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 Ok(Candidate::Replace(patched))
             })?
         }
-        other => return Err(ApiError::unsupported_media_type(other)),
+        _ => return Err(ApiError::media_type_not_accepted(PATCH_TYPES)),
     };
     Ok(respond(r, out, 201))
 }
@@ -191,7 +232,23 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let opts = DeleteOptions::parse(&req.body, &req.query)?;
     let obj = delete::delete(app, &r.rt, &r.ns, name, &opts)?;
-    Ok(json_resp(200, &at_version(&r.rt, obj)))
+    let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
+    let pending = !opts.dry_run
+        && app
+            .store
+            .get(&r.rt.store_key(), ns, name)?
+            .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
+    if pending || delete::returns_deleted_object(&r.rt) {
+        return Ok(json_resp(200, &at_version(&r.rt, obj)));
+    }
+    let uid = obj
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Ok(json_resp(
+        200,
+        &crate::status::success_status(&r.rt.group, &r.rt.plural, name, uid),
+    ))
 }
 
 /// DELETE a collection (with selectors).

@@ -1,5 +1,6 @@
-//! Garbage collection. Background: ReplicaSets, ControllerRevisions, Pods and EndpointSlices whose
-//! owners (by ownerReference uid) are all gone are deleted (deletes through the API already cascade
+//! Garbage collection. Background: objects whose owners (by ownerReference uid) are all gone are
+//! deleted (ReplicaSets, ControllerRevisions, Pods and EndpointSlices every turn, every kind every
+//! two seconds) (deletes through the API already cascade
 //! in the same transaction; this catches dependents created in a race with their owner's
 //! deletion). Foreground: owners marked by a `propagationPolicy: Foreground` delete — noticed from
 //! their change events, or by a scan of every namespaced kind at start and after missed events —
@@ -17,10 +18,19 @@ use crate::registry::ResourceType;
 /// How soon a turn follows while foreground deletions are in progress.
 const FOREGROUND_STEP: Duration = Duration::from_millis(20);
 
-/// One turn: foreground deletions in progress, then the background sweep.
+/// How often every namespaced kind (not only the controllers' own) is swept for dangling owners.
+const FULL_SWEEP: Duration = Duration::from_secs(2);
+
+/// One turn: foreground deletions in progress, then the background sweep (the controllers' kinds
+/// every turn, every kind every [`FULL_SWEEP`]).
 pub fn reconcile(app: &App, st: &mut super::State) {
     foreground(app, st);
-    orphans(app);
+    let now = Instant::now();
+    let full = st.last_full_sweep.is_none_or(|t| now >= t + FULL_SWEEP);
+    if full {
+        st.last_full_sweep = Some(now);
+    }
+    orphans(app, full);
 }
 
 fn foreground(app: &App, st: &mut super::State) {
@@ -60,18 +70,29 @@ fn foreground(app: &App, st: &mut super::State) {
     }
 }
 
-/// Deletes dependents of the kinds the controllers create whose owners are all gone.
-fn orphans(app: &App) {
+/// Deletes objects whose owners (by ownerReference uid) are all gone: the kinds the controllers
+/// create on every turn, every namespaced kind on a `full` sweep.
+fn orphans(app: &App, full: bool) {
     let mut types: HashMap<(String, String), Option<ResourceType>> = HashMap::new();
-    for (group, plural) in [
+    let mut kinds: Vec<ResourceType> = [
         ("apps", "replicasets"),
         ("apps", "controllerrevisions"),
         ("", "pods"),
         ("discovery.k8s.io", "endpointslices"),
-    ] {
-        let Ok(kind) = rt(app, group, "v1", plural) else {
-            continue;
-        };
+    ]
+    .iter()
+    .filter_map(|(group, plural)| rt(app, group, "v1", plural).ok())
+    .collect();
+    if full {
+        let mut seen: std::collections::HashSet<String> =
+            kinds.iter().map(ResourceType::store_key).collect();
+        for t in app.registry.all() {
+            if t.namespaced && !t.create_only && seen.insert(t.store_key()) {
+                kinds.push(t);
+            }
+        }
+    }
+    for kind in kinds {
         for obj in util::list(app, &kind) {
             let Some(refs) = obj
                 .pointer("/metadata/ownerReferences")

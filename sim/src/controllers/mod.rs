@@ -18,8 +18,10 @@ mod daemonset;
 mod deployment;
 mod gc;
 mod job;
+mod namespace;
 mod node;
 mod pod;
+mod pod_termination;
 mod probe;
 mod replicaset;
 mod service;
@@ -88,6 +90,8 @@ pub(crate) struct State {
     pub foreground: HashSet<(String, String, String)>,
     /// Whether every kind was scanned for foreground deletions (at start, and after missed events).
     pub foreground_scanned: bool,
+    /// When every namespaced kind was last swept for objects whose owners are gone.
+    pub last_full_sweep: Option<Instant>,
 }
 
 impl State {
@@ -196,6 +200,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             if !node_ready {
                 node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
             }
+            pod_termination::reconcile(&a);
             pod::reconcile(&a, &c, &mut st);
             replicaset::reconcile(&a, &mut st);
             deployment::reconcile(&a, &mut st);
@@ -204,6 +209,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             cronjob::reconcile(&a, &mut st);
             job::reconcile(&a, &mut st);
             service::reconcile(&a);
+            namespace::reconcile(&a);
             volume::reconcile(&a);
             gc::reconcile(&a, &mut st);
             (node_ready, st.wake)
@@ -224,7 +230,10 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 _ = &mut deadline => break,
                 got = rx.recv() => match got {
                     Ok(e) => {
-                        if note_foreground(&state, &e) || relevant(&e.rk) {
+                        if note_foreground(&state, &e)
+                            || relevant(&e.rk)
+                            || namespace::triggers(&e.rk, &e.name)
+                        {
                             break;
                         }
                     }

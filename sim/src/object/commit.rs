@@ -147,8 +147,15 @@ fn store(
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
-    if new.pointer("/metadata/deletionTimestamp").is_some() && !finalizers_left {
+    let may_go = if ctx.rt.kind == "Namespace" && ctx.rt.group.is_empty() {
+        crate::namespace_deletion::may_go(&new)
+    } else {
+        !finalizers_left
+    };
+    if new.pointer("/metadata/deletionTimestamp").is_some() && may_go {
         w.delete(&rk, store_ns, name, rv, new.clone())?;
+        // The last object of a terminating namespace lets the namespace go.
+        crate::namespace_deletion::object_gone(w, store_ns)?;
     } else {
         let kind = if created {
             EventType::Added

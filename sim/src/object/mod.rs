@@ -200,7 +200,9 @@ fn decode_checks(
         "{} in version {:?} cannot be handled as a {}",
         rt.kind, rt.version, rt.kind
     );
-    if let Some(first) = findings.type_errors.first() {
+    // A custom resource is decoded as unstructured JSON: wrong types are found by its schema's
+    // validation (422 Invalid), not by the decoder.
+    if let Some(first) = findings.type_errors.first().filter(|_| !rt.crd) {
         return Err(ApiError::bad_request(format!("{what}: {first}")));
     }
     if !findings.unknown.is_empty() {
@@ -243,15 +245,7 @@ fn build(
         Candidate::Replace(mut body) => {
             decode_checks(ctx, name, &mut body, warnings)?;
             if let Some(old) = old {
-                let want = rv_of(&body);
-                if !want.is_empty() && want != rv_of(old) {
-                    return Err(ApiError::conflict(
-                        &rt.group,
-                        &rt.plural,
-                        name,
-                        "the object has been modified; please apply your changes to the latest version and try again",
-                    ));
-                }
+                stale_version_check(rt, name, &body, old)?;
             }
             match (sub, old) {
                 ("status", Some(old)) => {
@@ -290,10 +284,17 @@ fn build(
                 now: &now,
             };
             let live = old.map(|o| without(o, &[]));
-            managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
-                let (message, causes) = managed::conflict_message(&conflicts);
-                ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
-            })?
+            let applied =
+                managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
+                    let (message, causes) = managed::conflict_message(&conflicts);
+                    ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
+                })?;
+            // As in kube-apiserver: field ownership is settled first (the patcher), then the
+            // storage update checks the resourceVersion the configuration carries.
+            if let Some(old) = old {
+                stale_version_check(rt, name, &config, old)?;
+            }
+            applied
         }
     };
 
@@ -333,6 +334,9 @@ fn build(
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     if rt.kind == "CustomResourceDefinition" {
         crate::crd::set_status(&mut new);
+    }
+    if old.is_none() && rt.kind == "Pod" && rt.group.is_empty() {
+        crate::pod_status::on_create(&mut new);
     }
     if old.is_none() && rt.kind == "Job" && rt.group == "batch" {
         defaults::job_selector(&mut new);
@@ -377,6 +381,7 @@ fn build(
             old,
             &new,
         ));
+        causes.extend(crate::namespace_deletion::no_new_finalizers(old, &new));
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::validate(
@@ -441,6 +446,26 @@ fn build(
         }
     }
     Ok(Some(new))
+}
+
+/// The optimistic-concurrency check of updates and server-side applies: a `metadata.resourceVersion`
+/// in the request that is not the stored one is a 409 Conflict (none at all is an unconditional write).
+fn stale_version_check(
+    rt: &ResourceType,
+    name: &str,
+    body: &Value,
+    old: &Value,
+) -> Result<(), ApiError> {
+    let want = rv_of(body);
+    if want.is_empty() || want == rv_of(old) {
+        return Ok(());
+    }
+    Err(ApiError::conflict(
+        &rt.group,
+        &rt.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    ))
 }
 
 fn strip_times(mf: &Value) -> Value {

@@ -24,6 +24,8 @@ pub struct WebhookServer {
     /// PEM of the CA that signed the serving certificate.
     pub ca_pem: String,
     pub requests: Arc<Mutex<Vec<Value>>>,
+    /// TLS connections accepted so far.
+    pub connections: Arc<std::sync::atomic::AtomicUsize>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -72,16 +74,20 @@ impl WebhookServer {
         let addr = listener.local_addr().expect("addr");
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = requests.clone();
+        let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let accepted = connections.clone();
         runtime.spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else {
                     continue;
                 };
                 let (acceptor, handler, seen) = (acceptor.clone(), handler.clone(), seen.clone());
+                let accepted = accepted.clone();
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(tcp).await else {
                         return;
                     };
+                    accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                         let (handler, seen) = (handler.clone(), seen.clone());
                         async move {
@@ -111,6 +117,7 @@ impl WebhookServer {
             addr,
             ca_pem,
             requests,
+            connections,
             runtime: Some(runtime),
         }
     }

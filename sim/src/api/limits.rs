@@ -1,0 +1,59 @@
+//! Request size limits as kube-apiserver applies them: bodies over 3 MiB (`MaxRequestBodyBytes`) are
+//! 413 RequestEntityTooLarge, a request line and headers over 1 MiB (Go's `MaxHeaderBytes`) are 431 —
+//! both answered with a `Status` body so clients print a reason.
+
+use bytes::{Bytes, BytesMut};
+use http::request::Parts;
+use http_body_util::BodyExt;
+
+use crate::status::ApiError;
+
+/// kube-apiserver's default `MaxRequestBodyBytes`.
+pub const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// kube-apiserver's `MaxHeaderBytes` (request line plus headers).
+pub const MAX_HEAD: usize = 1024 * 1024;
+
+/// How much of an oversized body is still read (and dropped) so the client, which is still sending,
+/// receives the 413 instead of a reset connection; beyond this the connection is simply closed.
+const DRAIN_LIMIT: usize = 256 * 1024 * 1024;
+
+/// 431 for a request line and headers larger than [`MAX_HEAD`].
+pub fn check_head(parts: &Parts) -> Result<(), ApiError> {
+    let line = parts.method.as_str().len()
+        + parts.uri.path_and_query().map_or(0, |p| p.as_str().len())
+        + 12;
+    let headers: usize = parts
+        .headers
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    if line + headers > MAX_HEAD {
+        return Err(ApiError::header_too_large(MAX_HEAD));
+    }
+    Ok(())
+}
+
+/// Reads a whole body of at most [`MAX_BODY`] bytes.
+pub async fn read_body(mut body: hyper::body::Incoming) -> Result<Bytes, ApiError> {
+    let mut buf = BytesMut::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|e| ApiError::bad_request(format!("reading the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen += data.len();
+        if seen > DRAIN_LIMIT {
+            break;
+        }
+        if seen <= MAX_BODY {
+            buf.extend_from_slice(&data);
+        }
+    }
+    if seen > MAX_BODY {
+        return Err(ApiError::too_large(MAX_BODY));
+    }
+    Ok(buf.freeze())
+}

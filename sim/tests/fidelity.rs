@@ -1,0 +1,16 @@
+//! Fidelity with kube-apiserver 1.33 where real clients notice (issue 13), each case driven by a real
+//! client: kubectl (own KUBECACHEDIR), kube 5, or the official Python client.
+
+#[path = "fidelity/apply_preconditions.rs"]
+mod apply_preconditions;
+#[path = "fidelity/bool_params.rs"]
+mod bool_params;
+mod common;
+#[path = "fidelity/defaults.rs"]
+mod defaults;
+#[path = "fidelity/deletion.rs"]
+mod deletion;
+#[path = "fidelity/robustness.rs"]
+mod robustness;
+#[path = "fidelity/validation.rs"]
+mod validation;
