@@ -1,6 +1,6 @@
 //! Workloads (Deployment, StatefulSet, DaemonSet, Job, CronJob) and their containers.
 
-use super::Labels;
+use super::{Block, Labels};
 use crate::spanned::{Name, Spanned};
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ pub struct Workload {
     pub init_containers: Vec<Container>,
     /// Pod volumes.
     pub volumes: Vec<Volume>,
-    /// Labels on the workload and its pods.
+    /// Labels on the workload object (its pods take `pod_labels`).
     pub labels: Labels,
     /// Annotations on the workload.
     pub annotations: Labels,
@@ -88,6 +88,14 @@ pub struct Workload {
     pub parallelism: Option<Spanned<i64>>,
     /// Node selector labels.
     pub node_selector: Labels,
+    /// `spec: { … }`: fields of the workload's own spec (DeploymentSpec, …), merged under the DSL's.
+    pub spec: Block,
+    /// `pod: { … }`: PodSpec fields, merged under the DSL's.
+    pub pod: Block,
+    /// `pod_labels: { … }`: labels of the pod template (besides the selector labels).
+    pub pod_labels: Labels,
+    /// `pod_annotations: { … }`: annotations of the pod template.
+    pub pod_annotations: Labels,
 }
 
 /// One container.
@@ -119,6 +127,8 @@ pub struct Container {
     pub mounts: Vec<Mount>,
     /// `Always`, `IfNotPresent` or `Never`.
     pub pull_policy: Option<Spanned<String>>,
+    /// `container: { … }`: Container fields, merged under the DSL's.
+    pub block: Block,
 }
 
 /// An environment variable.

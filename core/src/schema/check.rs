@@ -50,7 +50,7 @@ fn object(block: &Block, ty: TypeId, what: &str, out: &mut Vec<Diagnostic>) {
         out.push(Diagnostic::new(
             Code::ApiFieldMissing,
             block.at,
-            format!("{what} (a {}) lacks {list}", ty.short_name()),
+            format!("{what} lacks {list} (required in {})", ty.short_name()),
             format!("add {example}"),
         ));
     }

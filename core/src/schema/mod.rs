@@ -14,6 +14,19 @@ mod table;
 
 pub use table::*;
 
+use crate::model::WorkloadKind;
+
+/// The API type of a workload's `spec:` block.
+pub fn workload_spec(kind: WorkloadKind) -> TypeId {
+    match kind {
+        WorkloadKind::Deployment => DEPLOYMENT_SPEC,
+        WorkloadKind::StatefulSet => STATEFUL_SET_SPEC,
+        WorkloadKind::DaemonSet => DAEMON_SET_SPEC,
+        WorkloadKind::Job => JOB_SPEC,
+        WorkloadKind::CronJob => CRON_JOB_SPEC,
+    }
+}
+
 /// An index into [`TYPES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TypeId(pub u16);

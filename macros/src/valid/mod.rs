@@ -5,6 +5,7 @@
 //! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token;
 //! all are reported in one build, shape problems first, then meaning problems in source order.
 
+mod blocks;
 mod config;
 mod fields;
 mod network;

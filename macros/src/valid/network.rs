@@ -1,9 +1,11 @@
 //! Lowering Services, NetworkPolicies and Ingresses.
 
+use super::blocks::{INGRESS_OWNED, NETWORK_POLICY_OWNED, SERVICE_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
+use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
 pub(super) fn service(lw: &mut Lower, item: &Item) {
@@ -76,12 +78,8 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
     if let Some(v) = f.take("access") {
         s.access = access(lw, v, &owner);
     }
-    if let Some(v) = f.take("labels") {
-        s.labels = lw.labels(v, &format!("{owner} › labels"));
-    }
-    if let Some(v) = f.take("annotations") {
-        s.annotations = lw.labels(v, &format!("{owner} › annotations"));
-    }
+    (s.labels, s.annotations) = lw.meta(&mut f, &owner);
+    s.spec = lw.block(&mut f, "spec", schema::SERVICE_SPEC, SERVICE_OWNED, &owner);
     f.finish(
         lw,
         &[
@@ -92,6 +90,7 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
             "access",
             "labels",
             "annotations",
+            "spec",
         ],
     );
     lw.app.services.push(s);
@@ -203,7 +202,15 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
             }
         }
     }
-    f.finish(lw, &["from", "ports"]);
+    (n.labels, n.annotations) = lw.meta(&mut f, &owner);
+    n.spec = lw.block(
+        &mut f,
+        "spec",
+        schema::NETWORK_POLICY_SPEC,
+        NETWORK_POLICY_OWNED,
+        &owner,
+    );
+    f.finish(lw, &["from", "ports", "labels", "annotations", "spec"]);
     lw.app.network_policies.push(n);
 }
 
@@ -226,9 +233,8 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     i.tls_secret = f
         .take("tls")
         .and_then(|v| lw.name(v, format!("{owner} › tls")));
-    if let Some(v) = f.take("annotations") {
-        i.annotations = lw.labels(v, &format!("{owner} › annotations"));
-    }
+    (i.labels, i.annotations) = lw.meta(&mut f, &owner);
+    i.spec = lw.block(&mut f, "spec", schema::INGRESS_SPEC, INGRESS_OWNED, &owner);
     if let Some(v) = f.take("paths") {
         let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
         for (k, val) in pf.all() {
@@ -247,6 +253,9 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
             }
         }
     }
-    f.finish(lw, &["host", "class", "tls", "paths", "annotations"]);
+    f.finish(
+        lw,
+        &["host", "class", "tls", "paths", "labels", "annotations", "spec"],
+    );
     lw.app.ingresses.push(i);
 }

@@ -1,9 +1,11 @@
 //! Lowering workloads: pod-level keys, containers (one by shorthand or many), probes, volumes, mounts.
 
+use super::blocks::{CONTAINER_OWNED, Owner, Owned, POD_OWNED, WORKLOAD_SPEC_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
+use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
 const POD_KEYS: &[&str] = &[
@@ -22,6 +24,10 @@ const POD_KEYS: &[&str] = &[
     "completions",
     "parallelism",
     "node_selector",
+    "spec",
+    "pod",
+    "pod_labels",
+    "pod_annotations",
 ];
 
 const CONTAINER_KEYS: &[&str] = &[
@@ -36,6 +42,22 @@ const CONTAINER_KEYS: &[&str] = &[
     "startup",
     "mounts",
     "pull_policy",
+    "container",
+];
+
+/// A Job's pods always get a restart policy from the DSL (`restart:`, default `Never`).
+const POD_JOB_OWNED: &Owned = &[
+    (
+        "containers",
+        Owner::Always(
+            "containers come from `image:` or `containers:`; set container fields with `container: { … }`",
+        ),
+    ),
+    ("initContainers", Owner::Key("init_containers")),
+    ("volumes", Owner::Key("volumes")),
+    ("serviceAccountName", Owner::Key("service_account")),
+    ("nodeSelector", Owner::Key("node_selector")),
+    ("restartPolicy", Owner::Always("set it with `restart:`")),
 ];
 
 pub(super) fn workload(lw: &mut Lower, item: &Item) {
@@ -70,6 +92,25 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     if let Some(v) = f.take("annotations") {
         w.annotations = lw.labels(v, &format!("{owner} › annotations"));
     }
+    if let Some(v) = f.take("pod_labels") {
+        w.pod_labels = lw.labels(v, &format!("{owner} › pod_labels"));
+    }
+    if let Some(v) = f.take("pod_annotations") {
+        w.pod_annotations = lw.labels(v, &format!("{owner} › pod_annotations"));
+    }
+    w.spec = lw.block(
+        &mut f,
+        "spec",
+        schema::workload_spec(kind),
+        WORKLOAD_SPEC_OWNED,
+        &owner,
+    );
+    let pod_owned: &Owned = if kind.runs_to_completion() {
+        POD_JOB_OWNED
+    } else {
+        POD_OWNED
+    };
+    w.pod = lw.block(&mut f, "pod", schema::POD_SPEC, pod_owned, &owner);
     if let Some(v) = f.take("node_selector") {
         w.node_selector = lw.labels(v, &format!("{owner} › node_selector"));
     }
@@ -259,6 +300,7 @@ fn container_fields(
     if let Some(v) = f.take("mounts") {
         c.mounts = mounts(lw, v, owner);
     }
+    c.block = lw.block(f, "container", schema::CONTAINER, CONTAINER_OWNED, owner);
     has_image.then_some(c)
 }
 

@@ -1,7 +1,8 @@
 //! Services, Ingresses and NetworkPolicies.
 
 use super::Sink;
-use super::json;
+use super::{json, merge_block};
+use piceli_core::schema;
 use super::meta::Cx;
 use crate::error::Error;
 use k8s_openapi::api::core::v1 as core;
@@ -37,7 +38,7 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 ..core::ServicePort::default()
             })
             .collect();
-        out.push(json(
+        let mut object = json(
             "Service",
             &core::Service {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
@@ -50,7 +51,9 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 }),
                 ..core::Service::default()
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &s.spec, schema::SERVICE_SPEC);
+        out.push(object);
     }
     Ok(())
 }
@@ -89,10 +92,10 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             })
             .collect();
         let host = i.host.as_ref().map(|h| h.v.clone());
-        out.push(json(
+        let mut object = json(
             "Ingress",
             &net::Ingress {
-                metadata: cx.meta(&i.name.v, &Vec::new(), &i.annotations),
+                metadata: cx.meta(&i.name.v, &i.labels, &i.annotations),
                 spec: Some(net::IngressSpec {
                     ingress_class_name: i.class.as_ref().map(|c| c.v.clone()),
                     rules: Some(vec![net::IngressRule {
@@ -109,7 +112,9 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 }),
                 ..net::Ingress::default()
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &i.spec, schema::INGRESS_SPEC);
+        out.push(object);
     }
     for n in &cx.app.network_policies {
         let mut peers: Vec<net::NetworkPolicyPeer> = n
@@ -142,10 +147,10 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 })
                 .collect()
         });
-        out.push(json(
+        let mut object = json(
             "NetworkPolicy",
             &net::NetworkPolicy {
-                metadata: cx.meta(&n.name.v, &Vec::new(), &Vec::new()),
+                metadata: cx.meta(&n.name.v, &n.labels, &n.annotations),
                 spec: Some(net::NetworkPolicySpec {
                     pod_selector: Some(LabelSelector {
                         match_labels: Some(cx.selector(&n.applies_to.v)),
@@ -159,7 +164,9 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     ..net::NetworkPolicySpec::default()
                 }),
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &n.spec, schema::NETWORK_POLICY_SPEC);
+        out.push(object);
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Workloads: pod templates, containers, probes and volumes, wrapped in their controller kind.
 
 use super::Sink;
-use super::json;
+use super::{json, merge_block};
 use super::meta::{Cx, to_map};
 use crate::error::Error;
 use k8s_openapi::api::apps::v1::{
@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use piceli_core::model::*;
+use piceli_core::schema;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -24,6 +25,39 @@ pub(super) fn workloads(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
 }
 
 fn workload(cx: &Cx, w: &Workload) -> Result<Value, Error> {
+    let mut object = generated(cx, w)?;
+    merge_blocks(&mut object, w);
+    Ok(object)
+}
+
+/// The workload's `spec:`, `pod:` and `container:` blocks, merged under what the DSL generated.
+fn merge_blocks(object: &mut Value, w: &Workload) {
+    merge_block(object, &["spec"], &w.spec, schema::workload_spec(w.kind));
+    let template: &[&str] = if w.kind == WorkloadKind::CronJob {
+        &["spec", "jobTemplate", "spec", "template", "spec"]
+    } else {
+        &["spec", "template", "spec"]
+    };
+    let Some(pod) = template
+        .iter()
+        .try_fold(&mut *object, |at, key| at.get_mut(*key))
+    else {
+        return;
+    };
+    for (list, containers) in [
+        ("containers", &w.containers),
+        ("initContainers", &w.init_containers),
+    ] {
+        for (i, c) in containers.iter().enumerate() {
+            if let Some(rendered) = pod.get_mut(list).and_then(|l| l.get_mut(i)) {
+                merge_block(rendered, &[], &c.block, schema::CONTAINER);
+            }
+        }
+    }
+    merge_block(pod, &[], &w.pod, schema::POD_SPEC);
+}
+
+fn generated(cx: &Cx, w: &Workload) -> Result<Value, Error> {
     let meta = cx.meta(&w.name.v, &w.labels, &w.annotations);
     let selector = LabelSelector {
         match_labels: Some(cx.selector(&w.name.v)),
@@ -118,7 +152,7 @@ fn job_spec(w: &Workload, template: core::PodTemplateSpec) -> JobSpec {
 
 fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
     let mut labels = cx.base_labels();
-    labels.extend(to_map(&w.labels));
+    labels.extend(to_map(&w.pod_labels));
     labels.extend(cx.selector(&w.name.v));
     let restart_policy = if w.kind.runs_to_completion() {
         Some(
@@ -133,6 +167,7 @@ fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
     core::PodTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: Some(labels),
+            annotations: (!w.pod_annotations.is_empty()).then(|| to_map(&w.pod_annotations)),
             ..ObjectMeta::default()
         }),
         spec: Some(core::PodSpec {

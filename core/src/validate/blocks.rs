@@ -1,0 +1,55 @@
+//! Schema-checked blocks: every `pod:`, `container:` and `spec:` block against its API type.
+
+use super::Ctx;
+use crate::model::{App, Block};
+use crate::schema::{self, TypeId};
+
+pub(super) fn check(cx: &mut Ctx, app: &App) {
+    let mut out = Vec::new();
+    let mut one = |block: &Block, ty: TypeId, what: String| {
+        if !block.is_empty() {
+            schema::check::check(block, ty, &what, &mut out);
+        }
+    };
+    for w in &app.workloads {
+        let owner = format!("{} {}", w.kind.keyword(), w.name.v);
+        one(&w.spec, schema::workload_spec(w.kind), format!("{owner} › spec"));
+        one(&w.pod, schema::POD_SPEC, format!("{owner} › pod"));
+        for c in w.containers.iter().chain(&w.init_containers) {
+            one(
+                &c.block,
+                schema::CONTAINER,
+                format!("{owner} › container {}", c.name.v),
+            );
+        }
+    }
+    for s in &app.services {
+        one(&s.spec, schema::SERVICE_SPEC, format!("service {} › spec", s.name.v));
+    }
+    for i in &app.ingresses {
+        one(&i.spec, schema::INGRESS_SPEC, format!("ingress {} › spec", i.name.v));
+    }
+    for p in &app.pvcs {
+        let what = format!("pvc {} › spec", p.name.v);
+        one(&p.spec, schema::PERSISTENT_VOLUME_CLAIM_SPEC, what);
+    }
+    for a in &app.autoscalers {
+        let what = format!("autoscaler {} › spec", a.name.v);
+        one(&a.spec, schema::HORIZONTAL_POD_AUTOSCALER_SPEC, what);
+    }
+    for d in &app.disruption_budgets {
+        let what = format!("disruption_budget {} › spec", d.name.v);
+        one(&d.spec, schema::POD_DISRUPTION_BUDGET_SPEC, what);
+    }
+    for n in &app.network_policies {
+        let what = format!("network_policy {} › spec", n.name.v);
+        one(&n.spec, schema::NETWORK_POLICY_SPEC, what);
+    }
+    for s in &app.service_accounts {
+        let what = format!("service_account {} › spec", s.name.v);
+        one(&s.spec, schema::SERVICE_ACCOUNT, what);
+    }
+    for d in out {
+        cx.error(d.code, d.at, d.message, d.help);
+    }
+}
