@@ -11,48 +11,77 @@ use crate::rules::{self, did_you_mean};
 use crate::spanned::Name;
 
 /// Every problem in `block`, read as an object of type `root`; `what` names the block in messages
-/// (`deployment web › pod`). The root's own required fields are not asked for: the DSL generates them
-/// (a PodSpec's `containers`, a Container's `name`).
-pub fn check(block: &Block, root: TypeId, what: &str, out: &mut Vec<Diagnostic>) {
-    fields(block, root, what, out);
+/// (`deployment web › pod`). Required fields are not asked for in the root nor in the objects at
+/// `generated` (dotted field paths, e.g. `jobTemplate.spec`): the DSL generates those (a PodSpec's
+/// `containers`, a Container's `name`, a CronJob's job template).
+pub fn check(
+    block: &Block,
+    root: TypeId,
+    what: &str,
+    generated: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
+    let cx = Walk { generated };
+    cx.fields(block, root, what, "", out);
 }
 
-fn fields(block: &Block, ty: TypeId, what: &str, out: &mut Vec<Diagnostic>) {
-    for (key, value) in &block.entries {
-        match ty.field(&key.v) {
-            Some(field) => self::field(field, key, value, &format!("{what} › {}", key.v), out),
-            None => out.push(unknown(key, ty, what)),
+struct Walk<'g> {
+    generated: &'g [&'g str],
+}
+
+impl Walk<'_> {
+    fn fields(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
+        for (key, value) in &block.entries {
+            let inner = if path.is_empty() {
+                key.v.clone()
+            } else {
+                format!("{path}.{}", key.v)
+            };
+            match ty.field(&key.v) {
+                Some(field) => self.value(
+                    &field.shape,
+                    Some(&key.v),
+                    value,
+                    &format!("{what} › {}", key.v),
+                    &inner,
+                    out,
+                ),
+                None => out.push(unknown(key, ty, what)),
+            }
         }
     }
-}
 
-fn object(block: &Block, ty: TypeId, what: &str, out: &mut Vec<Diagnostic>) {
-    fields(block, ty, what, out);
-    let missing: Vec<&str> = ty
-        .def()
-        .fields
-        .iter()
-        .filter(|f| f.required && block.get(f.name).is_none())
-        .map(|f| f.name)
-        .collect();
-    if !missing.is_empty() {
-        let list = missing
+    fn object(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
+        self.fields(block, ty, what, path, out);
+        if self.generated.contains(&path) {
+            return;
+        }
+        let missing: Vec<&str> = ty
+            .def()
+            .fields
             .iter()
-            .map(|m| format!("`{m}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let example = missing
-            .iter()
-            .filter_map(|m| ty.field(m))
-            .map(|f| format!("{}: {}", f.name, f.shape.example()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        out.push(Diagnostic::new(
-            Code::ApiFieldMissing,
-            block.at,
-            format!("{what} lacks {list} (required in {})", ty.short_name()),
-            format!("add {example}"),
-        ));
+            .filter(|f| f.required && block.get(f.name).is_none())
+            .map(|f| f.name)
+            .collect();
+        if !missing.is_empty() {
+            let list = missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let example = missing
+                .iter()
+                .filter_map(|m| ty.field(m))
+                .map(|f| format!("{}: {}", f.name, f.shape.example()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            out.push(Diagnostic::new(
+                Code::ApiFieldMissing,
+                block.at,
+                format!("{what} lacks {list} (required in {})", ty.short_name()),
+                format!("add {example}"),
+            ));
+        }
     }
 }
 
@@ -82,77 +111,86 @@ fn unknown(key: &Name, ty: TypeId, what: &str) -> Diagnostic {
     )
 }
 
-fn field(field: &Field, key: &Name, value: &BlockValue, what: &str, out: &mut Vec<Diagnostic>) {
-    self::value(&field.shape, Some(&key.v), value, what, out);
-}
-
-fn value(shape: &Shape, key: Option<&str>, v: &BlockValue, what: &str, out: &mut Vec<Diagnostic>) {
-    match (shape, v) {
-        (Shape::Any, _)
-        | (Shape::String, BlockValue::Str(_))
-        | (Shape::Integer, BlockValue::Int(_))
-        | (Shape::Number, BlockValue::Int(_) | BlockValue::Float(_))
-        | (Shape::Boolean, BlockValue::Bool(_))
-        | (Shape::Quantity, BlockValue::Int(_) | BlockValue::Float(_))
-        | (Shape::IntOrString, BlockValue::Int(_)) => {}
-        (Shape::Quantity, BlockValue::Str(s)) => {
-            let bytes = matches!(key, Some("memory" | "storage" | "ephemeral-storage"));
-            let verdict = if bytes {
-                rules::memory_quantity(&s.v).map(|_| ())
-            } else {
-                rules::parse_quantity(&s.v).map(|_| ())
-            };
-            if let Err(e) = verdict {
-                let code = if bytes && s.v.ends_with('m') && rules::parse_quantity(&s.v).is_ok() {
-                    Code::MilliMemory
+impl Walk<'_> {
+    fn value(
+        &self,
+        shape: &Shape,
+        key: Option<&str>,
+        v: &BlockValue,
+        what: &str,
+        path: &str,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        match (shape, v) {
+            (Shape::Any, _)
+            | (Shape::String, BlockValue::Str(_))
+            | (Shape::Integer, BlockValue::Int(_))
+            | (Shape::Number, BlockValue::Int(_) | BlockValue::Float(_))
+            | (Shape::Boolean, BlockValue::Bool(_))
+            | (Shape::Quantity, BlockValue::Int(_) | BlockValue::Float(_))
+            | (Shape::IntOrString, BlockValue::Int(_)) => {}
+            (Shape::Quantity, BlockValue::Str(s)) => {
+                let bytes = matches!(key, Some("memory" | "storage" | "ephemeral-storage"));
+                let verdict = if bytes {
+                    rules::memory_quantity(&s.v).map(|_| ())
                 } else {
-                    Code::InvalidQuantity
+                    rules::parse_quantity(&s.v).map(|_| ())
                 };
-                out.push(Diagnostic::new(code, s.at, e.message, e.help));
+                if let Err(e) = verdict {
+                    let code = if bytes && s.v.ends_with('m') && rules::parse_quantity(&s.v).is_ok()
+                    {
+                        Code::MilliMemory
+                    } else {
+                        Code::InvalidQuantity
+                    };
+                    out.push(Diagnostic::new(code, s.at, e.message, e.help));
+                }
             }
-        }
-        (Shape::IntOrString, BlockValue::Str(s)) => {
-            if matches!(
-                key,
-                Some("maxSurge" | "maxUnavailable" | "minAvailable" | "partition")
-            ) && let Err(e) = rules::percent_or_int(&s.v)
-            {
-                out.push(Diagnostic::new(Code::InvalidValue, s.at, e.message, e.help));
-            }
-        }
-        (Shape::Enum(values), BlockValue::Str(s)) => {
-            if !values.contains(&s.v.as_str()) {
-                let listed = values
-                    .iter()
-                    .map(|v| format!("\"{v}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let help = match did_you_mean(&s.v, values.iter().copied()) {
-                    Some(best) => format!("did you mean \"{best}\"? ({what} is one of {listed})"),
-                    None => format!("{what} is one of {listed}"),
-                };
-                out.push(Diagnostic::new(
-                    Code::ApiEnumValue,
-                    s.at,
-                    format!("\"{}\" is not a value of {what}", s.v),
-                    help,
-                ));
-            }
-        }
-        (Shape::Object(t), BlockValue::Map(m)) => object(m, *t, what, out),
-        (Shape::Map(inner), BlockValue::Map(m)) => {
-            for (k, item) in &m.entries {
-                value(inner, Some(&k.v), item, &format!("{what} › {}", k.v), out);
-            }
-        }
-        (Shape::List(item, kind), BlockValue::List(_, items)) => {
-            for (i, entry) in items.iter().enumerate() {
-                let at = format!("{what}[{i}]");
-                if let (ListKind::Map([merge_key, ..]), BlockValue::Map(m)) = (kind, entry)
-                    && m.get(merge_key).is_none()
-                    && !item_requires(item, merge_key)
+            (Shape::IntOrString, BlockValue::Str(s)) => {
+                if matches!(
+                    key,
+                    Some("maxSurge" | "maxUnavailable" | "minAvailable" | "partition")
+                ) && let Err(e) = rules::percent_or_int(&s.v)
                 {
+                    out.push(Diagnostic::new(Code::InvalidValue, s.at, e.message, e.help));
+                }
+            }
+            (Shape::Enum(values), BlockValue::Str(s)) => {
+                if !values.contains(&s.v.as_str()) {
+                    let listed = values
+                        .iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let help = match did_you_mean(&s.v, values.iter().copied()) {
+                        Some(best) => {
+                            format!("did you mean \"{best}\"? ({what} is one of {listed})")
+                        }
+                        None => format!("{what} is one of {listed}"),
+                    };
                     out.push(Diagnostic::new(
+                        Code::ApiEnumValue,
+                        s.at,
+                        format!("\"{}\" is not a value of {what}", s.v),
+                        help,
+                    ));
+                }
+            }
+            (Shape::Object(t), BlockValue::Map(m)) => self.object(m, *t, what, path, out),
+            (Shape::Map(inner), BlockValue::Map(m)) => {
+                for (k, item) in &m.entries {
+                    let at = format!("{what} › {}", k.v);
+                    self.value(inner, Some(&k.v), item, &at, path, out);
+                }
+            }
+            (Shape::List(item, kind), BlockValue::List(_, items)) => {
+                for (i, entry) in items.iter().enumerate() {
+                    let at = format!("{what}[{i}]");
+                    if let (ListKind::Map([merge_key, ..]), BlockValue::Map(m)) = (kind, entry)
+                        && m.get(merge_key).is_none()
+                        && !item_requires(item, merge_key)
+                    {
+                        out.push(Diagnostic::new(
                         Code::ApiFieldMissing,
                         m.at,
                         format!("this item of {what} has no `{merge_key}`"),
@@ -163,20 +201,21 @@ fn value(shape: &Shape, key: Option<&str>, v: &BlockValue, what: &str, out: &mut
                                 .unwrap_or_else(|| "…".into())
                         ),
                     ));
+                    }
+                    self.value(item, None, entry, &at, path, out);
                 }
-                value(item, None, entry, &at, out);
             }
+            (expected, found) => out.push(Diagnostic::new(
+                Code::ApiFieldType,
+                found.at(),
+                format!(
+                    "{what} takes {}, not {}",
+                    expected.describe(),
+                    describe(found)
+                ),
+                format!("write e.g. `{}`", expected.example()),
+            )),
         }
-        (expected, found) => out.push(Diagnostic::new(
-            Code::ApiFieldType,
-            found.at(),
-            format!(
-                "{what} takes {}, not {}",
-                expected.describe(),
-                describe(found)
-            ),
-            format!("write e.g. `{}`", expected.example()),
-        )),
     }
 }
 
@@ -230,6 +269,7 @@ mod tests {
             },
             root,
             "x",
+            &[],
             &mut out,
         );
         out.into_iter()

@@ -8,12 +8,21 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     let mut out = Vec::new();
     let mut one = |block: &Block, ty: TypeId, what: String| {
         if !block.is_empty() {
-            schema::check::check(block, ty, &what, &mut out);
+            let generated: &[&str] = if ty == schema::CRON_JOB_SPEC {
+                &["jobTemplate", "jobTemplate.spec"]
+            } else {
+                &[]
+            };
+            schema::check::check(block, ty, &what, generated, &mut out);
         }
     };
     for w in &app.workloads {
         let owner = format!("{} {}", w.kind.keyword(), w.name.v);
-        one(&w.spec, schema::workload_spec(w.kind), format!("{owner} › spec"));
+        one(
+            &w.spec,
+            schema::workload_spec(w.kind),
+            format!("{owner} › spec"),
+        );
         one(&w.pod, schema::POD_SPEC, format!("{owner} › pod"));
         for c in w.containers.iter().chain(&w.init_containers) {
             one(
@@ -24,10 +33,18 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
         }
     }
     for s in &app.services {
-        one(&s.spec, schema::SERVICE_SPEC, format!("service {} › spec", s.name.v));
+        one(
+            &s.spec,
+            schema::SERVICE_SPEC,
+            format!("service {} › spec", s.name.v),
+        );
     }
     for i in &app.ingresses {
-        one(&i.spec, schema::INGRESS_SPEC, format!("ingress {} › spec", i.name.v));
+        one(
+            &i.spec,
+            schema::INGRESS_SPEC,
+            format!("ingress {} › spec", i.name.v),
+        );
     }
     for p in &app.pvcs {
         let what = format!("pvc {} › spec", p.name.v);

@@ -140,7 +140,11 @@ impl Lower {
             return Block::default();
         };
         let Value::Map(m) = v else {
-            self.wrong_type(v, &format!("a map of {} fields", root.short_name()), "{ … }");
+            self.wrong_type(
+                v,
+                &format!("a map of {} fields", root.short_name()),
+                "{ … }",
+            );
             return Block::default();
         };
         let desc = format!("{owner} › {key}");
@@ -214,7 +218,13 @@ impl Lower {
         Block { at, entries }
     }
 
-    fn block_value(&mut self, v: &Value, shape: Shape, key: &str, desc: &str) -> Option<BlockValue> {
+    fn block_value(
+        &mut self,
+        v: &Value,
+        shape: Shape,
+        key: &str,
+        desc: &str,
+    ) -> Option<BlockValue> {
         let value = match v {
             Value::Str(s) => {
                 let at = self.loc(v.sp(), desc.to_string());
@@ -256,7 +266,9 @@ impl Lower {
                     _ => BlockValue::Float(Spanned::new(*x, at)),
                 }
             }
-            Value::Bool(b, sp) => BlockValue::Bool(Spanned::new(*b, self.loc(*sp, desc.to_string()))),
+            Value::Bool(b, sp) => {
+                BlockValue::Bool(Spanned::new(*b, self.loc(*sp, desc.to_string())))
+            }
             Value::Map(m) => BlockValue::Map(self.block_map(m, shape, desc, &[])),
             Value::List(items, sp) => {
                 let at = self.loc(*sp, desc.to_string());

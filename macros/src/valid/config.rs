@@ -250,7 +250,14 @@ pub(super) fn pvc(lw: &mut Lower, item: &Item) {
     );
     f.finish(
         lw,
-        &["storage", "access", "class", "labels", "annotations", "spec"],
+        &[
+            "storage",
+            "access",
+            "class",
+            "labels",
+            "annotations",
+            "spec",
+        ],
     );
     if let Some(storage) = storage {
         lw.app.pvcs.push(Pvc {

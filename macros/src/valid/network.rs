@@ -255,7 +255,15 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     }
     f.finish(
         lw,
-        &["host", "class", "tls", "paths", "labels", "annotations", "spec"],
+        &[
+            "host",
+            "class",
+            "tls",
+            "paths",
+            "labels",
+            "annotations",
+            "spec",
+        ],
     );
     lw.app.ingresses.push(i);
 }

@@ -47,7 +47,15 @@ pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
     );
     f.finish(
         lw,
-        &["min", "max", "cpu", "memory", "labels", "annotations", "spec"],
+        &[
+            "min",
+            "max",
+            "cpu",
+            "memory",
+            "labels",
+            "annotations",
+            "spec",
+        ],
     );
     if let (Some(min), Some(max)) = (min, max) {
         lw.app.autoscalers.push(Autoscaler {

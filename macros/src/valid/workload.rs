@@ -1,6 +1,6 @@
 //! Lowering workloads: pod-level keys, containers (one by shorthand or many), probes, volumes, mounts.
 
-use super::blocks::{CONTAINER_OWNED, Owner, Owned, POD_OWNED, WORKLOAD_SPEC_OWNED};
+use super::blocks::{CONTAINER_OWNED, Owned, Owner, POD_OWNED, WORKLOAD_SPEC_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;

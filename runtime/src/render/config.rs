@@ -1,12 +1,12 @@
 //! The namespace, ConfigMaps, Secrets (redacted) and PersistentVolumeClaims.
 
 use super::Sink;
-use super::{json, merge_block};
-use piceli_core::schema;
 use super::meta::Cx;
 use super::workloads::claim_spec;
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, PersistentVolumeClaim, Secret};
+use piceli_core::schema;
 use std::collections::BTreeMap;
 
 /// The target's namespace, unless it is `default` (which always exists).

@@ -1,15 +1,15 @@
 //! Services, Ingresses and NetworkPolicies.
 
 use super::Sink;
-use super::{json, merge_block};
-use piceli_core::schema;
 use super::meta::Cx;
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::networking::v1 as net;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use piceli_core::model::{PortRef, ServiceType};
+use piceli_core::schema;
 use std::collections::BTreeMap;
 
 fn int_or_string(p: &PortRef) -> IntOrString {

@@ -1,8 +1,8 @@
 //! Workloads: pod templates, containers, probes and volumes, wrapped in their controller kind.
 
 use super::Sink;
-use super::{json, merge_block};
 use super::meta::{Cx, to_map};
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::apps::v1::{
     DaemonSet, DaemonSetSpec, Deployment, DeploymentSpec, StatefulSet, StatefulSetSpec,
