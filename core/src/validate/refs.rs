@@ -114,12 +114,12 @@ fn services(cx: &mut Ctx, app: &App) {
     let mut local_ports: HashMap<i64, ()> = HashMap::new();
     for s in &app.services {
         let w = workload(cx, app, &s.selects);
-        if s.ports.is_empty() {
+        if s.ports.is_empty() && s.spec.get("ports").is_none() {
             cx.error(
                 Code::MissingKey,
                 s.name.at,
                 format!("Service `{}` has no ports", s.name.v),
-                "add `port: 80 => http` (Service port 80 to the container port named `http`)",
+                "add `port: 80 => http` (Service port 80 to the container port named `http`), or list them in `spec: { ports: [ … ] }`",
             );
         }
         super::names::duplicates(cx, "Service port", s.ports.iter().map(|p| &p.name));
