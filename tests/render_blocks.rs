@@ -56,6 +56,75 @@ piceli::app! {
     service_account api { annotations: { "example.com/role": "api" }, spec: { imagePullSecrets: [{ name: "regcred" }] } }
 }
 
+piceli::app! {
+    app shortcuts;
+
+    deployment api {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        grace: "1m",
+        priority: "high",
+        pull_secrets: [regcred],
+        security: restricted,
+        spread: [zones, hosts],
+        strategy: rolling(max_surge: 1, max_unavailable: "25%"),
+        pod: { securityContext: { runAsUser: 1000 } },
+    }
+    stateful_set db {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        strategy: rolling(partition: 1),
+    }
+}
+
+#[test]
+fn shortcuts_render_their_api_fields() {
+    let objects = render(&shortcuts::app(), &Options::default())
+        .expect("renders")
+        .objects;
+    let d: apps::v1::Deployment =
+        serde_json::from_value(find(&objects, "Deployment", "api").clone()).expect("a Deployment");
+    let spec = d.spec.expect("spec");
+    let strategy = spec.strategy.expect("strategy");
+    assert_eq!(strategy.type_.as_deref(), Some("RollingUpdate"));
+    let rolling = strategy.rolling_update.expect("rolling update");
+    assert_eq!(
+        rolling.max_surge,
+        Some(piceli::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(1))
+    );
+    let pod = spec.template.spec.expect("pod");
+    assert_eq!(pod.termination_grace_period_seconds, Some(60));
+    assert_eq!(pod.priority_class_name.as_deref(), Some("high"));
+    assert_eq!(
+        pod.image_pull_secrets.expect("pull secrets")[0].name,
+        "regcred"
+    );
+    let sc = pod.security_context.expect("pod security context");
+    assert_eq!(sc.run_as_non_root, Some(true));
+    assert_eq!(sc.run_as_user, Some(1000), "the block adds to the profile");
+    assert_eq!(
+        sc.seccomp_profile.map(|p| p.type_).as_deref(),
+        Some("RuntimeDefault")
+    );
+    let c = pod.containers[0]
+        .security_context
+        .clone()
+        .expect("container security context");
+    assert_eq!(c.allow_privilege_escalation, Some(false));
+    let spread = pod.topology_spread_constraints.expect("spread");
+    let keys: Vec<&str> = spread.iter().map(|s| s.topology_key.as_str()).collect();
+    assert_eq!(
+        keys,
+        ["topology.kubernetes.io/zone", "kubernetes.io/hostname"]
+    );
+    let s: apps::v1::StatefulSet =
+        serde_json::from_value(find(&objects, "StatefulSet", "db").clone()).expect("a StatefulSet");
+    let update = s
+        .spec
+        .expect("spec")
+        .update_strategy
+        .expect("update strategy");
+    assert_eq!(update.rolling_update.and_then(|r| r.partition), Some(1));
+}
+
 fn objects() -> Vec<Value> {
     render(&blocks::app(), &Options::default())
         .expect("renders")

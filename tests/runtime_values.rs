@@ -107,7 +107,10 @@ fn expression_values_in_blocks_are_checked_against_the_schema() {
     assert_eq!(
         found,
         [
-            ("PCL0047", "deployment web › container web › container › imagePullPolicy"),
+            (
+                "PCL0047",
+                "deployment web › container web › container › imagePullPolicy"
+            ),
             (
                 "PCL0018",
                 "deployment web › container web › container › resources › limits › memory"

@@ -96,6 +96,10 @@ pub struct Workload {
     pub pod_labels: Labels,
     /// `pod_annotations: { … }`: annotations of the pod template.
     pub pod_annotations: Labels,
+    /// `security: restricted`: the Pod Security Standards profile its pod and containers meet.
+    pub security: Option<Spanned<String>>,
+    /// `spread: zones | hosts | [zones, hosts]`: spread its pods across these topology domains.
+    pub spread: Vec<Spanned<String>>,
 }
 
 /// One container.

@@ -1,7 +1,8 @@
 //! Schema-checked blocks: every `pod:`, `container:` and `spec:` block against its API type.
 
 use super::Ctx;
-use crate::model::{App, Block};
+use crate::codes::Code;
+use crate::model::{App, Block, BlockValue, Labels};
 use crate::schema::{self, TypeId};
 
 pub(super) fn check(cx: &mut Ctx, app: &App) {
@@ -68,5 +69,51 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     }
     for d in out {
         cx.error(d.code, d.at, d.message, d.help);
+    }
+    selectors(cx, app);
+}
+
+/// Labels a block adds to a selector must be on the selected pods, or the selector matches nothing
+/// (the API rejects such a workload; a Service would route to no pod).
+fn selectors(cx: &mut Ctx, app: &App) {
+    for w in &app.workloads {
+        if let Some(BlockValue::Map(sel)) = w.spec.get("selector")
+            && let Some(BlockValue::Map(labels)) = sel.get("matchLabels")
+        {
+            let what = format!("{} {}", w.kind.keyword(), w.name.v);
+            on_pods(cx, labels, &w.pod_labels, &what, "its pods");
+        }
+    }
+    for s in &app.services {
+        let Some(BlockValue::Map(labels)) = s.spec.get("selector") else {
+            continue;
+        };
+        let Some(w) = app.workload(&s.selects.v) else {
+            continue;
+        };
+        let what = format!("{} {}", w.kind.keyword(), w.name.v);
+        on_pods(cx, labels, &w.pod_labels, &what, "the pods of");
+    }
+}
+
+fn on_pods(cx: &mut Ctx, selector: &Block, pod_labels: &Labels, what: &str, whose: &str) {
+    for (k, v) in &selector.entries {
+        let BlockValue::Str(value) = v else { continue };
+        if !pod_labels
+            .iter()
+            .any(|(pk, pv)| pk.v == k.v && pv.v == value.v)
+        {
+            let pods = if whose == "its pods" {
+                format!("{what}'s pods")
+            } else {
+                format!("{whose} {what}")
+            };
+            cx.error(
+                Code::InvalidValue,
+                k.at,
+                format!("the selector label `{}: {}` is not on {pods}", k.v, value.v),
+                format!("add `{}: \"{}\"` to `pod_labels:` of {what}", k.v, value.v),
+            );
+        }
     }
 }

@@ -57,6 +57,29 @@ pub const POD_OWNED: &Owned = &[
     ("serviceAccountName", Owner::Key("service_account")),
     ("nodeSelector", Owner::Key("node_selector")),
     ("restartPolicy", Owner::Key("restart")),
+    ("terminationGracePeriodSeconds", Owner::Key("grace")),
+    ("priorityClassName", Owner::Key("priority")),
+    ("imagePullSecrets", Owner::Key("pull_secrets")),
+    ("topologySpreadConstraints", Owner::Key("spread")),
+];
+
+/// A Job's pods always get a restart policy from the DSL (`restart:`, default `Never`).
+pub const POD_JOB_OWNED: &Owned = &[
+    (
+        "containers",
+        Owner::Always(
+            "containers come from `image:` or `containers:`; set container fields with `container: { … }`",
+        ),
+    ),
+    ("initContainers", Owner::Key("init_containers")),
+    ("volumes", Owner::Key("volumes")),
+    ("serviceAccountName", Owner::Key("service_account")),
+    ("nodeSelector", Owner::Key("node_selector")),
+    ("restartPolicy", Owner::Always("set it with `restart:`")),
+    ("terminationGracePeriodSeconds", Owner::Key("grace")),
+    ("priorityClassName", Owner::Key("priority")),
+    ("imagePullSecrets", Owner::Key("pull_secrets")),
+    ("topologySpreadConstraints", Owner::Key("spread")),
 ];
 
 /// Fields of a workload's spec that first-class keys set.
@@ -74,6 +97,8 @@ pub const WORKLOAD_SPEC_OWNED: &Owned = &[
     ("backoffLimit", Owner::Key("backoff_limit")),
     ("completions", Owner::Key("completions")),
     ("parallelism", Owner::Key("parallelism")),
+    ("strategy", Owner::Key("strategy")),
+    ("updateStrategy", Owner::Key("strategy")),
 ];
 
 /// Fields of a ServiceSpec that first-class Service keys set.

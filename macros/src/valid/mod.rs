@@ -11,6 +11,7 @@ mod fields;
 mod network;
 mod ops;
 mod policy;
+mod shortcuts;
 mod workload;
 
 use crate::ast::{Input, Item, NameTok, Sp, Value};

@@ -1,6 +1,6 @@
 //! Lowering workloads: pod-level keys, containers (one by shorthand or many), probes, volumes, mounts.
 
-use super::blocks::{CONTAINER_OWNED, Owned, Owner, POD_OWNED, WORKLOAD_SPEC_OWNED};
+use super::blocks::{CONTAINER_OWNED, Owned, POD_JOB_OWNED, POD_OWNED, WORKLOAD_SPEC_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
@@ -28,6 +28,12 @@ const POD_KEYS: &[&str] = &[
     "pod",
     "pod_labels",
     "pod_annotations",
+    "grace",
+    "priority",
+    "pull_secrets",
+    "security",
+    "spread",
+    "strategy",
 ];
 
 const CONTAINER_KEYS: &[&str] = &[
@@ -43,21 +49,6 @@ const CONTAINER_KEYS: &[&str] = &[
     "mounts",
     "pull_policy",
     "container",
-];
-
-/// A Job's pods always get a restart policy from the DSL (`restart:`, default `Never`).
-const POD_JOB_OWNED: &Owned = &[
-    (
-        "containers",
-        Owner::Always(
-            "containers come from `image:` or `containers:`; set container fields with `container: { … }`",
-        ),
-    ),
-    ("initContainers", Owner::Key("init_containers")),
-    ("volumes", Owner::Key("volumes")),
-    ("serviceAccountName", Owner::Key("service_account")),
-    ("nodeSelector", Owner::Key("node_selector")),
-    ("restartPolicy", Owner::Always("set it with `restart:`")),
 ];
 
 pub(super) fn workload(lw: &mut Lower, item: &Item) {
@@ -111,6 +102,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
         POD_OWNED
     };
     w.pod = lw.block(&mut f, "pod", schema::POD_SPEC, pod_owned, &owner);
+    super::shortcuts::workload(lw, &mut f, &mut w, &owner);
     if let Some(v) = f.take("node_selector") {
         w.node_selector = lw.labels(v, &format!("{owner} › node_selector"));
     }

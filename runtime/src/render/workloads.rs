@@ -164,6 +164,7 @@ fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
     } else {
         None
     };
+    let restricted = w.security.as_ref().is_some_and(|s| s.v == "restricted");
     core::PodTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: Some(labels),
@@ -171,9 +172,27 @@ fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
             ..ObjectMeta::default()
         }),
         spec: Some(core::PodSpec {
-            containers: w.containers.iter().map(container).collect(),
-            init_containers: (!w.init_containers.is_empty())
-                .then(|| w.init_containers.iter().map(container).collect()),
+            containers: w
+                .containers
+                .iter()
+                .map(|c| container(c, restricted))
+                .collect(),
+            init_containers: (!w.init_containers.is_empty()).then(|| {
+                w.init_containers
+                    .iter()
+                    .map(|c| container(c, restricted))
+                    .collect()
+            }),
+            security_context: restricted.then(|| core::PodSecurityContext {
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(core::SeccompProfile {
+                    type_: "RuntimeDefault".into(),
+                    ..core::SeccompProfile::default()
+                }),
+                ..core::PodSecurityContext::default()
+            }),
+            topology_spread_constraints: (!w.spread.is_empty())
+                .then(|| w.spread.iter().map(|s| spread(cx, w, &s.v)).collect()),
             volumes: (!w.volumes.is_empty()).then(|| w.volumes.iter().map(volume).collect()),
             service_account_name: w.service_account.as_ref().map(|s| s.v.clone()),
             node_selector: (!w.node_selector.is_empty()).then(|| to_map(&w.node_selector)),
@@ -187,8 +206,35 @@ fn strings(list: &[piceli_core::Spanned<String>]) -> Option<Vec<String>> {
     (!list.is_empty()).then(|| list.iter().map(|s| s.v.clone()).collect())
 }
 
-fn container(c: &Container) -> core::Container {
+/// `spread: zones | hosts`: at most one more pod in one zone (or node) than in another, when possible.
+fn spread(cx: &Cx, w: &Workload, over: &str) -> core::TopologySpreadConstraint {
+    core::TopologySpreadConstraint {
+        max_skew: 1,
+        topology_key: if over == "hosts" {
+            "kubernetes.io/hostname"
+        } else {
+            "topology.kubernetes.io/zone"
+        }
+        .into(),
+        when_unsatisfiable: "ScheduleAnyway".into(),
+        label_selector: Some(LabelSelector {
+            match_labels: Some(cx.selector(&w.name.v)),
+            ..LabelSelector::default()
+        }),
+        ..core::TopologySpreadConstraint::default()
+    }
+}
+
+fn container(c: &Container, restricted: bool) -> core::Container {
     core::Container {
+        security_context: restricted.then(|| core::SecurityContext {
+            allow_privilege_escalation: Some(false),
+            capabilities: Some(core::Capabilities {
+                drop: Some(vec!["ALL".into()]),
+                ..core::Capabilities::default()
+            }),
+            ..core::SecurityContext::default()
+        }),
         name: c.name.v.clone(),
         image: Some(c.image.v.clone()),
         image_pull_policy: c.pull_policy.as_ref().map(|p| p.v.clone()),
