@@ -59,7 +59,12 @@ piceli::app! {
 piceli::app! {
     app shortcuts;
 
+    config_map settings { MODE: "prod" }
+    secret db { password: from_env("DB_PASSWORD") }
     deployment api {
+        ports: { http: 8080 },
+        ready: http_get("/ready", port: http, headers: { "X-Probe": "yes" }),
+        env_from: [config(settings), secret(db)],
         image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
         grace: "1m",
         priority: "high",

@@ -133,6 +133,17 @@ pub struct Container {
     pub pull_policy: Option<Spanned<String>>,
     /// `container: { … }`: Container fields, merged under the DSL's.
     pub block: Block,
+    /// `env_from: [config(settings), secret(db)]`: every key of these as environment variables.
+    pub env_from: Vec<EnvFrom>,
+}
+
+/// A whole ConfigMap or Secret as environment variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum EnvFrom {
+    /// `config(NAME)`: a declared ConfigMap.
+    ConfigMap(Name),
+    /// `secret(NAME)`: a declared Secret.
+    Secret(Name),
 }
 
 /// An environment variable.
@@ -206,6 +217,8 @@ pub struct Probe {
     pub timeout: Option<Spanned<i64>>,
     /// Failures before giving up.
     pub failure_threshold: Option<Spanned<i64>>,
+    /// HTTP headers an `http_get` probe sends.
+    pub headers: Labels,
 }
 
 /// The action of a probe.

@@ -35,6 +35,7 @@ pub const CONTAINER_OWNED: &Owned = &[
     ("command", Owner::Key("command")),
     ("args", Owner::Key("args")),
     ("env", Owner::Key("env")),
+    ("envFrom", Owner::Key("env_from")),
     ("ports", Owner::Key("ports")),
     ("resources", Owner::Key("resources")),
     ("readinessProbe", Owner::Key("ready")),

@@ -7,6 +7,7 @@
 
 mod blocks;
 mod config;
+mod container;
 mod fields;
 mod network;
 mod ops;

@@ -241,6 +241,7 @@ fn container(c: &Container, restricted: bool) -> core::Container {
         command: strings(&c.command),
         args: strings(&c.args),
         env: (!c.env.is_empty()).then(|| c.env.iter().map(env_var).collect()),
+        env_from: (!c.env_from.is_empty()).then(|| c.env_from.iter().map(env_from).collect()),
         ports: (!c.ports.is_empty()).then(|| {
             c.ports
                 .iter()
@@ -269,6 +270,25 @@ fn container(c: &Container, restricted: bool) -> core::Container {
                 .collect()
         }),
         ..core::Container::default()
+    }
+}
+
+fn env_from(e: &EnvFrom) -> core::EnvFromSource {
+    match e {
+        EnvFrom::ConfigMap(n) => core::EnvFromSource {
+            config_map_ref: Some(core::ConfigMapEnvSource {
+                name: n.v.clone(),
+                ..core::ConfigMapEnvSource::default()
+            }),
+            ..core::EnvFromSource::default()
+        },
+        EnvFrom::Secret(n) => core::EnvFromSource {
+            secret_ref: Some(core::SecretEnvSource {
+                name: n.v.clone(),
+                ..core::SecretEnvSource::default()
+            }),
+            ..core::EnvFromSource::default()
+        },
     }
 }
 
@@ -356,6 +376,15 @@ fn probe(p: &Probe) -> core::Probe {
             out.http_get = Some(core::HTTPGetAction {
                 path: Some(path.v.clone()),
                 port: port(at),
+                http_headers: (!p.headers.is_empty()).then(|| {
+                    p.headers
+                        .iter()
+                        .map(|(k, v)| core::HTTPHeader {
+                            name: k.v.clone(),
+                            value: v.v.clone(),
+                        })
+                        .collect()
+                }),
                 ..core::HTTPGetAction::default()
             })
         }
