@@ -74,6 +74,17 @@ piceli::app! {
         strategy: rolling(max_surge: 1, max_unavailable: "25%"),
         pod: { securityContext: { runAsUser: 1000 } },
     }
+    service api -> api { port: 80 => http }
+    secret tls { type: "kubernetes.io/tls", "tls.crt": from_file("tls.crt"), "tls.key": from_file("tls.key") }
+    ingress edge {
+        class: "nginx",
+        tls: tls,
+        path_type: "ImplementationSpecific",
+        rules: {
+            "a.example.com": { "/": api => http },
+            "b.example.com": { "/api": api => 80, "/health": api },
+        },
+    }
     stateful_set db {
         image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
         strategy: rolling(partition: 1),
@@ -120,6 +131,16 @@ fn shortcuts_render_their_api_fields() {
         keys,
         ["topology.kubernetes.io/zone", "kubernetes.io/hostname"]
     );
+    let ing: piceli::k8s_openapi::api::networking::v1::Ingress =
+        serde_json::from_value(find(&objects, "Ingress", "edge").clone()).expect("an Ingress");
+    let spec = ing.spec.expect("spec");
+    let rules = spec.rules.expect("rules");
+    let hosts: Vec<&str> = rules.iter().filter_map(|r| r.host.as_deref()).collect();
+    assert_eq!(hosts, ["a.example.com", "b.example.com"]);
+    let b_paths = &rules[1].http.as_ref().expect("http").paths;
+    assert_eq!(b_paths.len(), 2);
+    assert_eq!(b_paths[0].path_type, "ImplementationSpecific");
+    assert_eq!(spec.tls.expect("tls")[0].hosts.as_ref().map(Vec::len), Some(2));
     let s: apps::v1::StatefulSet =
         serde_json::from_value(find(&objects, "StatefulSet", "db").clone()).expect("a StatefulSet");
     let update = s

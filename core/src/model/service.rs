@@ -103,6 +103,8 @@ pub struct Ingress {
     pub labels: Labels,
     /// `spec: { … }`: IngressSpec fields, merged under the DSL's.
     pub spec: Block,
+    /// `path_type:` of every path (`Prefix` when not given).
+    pub path_type: Option<Spanned<String>>,
 }
 
 /// One Ingress path rule: `"/api": api => http`.
@@ -114,4 +116,6 @@ pub struct IngressPath {
     pub service: Name,
     /// The Service port, by name or number.
     pub port: Option<PortRef>,
+    /// The host of its rule (`rules: { "host": { … } }`); `None` is the Ingress's `host:`.
+    pub host: Option<Spanned<String>>,
 }

@@ -110,7 +110,7 @@ pub const SERVICE_OWNED: &Owned = &[
 
 /// Fields of an IngressSpec that first-class Ingress keys set.
 pub const INGRESS_OWNED: &Owned = &[
-    ("rules", Owner::Keys(&["paths", "host"])),
+    ("rules", Owner::Keys(&["paths", "host", "rules"])),
     ("ingressClassName", Owner::Key("class")),
     ("tls", Owner::Key("tls")),
 ];

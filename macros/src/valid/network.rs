@@ -236,23 +236,19 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     (i.labels, i.annotations) = lw.meta(&mut f, &owner);
     i.spec = lw.block(&mut f, "spec", schema::INGRESS_SPEC, INGRESS_OWNED, &owner);
     if let Some(v) = f.take("paths") {
-        let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
-        for (k, val) in pf.all() {
-            let desc = format!("{owner} › path {}", k.text);
-            let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-            let (svc, port) = match val {
-                Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
-                other => (other, None),
-            };
-            if let Some(service) = lw.name(svc, format!("{desc} › service")) {
-                i.paths.push(IngressPath {
-                    path,
-                    service,
-                    port,
-                });
-            }
+        ingress_paths(lw, v, None, &owner, &mut i.paths);
+    }
+    if let Some(v) = f.take("rules") {
+        let mut rf = Fields::of(lw, Some(v), format!("{owner} › rules"));
+        for (k, paths) in rf.all() {
+            let at = lw.loc(k.sp, format!("{owner} › rule {}", k.text));
+            let host = Spanned::new(k.text.clone(), at);
+            ingress_paths(lw, paths, Some(host), &owner, &mut i.paths);
         }
     }
+    i.path_type = f
+        .take("path_type")
+        .and_then(|v| lw.str(v, format!("{owner} › path_type")));
     f.finish(
         lw,
         &[
@@ -260,10 +256,39 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
             "class",
             "tls",
             "paths",
+            "rules",
+            "path_type",
             "labels",
             "annotations",
             "spec",
         ],
     );
     lw.app.ingresses.push(i);
+}
+
+/// `{ "/": web => http, … }`: paths of one rule (the Ingress's `host:` when `host` is `None`).
+fn ingress_paths(
+    lw: &mut Lower,
+    v: &Value,
+    host: Option<Spanned<String>>,
+    owner: &str,
+    out: &mut Vec<IngressPath>,
+) {
+    let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
+    for (k, val) in pf.all() {
+        let desc = format!("{owner} › path {}", k.text);
+        let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+        let (svc, port) = match val {
+            Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
+            other => (other, None),
+        };
+        if let Some(service) = lw.name(svc, format!("{desc} › service")) {
+            out.push(IngressPath {
+                path,
+                service,
+                port,
+                host: host.clone(),
+            });
+        }
+    }
 }

@@ -60,51 +60,66 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
 
 pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for i in &cx.app.ingresses {
-        let paths = i
-            .paths
-            .iter()
-            .map(|p| {
-                let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
-                    Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
-                        name: Some(n.v.clone()),
-                        number: None,
+        let path_type = i
+            .path_type
+            .as_ref()
+            .map(|t| t.v.clone())
+            .unwrap_or_else(|| "Prefix".to_string());
+        let backend = |p: &piceli_core::model::IngressPath| {
+            let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
+                Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
+                    name: Some(n.v.clone()),
+                    number: None,
+                }),
+                Some(PortRef::Number(n)) => Some(net::ServiceBackendPort {
+                    name: None,
+                    number: Some(n.v as i32),
+                }),
+                None => s.ports.first().map(|sp| net::ServiceBackendPort {
+                    name: None,
+                    number: Some(sp.port.v as i32),
+                }),
+            });
+            net::HTTPIngressPath {
+                path: Some(p.path.v.clone()),
+                path_type: path_type.clone(),
+                backend: net::IngressBackend {
+                    service: Some(net::IngressServiceBackend {
+                        name: p.service.v.clone(),
+                        port,
                     }),
-                    Some(PortRef::Number(n)) => Some(net::ServiceBackendPort {
-                        name: None,
-                        number: Some(n.v as i32),
-                    }),
-                    None => s.ports.first().map(|sp| net::ServiceBackendPort {
-                        name: None,
-                        number: Some(sp.port.v as i32),
-                    }),
-                });
-                net::HTTPIngressPath {
-                    path: Some(p.path.v.clone()),
-                    path_type: "Prefix".to_string(),
-                    backend: net::IngressBackend {
-                        service: Some(net::IngressServiceBackend {
-                            name: p.service.v.clone(),
-                            port,
-                        }),
-                        ..net::IngressBackend::default()
-                    },
+                    ..net::IngressBackend::default()
+                },
+            }
+        };
+        // One rule per host, in the order hosts first appear; `None` is the Ingress's `host:`.
+        let mut rules: Vec<net::IngressRule> = Vec::new();
+        for p in &i.paths {
+            let host = p.host.as_ref().or(i.host.as_ref()).map(|h| h.v.clone());
+            let path = backend(p);
+            match rules.iter_mut().find(|r| r.host == host) {
+                Some(r) => {
+                    if let Some(http) = r.http.as_mut() {
+                        http.paths.push(path);
+                    }
                 }
-            })
-            .collect();
-        let host = i.host.as_ref().map(|h| h.v.clone());
+                None => rules.push(net::IngressRule {
+                    host,
+                    http: Some(net::HTTPIngressRuleValue { paths: vec![path] }),
+                }),
+            }
+        }
+        let hosts: Vec<String> = rules.iter().filter_map(|r| r.host.clone()).collect();
         let mut object = json(
             "Ingress",
             &net::Ingress {
                 metadata: cx.meta(&i.name.v, &i.labels, &i.annotations),
                 spec: Some(net::IngressSpec {
                     ingress_class_name: i.class.as_ref().map(|c| c.v.clone()),
-                    rules: Some(vec![net::IngressRule {
-                        host: host.clone(),
-                        http: Some(net::HTTPIngressRuleValue { paths }),
-                    }]),
+                    rules: Some(rules),
                     tls: i.tls_secret.as_ref().map(|t| {
                         vec![net::IngressTLS {
-                            hosts: host.map(|h| vec![h]),
+                            hosts: (!hosts.is_empty()).then_some(hosts),
                             secret_name: Some(t.v.clone()),
                         }]
                     }),
