@@ -79,3 +79,43 @@ fn good_expression_values_render() {
         std::env::consts::OS
     );
 }
+
+fn pull_policy() -> String {
+    "Sometimes".to_string()
+}
+
+piceli::app! {
+    app block-values;
+    deployment web {
+        image: (format!("docker.io/library/nginx:1.27@sha256:{}", "ab".repeat(32))),
+        container: { imagePullPolicy: (pull_policy()), resources: { limits: { memory: ("512m") } } },
+        pod: { terminationGracePeriodSeconds: (10 + 5) },
+    }
+}
+
+#[test]
+fn expression_values_in_blocks_are_checked_against_the_schema() {
+    let err = render::render(&block_values::app(), &render::Options::default())
+        .expect_err("invalid block values");
+    let Error::Invalid(problems) = &err else {
+        panic!("expected Invalid, got {err}")
+    };
+    let found: Vec<(&str, &str)> = problems
+        .iter()
+        .map(|(d, at)| (d.code.as_str(), at.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "PCL0047",
+                "deployment web › container web › container › imagePullPolicy"
+            ),
+            (
+                "PCL0018",
+                "deployment web › container web › container › resources › limits › memory"
+            ),
+        ],
+        "{err}"
+    );
+}

@@ -206,6 +206,28 @@ codes! {
         "The DSL is a list of items: `KEYWORD NAME [-> NAME] [= VALUE] { key: value, … }` or `KEYWORD CALL;`. \
          Values are strings, numbers, names, calls, `{ … }` maps, `[ … ]` lists, `a => b` mappings, or Rust \
          expressions in parentheses. See docs/dsl.md.";
+    UnknownApiField = "PCL0045", "unknown field in a schema-checked block",
+        "`pod:`, `container:`, `spec:` and the other blocks take the Kubernetes API's own fields (camelCase, as in \
+         the API reference and `kubectl explain`), checked against the 1.33 schema. The message names the type \
+         and suggests the closest field.";
+    ApiFieldType = "PCL0046", "a block value has the wrong type for its API field",
+        "The API field takes another kind of value (a string, an integer, `true`/`false`, a map, a list). Write \
+         the value the message names, e.g. `runAsUser: 1000` rather than `runAsUser: \"root\"`.";
+    ApiEnumValue = "PCL0047", "a block value is not one of the API field's values",
+        "Some API fields accept a fixed set of strings (e.g. `imagePullPolicy`: Always, Never, IfNotPresent; a \
+         toleration's `operator`: Exists, Equal). The message lists them and suggests the closest.";
+    ApiFieldMissing = "PCL0048", "a block object lacks a required API field",
+        "Nested API objects have required fields (e.g. a `topologySpreadConstraints` item \
+         needs `maxSkew`, `topologyKey` and `whenUnsatisfiable`), and items of keyed lists need their key (the \
+         `name` of a container, volume or env var, the `containerPort` of a port). Add it.";
+    FieldSetByKey = "PCL0049", "a block sets a field that a first-class key sets",
+        "When the DSL has its own key for a field (`image:`, `ports:`, `replicas:`, …) or generates it (the \
+         selector, the pod template), the block may not set it too: there would be two sources of truth. Use \
+         the key the message names, or drop the key and keep the block.";
+    ReservedDataKey = "PCL0050", "a ConfigMap or Secret key is reserved for metadata",
+        "In the short form `config_map NAME { KEY: VALUE }` every key is data, so `labels`, `annotations` and \
+         `data` (and a Secret's `type`) are reserved and cannot be data keys. To give labels or annotations, or \
+         to have a data key with one of those names, put the data under `data: { … }`.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",

@@ -10,6 +10,7 @@ pub mod include;
 pub mod model;
 pub mod overrides;
 pub mod rules;
+pub mod schema;
 pub mod spanned;
 pub mod validate;
 

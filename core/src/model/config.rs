@@ -1,6 +1,6 @@
 //! ConfigMaps, Secrets and PersistentVolumeClaims.
 
-use super::Labels;
+use super::{Block, Labels};
 use crate::spanned::{Name, Spanned};
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +13,8 @@ pub struct ConfigMap {
     pub data: Vec<(Name, ConfigValue)>,
     /// Labels.
     pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
 }
 
 /// A ConfigMap value.
@@ -56,6 +58,8 @@ pub struct Secret {
     pub data: Vec<(Name, SecretSource)>,
     /// Labels.
     pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
 }
 
 /// Where a secret value comes from. Never a literal in source.
@@ -104,4 +108,8 @@ pub struct Pvc {
     pub storage_class: Option<Spanned<String>>,
     /// Labels.
     pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+    /// `spec: { … }`: PersistentVolumeClaimSpec fields, merged under the DSL's.
+    pub spec: Block,
 }

@@ -4,12 +4,14 @@
 //! deserializes the same model, fills in values written as Rust expressions, validates again and
 //! renders Kubernetes objects from it.
 
+mod block;
 mod config;
 mod ops;
 mod policy;
 mod service;
 mod workload;
 
+pub use block::*;
 pub use config::*;
 pub use ops::*;
 pub use policy::*;

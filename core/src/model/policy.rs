@@ -1,5 +1,6 @@
 //! Autoscalers, disruption budgets, ServiceAccounts and RBAC.
 
+use super::{Block, Labels};
 use crate::spanned::{Name, Spanned};
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +19,12 @@ pub struct Autoscaler {
     pub cpu_percent: Option<Spanned<i64>>,
     /// Target average memory utilization, percent.
     pub memory_percent: Option<Spanned<i64>>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+    /// `spec: { … }`: HorizontalPodAutoscalerSpec (autoscaling/v2) fields, merged under the DSL's.
+    pub spec: Block,
 }
 
 /// A PodDisruptionBudget for a workload.
@@ -31,6 +38,12 @@ pub struct DisruptionBudget {
     pub min_available: Option<Spanned<String>>,
     /// `maxUnavailable` (a number or a percentage).
     pub max_unavailable: Option<Spanned<String>>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+    /// `spec: { … }`: PodDisruptionBudgetSpec fields, merged under the DSL's.
+    pub spec: Block,
 }
 
 /// A ServiceAccount.
@@ -40,6 +53,12 @@ pub struct ServiceAccountDecl {
     pub name: Name,
     /// Mount the API token into pods (Kubernetes' default is true).
     pub automount_token: Option<bool>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+    /// `spec: { … }`: top-level ServiceAccount fields (`imagePullSecrets`, `secrets`), merged under the DSL's.
+    pub spec: Block,
 }
 
 /// A Role or ClusterRole.
@@ -51,6 +70,10 @@ pub struct RoleDecl {
     pub cluster: bool,
     /// Its rules.
     pub rules: Vec<PolicyRule>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
 }
 
 /// One RBAC rule.
@@ -77,6 +100,10 @@ pub struct RoleBindingDecl {
     pub role: Name,
     /// Declared ServiceAccounts it grants it to.
     pub subjects: Vec<Name>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
 }
 
 /// RBAC verbs Kubernetes knows.

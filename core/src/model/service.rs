@@ -1,6 +1,6 @@
 //! Services, Ingresses and NetworkPolicies: how traffic reaches workloads.
 
-use super::{Labels, PortRef};
+use super::{Block, Labels, PortRef};
 use crate::spanned::{Name, Spanned};
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,8 @@ pub struct Service {
     pub labels: Labels,
     /// Annotations.
     pub annotations: Labels,
+    /// `spec: { … }`: ServiceSpec fields, merged under the DSL's.
+    pub spec: Block,
 }
 
 /// One Service port: `http: 80 => http`.
@@ -74,6 +76,12 @@ pub struct NetworkPolicy {
     pub from_namespaces: Vec<Spanned<String>>,
     /// Container ports of the protected workload that are open (all when empty).
     pub ports: Vec<PortRef>,
+    /// Labels.
+    pub labels: Labels,
+    /// Annotations.
+    pub annotations: Labels,
+    /// `spec: { … }`: NetworkPolicySpec fields, merged under the DSL's.
+    pub spec: Block,
 }
 
 /// An Ingress routing hosts and paths to Services.
@@ -91,6 +99,12 @@ pub struct Ingress {
     pub paths: Vec<IngressPath>,
     /// Annotations (controllers read them).
     pub annotations: Labels,
+    /// Labels.
+    pub labels: Labels,
+    /// `spec: { … }`: IngressSpec fields, merged under the DSL's.
+    pub spec: Block,
+    /// `path_type:` of every path (`Prefix` when not given).
+    pub path_type: Option<Spanned<String>>,
 }
 
 /// One Ingress path rule: `"/api": api => http`.
@@ -102,4 +116,6 @@ pub struct IngressPath {
     pub service: Name,
     /// The Service port, by name or number.
     pub port: Option<PortRef>,
+    /// The host of its rule (`rules: { "host": { … } }`); `None` is the Ingress's `host:`.
+    pub host: Option<Spanned<String>>,
 }

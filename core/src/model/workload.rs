@@ -1,6 +1,6 @@
 //! Workloads (Deployment, StatefulSet, DaemonSet, Job, CronJob) and their containers.
 
-use super::Labels;
+use super::{Block, Labels};
 use crate::spanned::{Name, Spanned};
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ pub struct Workload {
     pub init_containers: Vec<Container>,
     /// Pod volumes.
     pub volumes: Vec<Volume>,
-    /// Labels on the workload and its pods.
+    /// Labels on the workload object (its pods take `pod_labels`).
     pub labels: Labels,
     /// Annotations on the workload.
     pub annotations: Labels,
@@ -88,6 +88,18 @@ pub struct Workload {
     pub parallelism: Option<Spanned<i64>>,
     /// Node selector labels.
     pub node_selector: Labels,
+    /// `spec: { … }`: fields of the workload's own spec (DeploymentSpec, …), merged under the DSL's.
+    pub spec: Block,
+    /// `pod: { … }`: PodSpec fields, merged under the DSL's.
+    pub pod: Block,
+    /// `pod_labels: { … }`: labels of the pod template (besides the selector labels).
+    pub pod_labels: Labels,
+    /// `pod_annotations: { … }`: annotations of the pod template.
+    pub pod_annotations: Labels,
+    /// `security: restricted`: the Pod Security Standards profile its pod and containers meet.
+    pub security: Option<Spanned<String>>,
+    /// `spread: zones | hosts | [zones, hosts]`: spread its pods across these topology domains.
+    pub spread: Vec<Spanned<String>>,
 }
 
 /// One container.
@@ -119,6 +131,19 @@ pub struct Container {
     pub mounts: Vec<Mount>,
     /// `Always`, `IfNotPresent` or `Never`.
     pub pull_policy: Option<Spanned<String>>,
+    /// `container: { … }`: Container fields, merged under the DSL's.
+    pub block: Block,
+    /// `env_from: [config(settings), secret(db)]`: every key of these as environment variables.
+    pub env_from: Vec<EnvFrom>,
+}
+
+/// A whole ConfigMap or Secret as environment variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum EnvFrom {
+    /// `config(NAME)`: a declared ConfigMap.
+    ConfigMap(Name),
+    /// `secret(NAME)`: a declared Secret.
+    Secret(Name),
 }
 
 /// An environment variable.
@@ -192,6 +217,8 @@ pub struct Probe {
     pub timeout: Option<Spanned<i64>>,
     /// Failures before giving up.
     pub failure_threshold: Option<Spanned<i64>>,
+    /// HTTP headers an `http_get` probe sends.
+    pub headers: Labels,
 }
 
 /// The action of a probe.

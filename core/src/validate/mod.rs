@@ -3,6 +3,7 @@
 //! The macro runs this at compile time and turns each [`Diagnostic`] into a spanned compiler error; the
 //! runtime runs it again once values written as Rust expressions are known, before any cluster call.
 
+mod blocks;
 mod names;
 mod pods;
 mod refs;
@@ -22,6 +23,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     pods::check(&mut cx, app);
     refs::check(&mut cx, app);
     targets::check(&mut cx, app);
+    blocks::check(&mut cx, app);
     let mut diags = cx.finish();
     diags.sort_by_key(|d| (d.at, d.code));
     diags.dedup();

@@ -48,6 +48,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             );
         }
         labels(cx, &w.labels, &w.annotations);
+        labels(cx, &w.pod_labels, &w.pod_annotations);
         labels(cx, &w.node_selector, &Vec::new());
         for v in &w.volumes {
             cx.rule(
@@ -90,7 +91,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             c.name.at,
             rules::dns1123_subdomain(&c.name.v),
         );
-        labels(cx, &c.labels, &Vec::new());
+        labels(cx, &c.labels, &c.annotations);
         for (k, _) in &c.data {
             cx.rule(Code::InvalidConfigKey, k.at, rules::config_key(&k.v));
         }
@@ -104,7 +105,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             s.name.at,
             rules::dns1123_subdomain(&s.name.v),
         );
-        labels(cx, &s.labels, &Vec::new());
+        labels(cx, &s.labels, &s.annotations);
         for (k, _) in &s.data {
             cx.rule(Code::InvalidConfigKey, k.at, rules::config_key(&k.v));
         }
@@ -118,7 +119,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             p.name.at,
             rules::dns1123_subdomain(&p.name.v),
         );
-        labels(cx, &p.labels, &Vec::new());
+        labels(cx, &p.labels, &p.annotations);
     }
     duplicates(
         cx,
@@ -132,7 +133,25 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
         app.network_policies.iter().map(|n| &n.name),
     );
     for i in &app.ingresses {
-        labels(cx, &Vec::new(), &i.annotations);
+        labels(cx, &i.labels, &i.annotations);
+    }
+    for n in &app.network_policies {
+        labels(cx, &n.labels, &n.annotations);
+    }
+    for a in &app.autoscalers {
+        labels(cx, &a.labels, &a.annotations);
+    }
+    for d in &app.disruption_budgets {
+        labels(cx, &d.labels, &d.annotations);
+    }
+    for s in &app.service_accounts {
+        labels(cx, &s.labels, &s.annotations);
+    }
+    for r in &app.roles {
+        labels(cx, &r.labels, &r.annotations);
+    }
+    for r in &app.role_bindings {
+        labels(cx, &r.labels, &r.annotations);
     }
     subdomains(cx, "Ingress", app.ingresses.iter().map(|i| &i.name));
     subdomains(

@@ -3,7 +3,9 @@
 use super::Ctx;
 use super::names::duplicates;
 use crate::codes::Code;
-use crate::model::{App, Container, EnvValue, PortRef, ProbeAction, VolumeSource, Workload};
+use crate::model::{
+    App, Container, EnvFrom, EnvValue, PortRef, ProbeAction, VolumeSource, Workload,
+};
 use crate::rules::{self, Quantity};
 use crate::spanned::{Name, Spanned};
 use std::collections::HashMap;
@@ -82,6 +84,24 @@ fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
         .collect();
     for c in w.containers.iter().chain(&w.init_containers) {
         container(cx, app, c, &volumes);
+        for e in &c.env_from {
+            match e {
+                EnvFrom::ConfigMap(n) if !app.config_maps.iter().any(|c| c.name.v == n.v) => cx
+                    .unknown(
+                        Code::UnknownConfigRef,
+                        "ConfigMap",
+                        n,
+                        app.config_maps.iter().map(|c| c.name.v.as_str()),
+                    ),
+                EnvFrom::Secret(n) if !app.secrets.iter().any(|s| s.name.v == n.v) => cx.unknown(
+                    Code::UnknownConfigRef,
+                    "Secret",
+                    n,
+                    app.secrets.iter().map(|s| s.name.v.as_str()),
+                ),
+                _ => {}
+            }
+        }
     }
 }
 

@@ -114,12 +114,12 @@ fn services(cx: &mut Ctx, app: &App) {
     let mut local_ports: HashMap<i64, ()> = HashMap::new();
     for s in &app.services {
         let w = workload(cx, app, &s.selects);
-        if s.ports.is_empty() {
+        if s.ports.is_empty() && s.spec.get("ports").is_none() {
             cx.error(
                 Code::MissingKey,
                 s.name.at,
                 format!("Service `{}` has no ports", s.name.v),
-                "add `port: 80 => http` (Service port 80 to the container port named `http`)",
+                "add `port: 80 => http` (Service port 80 to the container port named `http`), or list them in `spec: { ports: [ … ] }`",
             );
         }
         super::names::duplicates(cx, "Service port", s.ports.iter().map(|p| &p.name));
@@ -233,7 +233,15 @@ fn ingresses(cx: &mut Ctx, app: &App) {
                 Code::MissingKey,
                 i.name.at,
                 format!("Ingress `{}` has no paths", i.name.v),
-                "add `paths: { \"/\": web => http }`",
+                "add `paths: { \"/\": web => http }` or `rules: { \"host\": { \"/\": web => http } }`",
+            );
+        }
+        if let Some(t) = &i.path_type {
+            super::pods::one_of(
+                cx,
+                t,
+                &["Prefix", "Exact", "ImplementationSpecific"],
+                "path type",
             );
         }
         if let Some(t) = &i.tls_secret
@@ -246,11 +254,15 @@ fn ingresses(cx: &mut Ctx, app: &App) {
                 app.secrets.iter().map(|s| s.name.v.as_str()),
             );
         }
-        if let Some(h) = &i.host
-            && let Some(host) = cx.known(h)
+        for h in i
+            .host
+            .iter()
+            .chain(i.paths.iter().filter_map(|p| p.host.as_ref()))
         {
-            let bare = host.strip_prefix("*.").unwrap_or(host);
-            cx.rule(Code::InvalidName, h.at, rules::dns1123_subdomain(bare));
+            if let Some(host) = cx.known(h) {
+                let bare = host.strip_prefix("*.").unwrap_or(host);
+                cx.rule(Code::InvalidName, h.at, rules::dns1123_subdomain(bare));
+            }
         }
         for p in &i.paths {
             cx.rule(Code::InvalidPath, p.path.at, rules::http_path(&p.path.v));

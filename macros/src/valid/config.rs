@@ -1,5 +1,6 @@
 //! Lowering ConfigMaps, Secrets and PersistentVolumeClaims.
 
+use super::blocks::PVC_OWNED;
 use super::{DynamicKind, Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
@@ -16,7 +17,16 @@ pub(super) fn config_map(lw: &mut Lower, item: &Item) {
         ..ConfigMap::default()
     };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    for (k, v) in f.all() {
+    let long_form = f.key("data").is_some();
+    let Some(mut data) = data_fields(lw, &mut f, &owner) else {
+        lw.app.config_maps.push(c);
+        return;
+    };
+    if long_form {
+        (c.labels, c.annotations) = lw.meta(&mut f, &owner);
+        f.finish(lw, &["data", "labels", "annotations"]);
+    }
+    for (k, v) in data.all() {
         let desc = format!("{owner} › {}", k.text);
         let key = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
         let value = match v {
@@ -56,6 +66,38 @@ pub(super) fn config_map(lw: &mut Lower, item: &Item) {
     lw.app.config_maps.push(c);
 }
 
+/// The data entries of a ConfigMap or Secret: under `data:` when the body has it (then the body's other
+/// keys are metadata), else the whole body, where the metadata keys are reserved (`PCL0050`). `None`
+/// when `data:` is not a map (reported).
+fn data_fields<'a>(lw: &mut Lower, f: &mut Fields<'a>, owner: &str) -> Option<Fields<'a>> {
+    if let Some(v) = f.take("data") {
+        if !matches!(v, Value::Map(_)) {
+            lw.wrong_type(v, "a map of data keys", "data: { KEY: \"value\" }");
+            return None;
+        }
+        return Some(Fields::of(lw, Some(v), format!("{owner} › data")));
+    }
+    let mut data = Fields::of(lw, None, owner.to_string());
+    for (k, v) in f.rest() {
+        if k.text == "labels" || k.text == "annotations" {
+            lw.fail(
+                Code::ReservedDataKey,
+                k.sp,
+                format!("`{}` in {owner} would be a data key", k.text),
+                format!(
+                    "to give {}, put the data under `data: {{ … }}`: `{} {{ {}: {{ … }}, data: {{ KEY: … }} }}`",
+                    k.text,
+                    owner,
+                    k.text
+                ),
+            );
+            continue;
+        }
+        data.push_entry(k, v);
+    }
+    Some(data)
+}
+
 /// Read a file relative to the app crate (where its Cargo.toml is), reporting `PCL0037` when it cannot.
 pub(super) fn read_crate_file(lw: &mut Lower, path: &str, at: &Value) -> Option<String> {
     let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
@@ -84,12 +126,20 @@ pub(super) fn secret(lw: &mut Lower, item: &Item) {
         ..Secret::default()
     };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    for (k, v) in f.all() {
+    s.secret_type = f
+        .take("type")
+        .and_then(|v| lw.str(v, format!("{owner} › type")));
+    let long_form = f.key("data").is_some();
+    let Some(mut data) = data_fields(lw, &mut f, &owner) else {
+        lw.app.secrets.push(s);
+        return;
+    };
+    if long_form {
+        (s.labels, s.annotations) = lw.meta(&mut f, &owner);
+        f.finish(lw, &["type", "data", "labels", "annotations"]);
+    }
+    for (k, v) in data.all() {
         let desc = format!("{owner} › {}", k.text);
-        if k.text == "type" {
-            s.secret_type = lw.str(v, desc);
-            continue;
-        }
         let key = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
         let source = match v {
             Value::Call(_) => {
@@ -190,11 +240,25 @@ pub(super) fn pvc(lw: &mut Lower, item: &Item) {
     let storage_class = f
         .take("class")
         .and_then(|c| lw.str(c, format!("{owner} › class")));
-    let labels = f
-        .take("labels")
-        .map(|l| lw.labels(l, &format!("{owner} › labels")))
-        .unwrap_or_default();
-    f.finish(lw, &["storage", "access", "class", "labels"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    let spec = lw.block(
+        &mut f,
+        "spec",
+        piceli_core::schema::PERSISTENT_VOLUME_CLAIM_SPEC,
+        PVC_OWNED,
+        &owner,
+    );
+    f.finish(
+        lw,
+        &[
+            "storage",
+            "access",
+            "class",
+            "labels",
+            "annotations",
+            "spec",
+        ],
+    );
     if let Some(storage) = storage {
         lw.app.pvcs.push(Pvc {
             name,
@@ -202,6 +266,8 @@ pub(super) fn pvc(lw: &mut Lower, item: &Item) {
             access_modes,
             storage_class,
             labels,
+            annotations,
+            spec,
         });
     }
 }

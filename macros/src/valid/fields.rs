@@ -69,6 +69,18 @@ impl<'a> Fields<'a> {
             .collect()
     }
 
+    /// Every entry not taken yet (then taken).
+    pub fn rest(&mut self) -> Vec<(&'a NameTok, &'a Value)> {
+        self.entries
+            .iter_mut()
+            .filter(|e| !e.2)
+            .map(|e| {
+                e.2 = true;
+                (e.0, e.1)
+            })
+            .collect()
+    }
+
     /// Report every key not taken, with the closest allowed key.
     pub fn finish(self, lw: &mut Lower, allowed: &[&str]) {
         for (k, _, used) in self.entries {
@@ -222,6 +234,19 @@ impl Lower {
         }
     }
 
+    /// The `labels:` and `annotations:` of an item, for that object alone.
+    pub fn meta(&mut self, f: &mut Fields, owner: &str) -> (Labels, Labels) {
+        let labels = f
+            .take("labels")
+            .map(|v| self.labels(v, &format!("{owner} › labels")))
+            .unwrap_or_default();
+        let annotations = f
+            .take("annotations")
+            .map(|v| self.labels(v, &format!("{owner} › annotations")))
+            .unwrap_or_default();
+        (labels, annotations)
+    }
+
     /// `{ key: "value", … }` labels or annotations.
     pub fn labels(&mut self, v: &Value, desc: &str) -> Labels {
         let mut out = Vec::new();
@@ -326,5 +351,10 @@ impl Lower {
 impl<'a> Fields<'a> {
     fn push(&mut self, k: &'a NameTok, v: &'a Value) {
         self.entries.push((k, v, false));
+    }
+
+    /// Add an entry taken from another map (e.g. the data keys of a ConfigMap's short form).
+    pub fn push_entry(&mut self, k: &'a NameTok, v: &'a Value) {
+        self.push(k, v);
     }
 }

@@ -5,11 +5,14 @@
 //! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token;
 //! all are reported in one build, shape problems first, then meaning problems in source order.
 
+mod blocks;
 mod config;
+mod container;
 mod fields;
 mod network;
 mod ops;
 mod policy;
+mod shortcuts;
 mod workload;
 
 use crate::ast::{Input, Item, NameTok, Sp, Value};

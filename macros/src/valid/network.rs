@@ -1,9 +1,11 @@
 //! Lowering Services, NetworkPolicies and Ingresses.
 
+use super::blocks::{INGRESS_OWNED, NETWORK_POLICY_OWNED, SERVICE_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
+use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
 pub(super) fn service(lw: &mut Lower, item: &Item) {
@@ -76,12 +78,8 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
     if let Some(v) = f.take("access") {
         s.access = access(lw, v, &owner);
     }
-    if let Some(v) = f.take("labels") {
-        s.labels = lw.labels(v, &format!("{owner} › labels"));
-    }
-    if let Some(v) = f.take("annotations") {
-        s.annotations = lw.labels(v, &format!("{owner} › annotations"));
-    }
+    (s.labels, s.annotations) = lw.meta(&mut f, &owner);
+    s.spec = lw.block(&mut f, "spec", schema::SERVICE_SPEC, SERVICE_OWNED, &owner);
     f.finish(
         lw,
         &[
@@ -92,6 +90,7 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
             "access",
             "labels",
             "annotations",
+            "spec",
         ],
     );
     lw.app.services.push(s);
@@ -203,7 +202,15 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
             }
         }
     }
-    f.finish(lw, &["from", "ports"]);
+    (n.labels, n.annotations) = lw.meta(&mut f, &owner);
+    n.spec = lw.block(
+        &mut f,
+        "spec",
+        schema::NETWORK_POLICY_SPEC,
+        NETWORK_POLICY_OWNED,
+        &owner,
+    );
+    f.finish(lw, &["from", "ports", "labels", "annotations", "spec"]);
     lw.app.network_policies.push(n);
 }
 
@@ -226,27 +233,62 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     i.tls_secret = f
         .take("tls")
         .and_then(|v| lw.name(v, format!("{owner} › tls")));
-    if let Some(v) = f.take("annotations") {
-        i.annotations = lw.labels(v, &format!("{owner} › annotations"));
-    }
+    (i.labels, i.annotations) = lw.meta(&mut f, &owner);
+    i.spec = lw.block(&mut f, "spec", schema::INGRESS_SPEC, INGRESS_OWNED, &owner);
     if let Some(v) = f.take("paths") {
-        let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
-        for (k, val) in pf.all() {
-            let desc = format!("{owner} › path {}", k.text);
-            let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-            let (svc, port) = match val {
-                Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
-                other => (other, None),
-            };
-            if let Some(service) = lw.name(svc, format!("{desc} › service")) {
-                i.paths.push(IngressPath {
-                    path,
-                    service,
-                    port,
-                });
-            }
+        ingress_paths(lw, v, None, &owner, &mut i.paths);
+    }
+    if let Some(v) = f.take("rules") {
+        let mut rf = Fields::of(lw, Some(v), format!("{owner} › rules"));
+        for (k, paths) in rf.all() {
+            let at = lw.loc(k.sp, format!("{owner} › rule {}", k.text));
+            let host = Spanned::new(k.text.clone(), at);
+            ingress_paths(lw, paths, Some(host), &owner, &mut i.paths);
         }
     }
-    f.finish(lw, &["host", "class", "tls", "paths", "annotations"]);
+    i.path_type = f
+        .take("path_type")
+        .and_then(|v| lw.str(v, format!("{owner} › path_type")));
+    f.finish(
+        lw,
+        &[
+            "host",
+            "class",
+            "tls",
+            "paths",
+            "rules",
+            "path_type",
+            "labels",
+            "annotations",
+            "spec",
+        ],
+    );
     lw.app.ingresses.push(i);
+}
+
+/// `{ "/": web => http, … }`: paths of one rule (the Ingress's `host:` when `host` is `None`).
+fn ingress_paths(
+    lw: &mut Lower,
+    v: &Value,
+    host: Option<Spanned<String>>,
+    owner: &str,
+    out: &mut Vec<IngressPath>,
+) {
+    let mut pf = Fields::of(lw, Some(v), format!("{owner} › paths"));
+    for (k, val) in pf.all() {
+        let desc = format!("{owner} › path {}", k.text);
+        let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+        let (svc, port) = match val {
+            Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
+            other => (other, None),
+        };
+        if let Some(service) = lw.name(svc, format!("{desc} › service")) {
+            out.push(IngressPath {
+                path,
+                service,
+                port,
+                host: host.clone(),
+            });
+        }
+    }
 }

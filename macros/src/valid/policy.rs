@@ -1,9 +1,11 @@
 //! Lowering autoscalers, disruption budgets, ServiceAccounts and RBAC.
 
+use super::blocks::{AUTOSCALER_OWNED, BUDGET_OWNED, SERVICE_ACCOUNT_OWNED};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
+use piceli_core::schema;
 
 pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
     let Some(name) = lw.item_name(item) else {
@@ -35,7 +37,26 @@ pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
     let memory_percent = f
         .take("memory")
         .and_then(|v| lw.int(v, format!("{owner} › memory")));
-    f.finish(lw, &["min", "max", "cpu", "memory"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    let spec = lw.block(
+        &mut f,
+        "spec",
+        schema::HORIZONTAL_POD_AUTOSCALER_SPEC,
+        AUTOSCALER_OWNED,
+        &owner,
+    );
+    f.finish(
+        lw,
+        &[
+            "min",
+            "max",
+            "cpu",
+            "memory",
+            "labels",
+            "annotations",
+            "spec",
+        ],
+    );
     if let (Some(min), Some(max)) = (min, max) {
         lw.app.autoscalers.push(Autoscaler {
             name,
@@ -44,6 +65,9 @@ pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
             max,
             cpu_percent,
             memory_percent,
+            labels,
+            annotations,
+            spec,
         });
     }
 }
@@ -63,12 +87,32 @@ pub(super) fn disruption_budget(lw: &mut Lower, item: &Item) {
     let max_unavailable = f
         .take("max_unavailable")
         .and_then(|v| lw.text(v, format!("{owner} › max_unavailable")));
-    f.finish(lw, &["min_available", "max_unavailable"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    let spec = lw.block(
+        &mut f,
+        "spec",
+        schema::POD_DISRUPTION_BUDGET_SPEC,
+        BUDGET_OWNED,
+        &owner,
+    );
+    f.finish(
+        lw,
+        &[
+            "min_available",
+            "max_unavailable",
+            "labels",
+            "annotations",
+            "spec",
+        ],
+    );
     lw.app.disruption_budgets.push(DisruptionBudget {
         name,
         protects,
         min_available,
         max_unavailable,
+        labels,
+        annotations,
+        spec,
     });
 }
 
@@ -77,12 +121,23 @@ pub(super) fn service_account(lw: &mut Lower, item: &Item) {
         return;
     };
     let owner = format!("service_account {}", name.v);
-    let mut f = Fields::of(lw, item.body.as_ref(), owner);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
     let automount_token = f.take("automount").and_then(|v| lw.bool(v));
-    f.finish(lw, &["automount"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    let spec = lw.block(
+        &mut f,
+        "spec",
+        schema::SERVICE_ACCOUNT,
+        SERVICE_ACCOUNT_OWNED,
+        &owner,
+    );
+    f.finish(lw, &["automount", "labels", "annotations", "spec"]);
     lw.app.service_accounts.push(ServiceAccountDecl {
         name,
         automount_token,
+        labels,
+        annotations,
+        spec,
     });
 }
 
@@ -122,11 +177,14 @@ pub(super) fn role(lw: &mut Lower, item: &Item) {
             rules.push(rule);
         }
     }
-    f.finish(lw, &["rules"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    f.finish(lw, &["rules", "labels", "annotations"]);
     lw.app.roles.push(RoleDecl {
         name,
         cluster,
         rules,
+        labels,
+        annotations,
     });
 }
 
@@ -153,13 +211,16 @@ pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
         .take("subjects")
         .map(|v| lw.name_list(v, &format!("{owner} › subjects")))
         .unwrap_or_default();
-    f.finish(lw, &["role", "subjects"]);
+    let (labels, annotations) = lw.meta(&mut f, &owner);
+    f.finish(lw, &["role", "subjects", "labels", "annotations"]);
     if let Some(role) = role {
         lw.app.role_bindings.push(RoleBindingDecl {
             name,
             cluster,
             role,
             subjects,
+            labels,
+            annotations,
         });
     }
 }

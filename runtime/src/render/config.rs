@@ -1,11 +1,12 @@
 //! The namespace, ConfigMaps, Secrets (redacted) and PersistentVolumeClaims.
 
 use super::Sink;
-use super::json;
 use super::meta::Cx;
 use super::workloads::claim_spec;
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, PersistentVolumeClaim, Secret};
+use piceli_core::schema;
 use std::collections::BTreeMap;
 
 /// The target's namespace, unless it is `default` (which always exists).
@@ -32,7 +33,7 @@ pub(super) fn config(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(json(
             "ConfigMap",
             &ConfigMap {
-                metadata: cx.meta(&c.name.v, &c.labels, &Vec::new()),
+                metadata: cx.meta(&c.name.v, &c.labels, &c.annotations),
                 data: Some(data),
                 ..ConfigMap::default()
             },
@@ -48,7 +49,7 @@ pub(super) fn config(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(json(
             "Secret",
             &Secret {
-                metadata: cx.meta(&s.name.v, &s.labels, &Vec::new()),
+                metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
                 type_: Some(
                     s.secret_type
                         .as_ref()
@@ -65,10 +66,10 @@ pub(super) fn config(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
 
 pub(super) fn storage(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for p in &cx.app.pvcs {
-        out.push(json(
+        let mut object = json(
             "PersistentVolumeClaim",
             &PersistentVolumeClaim {
-                metadata: cx.meta(&p.name.v, &p.labels, &Vec::new()),
+                metadata: cx.meta(&p.name.v, &p.labels, &p.annotations),
                 spec: Some(claim_spec(
                     &p.storage.v,
                     &p.access_modes,
@@ -76,7 +77,14 @@ pub(super) fn storage(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 )),
                 ..PersistentVolumeClaim::default()
             },
-        )?);
+        )?;
+        merge_block(
+            &mut object,
+            &["spec"],
+            &p.spec,
+            schema::PERSISTENT_VOLUME_CLAIM_SPEC,
+        );
+        out.push(object);
     }
     Ok(())
 }

@@ -163,6 +163,27 @@ pub fn to_json(objects: &[Value]) -> Result<String, Error> {
     serde_json::to_string_pretty(&list).map_err(|e| Error::Render(format!("JSON: {e}")))
 }
 
+/// Merge a block under the part of `object` at `path` (e.g. `["spec"]`): the block fills only what the
+/// DSL left unset. Nothing happens when the block is empty.
+pub(crate) fn merge_block(
+    object: &mut Value,
+    path: &[&str],
+    block: &piceli_core::model::Block,
+    ty: piceli_core::schema::TypeId,
+) {
+    if block.is_empty() {
+        return;
+    }
+    let mut at = object;
+    for p in path {
+        let Some(next) = at.get_mut(*p) else {
+            return;
+        };
+        at = next;
+    }
+    piceli_core::schema::merge::merge_under(at, &block.to_json(), ty);
+}
+
 /// Serialize a k8s-openapi object to JSON.
 pub(crate) fn json<T: serde::Serialize>(what: &str, object: &T) -> Result<Value, Error> {
     serde_json::to_value(object).map_err(|e| Error::Render(format!("{what}: {e}")))

@@ -1,14 +1,15 @@
 //! Services, Ingresses and NetworkPolicies.
 
 use super::Sink;
-use super::json;
 use super::meta::Cx;
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::networking::v1 as net;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use piceli_core::model::{PortRef, ServiceType};
+use piceli_core::schema;
 use std::collections::BTreeMap;
 
 fn int_or_string(p: &PortRef) -> IntOrString {
@@ -37,7 +38,7 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 ..core::ServicePort::default()
             })
             .collect();
-        out.push(json(
+        let mut object = json(
             "Service",
             &core::Service {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
@@ -50,58 +51,75 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 }),
                 ..core::Service::default()
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &s.spec, schema::SERVICE_SPEC);
+        out.push(object);
     }
     Ok(())
 }
 
 pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for i in &cx.app.ingresses {
-        let paths = i
-            .paths
-            .iter()
-            .map(|p| {
-                let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
-                    Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
-                        name: Some(n.v.clone()),
-                        number: None,
+        let path_type = i
+            .path_type
+            .as_ref()
+            .map(|t| t.v.clone())
+            .unwrap_or_else(|| "Prefix".to_string());
+        let backend = |p: &piceli_core::model::IngressPath| {
+            let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
+                Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
+                    name: Some(n.v.clone()),
+                    number: None,
+                }),
+                Some(PortRef::Number(n)) => Some(net::ServiceBackendPort {
+                    name: None,
+                    number: Some(n.v as i32),
+                }),
+                None => s.ports.first().map(|sp| net::ServiceBackendPort {
+                    name: None,
+                    number: Some(sp.port.v as i32),
+                }),
+            });
+            net::HTTPIngressPath {
+                path: Some(p.path.v.clone()),
+                path_type: path_type.clone(),
+                backend: net::IngressBackend {
+                    service: Some(net::IngressServiceBackend {
+                        name: p.service.v.clone(),
+                        port,
                     }),
-                    Some(PortRef::Number(n)) => Some(net::ServiceBackendPort {
-                        name: None,
-                        number: Some(n.v as i32),
-                    }),
-                    None => s.ports.first().map(|sp| net::ServiceBackendPort {
-                        name: None,
-                        number: Some(sp.port.v as i32),
-                    }),
-                });
-                net::HTTPIngressPath {
-                    path: Some(p.path.v.clone()),
-                    path_type: "Prefix".to_string(),
-                    backend: net::IngressBackend {
-                        service: Some(net::IngressServiceBackend {
-                            name: p.service.v.clone(),
-                            port,
-                        }),
-                        ..net::IngressBackend::default()
-                    },
+                    ..net::IngressBackend::default()
+                },
+            }
+        };
+        // One rule per host, in the order hosts first appear; `None` is the Ingress's `host:`.
+        let mut rules: Vec<net::IngressRule> = Vec::new();
+        for p in &i.paths {
+            let host = p.host.as_ref().or(i.host.as_ref()).map(|h| h.v.clone());
+            let path = backend(p);
+            match rules.iter_mut().find(|r| r.host == host) {
+                Some(r) => {
+                    if let Some(http) = r.http.as_mut() {
+                        http.paths.push(path);
+                    }
                 }
-            })
-            .collect();
-        let host = i.host.as_ref().map(|h| h.v.clone());
-        out.push(json(
+                None => rules.push(net::IngressRule {
+                    host,
+                    http: Some(net::HTTPIngressRuleValue { paths: vec![path] }),
+                }),
+            }
+        }
+        let hosts: Vec<String> = rules.iter().filter_map(|r| r.host.clone()).collect();
+        let mut object = json(
             "Ingress",
             &net::Ingress {
-                metadata: cx.meta(&i.name.v, &Vec::new(), &i.annotations),
+                metadata: cx.meta(&i.name.v, &i.labels, &i.annotations),
                 spec: Some(net::IngressSpec {
                     ingress_class_name: i.class.as_ref().map(|c| c.v.clone()),
-                    rules: Some(vec![net::IngressRule {
-                        host: host.clone(),
-                        http: Some(net::HTTPIngressRuleValue { paths }),
-                    }]),
+                    rules: Some(rules),
                     tls: i.tls_secret.as_ref().map(|t| {
                         vec![net::IngressTLS {
-                            hosts: host.map(|h| vec![h]),
+                            hosts: (!hosts.is_empty()).then_some(hosts),
                             secret_name: Some(t.v.clone()),
                         }]
                     }),
@@ -109,7 +127,9 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 }),
                 ..net::Ingress::default()
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &i.spec, schema::INGRESS_SPEC);
+        out.push(object);
     }
     for n in &cx.app.network_policies {
         let mut peers: Vec<net::NetworkPolicyPeer> = n
@@ -142,10 +162,10 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 })
                 .collect()
         });
-        out.push(json(
+        let mut object = json(
             "NetworkPolicy",
             &net::NetworkPolicy {
-                metadata: cx.meta(&n.name.v, &Vec::new(), &Vec::new()),
+                metadata: cx.meta(&n.name.v, &n.labels, &n.annotations),
                 spec: Some(net::NetworkPolicySpec {
                     pod_selector: Some(LabelSelector {
                         match_labels: Some(cx.selector(&n.applies_to.v)),
@@ -159,7 +179,9 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     ..net::NetworkPolicySpec::default()
                 }),
             },
-        )?);
+        )?;
+        merge_block(&mut object, &["spec"], &n.spec, schema::NETWORK_POLICY_SPEC);
+        out.push(object);
     }
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! ServiceAccounts and RBAC (first, so workloads can use them), autoscalers and disruption budgets.
 
 use super::Sink;
-use super::json;
 use super::meta::Cx;
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::autoscaling::v2 as hpa;
 use k8s_openapi::api::core::v1::ServiceAccount;
@@ -10,18 +10,20 @@ use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::rbac::v1 as rbac;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use piceli_core::schema;
 
 pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
-    let none = Vec::new();
     for s in &cx.app.service_accounts {
-        out.push(json(
+        let mut object = json(
             "ServiceAccount",
             &ServiceAccount {
-                metadata: cx.meta(&s.name.v, &none, &none),
+                metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
                 automount_service_account_token: s.automount_token,
                 ..ServiceAccount::default()
             },
-        )?);
+        )?;
+        merge_block(&mut object, &[], &s.spec, schema::SERVICE_ACCOUNT);
+        out.push(object);
     }
     for r in &cx.app.roles {
         let rules = r
@@ -44,7 +46,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             json(
                 "ClusterRole",
                 &rbac::ClusterRole {
-                    metadata: cx.cluster_meta(&r.name.v, &none, &none),
+                    metadata: cx.cluster_meta(&r.name.v, &r.labels, &r.annotations),
                     rules: Some(rules),
                     ..rbac::ClusterRole::default()
                 },
@@ -53,7 +55,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             json(
                 "Role",
                 &rbac::Role {
-                    metadata: cx.meta(&r.name.v, &none, &none),
+                    metadata: cx.meta(&r.name.v, &r.labels, &r.annotations),
                     rules: Some(rules),
                 },
             )?
@@ -94,7 +96,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             json(
                 "ClusterRoleBinding",
                 &rbac::ClusterRoleBinding {
-                    metadata: cx.cluster_meta(&b.name.v, &none, &none),
+                    metadata: cx.cluster_meta(&b.name.v, &b.labels, &b.annotations),
                     role_ref,
                     subjects: Some(subjects),
                 },
@@ -103,7 +105,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             json(
                 "RoleBinding",
                 &rbac::RoleBinding {
-                    metadata: cx.meta(&b.name.v, &none, &none),
+                    metadata: cx.meta(&b.name.v, &b.labels, &b.annotations),
                     role_ref,
                     subjects: Some(subjects),
                 },
@@ -121,7 +123,6 @@ fn int_or_percent(text: &str) -> IntOrString {
 }
 
 pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
-    let none = Vec::new();
     for a in &cx.app.autoscalers {
         let kind = cx
             .app
@@ -147,10 +148,10 @@ pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         if let Some(m) = &a.memory_percent {
             metrics.push(metric("memory", m.v));
         }
-        out.push(json(
+        let mut object = json(
             "HorizontalPodAutoscaler",
             &hpa::HorizontalPodAutoscaler {
-                metadata: cx.meta(&a.name.v, &none, &none),
+                metadata: cx.meta(&a.name.v, &a.labels, &a.annotations),
                 spec: Some(hpa::HorizontalPodAutoscalerSpec {
                     scale_target_ref: hpa::CrossVersionObjectReference {
                         api_version: Some("apps/v1".into()),
@@ -159,18 +160,25 @@ pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     },
                     min_replicas: Some(a.min.v as i32),
                     max_replicas: a.max.v as i32,
-                    metrics: Some(metrics),
+                    metrics: (!metrics.is_empty()).then_some(metrics),
                     ..hpa::HorizontalPodAutoscalerSpec::default()
                 }),
                 ..hpa::HorizontalPodAutoscaler::default()
             },
-        )?);
+        )?;
+        merge_block(
+            &mut object,
+            &["spec"],
+            &a.spec,
+            schema::HORIZONTAL_POD_AUTOSCALER_SPEC,
+        );
+        out.push(object);
     }
     for d in &cx.app.disruption_budgets {
-        out.push(json(
+        let mut object = json(
             "PodDisruptionBudget",
             &policy::PodDisruptionBudget {
-                metadata: cx.meta(&d.name.v, &none, &none),
+                metadata: cx.meta(&d.name.v, &d.labels, &d.annotations),
                 spec: Some(policy::PodDisruptionBudgetSpec {
                     selector: Some(LabelSelector {
                         match_labels: Some(cx.selector(&d.protects.v)),
@@ -182,7 +190,14 @@ pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 }),
                 ..policy::PodDisruptionBudget::default()
             },
-        )?);
+        )?;
+        merge_block(
+            &mut object,
+            &["spec"],
+            &d.spec,
+            schema::POD_DISRUPTION_BUDGET_SPEC,
+        );
+        out.push(object);
     }
     Ok(())
 }

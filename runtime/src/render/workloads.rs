@@ -1,8 +1,8 @@
 //! Workloads: pod templates, containers, probes and volumes, wrapped in their controller kind.
 
 use super::Sink;
-use super::json;
 use super::meta::{Cx, to_map};
+use super::{json, merge_block};
 use crate::error::Error;
 use k8s_openapi::api::apps::v1::{
     DaemonSet, DaemonSetSpec, Deployment, DeploymentSpec, StatefulSet, StatefulSetSpec,
@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use piceli_core::model::*;
+use piceli_core::schema;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -24,6 +25,39 @@ pub(super) fn workloads(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
 }
 
 fn workload(cx: &Cx, w: &Workload) -> Result<Value, Error> {
+    let mut object = generated(cx, w)?;
+    merge_blocks(&mut object, w);
+    Ok(object)
+}
+
+/// The workload's `spec:`, `pod:` and `container:` blocks, merged under what the DSL generated.
+fn merge_blocks(object: &mut Value, w: &Workload) {
+    merge_block(object, &["spec"], &w.spec, schema::workload_spec(w.kind));
+    let template: &[&str] = if w.kind == WorkloadKind::CronJob {
+        &["spec", "jobTemplate", "spec", "template", "spec"]
+    } else {
+        &["spec", "template", "spec"]
+    };
+    let Some(pod) = template
+        .iter()
+        .try_fold(&mut *object, |at, key| at.get_mut(*key))
+    else {
+        return;
+    };
+    for (list, containers) in [
+        ("containers", &w.containers),
+        ("initContainers", &w.init_containers),
+    ] {
+        for (i, c) in containers.iter().enumerate() {
+            if let Some(rendered) = pod.get_mut(list).and_then(|l| l.get_mut(i)) {
+                merge_block(rendered, &[], &c.block, schema::CONTAINER);
+            }
+        }
+    }
+    merge_block(pod, &[], &w.pod, schema::POD_SPEC);
+}
+
+fn generated(cx: &Cx, w: &Workload) -> Result<Value, Error> {
     let meta = cx.meta(&w.name.v, &w.labels, &w.annotations);
     let selector = LabelSelector {
         match_labels: Some(cx.selector(&w.name.v)),
@@ -118,7 +152,7 @@ fn job_spec(w: &Workload, template: core::PodTemplateSpec) -> JobSpec {
 
 fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
     let mut labels = cx.base_labels();
-    labels.extend(to_map(&w.labels));
+    labels.extend(to_map(&w.pod_labels));
     labels.extend(cx.selector(&w.name.v));
     let restart_policy = if w.kind.runs_to_completion() {
         Some(
@@ -130,15 +164,35 @@ fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
     } else {
         None
     };
+    let restricted = w.security.as_ref().is_some_and(|s| s.v == "restricted");
     core::PodTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: Some(labels),
+            annotations: (!w.pod_annotations.is_empty()).then(|| to_map(&w.pod_annotations)),
             ..ObjectMeta::default()
         }),
         spec: Some(core::PodSpec {
-            containers: w.containers.iter().map(container).collect(),
-            init_containers: (!w.init_containers.is_empty())
-                .then(|| w.init_containers.iter().map(container).collect()),
+            containers: w
+                .containers
+                .iter()
+                .map(|c| container(c, restricted))
+                .collect(),
+            init_containers: (!w.init_containers.is_empty()).then(|| {
+                w.init_containers
+                    .iter()
+                    .map(|c| container(c, restricted))
+                    .collect()
+            }),
+            security_context: restricted.then(|| core::PodSecurityContext {
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(core::SeccompProfile {
+                    type_: "RuntimeDefault".into(),
+                    ..core::SeccompProfile::default()
+                }),
+                ..core::PodSecurityContext::default()
+            }),
+            topology_spread_constraints: (!w.spread.is_empty())
+                .then(|| w.spread.iter().map(|s| spread(cx, w, &s.v)).collect()),
             volumes: (!w.volumes.is_empty()).then(|| w.volumes.iter().map(volume).collect()),
             service_account_name: w.service_account.as_ref().map(|s| s.v.clone()),
             node_selector: (!w.node_selector.is_empty()).then(|| to_map(&w.node_selector)),
@@ -152,14 +206,42 @@ fn strings(list: &[piceli_core::Spanned<String>]) -> Option<Vec<String>> {
     (!list.is_empty()).then(|| list.iter().map(|s| s.v.clone()).collect())
 }
 
-fn container(c: &Container) -> core::Container {
+/// `spread: zones | hosts`: at most one more pod in one zone (or node) than in another, when possible.
+fn spread(cx: &Cx, w: &Workload, over: &str) -> core::TopologySpreadConstraint {
+    core::TopologySpreadConstraint {
+        max_skew: 1,
+        topology_key: if over == "hosts" {
+            "kubernetes.io/hostname"
+        } else {
+            "topology.kubernetes.io/zone"
+        }
+        .into(),
+        when_unsatisfiable: "ScheduleAnyway".into(),
+        label_selector: Some(LabelSelector {
+            match_labels: Some(cx.selector(&w.name.v)),
+            ..LabelSelector::default()
+        }),
+        ..core::TopologySpreadConstraint::default()
+    }
+}
+
+fn container(c: &Container, restricted: bool) -> core::Container {
     core::Container {
+        security_context: restricted.then(|| core::SecurityContext {
+            allow_privilege_escalation: Some(false),
+            capabilities: Some(core::Capabilities {
+                drop: Some(vec!["ALL".into()]),
+                ..core::Capabilities::default()
+            }),
+            ..core::SecurityContext::default()
+        }),
         name: c.name.v.clone(),
         image: Some(c.image.v.clone()),
         image_pull_policy: c.pull_policy.as_ref().map(|p| p.v.clone()),
         command: strings(&c.command),
         args: strings(&c.args),
         env: (!c.env.is_empty()).then(|| c.env.iter().map(env_var).collect()),
+        env_from: (!c.env_from.is_empty()).then(|| c.env_from.iter().map(env_from).collect()),
         ports: (!c.ports.is_empty()).then(|| {
             c.ports
                 .iter()
@@ -188,6 +270,25 @@ fn container(c: &Container) -> core::Container {
                 .collect()
         }),
         ..core::Container::default()
+    }
+}
+
+fn env_from(e: &EnvFrom) -> core::EnvFromSource {
+    match e {
+        EnvFrom::ConfigMap(n) => core::EnvFromSource {
+            config_map_ref: Some(core::ConfigMapEnvSource {
+                name: n.v.clone(),
+                ..core::ConfigMapEnvSource::default()
+            }),
+            ..core::EnvFromSource::default()
+        },
+        EnvFrom::Secret(n) => core::EnvFromSource {
+            secret_ref: Some(core::SecretEnvSource {
+                name: n.v.clone(),
+                ..core::SecretEnvSource::default()
+            }),
+            ..core::EnvFromSource::default()
+        },
     }
 }
 
@@ -275,6 +376,15 @@ fn probe(p: &Probe) -> core::Probe {
             out.http_get = Some(core::HTTPGetAction {
                 path: Some(path.v.clone()),
                 port: port(at),
+                http_headers: (!p.headers.is_empty()).then(|| {
+                    p.headers
+                        .iter()
+                        .map(|(k, v)| core::HTTPHeader {
+                            name: k.v.clone(),
+                            value: v.v.clone(),
+                        })
+                        .collect()
+                }),
                 ..core::HTTPGetAction::default()
             })
         }

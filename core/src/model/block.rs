@@ -1,0 +1,88 @@
+//! Schema-checked blocks (`pod: { … }`, `container: { … }`, `spec: { … }`): API fields as written.
+//!
+//! A block keeps the API's own field names and every value's location, so the schema check
+//! ([`crate::schema::check`]) points at the offending key or value, at compile time and (for values
+//! written as Rust expressions) at run time. Rendering merges it under what the DSL generates.
+
+use crate::spanned::{Loc, Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// A value in a block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum BlockValue {
+    /// A string (also a Rust expression giving one).
+    Str(Spanned<String>),
+    /// An integer (also a Rust expression giving one).
+    Int(Spanned<i64>),
+    /// A decimal number.
+    Float(Spanned<f64>),
+    /// `true` or `false`.
+    Bool(Spanned<bool>),
+    /// `[ … ]`.
+    List(Loc, Vec<BlockValue>),
+    /// `{ key: value, … }`, keys as written.
+    Map(Block),
+}
+
+/// A map in a block: `{ key: value, … }`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// Where the braces are.
+    pub at: Loc,
+    /// Entries in source order.
+    pub entries: Vec<(Name, BlockValue)>,
+}
+
+impl Block {
+    /// Whether the block sets nothing.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value of `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&BlockValue> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k.v == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The block as JSON (keys in source order within serde_json's map).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.entries
+                .iter()
+                .map(|(k, v)| (k.v.clone(), v.to_json()))
+                .collect(),
+        )
+    }
+}
+
+impl BlockValue {
+    /// Where the value is.
+    pub fn at(&self) -> Loc {
+        match self {
+            BlockValue::Str(s) => s.at,
+            BlockValue::Int(n) => n.at,
+            BlockValue::Float(f) => f.at,
+            BlockValue::Bool(b) => b.at,
+            BlockValue::List(at, _) => *at,
+            BlockValue::Map(m) => m.at,
+        }
+    }
+
+    /// The value as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            BlockValue::Str(s) => Value::String(s.v.clone()),
+            BlockValue::Int(n) => Value::from(n.v),
+            BlockValue::Float(f) => serde_json::Number::from_f64(f.v)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            BlockValue::Bool(b) => Value::Bool(b.v),
+            BlockValue::List(_, items) => Value::Array(items.iter().map(Self::to_json).collect()),
+            BlockValue::Map(m) => m.to_json(),
+        }
+    }
+}

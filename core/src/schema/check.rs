@@ -1,0 +1,371 @@
+//! Checking a block against its API type: unknown fields (with did-you-mean), value types, enum values,
+//! required fields and list-item keys, quantities and percentages by the DSL's own rules.
+//!
+//! One problem per mistake: a field that is unknown or has the wrong type is not looked into further.
+
+use super::{Field, ListKind, Shape, TypeId};
+use crate::codes::Code;
+use crate::diag::Diagnostic;
+use crate::model::{Block, BlockValue};
+use crate::rules::{self, did_you_mean};
+use crate::spanned::Name;
+
+/// Every problem in `block`, read as an object of type `root`; `what` names the block in messages
+/// (`deployment web › pod`). Required fields are not asked for in the root nor in the objects at
+/// `generated` (dotted field paths, e.g. `jobTemplate.spec`): the DSL generates those (a PodSpec's
+/// `containers`, a Container's `name`, a CronJob's job template).
+pub fn check(
+    block: &Block,
+    root: TypeId,
+    what: &str,
+    generated: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
+    let cx = Walk { generated };
+    cx.fields(block, root, what, "", out);
+}
+
+struct Walk<'g> {
+    generated: &'g [&'g str],
+}
+
+impl Walk<'_> {
+    fn fields(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
+        for (key, value) in &block.entries {
+            let inner = if path.is_empty() {
+                key.v.clone()
+            } else {
+                format!("{path}.{}", key.v)
+            };
+            match ty.field(&key.v) {
+                Some(field) => self.value(
+                    &field.shape,
+                    Some(&key.v),
+                    value,
+                    &format!("{what} › {}", key.v),
+                    &inner,
+                    out,
+                ),
+                None => out.push(unknown(key, ty, what)),
+            }
+        }
+    }
+
+    fn object(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
+        self.fields(block, ty, what, path, out);
+        if self.generated.contains(&path) {
+            return;
+        }
+        let missing: Vec<&str> = ty
+            .def()
+            .fields
+            .iter()
+            .filter(|f| f.required && block.get(f.name).is_none())
+            .map(|f| f.name)
+            .collect();
+        if !missing.is_empty() {
+            let list = missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let example = missing
+                .iter()
+                .filter_map(|m| ty.field(m))
+                .map(|f| format!("{}: {}", f.name, f.shape.example()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            out.push(Diagnostic::new(
+                Code::ApiFieldMissing,
+                block.at,
+                format!("{what} lacks {list} (required in {})", ty.short_name()),
+                format!("add {example}"),
+            ));
+        }
+    }
+}
+
+fn unknown(key: &Name, ty: TypeId, what: &str) -> Diagnostic {
+    let names = ty.def().fields.iter().map(|f| f.name);
+    let squashed = key.v.replace(['_', '-'], "");
+    let help = match did_you_mean(&key.v, names.clone())
+        .or_else(|| names.clone().find(|n| n.eq_ignore_ascii_case(&squashed)))
+    {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!(
+            "the fields of {} are: {}",
+            ty.short_name(),
+            ty.def()
+                .fields
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Diagnostic::new(
+        Code::UnknownApiField,
+        key.at,
+        format!("{} has no field `{}` (in {what})", ty.short_name(), key.v),
+        help,
+    )
+}
+
+impl Walk<'_> {
+    fn value(
+        &self,
+        shape: &Shape,
+        key: Option<&str>,
+        v: &BlockValue,
+        what: &str,
+        path: &str,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        match (shape, v) {
+            (Shape::Any, _)
+            | (Shape::String, BlockValue::Str(_))
+            | (Shape::Integer, BlockValue::Int(_))
+            | (Shape::Number, BlockValue::Int(_) | BlockValue::Float(_))
+            | (Shape::Boolean, BlockValue::Bool(_))
+            | (Shape::Quantity, BlockValue::Int(_) | BlockValue::Float(_))
+            | (Shape::IntOrString, BlockValue::Int(_)) => {}
+            (Shape::Quantity, BlockValue::Str(s)) => {
+                let bytes = matches!(key, Some("memory" | "storage" | "ephemeral-storage"));
+                let verdict = if bytes {
+                    rules::memory_quantity(&s.v).map(|_| ())
+                } else {
+                    rules::parse_quantity(&s.v).map(|_| ())
+                };
+                if let Err(e) = verdict {
+                    let code = if bytes && s.v.ends_with('m') && rules::parse_quantity(&s.v).is_ok()
+                    {
+                        Code::MilliMemory
+                    } else {
+                        Code::InvalidQuantity
+                    };
+                    out.push(Diagnostic::new(code, s.at, e.message, e.help));
+                }
+            }
+            (Shape::IntOrString, BlockValue::Str(s)) => {
+                if matches!(
+                    key,
+                    Some("maxSurge" | "maxUnavailable" | "minAvailable" | "partition")
+                ) && let Err(e) = rules::percent_or_int(&s.v)
+                {
+                    out.push(Diagnostic::new(Code::InvalidValue, s.at, e.message, e.help));
+                }
+            }
+            (Shape::Enum(values), BlockValue::Str(s)) => {
+                if !values.contains(&s.v.as_str()) {
+                    let listed = values
+                        .iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let help = match did_you_mean(&s.v, values.iter().copied()) {
+                        Some(best) => {
+                            format!("did you mean \"{best}\"? ({what} is one of {listed})")
+                        }
+                        None => format!("{what} is one of {listed}"),
+                    };
+                    out.push(Diagnostic::new(
+                        Code::ApiEnumValue,
+                        s.at,
+                        format!("\"{}\" is not a value of {what}", s.v),
+                        help,
+                    ));
+                }
+            }
+            (Shape::Object(t), BlockValue::Map(m)) => self.object(m, *t, what, path, out),
+            (Shape::Map(inner), BlockValue::Map(m)) => {
+                for (k, item) in &m.entries {
+                    let at = format!("{what} › {}", k.v);
+                    self.value(inner, Some(&k.v), item, &at, path, out);
+                }
+            }
+            (Shape::List(item, kind), BlockValue::List(_, items)) => {
+                for (i, entry) in items.iter().enumerate() {
+                    let at = format!("{what}[{i}]");
+                    if let (ListKind::Map([merge_key, ..]), BlockValue::Map(m)) = (kind, entry)
+                        && m.get(merge_key).is_none()
+                        && !item_requires(item, merge_key)
+                    {
+                        out.push(Diagnostic::new(
+                        Code::ApiFieldMissing,
+                        m.at,
+                        format!("this item of {what} has no `{merge_key}`"),
+                        format!(
+                            "items of {what} are identified by `{merge_key}`: add `{merge_key}: {}`",
+                            item_field(item, merge_key)
+                                .map(|f| f.shape.example())
+                                .unwrap_or_else(|| "…".into())
+                        ),
+                    ));
+                    }
+                    self.value(item, None, entry, &at, path, out);
+                }
+            }
+            (expected, found) => out.push(Diagnostic::new(
+                Code::ApiFieldType,
+                found.at(),
+                format!(
+                    "{what} takes {}, not {}",
+                    expected.describe(),
+                    describe(found)
+                ),
+                format!("write e.g. `{}`", expected.example()),
+            )),
+        }
+    }
+}
+
+/// The item type's own `required` already reports a missing key; do not report it twice.
+fn item_requires(item: &Shape, key: &str) -> bool {
+    item_field(item, key).is_some_and(|f| f.required)
+}
+
+fn item_field(item: &Shape, key: &str) -> Option<&'static Field> {
+    match item {
+        Shape::Object(t) => t.field(key),
+        _ => None,
+    }
+}
+
+fn describe(v: &BlockValue) -> &'static str {
+    match v {
+        BlockValue::Str(_) => "a string",
+        BlockValue::Int(_) => "an integer",
+        BlockValue::Float(_) => "a decimal number",
+        BlockValue::Bool(_) => "a boolean",
+        BlockValue::List(..) => "a list",
+        BlockValue::Map(_) => "a map",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{CONTAINER, DEPLOYMENT_SPEC, POD_SPEC};
+    use crate::spanned::{Loc, Spanned};
+
+    fn key(k: &str, at: u32) -> Name {
+        Spanned::new(k.to_string(), Loc(at))
+    }
+    fn s(v: &str, at: u32) -> BlockValue {
+        BlockValue::Str(Spanned::new(v.to_string(), Loc(at)))
+    }
+    fn map(at: u32, entries: Vec<(Name, BlockValue)>) -> BlockValue {
+        BlockValue::Map(Block {
+            at: Loc(at),
+            entries,
+        })
+    }
+    fn run(root: TypeId, entries: Vec<(Name, BlockValue)>) -> Vec<(Code, u32, String, String)> {
+        let mut out = Vec::new();
+        check(
+            &Block {
+                at: Loc(0),
+                entries,
+            },
+            root,
+            "x",
+            &[],
+            &mut out,
+        );
+        out.into_iter()
+            .map(|d| (d.code, d.at.0, d.message, d.help))
+            .collect()
+    }
+
+    #[test]
+    fn unknown_field_suggests_the_schema_name() {
+        let got = run(
+            POD_SPEC,
+            vec![(key("tolerationz", 1), BlockValue::List(Loc(2), vec![]))],
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, Code::UnknownApiField);
+        assert_eq!(got[0].1, 1);
+        assert_eq!(got[0].3, "did you mean `tolerations`?");
+        let got = run(
+            CONTAINER,
+            vec![(key("image_pull_policy", 1), s("Always", 2))],
+        );
+        assert_eq!(got[0].3, "did you mean `imagePullPolicy`?");
+    }
+
+    #[test]
+    fn wrong_type_enum_and_required() {
+        let sc = map(2, vec![(key("runAsUser", 3), s("root", 4))]);
+        let got = run(CONTAINER, vec![(key("securityContext", 1), sc)]);
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].0, got[0].1), (Code::ApiFieldType, 4));
+        assert!(
+            got[0].2.contains("takes an integer, not a string"),
+            "{}",
+            got[0].2
+        );
+
+        let got = run(
+            CONTAINER,
+            vec![(key("imagePullPolicy", 1), s("Allways", 2))],
+        );
+        assert_eq!((got[0].0, got[0].1), (Code::ApiEnumValue, 2));
+        assert!(
+            got[0].3.starts_with("did you mean \"Always\"?"),
+            "{}",
+            got[0].3
+        );
+
+        let tsc = map(
+            3,
+            vec![(key("maxSkew", 4), BlockValue::Int(Spanned::new(1, Loc(5))))],
+        );
+        let got = run(
+            POD_SPEC,
+            vec![(
+                key("topologySpreadConstraints", 1),
+                BlockValue::List(Loc(2), vec![tsc]),
+            )],
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].0, got[0].1), (Code::ApiFieldMissing, 3));
+        assert!(
+            got[0].2.contains("`topologyKey`, `whenUnsatisfiable`"),
+            "{}",
+            got[0].2
+        );
+    }
+
+    #[test]
+    fn list_items_need_their_merge_key_and_quantities_are_checked() {
+        let vol = map(3, vec![(key("emptyDir", 4), map(5, vec![]))]);
+        let got = run(
+            POD_SPEC,
+            vec![(key("volumes", 1), BlockValue::List(Loc(2), vec![vol]))],
+        );
+        // `name` is required by Volume itself: one error, not two.
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!((got[0].0, got[0].1), (Code::ApiFieldMissing, 3));
+        let port = map(3, vec![(key("name", 4), s("http", 5))]);
+        let got = run(
+            CONTAINER,
+            vec![(key("ports", 1), BlockValue::List(Loc(2), vec![port]))],
+        );
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].2.contains("`containerPort`"), "{}", got[0].2);
+        let limits = map(3, vec![(key("memory", 4), s("512m", 5))]);
+        let res = map(2, vec![(key("limits", 6), limits)]);
+        let got = run(CONTAINER, vec![(key("resources", 1), res)]);
+        assert_eq!((got[0].0, got[0].1), (Code::MilliMemory, 5));
+        let strategy = map(
+            2,
+            vec![(
+                key("rollingUpdate", 3),
+                map(4, vec![(key("maxSurge", 5), s("120%", 6))]),
+            )],
+        );
+        let got = run(DEPLOYMENT_SPEC, vec![(key("strategy", 1), strategy)]);
+        assert_eq!((got[0].0, got[0].1), (Code::InvalidValue, 6));
+    }
+}
