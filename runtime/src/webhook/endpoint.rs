@@ -93,12 +93,14 @@ pub(crate) struct MutateEndpoint<T: kube::Resource> {
 impl<T: AdmissionObject> Endpoint for ValidateEndpoint<T> {
     fn begin(&self, body: &[u8]) -> Result<BoxFuture<Decision>, MalformedReview> {
         let (req, to, dry_run) = read::<T>(body)?;
-        let work = (self.validator.call)(req).map(|out| {
-            out.map(|v| match v.allowed {
+        // Called inside the future, so that a sync handler's panic is caught with the rest.
+        let call = self.validator.call.clone();
+        let work = async move {
+            call(req).await.map(|v| match v.allowed {
                 true => Answer::allowed(v.warnings),
                 false => Answer::denied(v.message.unwrap_or_default(), v.warnings),
             })
-        });
+        };
         Ok(finish(self.name.clone(), self.options, to, dry_run, work))
     }
 }
@@ -179,9 +181,7 @@ fn finish(
                     format!("did not answer within {:?}", options.timeout),
                 )
             })
-            .and_then(|caught| {
-                caught.map_err(|panic| (FailureKind::Panic, panic_message(&*panic)))
-            })
+            .and_then(|caught| caught.map_err(|panic| (FailureKind::Panic, panic_message(&*panic))))
             .and_then(|out| out.map_err(|e| (FailureKind::Error, e)));
         let (answer, failure) = match outcome {
             Ok(answer) => (answer, None),

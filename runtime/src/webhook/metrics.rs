@@ -73,7 +73,10 @@ pub(crate) struct ServerMetrics {
 }
 
 /// The Prometheus text exposition of every counter.
-pub(crate) fn render<'a>(server: &ServerMetrics, routes: impl Iterator<Item = &'a Route>) -> String {
+pub(crate) fn render<'a>(
+    server: &ServerMetrics,
+    routes: impl Iterator<Item = &'a Route>,
+) -> String {
     let mut routes: Vec<&Route> = routes.collect();
     routes.sort_by_key(|r| r.path());
     let mut out = String::with_capacity(4096);

@@ -19,6 +19,8 @@
 //! ```
 
 mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
 mod error;
 #[cfg(test)]
 mod fixtures;

@@ -148,10 +148,17 @@ mod tests {
     fn a_patch_that_does_not_apply_is_a_failure_with_the_reason() {
         let mut now = json!({"metadata": {}});
         let ops: json_patch::Patch =
-            serde_json::from_value(json!([{"op": "remove", "path": "/spec/replicas"}])).expect("ops");
+            serde_json::from_value(json!([{"op": "remove", "path": "/spec/replicas"}]))
+                .expect("ops");
         let err = Mutation::patch(ops).apply_to(&mut now).unwrap_err();
-        assert!(err.starts_with("the handler's JSON Patch does not apply"), "{err}");
-        assert_eq!(Mutation::deny("no").apply_to(&mut now), Ok(Some("no".into())));
+        assert!(
+            err.starts_with("the handler's JSON Patch does not apply"),
+            "{err}"
+        );
+        assert_eq!(
+            Mutation::deny("no").apply_to(&mut now),
+            Ok(Some("no".into()))
+        );
         assert_eq!(Mutation::none().apply_to(&mut now), Ok(None));
         assert_eq!(now, json!({"metadata": {}}));
     }

@@ -146,8 +146,8 @@ impl<T: kube::Resource> Request<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::apps::v1::Deployment;
     use crate::webhook::fixtures::deployment_review as review;
+    use k8s_openapi::api::apps::v1::Deployment;
     use serde_json::json;
 
     #[test]
@@ -170,7 +170,10 @@ mod tests {
     #[test]
     fn malformed_reviews_say_what_is_wrong() {
         let err = Request::<Deployment>::from_review_json(b"{not json").unwrap_err();
-        assert!(err.to_string().starts_with("malformed AdmissionReview: "), "{err}");
+        assert!(
+            err.to_string().starts_with("malformed AdmissionReview: "),
+            "{err}"
+        );
         let no_request = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#;
         let err = Request::<Deployment>::from_review_json(no_request).unwrap_err();
         assert_eq!(err.0, "the review has no `request`");

@@ -73,12 +73,15 @@ impl Answer {
             response: ResponseOut {
                 uid: &to.uid,
                 allowed: self.allowed,
-                status: self.refusal.as_ref().map(|(code, reason, message)| StatusOut {
-                    status: "Failure",
-                    code: *code,
-                    reason,
-                    message,
-                }),
+                status: self
+                    .refusal
+                    .as_ref()
+                    .map(|(code, reason, message)| StatusOut {
+                        status: "Failure",
+                        code: *code,
+                        reason,
+                        message,
+                    }),
                 patch_type: patch.as_ref().map(|_| "JSONPatch"),
                 patch,
                 warnings: &self.warnings,

@@ -142,6 +142,8 @@ impl Server {
         builder.http2().timer(TokioTimer::new());
         let builder = Arc::new(builder);
         let graceful = GracefulShutdown::new();
+        // Handshakes still running at shutdown are dropped rather than waited for.
+        let (stopping, handshakes_stop) = tokio::sync::watch::channel(false);
         shared.ready.store(true, Ordering::Relaxed);
         tokio::pin!(shutdown);
         loop {
@@ -157,6 +159,7 @@ impl Server {
                             builder.clone(),
                             shared.clone(),
                             graceful.watcher(),
+                            handshakes_stop.clone(),
                             options.handshake_timeout,
                         ));
                     }
@@ -170,6 +173,7 @@ impl Server {
         }
         shared.ready.store(false, Ordering::Relaxed);
         drop(listener);
+        let _ = stopping.send(true);
         if tokio::time::timeout(options.shutdown_grace, graceful.shutdown())
             .await
             .is_err()
@@ -225,10 +229,16 @@ async fn connection(
     builder: Arc<auto::Builder<TokioExecutor>>,
     shared: Arc<Shared>,
     watcher: Watcher,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
     handshake_timeout: Duration,
 ) {
     let _ = tcp.set_nodelay(true);
-    let tls = match tokio::time::timeout(handshake_timeout, acceptor.accept(tcp)).await {
+    let handshake = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp));
+    let tls = tokio::select! {
+        done = handshake => done,
+        _ = stopping.wait_for(|stop| *stop) => return,
+    };
+    let tls = match tls {
         Ok(Ok(tls)) => tls,
         _ => {
             shared

@@ -56,13 +56,7 @@ impl ReloadingCert {
         if loaded.0 == cert && loaded.1 == key {
             return Ok(false);
         }
-        let certified = certified(
-            &cert,
-            &key,
-            &self.cert_path,
-            &self.key_path,
-            &self.provider,
-        )?;
+        let certified = certified(&cert, &key, &self.cert_path, &self.key_path, &self.provider)?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(certified);
         *loaded = (cert, key);
         Ok(true)
