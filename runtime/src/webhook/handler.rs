@@ -12,6 +12,9 @@ use super::verdict::{IntoVerdict, Verdict};
 
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+/// An erased handler: the request in, the answer (or the handler's failure) out.
+type ErasedFn<T, A> = Arc<dyn Fn(Request<T>) -> BoxFuture<Result<A, String>> + Send + Sync>;
+
 /// A validating webhook as a type (the knete class style). Write the method as a plain `async fn`:
 ///
 /// ```
@@ -46,7 +49,7 @@ pub trait Mutate: Send + Sync + 'static {
 
 /// A validating handler, type-erased: what [`Webhooks`](super::Webhooks) stores.
 pub struct Validator<T: kube::Resource> {
-    pub(crate) call: Arc<dyn Fn(Request<T>) -> BoxFuture<Result<Verdict, String>> + Send + Sync>,
+    pub(crate) call: ErasedFn<T, Verdict>,
 }
 
 /// A mutating handler, type-erased; build one with [`mutator`] to list handlers of different types in a
@@ -54,7 +57,7 @@ pub struct Validator<T: kube::Resource> {
 pub struct Mutator<T: kube::Resource> {
     /// The handler's Rust path (for failure messages).
     pub(crate) label: &'static str,
-    pub(crate) call: Arc<dyn Fn(Request<T>) -> BoxFuture<Result<Mutation, String>> + Send + Sync>,
+    pub(crate) call: ErasedFn<T, Mutation>,
 }
 
 impl<T: kube::Resource> Clone for Mutator<T> {
