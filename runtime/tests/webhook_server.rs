@@ -357,3 +357,42 @@ async fn unreadable_or_mismatched_tls_files_and_bad_names_refuse_to_start() {
     );
     let _ = support::read(&certs.cert());
 }
+
+#[tokio::test]
+async fn slow_handshakes_and_slow_headers_are_cut_off() {
+    use tokio::io::AsyncReadExt;
+    let certs = Certs::new();
+    let mut opts = options(&certs);
+    opts.handshake_timeout = Duration::from_millis(200);
+    opts.header_timeout = Duration::from_millis(200);
+    let server = Running::start_with(hooks(), opts).await;
+    let mut silent = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
+        .await
+        .expect("the server closes a connection that never handshakes");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+
+    let mut slow = support::tls(server.addr, &certs, &[b"http/1.1"]).await;
+    slow.write_all(b"POST /validate/no-latest-tag HTTP/1.1\r\nHost: a\r\n")
+        .await
+        .expect("write");
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), slow.read_to_end(&mut rest))
+        .await
+        .expect("the server gives up on headers that never end");
+    assert!(
+        read.is_err() || !String::from_utf8_lossy(&rest).contains("200 OK"),
+        "{rest:?}"
+    );
+
+    let mut c = Http1::connect(server.addr, &certs).await;
+    let m = c.get("/metrics").await.text();
+    assert_eq!(
+        metric(&m, "piceli_webhook_tls_handshake_failures_total"),
+        1.0
+    );
+    server.stop().await;
+}
