@@ -79,13 +79,13 @@ pub(crate) trait Endpoint: Send + Sync {
 }
 
 pub(crate) struct ValidateEndpoint<T: kube::Resource> {
-    pub name: String,
+    pub name: Arc<str>,
     pub options: WebhookOptions,
     pub validator: Validator<T>,
 }
 
 pub(crate) struct MutateEndpoint<T: kube::Resource> {
-    pub name: String,
+    pub name: Arc<str>,
     pub options: WebhookOptions,
     pub mutators: Arc<[Mutator<T>]>,
 }
@@ -166,7 +166,7 @@ async fn run_chain<T: AdmissionObject>(
 
 /// Bounds the handler in time, catches its panic, and turns its outcome into the response.
 fn finish(
-    name: String,
+    name: Arc<str>,
     options: WebhookOptions,
     to: ReplyTo,
     dry_run: bool,

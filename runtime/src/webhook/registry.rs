@@ -69,7 +69,7 @@ impl Webhooks {
         handler: impl ValidateHandler<T, M>,
     ) -> Webhooks {
         let endpoint = ValidateEndpoint {
-            name: name.to_string(),
+            name: name.into(),
             options,
             validator: handler.into_validator(),
         };
@@ -114,7 +114,7 @@ impl Webhooks {
         mutators: impl MutatorChain<T, M>,
     ) -> Webhooks {
         let endpoint = MutateEndpoint {
-            name: name.to_string(),
+            name: name.into(),
             options,
             mutators: mutators.into_mutators().into(),
         };
