@@ -234,11 +234,17 @@ async fn http2_and_http1_keep_alive_serve_many_requests_per_connection() {
             .await;
         assert_eq!(r.json()["response"]["uid"], format!("h1-{i}"));
     }
+    // A client that offers no ALPN: the server detects HTTP/1.1 from the first bytes.
+    let mut plain = Http1::connect_offering(server.addr, &certs, &[]).await;
+    let r = plain
+        .post(PATH, deployment_review("plain", &["a:1"], false))
+        .await;
+    assert_eq!(r.json()["response"]["uid"], "plain");
     let m = h1.get("/metrics").await.text();
     assert_eq!(
         metric(&m, "piceli_webhook_connections_total"),
-        2.0,
-        "13 requests on 2 connections"
+        3.0,
+        "14 requests on 3 connections"
     );
     server.stop().await;
 }

@@ -198,7 +198,12 @@ pub struct Http1 {
 
 impl Http1 {
     pub async fn connect(addr: SocketAddr, certs: &Certs) -> Http1 {
-        let stream = tls(addr, certs, &[b"http/1.1"]).await;
+        Http1::connect_offering(addr, certs, &[b"http/1.1"]).await
+    }
+
+    /// A connection whose client offers `alpn` (none: the server detects the protocol).
+    pub async fn connect_offering(addr: SocketAddr, certs: &Certs, alpn: &[&[u8]]) -> Http1 {
+        let stream = tls(addr, certs, alpn).await;
         let cert = served_cert(&stream);
         let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await

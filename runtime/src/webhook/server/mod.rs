@@ -133,14 +133,7 @@ impl Server {
             shared.clone(),
             options.reload_interval,
         ));
-        let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(options.header_timeout)
-            .keep_alive(true);
-        builder.http2().timer(TokioTimer::new());
-        let builder = Arc::new(builder);
+        let builder = Arc::new(Protocols::new(options.header_timeout));
         let graceful = GracefulShutdown::new();
         // Handshakes still running at shutdown are dropped rather than waited for.
         let (stopping, handshakes_stop) = tokio::sync::watch::channel(false);
@@ -222,11 +215,44 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// The HTTP connection builders: by the protocol ALPN agreed on, or detected from the first bytes when
+/// the client offered none.
+struct Protocols {
+    detect: auto::Builder<TokioExecutor>,
+    http1: auto::Builder<TokioExecutor>,
+    http2: auto::Builder<TokioExecutor>,
+}
+
+impl Protocols {
+    fn new(header_timeout: Duration) -> Protocols {
+        let mut detect = auto::Builder::new(TokioExecutor::new());
+        detect
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .keep_alive(true);
+        detect.http2().timer(TokioTimer::new());
+        Protocols {
+            http1: detect.clone().http1_only(),
+            http2: detect.clone().http2_only(),
+            detect,
+        }
+    }
+
+    fn for_alpn(&self, alpn: Option<&[u8]>) -> &auto::Builder<TokioExecutor> {
+        match alpn {
+            Some(b"h2") => &self.http2,
+            Some(_) => &self.http1,
+            None => &self.detect,
+        }
+    }
+}
+
 /// One client: the TLS handshake (bounded in time, off the accept loop), then HTTP/1.1 or HTTP/2.
 async fn connection(
     tcp: TcpStream,
     acceptor: TlsAcceptor,
-    builder: Arc<auto::Builder<TokioExecutor>>,
+    builder: Arc<Protocols>,
     shared: Arc<Shared>,
     watcher: Watcher,
     mut stopping: tokio::sync::watch::Receiver<bool>,
@@ -249,7 +275,9 @@ async fn connection(
         }
     };
     let service = service_fn(move |req| handle(shared.clone(), req));
-    let conn = builder.serve_connection(TokioIo::new(tls), service);
+    let conn = builder
+        .for_alpn(tls.get_ref().1.alpn_protocol())
+        .serve_connection(TokioIo::new(tls), service);
     let _ = watcher.watch(conn).await;
 }
 
