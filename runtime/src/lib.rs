@@ -12,6 +12,7 @@ pub mod journal;
 pub mod load;
 pub mod render;
 pub mod status;
+pub mod webhook;
 
 pub use error::Error;
 /// The Kubernetes client library, for code checks (`CheckContext::client`).

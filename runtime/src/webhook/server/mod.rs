@@ -1,0 +1,305 @@
+//! The webhook server: HTTPS (rustls) with HTTP/1.1 keep-alive and HTTP/2 (hyper), handshakes in their
+//! own tasks, certificate files reloaded when they change, bounded bodies and header/handshake timeouts,
+//! and a graceful shutdown that finishes in-flight requests.
+
+mod http;
+mod tls;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+
+use self::http::{Shared, handle};
+use self::tls::ReloadingCert;
+use super::error::ServeError;
+use super::registry::Webhooks;
+
+/// Where the server listens and how it guards itself.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Default `0.0.0.0:8443`.
+    pub listen: SocketAddr,
+    /// PEM certificate chain; default `/etc/piceli/tls/tls.crt` (where the operator's Deployment mounts
+    /// its TLS Secret).
+    pub tls_cert: PathBuf,
+    /// PEM private key; default `/etc/piceli/tls/tls.key`.
+    pub tls_key: PathBuf,
+    /// Larger AdmissionReview bodies get 413; default 8 MiB (an object and its old version).
+    pub max_body_bytes: usize,
+    /// A client must send a request's headers within this; default 10 s.
+    pub header_timeout: Duration,
+    /// A TLS handshake must finish within this; default 10 s.
+    pub handshake_timeout: Duration,
+    /// How often the certificate files are checked for a change; default 2 s.
+    pub reload_interval: Duration,
+    /// How long shutdown waits for in-flight requests; default 25 s (within Kubernetes' 30 s grace).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            listen: SocketAddr::from(([0, 0, 0, 0], 8443)),
+            tls_cert: PathBuf::from("/etc/piceli/tls/tls.crt"),
+            tls_key: PathBuf::from("/etc/piceli/tls/tls.key"),
+            max_body_bytes: 8 << 20,
+            header_timeout: Duration::from_secs(10),
+            handshake_timeout: Duration::from_secs(10),
+            reload_interval: Duration::from_secs(2),
+            shutdown_grace: Duration::from_secs(25),
+        }
+    }
+}
+
+/// A bound webhook server; [`Server::run`] serves until the shutdown future completes.
+pub struct Server {
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    certificate: Arc<ReloadingCert>,
+    acceptor: TlsAcceptor,
+    options: ServeOptions,
+}
+
+impl Server {
+    /// Checks the webhooks, loads the certificate and binds the address.
+    pub async fn bind(webhooks: Webhooks, options: ServeOptions) -> Result<Server, ServeError> {
+        let problems = webhooks.problems();
+        if !problems.is_empty() {
+            return Err(ServeError::Webhooks(problems));
+        }
+        let provider = tls::provider();
+        let certificate = Arc::new(ReloadingCert::load(
+            &options.tls_cert,
+            &options.tls_key,
+            provider.clone(),
+        )?);
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| ServeError::Tls {
+                path: options.tls_cert.clone(),
+                reason: e.to_string(),
+            })?
+            .with_no_client_auth()
+            .with_cert_resolver(certificate.clone());
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        let listener =
+            TcpListener::bind(options.listen)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    addr: options.listen,
+                    source,
+                })?;
+        let shared = Arc::new(Shared {
+            routes: webhooks.into_table(),
+            metrics: Default::default(),
+            max_body_bytes: options.max_body_bytes,
+            ready: false.into(),
+        });
+        Ok(Server {
+            listener,
+            shared,
+            certificate,
+            acceptor: TlsAcceptor::from(Arc::new(config)),
+            options,
+        })
+    }
+
+    /// The bound address (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or(self.options.listen)
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting, lets in-flight requests finish (up to
+    /// [`ServeOptions::shutdown_grace`]) and returns.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
+        let Server {
+            listener,
+            shared,
+            certificate,
+            acceptor,
+            options,
+        } = self;
+        let reloader = tokio::spawn(reload_loop(
+            certificate,
+            shared.clone(),
+            options.reload_interval,
+        ));
+        let builder = Arc::new(Protocols::new(options.header_timeout));
+        let graceful = GracefulShutdown::new();
+        // Handshakes still running at shutdown are dropped rather than waited for.
+        let (stopping, handshakes_stop) = tokio::sync::watch::channel(false);
+        shared.ready.store(true, Ordering::Relaxed);
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((tcp, _)) => {
+                        shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
+                        tokio::spawn(connection(
+                            tcp,
+                            acceptor.clone(),
+                            builder.clone(),
+                            shared.clone(),
+                            graceful.watcher(),
+                            handshakes_stop.clone(),
+                            options.handshake_timeout,
+                        ));
+                    }
+                    // Out of file descriptors and the like: wait a little instead of spinning.
+                    Err(e) => {
+                        eprintln!("webhook server: accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+            }
+        }
+        shared.ready.store(false, Ordering::Relaxed);
+        drop(listener);
+        let _ = stopping.send(true);
+        if tokio::time::timeout(options.shutdown_grace, graceful.shutdown())
+            .await
+            .is_err()
+        {
+            eprintln!(
+                "webhook server: connections still open after {:?}; stopping anyway",
+                options.shutdown_grace
+            );
+        }
+        reloader.abort();
+        Ok(())
+    }
+}
+
+/// Binds and serves `webhooks` until SIGTERM or Ctrl-C.
+pub async fn serve(webhooks: Webhooks, options: ServeOptions) -> Result<(), ServeError> {
+    let server = Server::bind(webhooks, options).await?;
+    eprintln!(
+        "serving {} webhook(s) on https://{}",
+        server.shared.routes.len(),
+        server.local_addr()
+    );
+    server.run(shutdown_signal()).await
+}
+
+/// Completes on SIGTERM (what the kubelet sends) or Ctrl-C.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// The HTTP connection builders: by the protocol ALPN agreed on, or detected from the first bytes when
+/// the client offered none.
+struct Protocols {
+    detect: auto::Builder<TokioExecutor>,
+    http1: auto::Builder<TokioExecutor>,
+    http2: auto::Builder<TokioExecutor>,
+}
+
+impl Protocols {
+    fn new(header_timeout: Duration) -> Protocols {
+        let mut detect = auto::Builder::new(TokioExecutor::new());
+        detect
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .keep_alive(true);
+        detect.http2().timer(TokioTimer::new());
+        Protocols {
+            http1: detect.clone().http1_only(),
+            http2: detect.clone().http2_only(),
+            detect,
+        }
+    }
+
+    fn for_alpn(&self, alpn: Option<&[u8]>) -> &auto::Builder<TokioExecutor> {
+        match alpn {
+            Some(b"h2") => &self.http2,
+            Some(_) => &self.http1,
+            None => &self.detect,
+        }
+    }
+}
+
+/// One client: the TLS handshake (bounded in time, off the accept loop), then HTTP/1.1 or HTTP/2.
+async fn connection(
+    tcp: TcpStream,
+    acceptor: TlsAcceptor,
+    builder: Arc<Protocols>,
+    shared: Arc<Shared>,
+    watcher: Watcher,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+    handshake_timeout: Duration,
+) {
+    let _ = tcp.set_nodelay(true);
+    let handshake = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp));
+    let tls = tokio::select! {
+        done = handshake => done,
+        _ = stopping.wait_for(|stop| *stop) => return,
+    };
+    let tls = match tls {
+        Ok(Ok(tls)) => tls,
+        _ => {
+            shared
+                .metrics
+                .handshake_failures
+                .fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    };
+    let service = service_fn(move |req| handle(shared.clone(), req));
+    let conn = builder
+        .for_alpn(tls.get_ref().1.alpn_protocol())
+        .serve_connection(TokioIo::new(tls), service);
+    let _ = watcher.watch(conn).await;
+}
+
+async fn reload_loop(certificate: Arc<ReloadingCert>, shared: Arc<Shared>, every: Duration) {
+    let mut failing = false;
+    loop {
+        tokio::time::sleep(every).await;
+        match certificate.reload_if_changed() {
+            Ok(true) => {
+                failing = false;
+                shared
+                    .metrics
+                    .certificate_reloads
+                    .fetch_add(1, Ordering::Relaxed);
+                eprintln!("webhook server: certificate reloaded");
+            }
+            Ok(false) => failing = false,
+            Err(e) if !failing => {
+                failing = true;
+                eprintln!("webhook server: keeping the current certificate: {e}");
+            }
+            Err(_) => {}
+        }
+    }
+}
