@@ -140,7 +140,10 @@ fn shortcuts_render_their_api_fields() {
     let b_paths = &rules[1].http.as_ref().expect("http").paths;
     assert_eq!(b_paths.len(), 2);
     assert_eq!(b_paths[0].path_type, "ImplementationSpecific");
-    assert_eq!(spec.tls.expect("tls")[0].hosts.as_ref().map(Vec::len), Some(2));
+    assert_eq!(
+        spec.tls.expect("tls")[0].hosts.as_ref().map(Vec::len),
+        Some(2)
+    );
     let s: apps::v1::StatefulSet =
         serde_json::from_value(find(&objects, "StatefulSet", "db").clone()).expect("a StatefulSet");
     let update = s
