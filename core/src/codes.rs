@@ -386,6 +386,27 @@ codes! {
         "The API server answered 401 Unauthorized: the kubeconfig's token or client certificate is wrong, \
          expired or revoked. Get fresh credentials for the context (the local cluster writes its kubeconfig \
          when it starts), then run the command again.";
+    ControllersInvalid = "PCL0170", "the controllers cannot run as registered",
+        "Two controllers share a name, a name is not a DNS label, or a label selector does not parse. Give \
+         every controller a distinct lowercase name (letters, digits, '-') and write selectors as kubectl \
+         takes them (`app=web,tier!=cache`).";
+    ControllerWatchFailed = "PCL0171", "a controller's watch failed",
+        "The controller could not list or watch the kind it handles: the kind is not served (its CRD is not \
+         applied yet), the operator's ServiceAccount may not list/watch it, or the API server went away. The \
+         watch is retried with backoff; apply the CRD or grant the RBAC the rendered Role holds.";
+    HandlerFailed = "PCL0172", "a controller's handler returned an error",
+        "A reconcile or edge handler returned an error. The object is retried with its own exponential \
+         backoff (with jitter, capped); other objects are not held up. Fix the cause the message names; the \
+         next retry picks it up.";
+    FinalizerFailed = "PCL0173", "a controller could not add or remove its finalizer",
+        "Adding or removing the controller's finalizer failed: the operator may not patch the kind (RBAC \
+         needs patch on it, and update on `<kind>/finalizers`), or another writer changed the finalizers at \
+         the same time (retried). Until the finalizer is removed, a deleted object stays Terminating.";
+    LeaderElectionFailed = "PCL0174", "the leader Lease cannot be read or written",
+        "Leader election could not read or write its coordination.k8s.io/v1 Lease in the operator's \
+         namespace. The operator keeps trying; a leader that cannot renew within its renew deadline stops \
+         reconciling. Check that the namespace exists and the ServiceAccount may get, create and update \
+         leases there.";
 }
 
 #[cfg(test)]

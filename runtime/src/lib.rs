@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod checks;
+pub mod controller;
 pub mod engine;
 pub mod error;
 pub mod forward;

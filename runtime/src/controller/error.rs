@@ -1,0 +1,29 @@
+//! Why the controllers cannot run, each with its code and a fix.
+
+use piceli_core::codes::Code;
+
+/// The controllers could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ControllerError {
+    /// The registrations do not make a runnable set.
+    #[error("the controllers cannot run as registered: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+}
+
+impl ControllerError {
+    /// The fixed code.
+    pub fn code(&self) -> Code {
+        match self {
+            ControllerError::Invalid(_) => Code::ControllersInvalid,
+        }
+    }
+
+    /// How to fix it.
+    pub fn help(&self) -> String {
+        match self {
+            ControllerError::Invalid(_) => "give every controller a distinct DNS-label name (lowercase \
+                letters, digits, '-') and write label selectors as kubectl takes them (app=web,tier!=cache)"
+                .into(),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! A controller declaration's settings: which namespaces and labels it watches, its timer, whether it
+//! holds a finalizer, how failures are retried and how many objects it handles at once.
+
+use std::time::Duration;
+
+use super::backoff::Backoff;
+
+/// Where a controller watches (namespaced kinds; cluster-scoped kinds are always watched cluster-wide).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Namespaces {
+    /// The operator's own namespace (the default).
+    #[default]
+    Operator,
+    /// Every namespace (`namespaces: all`).
+    All,
+    /// These namespaces (`namespaces: [a, b]`), one watch each.
+    List(Vec<String>),
+}
+
+/// The settings of one controller declaration (`{ namespaces: …, labels: …, every: …, finalizer }`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControllerOptions {
+    /// Where it watches.
+    pub namespaces: Namespaces,
+    /// A label selector (`app=web,tier!=cache`) the watched objects must match.
+    pub labels: Option<String>,
+    /// A per-object timer: `on_timer` (edge style), or at least one reconcile this often (level style).
+    pub every: Option<Duration>,
+    /// Holds a finalizer on every object, so deletion waits for `Event::Cleanup` / `on_delete`.
+    pub finalizer: bool,
+    /// How failed handlers are retried, per object.
+    pub backoff: Backoff,
+    /// How many objects are handled at once (0 = no limit). One object is never handled twice at once.
+    pub concurrency: u16,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> Self {
+        ControllerOptions {
+            namespaces: Namespaces::Operator,
+            labels: None,
+            every: None,
+            finalizer: false,
+            backoff: Backoff::default(),
+            concurrency: 0,
+        }
+    }
+}
+
+impl ControllerOptions {
+    /// Watch every namespace.
+    pub fn all_namespaces(mut self) -> Self {
+        self.namespaces = Namespaces::All;
+        self
+    }
+
+    /// Watch these namespaces.
+    pub fn namespaces<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.namespaces = Namespaces::List(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Watch only objects matching a label selector.
+    pub fn labels(mut self, selector: impl Into<String>) -> Self {
+        self.labels = Some(selector.into());
+        self
+    }
+
+    /// A per-object timer.
+    pub fn every(mut self, period: Duration) -> Self {
+        self.every = Some(period);
+        self
+    }
+
+    /// Hold a finalizer.
+    pub fn finalizer(mut self) -> Self {
+        self.finalizer = true;
+        self
+    }
+
+    /// Retry failures with this policy.
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Handle at most `n` objects at once.
+    pub fn concurrency(mut self, n: u16) -> Self {
+        self.concurrency = n;
+        self
+    }
+}
+
+/// Parses a duration as declarations write it: `500ms`, `30s`, `5m`, `1h` (whole numbers).
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60)?),
+        "h" => Duration::from_secs(n.checked_mul(3600)?),
+        _ => return None,
+    };
+    (!d.is_zero()).then_some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_as_declarations_write_them() {
+        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("5"), None);
+        assert_eq!(parse_duration("5 min"), None);
+        assert_eq!(parse_duration("m"), None);
+    }
+}

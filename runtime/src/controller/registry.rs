@@ -1,0 +1,316 @@
+//! The set of controllers a binary runs ([`Controllers`]), registered by name and handler shape, and the
+//! loop that runs them: all the time, or only while this process holds the leader Lease.
+
+use std::fmt::Display;
+use std::future::Future;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, OnceLock};
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use kube::Client;
+use kube::runtime::controller::Action;
+use kube::runtime::finalizer::Event;
+use tokio::time::Instant;
+
+use super::backoff::Failures;
+use super::context::{Context, ScopeApi};
+use super::edge::EdgeState;
+use super::error::ControllerError;
+use super::handler::{self, Controller, Handling};
+use super::leader::{Elector, LeaderElection};
+use super::metrics::{ControllerMetrics, Metrics};
+use super::options::ControllerOptions;
+use super::run::{Registered, RunEnv, Stop, Watched};
+
+/// A registered controller with its object type erased.
+trait Entry: Send + Sync {
+    fn start(&self, env: &RunEnv, stop: Stop) -> Vec<BoxFuture<'static, ()>>;
+}
+
+impl<K: Watched> Entry for Arc<Registered<K>>
+where
+    K::Scope: ScopeApi,
+{
+    fn start(&self, env: &RunEnv, stop: Stop) -> Vec<BoxFuture<'static, ()>> {
+        Registered::start(self, env, stop)
+    }
+}
+
+/// How [`Controllers::run`] runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The operator's namespace: its Lease, and what `Namespaces::Operator` watches.
+    pub operator_namespace: String,
+    /// This process in the Lease and in Events (the pod name in a cluster).
+    pub identity: String,
+    /// Reconcile only while holding this Lease; `None` = always (one replica).
+    pub leader: Option<LeaderElection>,
+}
+
+/// The controllers of one binary. Two controllers on one resource both run, each with its own watch,
+/// finalizer and retry state.
+pub struct Controllers {
+    app: String,
+    entries: Vec<Box<dyn Entry>>,
+    names: Vec<String>,
+    problems: Vec<String>,
+    metrics: Vec<(String, Arc<ControllerMetrics>)>,
+    frozen: OnceLock<Arc<Metrics>>,
+}
+
+impl Default for Controllers {
+    fn default() -> Self {
+        Controllers::new("piceli")
+    }
+}
+
+fn is_dns_label(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+impl Controllers {
+    /// The controllers of the app `app` (its name qualifies the finalizers: `<app>.piceli.dev/<name>`).
+    pub fn new(app: &str) -> Self {
+        Controllers {
+            app: app.to_string(),
+            entries: Vec::new(),
+            names: Vec::new(),
+            problems: Vec::new(),
+            metrics: Vec::new(),
+            frozen: OnceLock::new(),
+        }
+    }
+
+    /// The finalizer the controller `name` holds (with `finalizer`).
+    pub fn finalizer_name(&self, name: &str) -> String {
+        format!("{}.piceli.dev/{name}", self.app)
+    }
+
+    fn add<K: Watched>(
+        mut self,
+        name: &str,
+        options: ControllerOptions,
+        handling: Handling<K>,
+    ) -> Self
+    where
+        K::Scope: ScopeApi,
+    {
+        if !is_dns_label(name) {
+            self.problems
+                .push(format!("controller name {name:?} is not a DNS label"));
+        }
+        if self.names.iter().any(|n| n == name) {
+            self.problems
+                .push(format!("two controllers are named {name:?}"));
+        }
+        if let Some(sel) = &options.labels
+            && sel.split(',').any(|term| term.trim().is_empty())
+        {
+            self.problems.push(format!(
+                "controller {name:?}: label selector {sel:?} does not parse"
+            ));
+        }
+        let metrics = Arc::new(ControllerMetrics::default());
+        let registered = Arc::new(Registered {
+            name: name.to_string(),
+            finalizer_name: self.finalizer_name(name),
+            edge: Arc::new(EdgeState::new(options.every)),
+            failures: Arc::new(Failures::new(options.backoff)),
+            options,
+            handling,
+            metrics: metrics.clone(),
+        });
+        self.names.push(name.to_string());
+        self.metrics.push((name.to_string(), metrics));
+        self.entries.push(Box::new(registered));
+        self
+    }
+
+    /// A level-based controller: `reconcile(obj, cx) -> Result<Action, E>` runs whenever `obj` (or a
+    /// retry, or its timer) calls for it. With `options.finalizer`, deletion waits for one more successful
+    /// reconcile... use [`Controllers::finalize`] to see the deletion.
+    pub fn reconcile<K, F, Fut, E>(self, name: &str, options: ControllerOptions, f: F) -> Self
+    where
+        K: Watched,
+        K::Scope: ScopeApi,
+        F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Action, E>> + Send + 'static,
+        E: Display + 'static,
+    {
+        self.add(name, options, Handling::Level(handler::level(f)))
+    }
+
+    /// A level-based controller holding a finalizer: `f(Event::Apply(obj) | Event::Cleanup(obj), cx)`.
+    /// The object is not deleted until `Cleanup` succeeds.
+    pub fn finalize<K, F, Fut, E>(self, name: &str, options: ControllerOptions, f: F) -> Self
+    where
+        K: Watched,
+        K::Scope: ScopeApi,
+        F: Fn(Event<K>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Action, E>> + Send + 'static,
+        E: Display + 'static,
+    {
+        let options = options.finalizer();
+        self.add(name, options, Handling::Finalize(handler::finalize(f)))
+    }
+
+    /// An edge-style controller (a [`Controller`] implementation).
+    pub fn edge<K, C>(self, name: &str, options: ControllerOptions, controller: C) -> Self
+    where
+        K: Watched,
+        K::Scope: ScopeApi,
+        C: Controller<K>,
+    {
+        self.add(name, options, Handling::Edge(Arc::new(controller)))
+    }
+
+    /// The registered names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Whether no controller is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The metrics of every controller (for `/metrics`, `/readyz`); fixed once first asked for.
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.frozen
+            .get_or_init(|| {
+                Arc::new(Metrics {
+                    controllers: self.metrics.clone(),
+                    ..Metrics::default()
+                })
+            })
+            .clone()
+    }
+
+    /// Checks the registrations (names, selectors).
+    pub fn validate(&self) -> Result<(), ControllerError> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ControllerError::Invalid(self.problems.clone()))
+        }
+    }
+
+    /// Runs every controller until `shutdown` resolves, then lets in-flight handlers finish and (with
+    /// leader election) releases the Lease.
+    pub async fn run(
+        self,
+        client: Client,
+        options: RunOptions,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), ControllerError> {
+        self.validate()?;
+        let metrics = self.metrics();
+        let env = RunEnv {
+            client: client.clone(),
+            operator_namespace: options.operator_namespace.clone(),
+            identity: options.identity.clone(),
+        };
+        let mut shutdown = std::pin::pin!(shutdown.fuse());
+        metrics.running.store(true, Relaxed);
+        let Some(election) = options.leader else {
+            metrics.leader.store(true, Relaxed);
+            let (stop_tx, watches) = self.start(&env);
+            let mut watches = std::pin::pin!(watches);
+            tokio::select! {
+                _ = &mut shutdown => {}
+                _ = &mut watches => {}
+            }
+            let _ = stop_tx.send(());
+            watches.await;
+            metrics.running.store(false, Relaxed);
+            return Ok(());
+        };
+        let mut elector = Elector::new(
+            client,
+            &options.operator_namespace,
+            election,
+            &options.identity,
+        );
+        let retry = elector.config().retry_period;
+        let renew_deadline = elector.config().renew_deadline;
+        loop {
+            // A candidate: try now, then every retry period.
+            loop {
+                match elector.try_acquire_or_renew().await {
+                    Ok(true) => break,
+                    Ok(false) => {}
+                    Err(e) => eprintln!(
+                        "{}: leader election: {e}",
+                        piceli_core::codes::Code::LeaderElectionFailed
+                    ),
+                }
+                tokio::select! {
+                    _ = &mut shutdown => {
+                        metrics.running.store(false, Relaxed);
+                        return Ok(());
+                    }
+                    _ = tokio::time::sleep(retry) => {}
+                }
+            }
+            metrics.leader.store(true, Relaxed);
+            let (stop_tx, watches) = self.start(&env);
+            let mut watches = std::pin::pin!(watches);
+            let mut renewed = Instant::now();
+            let shutting_down = loop {
+                tokio::select! {
+                    _ = &mut shutdown => break true,
+                    _ = &mut watches => break false,
+                    _ = tokio::time::sleep(retry) => match elector.try_acquire_or_renew().await {
+                        Ok(true) => renewed = Instant::now(),
+                        Ok(false) => break false,
+                        Err(e) => {
+                            eprintln!("{}: renewing the leader Lease: {e}", piceli_core::codes::Code::LeaderElectionFailed);
+                            if renewed.elapsed() >= renew_deadline {
+                                break false;
+                            }
+                        }
+                    },
+                }
+            };
+            metrics.leader.store(false, Relaxed);
+            let _ = stop_tx.send(());
+            watches.await;
+            if shutting_down {
+                if let Err(e) = elector.release().await {
+                    eprintln!(
+                        "{}: releasing the leader Lease: {e}",
+                        piceli_core::codes::Code::LeaderElectionFailed
+                    );
+                }
+                metrics.running.store(false, Relaxed);
+                return Ok(());
+            }
+        }
+    }
+
+    /// Starts every watch of every controller for one term; the sender stops them gracefully.
+    fn start(
+        &self,
+        env: &RunEnv,
+    ) -> (
+        futures::channel::oneshot::Sender<()>,
+        impl Future<Output = ()> + use<>,
+    ) {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let stop = rx.shared();
+        let watches: Vec<_> = self
+            .entries
+            .iter()
+            .flat_map(|e| e.start(env, stop.clone()))
+            .map(tokio::spawn)
+            .collect();
+        (tx, futures::future::join_all(watches).map(|_| ()))
+    }
+}
