@@ -106,15 +106,10 @@ where
             config = config.labels(labels);
         }
         self.metrics.watching(1);
-        let synced = {
-            let reader = reader.clone();
-            let metrics = self.metrics.clone();
-            tokio::spawn(async move {
-                if reader.wait_until_ready().await.is_ok() {
-                    metrics.watching(-1);
-                }
-            })
-        };
+        // The first InitDone marks the cache synced. (Not `Store::wait_until_ready`: kube's own
+        // applier waits on it too, and its one-shot channel wakes only the last waiter.)
+        let synced = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let synced_at_end = synced.clone();
         let deletions = self.clone();
         let delete_cx = shared.clone();
         let delete_reader = reader.clone();
@@ -126,7 +121,13 @@ where
                 let shared = delete_cx.clone();
                 let reader = delete_reader.clone();
                 let namespace = watch_namespace.clone();
+                let synced = synced.clone();
                 async move {
+                    if let Ok(WatchEvent::InitDone) = &event
+                        && !synced.swap(true, std::sync::atomic::Ordering::Relaxed)
+                    {
+                        reg.metrics.watching(-1);
+                    }
                     if let Ok(ev) = &event {
                         reg.deleted(ev, &reader, &shared, namespace.as_deref())
                             .await;
@@ -164,8 +165,7 @@ where
                 }
             })
             .await;
-        if !synced.is_finished() {
-            synced.abort();
+        if !synced_at_end.load(std::sync::atomic::Ordering::Relaxed) {
             self.metrics.watching(-1);
         }
     }

@@ -197,7 +197,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
             object::write(&c, name, Mode::Update, |old| {
                 let mut doc = old.cloned().unwrap_or(Value::Null);
-                json_patch::patch(&mut doc, &ops).map_err(|e| {
+                json_patch_as_apiserver(&mut doc, &ops).map_err(|e| {
                     ApiError::invalid(
                         &r.rt.group,
                         &r.rt.kind,
@@ -277,4 +277,22 @@ pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, Api
         200,
         &json!({"kind": format!("{}List", r.rt.kind), "apiVersion": r.rt.api_version(), "metadata": meta, "items": deleted}),
     ))
+}
+
+/// RFC 6902 as kube-apiserver applies it (evanphx/json-patch): a `test` for `null` passes when the path
+/// is absent, which is how clients (kube's finalizer helper) say "only if there are no finalizers yet".
+fn json_patch_as_apiserver(
+    doc: &mut Value,
+    ops: &json_patch::Patch,
+) -> Result<(), json_patch::PatchError> {
+    for op in ops.iter() {
+        if let json_patch::PatchOperation::Test(t) = op
+            && t.value.is_null()
+            && doc.pointer(t.path.as_str()).is_none()
+        {
+            continue;
+        }
+        json_patch::patch(doc, std::slice::from_ref(op))?;
+    }
+    Ok(())
 }

@@ -1,0 +1,166 @@
+//! Shared by the controller tests: the real kubectl against a local cluster, a controller set run on its
+//! own tokio runtime (dropping it kills every task, as a kill would), and waiting for a condition.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use piceli_runtime::controller::{Controllers, Metrics, RunOptions};
+
+/// The real kubectl against the cluster: `--kubeconfig` to its file, KUBECONFIG cleared, a fresh
+/// KUBECACHEDIR per run. Fails the test (never skips it) when kubectl cannot run.
+pub fn kubectl(kubeconfig: &Path, args: &[&str]) -> (i32, String, String) {
+    kubectl_stdin(kubeconfig, args, None)
+}
+
+/// [`kubectl`] with `stdin` piped in (for `apply -f -`).
+pub fn kubectl_stdin(
+    kubeconfig: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (i32, String, String) {
+    use std::io::Write;
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut child = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", cache.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().expect("kubectl output");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// kubectl that must succeed; its stdout.
+pub fn ok(kubeconfig: &Path, args: &[&str]) -> String {
+    let (code, out, err) = kubectl(kubeconfig, args);
+    assert_eq!(code, 0, "kubectl {args:?} failed: {err}{out}");
+    out
+}
+
+/// Polls `check` every 50 ms until it holds or `within` passes (then fails with `what`).
+pub fn wait_for(what: &str, within: Duration, mut check: impl FnMut() -> bool) -> Duration {
+    let began = Instant::now();
+    while began.elapsed() < within {
+        if check() {
+            return began.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("timed out after {within:?} waiting for {what}");
+}
+
+/// A log handlers write to and the test reads.
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    pub fn push(&self, line: impl Into<String>) {
+        self.0.lock().expect("log").push(line.into());
+    }
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().expect("log").clone()
+    }
+    pub fn has(&self, line: &str) -> bool {
+        self.lines().iter().any(|l| l == line)
+    }
+    pub fn count(&self, prefix: &str) -> usize {
+        self.lines()
+            .iter()
+            .filter(|l| l.starts_with(prefix))
+            .count()
+    }
+}
+
+/// A controller set running on a runtime of its own.
+pub struct Operator {
+    runtime: Option<tokio::runtime::Runtime>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<()>>,
+    pub metrics: Arc<Metrics>,
+}
+
+impl Operator {
+    pub fn start(
+        controllers: Controllers,
+        client_of: impl FnOnce() -> kube::Client,
+        options: RunOptions,
+    ) -> Operator {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let metrics = controllers.metrics();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let client = runtime.block_on(async { client_of() });
+        let done = runtime.spawn(async move {
+            let shutdown = async move {
+                let _ = rx.await;
+            };
+            controllers
+                .run(client, options, shutdown)
+                .await
+                .expect("controllers run");
+        });
+        Operator {
+            runtime: Some(runtime),
+            stop: Some(tx),
+            done: Some(done),
+            metrics,
+        }
+    }
+
+    /// A graceful stop (SIGTERM): in-flight handlers finish, the Lease is released.
+    pub fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let (Some(rt), Some(done)) = (self.runtime.as_ref(), self.done.take()) {
+            rt.block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), done)
+                    .await
+                    .expect("graceful stop within 10 s")
+                    .expect("controllers task");
+            });
+        }
+    }
+
+    /// Every task dropped at once, nothing released: what `kill -9` leaves behind.
+    pub fn kill(mut self) {
+        self.stop.take();
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
