@@ -15,7 +15,7 @@ use piceli_runtime::controller::{
 };
 use piceli_sim::{RunningSim, Sim, SimConfig};
 use serde_json::Value;
-use support::{Log, Operator, kubectl, ok, wait_for};
+use support::{Log, Operator, health_server, http_get, kubectl, ok, wait_for};
 
 const LEASE: Duration = Duration::from_secs(2);
 const RETRY: Duration = Duration::from_millis(200);
@@ -54,7 +54,10 @@ fn operator(sim: &RunningSim, identity: &str, log: &Log) -> Operator {
 }
 
 fn holder(sim: &RunningSim) -> Option<String> {
-    let (code, out, _) = kubectl(sim.kubeconfig_path(), &["get", "lease", "lamps-leader", "-o", "json"]);
+    let (code, out, _) = kubectl(
+        sim.kubeconfig_path(),
+        &["get", "lease", "lamps-leader", "-o", "json"],
+    );
     if code != 0 {
         return None;
     }
@@ -68,38 +71,59 @@ fn a_standby_takes_over_after_the_leader_is_killed_and_at_once_after_a_release()
     let kc = sim.kubeconfig_path().to_path_buf();
     let log = Log::default();
     let a = operator(&sim, "a", &log);
-    wait_for("a to lead", Duration::from_secs(10), || a.metrics.is_leader());
+    wait_for("a to lead", Duration::from_secs(10), || {
+        a.metrics.is_leader()
+    });
     let b = operator(&sim, "b", &log);
     std::thread::sleep(LEASE);
     assert!(!b.metrics.is_leader(), "one leader at a time");
-    assert!(b.metrics.ready(), "a standby is ready (it serves, it does not reconcile)");
+    assert!(
+        b.metrics.ready(),
+        "a standby is ready (it serves, it does not reconcile)"
+    );
     assert_eq!(holder(&sim).as_deref(), Some("a"));
 
     ok(&kc, &["create", "configmap", "one"]);
-    wait_for("the leader to reconcile", Duration::from_secs(10), || log.has("a one"));
+    wait_for("the leader to reconcile", Duration::from_secs(10), || {
+        log.has("a one")
+    });
     std::thread::sleep(Duration::from_millis(500));
-    assert!(!log.has("b one"), "the standby does not reconcile: {:?}", log.lines());
+    assert!(
+        !log.has("b one"),
+        "the standby does not reconcile: {:?}",
+        log.lines()
+    );
 
     let killed = Instant::now();
     a.kill();
     wait_for("b to take over", LEASE * 4, || b.metrics.is_leader());
     let takeover = killed.elapsed();
     eprintln!("takeover after kill: {takeover:?} (lease {LEASE:?}, retry {RETRY:?})");
-    assert!(takeover >= LEASE - RETRY, "not before the Lease expired: {takeover:?}");
+    assert!(
+        takeover >= LEASE - RETRY,
+        "not before the Lease expired: {takeover:?}"
+    );
     assert_eq!(holder(&sim).as_deref(), Some("b"));
     ok(&kc, &["create", "configmap", "two"]);
-    wait_for("the new leader to reconcile", Duration::from_secs(10), || {
-        log.has("b two") && log.has("b one")
-    });
+    wait_for(
+        "the new leader to reconcile",
+        Duration::from_secs(10),
+        || log.has("b two") && log.has("b one"),
+    );
 
     b.stop();
     assert_eq!(holder(&sim), None, "a graceful stop releases the Lease");
     let started = Instant::now();
     let c = operator(&sim, "c", &log);
-    wait_for("c to lead", Duration::from_secs(10), || c.metrics.is_leader());
+    wait_for("c to lead", Duration::from_secs(10), || {
+        c.metrics.is_leader()
+    });
     let released = started.elapsed();
     eprintln!("leader after a release: {released:?}");
-    assert!(released < LEASE, "a released Lease is taken without waiting for it to expire: {released:?}");
+    assert!(
+        released < LEASE,
+        "a released Lease is taken without waiting for it to expire: {released:?}"
+    );
     let transitions = {
         let out = ok(&kc, &["get", "lease", "lamps-leader", "-o", "json"]);
         let lease: Value = serde_json::from_str(&out).expect("lease JSON");
@@ -135,7 +159,8 @@ fn controllers_keep_working_across_a_restart_of_the_local_cluster() {
     let sim = Sim::start(config()).expect("the local cluster starts");
     let kc = sim.kubeconfig_path().to_path_buf();
     let log = Log::default();
-    let controllers = Controllers::new("audit").edge("audit", ControllerOptions::default(), Audit(log.clone()));
+    let controllers =
+        Controllers::new("audit").edge("audit", ControllerOptions::default(), Audit(log.clone()));
     let options = RunOptions {
         operator_namespace: "default".into(),
         identity: "audit".into(),
@@ -144,21 +169,33 @@ fn controllers_keep_working_across_a_restart_of_the_local_cluster() {
     let operator = Operator::start(controllers, || sim.client().expect("client"), options);
     ok(&kc, &["create", "configmap", "one"]);
     ok(&kc, &["create", "configmap", "two"]);
-    wait_for("on_create before the restart", Duration::from_secs(10), || {
-        log.has("create one") && log.has("create two")
-    });
+    wait_for(
+        "on_create before the restart",
+        Duration::from_secs(10),
+        || log.has("create one") && log.has("create two"),
+    );
 
     sim.stop();
     std::thread::sleep(Duration::from_millis(500));
     let sim = Sim::start(config()).expect("the local cluster starts again on its directory");
     ok(&kc, &["create", "configmap", "three"]);
     ok(&kc, &["delete", "configmap", "one"]);
-    wait_for("on_create and on_delete after the restart", Duration::from_secs(30), || {
-        log.has("create three") && log.has("delete one")
-    });
+    wait_for(
+        "on_create and on_delete after the restart",
+        Duration::from_secs(30),
+        || log.has("create three") && log.has("delete one"),
+    );
     let lines = log.lines();
-    assert_eq!(lines.iter().filter(|l| *l == "create two").count(), 1, "nothing handled twice: {lines:?}");
-    assert_eq!(lines.iter().filter(|l| *l == "create one").count(), 1, "nothing handled twice: {lines:?}");
+    assert_eq!(
+        lines.iter().filter(|l| *l == "create two").count(),
+        1,
+        "nothing handled twice: {lines:?}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| *l == "create one").count(),
+        1,
+        "nothing handled twice: {lines:?}"
+    );
     operator.stop();
     drop(sim);
 }

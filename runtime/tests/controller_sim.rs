@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Patch, PatchParams};
-use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use kube::{CustomResource, ResourceExt};
 use piceli_runtime::controller::status::{condition, set_condition};
 use piceli_runtime::controller::{
     Action, Backoff, Context, Controller, ControllerOptions, Controllers, Event, EventType,
@@ -121,7 +121,8 @@ mod lamps {
 fn a_crd_controller_writes_status_owns_a_child_and_cleans_up_through_its_finalizer() {
     let sim = sim();
     let kc = sim.kubeconfig_path().to_path_buf();
-    let crd = serde_json::to_string(&Lamp::crd()).expect("CRD as JSON");
+    let crd = piceli_runtime::controller::custom_resource_definition::<Lamp>();
+    let crd = serde_json::to_string(&crd.0).expect("CRD as JSON");
     let (code, _, err) = kubectl_stdin(&kc, &["apply", "-f", "-"], Some(&crd));
     assert_eq!(
         code, 0,
@@ -131,6 +132,12 @@ fn a_crd_controller_writes_status_owns_a_child_and_cleans_up_through_its_finaliz
         "the lamps kind to be served",
         Duration::from_secs(10),
         || kubectl(&kc, &["get", "lamps"]).0 == 0,
+    );
+
+    let explained = ok(&kc, &["explain", "lamps.spec"]);
+    assert!(
+        explained.contains("color") && explained.contains("The colour it shines in."),
+        "kubectl explain shows the schema from the Rust type: {explained}"
     );
 
     let log = Log::default();

@@ -21,6 +21,9 @@ pub const FIELD_MANAGER: &str = "piceli-controller";
 /// cluster-scoped ones. Implemented for both scopes, so `K::Scope: ScopeApi` holds for every built-in
 /// kind and every `#[derive(CustomResource)]` type.
 pub trait ScopeApi {
+    /// Whether kinds of this scope live in namespaces.
+    const NAMESPACED: bool;
+
     /// An `Api<K>` in `namespace` (ignored for cluster-scoped kinds; `None` = every namespace).
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
@@ -28,6 +31,8 @@ pub trait ScopeApi {
 }
 
 impl ScopeApi for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self, DynamicType = ()>,
@@ -40,6 +45,8 @@ impl ScopeApi for NamespaceResourceScope {
 }
 
 impl ScopeApi for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self, DynamicType = ()>,

@@ -19,20 +19,25 @@
 
 mod backoff;
 mod context;
+mod crd;
 mod edge;
 mod error;
 mod handler;
+mod health;
 mod leader;
 mod metrics;
 mod options;
+mod rbac;
 mod registry;
 mod run;
 pub mod status;
 
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
+pub use crd::custom_resource_definition;
 pub use error::ControllerError;
 pub use handler::{Controller, HandlerError};
+pub use health::HealthServer;
 /// When to reconcile next: `Action::requeue(d)`, or `Action::await_change()`.
 pub use kube::runtime::controller::Action;
 /// Normal or Warning, for [`Context::event`].
@@ -44,5 +49,6 @@ pub use kube::runtime::reflector::Store;
 pub use leader::LeaderElection;
 pub use metrics::{ControllerMetrics, Metrics};
 pub use options::{ControllerOptions, Namespaces, parse_duration};
+pub use rbac::{Access, Grant};
 pub use registry::{Controllers, RunOptions};
 pub use run::Watched;

@@ -32,6 +32,11 @@ pub struct ControllerOptions {
     pub backoff: Backoff,
     /// How many objects are handled at once (0 = no limit). One object is never handled twice at once.
     pub concurrency: u16,
+    /// Kinds the handlers write (`writes: [configmaps]`), as (API group, plural): get, create, patch,
+    /// update and delete on them in the RBAC.
+    pub writes: Vec<(String, String)>,
+    /// The handlers write the watched kind's status (`<kind>/status` patch/update in the RBAC).
+    pub writes_status: bool,
 }
 
 impl Default for ControllerOptions {
@@ -43,6 +48,8 @@ impl Default for ControllerOptions {
             finalizer: false,
             backoff: Backoff::default(),
             concurrency: 0,
+            writes: Vec::new(),
+            writes_status: false,
         }
     }
 }
@@ -81,6 +88,18 @@ impl ControllerOptions {
     /// Retry failures with this policy.
     pub fn backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
+        self
+    }
+
+    /// The handlers write objects of this kind (API group `""` for core kinds, plural resource name).
+    pub fn writes(mut self, group: &str, plural: &str) -> Self {
+        self.writes.push((group.to_string(), plural.to_string()));
+        self
+    }
+
+    /// The handlers write the watched kind's status.
+    pub fn writes_status(mut self) -> Self {
+        self.writes_status = true;
         self
     }
 

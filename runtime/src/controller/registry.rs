@@ -21,11 +21,13 @@ use super::handler::{self, Controller, Handling};
 use super::leader::{Elector, LeaderElection};
 use super::metrics::{ControllerMetrics, Metrics};
 use super::options::ControllerOptions;
+use super::rbac::{Access, Grant, lease, merge};
 use super::run::{Registered, RunEnv, Stop, Watched};
 
 /// A registered controller with its object type erased.
 trait Entry: Send + Sync {
     fn start(&self, env: &RunEnv, stop: Stop) -> Vec<BoxFuture<'static, ()>>;
+    fn grants(&self, operator_namespace: &str) -> Vec<Grant>;
 }
 
 impl<K: Watched> Entry for Arc<Registered<K>>
@@ -34,6 +36,10 @@ where
 {
     fn start(&self, env: &RunEnv, stop: Stop) -> Vec<BoxFuture<'static, ()>> {
         Registered::start(self, env, stop)
+    }
+
+    fn grants(&self, operator_namespace: &str) -> Vec<Grant> {
+        Registered::grants(self, operator_namespace)
     }
 }
 
@@ -191,6 +197,20 @@ impl Controllers {
                 })
             })
             .clone()
+    }
+
+    /// The RBAC rules the controllers need when the operator runs in `operator_namespace` (`leader`:
+    /// with leader election, which needs its Lease).
+    pub fn access(&self, operator_namespace: &str, leader: bool) -> Access {
+        let mut grants: Vec<Grant> = self
+            .entries
+            .iter()
+            .flat_map(|e| e.grants(operator_namespace))
+            .collect();
+        if leader {
+            grants.push(lease(operator_namespace));
+        }
+        merge(grants)
     }
 
     /// Checks the registrations (names, selectors).

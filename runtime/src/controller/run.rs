@@ -76,6 +76,23 @@ impl<K: Watched> Registered<K>
 where
     K::Scope: ScopeApi,
 {
+    /// The RBAC this controller needs.
+    pub fn grants(&self, operator_namespace: &str) -> Vec<super::rbac::Grant> {
+        let namespaces = match (&self.options.namespaces, <K::Scope as ScopeApi>::NAMESPACED) {
+            (_, false) | (Namespaces::All, _) => vec![None],
+            (Namespaces::Operator, true) => vec![Some(operator_namespace.to_string())],
+            (Namespaces::List(list), true) => list.iter().cloned().map(Some).collect(),
+        };
+        super::rbac::grants(&super::rbac::Needs {
+            group: &K::group(&()),
+            plural: &K::plural(&()),
+            namespaces,
+            finalizer: self.options.finalizer,
+            status: self.options.writes_status,
+            writes: &self.options.writes,
+        })
+    }
+
     /// The watches of this controller: one per namespace it covers.
     pub fn start(self: &Arc<Self>, env: &RunEnv, stop: Stop) -> Vec<BoxFuture<'static, ()>> {
         let namespaces: Vec<Option<String>> = match &self.options.namespaces {

@@ -164,3 +164,47 @@ impl Drop for Operator {
         }
     }
 }
+
+/// A plain HTTP/1.1 GET on loopback: (status, body).
+pub fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("response");
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The health server of `metrics` on a runtime of its own (stops when dropped).
+pub fn health_server(metrics: Arc<Metrics>) -> (std::net::SocketAddr, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime
+        .block_on(piceli_runtime::controller::HealthServer::bind(
+            "127.0.0.1:0".parse().expect("addr"),
+            metrics,
+        ))
+        .expect("bind");
+    let addr = server.local_addr().expect("addr");
+    runtime.spawn(server.run(std::future::pending()));
+    (addr, runtime)
+}
