@@ -75,11 +75,31 @@ fn a_standby_takes_over_after_the_leader_is_killed_and_at_once_after_a_release()
         a.metrics.is_leader()
     });
     let b = operator(&sim, "b", &log);
+    let (health_a, _a_http) = health_server(a.metrics.clone());
+    let (health_b, _b_http) = health_server(b.metrics.clone());
     std::thread::sleep(LEASE);
     assert!(!b.metrics.is_leader(), "one leader at a time");
-    assert!(
-        b.metrics.ready(),
+    assert_eq!(
+        http_get(health_b, "/readyz").0,
+        200,
         "a standby is ready (it serves, it does not reconcile)"
+    );
+    assert_eq!(http_get(health_b, "/healthz").0, 200);
+    assert!(
+        http_get(health_b, "/metrics")
+            .1
+            .contains("piceli_controller_leader 0")
+    );
+    wait_for(
+        "the leader's caches to sync",
+        Duration::from_secs(10),
+        || http_get(health_a, "/readyz").0 == 200,
+    );
+    let metrics = http_get(health_a, "/metrics").1;
+    assert!(metrics.contains("piceli_controller_leader 1"), "{metrics}");
+    assert!(
+        metrics.contains("piceli_controller_cache_synced{controller=\"lamp\"} 1"),
+        "{metrics}"
     );
     assert_eq!(holder(&sim).as_deref(), Some("a"));
 

@@ -91,10 +91,12 @@ pub(crate) fn lease(operator_namespace: &str) -> Grant {
     )
 }
 
+/// The verbs granted on each (group, resource) of one place.
+type VerbsByResource = BTreeMap<(String, String), BTreeSet<&'static str>>;
+
 /// Merges grants into rules: one rule per (group, verbs), resources sorted.
 pub fn merge(grants: impl IntoIterator<Item = Grant>) -> Access {
-    let mut by_place: BTreeMap<Option<String>, BTreeMap<(String, String), BTreeSet<&'static str>>> =
-        BTreeMap::new();
+    let mut by_place: BTreeMap<Option<String>, VerbsByResource> = BTreeMap::new();
     for g in grants {
         by_place
             .entry(g.namespace)

@@ -301,7 +301,7 @@ where
         }
         Handling::Edge(h) if !reg.options.finalizer => edge(reg, h.as_ref(), obj, false, &cx).await,
         Handling::Edge(h) => {
-            let ours = obj.finalizers().iter().any(|f| *f == reg.finalizer_name);
+            let ours = obj.finalizers().contains(&reg.finalizer_name);
             let deleting = obj.meta().deletion_timestamp.is_some();
             if !ours && !deleting {
                 // on_create runs before the finalizer is added: a crash in between repeats it.
