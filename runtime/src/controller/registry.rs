@@ -139,9 +139,8 @@ impl Controllers {
         self
     }
 
-    /// A level-based controller: `reconcile(obj, cx) -> Result<Action, E>` runs whenever `obj` (or a
-    /// retry, or its timer) calls for it. With `options.finalizer`, deletion waits for one more successful
-    /// reconcile... use [`Controllers::finalize`] to see the deletion.
+    /// A level-based controller: `reconcile(obj, cx) -> Result<Action, E>` runs whenever `obj` changes,
+    /// a retry is due, or its timer (`every`) is. To see deletions, use [`Controllers::finalize`].
     pub fn reconcile<K, F, Fut, E>(self, name: &str, options: ControllerOptions, f: F) -> Self
     where
         K: Watched,
@@ -242,7 +241,8 @@ impl Controllers {
         let Some(election) = options.leader else {
             metrics.leader.store(true, Relaxed);
             let (stop_tx, watches) = self.start(&env);
-            let mut watches = std::pin::pin!(watches);
+            // MaybeDone: awaiting it again after it finished in the select is fine.
+            let mut watches = std::pin::pin!(futures::future::maybe_done(watches));
             tokio::select! {
                 _ = &mut shutdown => {}
                 _ = &mut watches => {}
@@ -281,7 +281,8 @@ impl Controllers {
             }
             metrics.leader.store(true, Relaxed);
             let (stop_tx, watches) = self.start(&env);
-            let mut watches = std::pin::pin!(watches);
+            // MaybeDone: awaiting it again after it finished in the select is fine.
+            let mut watches = std::pin::pin!(futures::future::maybe_done(watches));
             let mut renewed = Instant::now();
             let shutting_down = loop {
                 tokio::select! {
