@@ -323,7 +323,7 @@ pub async fn plan_source(
     source: Source,
     plan_opts: &PlanOptions,
 ) -> Result<(Plan, Vec<Desired>), EngineError> {
-    let resources = Resources::default();
+    let resources = conn.resources.clone();
     let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
     let rollback = source.rollback_of.is_some();
 
