@@ -141,6 +141,9 @@ async fn resource_versions(sim: &RunningSim) -> Vec<(String, String)> {
         .await
         .expect("list")
         .items
+        .into_iter()
+        // Made by the cluster in every namespace, not by the app.
+        .filter(|c| c.metadata.name.as_deref() != Some("kube-root-ca.crt"))
     {
         out.push((
             format!("cm/{}", c.metadata.name.unwrap_or_default()),
@@ -424,6 +427,8 @@ async fn cluster_state(sim: &RunningSim) -> Vec<(String, serde_json::Value)> {
         items::<ConfigMap>(&c)
             .await
             .iter()
+            // Made by the cluster in every namespace (its CA differs between sims), not by the app.
+            .filter(|o| o.metadata.name.as_deref() != Some("kube-root-ca.crt"))
             .map(|o| clean("ConfigMap", o)),
     );
     out.extend(items::<Secret>(&c).await.iter().map(|o| clean("Secret", o)));

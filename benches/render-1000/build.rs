@@ -1,6 +1,6 @@
 //! Generates the benchmark apps: `piceli::app!` invocations with N Deployments and N Services each —
 //! 1,000 + 1,000 for the render benchmark (also with `pod:`/`container:`/`spec:` blocks), 50 + 50 and
-//! 500 + 500 for the plan/apply benchmarks.
+//! 500 + 500 and 2,500 + 2,500 for the plan/apply benchmarks.
 
 use std::fmt::Write;
 
@@ -40,6 +40,7 @@ fn main() {
         ("app.rs", "bench", 1000),
         ("app_100.rs", "bench-100", 50),
         ("app_1000.rs", "bench-1000", 500),
+        ("app_5000.rs", "bench-5000", 2500),
     ] {
         std::fs::write(out.join(file), app(name, count)).expect("write the generated app");
     }

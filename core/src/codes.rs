@@ -254,8 +254,9 @@ codes! {
         "Piceli never changes objects it does not own. To take it over, plan with `--adopt KIND/NAME` (or \
          `--adopt-all`) and approve that plan; or rename the object in the app.";
     SecretSourceMissing = "PCL0109", "a secret's source is missing",
-        "A secret key reads `from_env(\"VAR\")` or `from_file(\"PATH\")` when planning and applying. Set the \
-         variable or create the file. The value itself is never printed.";
+        "A secret key reads `from_env(\"VAR\")` or `from_file(\"PATH\")` when planning and applying (a relative PATH \
+         from the working directory of the process, not from the app crate). Set the variable or create \
+         the file. The value itself is never printed.";
     ApplyFailed = "PCL0110", "a write to the cluster failed",
         "The API server rejected a write (validation, a conflict with another field manager, a missing \
          namespace). The journal records what was written; fix the cause and `resume`, or plan again.";

@@ -206,3 +206,39 @@ fn a_release_that_does_not_exist_has_its_own_code() {
         );
     }
 }
+
+#[test]
+fn a_command_that_fails_before_reaching_the_cluster_leaves_no_state_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    // A kubeconfig that does not exist: the connection cannot even be configured.
+    let out = hello(dir.path())
+        .args(["plan", "--kubeconfig"])
+        .arg(dir.path().join("missing.kubeconfig"))
+        .args(["--context", "nowhere", "--state-dir"])
+        .arg(&state)
+        .args(["-o", "json"])
+        .assert()
+        .failure();
+    let error = error_of(&out);
+    assert!(
+        error["code"].as_str().is_some_and(|c| c.starts_with("PCL")),
+        "{error}"
+    );
+    assert!(
+        !state.exists(),
+        "no state directory for a run that never reached a cluster"
+    );
+    // The default state directory (`.piceli/hello/local`) either.
+    let out = hello(dir.path())
+        .args(["status", "--kubeconfig"])
+        .arg(dir.path().join("missing.kubeconfig"))
+        .args(["--context", "nowhere", "-o", "json"])
+        .assert()
+        .failure();
+    assert!(error_of(&out)["code"].is_string());
+    assert!(
+        !dir.path().join(".piceli").exists(),
+        "no default state directory either"
+    );
+}

@@ -66,7 +66,7 @@ pub async fn apply(
         lock.ensure().await?;
     }
     // Exactly the planned objects (secret values filled in again, and checked against their digests).
-    let resources = Resources::default();
+    let resources = conn.resources.clone();
     let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
     for (i, d) in wanted.iter().enumerate() {
@@ -327,7 +327,7 @@ pub async fn resume(
     if let Some(lock) = lock {
         lock.ensure().await?;
     }
-    let resources = Resources::default();
+    let resources = conn.resources.clone();
     let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
     for (i, d) in wanted.iter().enumerate() {

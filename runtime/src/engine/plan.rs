@@ -323,7 +323,7 @@ pub async fn plan_source(
     source: Source,
     plan_opts: &PlanOptions,
 ) -> Result<(Plan, Vec<Desired>), EngineError> {
-    let resources = Resources::default();
+    let resources = conn.resources.clone();
     let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
     let rollback = source.rollback_of.is_some();
 
@@ -337,6 +337,7 @@ pub async fn plan_source(
     let namespace_uid = namespace_live
         .as_ref()
         .and_then(|n| n["metadata"]["uid"].as_str().map(str::to_string));
+    let listed = super::listed::ours(conn, &desired, &app.name.v, namespace_live.is_some()).await;
 
     // Read every live object and dry-run every desired one, concurrently, keeping order.
     let key = plan_opts.digest_key;
@@ -344,6 +345,7 @@ pub async fn plan_source(
     let results: Vec<Result<Action, EngineError>> = stream::iter(desired.iter_mut().map(|d| {
         let namespace_missing = namespace_live.is_none();
         let scaled = &scaled;
+        let listed = &listed;
         async move {
             let on = Planning {
                 app,
@@ -353,6 +355,7 @@ pub async fn plan_source(
                 namespace_missing,
                 rollback,
                 autoscaled: scaled,
+                listed,
             };
             plan_one(&on, d).await
         }
@@ -416,6 +419,8 @@ struct Planning<'a> {
     rollback: bool,
     /// `(kind, name)` of the workloads an autoscaler of the plan scales.
     autoscaled: &'a std::collections::BTreeSet<(String, String)>,
+    /// The app's live objects, one list per kind and namespace.
+    listed: &'a super::listed::Listed,
 }
 
 /// The workloads the plan's HorizontalPodAutoscalers scale: their replicas belong to the autoscaler.
@@ -468,7 +473,10 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
     // A namespaced object in a namespace that does not exist yet cannot exist either.
     let live = if namespace_missing && d.namespace.is_some() {
         None
+    } else if let Some(found) = on.listed.get(&d.served, d.namespace.as_deref(), &name) {
+        Some(found.clone())
     } else {
+        // Not the app's (or not there): read it alone.
         get_live(conn, &d.served, d.namespace.as_deref(), &name).await?
     };
     if kind == "Secret" {
@@ -507,6 +515,18 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
     }
     if adopt && !adopting(opts, &kind, d.namespace.as_deref(), &name) {
         return Err(EngineError::NotOwned { kind, name });
+    }
+    if !adopt
+        && !opts.force_dry_run
+        && super::owned::same_as_applied(
+            &redact(&d.object, key),
+            &redact(&live, key),
+            FIELD_MANAGER,
+        )
+    {
+        // Exactly what this app last applied, still as it left it: a dry run would change nothing.
+        action.action = ActionKind::Unchanged;
+        return Ok(action);
     }
     // A controller may write between the read and the dry run (status, annotations): compare the dry
     // run with the version it was made against, reading again when they differ.

@@ -5,7 +5,7 @@
 
 use super::error::EngineError;
 use super::plan::{ActionKind, Plan};
-use super::resources::{Resources, api_for};
+use super::resources::api_for;
 use super::target::Connection;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -178,7 +178,7 @@ pub async fn wait_with(
     progress: Option<&ProgressFn>,
 ) -> Result<(), EngineError> {
     let started = Instant::now();
-    let resources = Resources::default();
+    let resources = conn.resources.clone();
     let deadline = deadline_after(timeout);
     let watched: Vec<_> = plan
         .actions

@@ -124,8 +124,9 @@ impl Session {
                 .join(&app.name.v)
                 .join(&target.name.v)
         });
-        let journal = Journal::open(&state_dir).map_err(EngineError::from)?;
+        // Connect first: a command that fails before it reaches the cluster leaves no state directory.
         let conn = connect(&target, &opts.connect).await?;
+        let journal = Journal::open(&state_dir).map_err(EngineError::from)?;
         let render = render::Options {
             target: Some(target.name.v.clone()),
             namespace: opts.namespace.clone(),

@@ -29,6 +29,8 @@ pub struct Connection {
     pub server: String,
     /// The kubeconfig context used.
     pub context: String,
+    /// How the cluster serves each kind: discovered once per session, shared by plan, apply and waits.
+    pub resources: std::sync::Arc<super::resources::Resources>,
 }
 
 /// The kubeconfig file and context a target uses, overrides applied.
@@ -80,5 +82,6 @@ pub async fn connect_to(path: &Path, context: &str) -> Result<Connection, Engine
         client,
         server,
         context: context.to_string(),
+        resources: Default::default(),
     })
 }
