@@ -254,7 +254,13 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
             "name at least one: `=> [policy::add_team, policy::add_tier]`",
         );
     }
-    for path in &tail.handlers {
+    // A validating webhook written with a list was reported above: keep its first handler only, so the
+    // same problem is not reported again by the model's validation.
+    let keep = match (kind, tail.list) {
+        (WebhookKind::Validate, Some(_)) => 1,
+        _ => tail.handlers.len(),
+    };
+    for path in tail.handlers.iter().take(keep) {
         let text = quote::quote!(#path).to_string().replace(' ', "");
         let sp = path_sp(path);
         let at = lw.loc(sp, format!("{owner} › handler"));
