@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Webhook benchmark (docs/benchmarks.md): piceli's webhook server (benches/webhook), the harness's static
+# Webhook benchmark (docs/benchmarks.md): the guard example's `serve` (examples/guard: the app binary, its
+# webhooks declared in app!), piceli's webhook server alone (benches/webhook), the harness's static
 # hyper+rustls responder and knete 0.3.0, each alone on loopback, in one run, with the same AdmissionReview
 # bodies and the same RSA-2048 certificate. Load: oha, 20 connections, keep-alive and a new TLS connection
 # per request (and HTTP/2 for piceli alone). Prints one line per run: server, mode, body, req/s, p50, p99,
 # errors, RSS idle / peak.
-# Usage: benches/scripts/webhook.sh   (env: HARNESS, OHA, KNETE_PY, DURATION, LIMIT_TARGET)
+# Usage: benches/scripts/webhook.sh   (env: HARNESS, OHA, KNETE_PY, DURATION, LIMIT_TARGET, SERVERS)
 # Needs: oha (`cargo install oha --locked`), knete in a venv
 #   (`python3.12 -m venv /tmp/knete-venv && /tmp/knete-venv/bin/pip install knete==0.3.0`), openssl.
 set -euo pipefail
@@ -22,8 +23,9 @@ cp -r "$harness/limit" "$work/limit"
 chmod -R u+w "$work/limit"
 (cd "$work/limit" && CARGO_TARGET_DIR=${LIMIT_TARGET:-$work/limit-target} cargo build --release -q)
 limit_bin=${LIMIT_TARGET:-$work/limit-target}/release/limit
-(cd "$root" && cargo build --release -q -p webhook-bench)
+(cd "$root" && cargo build --release -q -p webhook-bench -p guard)
 piceli_bin=$root/target/release/webhook-bench
+guard_bin=$root/target/release/guard
 
 wait_port() {  # until something accepts on 127.0.0.1:$1
   for _ in $(seq 1 100); do
@@ -63,11 +65,13 @@ start() {  # server port command...: starts it alone, waits until it listens
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 
-declare -A port=([limit]=9443 [piceli]=9444 [knete]=8443)
+declare -A port=([limit]=9443 [piceli]=9444 [serve]=9445 [knete]=8443)
 launch() {  # server
   case $1 in
     limit) start limit 9443 "$limit_bin" "$work/tls.crt" "$work/tls.key" 127.0.0.1:9443 ;;
     piceli) start piceli 9444 "$piceli_bin" "$work/tls.crt" "$work/tls.key" 127.0.0.1:9444 ;;
+    serve) start serve 9445 "$guard_bin" serve --listen 127.0.0.1:9445 --tls-cert "$work/tls.crt" \
+      --tls-key "$work/tls.key" ;;
     knete) start knete 8443 env KNETE_TLS_CERT="$work/tls.crt" KNETE_TLS_KEY="$work/tls.key" \
       KNETE_PORT=8443 "$knete_py" "$harness/knete_server.py" ;;
   esac
@@ -79,9 +83,9 @@ echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; oha $("$
 for config in "keep-alive admissionreview-allow.json" "keep-alive admissionreview-deny.json" \
               "new-connection admissionreview-allow.json" "http2 admissionreview-allow.json"; do
   set -- $config
-  for server in limit piceli knete; do
+  for server in ${SERVERS:-limit serve piceli knete}; do
     # The responder serves HTTP/1.1 only, knete HTTP/1.0 only.
-    [ "$1" = http2 ] && [ "$server" != piceli ] && continue
+    [ "$1" = http2 ] && [ "$server" != piceli ] && [ "$server" != serve ] && continue
     launch "$server"
     idle=$(rss "$pid" VmRSS)
     load "$server" "${port[$server]}" /validate/no-latest-tag "$1" "$2"

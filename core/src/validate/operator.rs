@@ -179,3 +179,94 @@ fn operator(cx: &mut Ctx, app: &App) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::codes::Code;
+    use crate::model::{App, Operator, Webhook, WebhookKind};
+    use crate::spanned::{Loc, Spanned};
+    use crate::validate::validate;
+
+    fn s(v: &str, at: u32) -> Spanned<String> {
+        Spanned::new(v.to_string(), Loc(at))
+    }
+
+    fn hook(name: &str, resource: &str, op: &str) -> Webhook {
+        Webhook {
+            kind: WebhookKind::Validate,
+            name: s(name, 10),
+            resource: s(resource, 11),
+            operations: vec![s(op, 12)],
+            handlers: vec![s("policy::h", 13)],
+            ..Webhook::default()
+        }
+    }
+
+    fn app(webhooks: Vec<Webhook>) -> App {
+        App {
+            name: s("guard", 0),
+            operator: Some(Operator {
+                name: s("guard", 1),
+                image: s(
+                    "ghcr.io/acme/guard:1.0@sha256:4f2a6b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a",
+                    2,
+                ),
+                replicas: Spanned::new(2, Loc(3)),
+                ..Operator::default()
+            }),
+            webhooks,
+            ..App::default()
+        }
+    }
+
+    fn codes(app: &App) -> Vec<(Code, u32)> {
+        validate(app).iter().map(|d| (d.code, d.at.0)).collect()
+    }
+
+    #[test]
+    fn a_valid_operator_and_webhook_pass() {
+        assert_eq!(
+            codes(&app(vec![hook("no-latest", "deployments.apps", "CREATE")])),
+            []
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_its_value() {
+        let mut dup = hook("no-latest", "deployments.apps", "UPDATE");
+        dup.name.at = Loc(20);
+        let found = codes(&app(vec![
+            hook("no-latest", "deployment.apps", "DESTROY"),
+            dup,
+        ]));
+        assert_eq!(
+            found,
+            [
+                (Code::UnknownResource, 11),
+                (Code::InvalidOperation, 12),
+                (Code::DuplicateWebhook, 20)
+            ]
+        );
+    }
+
+    #[test]
+    fn webhooks_need_an_operator_and_in_range_timeouts() {
+        let mut h = hook("no-latest", "pods", "*");
+        h.timeout = Some(Spanned::new(31, Loc(14)));
+        let mut a = app(vec![h]);
+        a.operator = None;
+        assert_eq!(
+            codes(&a),
+            [
+                (Code::WebhookWithoutOperator, 10),
+                (Code::WebhookOption, 14)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_webhook_name_must_be_a_dns_label() {
+        let found = codes(&app(vec![hook("No_Latest", "pods", "CREATE")]));
+        assert_eq!(found, [(Code::InvalidWebhookName, 10)]);
+    }
+}
