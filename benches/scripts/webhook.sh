@@ -6,7 +6,7 @@
 # per request (and HTTP/2 for piceli alone). Prints one line per run: server, mode, body, req/s, p50, p99,
 # errors, RSS idle / peak.
 # Usage: benches/scripts/webhook.sh   (env: HARNESS, OHA, KNETE_PY, DURATION, LIMIT_TARGET, SERVERS)
-# Needs: oha (`cargo install oha --locked`), knete in a venv
+# Needs: oha (`cargo install oha --locked`) or wrk (`LOAD=wrk`, Debian's package), knete in a venv
 #   (`python3.12 -m venv /tmp/knete-venv && /tmp/knete-venv/bin/pip install knete==0.3.0`), openssl.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +37,7 @@ wait_port() {  # until something accepts on 127.0.0.1:$1
 rss() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }  # kB
 
 load() {  # server port path mode body
+  if [ "${LOAD:-oha}" = wrk ]; then load_wrk "$@"; return; fi
   local server=$1 port=$2 path=$3 mode=$4 body=$5 flags=()
   [ "$mode" = new-connection ] && flags=(--disable-keepalive)
   [ "$mode" = http2 ] && flags=(--http2)
@@ -53,6 +54,30 @@ errs = {k: n for k, n in d.get("errorDistribution", {}).items() if k != "aborted
 errors = sum(errs.values()) + sum(n for c, n in codes.items() if c != "200")
 print(f"{sys.argv[2]:7} {sys.argv[3]:15} {sys.argv[4]:27} {s['requestsPerSec']:8.0f} req/s  "
       f"p50 {p['p50']*1000:7.2f} ms  p99 {p['p99']*1000:7.2f} ms  errors {errors}{' ' + str(errs) if errs else ''}", end="")
+PY
+}
+
+# LOAD=wrk: wrk (Debian) with the harness's post.lua, 2 threads, 20 connections; a new connection per
+# request is `Connection: close` (CLOSE=1). wrk has no HTTP/2: those runs are skipped.
+load_wrk() {  # server port path mode body
+  local server=$1 port=$2 path=$3 mode=$4 body=$5 close=0
+  [ "$mode" = new-connection ] && close=1
+  (cd "$harness" && BODY=$body CLOSE=$close timeout 120 wrk -t2 -c20 -d"$duration" --latency \
+    -s post.lua "https://127.0.0.1:$port$path") > "$work/out.txt"
+  python3 - "$work/out.txt" "$server" "$mode" "$body" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+def ms(q):
+    m = re.search(rf"^\s+{q}%\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
+    v, u = float(m.group(1)), m.group(2)
+    return v / 1000 if u == "us" else v * 1000 if u == "s" else v
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", t) or [0, 0])[1])
+sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", t)
+errs = sum(map(int, sock.groups())) if sock else 0
+print(f"{sys.argv[2]:7} {sys.argv[3]:15} {sys.argv[4]:27} {rps:8.0f} req/s  "
+      f"p50 {ms(50):7.2f} ms  p99 {ms(99):7.2f} ms  errors {errs + non2xx}"
+      f"{' (socket ' + '/'.join(sock.groups()) + ')' if errs else ''}", end="")
 PY
 }
 
@@ -77,7 +102,8 @@ launch() {  # server
   esac
 }
 
-echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; oha $("$oha" --version | cut -d' ' -f2); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${LOAD:-oha}" = wrk ]; then tool="$(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2)"; else tool="oha $("$oha" --version | cut -d' ' -f2)"; fi
+echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; $tool; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # Each configuration runs against the three servers back to back (each alone, freshly started), so that
 # the machine's other load is alike for the figures compared.
 for config in "keep-alive admissionreview-allow.json" "keep-alive admissionreview-deny.json" \
@@ -86,6 +112,7 @@ for config in "keep-alive admissionreview-allow.json" "keep-alive admissionrevie
   for server in ${SERVERS:-limit serve piceli knete}; do
     # The responder serves HTTP/1.1 only, knete HTTP/1.0 only.
     [ "$1" = http2 ] && [ "$server" != piceli ] && [ "$server" != serve ] && continue
+    [ "$1" = http2 ] && [ "${LOAD:-oha}" = wrk ] && continue
     launch "$server"
     idle=$(rss "$pid" VmRSS)
     load "$server" "${port[$server]}" /validate/no-latest-tag "$1" "$2"
