@@ -102,7 +102,7 @@ launch() {  # server
   esac
 }
 
-if [ "${LOAD:-oha}" = wrk ]; then tool="$(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2)"; else tool="oha $("$oha" --version | cut -d' ' -f2)"; fi
+if [ "${LOAD:-oha}" = wrk ]; then tool="$({ wrk -v 2>&1 || true; } | head -1 | cut -d' ' -f1-2)"; else tool="oha $("$oha" --version | cut -d' ' -f2)"; fi
 echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; $tool; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # Each configuration runs against the three servers back to back (each alone, freshly started), so that
 # the machine's other load is alike for the figures compared.
