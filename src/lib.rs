@@ -123,6 +123,34 @@ pub mod __private {
         piceli_cli::app_main(app)
     }
 
+    pub use piceli_runtime::webhook::{mutator, validator};
+
+    /// A webhook's options from its declaration: the handler gets a little less than the configuration's
+    /// `timeoutSeconds`, so the API server receives the failure's reason rather than its own timeout.
+    pub fn webhook_options(
+        timeout_seconds: u64,
+        ignore_failures: bool,
+    ) -> piceli_runtime::webhook::WebhookOptions {
+        let millis = timeout_seconds * 1000;
+        piceli_runtime::webhook::WebhookOptions {
+            timeout: std::time::Duration::from_millis(millis - (millis / 5).min(1000)),
+            failure_policy: if ignore_failures {
+                piceli_runtime::webhook::FailurePolicy::Ignore
+            } else {
+                piceli_runtime::webhook::FailurePolicy::Fail
+            },
+        }
+    }
+
+    /// The app binary's `main`, with its code checks and its webhooks (built only by `serve`).
+    pub fn main_operator(
+        app: App,
+        code: Vec<CodeCheck>,
+        webhooks: fn() -> piceli_runtime::webhook::Webhooks,
+    ) -> std::process::ExitCode {
+        piceli_cli::app_main_operator(app, code, webhooks)
+    }
+
     /// The app binary's `main`, with its code checks.
     pub fn main_with(app: App, code: Vec<CodeCheck>) -> std::process::ExitCode {
         piceli_cli::app_main_with(app, code)

@@ -106,6 +106,9 @@ pub enum AppCommand {
     /// Serve the app's declared port forwards on 127.0.0.1 until Ctrl-C (reads only; exit 2 when a local
     /// port is taken).
     Access(AccessArgs),
+    /// Serve the app's admission webhooks over HTTPS (HTTP/1.1 and HTTP/2) until SIGTERM, with /healthz,
+    /// /readyz and /metrics: what the operator's Deployment runs. Exit 2 when it cannot start.
+    Serve(ServeArgs),
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The whole command tree, with side effects and approval rules, as JSON.
@@ -125,12 +128,30 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (default 0.0.0.0:8443).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The PEM certificate chain (default /etc/piceli/tls/tls.crt, the mounted TLS Secret); reloaded
+    /// when it changes.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key (default /etc/piceli/tls/tls.key).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+}
+
 /// `render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     /// Write to this file instead of stdout.
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
+    /// Print the Containerfile that builds this app's binary and runs `serve` (instead of the objects).
+    #[arg(long)]
+    pub containerfile: bool,
 }
 
 /// `plan`.

@@ -228,6 +228,32 @@ codes! {
         "In the short form `config_map NAME { KEY: VALUE }` every key is data, so `labels`, `annotations` and \
          `data` (and a Secret's `type`) are reserved and cannot be data keys. To give labels or annotations, or \
          to have a data key with one of those names, put the data under `data: { … }`.";
+    WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
+        "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
+         image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";
+    UnknownResource = "PCL0061", "a webhook names a resource the 1.33 API does not have",
+        "A webhook is registered for a resource written as its plural name and API group: `pods`, `configmaps` \
+         (core group), `deployments.apps`, `jobs.batch`, `ingresses.networking.k8s.io`. The message suggests the \
+         closest. The handler's `Request<T>` must use that resource's k8s-openapi type.";
+    InvalidOperation = "PCL0062", "a webhook lists an operation that does not exist",
+        "Operations are `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`, in upper case, each once: \
+         `validate no-latest-tag on deployments.apps (CREATE, UPDATE) => policy::no_latest_tag;`.";
+    InvalidWebhookName = "PCL0063", "a webhook name is not a DNS label",
+        "A webhook's name is the last segment of its path (`/validate/NAME`) and the first label of its \
+         qualified name `NAME.OPERATOR.piceli.dev`, which must be a DNS subdomain: lowercase letters, digits and \
+         '-', at most 63 characters, the qualified name at most 253.";
+    DuplicateWebhook = "PCL0064", "two webhooks are served at the same path",
+        "Each `validate NAME` and each `mutate NAME` is served at `/validate/NAME` or `/mutate/NAME`; two \
+         webhooks of the same kind cannot share a name. Rename one.";
+    WebhookHandler = "PCL0065", "a webhook handler has the wrong shape or resource type",
+        "A validating handler is `async fn(Request<T>) -> Verdict`, `fn(Request<T>) -> Verdict` (either may \
+         return `Result<Verdict, E>`) or a type implementing `piceli::webhook::Validate` with `type Resource = \
+         T`; a mutating one returns `Mutation` or implements `Mutate`. `T` is the k8s-openapi type of the \
+         resource the webhook is declared on (`deployments.apps` → `Deployment`). A validating webhook has one \
+         handler; only `mutate` takes a list (a composite).";
+    WebhookOption = "PCL0066", "a webhook option is out of range",
+        "`timeout` is 1 to 30 seconds (the API server's limit); `failure` is `fail` (the request is refused \
+         when the webhook cannot answer) or `ignore`.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",
@@ -408,6 +434,11 @@ codes! {
          namespace. The operator keeps trying; a leader that cannot renew within its renew deadline stops \
          reconciling. Check that the namespace exists and the ServiceAccount may get, create and update \
          leases there.";
+    ServeFailed = "PCL0160", "`serve` cannot start the webhook server",
+        "`serve` binds `--listen` (default 0.0.0.0:8443) and loads the serving certificate from `--tls-cert` and \
+         `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \
+         TLS Secret). The message says which part failed: free the port, or point the flags at readable PEM \
+         files.";
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod diag;
 pub mod include;
 pub mod model;
 pub mod overrides;
+pub mod resources;
 pub mod rules;
 pub mod schema;
 pub mod spanned;

@@ -74,6 +74,8 @@ pub struct Item {
     pub eq: Option<Value>,
     /// `{ … }`: the body.
     pub body: Option<Value>,
+    /// `on RESOURCE (OPS) … => HANDLER` of a `validate`/`mutate` item.
+    pub webhook: Option<crate::webhook_ast::WebhookTail>,
 }
 
 /// A value.
@@ -195,6 +197,7 @@ impl Parse for Item {
             arrow: None,
             eq: None,
             body: None,
+            webhook: None,
         };
         if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))
             && !input.peek2(Token![-])
@@ -202,6 +205,11 @@ impl Parse for Item {
             item.call = Some(input.parse()?);
         } else if input.peek(Ident::peek_any) || input.peek(LitStr) {
             item.name = Some(parse_name(input)?);
+        }
+        if matches!(item.keyword.text.as_str(), "validate" | "mutate")
+            && crate::webhook_ast::peek(input)
+        {
+            item.webhook = Some(input.parse()?);
         }
         if input.peek(Token![->]) {
             input.parse::<Token![->]>()?;
@@ -262,7 +270,7 @@ pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
 }
 
 /// A map key: a name, dotted names (`web.replicas`, `env.MODE`), or a string.
-fn parse_key(input: ParseStream) -> syn::Result<NameTok> {
+pub fn parse_key(input: ParseStream) -> syn::Result<NameTok> {
     let mut key = parse_name(input)?;
     while input.peek(Token![.]) {
         input.parse::<Token![.]>()?;

@@ -40,6 +40,7 @@ pub fn expand(checked: Checked) -> TokenStream {
         let text = quote!(#p).to_string().replace(' ', "");
         quote::quote_spanned!(syn::spanned::Spanned::span(p)=> ::piceli::__private::code_check(#text, #p))
     });
+    let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
     let locations = &checked.app.locations;
     let name = &checked.app.name.v;
     let doc =
@@ -60,9 +61,14 @@ pub fn expand(checked: Checked) -> TokenStream {
                 ::std::vec![#(#registrations),*]
             }
 
-            /// Runs the app's command line (`render`, `plan`, `deploy`, …); call it from `main`.
+            /// The app's admission webhooks, typed by their resources, as `serve` runs them.
+            pub fn webhooks() -> ::piceli::webhook::Webhooks {
+                #webhooks
+            }
+
+            /// Runs the app's command line (`render`, `plan`, `deploy`, `serve`, …); call it from `main`.
             pub fn main() -> ::std::process::ExitCode {
-                ::piceli::__private::main_with(app(), code_checks())
+                ::piceli::__private::main_operator(app(), code_checks(), webhooks)
             }
 
             const MODEL: &str = #model;
@@ -84,6 +90,7 @@ pub fn fallback(errors: Vec<syn::Error>, name: Option<String>) -> TokenStream {
             pub mod #module {
                 pub fn app() -> ::piceli::__private::App { ::core::unreachable!() }
                 pub fn main() -> ::std::process::ExitCode { ::core::unreachable!() }
+                pub fn webhooks() -> ::piceli::webhook::Webhooks { ::core::unreachable!() }
             }
         }
     });

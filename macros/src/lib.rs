@@ -6,6 +6,8 @@
 mod ast;
 mod expand;
 mod valid;
+mod webhook_ast;
+mod webhook_expand;
 
 use proc_macro::TokenStream;
 

@@ -29,6 +29,10 @@ fn effects(name: &str) -> (&'static str, bool) {
         "history" => ("none (reads the local journal)", false),
         "status" => ("reads", false),
         "access" => ("reads (port forwards to the app's pods)", false),
+        "serve" => (
+            "none (serves the app's admission webhooks; the cluster calls it)",
+            false,
+        ),
         "diff" => ("reads and dry runs", false),
         "rollback" => (
             "reads and dry runs (plans a rollback; apply writes it)",

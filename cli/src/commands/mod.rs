@@ -12,6 +12,7 @@ pub mod plan;
 pub mod render;
 pub mod resume;
 pub mod rollback;
+pub mod serve;
 pub mod session;
 pub mod shell;
 pub mod status;

@@ -16,15 +16,35 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         target: global.target.clone(),
         namespace: global.namespace.clone(),
     };
-    let text = match global.output {
-        Output::Json => render::to_json(&render::render(app, &opts)?.objects)?,
+    let text = if args.containerfile {
+        // The binary's own file name is the Cargo `[[bin]]` name the Containerfile builds.
+        let binary = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| app.name.v.clone());
+        render::containerfile(app, &binary)
+    } else {
+        objects(app, global, &opts)?
+    };
+    let written = write(&text, args);
+    // The process ends right after: freeing thousands of objects one by one would only cost time.
+    std::mem::forget(text);
+    written
+}
+
+fn objects(app: &App, global: &Global, opts: &render::Options) -> Result<String, Failure> {
+    Ok(match global.output {
+        Output::Json => render::to_json(&render::render(app, opts)?.objects)?,
         Output::Text | Output::Yaml => {
             // Each object is written as soon as it is rendered: memory stays at the size of the text.
             let mut sink = render::YamlSink::default();
-            render::render_into(app, &opts, &mut sink)?;
+            render::render_into(app, opts, &mut sink)?;
             sink.text
         }
-    };
+    })
+}
+
+fn write(text: &str, args: &RenderArgs) -> Result<(), Failure> {
     let written = match &args.out {
         Some(path) => {
             std::fs::write(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
@@ -37,8 +57,6 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
                 .map_err(|e| ("stdout".to_string(), e))
         }
     };
-    // The process ends right after: freeing thousands of objects one by one would only cost time.
-    std::mem::forget(text);
     written.map_err(|(to, e)| Failure {
         code: Code::OutputFailed,
         message: format!("cannot write to {to}: {e}"),

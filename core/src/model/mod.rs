@@ -6,6 +6,7 @@
 
 mod block;
 mod config;
+mod operator;
 mod ops;
 mod policy;
 mod service;
@@ -13,6 +14,7 @@ mod workload;
 
 pub use block::*;
 pub use config::*;
+pub use operator::*;
 pub use ops::*;
 pub use policy::*;
 pub use service::*;
@@ -63,6 +65,12 @@ pub struct App {
     pub checks: Vec<Check>,
     /// Raw YAML/JSON files and Rust-built objects.
     pub includes: Vec<Include>,
+    /// The operator that serves the webhooks (`operator NAME { … }`).
+    #[serde(default)]
+    pub operator: Option<Operator>,
+    /// Admission webhooks (`validate …`, `mutate …`).
+    #[serde(default)]
+    pub webhooks: Vec<Webhook>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table.
     #[serde(skip)]

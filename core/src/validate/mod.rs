@@ -5,6 +5,7 @@
 
 mod blocks;
 mod names;
+mod operator;
 mod pods;
 mod refs;
 mod targets;
@@ -24,6 +25,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     refs::check(&mut cx, app);
     targets::check(&mut cx, app);
     blocks::check(&mut cx, app);
+    operator::check(&mut cx, app);
     let mut diags = cx.finish();
     diags.sort_by_key(|d| (d.at, d.code));
     diags.dedup();

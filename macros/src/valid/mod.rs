@@ -10,6 +10,7 @@ mod config;
 mod container;
 mod fields;
 mod network;
+mod operator;
 mod ops;
 mod policy;
 mod shortcuts;
@@ -22,6 +23,7 @@ use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::{Loc, Spanned};
 
 pub use fields::Fields;
+pub use operator::WebhookCode;
 
 /// The app, checked: its model and what the expansion needs to emit.
 pub struct Checked {
@@ -31,6 +33,8 @@ pub struct Checked {
     pub dynamics: Vec<Dynamic>,
     /// Rust paths that must resolve (code checks).
     pub paths: Vec<syn::Path>,
+    /// The webhooks' handlers, for `webhooks()`.
+    pub webhooks: Vec<WebhookCode>,
 }
 
 /// A value known only at run time.
@@ -60,6 +64,7 @@ pub struct Lower {
     locations: Vec<String>,
     dynamics: Vec<Dynamic>,
     paths: Vec<syn::Path>,
+    webhooks: Vec<WebhookCode>,
     /// The app being built.
     pub app: App,
 }
@@ -90,6 +95,9 @@ const KEYWORDS: &[&str] = &[
     "cluster_role_binding",
     "check",
     "include",
+    "operator",
+    "validate",
+    "mutate",
 ];
 
 /// Run pass 2. On failure, every error found (shape and meaning), in source order.
@@ -100,6 +108,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         locations: Vec::new(),
         dynamics: Vec::new(),
         paths: Vec::new(),
+        webhooks: Vec::new(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
@@ -145,6 +154,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             app: lw.app,
             dynamics: lw.dynamics,
             paths: lw.paths,
+            webhooks: lw.webhooks,
         })
     } else {
         Err((lw.errors, name))
@@ -222,6 +232,8 @@ impl Lower {
             "role_binding" | "cluster_role_binding" => policy::role_binding(self, item),
             "check" => ops::check(self, item),
             "include" => ops::include(self, item),
+            "operator" => operator::operator(self, item),
+            "validate" | "mutate" => operator::webhook(self, item),
             other => {
                 let help = match did_you_mean(other, KEYWORDS.iter().copied()) {
                     Some(s) => format!("did you mean `{s}`?"),
@@ -273,6 +285,11 @@ impl Lower {
                 None
             }
         }
+    }
+
+    /// Record a webhook's handlers for the expansion.
+    pub fn webhook_code(&mut self, code: WebhookCode) {
+        self.webhooks.push(code);
     }
 
     /// Report a value of the wrong type.

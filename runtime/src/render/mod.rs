@@ -5,12 +5,15 @@
 //! Secret values are never read here: they render as a redaction marker.
 
 mod config;
+mod containerfile;
 mod meta;
 mod network;
+mod operator;
 mod policy;
 mod workloads;
 mod yaml;
 
+pub use containerfile::containerfile;
 pub use meta::{COMPONENT_LABEL, MANAGED_BY_LABEL, NAME_LABEL};
 
 use crate::error::Error;
@@ -116,6 +119,7 @@ pub fn render_into(
     config::storage(&cx, out)?;
     workloads::workloads(&cx, out)?;
     network::services(&cx, out)?;
+    operator::operator(&cx, out)?;
     network::routing(&cx, out)?;
     policy::scaling(&cx, out)?;
     includes(&cx, out)?;

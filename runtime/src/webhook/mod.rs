@@ -36,7 +36,7 @@ pub use endpoint::{FailurePolicy, WebhookOptions};
 pub use error::ServeError;
 pub use handler::{
     AsyncFn, Erased, Mutate, MutateHandler, Mutator, MutatorChain, SyncFn, TraitImpl, Validate,
-    ValidateHandler, Validator, mutator,
+    ValidateHandler, Validator, mutator, validator,
 };
 /// JSON Patch (RFC 6902) types, for [`Mutation::patch`].
 pub use json_patch;

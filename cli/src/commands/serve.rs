@@ -1,0 +1,48 @@
+//! `serve`: run the app's admission webhooks over HTTPS (what the operator's Deployment runs) until SIGTERM
+//! or Ctrl-C, finishing the requests in flight. A port that cannot be bound or a certificate that cannot
+//! be read is refused (exit 2) before anything is served.
+
+use super::session::block_on;
+use crate::args::ServeArgs;
+use crate::exit::{Failure, REJECTED};
+use piceli_core::Code;
+use piceli_runtime::webhook::{self, ServeError, ServeOptions, Webhooks};
+
+/// Run `serve` with the app's webhooks.
+pub fn run(webhooks: Webhooks, args: &ServeArgs) -> Result<(), Failure> {
+    let defaults = ServeOptions::default();
+    let options = ServeOptions {
+        listen: args.listen.unwrap_or(defaults.listen),
+        tls_cert: args.tls_cert.clone().unwrap_or(defaults.tls_cert.clone()),
+        tls_key: args.tls_key.clone().unwrap_or(defaults.tls_key.clone()),
+        ..defaults
+    };
+    if webhooks.paths().is_empty() {
+        return Err(Failure {
+            code: Code::ServeFailed,
+            message: "this app declares no webhooks to serve".into(),
+            help: "declare `validate`/`mutate` items and an `operator` in `app!` (see docs/webhooks.md)"
+                .into(),
+            exit: REJECTED,
+        });
+    }
+    block_on(async move {
+        let server = webhook::Server::bind(webhooks, options)
+            .await
+            .map_err(refused)?;
+        eprintln!("serving webhooks on https://{}", server.local_addr());
+        server
+            .run(webhook::shutdown_signal())
+            .await
+            .map_err(refused)
+    })?
+}
+
+fn refused(e: ServeError) -> Failure {
+    Failure {
+        code: Code::ServeFailed,
+        help: e.help(),
+        message: e.to_string(),
+        exit: REJECTED,
+    }
+}

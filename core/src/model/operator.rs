@@ -1,0 +1,94 @@
+//! The operator and its admission webhooks: `operator NAME { … }`, `validate NAME on RESOURCE (OPS) => h;`
+//! and `mutate NAME on RESOURCE (OPS) => [a, b];`.
+
+use super::Labels;
+use crate::spanned::{Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// `operator NAME { image, replicas, tls }`: the Deployment that runs this binary's `serve`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Operator {
+    /// The Deployment's (and Service's, ServiceAccount's) name.
+    pub name: Name,
+    /// The image of this app's binary.
+    pub image: Spanned<String>,
+    /// Declared `unpinned(…)`: no digest required.
+    pub unpinned: bool,
+    /// Replicas (default 1); 2 or more adds anti-affinity and a PodDisruptionBudget.
+    pub replicas: Spanned<i64>,
+    /// Where the serving certificate comes from.
+    pub tls: OperatorTls,
+}
+
+/// Where the operator's serving certificate comes from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum OperatorTls {
+    /// `cert_manager(issuer: self_signed)`: a self-signed Issuer, a CA Certificate, a CA Issuer and the
+    /// serving Certificate, all rendered.
+    #[default]
+    SelfSigned,
+    /// `cert_manager(cluster_issuer: "corp-ca")`: a serving Certificate from that ClusterIssuer.
+    ClusterIssuer(Spanned<String>),
+    /// `secret(NAME)`: a Secret (tls.crt, tls.key, ca.crt) the cluster already has.
+    Secret(Spanned<String>),
+}
+
+/// Validating or mutating.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WebhookKind {
+    /// `validate …`, served at `/validate/NAME`.
+    #[default]
+    Validate,
+    /// `mutate …`, served at `/mutate/NAME`.
+    Mutate,
+}
+
+impl WebhookKind {
+    /// `validate` or `mutate` (the keyword and the path's first segment).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            WebhookKind::Validate => "validate",
+            WebhookKind::Mutate => "mutate",
+        }
+    }
+}
+
+/// One admission webhook.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Webhook {
+    /// Validating or mutating.
+    pub kind: WebhookKind,
+    /// The name: the path `/KIND/NAME` and the webhook's `NAME.OPERATOR.piceli.dev`.
+    pub name: Name,
+    /// The resource as written (`deployments.apps`, `pods`).
+    pub resource: Spanned<String>,
+    /// The operations (`CREATE`, `UPDATE`, `DELETE`, `CONNECT`, `*`).
+    pub operations: Vec<Spanned<String>>,
+    /// The handlers' Rust paths as written (`policy::no_latest_tag`); several for a composite mutator.
+    pub handlers: Vec<Spanned<String>>,
+    /// `failure: ignore` (default fail).
+    pub ignore_failures: bool,
+    /// `timeout: SECONDS` (default 10).
+    pub timeout: Option<Spanned<i64>>,
+    /// `namespaces: { label: value }`: only namespaces with these labels.
+    pub namespaces: Labels,
+    /// `objects: { label: value }`: only objects with these labels.
+    pub objects: Labels,
+}
+
+impl Webhook {
+    /// `/validate/NAME` or `/mutate/NAME`.
+    pub fn path(&self) -> String {
+        format!("/{}/{}", self.kind.keyword(), self.name.v)
+    }
+
+    /// The webhook's name in its configuration: `NAME.OPERATOR.piceli.dev`.
+    pub fn qualified_name(&self, operator: &str) -> String {
+        format!("{}.{operator}.piceli.dev", self.name.v)
+    }
+
+    /// The timeout in seconds the configuration carries (default 10).
+    pub fn timeout_seconds(&self) -> i64 {
+        self.timeout.as_ref().map(|t| t.v).unwrap_or(10)
+    }
+}

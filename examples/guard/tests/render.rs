@@ -1,0 +1,119 @@
+//! `guard render` as a user runs it: the snapshot of the operator's objects in apply order, the
+//! Containerfile, and the shape a cluster needs (no RBAC for pure webhooks, the CA injected by
+//! cert-manager, the operator's own namespace and kube-system never admitted through it).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn guard(args: &[&str]) -> String {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = Command::cargo_bin("guard")
+        .expect("guard binary")
+        .env_remove("KUBECONFIG")
+        .env("HOME", home.path())
+        .args(args)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn snapshot_of_the_operator_objects() {
+    insta::assert_snapshot!("guard_render", guard(&["render"]));
+}
+
+#[test]
+fn snapshot_of_the_containerfile() {
+    insta::assert_snapshot!("guard_containerfile", guard(&["render", "--containerfile"]));
+}
+
+#[test]
+fn objects_come_in_apply_order_with_least_privilege() {
+    let list: Value = serde_json::from_str(&guard(&["render", "-o", "json"])).expect("JSON");
+    let items = list["items"].as_array().expect("items");
+    let kinds: Vec<&str> = items.iter().filter_map(|o| o["kind"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "ServiceAccount",
+            "Issuer",
+            "Certificate",
+            "Issuer",
+            "Certificate",
+            "Deployment",
+            "PodDisruptionBudget",
+            "Service",
+            "ValidatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+        ]
+    );
+    assert!(
+        !kinds.iter().any(|k| k.contains("Role")),
+        "pure webhooks need no RBAC"
+    );
+    let deployment = &items[6];
+    let pod = &deployment["spec"]["template"]["spec"];
+    assert_eq!(pod["containers"][0]["args"], serde_json::json!(["serve"]));
+    assert_eq!(pod["automountServiceAccountToken"], false);
+    assert_eq!(
+        pod["containers"][0]["readinessProbe"]["httpGet"]["path"],
+        "/readyz"
+    );
+    let validating = &items[9];
+    for hook in validating["webhooks"].as_array().expect("webhooks") {
+        let excluded = &hook["namespaceSelector"]["matchExpressions"][0];
+        assert_eq!(excluded["operator"], "NotIn");
+        assert_eq!(
+            excluded["values"],
+            serde_json::json!(["guard-system", "kube-system"])
+        );
+        assert_eq!(hook["sideEffects"], "None");
+        assert_eq!(hook["admissionReviewVersions"], serde_json::json!(["v1"]));
+    }
+    let no_secrets = &validating["webhooks"][1];
+    assert_eq!(no_secrets["failurePolicy"], "Ignore");
+    assert_eq!(no_secrets["timeoutSeconds"], 5);
+    assert_eq!(no_secrets["namespaceSelector"]["matchLabels"]["team"], "a");
+}
+
+#[test]
+fn help_json_lists_serve_as_not_touching_the_cluster() {
+    let help: Value = serde_json::from_str(&guard(&["help-json"])).expect("JSON");
+    let serve = help["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .find(|c| c["name"] == "serve")
+        .expect("serve is a command");
+    assert!(
+        serve["touches_cluster"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("none")
+    );
+    let flags: Vec<&str> = serve["arguments"]
+        .as_array()
+        .expect("arguments")
+        .iter()
+        .filter_map(|a| a["long"].as_str())
+        .collect();
+    assert_eq!(flags, ["listen", "tls-cert", "tls-key"]);
+}
+
+#[test]
+fn serve_refuses_a_missing_certificate_with_its_code() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = Command::cargo_bin("guard")
+        .expect("guard binary")
+        .env_remove("KUBECONFIG")
+        .args(["serve", "--listen", "127.0.0.1:0", "--tls-cert"])
+        .arg(home.path().join("missing.crt"))
+        .arg("--tls-key")
+        .arg(home.path().join("missing.key"))
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("PCL0160"), "{stderr}");
+    assert!(stderr.contains("missing.crt"), "{stderr}");
+}

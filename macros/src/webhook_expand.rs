@@ -1,0 +1,43 @@
+//! Pass 3 for webhooks: `webhooks()`, the app's handlers registered on `piceli::webhook::Webhooks`, each
+//! typed by its resource's k8s-openapi type. Every handler is registered at its own span, so a handler of
+//! the wrong shape or for another resource is reported at its path (PCL0065).
+
+use crate::valid::WebhookCode;
+use piceli_core::model::WebhookKind;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// The body of `webhooks()`.
+pub fn webhooks(hooks: &[WebhookCode]) -> TokenStream {
+    let registrations = hooks.iter().filter_map(|h| {
+        // Validation accepted the resource, so it resolves.
+        let resource = piceli_core::resources::lookup(&h.resource)?;
+        let ty: syn::Path =
+            syn::parse_str(&format!("::piceli::k8s_openapi::api::{}", resource.rust_type)).ok()?;
+        let name = &h.name;
+        let timeout = h.timeout_seconds as u64;
+        let ignore = h.ignore_failures;
+        let options = quote!(::piceli::__private::webhook_options(#timeout, #ignore));
+        Some(match h.kind {
+            WebhookKind::Validate => {
+                let handler = h.handlers.first()?;
+                let call = quote_spanned!(handler.span()=>
+                    ::piceli::__private::validator::<#ty, _>(#handler)
+                );
+                quote!(let hooks = hooks.validate_with(#name, #options, #call);)
+            }
+            WebhookKind::Mutate => {
+                let mutators = h.handlers.iter().map(|p| {
+                    quote_spanned!(p.span()=> ::piceli::__private::mutator::<#ty, _>(#p))
+                });
+                quote!(let hooks = hooks.mutate_all_with(#name, #options, ::std::vec![#(#mutators),*]);)
+            }
+        })
+    });
+    quote! {
+        let hooks = ::piceli::webhook::Webhooks::new();
+        #(#registrations)*
+        hooks
+    }
+}

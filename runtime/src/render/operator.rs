@@ -1,0 +1,256 @@
+//! The operator's objects: ServiceAccount, cert-manager Issuers and Certificates, the Deployment that runs
+//! `serve` (and a PodDisruptionBudget with 2+ replicas), its Service, and the Validating/Mutating webhook
+//! configurations, whose caBundle cert-manager's CA injector fills in.
+
+use super::Sink;
+use super::json;
+use super::meta::Cx;
+use crate::error::Error;
+use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind};
+use piceli_core::resources;
+use serde_json::{Value, json};
+
+/// Where the Deployment mounts the serving certificate (`serve`'s default `--tls-cert`/`--tls-key`).
+pub const TLS_DIR: &str = "/etc/piceli/tls";
+/// The container port `serve` listens on.
+pub const SERVE_PORT: i32 = 8443;
+
+pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
+    let Some(op) = &cx.app.operator else {
+        return Ok(());
+    };
+    let name = op.name.v.as_str();
+    let meta = |object_name: &str| json("metadata", &cx.meta(object_name, &vec![], &vec![]));
+    out.push(json!({
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": meta(name)?,
+        "automountServiceAccountToken": false,
+    }));
+    for o in cert_manager(op, &cx.namespace) {
+        let (kind, object_name, spec) = o;
+        out.push(json!({
+            "apiVersion": "cert-manager.io/v1",
+            "kind": kind,
+            "metadata": meta(&object_name)?,
+            "spec": spec,
+        }));
+    }
+    out.push(deployment(cx, op, meta(name)?));
+    if op.replicas.v >= 2 {
+        out.push(json!({
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": meta(name)?,
+            "spec": { "maxUnavailable": 1, "selector": { "matchLabels": cx.selector(name) } },
+        }));
+    }
+    out.push(json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": meta(name)?,
+        "spec": {
+            "selector": cx.selector(name),
+            "ports": [{ "name": "https", "port": 443, "targetPort": "https", "protocol": "TCP" }],
+        },
+    }));
+    for kind in [WebhookKind::Validate, WebhookKind::Mutate] {
+        let hooks: Vec<&Webhook> = cx.app.webhooks.iter().filter(|w| w.kind == kind).collect();
+        if hooks.is_empty() {
+            continue;
+        }
+        let config_name = format!("{name}.{}", cx.namespace);
+        let mut metadata = json("metadata", &cx.cluster_meta(&config_name, &vec![], &vec![]))?;
+        let (annotation, source) = match &op.tls {
+            OperatorTls::Secret(secret) => {
+                ("cert-manager.io/inject-ca-from-secret", secret.v.clone())
+            }
+            _ => ("cert-manager.io/inject-ca-from", format!("{name}-tls")),
+        };
+        if let Some(m) = metadata.as_object_mut() {
+            let notes = m.entry("annotations").or_insert_with(|| json!({}));
+            notes[annotation] = Value::String(format!("{}/{source}", cx.namespace));
+        }
+        let webhooks: Vec<Value> = hooks.iter().map(|w| webhook(cx, name, w)).collect();
+        let config_kind = match kind {
+            WebhookKind::Validate => "ValidatingWebhookConfiguration",
+            WebhookKind::Mutate => "MutatingWebhookConfiguration",
+        };
+        out.push(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": config_kind,
+            "metadata": metadata,
+            "webhooks": webhooks,
+        }));
+    }
+    Ok(())
+}
+
+/// The secret holding the serving certificate.
+fn tls_secret(op: &Operator) -> String {
+    match &op.tls {
+        OperatorTls::Secret(s) => s.v.clone(),
+        _ => format!("{}-tls", op.name.v),
+    }
+}
+
+/// (kind, name, spec) of each cert-manager object, in the order they depend on each other.
+fn cert_manager(op: &Operator, namespace: &str) -> Vec<(&'static str, String, Value)> {
+    let name = op.name.v.as_str();
+    let serving = |issuer: Value| {
+        (
+            "Certificate",
+            format!("{name}-tls"),
+            json!({
+                "secretName": format!("{name}-tls"),
+                "dnsNames": [format!("{name}.{namespace}.svc"), format!("{name}.{namespace}.svc.cluster.local")],
+                "usages": ["digital signature", "key encipherment", "server auth"],
+                "privateKey": { "algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always" },
+                "issuerRef": issuer,
+            }),
+        )
+    };
+    match &op.tls {
+        OperatorTls::Secret(_) => Vec::new(),
+        OperatorTls::ClusterIssuer(issuer) => vec![serving(json!({
+            "group": "cert-manager.io", "kind": "ClusterIssuer", "name": issuer.v,
+        }))],
+        OperatorTls::SelfSigned => vec![
+            (
+                "Issuer",
+                format!("{name}-selfsigned"),
+                json!({ "selfSigned": {} }),
+            ),
+            (
+                "Certificate",
+                format!("{name}-ca"),
+                json!({
+                    "isCA": true,
+                    "commonName": format!("{name}-ca"),
+                    "secretName": format!("{name}-ca"),
+                    "privateKey": { "algorithm": "ECDSA", "size": 256 },
+                    "issuerRef": { "group": "cert-manager.io", "kind": "Issuer", "name": format!("{name}-selfsigned") },
+                }),
+            ),
+            (
+                "Issuer",
+                format!("{name}-ca"),
+                json!({ "ca": { "secretName": format!("{name}-ca") } }),
+            ),
+            serving(
+                json!({ "group": "cert-manager.io", "kind": "Issuer", "name": format!("{name}-ca") }),
+            ),
+        ],
+    }
+}
+
+fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
+    let name = op.name.v.as_str();
+    let selector = cx.selector(name);
+    let mut pod_labels = cx.base_labels();
+    pod_labels.extend(selector.clone());
+    let probe = |path: &str| json!({ "httpGet": { "path": path, "port": "https", "scheme": "HTTPS" }, "periodSeconds": 10 });
+    let mut pod = json!({
+        "serviceAccountName": name,
+        "automountServiceAccountToken": false,
+        "terminationGracePeriodSeconds": 30,
+        "securityContext": {
+            "runAsNonRoot": true,
+            "runAsUser": 65532,
+            "runAsGroup": 65532,
+            "seccompProfile": { "type": "RuntimeDefault" },
+        },
+        "containers": [{
+            "name": "serve",
+            "image": op.image.v,
+            "args": ["serve"],
+            "ports": [{ "name": "https", "containerPort": SERVE_PORT, "protocol": "TCP" }],
+            "readinessProbe": probe("/readyz"),
+            "livenessProbe": probe("/healthz"),
+            "resources": {
+                "requests": { "cpu": "50m", "memory": "32Mi" },
+                "limits": { "memory": "128Mi" },
+            },
+            "securityContext": {
+                "allowPrivilegeEscalation": false,
+                "readOnlyRootFilesystem": true,
+                "runAsNonRoot": true,
+                "capabilities": { "drop": ["ALL"] },
+                "seccompProfile": { "type": "RuntimeDefault" },
+            },
+            "volumeMounts": [{ "name": "tls", "mountPath": TLS_DIR, "readOnly": true }],
+        }],
+        "volumes": [{ "name": "tls", "secret": { "secretName": tls_secret(op) } }],
+    });
+    if op.replicas.v >= 2 {
+        pod["affinity"] = json!({
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{
+                    "weight": 100,
+                    "podAffinityTerm": {
+                        "topologyKey": "kubernetes.io/hostname",
+                        "labelSelector": { "matchLabels": selector },
+                    },
+                }],
+            },
+        });
+    }
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": metadata,
+        "spec": {
+            "replicas": op.replicas.v,
+            "selector": { "matchLabels": selector },
+            "template": { "metadata": { "labels": pod_labels }, "spec": pod },
+        },
+    })
+}
+
+fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Value {
+    let resource = resources::lookup(&w.resource.v);
+    let rule = json!({
+        "apiGroups": [resource.map(|r| r.group).unwrap_or_default()],
+        "apiVersions": [resource.map(|r| r.version).unwrap_or("v1")],
+        "resources": [resource.map(|r| r.plural).unwrap_or(w.resource.v.as_str())],
+        "operations": w.operations.iter().map(|o| o.v.clone()).collect::<Vec<_>>(),
+        "scope": if resource.is_none_or(|r| r.namespaced) { "Namespaced" } else { "Cluster" },
+    });
+    let labels = |l: &piceli_core::model::Labels| {
+        l.iter()
+            .map(|(k, v)| (k.v.clone(), Value::String(v.v.clone())))
+            .collect::<serde_json::Map<_, _>>()
+    };
+    // The operator's own namespace and kube-system are never admitted through it, so a webhook that is
+    // down cannot keep the cluster (or the operator itself) from starting.
+    let mut namespace_selector = json!({
+        "matchExpressions": [{
+            "key": "kubernetes.io/metadata.name",
+            "operator": "NotIn",
+            "values": [cx.namespace, "kube-system"],
+        }],
+    });
+    if !w.namespaces.is_empty() {
+        namespace_selector["matchLabels"] = Value::Object(labels(&w.namespaces));
+    }
+    let mut hook = json!({
+        "name": w.qualified_name(operator),
+        "admissionReviewVersions": ["v1"],
+        "sideEffects": "None",
+        "failurePolicy": if w.ignore_failures { "Ignore" } else { "Fail" },
+        "matchPolicy": "Equivalent",
+        "timeoutSeconds": w.timeout_seconds(),
+        "clientConfig": {
+            "service": { "namespace": cx.namespace, "name": operator, "path": w.path(), "port": 443 },
+        },
+        "rules": [rule],
+        "namespaceSelector": namespace_selector,
+    });
+    if !w.objects.is_empty() {
+        hook["objectSelector"] = json!({ "matchLabels": labels(&w.objects) });
+    }
+    if w.kind == WebhookKind::Mutate {
+        hook["reinvocationPolicy"] = json!("Never");
+    }
+    hook
+}

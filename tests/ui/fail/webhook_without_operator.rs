@@ -1,0 +1,25 @@
+//! Webhooks with no operator to serve them: PCL0060 at the first webhook's name.
+
+#![allow(dead_code)]
+
+mod policy {
+    use piceli::k8s_openapi::api::{apps::v1::Deployment, core::v1::Pod};
+    use piceli::webhook::{Mutation, Request, Verdict};
+
+    pub async fn no_latest_tag(_req: Request<Deployment>) -> Verdict {
+        Verdict::allow()
+    }
+    pub async fn add_team(_req: Request<Pod>) -> Mutation {
+        Mutation::none()
+    }
+}
+
+piceli::app! {
+    app guard;
+
+    validate no-latest-tag on deployments.apps (CREATE) => policy::no_latest_tag;
+}
+
+fn main() -> std::process::ExitCode {
+    guard::main()
+}
