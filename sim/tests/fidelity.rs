@@ -12,5 +12,7 @@ mod defaults;
 mod deletion;
 #[path = "fidelity/robustness.rs"]
 mod robustness;
+#[path = "fidelity/tables.rs"]
+mod tables;
 #[path = "fidelity/validation.rs"]
 mod validation;
