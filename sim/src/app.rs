@@ -29,6 +29,9 @@ pub struct App {
     pub webhooks: crate::admission::Webhooks,
     /// Sim-only hooks: pod ports mapped to real local addresses.
     pub hooks: crate::hooks::Hooks,
+    /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
+    /// always allowed.
+    pub rbac: bool,
 }
 
 impl App {
@@ -49,6 +52,7 @@ impl App {
             admission: std::sync::RwLock::new(Vec::new()),
             webhooks: crate::admission::Webhooks::default(),
             hooks: crate::hooks::Hooks::default(),
+            rbac: true,
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;
@@ -84,6 +88,7 @@ impl App {
                 Err(e) => return Err(e),
             }
         }
+        crate::apiserver::policy::bootstrap(self)?;
         crate::cluster_defaults::kubernetes_service(self)
     }
 

@@ -207,6 +207,22 @@ impl ApiError {
         Self::new(403, "Forbidden", message)
     }
 
+    /// 403 Forbidden for a resource, as `NewForbidden` words it: `pods "web" is forbidden: WHY`
+    /// (`deployments.apps is forbidden: …` without a name; `forbidden: …` for a path).
+    pub fn forbidden_resource(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        let qualified = if group.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}.{group}")
+        };
+        let message = match (qualified.is_empty(), name.is_empty()) {
+            (true, _) => format!("forbidden: {why}"),
+            (false, true) => format!("{qualified} is forbidden: {why}"),
+            (false, false) => format!("{qualified} \"{name}\" is forbidden: {why}"),
+        };
+        Self::new(403, "Forbidden", message).with_details(group, resource, name)
+    }
+
     /// 500 InternalError.
     pub fn internal(message: impl std::fmt::Display) -> Self {
         Self::new(
