@@ -192,6 +192,12 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
             }
         }
     }
+    if req.method == Method::GET
+        && r.name.is_none()
+        && let Err(e) = wait_for_resource_version(&app, &req).await
+    {
+        return error(&e);
+    }
     if req.method == Method::GET && r.name.is_none() && watching {
         return watch::watch(app, req, r).await;
     }
@@ -201,6 +207,33 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
         Ok(Ok(resp)) => resp,
         Ok(Err(e)) => error(&e),
         Err(e) => error(&ApiError::internal(e)),
+    }
+}
+
+/// How long a list or watch from a future resourceVersion waits for the store to reach it (as the
+/// watch cache's `waitUntilFreshAndBlock`).
+const FRESHNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Waits until the store has reached a list's or watch's `resourceVersion`; 504 when it does not.
+async fn wait_for_resource_version(app: &App, req: &Req) -> Result<(), ApiError> {
+    let Some(want) = req
+        .query
+        .get("resourceVersion")
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|v| *v > 0)
+    else {
+        return Ok(());
+    };
+    let deadline = tokio::time::Instant::now() + FRESHNESS_WAIT;
+    loop {
+        let current = app.store.current_rv()?;
+        if current >= want {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(ApiError::resource_version_too_large(want, current));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 
