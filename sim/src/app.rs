@@ -32,6 +32,10 @@ pub struct App {
     /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
     /// always allowed.
     pub rbac: bool,
+    /// The RBAC objects as last read, for authorization.
+    pub(crate) rbac_policy: crate::apiserver::rbac::PolicyCache,
+    /// ServiceAccount tokens already verified.
+    pub(crate) token_cache: crate::apiserver::tokens::TokenCache,
 }
 
 impl App {
@@ -53,6 +57,8 @@ impl App {
             webhooks: crate::admission::Webhooks::default(),
             hooks: crate::hooks::Hooks::default(),
             rbac: true,
+            rbac_policy: Default::default(),
+            token_cache: Default::default(),
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;

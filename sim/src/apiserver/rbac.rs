@@ -4,6 +4,9 @@
 //! resourceNames and non-resource URLs (`/healthz/*`); aggregated ClusterRoles read through
 //! their selectors. `system:masters` skips it; `--no-rbac` turns it off.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use serde_json::{Value, json};
 
 use super::attributes::Attributes;
@@ -11,8 +14,6 @@ use super::identity::UserInfo;
 use crate::admission::matching::selector_matches;
 use crate::app::App;
 use crate::status::ApiError;
-
-const GROUP: &str = "rbac.authorization.k8s.io";
 
 /// Allows the request, or answers the apiserver's 403.
 pub fn authorize(app: &App, a: &Attributes) -> Result<(), ApiError> {
@@ -49,31 +50,102 @@ pub fn rules_of(app: &App, user: &UserInfo, namespace: &str) -> Result<Vec<Value
     Ok(out)
 }
 
-fn list(app: &App, resource: &str, ns: Option<&str>) -> Result<Vec<Value>, ApiError> {
-    let (items, _) = app.store.list(&format!("{GROUP}/{resource}"), ns, None)?;
+const KEYS: [&str; 4] = [
+    "rbac.authorization.k8s.io/clusterroles",
+    "rbac.authorization.k8s.io/clusterrolebindings",
+    "rbac.authorization.k8s.io/roles",
+    "rbac.authorization.k8s.io/rolebindings",
+];
+
+/// The RBAC objects, read once per change of any of them.
+pub struct Policy {
+    /// Each ClusterRole's rules, aggregation included (as the aggregation controller fills them).
+    cluster_role_rules: HashMap<String, Vec<Value>>,
+    cluster_bindings: Vec<Value>,
+    /// Role rules by (namespace, name).
+    roles: HashMap<(String, String), Vec<Value>>,
+    /// RoleBindings by namespace.
+    bindings: HashMap<String, Vec<Value>>,
+}
+
+/// The current [`Policy`], reloaded when the store has published a change of an RBAC kind since.
+#[derive(Default)]
+pub struct PolicyCache(Mutex<Option<(u64, Arc<Policy>)>>);
+
+impl PolicyCache {
+    fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
+        let hub = app.store.hub();
+        let stamp = KEYS.iter().map(|k| hub.last_change(k)).max().unwrap_or(0);
+        if let Ok(guard) = self.0.lock()
+            && let Some((at, policy)) = guard.as_ref()
+            && *at == stamp
+        {
+            return Ok(policy.clone());
+        }
+        let policy = Arc::new(Policy::load(app)?);
+        if let Ok(mut guard) = self.0.lock() {
+            *guard = Some((stamp, policy.clone()));
+        }
+        Ok(policy)
+    }
+}
+
+fn list(app: &App, key: &str) -> Result<Vec<Value>, ApiError> {
+    let (items, _) = app.store.list(key, None, None)?;
     Ok(items.into_iter().map(|s| s.object).collect())
 }
 
-/// The rules of a ClusterRole, its aggregation included (as the aggregation controller fills it).
-fn cluster_role_rules(roles: &[Value], name: &str) -> Vec<Value> {
-    let Some(role) = roles.iter().find(|r| r["metadata"]["name"] == name) else {
-        return Vec::new();
-    };
-    let mut rules: Vec<Value> = role["rules"].as_array().cloned().unwrap_or_default();
-    if let Some(selectors) = role
-        .pointer("/aggregationRule/clusterRoleSelectors")
-        .and_then(Value::as_array)
-    {
-        for other in roles {
-            let labels = other.pointer("/metadata/labels");
-            if other["metadata"]["name"] != name
-                && selectors.iter().any(|s| selector_matches(s, labels))
+fn name_of(v: &Value) -> String {
+    v["metadata"]["name"].as_str().unwrap_or("").to_string()
+}
+
+impl Policy {
+    fn load(app: &App) -> Result<Policy, ApiError> {
+        let cluster_roles = list(app, KEYS[0])?;
+        let rules = |r: &Value| r["rules"].as_array().cloned().unwrap_or_default();
+        let mut cluster_role_rules = HashMap::new();
+        for role in &cluster_roles {
+            let mut all = rules(role);
+            if let Some(selectors) = role
+                .pointer("/aggregationRule/clusterRoleSelectors")
+                .and_then(Value::as_array)
             {
-                rules.extend(other["rules"].as_array().cloned().unwrap_or_default());
+                for other in &cluster_roles {
+                    let labels = other.pointer("/metadata/labels");
+                    if name_of(other) != name_of(role)
+                        && selectors.iter().any(|s| selector_matches(s, labels))
+                    {
+                        all.extend(rules(other));
+                    }
+                }
             }
+            cluster_role_rules.insert(name_of(role), all);
         }
+        let roles = list(app, KEYS[2])?
+            .iter()
+            .map(|r| {
+                let ns = r["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                ((ns, name_of(r)), rules(r))
+            })
+            .collect();
+        let mut bindings: HashMap<String, Vec<Value>> = HashMap::new();
+        for b in list(app, KEYS[3])? {
+            let ns = b["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            bindings.entry(ns).or_default().push(b);
+        }
+        Ok(Policy {
+            cluster_role_rules,
+            cluster_bindings: list(app, KEYS[1])?,
+            roles,
+            bindings,
+        })
     }
-    rules
 }
 
 /// Calls `f(source, rule)` for each rule granted to `user`; stops when `f` returns false.
@@ -83,18 +155,19 @@ fn visit_rules(
     namespace: &str,
     mut f: impl FnMut(&str, &Value) -> bool,
 ) -> Result<(), ApiError> {
-    let cluster_roles = list(app, "clusterroles", None)?;
-    for b in list(app, "clusterrolebindings", None)? {
-        let Some(subject) = applies(&b, user, "") else {
+    let policy = app.rbac_policy.get(app)?;
+    let none = Vec::new();
+    for b in &policy.cluster_bindings {
+        let Some(subject) = applies(b, user, "") else {
             continue;
         };
         let role = b["roleRef"]["name"].as_str().unwrap_or("");
         let source = format!(
             "ClusterRoleBinding \"{}\" of ClusterRole \"{role}\" to {subject}",
-            b["metadata"]["name"].as_str().unwrap_or("")
+            name_of(b)
         );
-        for rule in cluster_role_rules(&cluster_roles, role) {
-            if !f(&source, &rule) {
+        for rule in policy.cluster_role_rules.get(role).unwrap_or(&none) {
+            if !f(&source, rule) {
                 return Ok(());
             }
         }
@@ -102,27 +175,22 @@ fn visit_rules(
     if namespace.is_empty() {
         return Ok(());
     }
-    let roles = list(app, "roles", Some(namespace))?;
-    for b in list(app, "rolebindings", Some(namespace))? {
-        let Some(subject) = applies(&b, user, namespace) else {
+    for b in policy.bindings.get(namespace).unwrap_or(&none) {
+        let Some(subject) = applies(b, user, namespace) else {
             continue;
         };
         let role = b["roleRef"]["name"].as_str().unwrap_or("");
         let kind = b["roleRef"]["kind"].as_str().unwrap_or("");
         let rules = match kind {
-            "ClusterRole" => cluster_role_rules(&cluster_roles, role),
-            _ => roles
-                .iter()
-                .find(|r| r["metadata"]["name"] == role)
-                .and_then(|r| r["rules"].as_array().cloned())
-                .unwrap_or_default(),
+            "ClusterRole" => policy.cluster_role_rules.get(role),
+            _ => policy.roles.get(&(namespace.to_string(), role.to_string())),
         };
         let source = format!(
             "RoleBinding \"{}/{namespace}\" of {kind} \"{role}\" to {subject}",
-            b["metadata"]["name"].as_str().unwrap_or("")
+            name_of(b)
         );
-        for rule in rules {
-            if !f(&source, &rule) {
+        for rule in rules.unwrap_or(&none) {
+            if !f(&source, rule) {
                 return Ok(());
             }
         }

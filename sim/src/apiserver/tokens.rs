@@ -3,6 +3,9 @@
 //! to the ServiceAccount's uid (and to a Pod or Secret when asked), with an expiry; requests
 //! bearing one authenticate as `system:serviceaccount:NS:NAME` while all of that still holds.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::hmac;
@@ -48,10 +51,64 @@ fn object_uid(app: &App, resource: &str, ns: &str, name: &str) -> Option<String>
         .map(str::to_string)
 }
 
+/// Tokens verified before: user, expiry and the store keys whose change invalidates them.
+#[derive(Default)]
+pub struct TokenCache(Mutex<HashMap<String, Verified>>);
+
+struct Verified {
+    user: UserInfo,
+    exp: i64,
+    keys: Vec<&'static str>,
+    stamp: u64,
+}
+
+/// Most tokens remembered; the cache is emptied when it would grow past it.
+const CACHED_TOKENS: usize = 1024;
+
+fn stamp(app: &App, keys: &[&str]) -> u64 {
+    let hub = app.store.hub();
+    keys.iter().map(|k| hub.last_change(k)).max().unwrap_or(0)
+}
+
 /// The ServiceAccount a valid, unexpired token for this API server names, while it (and the
 /// object the token is bound to) still exists with the same uid.
 pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
+    if let Ok(cache) = app.token_cache.0.lock()
+        && let Some(v) = cache.get(token)
+        && v.exp > now_secs()
+        && v.stamp == stamp(app, &v.keys)
+    {
+        return Some(v.user.clone());
+    }
+    let mut keys = vec!["/serviceaccounts"];
     let claims = verify(app, token)?;
+    if claims["kubernetes.io"].get("pod").is_some() {
+        keys.push("/pods");
+    }
+    if claims["kubernetes.io"].get("secret").is_some() {
+        keys.push("/secrets");
+    }
+    let at = stamp(app, &keys);
+    let user = check(app, &claims)?;
+    if let Ok(mut cache) = app.token_cache.0.lock() {
+        if cache.len() >= CACHED_TOKENS {
+            cache.clear();
+        }
+        let exp = claims["exp"].as_i64().unwrap_or(0);
+        cache.insert(
+            token.to_string(),
+            Verified {
+                user: user.clone(),
+                exp,
+                keys,
+                stamp: at,
+            },
+        );
+    }
+    Some(user)
+}
+
+fn check(app: &App, claims: &Value) -> Option<UserInfo> {
     if claims["exp"].as_i64()? <= now_secs() {
         return None;
     }
