@@ -69,8 +69,8 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     }
 }
 
-/// Applies impersonation and authorizes the request by RBAC; the store reads this takes (none for
-/// the admin) run off the async threads.
+/// Applies impersonation and authorizes the request by RBAC: in place when the cached policy is
+/// current, off the async threads when it must be read from the store first.
 async fn authorize(
     app: &Arc<App>,
     user: UserInfo,
@@ -82,16 +82,20 @@ async fn authorize(
     if !impersonating && (!app.rbac || user.is_master()) {
         return Ok(user);
     }
-    let (app, headers) = (app.clone(), parts.headers.clone());
     let attrs = Attributes::of_request(&user, &parts.method, parts.uri.path(), query);
-    tokio::task::spawn_blocking(move || {
-        let user = identity::impersonate(&app, user, &headers)?;
+    let check = move |app: &App, headers: &http::HeaderMap| {
+        let user = identity::impersonate(app, user, headers)?;
         let attrs = Attributes { user, ..attrs };
-        rbac::authorize(&app, &attrs)?;
+        rbac::authorize(app, &attrs)?;
         Ok(attrs.user)
-    })
-    .await
-    .map_err(ApiError::internal)?
+    };
+    if app.rbac_policy.is_fresh(app) {
+        return check(app, &parts.headers);
+    }
+    let (app, headers) = (app.clone(), parts.headers.clone());
+    tokio::task::spawn_blocking(move || check(&app, &headers))
+        .await
+        .map_err(ApiError::internal)?
 }
 
 fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
