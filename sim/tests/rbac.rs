@@ -309,6 +309,61 @@ rules:
 }
 
 #[test]
+fn kubectl_lists_the_bootstrap_policy_and_bindings_with_their_subjects() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let roles = k.ok(&["get", "clusterroles"]);
+    assert!(roles.starts_with("NAME"), "{roles}");
+    assert!(
+        roles.lines().next().unwrap_or("").contains("CREATED AT"),
+        "{roles}"
+    );
+    for name in [
+        "cluster-admin",
+        "system:discovery",
+        "system:basic-user",
+        "system:public-info-viewer",
+    ] {
+        assert!(
+            roles.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name}: {roles}"
+        );
+    }
+    k.ok(&["create", "namespace", "shop"]);
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "mixed",
+        "--clusterrole=view",
+        "--user=alice",
+        "--group=devs",
+        "--serviceaccount=shop:bot",
+        "-n",
+        "shop",
+    ]);
+    let wide = k.ok(&["get", "rolebindings", "-n", "shop", "-o", "wide"]);
+    let header: Vec<&str> = wide
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"],
+        "{wide}"
+    );
+    let row: Vec<&str> = wide
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!((row[0], row[1]), ("mixed", "ClusterRole/view"), "{wide}");
+    assert_eq!(row[3..], ["alice", "devs", "shop/bot"], "{wide}");
+}
+
+#[test]
 fn impersonation_needs_the_impersonate_verb_and_takes_user_and_groups() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);

@@ -3,6 +3,7 @@
 
 mod cells;
 mod core;
+mod rbac;
 mod workloads;
 
 use serde_json::{Value, json};
@@ -31,7 +32,9 @@ fn printer(rt: &ResourceType) -> Option<Printer> {
             columns: &[Col("Name", "string", 0), Col("Created At", "date", 0)],
             cells: |o| vec![json!(s(o, "/metadata/creationTimestamp"))],
         }),
-        kind => core::printer(kind).or_else(|| workloads::printer(kind)),
+        kind => core::printer(kind)
+            .or_else(|| workloads::printer(kind))
+            .or_else(|| rbac::printer(kind)),
     }
 }
 
