@@ -29,6 +29,13 @@ pub struct App {
     pub webhooks: crate::admission::Webhooks,
     /// Sim-only hooks: pod ports mapped to real local addresses.
     pub hooks: crate::hooks::Hooks,
+    /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
+    /// always allowed.
+    pub rbac: bool,
+    /// The RBAC objects as last read, for authorization.
+    pub(crate) rbac_policy: crate::apiserver::rbac::PolicyCache,
+    /// ServiceAccount tokens already verified.
+    pub(crate) token_cache: crate::apiserver::tokens::TokenCache,
 }
 
 impl App {
@@ -49,6 +56,9 @@ impl App {
             admission: std::sync::RwLock::new(Vec::new()),
             webhooks: crate::admission::Webhooks::default(),
             hooks: crate::hooks::Hooks::default(),
+            rbac: true,
+            rbac_policy: Default::default(),
+            token_cache: Default::default(),
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;
@@ -84,6 +94,7 @@ impl App {
                 Err(e) => return Err(e),
             }
         }
+        crate::apiserver::policy::bootstrap(self)?;
         crate::cluster_defaults::kubernetes_service(self)
     }
 

@@ -59,6 +59,9 @@ pub struct ControllerArgs {
     /// (default 10000); slower ones are closed.
     #[arg(long, value_name = "MS")]
     pub header_timeout_ms: Option<u64>,
+    /// Turn RBAC off: every authenticated request is allowed (the admin token always is).
+    #[arg(long)]
+    pub no_rbac: bool,
 }
 
 impl ControllerArgs {
@@ -83,6 +86,9 @@ impl ControllerArgs {
         }
         if let Some(ms) = self.header_timeout_ms {
             out.extend(["--header-timeout-ms".to_string(), ms.to_string()]);
+        }
+        if self.no_rbac {
+            out.push("--no-rbac".to_string());
         }
         out
     }
@@ -152,6 +158,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         port,
         controllers: controllers.config(),
         header_timeout: controllers.header_timeout_ms.map(Duration::from_millis),
+        no_rbac: controllers.no_rbac,
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",

@@ -58,6 +58,8 @@ pub struct Req {
     pub query: Query,
     pub headers: HeaderMap,
     pub body: Bytes,
+    /// The authenticated (and possibly impersonated) user.
+    pub user: crate::apiserver::UserInfo,
 }
 
 impl Req {

@@ -12,6 +12,7 @@
 mod accept;
 pub mod admission;
 mod api;
+pub mod apiserver;
 pub mod app;
 pub mod cli;
 mod cluster_defaults;

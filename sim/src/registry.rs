@@ -190,7 +190,7 @@ fn builtin(row: &Row) -> ResourceType {
     }
 }
 
-// Reviews a single-user cluster answers without storing anything: (group, kind, plural, schema).
+// Reviews answered for the requesting user without storing anything: (group, kind, plural, schema).
 const REVIEWS: &[(&str, &str, &str, &str)] = &[
     (
         "authorization.k8s.io",

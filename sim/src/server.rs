@@ -26,6 +26,8 @@ pub struct SimConfig {
     /// How long a connection may take for its TLS handshake and for each request's headers before
     /// it is closed (idle and slowloris connections); `None`: 10 s.
     pub header_timeout: Option<Duration>,
+    /// Serve every authenticated request without RBAC checks (`--no-rbac`).
+    pub no_rbac: bool,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -73,12 +75,14 @@ impl Sim {
         let kubeconfig_yaml = kubeconfig::render(&url, &creds.ca_cert_pem, &creds.token);
         let kubeconfig_path = dir.join("kubeconfig");
         tls::write_private(&kubeconfig_path, &kubeconfig_yaml)?;
-        let app = Arc::new(App::new(
+        let mut app = App::new(
             config.dir.as_deref(),
             creds.token.clone(),
             creds.ca_cert_pem.clone(),
             addr.to_string(),
-        )?);
+        )?;
+        app.rbac = !config.no_rbac;
+        let app = Arc::new(app);
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

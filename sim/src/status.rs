@@ -207,6 +207,38 @@ impl ApiError {
         Self::new(403, "Forbidden", message)
     }
 
+    /// 403 Forbidden for a resource, as `NewForbidden` words it: `pods "web" is forbidden: WHY`
+    /// (`deployments.apps is forbidden: …` without a name; `forbidden: …` for a path).
+    pub fn forbidden_resource(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        let qualified = if group.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}.{group}")
+        };
+        let message = match (qualified.is_empty(), name.is_empty()) {
+            (true, _) => format!("forbidden: {why}"),
+            (false, true) => format!("{qualified} is forbidden: {why}"),
+            (false, false) => format!("{qualified} \"{name}\" is forbidden: {why}"),
+        };
+        Self::new(403, "Forbidden", message).with_details(group, resource, name)
+    }
+
+    /// 504 for a list or watch from a resourceVersion the store has not reached (after waiting for
+    /// it), as the watch cache answers: reason Timeout, cause `ResourceVersionTooLarge`.
+    pub fn resource_version_too_large(requested: u64, current: u64) -> Self {
+        let mut e = Self::new(
+            504,
+            "Timeout",
+            format!("Too large resource version: {requested}, current: {current}"),
+        );
+        e.details.causes = vec![Cause {
+            reason: "ResourceVersionTooLarge".into(),
+            message: "Too large resource version".into(),
+            field: String::new(),
+        }];
+        e
+    }
+
     /// 500 InternalError.
     pub fn internal(message: impl std::fmt::Display) -> Self {
         Self::new(

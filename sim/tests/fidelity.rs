@@ -10,7 +10,11 @@ mod common;
 mod defaults;
 #[path = "fidelity/deletion.rs"]
 mod deletion;
+#[path = "fidelity/resource_versions.rs"]
+mod resource_versions;
 #[path = "fidelity/robustness.rs"]
 mod robustness;
+#[path = "fidelity/tables.rs"]
+mod tables;
 #[path = "fidelity/validation.rs"]
 mod validation;

@@ -289,7 +289,8 @@ spec:
         .unwrap_or("")
         .split_whitespace()
         .collect();
-    assert_eq!(header, vec!["NAME", "COLOR", "AGE"], "{out}");
+    // Declared printer columns replace the default Age column (apiextensions-apiserver).
+    assert_eq!(header, vec!["NAME", "COLOR"], "{out}");
     assert!(out.contains("red"));
     assert_eq!(
         k.ok(&["get", "wd", "w1", "-o", "jsonpath={.spec.size}"]),

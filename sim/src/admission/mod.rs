@@ -7,7 +7,7 @@
 mod client;
 mod config;
 mod dispatch;
-mod matching;
+pub(crate) mod matching;
 mod pool;
 mod review;
 mod target;

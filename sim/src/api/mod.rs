@@ -1,5 +1,5 @@
-//! The request pipeline: authentication, body reading, routing, and dispatch to the discovery,
-//! OpenAPI and resource handlers.
+//! The request pipeline: authentication and impersonation, RBAC authorization, body reading,
+//! routing, and dispatch to the discovery, OpenAPI and resource handlers.
 
 mod limits;
 pub use limits::MAX_HEAD;
@@ -14,6 +14,8 @@ use bytes::Bytes;
 use http::{Method, Request, header};
 use serde_json::json;
 
+use crate::apiserver::attributes::Attributes;
+use crate::apiserver::{UserInfo, identity, rbac, reviews, tokens};
 use crate::app::App;
 use crate::http::{Query, Req, Resp, error, json as json_resp, raw};
 use crate::registry::ResourceType;
@@ -23,19 +25,19 @@ use crate::{discovery, openapi};
 
 /// Handles one HTTP request.
 pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp {
-    let authorized = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), app.token.as_bytes()));
-    if !authorized {
-        return error(&ApiError::unauthorized());
-    }
+    let user = match identity::authenticate(&app, req.headers()) {
+        Ok(u) => u,
+        Err(e) => return error(&e),
+    };
     let (parts, body) = req.into_parts();
     if let Err(e) = limits::check_head(&parts) {
         return error(&e);
     }
+    let query = Query::parse(parts.uri.query().unwrap_or(""));
+    let user = match authorize(&app, user, &parts, &query).await {
+        Ok(u) => u,
+        Err(e) => return error(&e),
+    };
     if let Route::Resource(t) = route(parts.uri.path())
         && crate::stream::is_stream(&t)
     {
@@ -48,9 +50,10 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     let req = Req {
         method: parts.method,
         path: parts.uri.path().to_string(),
-        query: Query::parse(parts.uri.query().unwrap_or("")),
+        query,
         headers: parts.headers,
         body,
+        user,
     };
     match route(&req.path) {
         Route::Resource(t) => resource(app, req, t).await,
@@ -66,8 +69,33 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Applies impersonation and authorizes the request by RBAC: in place when the cached policy is
+/// current, off the async threads when it must be read from the store first.
+async fn authorize(
+    app: &Arc<App>,
+    user: UserInfo,
+    parts: &http::request::Parts,
+    query: &Query,
+) -> Result<UserInfo, ApiError> {
+    let impersonating = parts.headers.contains_key("impersonate-user")
+        || parts.headers.contains_key("impersonate-group");
+    if !impersonating && (!app.rbac || user.is_master()) {
+        return Ok(user);
+    }
+    let attrs = Attributes::of_request(&user, &parts.method, parts.uri.path(), query);
+    let check = move |app: &App, headers: &http::HeaderMap| {
+        let user = identity::impersonate(app, user, headers)?;
+        let attrs = Attributes { user, ..attrs };
+        rbac::authorize(app, &attrs)?;
+        Ok(attrs.user)
+    };
+    if app.rbac_policy.is_fresh(app) {
+        return check(app, &parts.headers);
+    }
+    let (app, headers) = (app.clone(), parts.headers.clone());
+    tokio::task::spawn_blocking(move || check(&app, &headers))
+        .await
+        .map_err(ApiError::internal)?
 }
 
 fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
@@ -143,6 +171,7 @@ fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
         Some("status") if rt.status_subresource => {}
         Some("scale") if rt.scale.is_some() => {}
         Some("finalize") if rt.kind == "Namespace" => {}
+        Some("token") if rt.kind == "ServiceAccount" => {}
         Some(_) => return Err(ApiError::no_route()),
     }
     Ok(Resolved {
@@ -167,6 +196,12 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
             }
         }
     }
+    if req.method == Method::GET
+        && r.name.is_none()
+        && let Err(e) = wait_for_resource_version(&app, &req).await
+    {
+        return error(&e);
+    }
     if req.method == Method::GET && r.name.is_none() && watching {
         return watch::watch(app, req, r).await;
     }
@@ -179,10 +214,37 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
     }
 }
 
+/// How long a list or watch from a future resourceVersion waits for the store to reach it (as the
+/// watch cache's `waitUntilFreshAndBlock`).
+const FRESHNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Waits until the store has reached a list's or watch's `resourceVersion`; 504 when it does not.
+async fn wait_for_resource_version(app: &App, req: &Req) -> Result<(), ApiError> {
+    let Some(want) = req
+        .query
+        .get("resourceVersion")
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|v| *v > 0)
+    else {
+        return Ok(());
+    };
+    let deadline = tokio::time::Instant::now() + FRESHNESS_WAIT;
+    loop {
+        let current = app.store.current_rv()?;
+        if current >= want {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(ApiError::resource_version_too_large(want, current));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     if r.rt.create_only {
         return match (&req.method, r.name.as_deref()) {
-            (&Method::POST, None) => review(req, r),
+            (&Method::POST, None) => review(app, req, r),
             _ => Err(ApiError::method_not_allowed(&req.path)),
         };
     }
@@ -192,6 +254,14 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         (&Method::POST, None, _) => write::create(app, req, r),
         (&Method::DELETE, None, _) => write::delete_collection(app, req, r),
         (_, Some(name), "scale") => scale::handle(app, req, r, name),
+        (&Method::POST, Some(name), "token") => {
+            let body = write::decode_body(req)?;
+            Ok(json_resp(
+                201,
+                &tokens::token_request(app, &r.ns, name, &body)?,
+            ))
+        }
+        (_, Some(_), "token") => Err(ApiError::method_not_allowed(&req.path)),
         (&Method::GET, Some(name), _) => read::get(app, req, r, name),
         (&Method::PUT, Some(name), _) => write::update(app, req, r, name),
         (&Method::PATCH, Some(name), _) => write::patch(app, req, r, name),
@@ -200,22 +270,10 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     }
 }
 
-/// Answers an access or identity review: the single user of a simulator may do everything.
-fn review(req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+/// Answers an access or identity review for the request's user.
+fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let mut body = write::decode_body(req)?;
-    let status = match r.rt.kind.as_str() {
-        "SelfSubjectAccessReview" => {
-            json!({"allowed": true, "reason": "piceli-sim authorizes every request with its token"})
-        }
-        "SelfSubjectRulesReview" => json!({
-            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-            "incomplete": false,
-        }),
-        _ => {
-            json!({"userInfo": {"username": "piceli-sim-admin", "groups": ["system:masters", "system:authenticated"]}})
-        }
-    };
+    let status = reviews::answer(app, &req.user, &r.rt.kind, &body)?;
     body["apiVersion"] = json!(r.rt.api_version());
     body["kind"] = json!(r.rt.kind);
     body["status"] = status;

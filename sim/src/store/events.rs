@@ -58,6 +58,8 @@ pub const EVENT_BUFFER: usize = 4096;
 pub struct Hub {
     tx: broadcast::Sender<Arc<Event>>,
     last: Mutex<u64>,
+    /// The resourceVersion of the last published change per resource key (cache invalidation).
+    changed: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl Hub {
@@ -67,7 +69,29 @@ impl Hub {
         Hub {
             tx,
             last: Mutex::new(last),
+            changed: Mutex::default(),
         }
+    }
+
+    /// The resourceVersion of the last change of `rk` this hub published (0: none yet). Local
+    /// writes count when they return; other processes' writes once polled.
+    pub fn last_change(&self, rk: &str) -> u64 {
+        self.changed
+            .lock()
+            .map(|m| m.get(rk).copied().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    fn emit(&self, event: Arc<Event>) {
+        if let Ok(mut m) = self.changed.lock() {
+            match m.get_mut(&event.rk) {
+                Some(rv) => *rv = event.rv,
+                None => {
+                    m.insert(event.rk.clone(), event.rv);
+                }
+            }
+        }
+        let _ = self.tx.send(event);
     }
 
     /// A receiver of every event published from now on.
@@ -88,11 +112,11 @@ impl Hub {
             && let Ok(missed) = read_after(conn, *last)
         {
             for e in missed.into_iter().filter(|e| e.rv < event.rv) {
-                let _ = self.tx.send(e);
+                self.emit(e);
             }
         }
         *last = event.rv;
-        let _ = self.tx.send(event);
+        self.emit(event);
     }
 
     /// Publishes whatever other processes committed since the last published event.
@@ -103,7 +127,7 @@ impl Hub {
         if let Ok(missed) = read_after(conn, *last) {
             for e in missed {
                 *last = e.rv;
-                let _ = self.tx.send(e);
+                self.emit(e);
             }
         }
     }

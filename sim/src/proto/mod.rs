@@ -1,8 +1,14 @@
 //! Decoding of the Kubernetes protobuf envelope (`k8s\0` + runtime.Unknown) for the few kinds that
-//! kubectl's `create namespace|configmap|secret|deployment|serviceaccount` generators send as protobuf.
+//! kubectl's `create namespace|configmap|secret|deployment|serviceaccount|token|role|rolebinding|…`
+//! and `auth` send as protobuf.
 //! Field numbers follow the `protobuf:` tags of the Kubernetes Go types; zero values of non-pointer
 //! fields are dropped, as Go's JSON encoding with `omitempty` would.
 
+mod auth;
+
+use auth::{
+    CLUSTER_ROLE, CLUSTER_ROLE_BINDING, ROLE, ROLE_BINDING, SSAR, SSR, SSRR, TOKEN_REQUEST,
+};
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
@@ -205,39 +211,6 @@ const CRONJOB: &[F] = &[
     F(2, "spec", K::Msg(CRONJOB_SPEC), false),
     F(3, "status", K::Skip, false),
 ];
-const RESOURCE_ATTRIBUTES: &[F] = &[
-    F(1, "namespace", K::Str, false),
-    F(2, "verb", K::Str, false),
-    F(3, "group", K::Str, false),
-    F(4, "version", K::Str, false),
-    F(5, "resource", K::Str, false),
-    F(6, "subresource", K::Str, false),
-    F(7, "name", K::Str, false),
-];
-const NON_RESOURCE_ATTRIBUTES: &[F] = &[F(1, "path", K::Str, false), F(2, "verb", K::Str, false)];
-const SSAR_SPEC: &[F] = &[
-    F(1, "resourceAttributes", K::Msg(RESOURCE_ATTRIBUTES), false),
-    F(
-        2,
-        "nonResourceAttributes",
-        K::Msg(NON_RESOURCE_ATTRIBUTES),
-        false,
-    ),
-];
-const SSAR: &[F] = &[
-    F(1, "metadata", K::Msg(META), false),
-    F(2, "spec", K::Msg(SSAR_SPEC), false),
-];
-const SSRR: &[F] = &[
-    F(1, "metadata", K::Msg(META), false),
-    F(
-        2,
-        "spec",
-        K::Msg(&[F(1, "namespace", K::Str, false)]),
-        false,
-    ),
-];
-const SSR: &[F] = &[F(1, "metadata", K::Msg(META), false)];
 const QUANTITY: &[F] = &[F(1, "string", K::Str, false)];
 
 struct Reader<'a> {
@@ -444,6 +417,11 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtoError> {
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SSAR,
         ("authorization.k8s.io/v1", "SelfSubjectRulesReview") => SSRR,
         ("authentication.k8s.io/v1", "SelfSubjectReview") => SSR,
+        ("authentication.k8s.io/v1", "TokenRequest") => TOKEN_REQUEST,
+        ("rbac.authorization.k8s.io/v1", "Role") => ROLE,
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => CLUSTER_ROLE,
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => ROLE_BINDING,
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => CLUSTER_ROLE_BINDING,
         _ => return Err(ProtoError::Unsupported(format!("{api_version} {kind}"))),
     };
     let mut obj = Map::new();

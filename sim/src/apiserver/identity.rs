@@ -1,0 +1,140 @@
+//! Authentication: who a request is from. The kubeconfig's admin token (`system:masters`), a
+//! ServiceAccount token from the TokenRequest API, then impersonation (`Impersonate-User`,
+//! `Impersonate-Group`), which the caller must be allowed (`impersonate` on users, groups or
+//! serviceaccounts) as kube-apiserver checks it.
+
+use http::HeaderMap;
+use http::header::AUTHORIZATION;
+
+use super::attributes::Attributes;
+use super::{rbac, tokens};
+use crate::app::App;
+use crate::status::ApiError;
+
+/// The admin user of the kubeconfig a simulator writes.
+pub const ADMIN_USER: &str = "piceli-sim-admin";
+/// The group whose members skip authorization, as in kube-apiserver.
+pub const MASTERS: &str = "system:masters";
+/// Every authenticated user's group.
+pub const AUTHENTICATED: &str = "system:authenticated";
+
+/// An authenticated user: name, uid and groups.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UserInfo {
+    pub name: String,
+    pub uid: String,
+    pub groups: Vec<String>,
+}
+
+impl UserInfo {
+    /// The admin of the kubeconfig.
+    pub fn admin() -> UserInfo {
+        UserInfo {
+            name: ADMIN_USER.into(),
+            uid: String::new(),
+            groups: vec![MASTERS.into(), AUTHENTICATED.into()],
+        }
+    }
+
+    /// A ServiceAccount's user (`system:serviceaccount:NS:NAME`) and groups.
+    pub fn service_account(ns: &str, name: &str, uid: &str) -> UserInfo {
+        UserInfo {
+            name: format!("system:serviceaccount:{ns}:{name}"),
+            uid: uid.into(),
+            groups: vec![
+                "system:serviceaccounts".into(),
+                format!("system:serviceaccounts:{ns}"),
+                AUTHENTICATED.into(),
+            ],
+        }
+    }
+
+    /// Whether authorization is skipped for this user (`system:masters`).
+    pub fn is_master(&self) -> bool {
+        self.groups.iter().any(|g| g == MASTERS)
+    }
+
+    /// The user as `userInfo` / `user` fields of reviews.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({"username": self.name, "groups": self.groups});
+        if !self.uid.is_empty() {
+            v["uid"] = serde_json::json!(self.uid);
+        }
+        v
+    }
+}
+
+/// The user a request's bearer token names; 401 for a missing or unknown token.
+pub fn authenticate(app: &App, headers: &HeaderMap) -> Result<UserInfo, ApiError> {
+    let token = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .ok_or_else(ApiError::unauthorized)?;
+    if constant_time_eq(token.as_bytes(), app.token.as_bytes()) {
+        return Ok(UserInfo::admin());
+    }
+    tokens::authenticate(app, token).ok_or_else(ApiError::unauthorized)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Applies `Impersonate-User` / `Impersonate-Group` headers: the caller must be allowed to
+/// impersonate each (403 worded as kube-apiserver's otherwise).
+pub fn impersonate(app: &App, user: UserInfo, headers: &HeaderMap) -> Result<UserInfo, ApiError> {
+    let values = |name: &str| -> Vec<String> {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::to_string)
+            .collect()
+    };
+    let users = values("impersonate-user");
+    let groups = values("impersonate-group");
+    if users.is_empty() {
+        if groups.is_empty() {
+            return Ok(user);
+        }
+        return Err(ApiError::forbidden(
+            "requested impersonation of groups without impersonating a user",
+        ));
+    }
+    let target = users[0].clone();
+    let (sa, check) = match target
+        .strip_prefix("system:serviceaccount:")
+        .and_then(|r| r.split_once(':'))
+    {
+        Some((ns, name)) => (
+            Some((ns.to_string(), name.to_string())),
+            Attributes::resource(&user, "impersonate", "", "serviceaccounts", "", ns, name),
+        ),
+        None => (
+            None,
+            Attributes::resource(&user, "impersonate", "", "users", "", "", &target),
+        ),
+    };
+    rbac::authorize(app, &check)?;
+    for g in &groups {
+        let check = Attributes::resource(&user, "impersonate", "", "groups", "", "", g);
+        rbac::authorize(app, &check)?;
+    }
+    let mut out = match sa {
+        Some((ns, name)) => UserInfo::service_account(&ns, &name, ""),
+        None => UserInfo {
+            name: target,
+            uid: String::new(),
+            groups: Vec::new(),
+        },
+    };
+    if !groups.is_empty() {
+        out.groups = groups;
+    }
+    if !out.groups.iter().any(|g| g == AUTHENTICATED) && out.name != "system:anonymous" {
+        out.groups.push(AUTHENTICATED.into());
+    }
+    Ok(out)
+}

@@ -1,0 +1,12 @@
+//! The apiserver's front layers before the registry: authentication (admin token,
+//! ServiceAccount tokens, impersonation), request attributes, RBAC authorization with its
+//! bootstrap policy, and the self reviews that expose it to clients.
+
+pub(crate) mod attributes;
+pub(crate) mod identity;
+pub(crate) mod policy;
+pub(crate) mod rbac;
+pub(crate) mod reviews;
+pub(crate) mod tokens;
+
+pub use identity::UserInfo;
