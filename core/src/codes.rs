@@ -228,6 +228,9 @@ codes! {
         "In the short form `config_map NAME { KEY: VALUE }` every key is data, so `labels`, `annotations` and \
          `data` (and a Secret's `type`) are reserved and cannot be data keys. To give labels or annotations, or \
          to have a data key with one of those names, put the data under `data: { … }`.";
+    FragmentCycle = "PCL0060", "a fragment uses itself",
+        "A `piceli::fragment!` may `use` other fragments, but a chain of `use` that leads back to the same \
+         fragment would splice forever. Remove the `use` that closes the loop.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",

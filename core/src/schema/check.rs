@@ -121,6 +121,13 @@ impl Walk<'_> {
         path: &str,
         out: &mut Vec<Diagnostic>,
     ) {
+        if let BlockValue::Json(j) = v {
+            // A Rust expression's value: unknown at compile time, checked as written once known.
+            if let Some(tree) = BlockValue::from_json(&j.v, j.at) {
+                self.value(shape, key, &tree, what, path, out);
+            }
+            return;
+        }
         match (shape, v) {
             (Shape::Any, _)
             | (Shape::String, BlockValue::Str(_))
@@ -239,6 +246,7 @@ fn describe(v: &BlockValue) -> &'static str {
         BlockValue::Bool(_) => "a boolean",
         BlockValue::List(..) => "a list",
         BlockValue::Map(_) => "a map",
+        BlockValue::Json(_) => "a Rust expression",
     }
 }
 
