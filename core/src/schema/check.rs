@@ -286,6 +286,36 @@ mod tests {
     }
 
     #[test]
+    fn rust_expression_values_are_checked_once_known() {
+        let json = |v: serde_json::Value| BlockValue::Json(Spanned::new(v, Loc(2)));
+        // At compile time the value is unknown (`null`): nothing to check.
+        let got = run(
+            POD_SPEC,
+            vec![(key("tolerations", 1), json(serde_json::Value::Null))],
+        );
+        assert!(got.is_empty(), "{got:?}");
+        // At run time: every problem, at the expression's location.
+        let value =
+            serde_json::json!([{ "key": "a", "operater": "Exists" }, { "effect": "Sometimes" }]);
+        let got = run(POD_SPEC, vec![(key("tolerations", 1), json(value))]);
+        let codes: Vec<(Code, u32)> = got.iter().map(|g| (g.0, g.1)).collect();
+        assert_eq!(
+            codes,
+            [(Code::UnknownApiField, 2), (Code::ApiEnumValue, 2)],
+            "{got:?}"
+        );
+        assert_eq!(got[0].3, "did you mean `operator`?");
+        let got = run(
+            POD_SPEC,
+            vec![(
+                key("securityContext", 1),
+                json(serde_json::json!({ "runAsUser": "root" })),
+            )],
+        );
+        assert_eq!(got[0].0, Code::ApiFieldType, "{got:?}");
+    }
+
+    #[test]
     fn unknown_field_suggests_the_schema_name() {
         let got = run(
             POD_SPEC,
