@@ -18,7 +18,7 @@
 //!
 //! See `docs/dsl.md` for the DSL and `docs/errors.md` for every error code.
 
-pub use piceli_macros::app;
+pub use piceli_macros::{app, fragment};
 
 pub use piceli_core as core;
 pub use piceli_runtime as runtime;
@@ -116,7 +116,7 @@ pub use piceli_runtime::controller;
 pub mod __private {
     pub use piceli_core::model::App;
     pub use piceli_runtime::checks::{CodeCheck, code_check};
-    pub use piceli_runtime::load::{int, load, objects, string};
+    pub use piceli_runtime::load::{int, json, load, objects, string};
 
     /// The app binary's `main`.
     pub fn main(app: App) -> std::process::ExitCode {

@@ -228,6 +228,9 @@ codes! {
         "In the short form `config_map NAME { KEY: VALUE }` every key is data, so `labels`, `annotations` and \
          `data` (and a Secret's `type`) are reserved and cannot be data keys. To give labels or annotations, or \
          to have a data key with one of those names, put the data under `data: { … }`.";
+    FragmentCycle = "PCL0051", "a fragment uses itself",
+        "A `piceli::fragment!` may `use` other fragments, but a chain of `use` that leads back to the same \
+         fragment would splice forever. Remove the `use` that closes the loop.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";

@@ -23,6 +23,7 @@ pub fn expand(checked: Checked) -> TokenStream {
         let value = match &d.kind {
             DynamicKind::Str(e) => quote!(::piceli::__private::string(#e)),
             DynamicKind::Int(e) => quote!(::piceli::__private::int(#e)),
+            DynamicKind::Json(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::json(#e)),
             DynamicKind::File(path) => {
                 let path = format!("/{path}");
                 quote!(::piceli::__private::string(::core::include_str!(

@@ -5,6 +5,7 @@
 
 mod ast;
 mod expand;
+mod fragments;
 mod valid;
 mod webhook_ast;
 mod webhook_expand;
@@ -14,7 +15,12 @@ use proc_macro::TokenStream;
 /// Declares a Kubernetes application; see the DSL reference in `docs/dsl.md`.
 #[proc_macro]
 pub fn app(input: TokenStream) -> TokenStream {
-    let parsed = match syn::parse::<ast::Input>(input) {
+    let input = match fragments::prepare(input.into()) {
+        fragments::Prepared::Ready(tokens) => tokens,
+        fragments::Prepared::Fetch(call) => return call.into(),
+        fragments::Prepared::Error(e) => return e.to_compile_error().into(),
+    };
+    let parsed = match syn::parse2::<ast::Input>(input) {
         Ok(parsed) => parsed,
         Err(e) => return syntax_error(e).into(),
     };
@@ -22,6 +28,13 @@ pub fn app(input: TokenStream) -> TokenStream {
         Ok(checked) => expand::expand(checked).into(),
         Err((errors, name)) => expand::fallback(errors, name).into(),
     }
+}
+
+/// Declares a fragment that apps splice with `use NAME`: `piceli::fragment! { [pub] NAME { … } }`. The
+/// tokens are checked in every app that uses them, with errors pointing into the fragment.
+#[proc_macro]
+pub fn fragment(input: TokenStream) -> TokenStream {
+    fragments::define(input.into()).into()
 }
 
 /// A parse error with its code and a pointer to the grammar.

@@ -19,6 +19,32 @@ pub fn int(v: impl Into<i64>) -> Value {
     Value::from(v.into())
 }
 
+/// A value for a schema-checked block, from a Rust expression giving a map, a list or an object.
+pub fn json(v: impl BlockJson) -> Value {
+    v.into_block_json()
+}
+
+/// What a Rust expression in a `pod:`/`container:`/`spec:` block may give: anything serde serializes
+/// (k8s-openapi types such as `Vec<Toleration>`, `serde_json::Value`, maps, your own types). The value is
+/// checked against the Kubernetes schema before anything is sent, like a value written in the block.
+#[diagnostic::on_unimplemented(
+    message = "a Rust expression in a schema-checked block must give a value serde can serialize, not `{Self}`",
+    label = "this gives `{Self}`, which does not implement `serde::Serialize`",
+    note = "give a k8s-openapi type (e.g. `Vec<Toleration>`), a `serde_json::Value`, or a type with `#[derive(serde::Serialize)]`"
+)]
+pub trait BlockJson {
+    /// The value as JSON. A value serde cannot write as JSON (a map with non-string keys) becomes a
+    /// string saying so, which the schema check then reports at the block's field.
+    fn into_block_json(self) -> Value;
+}
+
+impl<T: serde::Serialize> BlockJson for T {
+    fn into_block_json(self) -> Value {
+        serde_json::to_value(&self)
+            .unwrap_or_else(|e| Value::String(format!("(not a JSON value: {e})")))
+    }
+}
+
 /// Objects built in Rust, for `include objects((…))`.
 pub fn objects(v: impl IntoObjects) -> Value {
     Value::Array(v.into_objects())
@@ -60,15 +86,14 @@ impl IntoObjects for Vec<Object> {
 /// the macro from the same model type, so a mismatch is a piceli bug: it yields an app with no name, which
 /// [`check`] reports (never a panic).
 pub fn load(model: &str, locations: &[&str], fills: Vec<Fill>) -> App {
-    let mut objects: HashMap<u32, Value> = HashMap::new();
-    let mut values: HashMap<u32, Value> = HashMap::new();
-    for (at, value) in fills {
-        if value.is_array() {
-            objects.insert(at, value);
-        } else {
-            values.insert(at, value);
-        }
-    }
+    // Lists fill either a block value (`tolerations: (gpu())`) or an `include objects((…))`, whose
+    // location no spanned value has; both maps are keyed by the same locations.
+    let mut objects: HashMap<u32, Value> = fills
+        .iter()
+        .filter(|(_, v)| v.is_array())
+        .cloned()
+        .collect();
+    let values: HashMap<u32, Value> = fills.into_iter().collect();
     let mut app: App = with_fills(values, || serde_json::from_str(model)).unwrap_or_default();
     for inc in &mut app.includes {
         if let Include::Objects { at, objects: slot } = inc

@@ -22,6 +22,9 @@ pub enum BlockValue {
     List(Loc, Vec<BlockValue>),
     /// `{ key: value, … }`, keys as written.
     Map(Block),
+    /// A Rust expression giving a map, a list or an object (any `serde::Serialize`, e.g. k8s-openapi's
+    /// `Vec<Toleration>`), as JSON: `null` until run time, then checked by the same schema rules.
+    Json(Spanned<serde_json::Value>),
 }
 
 /// A map in a block: `{ key: value, … }`.
@@ -68,7 +71,39 @@ impl BlockValue {
             BlockValue::Bool(b) => b.at,
             BlockValue::List(at, _) => *at,
             BlockValue::Map(m) => m.at,
+            BlockValue::Json(j) => j.at,
         }
+    }
+
+    /// A JSON value (from a Rust expression) as a block value, every part at `at`; `None` for `null`
+    /// (nothing set). Object keys whose value is `null` are left out, as the API treats them.
+    pub fn from_json(v: &serde_json::Value, at: Loc) -> Option<BlockValue> {
+        use serde_json::Value;
+        Some(match v {
+            Value::Null => return None,
+            Value::Bool(b) => BlockValue::Bool(Spanned::new(*b, at)),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => BlockValue::Int(Spanned::new(i, at)),
+                None => BlockValue::Float(Spanned::new(n.as_f64().unwrap_or_default(), at)),
+            },
+            Value::String(s) => BlockValue::Str(Spanned::new(s.clone(), at)),
+            Value::Array(items) => BlockValue::List(
+                at,
+                items
+                    .iter()
+                    .filter_map(|i| Self::from_json(i, at))
+                    .collect(),
+            ),
+            Value::Object(map) => BlockValue::Map(Block {
+                at,
+                entries: map
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        Some((Spanned::new(k.clone(), at), Self::from_json(v, at)?))
+                    })
+                    .collect(),
+            }),
+        })
     }
 
     /// The value as JSON.
@@ -83,6 +118,7 @@ impl BlockValue {
             BlockValue::Bool(b) => Value::Bool(b.v),
             BlockValue::List(_, items) => Value::Array(items.iter().map(Self::to_json).collect()),
             BlockValue::Map(m) => m.to_json(),
+            BlockValue::Json(j) => j.v.clone(),
         }
     }
 }

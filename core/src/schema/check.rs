@@ -121,6 +121,13 @@ impl Walk<'_> {
         path: &str,
         out: &mut Vec<Diagnostic>,
     ) {
+        if let BlockValue::Json(j) = v {
+            // A Rust expression's value: unknown at compile time, checked as written once known.
+            if let Some(tree) = BlockValue::from_json(&j.v, j.at) {
+                self.value(shape, key, &tree, what, path, out);
+            }
+            return;
+        }
         match (shape, v) {
             (Shape::Any, _)
             | (Shape::String, BlockValue::Str(_))
@@ -239,6 +246,7 @@ fn describe(v: &BlockValue) -> &'static str {
         BlockValue::Bool(_) => "a boolean",
         BlockValue::List(..) => "a list",
         BlockValue::Map(_) => "a map",
+        BlockValue::Json(_) => "a Rust expression",
     }
 }
 
@@ -275,6 +283,36 @@ mod tests {
         out.into_iter()
             .map(|d| (d.code, d.at.0, d.message, d.help))
             .collect()
+    }
+
+    #[test]
+    fn rust_expression_values_are_checked_once_known() {
+        let json = |v: serde_json::Value| BlockValue::Json(Spanned::new(v, Loc(2)));
+        // At compile time the value is unknown (`null`): nothing to check.
+        let got = run(
+            POD_SPEC,
+            vec![(key("tolerations", 1), json(serde_json::Value::Null))],
+        );
+        assert!(got.is_empty(), "{got:?}");
+        // At run time: every problem, at the expression's location.
+        let value =
+            serde_json::json!([{ "key": "a", "operater": "Exists" }, { "effect": "Sometimes" }]);
+        let got = run(POD_SPEC, vec![(key("tolerations", 1), json(value))]);
+        let codes: Vec<(Code, u32)> = got.iter().map(|g| (g.0, g.1)).collect();
+        assert_eq!(
+            codes,
+            [(Code::UnknownApiField, 2), (Code::ApiEnumValue, 2)],
+            "{got:?}"
+        );
+        assert_eq!(got[0].3, "did you mean `operator`?");
+        let got = run(
+            POD_SPEC,
+            vec![(
+                key("securityContext", 1),
+                json(serde_json::json!({ "runAsUser": "root" })),
+            )],
+        );
+        assert_eq!(got[0].0, Code::ApiFieldType, "{got:?}");
     }
 
     #[test]

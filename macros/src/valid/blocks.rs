@@ -320,17 +320,9 @@ impl Lower {
                         self.dynamic(at, DynamicKind::Str(e.clone()));
                         BlockValue::Str(Spanned::new(String::new(), at))
                     }
-                    other => {
-                        self.fail(
-                            Code::ApiFieldType,
-                            *sp,
-                            format!(
-                                "{desc} takes {}; a Rust expression here can give a string or an integer only",
-                                other.describe()
-                            ),
-                            format!("write the value in the DSL's syntax, e.g. `{}`", other.example()),
-                        );
-                        return None;
+                    _ => {
+                        self.dynamic(at, DynamicKind::Json(e.clone()));
+                        BlockValue::Json(Spanned::new(serde_json::Value::Null, at))
                     }
                 }
             }

@@ -109,7 +109,7 @@ pub(super) fn read_crate_file(lw: &mut Lower, path: &str, at: &Value) -> Option<
                 Code::IncludeUnreadable,
                 at.sp(),
                 format!("cannot read `{path}`: {e}"),
-                format!("paths are relative to the crate directory `{base}`"),
+                "paths are relative to the directory of this crate's Cargo.toml (CARGO_MANIFEST_DIR)".to_string(),
             );
             None
         }

@@ -51,6 +51,8 @@ pub enum DynamicKind {
     Str(syn::Expr),
     /// A Rust expression producing an integer.
     Int(syn::Expr),
+    /// A Rust expression producing any serializable value (a map, list or object in a block).
+    Json(syn::Expr),
     /// The contents of a file relative to the crate (`include_str!`).
     File(String),
     /// k8s-openapi objects built in Rust.

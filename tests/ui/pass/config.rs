@@ -1,9 +1,6 @@
 //! ConfigMaps (literals, numbers, `file(...)`) and Secrets (from_env, from_file, generated, type).
 //!
-//! `file(...)` paths are relative to the directory of the crate being compiled (CARGO_MANIFEST_DIR). trybuild
-//! compiles each case in a generated crate at `<target-dir>/tests/trybuild/piceli/`, so with the default target
-//! directory (`target/` at the workspace root, as in CI from a fresh clone) `../../../../` is the workspace root
-//! and the fixture lives in `tests/ui/fixtures/`. A custom CARGO_TARGET_DIR elsewhere would break this case.
+//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;
@@ -13,7 +10,7 @@ piceli::app! {
         WORKERS: 4,
         DEBUG: false,
         "app.mode": "prod",
-        "nginx.conf": file("../../../../tests/ui/fixtures/nginx.conf"),
+        "nginx.conf": file("fixtures/nginx.conf"),
     }
     secret db-credentials {
         password: from_env("DEMO_DB_PASSWORD"),
