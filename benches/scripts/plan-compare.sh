@@ -3,6 +3,7 @@
 # against a local cluster of its own (`piceli sim`), whole-process time with hyperfine:
 #  1. the first plan on a fresh cluster (every object a create, each dry-run);
 #  2. the no-op re-plan after an apply (nothing changed).
+# (plan exits 3 when it has changes to approve: the first plan is timed with -i.)
 # Usage: benches/scripts/plan-compare.sh BASE_BIN_DIR NEW_BIN_DIR APP [runs]
 #   APP: engine-100 | engine-1000 | engine-5000. Each BIN_DIR holds `piceli` and APP
 #   (cargo build --release -p render-1000 -p piceli-cli). Needs hyperfine and kubectl.
@@ -25,7 +26,7 @@ reset() {  # $1: label, $2: bin dir — a fresh cluster in $work/$1 with the app
 }
 export -f reset
 
-hyperfine --shell=bash -w 0 -r "$runs" --export-markdown "$work/first.md" \
+hyperfine --shell=bash -i -w 0 -r "$runs" --export-markdown "$work/first.md" \
   -n "base first plan" --prepare "reset base $base" "cd $work/base && $base/$app plan >/dev/null" \
   -n "new first plan" --prepare "reset new $new" "cd $work/new && $new/$app plan >/dev/null"
 
