@@ -81,6 +81,8 @@ async fn list(
     list.items
         .into_iter()
         .filter_map(|item| {
+            // Through `DynamicObject`, as a GET reads it: a precondition's digest is compared with one
+            // made from a GET at apply time, so both must see the same representation.
             let mut value = serde_json::to_value(item).ok()?;
             // List items may come without their type: give them the one a GET shows.
             let map = value.as_object_mut()?;

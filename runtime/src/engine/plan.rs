@@ -59,7 +59,9 @@ pub struct Precondition {
 
 /// The digest a precondition compares: the object without status and server-managed metadata.
 pub fn content_digest(live: &Value, key: &[u8; 32]) -> String {
-    super::hash::digest(&super::diff::normalize(&redact(live, key)))
+    // `normalize` first: it drops managedFields and status before `redact` copies the object (the two
+    // touch disjoint fields, so the order does not change the digest).
+    super::hash::digest(&redact(&super::diff::normalize(live), key))
 }
 
 /// One object's action.
@@ -518,11 +520,8 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
     }
     if !adopt
         && !opts.force_dry_run
-        && super::owned::same_as_applied(
-            &redact(&d.object, key),
-            &redact(&live, key),
-            FIELD_MANAGER,
-        )
+        // Compared as they are: the values never leave memory, so no redaction (and no copy) is needed.
+        && super::owned::same_as_applied(&d.object, &live, FIELD_MANAGER)
     {
         // Exactly what this app last applied, still as it left it: a dry run would change nothing.
         action.action = ActionKind::Unchanged;
