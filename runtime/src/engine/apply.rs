@@ -337,12 +337,14 @@ pub async fn resume(
         .steps(release.id)
         .map_err(|e| EngineError::Journal(e.to_string()))?;
     let mut todo = Vec::new();
+    let actions_by_key: std::collections::HashMap<String, &Action> =
+        plan.actions.iter().map(|a| (a.key(), a)).collect();
     for s in &steps {
         if s.state == StepState::Done {
             continue;
         }
         let key = super::key::ObjectKey::new(&s.kind, s.namespace.as_deref(), &s.name).to_string();
-        let Some(a) = plan.actions.iter().find(|a| a.key() == key) else {
+        let Some(a) = actions_by_key.get(&key).copied() else {
             return Err(EngineError::Stale(format!(
                 "release {} has a step for {key} its plan does not",
                 release.number

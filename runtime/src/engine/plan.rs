@@ -677,16 +677,28 @@ async fn prune(
     opts: &PlanOptions,
 ) -> Result<Vec<Action>, EngineError> {
     let mut out = Vec::new();
+    // What the app still declares, as a set: a scan of every desired object per previous one made a
+    // re-plan quadratic in the number of objects.
+    let declared: std::collections::HashSet<(&str, &str, Option<&str>)> = desired
+        .iter()
+        .map(|d| {
+            (
+                d.object["kind"].as_str().unwrap_or_default(),
+                d.object["metadata"]["name"].as_str().unwrap_or_default(),
+                d.namespace.as_deref(),
+            )
+        })
+        .collect();
     for prev in &opts.previous {
         if PROTECTED_KINDS.contains(&prev.kind.as_str()) {
             continue;
         }
-        let still = desired.iter().any(|d| {
-            d.object["kind"] == prev.kind.as_str()
-                && d.object["metadata"]["name"] == prev.name.as_str()
-                && d.namespace == prev.namespace
-        });
-        if still {
+        let key = (
+            prev.kind.as_str(),
+            prev.name.as_str(),
+            prev.namespace.as_deref(),
+        );
+        if declared.contains(&key) {
             continue;
         }
         let probe = json!({"apiVersion": prev.api_version, "kind": prev.kind});

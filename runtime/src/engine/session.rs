@@ -25,9 +25,13 @@ pub struct ObjectDiff {
 /// Compare two sets of objects by identity.
 pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec<ObjectDiff> {
     let key = |o: &serde_json::Value| super::key::ObjectKey::of_object(o).to_string();
+    // Keyed once each: finding every object by a scan made a diff quadratic in the number of objects.
+    let to_by_key: std::collections::HashMap<String, &serde_json::Value> =
+        to.iter().map(|b| (key(b), b)).collect();
+    let from_keys: std::collections::HashSet<String> = from.iter().map(key).collect();
     let mut out = Vec::new();
     for a in from {
-        match to.iter().find(|b| key(b) == key(a)) {
+        match to_by_key.get(&key(a)).copied() {
             None => out.push(ObjectDiff {
                 object: key(a),
                 change: "removed",
@@ -51,7 +55,7 @@ pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec
         }
     }
     for b in to {
-        if !from.iter().any(|a| key(a) == key(b)) {
+        if !from_keys.contains(&key(b)) {
             out.push(ObjectDiff {
                 object: key(b),
                 change: "added",
