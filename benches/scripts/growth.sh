@@ -5,6 +5,8 @@
 set -euo pipefail
 B=$1 app=$2 ns=$3
 d=$(mktemp -d) && cd $d
+export KUBECACHEDIR=$d/kubecache
+unset KUBECONFIG
 $B/piceli sim start --dir .piceli/local >/dev/null
 K=.piceli/local/kubeconfig
 kubectl --kubeconfig $K create namespace $ns >/dev/null
