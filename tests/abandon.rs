@@ -2,6 +2,7 @@
 //! be finished as approved (PCL0114) and blocks new applies (PCL0144); abandoning it (journaled as
 //! `superseded`) lets a new plan replace it. Its own test binary: it changes a process-wide variable.
 
+use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;

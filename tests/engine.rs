@@ -3,6 +3,7 @@
 //! changing under a plan is refused, unowned objects need adoption, protected kinds are never pruned,
 //! and secret values never leave the process.
 
+use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::plan::{ActionKind, Plan};
 use piceli::runtime::engine::session::{Session, SessionOptions};
@@ -660,7 +661,10 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
     let err = session.apply(&plan.hash).await.expect_err("not ready");
     assert_eq!(err.code().as_str(), "PCL0115", "{err}");
     assert!(err.to_string().contains("progress deadline"), "{err}");
-    assert!(!err.is_rejection(), "exit 1: it ran but failed");
+    assert!(
+        err.exit_class() == piceli::runtime::ExitClass::Failed,
+        "exit 1: it ran but failed"
+    );
     // Not ready is not succeeded: the release stays running (resumable), nothing is live yet.
     assert_eq!(
         session
@@ -775,5 +779,5 @@ async fn a_dry_run_the_server_refuses_at_plan_time_has_plan_time_help() {
         !help.contains("resume"),
         "apply's help at plan time: {help}"
     );
-    assert!(err.is_rejection());
+    assert!(err.exit_class() == piceli::runtime::ExitClass::Rejected);
 }

@@ -4,6 +4,7 @@
 //! before the release is journaled or before the cluster's record is written recovers, a lost
 //! connection leaves the release resumable, and a stale `stop` never halts the next apply (`resume --abandon`: tests/abandon.rs).
 
+use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::lock::lease_name;
 use piceli::runtime::engine::plan::Plan;
@@ -177,7 +178,10 @@ async fn resume_refuses_a_plan_edited_after_approval() {
             "rehash {rehash}: {err}"
         );
         assert_eq!(err.code().as_str(), "PCL0140");
-        assert!(err.is_rejection(), "exit 2");
+        assert!(
+            err.exit_class() == piceli::runtime::ExitClass::Rejected,
+            "exit 2"
+        );
         assert!(
             session.journal.unfinished().expect("journal").is_some(),
             "nothing was recorded as done"
@@ -227,7 +231,7 @@ async fn a_plan_runs_only_for_its_target_and_namespace() {
     assert!(matches!(err, EngineError::WrongTarget { .. }), "{err}");
     let text = err.to_string();
     assert!(text.contains("g-two") && text.contains("g-three"), "{text}");
-    assert!(err.is_rejection());
+    assert!(err.exit_class() == piceli::runtime::ExitClass::Rejected);
 
     // Another target, same state directory.
     opts.namespace = None;
@@ -303,7 +307,7 @@ async fn one_apply_per_target_across_state_directories() {
     }
     let err = b.apply(&plan_b.hash).await.expect_err("B refused");
     assert!(matches!(err, EngineError::ClusterLocked { .. }), "{err}");
-    assert!(err.is_rejection());
+    assert!(err.exit_class() == piceli::runtime::ExitClass::Rejected);
     assert!(err.to_string().contains(&lease_name("guard-test")), "{err}");
     assert!(
         b.journal.releases().expect("journal").is_empty(),

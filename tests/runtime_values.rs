@@ -1,6 +1,7 @@
 //! Values written as Rust expressions are checked at run time by the same rules, with the same codes,
 //! before anything is rendered (or, later, sent to a cluster).
 
+use piceli::runtime::Coded;
 use piceli::runtime::{Error, render};
 
 fn image() -> String {

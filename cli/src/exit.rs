@@ -3,7 +3,7 @@
 //! Exit codes: 0 ok; 1 ran but failed; 2 rejected (bad input, refused, precondition); 3 approval required.
 
 use crate::args::Output;
-use piceli_core::Code;
+use piceli_core::{Code, Coded, ExitClass};
 use std::process::ExitCode;
 
 impl Failure {
@@ -21,11 +21,11 @@ impl Failure {
 /// Success.
 pub const OK: u8 = 0;
 /// Ran but failed.
-pub const FAILED: u8 = 1;
+pub const FAILED: u8 = ExitClass::Failed.exit_code();
 /// Rejected: bad input, refused, a precondition did not hold.
-pub const REJECTED: u8 = 2;
+pub const REJECTED: u8 = ExitClass::Rejected.exit_code();
 /// Approval required.
-pub const APPROVAL_REQUIRED: u8 = 3;
+pub const APPROVAL_REQUIRED: u8 = ExitClass::ApprovalRequired.exit_code();
 
 /// A failure of a command: its code, message, fix and exit code.
 #[derive(Debug)]
@@ -40,24 +40,14 @@ pub struct Failure {
     pub exit: u8,
 }
 
-impl From<piceli_runtime::Error> for Failure {
-    fn from(e: piceli_runtime::Error) -> Self {
+/// Every coded error of every crate becomes a failure the same way.
+impl<E: Coded> From<E> for Failure {
+    fn from(e: E) -> Self {
         Failure {
             code: e.code(),
             message: e.to_string(),
             help: e.help(),
-            exit: REJECTED,
-        }
-    }
-}
-
-impl From<piceli_runtime::engine::EngineError> for Failure {
-    fn from(e: piceli_runtime::engine::EngineError) -> Self {
-        Failure {
-            code: e.code(),
-            message: e.to_string(),
-            help: e.help(),
-            exit: if e.is_rejection() { REJECTED } else { FAILED },
+            exit: e.exit_class().exit_code(),
         }
     }
 }

@@ -64,7 +64,7 @@ pub fn markdown() -> String {
          Every failure Piceli reports carries a fixed code. Codes never change meaning. `explain CODE` on any \
          app binary (or `piceli explain CODE`) prints the entry below. `PCL00xx` codes are found by the \
          `app!` macro at compile time and, for values written as Rust expressions, by the runtime before any \
-         cluster call; `PCL01xx` codes are run-time failures of the commands.\n\n\
+         cluster call; `PCL01xx` codes are run-time failures of the commands; `PCL021x` codes are the local cluster's (`piceli sim`).\n\n\
          This file is generated from `core/src/codes.rs`: run `PICELI_UPDATE_DOCS=1 cargo test -p piceli-core` \
          after changing the table.\n\n| code | title |\n|---|---|\n",
     );
@@ -442,6 +442,22 @@ codes! {
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \
          TLS Secret). The message says which part failed: free the port, or point the flags at readable PEM \
          files.";
+    SimFailed = "PCL0210", "the local cluster cannot start or stop",
+        "`piceli sim serve`/`start` could not create its directory, certificates, kubeconfig or server process, \
+         or `stop` could not end it. The message names the file or step; fix it (permissions, free space) and \
+         run the command again. `DIR/sim.log` holds what a background server printed.";
+    SimPortInUse = "PCL0211", "the local cluster's port is taken",
+        "`--port` names a port another process listens on. Pick another port, or leave `--port` out to get a \
+         free one (the kubeconfig always names the port in use).";
+    SimStateDamaged = "PCL0212", "the local cluster's state database is damaged",
+        "`DIR/state.db` cannot be read as the local cluster's store (a damaged or foreign SQLite file). Move \
+         the directory aside (its objects are lost with it) and start a fresh cluster.";
+    SimAlreadyRunning = "PCL0213", "a local cluster is already running for this directory",
+        "`start` found a live server in `DIR/sim.pid`. Use it (its kubeconfig is `DIR/kubeconfig`), or stop \
+         it first with `piceli sim stop --dir DIR`.";
+    SimNotRunning = "PCL0214", "no local cluster is running for this directory",
+        "`status` and `stop` found no live server for the directory (exit 1). Start one with \
+         `piceli sim start --dir DIR`.";
 }
 
 #[cfg(test)]

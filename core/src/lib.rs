@@ -4,6 +4,7 @@
 //! share one model and one set of rules: a problem found at compile time and the same problem found at run
 //! time (in a value written as a Rust expression) get the same code and message.
 
+pub mod coded;
 pub mod codes;
 pub mod diag;
 pub mod include;
@@ -15,6 +16,7 @@ pub mod schema;
 pub mod spanned;
 pub mod validate;
 
+pub use coded::{Coded, ExitClass};
 pub use codes::Code;
 pub use diag::Diagnostic;
 pub use spanned::{Loc, Name, Spanned};

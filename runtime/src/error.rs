@@ -1,6 +1,6 @@
 //! The runtime's errors, each with its fixed code and a fix.
 
-use piceli_core::{Code, Diagnostic};
+use piceli_core::{Code, Coded, Diagnostic, ExitClass};
 
 /// What can go wrong at run time.
 #[derive(Debug, thiserror::Error)]
@@ -9,7 +9,7 @@ pub enum Error {
     #[error("{} problem(s) in the app:\n{}", .0.len(), .0.iter().map(|(d, at)| format!("  {}: {} (at {at})\n    help: {}", d.code, d.message, d.help)).collect::<Vec<_>>().join("\n"))]
     Invalid(Vec<(Diagnostic, String)>),
     /// An included file does not parse or holds something that is not an object.
-    #[error("{code}: {message}")]
+    #[error("{message}")]
     Include {
         /// `PCL0035` or `PCL0036`.
         code: Code,
@@ -17,7 +17,7 @@ pub enum Error {
         message: String,
     },
     /// `--target` names no declared target.
-    #[error("{}: no target named `{name}`", Code::UnknownTargetFlag)]
+    #[error("no target named `{name}`")]
     UnknownTarget {
         /// What was asked for.
         name: String,
@@ -25,13 +25,13 @@ pub enum Error {
         declared: Vec<String>,
     },
     /// An object could not be built or serialized.
-    #[error("{code}: {0}", code = Code::RenderFailed)]
+    #[error("{0}")]
     Render(String),
 }
 
-impl Error {
-    /// The fixed code (the first problem's, for [`Error::Invalid`]).
-    pub fn code(&self) -> Code {
+impl Coded for Error {
+    /// The first problem's code, for [`Error::Invalid`].
+    fn code(&self) -> Code {
         match self {
             Error::Invalid(d) => d.first().map(|(d, _)| d.code).unwrap_or(Code::RenderFailed),
             Error::Include { code, .. } => *code,
@@ -40,8 +40,16 @@ impl Error {
         }
     }
 
-    /// How to fix it.
-    pub fn help(&self) -> String {
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            Error::Invalid(_) | Error::Include { .. } | Error::UnknownTarget { .. } => {
+                ExitClass::Rejected
+            }
+            Error::Render(_) => ExitClass::Failed,
+        }
+    }
+
+    fn help(&self) -> String {
         match self {
             Error::Invalid(_) => {
                 "fix the values above (they come from Rust expressions or target overrides)".into()

@@ -53,10 +53,13 @@ pub enum ForwardError {
     },
 }
 
-impl ForwardError {
-    /// The fixed error code.
-    pub fn code(&self) -> piceli_core::Code {
+impl piceli_core::Coded for ForwardError {
+    fn code(&self) -> piceli_core::Code {
         piceli_core::Code::ForwardFailed
+    }
+
+    fn exit_class(&self) -> piceli_core::ExitClass {
+        piceli_core::ExitClass::Failed
     }
 }
 

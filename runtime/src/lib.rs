@@ -20,3 +20,4 @@ pub use error::Error;
 pub use kube;
 pub use load::{IntoObjects, Object, load};
 pub use piceli_core::model::App;
+pub use piceli_core::{Coded, ExitClass};

@@ -7,6 +7,7 @@ mod support;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use piceli_runtime::Coded;
 use piceli_runtime::webhook::{Request, Verdict, Webhooks};
 use support::{Certs, Http1, Http2, Running, deployment_review, metric, options};
 use tokio::io::AsyncWriteExt;

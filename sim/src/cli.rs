@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use piceli_core::{Code, Coded, ExitClass};
+
 use crate::{Sim, SimConfig, SimError};
 
 /// `piceli sim <command>`.
@@ -38,7 +40,7 @@ pub enum SimCommand {
         #[arg(long)]
         dir: PathBuf,
     },
-    /// Report whether a server is running for the directory (exit code 3 when it is not).
+    /// Report whether a server is running for the directory (exit code 1, PCL0214, when it is not).
     Status {
         /// Cluster directory.
         #[arg(long)]
@@ -97,14 +99,64 @@ impl ControllerArgs {
 /// Errors of the sim commands.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
+    /// The server could not start or keep running.
     #[error(transparent)]
     Sim(#[from] SimError),
+    /// `start` found a live server for the directory.
     #[error("a server is already running for {dir} (pid {pid})")]
-    AlreadyRunning { dir: PathBuf, pid: u32 },
-    #[error("no server is running for {0}")]
+    AlreadyRunning {
+        /// The cluster directory.
+        dir: PathBuf,
+        /// The live server's pid.
+        pid: u32,
+    },
+    /// `status` or `stop` found no live server for the directory.
+    #[error("no server is running for {}", .0.display())]
     NotRunning(PathBuf),
+    /// Starting or stopping the background process failed.
     #[error("{0}")]
     Other(String),
+}
+
+impl Coded for CliError {
+    fn code(&self) -> Code {
+        match self {
+            CliError::Sim(e) => e.code(),
+            CliError::AlreadyRunning { .. } => Code::SimAlreadyRunning,
+            CliError::NotRunning(_) => Code::SimNotRunning,
+            CliError::Other(_) => Code::SimFailed,
+        }
+    }
+
+    fn help(&self) -> String {
+        match self {
+            CliError::Sim(e) => e.help(),
+            CliError::AlreadyRunning { dir, .. } => format!(
+                "use it (kubeconfig: {}), or stop it first with `piceli sim stop --dir {}`",
+                dir.join("kubeconfig").display(),
+                dir.display()
+            ),
+            CliError::NotRunning(dir) => {
+                format!("start one with `piceli sim start --dir {}`", dir.display())
+            }
+            CliError::Other(_) => self.code().info().explanation.to_string(),
+        }
+    }
+
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            CliError::Sim(e) => e.exit_class(),
+            CliError::AlreadyRunning { .. } => ExitClass::Rejected,
+            CliError::NotRunning(_) | CliError::Other(_) => ExitClass::Failed,
+        }
+    }
+}
+
+/// Prints an error the way every Piceli binary does (`error[CODE]: message`, then `help:`) and gives
+/// the exit code of its class.
+fn report(e: &CliError) -> ExitCode {
+    eprintln!("error[{}]: {e}\n  help: {}", e.code(), e.help());
+    ExitCode::from(e.exit_class().exit_code())
 }
 
 /// Runs a command and reports errors on stderr.
@@ -123,16 +175,13 @@ pub fn run(cmd: SimCommand) -> ExitCode {
         SimCommand::Stop { dir } => stop(&dir),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
-            Ok(false) => return ExitCode::from(3),
+            Ok(false) => Err(CliError::NotRunning(dir)),
             Err(e) => Err(e),
         },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("piceli sim: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => report(&e),
     }
 }
 

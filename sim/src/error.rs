@@ -1,5 +1,6 @@
 //! Errors from starting and running the simulator (as opposed to API errors, see `status`).
 
+use piceli_core::{Code, Coded, ExitClass};
 use std::path::{Path, PathBuf};
 
 /// Why the simulator could not start or keep running.
@@ -26,6 +27,35 @@ pub enum SimError {
     Kubeconfig(String),
     #[error("runtime: {0}")]
     Runtime(String),
+}
+
+impl Coded for SimError {
+    fn code(&self) -> Code {
+        match self {
+            SimError::Bind { .. } => Code::SimPortInUse,
+            SimError::Store(_) | SimError::Corrupt(_) => Code::SimStateDamaged,
+            SimError::Io { .. }
+            | SimError::Cert(_)
+            | SimError::Tls(_)
+            | SimError::Pem(_)
+            | SimError::Kubeconfig(_)
+            | SimError::Runtime(_) => Code::SimFailed,
+        }
+    }
+
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            SimError::Bind { .. } | SimError::Store(_) | SimError::Corrupt(_) => {
+                ExitClass::Rejected
+            }
+            SimError::Io { .. }
+            | SimError::Cert(_)
+            | SimError::Tls(_)
+            | SimError::Pem(_)
+            | SimError::Kubeconfig(_)
+            | SimError::Runtime(_) => ExitClass::Failed,
+        }
+    }
 }
 
 impl SimError {

@@ -22,9 +22,11 @@ fn serve_reports_a_taken_port() {
     let dir = tempfile::tempdir().expect("dir");
     let d = dir.path().to_str().expect("utf-8 path");
     let (code, _, err) = sim_cmd(&["serve", "--dir", d, "--port", &port]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "refused: exit 2");
     assert!(
-        err.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        err.starts_with(&format!(
+            "error[PCL0211]: cannot listen on 127.0.0.1:{port}"
+        )),
         "{err}"
     );
 }
@@ -38,7 +40,9 @@ fn serve_reports_an_unusable_directory() {
     let (code, _, err) = sim_cmd(&["serve", "--dir", bad.to_str().expect("utf-8 path")]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("a-file/cluster") && err.contains("Not a directory"),
+        err.starts_with("error[PCL0210]:")
+            && err.contains("a-file/cluster")
+            && err.contains("Not a directory"),
         "{err}"
     );
 }
@@ -57,8 +61,11 @@ fn start_status_stop_manage_a_background_server() {
     assert_eq!(code, 0);
     assert!(out.starts_with("running at https://127.0.0.1:"), "{out}");
     let (code, _, err) = sim_cmd(&["start", "--dir", d]);
-    assert_eq!(code, 1);
-    assert!(err.contains("already running"), "{err}");
+    assert_eq!(code, 2, "refused: exit 2");
+    assert!(
+        err.starts_with("error[PCL0213]: a server is already running"),
+        "{err}"
+    );
 
     // The kubeconfig it wrote works with kubectl.
     let cache = tempfile::tempdir().expect("cache");
@@ -81,12 +88,24 @@ fn start_status_stop_manage_a_background_server() {
 
     let (code, out, err) = sim_cmd(&["stop", "--dir", d]);
     assert_eq!(code, 0, "{out}{err}");
-    let (code, out, _) = sim_cmd(&["status", "--dir", d]);
-    assert_eq!(code, 3);
+    // Not running is exit 1 with a code and a fix, as for every Piceli error (3 means "approval required").
+    let (code, out, err) = sim_cmd(&["status", "--dir", d]);
+    assert_eq!(code, 1);
     assert_eq!(out.trim(), "not running");
+    assert!(
+        err.starts_with("error[PCL0214]: no server is running"),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: start one with `piceli sim start --dir"),
+        "{err}"
+    );
     let (code, _, err) = sim_cmd(&["stop", "--dir", d]);
     assert_eq!(code, 1);
-    assert!(err.contains("no server is running"), "{err}");
+    assert!(
+        err.contains("error[PCL0214]: no server is running"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use piceli_runtime::Coded;
 use piceli_runtime::webhook::{Request, ServeOptions, Verdict, Webhooks, serve};
 
 /// Denies the first image tagged `:latest` or without a tag.

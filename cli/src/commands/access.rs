@@ -3,21 +3,12 @@
 
 use super::session::{block_on, options};
 use crate::args::{AccessArgs, Global, Output};
-use crate::exit::{FAILED, Failure, REJECTED};
+use crate::exit::{FAILED, Failure};
 use piceli_core::Code;
 use piceli_core::model::App;
-use piceli_runtime::access::{self, AccessError, Context, Emit, Event};
+use piceli_runtime::access::{self, Context, Emit, Event};
 use piceli_runtime::engine::session::Session;
 use std::sync::Arc;
-
-fn rejected(e: AccessError) -> Failure {
-    Failure {
-        code: e.code(),
-        message: e.to_string(),
-        help: e.help(),
-        exit: REJECTED,
-    }
-}
 
 fn printer(json: bool) -> Emit {
     Arc::new(move |e: Event| {
@@ -64,12 +55,12 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
 
 /// Run `access`.
 pub fn run(app: App, global: &Global, args: &AccessArgs) -> Result<(), Failure> {
-    let specs = access::forwards(&app, &args.only, &args.port).map_err(rejected)?;
+    let specs = access::forwards(&app, &args.only, &args.port).map_err(Failure::from)?;
     let opts = options(global);
     let emit = printer(global.output == Output::Json);
     block_on(async move {
         let shutdown = shutdown_signal()?;
-        let bound = access::bind(&specs).await.map_err(rejected)?;
+        let bound = access::bind(&specs).await.map_err(Failure::from)?;
         let session = Session::open(app, &opts).await?;
         let namespace = piceli_runtime::status::namespace(&session);
         let cx = Context {

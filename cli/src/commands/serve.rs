@@ -6,7 +6,7 @@ use super::session::block_on;
 use crate::args::ServeArgs;
 use crate::exit::{Failure, REJECTED};
 use piceli_core::Code;
-use piceli_runtime::webhook::{self, ServeError, ServeOptions, Webhooks};
+use piceli_runtime::webhook::{self, ServeOptions, Webhooks};
 
 /// Run `serve` with the app's webhooks.
 pub fn run(webhooks: Webhooks, args: &ServeArgs) -> Result<(), Failure> {
@@ -29,20 +29,11 @@ pub fn run(webhooks: Webhooks, args: &ServeArgs) -> Result<(), Failure> {
     block_on(async move {
         let server = webhook::Server::bind(webhooks, options)
             .await
-            .map_err(refused)?;
+            .map_err(Failure::from)?;
         eprintln!("serving webhooks on https://{}", server.local_addr());
         server
             .run(webhook::shutdown_signal())
             .await
-            .map_err(refused)
+            .map_err(Failure::from)
     })?
-}
-
-fn refused(e: ServeError) -> Failure {
-    Failure {
-        code: Code::ServeFailed,
-        help: e.help(),
-        message: e.to_string(),
-        exit: REJECTED,
-    }
 }

@@ -1,12 +1,12 @@
 //! Why `access` refuses to start, each with its fixed code and a fix.
 
-use piceli_core::Code;
+use piceli_core::{Code, Coded, ExitClass};
 
 /// What stops `access` before it serves anything.
 #[derive(Debug, thiserror::Error)]
 pub enum AccessError {
     /// A local port is taken (or cannot be bound).
-    #[error("{code}: forward `{name}`: cannot listen on 127.0.0.1:{port}: {reason}", code = Code::PortInUse)]
+    #[error("forward `{name}`: cannot listen on 127.0.0.1:{port}: {reason}")]
     PortInUse {
         /// The forward (Service name).
         name: String,
@@ -16,7 +16,7 @@ pub enum AccessError {
         reason: String,
     },
     /// `--only` or `--port` names no declared forward.
-    #[error("{code}: `{name}` is not a declared forward (declared: {declared})", code = Code::UnknownForward)]
+    #[error("`{name}` is not a declared forward (declared: {declared})")]
     UnknownForward {
         /// The name given.
         name: String,
@@ -24,16 +24,15 @@ pub enum AccessError {
         declared: String,
     },
     /// A `--port` value is not `NAME=LOCAL`, or a local port is out of range.
-    #[error("{code}: {0}", code = Code::BadPortOverride)]
+    #[error("{0}")]
     BadPort(String),
     /// Nothing to serve.
-    #[error("{code}: app `{0}` declares no forward (`access: forward(local: PORT)` on a Service)", code = Code::NoForwards)]
+    #[error("app `{0}` declares no forward (`access: forward(local: PORT)` on a Service)")]
     NoForwards(String),
 }
 
-impl AccessError {
-    /// The fixed code.
-    pub fn code(&self) -> Code {
+impl Coded for AccessError {
+    fn code(&self) -> Code {
         match self {
             AccessError::PortInUse { .. } => Code::PortInUse,
             AccessError::UnknownForward { .. } => Code::UnknownForward,
@@ -42,8 +41,16 @@ impl AccessError {
         }
     }
 
-    /// How to fix it.
-    pub fn help(&self) -> String {
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            AccessError::PortInUse { .. }
+            | AccessError::UnknownForward { .. }
+            | AccessError::BadPort(_)
+            | AccessError::NoForwards(_) => ExitClass::Rejected,
+        }
+    }
+
+    fn help(&self) -> String {
         match self {
             AccessError::PortInUse { name, port, .. } => format!(
                 "stop the program holding port {port} (`ss -ltnp` shows it), serve the other forwards with \

@@ -98,6 +98,7 @@ pub fn forwards(app: &App, only: &[String], ports: &[String]) -> Result<Vec<Spec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use piceli_core::Coded;
     use piceli_core::model::{Access, Service, ServicePort};
     use piceli_core::spanned::Spanned;
 

@@ -1,6 +1,6 @@
 //! Why the controllers cannot run, each with its code and a fix.
 
-use piceli_core::codes::Code;
+use piceli_core::{Code, Coded, ExitClass};
 
 /// The controllers could not start.
 #[derive(Debug, thiserror::Error)]
@@ -10,16 +10,20 @@ pub enum ControllerError {
     Invalid(Vec<String>),
 }
 
-impl ControllerError {
-    /// The fixed code.
-    pub fn code(&self) -> Code {
+impl Coded for ControllerError {
+    fn code(&self) -> Code {
         match self {
             ControllerError::Invalid(_) => Code::ControllersInvalid,
         }
     }
 
-    /// How to fix it.
-    pub fn help(&self) -> String {
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            ControllerError::Invalid(_) => ExitClass::Rejected,
+        }
+    }
+
+    fn help(&self) -> String {
         match self {
             ControllerError::Invalid(_) => "give every controller a distinct DNS-label name (lowercase \
                 letters, digits, '-') and write label selectors as kubectl takes them (app=web,tier!=cache)"

@@ -121,7 +121,7 @@ pub async fn apply(
             },
             &steps,
         )
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+        .map_err(EngineError::from)?;
     let number = journal.release(release).ok().flatten().map(|r| r.number);
     checkpoint(hook, "release journaled")?;
     let todo: Vec<(u32, &Action)> = changing
@@ -159,11 +159,9 @@ pub async fn complete(
 ) -> Result<(), EngineError> {
     journal
         .finish_release(release, ReleaseState::Succeeded)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+        .map_err(EngineError::from)?;
     checkpoint(hook, "release finished")?;
-    let finished = journal
-        .release(release)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    let finished = journal.release(release).map_err(EngineError::from)?;
     let at = finished
         .as_ref()
         .and_then(|r| r.finished_at.clone())
@@ -333,9 +331,7 @@ pub async fn resume(
     for (i, d) in wanted.iter().enumerate() {
         by_key.insert(key_of(d), i);
     }
-    let steps = journal
-        .steps(release.id)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+    let steps = journal.steps(release.id).map_err(EngineError::from)?;
     let mut todo = Vec::new();
     let actions_by_key: std::collections::HashMap<String, &Action> =
         plan.actions.iter().map(|a| (a.key(), a)).collect();
@@ -486,7 +482,7 @@ async fn run_step(
     let journal = step.journal;
     journal
         .step_started(step.release, index)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+        .map_err(EngineError::from)?;
     checkpoint(step.hook, &format!("step {index} started"))?;
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = step.resources.served(&step.conn.client, &probe).await?;
@@ -539,7 +535,7 @@ async fn run_step(
     };
     journal
         .step_finished(step.release, index, &outcome)
-        .map_err(|e| EngineError::Journal(e.to_string()))?;
+        .map_err(EngineError::from)?;
     checkpoint(step.hook, &format!("step {index} finished"))?;
     match result {
         Ok(_) => Ok(()),

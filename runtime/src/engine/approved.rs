@@ -26,7 +26,7 @@ impl Session {
         let mut found = self
             .journal
             .plan_hashes_starting_with(&hash, 10)
-            .map_err(|e| EngineError::Journal(e.to_string()))?;
+            .map_err(EngineError::from)?;
         match found.len() {
             0 => Err(EngineError::UnknownPlan(given.to_string())),
             1 => Ok(found.remove(0)),
@@ -47,7 +47,7 @@ impl Session {
         let json = self
             .journal
             .load_plan(hash)
-            .map_err(|e| EngineError::Journal(e.to_string()))?
+            .map_err(EngineError::from)?
             .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
         let plan: Plan =
             serde_json::from_str(&json).map_err(|e| tampered(format!("cannot be read ({e})")))?;
@@ -105,7 +105,7 @@ impl Session {
             let known = self
                 .journal
                 .release(crate::journal::ReleaseId(recorded.release))
-                .map_err(|e| EngineError::Journal(e.to_string()))?;
+                .map_err(EngineError::from)?;
             known.is_none().then(|| {
                 format!(
                     "belongs to a release the cluster does not know: its apply Lease records release {} (plan `{}`), which this journal lacks",

@@ -143,7 +143,7 @@ pub struct DeployOptions {
 }
 
 fn journal(e: crate::journal::JournalError) -> EngineError {
-    EngineError::Journal(e.to_string())
+    EngineError::Journal(e)
 }
 
 /// Whether `--approve GIVEN` approves the plan `hash`: the whole hash, or a prefix of at least 12 digits.

@@ -1,6 +1,6 @@
 //! The engine's errors, each with its fixed code, a fix, and the exit code class.
 
-use piceli_core::Code;
+use piceli_core::{Code, Coded, ExitClass};
 
 /// What can go wrong while planning or applying.
 #[derive(Debug, thiserror::Error)]
@@ -9,7 +9,7 @@ pub enum EngineError {
     #[error(transparent)]
     Render(#[from] crate::Error),
     /// The kubeconfig file cannot be read or parsed.
-    #[error("{code}: cannot read kubeconfig `{path}`: {reason}", code = Code::KubeconfigUnreadable)]
+    #[error("cannot read kubeconfig `{path}`: {reason}")]
     Kubeconfig {
         /// The file.
         path: String,
@@ -17,7 +17,7 @@ pub enum EngineError {
         reason: String,
     },
     /// The kubeconfig has no such context.
-    #[error("{code}: kubeconfig `{path}` has no context `{context}`", code = Code::ContextMissing)]
+    #[error("kubeconfig `{path}` has no context `{context}`")]
     Context {
         /// The file.
         path: String,
@@ -25,7 +25,7 @@ pub enum EngineError {
         context: String,
     },
     /// The API server refused or could not be reached.
-    #[error("{code}: {what}: {reason}", code = Code::ClusterError)]
+    #[error("{what}: {reason}")]
     Cluster {
         /// What was being done.
         what: String,
@@ -33,7 +33,7 @@ pub enum EngineError {
         reason: String,
     },
     /// The cluster does not serve this kind.
-    #[error("{code}: the cluster does not serve {api_version} {kind}", code = Code::UnknownKind)]
+    #[error("the cluster does not serve {api_version} {kind}")]
     UnknownKind {
         /// apiVersion.
         api_version: String,
@@ -41,7 +41,7 @@ pub enum EngineError {
         kind: String,
     },
     /// An object exists and is not ours.
-    #[error("{code}: {kind}/{name} exists and is not managed by this app", code = Code::NotOwned)]
+    #[error("{kind}/{name} exists and is not managed by this app")]
     NotOwned {
         /// Kind.
         kind: String,
@@ -49,7 +49,7 @@ pub enum EngineError {
         name: String,
     },
     /// A secret source is missing.
-    #[error("{code}: secret `{secret}` key `{key}`: {reason}", code = Code::SecretSourceMissing)]
+    #[error("secret `{secret}` key `{key}`: {reason}")]
     SecretSource {
         /// The Secret.
         secret: String,
@@ -59,28 +59,28 @@ pub enum EngineError {
         reason: String,
     },
     /// No plan stored under this hash.
-    #[error("{code}: no plan with hash `{0}` was made in this state directory", code = Code::UnknownPlan)]
+    #[error("no plan with hash `{0}` was made in this state directory")]
     UnknownPlan(String),
     /// The cluster changed since the plan.
-    #[error("{code}: {0}", code = Code::PreconditionFailed)]
+    #[error("{0}")]
     Precondition(String),
     /// The app changed since the plan.
-    #[error("{code}: {0}", code = Code::PlanStale)]
+    #[error("{0}")]
     Stale(String),
     /// A write failed.
-    #[error("{code}: {0}", code = Code::ApplyFailed)]
+    #[error("{0}")]
     Apply(String),
-    /// Another apply holds the lock.
-    #[error("{code}: {0}", code = Code::Locked)]
-    Locked(String),
-    /// The journal failed.
-    #[error("{code}: {0}", code = Code::JournalFailed)]
-    Journal(String),
+    /// The journal failed (a damaged journal and a held lock have codes of their own).
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
+    /// The state directory could not be written (outside the journal: the plan file, the digest key).
+    #[error("{0}")]
+    StateDir(String),
     /// Applied, but an object did not become ready (timed out, or failed).
-    #[error("{code}: {0}", code = Code::NotReady)]
+    #[error("{0}")]
     NotReady(String),
     /// `deploy --approve HASH` named a hash other than the plan `deploy` just made.
-    #[error("{code}: the plan is `{planned}`, not the approved `{approved}`: {}", if *stale { "that is an older plan (stale): the app or the cluster changed since that hash was printed" } else { "no plan with that hash was made in this state directory (unknown hash)" }, code = Code::DeployApprovalMismatch)]
+    #[error("the plan is `{planned}`, not the approved `{approved}`: {}", if *stale { "that is an older plan (stale): the app or the cluster changed since that hash was printed" } else { "no plan with that hash was made in this state directory (unknown hash)" })]
     ApprovalMismatch {
         /// The hash of the plan just made.
         planned: String,
@@ -90,10 +90,10 @@ pub enum EngineError {
         stale: bool,
     },
     /// A check failed and the automatic rollback could not be planned or applied.
-    #[error("{code}: {0}", code = Code::RollbackFailed)]
+    #[error("{0}")]
     RollbackFailed(String),
     /// A stored plan's content does not hash to the hash that was approved (or that the cluster records).
-    #[error("{code}: the stored plan `{hash}` {reason}; nothing was written", code = Code::PlanTampered)]
+    #[error("the stored plan `{hash}` {reason}; nothing was written")]
     PlanTampered {
         /// The approved hash.
         hash: String,
@@ -101,7 +101,9 @@ pub enum EngineError {
         reason: String,
     },
     /// The plan was made for another target or namespace than this command's.
-    #[error("{code}: the plan was made for target `{planned_target}`, namespace `{planned_namespace}`; this command runs for target `{target}`, namespace `{namespace}`; nothing was written", code = Code::WrongTarget)]
+    #[error(
+        "the plan was made for target `{planned_target}`, namespace `{planned_namespace}`; this command runs for target `{target}`, namespace `{namespace}`; nothing was written"
+    )]
     WrongTarget {
         /// The plan's target.
         planned_target: String,
@@ -113,7 +115,7 @@ pub enum EngineError {
         namespace: String,
     },
     /// Another apply holds the cluster lock.
-    #[error("{code}: Lease/{lease} is held by `{holder}`{}: another apply is running against this target; nothing was written", if since.is_empty() { String::new() } else { format!(" since {since}") }, code = Code::ClusterLocked)]
+    #[error("Lease/{lease} is held by `{holder}`{}: another apply is running against this target; nothing was written", if since.is_empty() { String::new() } else { format!(" since {since}") })]
     ClusterLocked {
         /// `namespace/name` of the Lease.
         lease: String,
@@ -123,16 +125,16 @@ pub enum EngineError {
         since: String,
     },
     /// Writes kept failing for a reason that may pass; the release stays resumable.
-    #[error("{code}: {0}; the release stays running: `resume` continues it", code = Code::ApplyInterrupted)]
+    #[error("{0}; the release stays running: `resume` continues it")]
     Interrupted(String),
     /// `stop` halted the run between levels; the release stays running.
-    #[error("{code}: {0}", code = Code::ApplyFailed)]
+    #[error("{0}")]
     Stopped(String),
     /// `--approve` is not a hash nor a long enough prefix of one.
-    #[error("{code}: `{0}` is not a plan hash (64 hex digits, or a prefix of at least 12)", code = Code::BadHash)]
+    #[error("`{0}` is not a plan hash (64 hex digits, or a prefix of at least 12)")]
     BadHash(String),
     /// A hash prefix matches several stored plans.
-    #[error("{code}: `{prefix}` is the start of {} stored plans: {}", matches.len(), matches.join(", "), code = Code::AmbiguousHash)]
+    #[error("`{prefix}` is the start of {} stored plans: {}", matches.len(), matches.join(", "))]
     AmbiguousHash {
         /// The prefix given.
         prefix: String,
@@ -140,19 +142,18 @@ pub enum EngineError {
         matches: Vec<String>,
     },
     /// Fields the app sets are owned by other field managers (every one of the plan's, listed).
-    #[error("{code}: {} field(s) the app sets are owned by another field manager: {}", .0.len(), .0.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "), code = Code::FieldConflicts)]
+    #[error("{} field(s) the app sets are owned by another field manager: {}", .0.len(), .0.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "))]
     FieldConflicts(Vec<super::conflicts::FieldConflict>),
     /// A release is still running.
-    #[error("{code}: release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`", code = Code::ReleaseRunning)]
+    #[error(
+        "release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`"
+    )]
     ReleaseRunning(u64),
     /// Test-only: the fault hook stopped the run here, as a kill would.
-    #[error("{code}: killed by the fault hook at {0}", code = Code::ApplyFailed)]
+    #[error("killed by the fault hook at {0}")]
     Killed(String),
-    /// The journal exists but is damaged (emptied, not SQLite, a table missing, an unknown value).
-    #[error("{code}: {0}", code = Code::JournalDamaged)]
-    JournalDamaged(String),
     /// A name from the command line (`--namespace`) is not a valid Kubernetes name.
-    #[error("{code}: `--{flag}`: {message}", code = Code::InvalidNameFlag)]
+    #[error("`--{flag}`: {message}")]
     InvalidName {
         /// The flag.
         flag: &'static str,
@@ -162,13 +163,13 @@ pub enum EngineError {
         help: String,
     },
     /// `rollback N` / `diff N` name a release the journal does not have (or no earlier one exists).
-    #[error("{code}: {0}", code = Code::UnknownRelease)]
+    #[error("{0}")]
     UnknownRelease(String),
     /// `plan`'s server-side-apply dry run was refused (invalid object, a field owned by another manager).
-    #[error("{code}: {0}", code = Code::DryRunRejected)]
+    #[error("{0}")]
     DryRun(String),
     /// The TLS handshake with the API server failed (a certificate signed by another CA, …).
-    #[error("{code}: {what}: TLS handshake failed, the server's certificate was not accepted: {reason}", code = Code::TlsFailed)]
+    #[error("{what}: TLS handshake failed, the server's certificate was not accepted: {reason}")]
     Tls {
         /// What was being done.
         what: String,
@@ -176,7 +177,7 @@ pub enum EngineError {
         reason: String,
     },
     /// Nothing accepted the connection at the API server's address.
-    #[error("{code}: {what}: cannot connect to the API server: {reason}", code = Code::ClusterUnreachable)]
+    #[error("{what}: cannot connect to the API server: {reason}")]
     Unreachable {
         /// What was being done.
         what: String,
@@ -184,7 +185,7 @@ pub enum EngineError {
         reason: String,
     },
     /// The API server answered 401.
-    #[error("{code}: {what}: the API server rejected the credentials: {reason}", code = Code::Unauthorized)]
+    #[error("{what}: the API server rejected the credentials: {reason}")]
     Unauthorized {
         /// What was being done.
         what: String,
@@ -193,20 +194,8 @@ pub enum EngineError {
     },
 }
 
-impl From<crate::journal::JournalError> for EngineError {
-    fn from(e: crate::journal::JournalError) -> Self {
-        use crate::journal::JournalError;
-        match e {
-            JournalError::Corrupt(_) => EngineError::JournalDamaged(e.to_string()),
-            JournalError::Locked { .. } => EngineError::Locked(e.to_string()),
-            other => EngineError::Journal(other.to_string()),
-        }
-    }
-}
-
-impl EngineError {
-    /// The fixed code.
-    pub fn code(&self) -> Code {
+impl Coded for EngineError {
+    fn code(&self) -> Code {
         match self {
             EngineError::Render(e) => e.code(),
             EngineError::Kubeconfig { .. } => Code::KubeconfigUnreadable,
@@ -219,8 +208,8 @@ impl EngineError {
             EngineError::Precondition(_) => Code::PreconditionFailed,
             EngineError::Stale(_) => Code::PlanStale,
             EngineError::Apply(_) => Code::ApplyFailed,
-            EngineError::Locked(_) => Code::Locked,
-            EngineError::Journal(_) => Code::JournalFailed,
+            EngineError::Journal(e) => e.code(),
+            EngineError::StateDir(_) => Code::JournalFailed,
             EngineError::Killed(_) => Code::ApplyFailed,
             EngineError::NotReady(_) => Code::NotReady,
             EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
@@ -234,7 +223,6 @@ impl EngineError {
             EngineError::BadHash(_) => Code::BadHash,
             EngineError::FieldConflicts(_) => Code::FieldConflicts,
             EngineError::AmbiguousHash { .. } => Code::AmbiguousHash,
-            EngineError::JournalDamaged(_) => Code::JournalDamaged,
             EngineError::InvalidName { .. } => Code::InvalidNameFlag,
             EngineError::UnknownRelease(_) => Code::UnknownRelease,
             EngineError::DryRun(_) => Code::DryRunRejected,
@@ -244,8 +232,7 @@ impl EngineError {
         }
     }
 
-    /// How to fix it.
-    pub fn help(&self) -> String {
+    fn help(&self) -> String {
         match self {
             EngineError::Render(e) => e.help(),
             EngineError::Kubeconfig { .. } => {
@@ -273,9 +260,7 @@ impl EngineError {
             EngineError::Stopped(_) => "run `resume` to continue the release, or `resume --abandon` to end it".into(),
             EngineError::Interrupted(_) => "when the cluster answers again, run `resume` (or `deploy --resume`)".into(),
             EngineError::ReleaseRunning(_) => "run `resume` to finish it, or `resume --abandon` to end it, then plan again".into(),
-            EngineError::JournalDamaged(_) => crate::journal::JournalError::Corrupt(String::new())
-                .help()
-                .into(),
+            EngineError::Journal(e) => e.help(),
             EngineError::InvalidName { help, .. } => help.clone(),
             EngineError::UnknownRelease(_) => {
                 "`history` lists the releases; pass one of their numbers".into()
@@ -296,24 +281,45 @@ impl EngineError {
         }
     }
 
-    /// Whether the failure is a refusal (exit 2) rather than a run that failed (exit 1).
-    pub fn is_rejection(&self) -> bool {
-        !matches!(
-            self,
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            EngineError::Render(e) => e.exit_class(),
+            EngineError::Journal(e) => e.exit_class(),
             EngineError::Cluster { .. }
-                | EngineError::Tls { .. }
-                | EngineError::Unreachable { .. }
-                | EngineError::Unauthorized { .. }
-                | EngineError::Apply(_)
-                | EngineError::Journal(_)
-                | EngineError::Killed(_)
-                | EngineError::NotReady(_)
-                | EngineError::RollbackFailed(_)
-                | EngineError::Interrupted(_)
-                | EngineError::Stopped(_)
-        )
+            | EngineError::Tls { .. }
+            | EngineError::Unreachable { .. }
+            | EngineError::Unauthorized { .. }
+            | EngineError::Apply(_)
+            | EngineError::StateDir(_)
+            | EngineError::Killed(_)
+            | EngineError::NotReady(_)
+            | EngineError::RollbackFailed(_)
+            | EngineError::Interrupted(_)
+            | EngineError::Stopped(_) => ExitClass::Failed,
+            EngineError::Kubeconfig { .. }
+            | EngineError::Context { .. }
+            | EngineError::UnknownKind { .. }
+            | EngineError::NotOwned { .. }
+            | EngineError::SecretSource { .. }
+            | EngineError::UnknownPlan(_)
+            | EngineError::Precondition(_)
+            | EngineError::Stale(_)
+            | EngineError::ApprovalMismatch { .. }
+            | EngineError::PlanTampered { .. }
+            | EngineError::WrongTarget { .. }
+            | EngineError::ClusterLocked { .. }
+            | EngineError::ReleaseRunning(_)
+            | EngineError::BadHash(_)
+            | EngineError::FieldConflicts(_)
+            | EngineError::AmbiguousHash { .. }
+            | EngineError::InvalidName { .. }
+            | EngineError::UnknownRelease(_)
+            | EngineError::DryRun(_) => ExitClass::Rejected,
+        }
     }
+}
 
+impl EngineError {
     /// A cluster error while doing `what`: a TLS failure, a refused connection and rejected credentials
     /// get codes of their own; every message has the server's words and the causes below them.
     pub fn cluster(what: impl Into<String>, e: impl std::error::Error + 'static) -> Self {

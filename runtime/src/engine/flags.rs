@@ -26,6 +26,7 @@ pub fn namespace_flag(namespace: &str) -> Result<(), EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use piceli_core::{Coded, ExitClass};
 
     #[test]
     fn a_path_is_not_a_namespace() {
@@ -33,7 +34,7 @@ mod tests {
         assert_eq!(err.code().as_str(), "PCL0151");
         assert!(err.to_string().contains("`../../etc`"), "{err}");
         assert!(err.help().contains("DNS-1123"), "{}", err.help());
-        assert!(err.is_rejection());
+        assert_eq!(err.exit_class(), ExitClass::Rejected);
         for bad in ["", "Web", "a/b", "-a", &"a".repeat(64)] {
             assert!(namespace_flag(bad).is_err(), "{bad:?}");
         }

@@ -29,10 +29,10 @@ pub fn digest_key(state_dir: &Path) -> Result<[u8; 32], EngineError> {
     }
     let mut key = [0u8; 32];
     getrandom::fill(&mut key)
-        .map_err(|e| EngineError::Journal(format!("no randomness for the digest key: {e}")))?;
-    crate::journal::create_state_dir(state_dir).map_err(|e| EngineError::Journal(e.to_string()))?;
+        .map_err(|e| EngineError::StateDir(format!("no randomness for the digest key: {e}")))?;
+    crate::journal::create_state_dir(state_dir).map_err(EngineError::from)?;
     let fail =
-        |at: &Path, e: std::io::Error| EngineError::Journal(format!("{}: {e}", at.display()));
+        |at: &Path, e: std::io::Error| EngineError::StateDir(format!("{}: {e}", at.display()));
     let fresh = state_dir.join(format!("secret-digest.key.new-{}", std::process::id()));
     let _ = std::fs::remove_file(&fresh);
     let mut options = std::fs::OpenOptions::new();

@@ -193,7 +193,7 @@ impl Session {
     /// and return it: like any change it needs `apply --approve HASH`. Secrets keep the values the cluster
     /// holds (values are never stored, so no older value can be restored).
     pub async fn plan_rollback(&self, to: Option<u64>) -> Result<Plan, EngineError> {
-        let journal = |e: crate::journal::JournalError| EngineError::Journal(e.to_string());
+        let journal = EngineError::from;
         let succeeded: Vec<_> = self
             .journal
             .releases()
@@ -218,7 +218,8 @@ impl Session {
             rollback_of: Some(target.number),
         };
         let (plan, _) = plan_source(&self.app, &self.conn, source, &opts).await?;
-        let json = serde_json::to_string(&plan).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let json = serde_json::to_string(&plan)
+            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
         self.journal
             .save_plan(&plan.hash, &plan.target, &json)
             .map_err(journal)?;
@@ -227,7 +228,7 @@ impl Session {
 
     /// The plan a release applied (its objects are what the release made live).
     fn release_plan(&self, number: u64) -> Result<Plan, EngineError> {
-        let journal = |e: crate::journal::JournalError| EngineError::Journal(e.to_string());
+        let journal = EngineError::from;
         let release = self
             .journal
             .release(crate::journal::ReleaseId(number))
@@ -243,7 +244,7 @@ impl Session {
         Ok(self
             .journal
             .last_succeeded()
-            .map_err(|e| EngineError::Journal(e.to_string()))?
+            .map_err(EngineError::from)?
             .map(|r| r.number))
     }
 
@@ -285,18 +286,18 @@ impl Session {
         let mut opts = self.plan_options(adopt, adopt_all)?;
         opts.take_ownership = take;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
-        let json = serde_json::to_string(&plan).map_err(|e| EngineError::Journal(e.to_string()))?;
+        let json = serde_json::to_string(&plan)
+            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
         self.journal
             .save_plan(&plan.hash, &plan.target, &json)
-            .map_err(|e| EngineError::Journal(e.to_string()))?;
+            .map_err(EngineError::from)?;
         Ok(plan)
     }
 
     /// Apply the stored plan `hash` (verified: [`Session::approved_plan`]), holding the state
     /// directory's file lock and, when it writes anything, the target's cluster lock.
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
-        let _lock: ApplyLock =
-            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
         if let Some(running) = self.journal.unfinished().map_err(journal_error)? {
@@ -340,8 +341,7 @@ impl Session {
     /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`,
     /// and a missing or stale release record in the cluster is repaired).
     pub async fn resume(&self) -> Result<Applied, EngineError> {
-        let _lock: ApplyLock =
-            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let opts = self.plan_options(Vec::new(), false)?;
         let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
             self.repair_record().await?;
@@ -402,8 +402,7 @@ impl Session {
     /// `resume --abandon`: end the running release as `superseded` (journaled; nothing is written to the
     /// cluster), so a new plan can be approved. Returns the release ended (`None`: nothing was running).
     pub async fn abandon(&self) -> Result<Option<u64>, EngineError> {
-        let _lock: ApplyLock =
-            Journal::lock(&self.state_dir).map_err(|e| EngineError::Locked(e.to_string()))?;
+        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
             return Ok(None);
         };
@@ -463,7 +462,7 @@ impl Session {
 }
 
 fn journal_error(e: crate::journal::JournalError) -> EngineError {
-    EngineError::Journal(e.to_string())
+    EngineError::Journal(e)
 }
 
 /// Release the cluster lock after an apply or resume: the Lease stops recording the release unless the

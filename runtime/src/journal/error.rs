@@ -1,10 +1,12 @@
 //! What can go wrong in the journal.
 //!
-//! There is no fixed `PCL` code for journal failures yet: the engine maps each variant to its own code.
-//! Every message names what was being done and, where one exists, the file involved. No message carries
-//! data beyond what the journal stores, so none can carry a secret value.
+//! A damaged journal (PCL0150) and a held lock (PCL0111) have codes of their own; the others are journal
+//! failures (PCL0112). Every message names what was being done and, where one exists, the file involved.
+//! No message carries data beyond what the journal stores, so none can carry a secret value.
 
 use std::path::PathBuf;
+
+use piceli_core::{Code, Coded, ExitClass};
 
 use super::types::{ReleaseId, ReleaseState, StepState};
 
@@ -120,10 +122,48 @@ pub enum JournalError {
     Corrupt(String),
 }
 
-impl JournalError {
-    /// How to fix it, one line, for the engine's `help:` output.
-    pub fn help(&self) -> &'static str {
+impl Coded for JournalError {
+    fn code(&self) -> Code {
         match self {
+            JournalError::Corrupt(_) => Code::JournalDamaged,
+            JournalError::Locked { .. } => Code::Locked,
+            JournalError::UnknownPlan(_) => Code::UnknownPlan,
+            JournalError::UnknownRelease(_) => Code::UnknownRelease,
+            JournalError::ReleaseRunning(_) => Code::ReleaseRunning,
+            JournalError::Io { .. }
+            | JournalError::Sqlite { .. }
+            | JournalError::NewerSchema { .. }
+            | JournalError::PlanConflict(_)
+            | JournalError::UnknownStep { .. }
+            | JournalError::StepTransition { .. }
+            | JournalError::ReleaseNotRunning { .. }
+            | JournalError::ReleaseTransition { .. }
+            | JournalError::StepsNotDone { .. } => Code::JournalFailed,
+        }
+    }
+
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            JournalError::Corrupt(_)
+            | JournalError::Locked { .. }
+            | JournalError::NewerSchema { .. }
+            | JournalError::UnknownPlan(_)
+            | JournalError::UnknownRelease(_)
+            | JournalError::UnknownStep { .. }
+            | JournalError::ReleaseRunning(_) => ExitClass::Rejected,
+            JournalError::Io { .. }
+            | JournalError::Sqlite { .. }
+            | JournalError::PlanConflict(_)
+            | JournalError::StepTransition { .. }
+            | JournalError::ReleaseNotRunning { .. }
+            | JournalError::ReleaseTransition { .. }
+            | JournalError::StepsNotDone { .. } => ExitClass::Failed,
+        }
+    }
+
+    /// How to fix it, one line, for the `help:` output.
+    fn help(&self) -> String {
+        let help = match self {
             JournalError::Io { .. } => "check the state directory's permissions and free space",
             JournalError::Sqlite { .. } => {
                 "check free space; if the journal is damaged, move the state directory aside"
@@ -148,7 +188,8 @@ impl JournalError {
                 "restore the state directory from a backup; or move it aside (its history and rollback \
                  points are lost with it) and run `plan` again"
             }
-        }
+        };
+        help.into()
     }
 }
 

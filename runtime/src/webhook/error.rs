@@ -1,5 +1,6 @@
 //! Why the webhook server cannot start, each with a fix.
 
+use piceli_core::{Code, Coded, ExitClass};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -27,9 +28,17 @@ pub enum ServeError {
     Webhooks(Vec<String>),
 }
 
-impl ServeError {
-    /// How to fix it.
-    pub fn help(&self) -> String {
+impl Coded for ServeError {
+    fn code(&self) -> Code {
+        Code::ServeFailed
+    }
+
+    /// Refused before anything is served.
+    fn exit_class(&self) -> ExitClass {
+        ExitClass::Rejected
+    }
+
+    fn help(&self) -> String {
         match self {
             ServeError::Tls { .. } => "pass --tls-cert and --tls-key: PEM files holding the serving \
                 certificate chain and its private key (cert-manager's Secret mounts tls.crt and tls.key)"
