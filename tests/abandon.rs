@@ -1,6 +1,6 @@
 //! `resume --abandon`: a release interrupted and then followed by a changed secret source can no longer
 //! be finished as approved (PCL0114) and blocks new applies (PCL0144); abandoning it (journaled as
-//! `superseded`) lets a new plan replace it. Its own test binary: it changes a process-wide variable.
+//! `superseded`) lets a new plan replace it. The secret's source is an `--env-file` the test rewrites.
 
 use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
@@ -23,9 +23,10 @@ piceli::app! {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
-    unsafe { std::env::set_var("ABANDON_TEST_API_KEY", "first") };
     let sim = Sim::start(SimConfig::default()).expect("sim");
     let state = tempfile::tempdir().expect("temp dir");
+    let env_file = state.path().join("test.env");
+    std::fs::write(&env_file, "ABANDON_TEST_API_KEY=first\n").expect("env file");
     let opts = SessionOptions {
         target: None,
         namespace: None,
@@ -36,6 +37,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         state_dir: Some(state.path().to_path_buf()),
         wait: None,
         wait_lock: None,
+        env_files: vec![env_file.clone()],
     };
     let mut session = Session::open(abandon_test::app(), &opts)
         .await
@@ -50,7 +52,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
     drop(session);
 
     // The secret's source changed: resume cannot finish the release as approved…
-    unsafe { std::env::set_var("ABANDON_TEST_API_KEY", "second") };
+    std::fs::write(&env_file, "ABANDON_TEST_API_KEY=second\n").expect("env file");
     let session = Session::open(abandon_test::app(), &opts)
         .await
         .expect("session");

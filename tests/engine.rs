@@ -10,6 +10,7 @@ use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
 use piceli_sim::{RunningSim, Sim, SimConfig};
 use std::cell::RefCell;
+use std::path::PathBuf;
 
 thread_local! {
     static IMAGE: RefCell<String> = RefCell::new(image("1.27"));
@@ -58,15 +59,15 @@ const CANARY: &str = "canary-5d1e0c";
 struct Fixture {
     sim: RunningSim,
     state: tempfile::TempDir,
+    env: tempfile::TempDir,
 }
 
 impl Fixture {
     fn new() -> Fixture {
-        // SAFETY-free: the variable is read by the secret source; every test sets the same value.
-        unsafe { std::env::set_var("ENGINE_TEST_API_KEY", CANARY) };
         Fixture {
             sim: Sim::start(SimConfig::default()).expect("sim"),
             state: tempfile::tempdir().expect("temp dir"),
+            env: tempfile::tempdir().expect("temp dir"),
         }
     }
 
@@ -81,7 +82,15 @@ impl Fixture {
             state_dir: Some(self.state.path().to_path_buf()),
             wait: Some(std::time::Duration::from_secs(30)),
             wait_lock: None,
+            env_files: vec![self.env_file()],
         }
+    }
+
+    /// The secret source's variable, as `--env-file` gives it (the process environment is not touched).
+    fn env_file(&self) -> PathBuf {
+        let path = self.env.path().join("test.env");
+        std::fs::write(&path, format!("ENGINE_TEST_API_KEY={CANARY}\n")).expect("env file");
+        path
     }
 
     async fn session(&self, app: piceli::__private::App) -> Session {

@@ -55,8 +55,6 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        // Every test sets the same value (tests run in parallel threads of one process).
-        unsafe { std::env::set_var("GUARD_TEST_API_KEY", "first-value") };
         Fixture {
             sim: Sim::start(SimConfig::default()).expect("sim"),
             dirs: tempfile::tempdir().expect("temp dir"),
@@ -82,7 +80,15 @@ impl Fixture {
             state_dir: Some(self.state(state)),
             wait: None,
             wait_lock: None,
+            env_files: vec![self.env_file()],
         }
+    }
+
+    /// The secret source's variable, as `--env-file` gives it (the process environment is not touched).
+    fn env_file(&self) -> PathBuf {
+        let path = self.dirs.path().join("test.env");
+        std::fs::write(&path, "GUARD_TEST_API_KEY=first-value\n").expect("env file");
+        path
     }
 
     async fn session(&self, opts: &SessionOptions) -> Session {

@@ -56,6 +56,10 @@ pub struct Global {
     /// instead of refusing at once.
     #[arg(long, global = true)]
     pub wait_lock: bool,
+    /// A dotenv file (`KEY=VALUE` lines) that `from_env` secret sources read before the process
+    /// environment; repeatable, a later file wins. Unused by render.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub env_file: Vec<PathBuf>,
 }
 
 /// Output formats.

@@ -416,6 +416,11 @@ codes! {
         "The API server answered 401 Unauthorized: the kubeconfig's token or client certificate is wrong, \
          expired or revoked. Get fresh credentials for the context (the local cluster writes its kubeconfig \
          when it starts), then run the command again.";
+    EnvFileInvalid = "PCL0157", "an `--env-file` cannot be read",
+        "`--env-file FILE` holds the variables `from_env(\"VAR\")` secret sources read before the process \
+         environment: one `KEY=VALUE` per line, `#` comments, an optional `export `, values optionally in \
+         single quotes (as written) or double quotes (with `\\n`, `\\t`, `\\\"` and `\\\\` escapes). The \
+         message names the file and line; fix that line, or the path.";
     ControllersInvalid = "PCL0170", "the controllers cannot run as registered",
         "Two controllers share a name, a name is not a DNS label, or a label selector does not parse. Give \
          every controller a distinct lowercase name (letters, digits, '-') and write selectors as kubectl \

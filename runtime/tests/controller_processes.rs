@@ -160,9 +160,11 @@ fn two_operator_processes_hand_over_the_lease_after_kill_9_and_release_it_on_sig
         || logged(&log, "b two") && logged(&log, "b one"),
     );
 
-    let pid = i32::try_from(b.id()).expect("pid");
-    // SAFETY: kill(2) on the child this test started; no memory is touched.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &b.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(term.success(), "kill -TERM {}", b.id());
     let began = Instant::now();
     let status = loop {
         if let Some(status) = b.try_wait().expect("wait") {

@@ -41,9 +41,11 @@ pub struct LampSpec {
 /// What the controller reports.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
 pub struct LampStatus {
+    /// `Ready`, with observedGeneration.
     #[serde(default)]
     #[schemars(schema_with = "conditions_schema")]
     pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
+    /// The colour the lamp shines in.
     pub shining: Option<String>,
 }
 

@@ -1,7 +1,8 @@
 //! The state directory's secret-bearing files are private (`0600`) whatever the umask and the
 //! directory's mode: the journal (and SQLite's `-wal`/`-shm` beside it) and the secret digest key.
 //!
-//! A test binary of its own with one test, because the umask is process-wide.
+//! The umask is process-wide, so the test runs itself again as a child under `sh -c 'umask 0; exec …'`
+//! (no unsafe `umask(2)` call in this process).
 
 #![cfg(unix)]
 
@@ -17,10 +18,41 @@ fn mode(path: &std::path::Path) -> u32 {
         & 0o777
 }
 
+/// Set in the child that runs the checks with umask 0.
+const CHILD: &str = "PICELI_PRIVATE_FILES_CHILD";
+
 #[test]
 fn journal_and_key_are_0600_with_umask_0_in_a_0777_directory() {
-    // SAFETY: umask only changes this process's file creation mask; this binary runs this one test.
-    unsafe { libc::umask(0) };
+    if std::env::var_os(CHILD).is_none() {
+        let exe = std::env::current_exe().expect("test binary");
+        let out = std::process::Command::new("sh")
+            .args(["-c", "umask 0 && exec \"$0\" \"$@\""])
+            .arg(exe)
+            .args([
+                "--exact",
+                "journal_and_key_are_0600_with_umask_0_in_a_0777_directory",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .expect("run the child");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "child failed:\n{text}");
+        assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+        return;
+    }
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:").map(|v| v.trim().to_string()))
+        });
+    assert_eq!(
+        umask.as_deref(),
+        Some("0000"),
+        "the child runs with umask 0"
+    );
     let tmp = tempfile::tempdir().expect("temp dir");
     let state = tmp.path().join("state");
     std::fs::create_dir(&state).expect("mkdir");

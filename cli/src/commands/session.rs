@@ -24,6 +24,7 @@ pub fn options(global: &Global) -> SessionOptions {
                 300
             })
         }),
+        env_files: global.env_file.clone(),
     }
 }
 

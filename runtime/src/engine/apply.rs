@@ -240,7 +240,7 @@ async fn check_precondition(
     let d = &mut wanted[w];
     if a.kind == "Secret" {
         // Secret values are never stored: read them again, and they must be what was planned.
-        secret_values(app, &mut d.object, live.as_ref(), rollback)?;
+        secret_values(app, &mut d.object, live.as_ref(), rollback, &plan_opts.env)?;
         let now = super::hash::digest(&redact(&d.object, &plan_opts.digest_key));
         if Some(now) != a.desired_digest {
             return Err(EngineError::Stale(format!(
@@ -249,7 +249,7 @@ async fn check_precondition(
             )));
         }
         if !rollback {
-            materialize(app, &mut d.object, live.as_ref(), true)?;
+            materialize(app, &mut d.object, live.as_ref(), true, &plan_opts.env)?;
         }
     }
     if a.action != ActionKind::Adopt && live.as_ref().is_some_and(|l| !is_ours(l, &app.name.v)) {
@@ -352,15 +352,7 @@ pub async fn resume(
                     "the app no longer declares {key}"
                 )));
             };
-            prepare_resumed(
-                app,
-                conn,
-                &resources,
-                a,
-                &mut wanted[w],
-                &plan_opts.digest_key,
-            )
-            .await?;
+            prepare_resumed(app, conn, &resources, a, &mut wanted[w], plan_opts).await?;
         }
         todo.push((s.index, a));
     }
@@ -392,8 +384,9 @@ async fn prepare_resumed(
     resources: &Resources,
     a: &Action,
     d: &mut Desired,
-    key: &[u8; 32],
+    plan_opts: &PlanOptions,
 ) -> Result<(), EngineError> {
+    let (key, env) = (&plan_opts.digest_key, &*plan_opts.env);
     let live = if a.kind == "Secret" {
         let served = resources.served(&conn.client, &d.object).await?;
         api_for(&conn.client, &served, d.namespace.as_deref())
@@ -407,11 +400,11 @@ async fn prepare_resumed(
     let mut planned = d.object.clone();
     if a.kind == "Secret" {
         // As planned: generated values that did not exist then are placeholders.
-        materialize(app, &mut planned, None, false)?;
+        materialize(app, &mut planned, None, false, env)?;
         let now = super::hash::digest(&redact(&planned, key));
         let with_live = {
             let mut o = d.object.clone();
-            materialize(app, &mut o, live.as_ref(), false)?;
+            materialize(app, &mut o, live.as_ref(), false, env)?;
             super::hash::digest(&redact(&o, key))
         };
         if Some(&now) != a.desired_digest.as_ref() && Some(&with_live) != a.desired_digest.as_ref()
@@ -421,7 +414,7 @@ async fn prepare_resumed(
                 a.key()
             )));
         }
-        materialize(app, &mut d.object, live.as_ref(), true)?;
+        materialize(app, &mut d.object, live.as_ref(), true, env)?;
         return Ok(());
     }
     let now = super::hash::digest(&redact(&planned, key));

@@ -184,6 +184,16 @@ pub enum EngineError {
         /// The causes, outermost first.
         reason: String,
     },
+    /// An `--env-file` cannot be read or has a line that is not `KEY=VALUE`.
+    #[error("{}", match line { Some(l) => format!("{path}:{l}: {reason}"), None => format!("cannot read env file `{path}`: {reason}") })]
+    EnvFile {
+        /// The file.
+        path: String,
+        /// The line (1-based), when a line is wrong.
+        line: Option<usize>,
+        /// What is wrong (never a value).
+        reason: String,
+    },
     /// The API server answered 401.
     #[error("{what}: the API server rejected the credentials: {reason}")]
     Unauthorized {
@@ -229,6 +239,7 @@ impl Coded for EngineError {
             EngineError::Tls { .. } => Code::TlsFailed,
             EngineError::Unreachable { .. } => Code::ClusterUnreachable,
             EngineError::Unauthorized { .. } => Code::Unauthorized,
+            EngineError::EnvFile { .. } => Code::EnvFileInvalid,
         }
     }
 
@@ -314,7 +325,8 @@ impl Coded for EngineError {
             | EngineError::AmbiguousHash { .. }
             | EngineError::InvalidName { .. }
             | EngineError::UnknownRelease(_)
-            | EngineError::DryRun(_) => ExitClass::Rejected,
+            | EngineError::DryRun(_)
+            | EngineError::EnvFile { .. } => ExitClass::Rejected,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod cluster_error;
 pub mod conflicts;
 pub mod deploy;
 pub mod diff;
+pub mod env_file;
 pub mod error;
 pub mod flags;
 pub mod hash;

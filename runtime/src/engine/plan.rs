@@ -186,6 +186,8 @@ pub struct PlanOptions {
     pub previous: Vec<ObjectRef>,
     /// The key for secret digests.
     pub digest_key: [u8; 32],
+    /// Where `from_env` secret sources read (`--env-file`, then the process environment).
+    pub env: std::sync::Arc<super::env_file::SecretEnv>,
     /// Dry-run with `force`, so fields another manager took over show as differences instead of
     /// conflicts (drift reports); plans for apply never force fields that are not the app's.
     pub force_dry_run: bool,
@@ -482,7 +484,7 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         get_live(conn, &d.served, d.namespace.as_deref(), &name).await?
     };
     if kind == "Secret" {
-        secret_values(app, &mut d.object, live.as_ref(), rollback)?;
+        secret_values(app, &mut d.object, live.as_ref(), rollback, &on.opts.env)?;
     }
     let desired_digest = Some(super::hash::digest(&redact(&d.object, key)));
     let mut action = Action {
@@ -619,9 +621,10 @@ pub fn secret_values(
     object: &mut Value,
     live: Option<&Value>,
     rollback: bool,
+    env: &super::env_file::SecretEnv,
 ) -> Result<(), EngineError> {
     if !rollback {
-        return materialize(app, object, live, false);
+        return materialize(app, object, live, false, env);
     }
     let name = object["metadata"]["name"]
         .as_str()

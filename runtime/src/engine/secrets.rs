@@ -70,6 +70,7 @@ pub fn materialize(
     object: &mut Value,
     live: Option<&Value>,
     generate: bool,
+    env: &super::env_file::SecretEnv,
 ) -> Result<(), EngineError> {
     let name = object["metadata"]["name"]
         .as_str()
@@ -86,9 +87,12 @@ pub fn materialize(
             reason,
         };
         let value = match source {
-            SecretSource::Env(var) => std::env::var(&var.v)
-                .map(|v| STANDARD.encode(v))
-                .map_err(|_| fail(format!("environment variable `{}` is not set", var.v)))?,
+            SecretSource::Env(var) => env.get(&var.v).map(|v| STANDARD.encode(v)).ok_or_else(|| {
+                fail(format!(
+                    "environment variable `{}` is not set (in an `--env-file` or the environment)",
+                    var.v
+                ))
+            })?,
             SecretSource::File(path) => std::fs::read(&path.v)
                 .map(|v| STANDARD.encode(v))
                 .map_err(|e| fail(format!("cannot read `{}`: {e}", path.v)))?,

@@ -81,6 +81,8 @@ pub struct SessionOptions {
     pub wait: Option<std::time::Duration>,
     /// `--wait-lock`: how long to wait for another apply's cluster lock (`None`: refuse at once).
     pub wait_lock: Option<std::time::Duration>,
+    /// `--env-file FILE` (repeatable): variables `from_env` secret sources read before the environment.
+    pub env_files: Vec<PathBuf>,
 }
 
 /// An open session.
@@ -107,12 +109,15 @@ pub struct Session {
     pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
     /// Set by `deploy`: a release is marked succeeded only after its checks passed, not after readiness.
     pub defer_completion: bool,
+    /// Where `from_env` secret sources read (`--env-file`, then the process environment).
+    pub env: std::sync::Arc<super::env_file::SecretEnv>,
 }
 
 impl Session {
     /// Resolve the target, open the journal and connect.
     pub async fn open(app: App, opts: &SessionOptions) -> Result<Session, EngineError> {
         super::flags::validate(opts)?;
+        let env = std::sync::Arc::new(super::env_file::SecretEnv::load(&opts.env_files)?);
         let target = match &opts.target {
             Some(name) => app.target(name).cloned(),
             None => app.targets.first().cloned(),
@@ -147,6 +152,7 @@ impl Session {
             wait_lock: opts.wait_lock,
             progress: None,
             defer_completion: false,
+            env,
         })
     }
 
@@ -184,6 +190,7 @@ impl Session {
             adopt_all,
             previous: self.previous_objects()?,
             digest_key: digest_key(&self.state_dir)?,
+            env: self.env.clone(),
             force_dry_run: false,
             take_ownership: super::conflicts::TakeOwnership::None,
         })
