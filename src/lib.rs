@@ -118,10 +118,7 @@ pub mod __private {
     pub use piceli_runtime::checks::{CodeCheck, code_check};
     pub use piceli_runtime::load::{int, json, load, objects, string};
 
-    /// The app binary's `main`.
-    pub fn main(app: App) -> std::process::ExitCode {
-        piceli_cli::app_main(app)
-    }
+    pub use piceli_cli::AppBinary;
 
     pub use piceli_runtime::webhook::{mutator, validator};
 
@@ -140,19 +137,5 @@ pub mod __private {
                 piceli_runtime::webhook::FailurePolicy::Fail
             },
         }
-    }
-
-    /// The app binary's `main`, with its code checks and its webhooks (built only by `serve`).
-    pub fn main_operator(
-        app: App,
-        code: Vec<CodeCheck>,
-        webhooks: fn() -> piceli_runtime::webhook::Webhooks,
-    ) -> std::process::ExitCode {
-        piceli_cli::app_main_operator(app, code, webhooks)
-    }
-
-    /// The app binary's `main`, with its code checks.
-    pub fn main_with(app: App, code: Vec<CodeCheck>) -> std::process::ExitCode {
-        piceli_cli::app_main_with(app, code)
     }
 }

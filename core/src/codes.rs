@@ -338,9 +338,9 @@ codes! {
          the cluster changed since you saw the hash. Run `deploy` without `--approve`, review, and approve the \
          hash it prints.";
     CodeCheckMissing = "PCL0132", "a code check is not registered in this binary",
-        "`check code(path)` runs an async Rust function compiled into the app binary. This binary was started \
-         without it (a hand-written `main` calling `piceli_cli::app_main` directly). Call the `main()` the \
-         `app!` macro generates.";
+        "`check code(path)` runs an async Rust function compiled into the app binary. This binary was built \
+         without it (a hand-made `piceli_cli::AppBinary` that leaves `code_checks` out). Call the `main()` \
+         the `app!` macro generates, which registers every check.";
     RollbackFailed = "PCL0133", "the automatic rollback failed",
         "A check failed and `rollback_on_failed_checks` asked to re-apply the previous succeeded release, but \
          planning or applying that rollback failed. The message has both causes. Run `rollback`, review and \

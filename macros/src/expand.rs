@@ -69,7 +69,12 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             /// Runs the app's command line (`render`, `plan`, `deploy`, `serve`, …); call it from `main`.
             pub fn main() -> ::std::process::ExitCode {
-                ::piceli::__private::main_operator(app(), code_checks(), webhooks)
+                ::piceli::__private::AppBinary {
+                    app: app(),
+                    code_checks: code_checks(),
+                    webhooks,
+                }
+                .main()
             }
 
             const MODEL: &str = #model;

@@ -3,7 +3,9 @@
 //! options (no app's `--target`, `--approve`, …).
 
 use clap::{Parser, Subcommand};
-use piceli_cli::args::{CompletionsArgs, ExplainArgs, Output};
+use piceli_cli::args::Output;
+use piceli_cli::commands::explain::ExplainArgs;
+use piceli_cli::commands::shell::CompletionsArgs;
 use std::process::ExitCode;
 
 /// Piceli: Kubernetes applications as typed Rust.

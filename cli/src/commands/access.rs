@@ -2,13 +2,31 @@
 //! local port or a bad `--only`/`--port` is refused (exit 2) before anything is served.
 
 use super::session::{block_on, options};
-use crate::args::{AccessArgs, Global, Output};
+use crate::args::{Global, Output};
 use crate::exit::{FAILED, Failure};
+use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::access::{self, Context, Emit, Event};
 use piceli_runtime::engine::session::Session;
 use std::sync::Arc;
+
+/// The arguments of `access`.
+#[derive(Debug, Args)]
+pub struct AccessArgs {
+    /// Serve only this forward (a Service name; repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Listen on another local port for a forward (repeatable), e.g. `--port web=18081`; 0 picks a free one.
+    #[arg(long, value_name = "NAME=LOCAL")]
+    pub port: Vec<String>,
+}
+
+/// What `access` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads (port forwards to the app's pods)",
+    requires_approval: false,
+};
 
 fn printer(json: bool) -> Emit {
     Arc::new(move |e: Event| {

@@ -1,10 +1,25 @@
 //! `apply --approve HASH`: execute exactly that stored plan.
 
 use super::session::{block_on, options};
-use crate::args::{ApplyArgs, Global, Output};
+use crate::args::{Global, Output};
 use crate::exit::Failure;
+use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
+
+/// The arguments of `apply`.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// The hash `plan` printed (or a unique prefix of at least 12 hex digits).
+    #[arg(long, value_name = "HASH")]
+    pub approve: String,
+}
+
+/// What `apply` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "writes",
+    requires_approval: true,
+};
 
 /// Run `apply`.
 pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {

@@ -9,6 +9,12 @@ use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::DeployEvent;
 use piceli_runtime::engine::session::Session;
 
+/// What `check` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads (port forwards and exec into the app's pods; code checks do what they do)",
+    requires_approval: false,
+};
+
 /// Run `check`.
 pub fn run(app: App, code: &[CodeCheck], global: &Global) -> Result<(), Failure> {
     let opts = options(global);

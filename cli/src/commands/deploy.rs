@@ -2,14 +2,32 @@
 //! readable progress, or one JSON object per stage (`-o json`, JSON lines) ending with a `result` object.
 
 use super::session::{block_on, options};
-use crate::args::{DeployArgs, Global, Output};
+use crate::args::{Global, Output};
 use crate::exit::{APPROVAL_REQUIRED, FAILED, Failure};
+use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
+
+/// The arguments of `deploy`.
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// The hash a `deploy` without it printed (needed only when the plan has changes).
+    #[arg(long, value_name = "HASH", conflicts_with = "resume")]
+    pub approve: Option<String>,
+    /// Continue the interrupted deploy run from the stage it reached (nothing to do: exit 0).
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// What `deploy` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run",
+    requires_approval: true,
+};
 
 /// Run `deploy`.
 pub fn run(

@@ -1,13 +1,30 @@
 //! `diff [FROM] [TO|live]`: field-level differences between two releases, or a release and the cluster.
 
 use super::session::{block_on, options};
-use crate::args::{DiffArgs, Global, Output};
+use crate::args::{Global, Output};
 use crate::exit::{FAILED, Failure, REJECTED};
+use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::engine::plan::ActionKind;
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
+
+/// The arguments of `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A release number (default: the live release).
+    pub from: Option<u64>,
+    /// Another release number, or `live` (the default).
+    #[arg(default_value = "live")]
+    pub to: String,
+}
+
+/// What `diff` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads and dry runs",
+    requires_approval: false,
+};
 
 /// Run `diff`. Exit 0 when there is no difference, 1 when there is.
 pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {

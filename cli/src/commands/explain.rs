@@ -1,8 +1,22 @@
 //! `explain CODE`: what a fixed error code means and how to fix it.
 
-use crate::args::{ExplainArgs, Output};
+use crate::args::Output;
 use crate::exit::{Failure, REJECTED};
+use clap::Args;
 use piceli_core::{Code, codes};
+
+/// The arguments of `explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The code, e.g. PCL0016 (omit to list every code).
+    pub code: Option<String>,
+}
+
+/// What `explain` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none",
+    requires_approval: false,
+};
 
 /// Run `explain`.
 pub fn run(output: Output, args: &ExplainArgs) -> Result<(), Failure> {

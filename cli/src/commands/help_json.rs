@@ -7,40 +7,11 @@ use clap::CommandFactory;
 use piceli_core::model::App;
 use serde_json::{Value, json};
 
-/// What each subcommand does to the cluster, and whether it needs approval.
-fn effects(name: &str) -> (&'static str, bool) {
-    match name {
-        "render" | "explain" | "help-json" | "completions" | "man" => ("none", false),
-        "plan" => ("reads and dry runs", false),
-        "apply" => ("writes", true),
-        "check" => (
-            "reads (port forwards and exec into the app's pods; code checks do what they do)",
-            false,
-        ),
-        "deploy" => (
-            "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run",
-            true,
-        ),
-        "resume" => (
-            "writes (only what an approved, interrupted release still has to do)",
-            false,
-        ),
-        "stop" => ("none (signals a running apply)", false),
-        "history" => ("none (reads the local journal)", false),
-        "status" => ("reads", false),
-        "access" => ("reads (port forwards to the app's pods)", false),
-        "serve" => (
-            "none (serves the app's admission webhooks; the cluster calls it)",
-            false,
-        ),
-        "diff" => ("reads and dry runs", false),
-        "rollback" => (
-            "reads and dry runs (plans a rollback; apply writes it)",
-            false,
-        ),
-        _ => ("unknown", false),
-    }
-}
+/// What `help-json` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none",
+    requires_approval: false,
+};
 
 /// Run `help-json`.
 pub fn run(app: &App) -> Result<(), Failure> {
@@ -49,12 +20,12 @@ pub fn run(app: &App) -> Result<(), Failure> {
     let commands: Vec<Value> = cmd
         .get_subcommands()
         .map(|c| {
-            let (side_effects, approval) = effects(c.get_name());
+            let effects = crate::effects(c.get_name());
             json!({
                 "name": c.get_name(),
                 "about": c.get_about().map(|a| a.to_string()),
-                "touches_cluster": side_effects,
-                "requires_approval": approval,
+                "touches_cluster": effects.map_or("unknown", |e| e.touches_cluster),
+                "requires_approval": effects.is_some_and(|e| e.requires_approval),
                 "arguments": c.get_arguments().filter(|a| !a.is_global_set()).map(arg).collect::<Vec<_>>(),
             })
         })

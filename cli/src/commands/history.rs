@@ -7,6 +7,12 @@ use piceli_core::model::App;
 use piceli_runtime::journal::{Journal, JournalError};
 use std::path::PathBuf;
 
+/// What `history` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none (reads the local journal)",
+    requires_approval: false,
+};
+
 /// The state directory for the chosen target (no cluster needed).
 pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
     if let Some(dir) = &global.state_dir {

@@ -1,4 +1,6 @@
-//! One file per subcommand: parse arguments, call one operation, print.
+//! One file per subcommand: its arguments, what it does to the cluster (for `help-json`), and its run —
+//! parse, call one operation of the runtime, print. Adding a command is its file plus the dispatch
+//! (`AppCommand` in `args.rs`, the `match`es in `lib.rs`).
 
 pub mod access;
 pub mod apply;
@@ -17,3 +19,12 @@ pub mod session;
 pub mod shell;
 pub mod status;
 pub mod stop;
+
+/// What a subcommand does to the cluster, as `help-json` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Effects {
+    /// Reads, writes, dry runs, or none — in words.
+    pub touches_cluster: &'static str,
+    /// Whether it writes only an approved plan.
+    pub requires_approval: bool,
+}

@@ -1,14 +1,39 @@
 //! `plan`: what applying would change, field by field; stores the plan and prints its hash.
 
 use super::session::{block_on, options};
-use crate::args::{Global, Output, PlanArgs};
+use crate::args::{Global, Output};
 use crate::exit::{APPROVAL_REQUIRED, Failure};
+use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::conflicts::TakeOwnership;
 use piceli_runtime::engine::plan::{ActionKind, Plan};
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
 use std::io::IsTerminal;
+
+/// The arguments of `plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Take over an existing object that is not the app's (repeatable), e.g. `--adopt Deployment/web`.
+    #[arg(long, value_name = "KIND/NAME")]
+    pub adopt: Vec<String>,
+    /// Take over every existing object the app declares.
+    #[arg(long)]
+    pub adopt_all: bool,
+    /// Take over fields another field manager owns (`kubectl scale`, `kubectl set image`): alone, every
+    /// conflicting field; with FIELD (repeatable), that one (`.spec.replicas`, or `Deployment/web:.spec.replicas`).
+    #[arg(long, value_name = "FIELD", num_args = 0..=1, default_missing_value = "*", action = clap::ArgAction::Append)]
+    pub take_ownership: Vec<String>,
+    /// Leave the unchanged objects out of the text (they are still counted, and in `-o json`).
+    #[arg(long)]
+    pub changes_only: bool,
+}
+
+/// What `plan` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads and dry runs",
+    requires_approval: false,
+};
 
 /// Run `plan`. Exit 3 when there are changes to approve.
 pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {

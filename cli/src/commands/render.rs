@@ -1,11 +1,29 @@
 //! `render`: print the app's objects as YAML (or a JSON list). Never reads a kubeconfig or a cluster.
 
-use crate::args::{Global, Output, RenderArgs};
+use crate::args::{Global, Output};
 use crate::exit::{Failure, REJECTED};
+use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::render;
 use std::io::Write;
+
+/// The arguments of `render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Write to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<std::path::PathBuf>,
+    /// Print the Containerfile that builds this app's binary and runs `serve` (instead of the objects).
+    #[arg(long)]
+    pub containerfile: bool,
+}
+
+/// What `render` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none",
+    requires_approval: false,
+};
 
 /// Run `render`.
 pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure> {

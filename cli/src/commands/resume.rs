@@ -1,10 +1,26 @@
 //! `resume`: finish the release an interrupted apply left running, or (`--abandon`) end it.
 
 use super::session::{block_on, options};
-use crate::args::{Global, Output, ResumeArgs};
+use crate::args::{Global, Output};
 use crate::exit::Failure;
+use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
+
+/// The arguments of `resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// End the running release as `superseded` instead of finishing it (journaled; nothing is written to
+    /// the cluster), e.g. when its secret sources changed and it can no longer be finished as approved.
+    #[arg(long)]
+    pub abandon: bool,
+}
+
+/// What `resume` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "writes (only what an approved, interrupted release still has to do)",
+    requires_approval: false,
+};
 
 /// Run `resume`.
 pub fn run(app: App, global: &Global, args: &ResumeArgs) -> Result<(), Failure> {

@@ -2,12 +2,27 @@
 
 use super::plan::{print_text, to_json};
 use super::session::{block_on, options};
-use crate::args::{Global, Output, RollbackArgs};
+use crate::args::{Global, Output};
 use crate::exit::{APPROVAL_REQUIRED, Failure, REJECTED};
+use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
 use std::io::IsTerminal;
+
+/// The arguments of `rollback`.
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The release number to return to, or `previous` (the default).
+    #[arg(default_value = "previous")]
+    pub release: String,
+}
+
+/// What `rollback` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads and dry runs (plans a rollback; apply writes it)",
+    requires_approval: false,
+};
 
 /// Run `rollback`. Exit 3 when the rollback has changes to approve.
 pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure> {

@@ -3,10 +3,31 @@
 //! be read is refused (exit 2) before anything is served.
 
 use super::session::block_on;
-use crate::args::ServeArgs;
 use crate::exit::{Failure, REJECTED};
+use clap::Args;
 use piceli_core::Code;
 use piceli_runtime::webhook::{self, ServeOptions, Webhooks};
+
+/// The arguments of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (default 0.0.0.0:8443).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The PEM certificate chain (default /etc/piceli/tls/tls.crt, the mounted TLS Secret); reloaded
+    /// when it changes.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key (default /etc/piceli/tls/tls.key).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<std::path::PathBuf>,
+}
+
+/// What `serve` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none (serves the app's admission webhooks; the cluster calls it)",
+    requires_approval: false,
+};
 
 /// Run `serve` with the app's webhooks.
 pub fn run(webhooks: Webhooks, args: &ServeArgs) -> Result<(), Failure> {

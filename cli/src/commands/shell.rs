@@ -1,9 +1,23 @@
 //! `completions SHELL` and `man`: a shell completion script and a man page, generated from the same
 //! command tree clap parses (so they never fall behind), for an app binary and for `piceli`.
 
-use crate::args::CompletionsArgs;
 use crate::exit::{FAILED, Failure};
+use clap::Args;
 use piceli_core::Code;
+
+/// The arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// What `completions` and `man` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none",
+    requires_approval: false,
+};
 
 /// The name the binary was started as (what the shell completes), else `fallback`.
 fn bin_name(fallback: &str) -> String {

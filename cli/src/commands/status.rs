@@ -8,6 +8,12 @@ use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
 use piceli_runtime::status::{State, status};
 
+/// What `status` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "reads",
+    requires_approval: false,
+};
+
 /// Run `status`.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let opts = options(global);

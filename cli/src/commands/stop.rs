@@ -5,6 +5,12 @@ use crate::exit::Failure;
 use piceli_core::model::App;
 use piceli_runtime::journal::Journal;
 
+/// What `stop` does to the cluster, for `help-json`.
+pub const EFFECTS: super::Effects = super::Effects {
+    touches_cluster: "none (signals a running apply)",
+    requires_approval: false,
+};
+
 /// Run `stop`. Needs no cluster: it writes the request into the target's journal — only when a release
 /// is running, so a stop asked for while nothing runs never halts the next apply.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {

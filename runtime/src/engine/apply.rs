@@ -33,14 +33,30 @@ pub struct Applied {
 /// A test-only hook: called at each point where a kill matters (after the preconditions are checked, after
 /// the release is journaled, after a step is marked started, after its cluster write, after it is marked
 /// finished, after the release is marked succeeded and before the cluster's record) with a description;
-/// returning `false` makes the apply stop right there, as if the process were killed.
+/// returning `false` makes the apply stop right there, as if the process were killed. Only with the
+/// `fault-injection` feature (test crates).
+#[cfg(feature = "fault-injection")]
 pub type FaultHook = dyn Fn(&str) -> bool + Send + Sync;
 
+/// Without the `fault-injection` feature no hook can exist: the type has no values.
+#[cfg(not(feature = "fault-injection"))]
+pub enum FaultHook {}
+
 /// Stop here if the fault hook says so.
+#[cfg(feature = "fault-injection")]
 fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
     match hook {
         Some(h) if !h(at) => Err(EngineError::Killed(at.to_string())),
         _ => Ok(()),
+    }
+}
+
+/// No hook without the `fault-injection` feature.
+#[cfg(not(feature = "fault-injection"))]
+fn checkpoint(hook: Option<&FaultHook>, _at: &str) -> Result<(), EngineError> {
+    match hook {
+        Some(never) => match *never {},
+        None => Ok(()),
     }
 }
 

@@ -149,7 +149,8 @@ pub enum EngineError {
         "release {0} is still running (interrupted); finish it with `resume` or end it with `resume --abandon`"
     )]
     ReleaseRunning(u64),
-    /// Test-only: the fault hook stopped the run here, as a kill would.
+    /// Test-only (`fault-injection` feature): the fault hook stopped the run here, as a kill would.
+    #[cfg(feature = "fault-injection")]
     #[error("killed by the fault hook at {0}")]
     Killed(String),
     /// A name from the command line (`--namespace`) is not a valid Kubernetes name.
@@ -220,6 +221,7 @@ impl Coded for EngineError {
             EngineError::Apply(_) => Code::ApplyFailed,
             EngineError::Journal(e) => e.code(),
             EngineError::StateDir(_) => Code::JournalFailed,
+            #[cfg(feature = "fault-injection")]
             EngineError::Killed(_) => Code::ApplyFailed,
             EngineError::NotReady(_) => Code::NotReady,
             EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
@@ -302,11 +304,12 @@ impl Coded for EngineError {
             | EngineError::Unauthorized { .. }
             | EngineError::Apply(_)
             | EngineError::StateDir(_)
-            | EngineError::Killed(_)
             | EngineError::NotReady(_)
             | EngineError::RollbackFailed(_)
             | EngineError::Interrupted(_)
             | EngineError::Stopped(_) => ExitClass::Failed,
+            #[cfg(feature = "fault-injection")]
+            EngineError::Killed(_) => ExitClass::Failed,
             EngineError::Kubeconfig { .. }
             | EngineError::Context { .. }
             | EngineError::UnknownKind { .. }

@@ -99,7 +99,8 @@ pub struct Session {
     pub journal: Journal,
     /// The cluster.
     pub conn: Connection,
-    /// Test-only: stop an apply or resume at a chosen point, as a kill would.
+    /// Test-only: stop an apply or resume at a chosen point, as a kill would (always `None` without the
+    /// `fault-injection` feature, whose [`FaultHook`] has no values).
     pub fault_hook: Option<std::sync::Arc<FaultHook>>,
     /// How long to wait for readiness after writing (`None`: do not wait).
     pub wait: Option<std::time::Duration>,
@@ -225,11 +226,7 @@ impl Session {
             rollback_of: Some(target.number),
         };
         let (plan, _) = plan_source(&self.app, &self.conn, source, &opts).await?;
-        let json = serde_json::to_string(&plan)
-            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
-        self.journal
-            .save_plan(&plan.hash, &plan.target, &json)
-            .map_err(journal)?;
+        self.store_plan(&plan)?;
         Ok(plan)
     }
 
@@ -283,6 +280,15 @@ impl Session {
             .await
     }
 
+    /// Store a plan under its hash: the one place plans are written ([`Session::approved_plan`] is the one
+    /// place they are read, verified).
+    fn store_plan(&self, plan: &Plan) -> Result<(), EngineError> {
+        let json = serde_json::to_string(plan)
+            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
+        self.journal.save_plan(&plan.hash, &plan.target, &json)?;
+        Ok(())
+    }
+
     /// Plan, taking over the conflicting fields `take` names from other field managers, and store it.
     pub async fn plan_taking(
         &self,
@@ -293,11 +299,7 @@ impl Session {
         let mut opts = self.plan_options(adopt, adopt_all)?;
         opts.take_ownership = take;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
-        let json = serde_json::to_string(&plan)
-            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
-        self.journal
-            .save_plan(&plan.hash, &plan.target, &json)
-            .map_err(EngineError::from)?;
+        self.store_plan(&plan)?;
         Ok(plan)
     }
 
@@ -484,6 +486,7 @@ async fn release_slot(
         // Still running until a deploy's checks pass: the Lease keeps its record for `resume`.
         Ok(applied) if deferred && applied.release.is_some() => slot.release(false).await,
         // As a kill would: nothing released (the Lease expires; a resume from this journal takes it).
+        #[cfg(feature = "fault-injection")]
         Err(EngineError::Killed(_)) => drop(slot),
         Err(
             EngineError::Interrupted(_)
