@@ -64,11 +64,7 @@ pub fn finish(result: Result<(), Failure>, output: Output) -> ExitCode {
                 });
                 println!("{body}");
             } else {
-                let message = f
-                    .message
-                    .strip_prefix(&format!("{}: ", f.code))
-                    .unwrap_or(&f.message);
-                eprintln!("error[{}]: {message}\n  help: {}", f.code, f.help);
+                eprintln!("error[{}]: {}\n  help: {}", f.code, f.message, f.help);
             }
             ExitCode::from(f.exit)
         }

@@ -242,3 +242,46 @@ fn a_command_that_fails_before_reaching_the_cluster_leaves_no_state_directory() 
         "no default state directory either"
     );
 }
+
+#[test]
+fn an_env_file_that_cannot_be_read_or_parsed_is_refused_before_any_cluster_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let bad = dir.path().join("bad.env");
+    std::fs::write(
+        &bad,
+        "# secrets\nAPI_KEY=s3cret-value\nthis line has no equals sign\n",
+    )
+    .expect("write");
+    // No cluster at all: the kubeconfig does not exist, so any attempt to connect would fail differently.
+    for (file, want) in [
+        (
+            bad.clone(),
+            format!("{}:3: expected `KEY=VALUE`", bad.display()),
+        ),
+        (
+            dir.path().join("missing.env"),
+            format!(
+                "cannot read env file `{}`",
+                dir.path().join("missing.env").display()
+            ),
+        ),
+    ] {
+        let out = hello(dir.path())
+            .args(["plan", "--env-file"])
+            .arg(&file)
+            .args(["--kubeconfig"])
+            .arg(dir.path().join("missing.kubeconfig"))
+            .args(["--context", "nowhere", "--state-dir"])
+            .arg(&state)
+            .args(["-o", "json"])
+            .assert()
+            .code(2);
+        let error = error_of(&out);
+        assert_eq!(error["code"], "PCL0157", "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(&want), "{message}");
+        assert!(!message.contains("s3cret"), "never a value: {message}");
+        assert!(!state.exists(), "nothing written");
+    }
+}
