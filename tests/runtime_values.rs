@@ -120,3 +120,26 @@ fn expression_values_in_blocks_are_checked_against_the_schema() {
         "{err}"
     );
 }
+
+piceli::app! {
+    app all-literal;
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:abababababababababababababababababababababababababababababababab",
+        ports: { http: 80 },
+    }
+}
+
+#[test]
+fn only_apps_with_run_time_values_are_checked_again_at_run_time() {
+    // Everything was checked by the macro: rendering does not run the rules a second time.
+    assert!(all_literal::app().checked_at_compile_time);
+    // A value from a Rust expression is known only now: the rules run (and find the bad ones).
+    assert!(!good_values::app().checked_at_compile_time);
+    assert!(!runtime_values::app().checked_at_compile_time);
+    // An app built by hand (not loaded from a macro's model) is always checked.
+    let mut hand_made = all_literal::app();
+    hand_made.checked_at_compile_time = false;
+    hand_made.workloads[0].replicas = Some(piceli::core::Spanned::new(-1, piceli::core::Loc(0)));
+    let err = render::render(&hand_made, &Default::default()).expect_err("checked");
+    assert_eq!(err.code().as_str(), "PCL0020", "{err}");
+}

@@ -77,6 +77,11 @@ pub struct App {
     pub locations: Vec<String>,
     /// Locations whose value is a Rust expression, filled in at run time.
     pub dynamic: Vec<Loc>,
+    /// Set by the runtime's `load` when the model the macro embedded has no value known only at run
+    /// time: the macro checked it completely (every rule, every target's overridden form), so the run-time
+    /// check has nothing to add. Never serialized; an app built any other way is checked at run time.
+    #[serde(skip)]
+    pub checked_at_compile_time: bool,
 }
 
 impl App {
