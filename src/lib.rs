@@ -151,6 +151,18 @@ pub mod __private {
         piceli_cli::app_main_operator(app, code, webhooks)
     }
 
+    /// The app binary's `main`, with its code checks, webhooks and controllers (built only by `serve`).
+    pub fn main_served(
+        app: App,
+        code: Vec<CodeCheck>,
+        webhooks: fn() -> piceli_runtime::webhook::Webhooks,
+        controllers: fn() -> piceli_runtime::controller::Controllers,
+    ) -> std::process::ExitCode {
+        piceli_cli::app_main_served(app, code, webhooks, controllers)
+    }
+
+    pub use piceli_runtime::controller::{controller, custom_resource, finalizing_controller};
+
     /// The app binary's `main`, with its code checks.
     pub fn main_with(app: App, code: Vec<CodeCheck>) -> std::process::ExitCode {
         piceli_cli::app_main_with(app, code)

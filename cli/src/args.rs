@@ -141,6 +141,14 @@ pub struct ServeArgs {
     /// The PEM private key (default /etc/piceli/tls/tls.key).
     #[arg(long, value_name = "FILE")]
     pub tls_key: Option<PathBuf>,
+    /// Read the serving certificate from this `kubernetes.io/tls` Secret (`NAMESPACE/NAME`) instead of
+    /// files, and reload it when the Secret changes.
+    #[arg(long, value_name = "NS/NAME", conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls_from_secret: Option<String>,
+    /// Where the controllers answer /healthz, /readyz and /metrics when the app also has webhooks
+    /// (without webhooks they answer on --listen, default 0.0.0.0:8080).
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8080")]
+    pub health_listen: std::net::SocketAddr,
 }
 
 /// `render`.

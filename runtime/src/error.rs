@@ -27,6 +27,16 @@ pub enum Error {
     /// An object could not be built or serialized.
     #[error("{code}: {0}", code = Code::RenderFailed)]
     Render(String),
+    /// A controller declaration does not fit the app's types (PCL0175).
+    #[error("{code}: {message}")]
+    Controller {
+        /// The code.
+        code: Code,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        help: String,
+    },
 }
 
 impl Error {
@@ -37,6 +47,7 @@ impl Error {
             Error::Include { code, .. } => *code,
             Error::UnknownTarget { .. } => Code::UnknownTargetFlag,
             Error::Render(_) => Code::RenderFailed,
+            Error::Controller { code, .. } => *code,
         }
     }
 
@@ -58,6 +69,7 @@ impl Error {
                 format!("pass one of: {}", declared.join(", "))
             }
             Error::Render(_) => "this is a bug in piceli; please report it with the app".into(),
+            Error::Controller { help, .. } => help.clone(),
         }
     }
 }
