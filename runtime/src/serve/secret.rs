@@ -29,7 +29,9 @@ impl SecretTls {
             secret: shown.clone(),
             reason: e.to_string(),
         })?;
-        let dir = std::env::temp_dir().join(format!("piceli-serve-tls-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("piceli-serve-tls-{}-{n}", std::process::id()));
         create_private_dir(&dir).map_err(|e| ServeFailure::Secret {
             secret: shown.clone(),
             reason: format!("cannot create {}: {e}", dir.display()),
