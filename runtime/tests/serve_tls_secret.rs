@@ -59,17 +59,34 @@ fn the_pair_follows_the_secret_and_a_missing_one_is_refused() {
     assert_eq!(err.code(), Code::TlsSecretFailed);
 
     let (cert, key) = pair(dir, "guard.guard-system.svc");
-    kubectl(&kc, dir, &["create", "secret", "tls", "guard-tls", "--cert=tls.crt", "--key=tls.key"]);
+    kubectl(
+        &kc,
+        dir,
+        &[
+            "create",
+            "secret",
+            "tls",
+            "guard-tls",
+            "--cert=tls.crt",
+            "--key=tls.key",
+        ],
+    );
     let tls = rt
         .block_on(SecretTls::start(client.clone(), "default", "guard-tls"))
         .expect("the Secret is read");
     let (cert_path, key_path) = tls.files();
-    assert_eq!(std::fs::read_to_string(&cert_path).expect("cert file"), cert);
+    assert_eq!(
+        std::fs::read_to_string(&cert_path).expect("cert file"),
+        cert
+    );
     assert_eq!(std::fs::read_to_string(&key_path).expect("key file"), key);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&key_path).expect("key metadata").permissions().mode();
+        let mode = std::fs::metadata(&key_path)
+            .expect("key metadata")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o077, 0, "the key is private");
     }
 
@@ -81,20 +98,46 @@ fn the_pair_follows_the_secret_and_a_missing_one_is_refused() {
     let manifest = kubectl(
         &kc,
         dir,
-        &["create", "secret", "tls", "guard-tls", "--cert=tls.crt", "--key=tls.key", "--dry-run=client", "-o", "yaml"],
+        &[
+            "create",
+            "secret",
+            "tls",
+            "guard-tls",
+            "--cert=tls.crt",
+            "--key=tls.key",
+            "--dry-run=client",
+            "-o",
+            "yaml",
+        ],
     );
     std::fs::write(dir.join("secret.yaml"), manifest).expect("write manifest");
     kubectl(&kc, dir, &["apply", "-f", "secret.yaml"]);
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::fs::read_to_string(&cert_path).ok().as_deref() != Some(rotated.as_str()) {
-        assert!(Instant::now() < deadline, "the rotated certificate was never written");
+        assert!(
+            Instant::now() < deadline,
+            "the rotated certificate was never written"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let _ = stop_tx.send(());
     rt.block_on(follower).expect("the follower stops");
-    assert!(!cert_path.exists(), "the private directory goes with the follower");
+    assert!(
+        !cert_path.exists(),
+        "the private directory goes with the follower"
+    );
 
-    kubectl(&kc, dir, &["create", "secret", "generic", "no-key", "--from-literal=tls.crt=x"]);
+    kubectl(
+        &kc,
+        dir,
+        &[
+            "create",
+            "secret",
+            "generic",
+            "no-key",
+            "--from-literal=tls.crt=x",
+        ],
+    );
     let err = rt
         .block_on(SecretTls::start(client, "default", "no-key"))
         .err()

@@ -106,8 +106,10 @@ async fn cluster(
     let target_namespace = target.map(|t| t.namespace.v.clone());
     let in_pod = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
     if connect.kubeconfig.is_none() && in_pod {
-        let config = piceli_runtime::kube::Config::incluster().map_err(|e| unreachable_cluster(e.to_string()))?;
-        let client = piceli_runtime::kube::Client::try_from(config).map_err(|e| unreachable_cluster(e.to_string()))?;
+        let config = piceli_runtime::kube::Config::incluster()
+            .map_err(|e| unreachable_cluster(e.to_string()))?;
+        let client = piceli_runtime::kube::Client::try_from(config)
+            .map_err(|e| unreachable_cluster(e.to_string()))?;
         return Ok((client, target_namespace));
     }
     let (path, context) = match (target, &connect.kubeconfig) {

@@ -30,7 +30,10 @@ mod tests {
         let rendered =
             piceli::controller::declared_access(&super::lamps::app(), "lamps-system", true)
                 .expect("the declarations resolve");
-        assert_eq!(rendered, super::lamps::controllers().access("lamps-system", true));
+        assert_eq!(
+            rendered,
+            super::lamps::controllers().access("lamps-system", true)
+        );
         assert!(!rendered.cluster.is_empty() && !rendered.namespaced.is_empty());
     }
 }

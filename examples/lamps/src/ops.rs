@@ -58,7 +58,11 @@ pub async fn reconcile_lamp(ev: Event<Lamp>, cx: Context) -> Result<Action, pice
         Event::Apply(lamp) => shine(lamp, &cx).await,
         Event::Cleanup(lamp) => {
             let name = child_name(&lamp.name_any());
-            match cx.api::<ConfigMap>().delete(&name, &Default::default()).await {
+            match cx
+                .api::<ConfigMap>()
+                .delete(&name, &Default::default())
+                .await
+            {
                 Ok(_) => {}
                 Err(piceli::kube::Error::Api(e)) if e.code == 404 => {}
                 Err(e) => return Err(e),
@@ -80,7 +84,11 @@ async fn shine(lamp: Arc<Lamp>, cx: &Context) -> Result<Action, piceli::kube::Er
         ..Default::default()
     };
     cx.api::<ConfigMap>()
-        .patch(&name, &PatchParams::apply("lamps").force(), &Patch::Apply(&child))
+        .patch(
+            &name,
+            &PatchParams::apply("lamps").force(),
+            &Patch::Apply(&child),
+        )
         .await?;
     let mut conditions = lamp.status.clone().unwrap_or_default().conditions;
     let message = format!("shining {}", lamp.spec.color);
@@ -105,7 +113,12 @@ impl Controller<ConfigMap> for Audit {
         cx.event(cm, EventType::Normal, "Audited", "created").await
     }
 
-    async fn on_update(&self, _old: &ConfigMap, new: &ConfigMap, cx: &Context) -> Result<(), Self::Error> {
+    async fn on_update(
+        &self,
+        _old: &ConfigMap,
+        new: &ConfigMap,
+        cx: &Context,
+    ) -> Result<(), Self::Error> {
         cx.event(new, EventType::Normal, "Audited", "changed").await
     }
 }

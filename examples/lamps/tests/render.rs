@@ -45,10 +45,22 @@ fn the_rbac_is_derived_from_the_declarations() {
     assert_eq!(
         role["rules"],
         json!([
-            rule("", &["configmaps"], &["create", "delete", "get", "patch", "update"]),
-            rule("coordination.k8s.io", &["leases"], &["create", "get", "update"]),
+            rule(
+                "",
+                &["configmaps"],
+                &["create", "delete", "get", "patch", "update"]
+            ),
+            rule(
+                "coordination.k8s.io",
+                &["leases"],
+                &["create", "get", "update"]
+            ),
             rule("events.k8s.io", &["events"], &["create", "patch"]),
-            rule("example.com", &["lamps"], &["get", "list", "patch", "update", "watch"]),
+            rule(
+                "example.com",
+                &["lamps"],
+                &["get", "list", "patch", "update", "watch"]
+            ),
             rule("example.com", &["lamps/status"], &["patch", "update"]),
             rule("example.com", &["lamps/finalizers"], &["update"]),
         ])
@@ -74,10 +86,15 @@ fn the_rbac_is_derived_from_the_declarations() {
         container["env"][0]["valueFrom"]["fieldRef"]["fieldPath"],
         "metadata.name"
     );
-    assert_eq!(container["args"], json!(["serve", "--listen", "0.0.0.0:8080"]));
+    assert_eq!(
+        container["args"],
+        json!(["serve", "--listen", "0.0.0.0:8080"])
+    );
     assert_eq!(container["readinessProbe"]["httpGet"]["scheme"], "HTTP");
     assert!(
-        !items.iter().any(|o| o["kind"] == "Service" || o["kind"] == "Certificate"),
+        !items
+            .iter()
+            .any(|o| o["kind"] == "Service" || o["kind"] == "Certificate"),
         "controllers without webhooks need no Service and no certificate"
     );
 }

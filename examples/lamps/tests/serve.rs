@@ -70,7 +70,11 @@ fn http_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
     let mut text = String::new();
     s.read_to_string(&mut text).ok()?;
     let status = text.split_whitespace().nth(1)?.parse().ok()?;
@@ -89,7 +93,13 @@ fn serve(kubeconfig: &Path, addr: SocketAddr, name: &str, log: &Path) -> Child {
     let log = std::fs::File::create(log).expect("log file");
     Command::cargo_bin("lamps")
         .expect("lamps binary")
-        .args(["serve", "--listen", &addr.to_string(), "--context", "piceli-sim"])
+        .args([
+            "serve",
+            "--listen",
+            &addr.to_string(),
+            "--context",
+            "piceli-sim",
+        ])
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .env_remove("KUBECONFIG")
@@ -124,7 +134,9 @@ fn json(kubeconfig: &Path, args: &[&str]) -> Option<Value> {
     let mut all = args.to_vec();
     all.extend(["-o", "json"]);
     let (code, out, _) = kubectl(kubeconfig, &all, None);
-    (code == 0).then(|| serde_json::from_str(&out).ok()).flatten()
+    (code == 0)
+        .then(|| serde_json::from_str(&out).ok())
+        .flatten()
 }
 
 fn lamp(name: &str, color: &str) -> String {
@@ -150,7 +162,12 @@ fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
             .expect("lamps runs")
     };
     let planned = lamps(&["plan"]);
-    assert_eq!(planned.status.code(), Some(3), "{}", String::from_utf8_lossy(&planned.stderr));
+    assert_eq!(
+        planned.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&planned.stderr)
+    );
     let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
     let hash = plan["hash"].as_str().expect("hash").to_string();
     let applied = lamps(&["apply", "--approve", &hash, "--timeout", "0"]);
@@ -167,7 +184,10 @@ fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
     ok(admin, &["get", "crd/lamps.example.com"]);
     ok(admin, &["get", "clusterrole/lamps-system-lamps"]);
     let explained = ok(admin, &["explain", "lamps.spec"]);
-    assert!(explained.contains("color"), "kubectl explain shows the schema: {explained}");
+    assert!(
+        explained.contains("color"),
+        "kubectl explain shows the schema: {explained}"
+    );
     let token = ok(admin, &["-n", "lamps-system", "create", "token", "lamps"]);
     let yaml = sim.kubeconfig_yaml();
     let swapped: Vec<String> = yaml
@@ -216,24 +236,53 @@ fn lamps_reconcile_audit_and_hand_over_with_the_operator_token_only() {
         desk["status"]["conditions"][0]["observedGeneration"],
         desk["metadata"]["generation"]
     );
-    let child = json(&admin, &["-n", "lamps-system", "get", "configmap", "lamp-desk"])
-        .expect("the child ConfigMap");
+    let child = json(
+        &admin,
+        &["-n", "lamps-system", "get", "configmap", "lamp-desk"],
+    )
+    .expect("the child ConfigMap");
     assert_eq!(child["data"]["color"], "amber");
     assert_eq!(child["metadata"]["ownerReferences"][0]["kind"], "Lamp");
 
     // The edge controller, cluster-wide on labelled ConfigMaps.
-    ok(&admin, &["-n", "team-a", "create", "configmap", "settings", "--from-literal=a=1"]);
-    ok(&admin, &["-n", "team-a", "label", "configmap", "settings", "audit=yes"]);
+    ok(
+        &admin,
+        &[
+            "-n",
+            "team-a",
+            "create",
+            "configmap",
+            "settings",
+            "--from-literal=a=1",
+        ],
+    );
+    ok(
+        &admin,
+        &[
+            "-n",
+            "team-a",
+            "label",
+            "configmap",
+            "settings",
+            "audit=yes",
+        ],
+    );
     wait_for("the audit Event", Duration::from_secs(30), || {
         json(&admin, &["-n", "team-a", "get", "events.events.k8s.io"]).is_some_and(|list| {
             list["items"].as_array().is_some_and(|items| {
-                items.iter().any(|e| e["reason"] == "Audited" && e["regarding"]["name"] == "settings")
+                items
+                    .iter()
+                    .any(|e| e["reason"] == "Audited" && e["regarding"]["name"] == "settings")
             })
         })
     });
 
     // Exactly one process leads: a's metrics say so, b stands by (ready, not reconciling).
-    let metrics = |addr| http_get(addr, "/metrics").map(|(_, b)| b).unwrap_or_default();
+    let metrics = |addr| {
+        http_get(addr, "/metrics")
+            .map(|(_, b)| b)
+            .unwrap_or_default()
+    };
     assert_eq!(metric(&metrics(a_addr), "piceli_controller_leader "), 1.0);
     assert_eq!(metric(&metrics(b_addr), "piceli_controller_leader "), 0.0);
 
@@ -252,11 +301,27 @@ fn lamps_reconcile_audit_and_hand_over_with_the_operator_token_only() {
     });
 
     // Deletion waits for the cleanup, which removes the child.
-    ok(&admin, &["-n", "lamps-system", "delete", "lamp", "desk", "--wait=false"]);
+    ok(
+        &admin,
+        &[
+            "-n",
+            "lamps-system",
+            "delete",
+            "lamp",
+            "desk",
+            "--wait=false",
+        ],
+    );
     wait_for("the lamp to go", Duration::from_secs(30), || {
         json(&admin, &["-n", "lamps-system", "get", "lamp", "desk"]).is_none()
     });
-    assert!(json(&admin, &["-n", "lamps-system", "get", "configmap", "lamp-desk"]).is_none());
+    assert!(
+        json(
+            &admin,
+            &["-n", "lamps-system", "get", "configmap", "lamp-desk"]
+        )
+        .is_none()
+    );
 
     assert!(stop(b).success(), "serve stops cleanly on SIGTERM");
     for log in ["a.log", "b.log"] {
@@ -266,7 +331,13 @@ fn lamps_reconcile_audit_and_hand_over_with_the_operator_token_only() {
             "{log}: a request the rendered RBAC does not allow:\n{text}"
         );
     }
-    let lease = json(&admin, &["-n", "lamps-system", "get", "lease", "lamps-controllers"])
-        .expect("the Lease");
-    assert_ne!(lease["spec"]["holderIdentity"], "lamps-a", "released or taken over");
+    let lease = json(
+        &admin,
+        &["-n", "lamps-system", "get", "lease", "lamps-controllers"],
+    )
+    .expect("the Lease");
+    assert_ne!(
+        lease["spec"]["holderIdentity"], "lamps-a",
+        "released or taken over"
+    );
 }

@@ -6,7 +6,9 @@ use super::{DynamicKind, Fields, Lower};
 use crate::ast::controller::{ControllerTail, Tail};
 use crate::ast::{Item, NameTok, Sp, Value};
 use piceli_core::Code;
-use piceli_core::model::{ControllerDecl, ControllerNamespaces, Include, default_plurals, parse_duration};
+use piceli_core::model::{
+    ControllerDecl, ControllerNamespaces, Include, default_plurals, parse_duration,
+};
 use piceli_core::resources;
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
@@ -87,7 +89,10 @@ pub fn controller(lw: &mut Lower, item: &Item) {
             Code::MissingKey,
             item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
             format!("`controller {}` does not say what it watches", name.v),
-            format!("write `controller {} on configmaps => ops::reconcile;`", name.v),
+            format!(
+                "write `controller {} on configmaps => ops::reconcile;`",
+                name.v
+            ),
         );
         return;
     };
@@ -176,8 +181,10 @@ fn options(
             Value::Str(s) => Some(s.value()),
             other => {
                 let labels = lw.labels(other, &format!("{owner} › labels"));
-                let terms: Vec<String> =
-                    labels.iter().map(|(k, v)| format!("{}={}", k.v, v.v)).collect();
+                let terms: Vec<String> = labels
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", k.v, v.v))
+                    .collect();
                 (!terms.is_empty()).then(|| terms.join(","))
             }
         };
@@ -317,9 +324,11 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     let (plural, group) = written.text.split_once('.').unwrap_or((&written.text, ""));
     if !group.is_empty() {
         let found = lw.controllers.custom.iter().find(|path| {
-            path.segments
-                .last()
-                .is_some_and(|s| default_plurals(&s.ident.to_string()).iter().any(|p| p == plural))
+            path.segments.last().is_some_and(|s| {
+                default_plurals(&s.ident.to_string())
+                    .iter()
+                    .any(|p| p == plural)
+            })
         });
         if let Some(path) = found {
             // The scope is the CRD's (rendered from the type); the group is checked against the type's
@@ -330,7 +339,10 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     let mut known: Vec<String> = resources::RESOURCES.iter().map(|r| r.written()).collect();
     for path in &lw.controllers.custom {
         if let Some(s) = path.segments.last() {
-            known.push(format!("{}.<group>", default_plurals(&s.ident.to_string())[0]));
+            known.push(format!(
+                "{}.<group>",
+                default_plurals(&s.ident.to_string())[0]
+            ));
         }
     }
     let help = match did_you_mean(&written.text, known.iter().map(String::as_str)) {
@@ -343,7 +355,10 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     lw.fail(
         Code::UnknownControllerResource,
         written.sp,
-        format!("`{}` is neither a 1.33 resource nor one of the app's custom resources", written.text),
+        format!(
+            "`{}` is neither a 1.33 resource nor one of the app's custom resources",
+            written.text
+        ),
         help,
     );
     None
@@ -370,5 +385,8 @@ fn path_sp(p: &syn::Path) -> Sp {
         .map(|s| s.ident.span())
         .unwrap_or_else(proc_macro2::Span::call_site);
     let last = p.segments.last().map(|s| s.ident.span()).unwrap_or(first);
-    Sp { start: first, end: last }
+    Sp {
+        start: first,
+        end: last,
+    }
 }

@@ -171,7 +171,10 @@ fn crd_scopes(app: &App) -> Vec<(String, bool)> {
         .filter(|o| o["kind"] == "CustomResourceDefinition")
         .filter_map(|o| {
             let name = o["metadata"]["name"].as_str()?;
-            Some((name.to_string(), o["spec"]["scope"] != Value::from("Cluster")))
+            Some((
+                name.to_string(),
+                o["spec"]["scope"] != Value::from("Cluster"),
+            ))
         })
         .collect()
 }

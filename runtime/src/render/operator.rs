@@ -32,7 +32,10 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     }));
     super::operator_rbac::rbac(cx, name, out)?;
     let hooks = !cx.app.webhooks.is_empty();
-    for o in cert_manager(op, &cx.namespace).into_iter().filter(|_| hooks) {
+    for o in cert_manager(op, &cx.namespace)
+        .into_iter()
+        .filter(|_| hooks)
+    {
         let (kind, object_name, spec) = o;
         out.push(json!({
             "apiVersion": "cert-manager.io/v1",
@@ -233,7 +236,8 @@ fn controller_pod(pod: &mut Value, hooks: bool) {
     }
     let probe = |path: &str| json!({ "httpGet": { "path": path, "port": "http", "scheme": "HTTP" }, "periodSeconds": 10 });
     container["args"] = json!(["serve", "--listen", format!("0.0.0.0:{HEALTH_PORT}")]);
-    container["ports"] = json!([{ "name": "http", "containerPort": HEALTH_PORT, "protocol": "TCP" }]);
+    container["ports"] =
+        json!([{ "name": "http", "containerPort": HEALTH_PORT, "protocol": "TCP" }]);
     container["readinessProbe"] = probe("/readyz");
     container["livenessProbe"] = probe("/healthz");
     if let Some(c) = container.as_object_mut() {

@@ -16,7 +16,8 @@ pub(super) fn rbac(cx: &Cx, operator: &str, out: &mut dyn Sink) -> Result<(), Er
         return Ok(());
     }
     let access = declared_access(cx.app, &cx.namespace, true)?;
-    let subject = json!([{ "kind": "ServiceAccount", "name": operator, "namespace": cx.namespace }]);
+    let subject =
+        json!([{ "kind": "ServiceAccount", "name": operator, "namespace": cx.namespace }]);
     let role_name = format!("{}-{operator}", cx.namespace);
     if !access.cluster.is_empty() {
         let metadata = json("metadata", &cx.cluster_meta(&role_name, &vec![], &vec![]))?;

@@ -132,7 +132,8 @@ pub async fn run(
     let hooks = !webhooks.paths().is_empty();
     if hooks {
         let defaults = ServeOptions::default();
-        let (cert, key) = tls_files.unwrap_or((defaults.tls_cert.clone(), defaults.tls_key.clone()));
+        let (cert, key) =
+            tls_files.unwrap_or((defaults.tls_cert.clone(), defaults.tls_key.clone()));
         let options = ServeOptions {
             listen: config.listen.unwrap_or(defaults.listen),
             tls_cert: cert,
@@ -145,11 +146,13 @@ pub async fn run(
         tasks.spawn(async move { server.run(done).await.map_err(ServeFailure::from) });
     }
     if let Some(controllers) = controllers {
-        controllers.validate().map_err(|e| ServeFailure::Controllers {
-            code: e.code(),
-            help: e.help(),
-            message: e.to_string(),
-        })?;
+        controllers
+            .validate()
+            .map_err(|e| ServeFailure::Controllers {
+                code: e.code(),
+                help: e.help(),
+                message: e.to_string(),
+            })?;
         declared_access(app, &config.namespace, true).map_err(|e| ServeFailure::Controllers {
             code: e.code(),
             help: e.help(),

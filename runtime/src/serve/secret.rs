@@ -22,7 +22,11 @@ pub struct SecretTls {
 
 impl SecretTls {
     /// Reads the Secret once (an error when it is missing or incomplete) and writes its pair.
-    pub async fn start(client: kube::Client, namespace: &str, name: &str) -> Result<SecretTls, ServeFailure> {
+    pub async fn start(
+        client: kube::Client,
+        namespace: &str,
+        name: &str,
+    ) -> Result<SecretTls, ServeFailure> {
         let shown = format!("{namespace}/{name}");
         let api: Api<Secret> = Api::namespaced(client, namespace);
         let secret = api.get(name).await.map_err(|e| ServeFailure::Secret {
@@ -54,10 +58,11 @@ impl SecretTls {
     fn write(&self, secret: &Secret) -> Result<(), ServeFailure> {
         let data = secret.data.as_ref();
         let get = |key: &str| {
-            data.and_then(|d| d.get(key)).ok_or_else(|| ServeFailure::Secret {
-                secret: self.shown.clone(),
-                reason: format!("has no `{key}`"),
-            })
+            data.and_then(|d| d.get(key))
+                .ok_or_else(|| ServeFailure::Secret {
+                    secret: self.shown.clone(),
+                    reason: format!("has no `{key}`"),
+                })
         };
         let (cert, key) = (get("tls.crt")?, get("tls.key")?);
         let (cert_path, key_path) = self.files();
@@ -95,7 +100,11 @@ impl SecretTls {
                     self.shown
                 ),
                 Some(Err(e)) => {
-                    eprintln!("{}: watching TLS Secret {}: {e}", piceli_core::Code::TlsSecretFailed, self.shown);
+                    eprintln!(
+                        "{}: watching TLS Secret {}: {e}",
+                        piceli_core::Code::TlsSecretFailed,
+                        self.shown
+                    );
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
                 }
             }
