@@ -13,7 +13,6 @@ use kube::runtime::controller::Action;
 use kube::runtime::finalizer::Event;
 use piceli_core::Code;
 use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, Include};
-use serde_json::Value;
 
 use super::context::{Context, ScopeApi};
 use super::handler::Controller;
@@ -173,7 +172,7 @@ fn crd_scopes(app: &App) -> Vec<(String, bool)> {
             let name = o["metadata"]["name"].as_str()?;
             Some((
                 name.to_string(),
-                o["spec"]["scope"] != Value::from("Cluster"),
+                o["spec"]["scope"] != "Cluster",
             ))
         })
         .collect()
