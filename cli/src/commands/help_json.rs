@@ -30,7 +30,7 @@ fn effects(name: &str) -> (&'static str, bool) {
         "status" => ("reads", false),
         "access" => ("reads (port forwards to the app's pods)", false),
         "serve" => (
-            "none (serves the app's admission webhooks; the cluster calls it)",
+            "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
             false,
         ),
         "diff" => ("reads and dry runs", false),
