@@ -170,10 +170,7 @@ fn crd_scopes(app: &App) -> Vec<(String, bool)> {
         .filter(|o| o["kind"] == "CustomResourceDefinition")
         .filter_map(|o| {
             let name = o["metadata"]["name"].as_str()?;
-            Some((
-                name.to_string(),
-                o["spec"]["scope"] != "Cluster",
-            ))
+            Some((name.to_string(), o["spec"]["scope"] != "Cluster"))
         })
         .collect()
 }
