@@ -241,3 +241,51 @@ pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Res
     }
     Ok(merge(all))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use piceli_core::spanned::Spanned;
+
+    fn app(resource: &str) -> App {
+        let crd = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": { "name": "lamps.example.com" },
+            "spec": { "scope": "Cluster" },
+        });
+        App {
+            includes: vec![Include::Objects {
+                at: piceli_core::spanned::Loc(0),
+                objects: vec![crd],
+            }],
+            controllers: vec![ControllerDecl {
+                name: Spanned::bare("lamp".to_string()),
+                resource: Spanned::bare(resource.to_string()),
+                group: "example.com".into(),
+                plural: "lamps".into(),
+                custom: true,
+                ..ControllerDecl::default()
+            }],
+            ..App::default()
+        }
+    }
+
+    #[test]
+    fn a_custom_resource_takes_its_crds_scope_and_a_wrong_name_is_pcl0175() {
+        let access = declared_access(&app("lamps.example.com"), "lamps-system", true)
+            .expect("the CRD is the app's");
+        assert!(
+            access
+                .cluster
+                .iter()
+                .any(|r| r.resources == Some(vec!["lamps".into()])),
+            "a cluster-scoped CRD's kind is watched cluster-wide: {access:?}"
+        );
+        let err = declared_access(&app("lamps.example.org"), "lamps-system", true)
+            .expect_err("no such CRD");
+        assert_eq!(err.code(), Code::CustomResourceMismatch);
+        assert!(err.to_string().contains("lamps.example.com"), "{err}");
+        assert!(err.help().contains("lamps.example.com"));
+    }
+}
