@@ -138,4 +138,6 @@ pub mod __private {
             },
         }
     }
+
+    pub use piceli_runtime::controller::{controller, custom_resource, finalizing_controller};
 }

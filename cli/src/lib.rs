@@ -13,6 +13,7 @@ use args::{AppCli, AppCommand};
 use clap::Parser;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
+use piceli_runtime::controller::Controllers;
 use piceli_runtime::webhook::Webhooks;
 use std::process::ExitCode;
 
@@ -50,15 +51,18 @@ pub struct AppBinary {
     pub code_checks: Vec<CodeCheck>,
     /// The app's admission webhooks (called only by `serve`).
     pub webhooks: fn() -> Webhooks,
+    /// The app's controllers (called only by `serve`).
+    pub controllers: fn() -> Controllers,
 }
 
 impl AppBinary {
-    /// An app with no code checks and no webhooks.
+    /// An app with no code checks, webhooks or controllers.
     pub fn new(app: App) -> Self {
         AppBinary {
             app,
             code_checks: Vec::new(),
             webhooks: Webhooks::new,
+            controllers: Controllers::default,
         }
     }
 
@@ -77,6 +81,7 @@ impl AppBinary {
             app,
             code_checks: code,
             webhooks,
+            controllers,
         } = self;
         let cli = match AppCli::try_parse_from(args) {
             Ok(cli) => cli,
@@ -104,7 +109,9 @@ impl AppBinary {
             AppCommand::Rollback(cmd) => commands::rollback::run(app, &cli.global, cmd),
             AppCommand::Status => commands::status::run(app, &cli.global),
             AppCommand::Access(cmd) => commands::access::run(app, &cli.global, cmd),
-            AppCommand::Serve(cmd) => commands::serve::run(webhooks(), cmd),
+            AppCommand::Serve(cmd) => {
+                commands::serve::run(&app, webhooks(), controllers, &cli.global, cmd)
+            }
             AppCommand::Explain(cmd) => commands::explain::run(cli.global.output, cmd),
             AppCommand::Completions(cmd) => {
                 commands::shell::completions::<AppCli>(&app.name.v, cmd)

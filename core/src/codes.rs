@@ -257,6 +257,33 @@ codes! {
     WebhookOption = "PCL0066", "a webhook option is out of range",
         "`timeout` is 1 to 30 seconds (the API server's limit); `failure` is `fail` (the request is refused \
          when the webhook cannot answer) or `ignore`.";
+    UnknownControllerResource = "PCL0067", "a controller names a resource neither the 1.33 API nor the app's custom resources have",
+        "A controller watches a resource written as its plural name and API group: `configmaps` (core group), \
+         `deployments.apps`, or a custom resource the app declares with `custom_resource path::Type;` \
+         (`lamps.example.com` for a `#[kube(group = \"example.com\", kind = \"Lamp\")]` type). The message \
+         suggests the closest name.";
+    InvalidControllerName = "PCL0068", "a controller name is not a DNS label, or two controllers share it",
+        "A controller's name qualifies its finalizer (`<app>.piceli.dev/<name>`), its metrics and its Events: \
+         lowercase letters, digits and '-', at most 63 characters, unique in the app. Two controllers may watch \
+         the same resource; they need distinct names.";
+    ControllerHandler = "PCL0069", "a controller handler has the wrong shape or object type",
+        "A level-based handler is `async fn(Arc<K>, Context) -> Result<Action, E>`; with `(finalizer)` it is \
+         `async fn(Event<K>, Context) -> Result<Action, E>` (`Event::Apply(obj) | Event::Cleanup(obj)`); an \
+         edge-style handler is a unit struct implementing `piceli::controller::Controller<K>`. `K` is the \
+         type of the resource the controller is declared on (`configmaps` → `ConfigMap`, a custom resource → \
+         its `custom_resource` type) and `E` any `Display` error.";
+    ControllerOption = "PCL0070", "a controller option is not valid",
+        "A controller's options are `(finalizer)` after the resource and a block `{ labels: { app: web }, \
+         namespaces: all | [a, b], every: \"5m\", writes: [status, configmaps] }`. `every` is a whole number with \
+         `ms`, `s`, `m` or `h`; namespaces are DNS labels; `writes` names resources as the controller does, or \
+         `status` for the watched kind's status.";
+    ControllerWithoutOperator = "PCL0071", "a controller is declared without an operator",
+        "Controllers run in the app's operator (`serve` in its Deployment), which the RBAC they need is bound \
+         to: declare `operator NAME { image: \"…\" }` in the same app.";
+    CustomResourceType = "PCL0072", "a `custom_resource` is not a custom resource type, or is declared twice",
+        "`custom_resource path::Type;` names the type `#[derive(CustomResource, JsonSchema)]` generates (the \
+         kind, e.g. `Lamp` for a `LampSpec` with `#[kube(kind = \"Lamp\")]`), once. Its CRD is rendered with the \
+         OpenAPI schema of the type and applied before objects of it.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",
@@ -442,6 +469,18 @@ codes! {
          namespace. The operator keeps trying; a leader that cannot renew within its renew deadline stops \
          reconciling. Check that the namespace exists and the ServiceAccount may get, create and update \
          leases there.";
+    CustomResourceMismatch = "PCL0175", "a controller's resource is not the name its custom resource type defines",
+        "A controller on a custom resource is resolved at compile time by the type's kind (`lamps` → `Lamp`); \
+         the full name (`lamps.example.com`) must be the CRD name the type defines (`plural.group` from its \
+         `#[kube(…)]` attributes). Write the name the message gives, or fix the type's group or plural.";
+    ClusterConfigFailed = "PCL0176", "`serve` found no cluster to run the controllers against",
+        "`serve` runs the controllers with `--kubeconfig`/`--context` when given, else with the in-cluster \
+         configuration of its pod (the ServiceAccount token under /var/run/secrets/kubernetes.io/serviceaccount \
+         and KUBERNETES_SERVICE_HOST). Pass a kubeconfig outside a cluster, or run it in its Deployment.";
+    TlsSecretFailed = "PCL0177", "the TLS Secret of `serve --tls-from-secret` cannot be read",
+        "`serve --tls-from-secret NS/NAME` reads the serving certificate from a `kubernetes.io/tls` Secret \
+         (keys tls.crt and tls.key, PEM) and reloads it when the Secret changes. The Secret must exist and the \
+         credentials must allow get and watch on it; cert-manager writes it once its Certificate is issued.";
     ServeFailed = "PCL0160", "`serve` cannot start the webhook server",
         "`serve` binds `--listen` (default 0.0.0.0:8443) and loads the serving certificate from `--tls-cert` and \
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \

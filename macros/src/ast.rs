@@ -3,6 +3,8 @@
 //! This pass knows the grammar, not the meaning: `deployment web { replicas: 2 }` is an item with a
 //! keyword, a name and a map. Pass 2 ([`crate::valid`]) gives it meaning.
 
+pub mod controller;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
@@ -76,6 +78,8 @@ pub struct Item {
     pub body: Option<Value>,
     /// `on RESOURCE (OPS) … => HANDLER` of a `validate`/`mutate` item.
     pub webhook: Option<crate::webhook_ast::WebhookTail>,
+    /// `on RESOURCE … => HANDLER` of a `controller`, or the type of a `custom_resource`.
+    pub tail: Option<controller::Tail>,
 }
 
 /// A value.
@@ -198,8 +202,11 @@ impl Parse for Item {
             eq: None,
             body: None,
             webhook: None,
+            tail: None,
         };
-        if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))
+        if item.keyword.text == "custom_resource" {
+            item.tail = controller::parse("custom_resource", input)?;
+        } else if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))
             && !input.peek2(Token![-])
         {
             item.call = Some(input.parse()?);
@@ -210,6 +217,9 @@ impl Parse for Item {
             && crate::webhook_ast::peek(input)
         {
             item.webhook = Some(input.parse()?);
+        }
+        if item.keyword.text == "controller" {
+            item.tail = controller::parse("controller", input)?;
         }
         if input.peek(Token![->]) {
             input.parse::<Token![->]>()?;

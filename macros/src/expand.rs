@@ -4,6 +4,8 @@
 //! expressions or read from files are filled in at their locations when `app()` runs. The generated code
 //! only calls `::piceli::__private`, so `cargo expand` shows a short, readable module.
 
+mod controller;
+
 use crate::valid::{Checked, DynamicKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -42,6 +44,7 @@ pub fn expand(checked: Checked) -> TokenStream {
         quote::quote_spanned!(syn::spanned::Spanned::span(p)=> ::piceli::__private::code_check(#text, #p))
     });
     let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
+    let controllers = controller::controllers(&checked.controllers);
     let locations = &checked.app.locations;
     let name = &checked.app.name.v;
     let doc =
@@ -67,12 +70,18 @@ pub fn expand(checked: Checked) -> TokenStream {
                 #webhooks
             }
 
+            /// The app's controllers, typed by their resources, as `serve` runs them.
+            pub fn controllers() -> ::piceli::controller::Controllers {
+                #controllers
+            }
+
             /// Runs the app's command line (`render`, `plan`, `deploy`, `serve`, …); call it from `main`.
             pub fn main() -> ::std::process::ExitCode {
                 ::piceli::__private::AppBinary {
                     app: app(),
                     code_checks: code_checks(),
                     webhooks,
+                    controllers,
                 }
                 .main()
             }
@@ -97,6 +106,7 @@ pub fn fallback(errors: Vec<syn::Error>, name: Option<String>) -> TokenStream {
                 pub fn app() -> ::piceli::__private::App { ::core::unreachable!() }
                 pub fn main() -> ::std::process::ExitCode { ::core::unreachable!() }
                 pub fn webhooks() -> ::piceli::webhook::Webhooks { ::core::unreachable!() }
+                pub fn controllers() -> ::piceli::controller::Controllers { ::core::unreachable!() }
             }
         }
     });

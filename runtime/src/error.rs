@@ -27,6 +27,16 @@ pub enum Error {
     /// An object could not be built or serialized.
     #[error("{0}")]
     Render(String),
+    /// A controller declaration does not fit the app's types (PCL0175).
+    #[error("{message}")]
+    Controller {
+        /// The code.
+        code: Code,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        help: String,
+    },
 }
 
 impl Coded for Error {
@@ -37,14 +47,16 @@ impl Coded for Error {
             Error::Include { code, .. } => *code,
             Error::UnknownTarget { .. } => Code::UnknownTargetFlag,
             Error::Render(_) => Code::RenderFailed,
+            Error::Controller { code, .. } => *code,
         }
     }
 
     fn exit_class(&self) -> ExitClass {
         match self {
-            Error::Invalid(_) | Error::Include { .. } | Error::UnknownTarget { .. } => {
-                ExitClass::Rejected
-            }
+            Error::Invalid(_)
+            | Error::Include { .. }
+            | Error::UnknownTarget { .. }
+            | Error::Controller { .. } => ExitClass::Rejected,
             Error::Render(_) => ExitClass::Failed,
         }
     }
@@ -66,6 +78,7 @@ impl Coded for Error {
                 format!("pass one of: {}", declared.join(", "))
             }
             Error::Render(_) => "this is a bug in piceli; please report it with the app".into(),
+            Error::Controller { help, .. } => help.clone(),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod forward;
 pub mod journal;
 pub mod load;
 pub mod render;
+pub mod serve;
 pub mod status;
 pub mod webhook;
 

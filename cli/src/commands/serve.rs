@@ -1,12 +1,18 @@
-//! `serve`: run the app's admission webhooks over HTTPS (what the operator's Deployment runs) until SIGTERM
-//! or Ctrl-C, finishing the requests in flight. A port that cannot be bound or a certificate that cannot
-//! be read is refused (exit 2) before anything is served.
+//! `serve`: run the app's admission webhooks (HTTPS) and controllers (with leader election and
+//! `/healthz`, `/readyz`, `/metrics`) until SIGTERM or Ctrl-C, finishing what is in flight. The cluster
+//! is `--kubeconfig`/`--context` (or the target's) outside a pod, the in-cluster configuration inside
+//! one. A port, certificate or Secret that cannot be used is refused (exit 2) before anything is served.
 
 use super::session::block_on;
+use crate::args::Global;
 use crate::exit::{Failure, REJECTED};
 use clap::Args;
 use piceli_core::Code;
-use piceli_runtime::webhook::{self, ServeOptions, Webhooks};
+use piceli_core::model::App;
+use piceli_runtime::controller::Controllers;
+use piceli_runtime::engine::target::{ConnectOptions, connect_to, resolve};
+use piceli_runtime::serve::{self, ServeConfig, ServeFailure};
+use piceli_runtime::webhook::Webhooks;
 
 /// The arguments of `serve`.
 #[derive(Debug, Args)]
@@ -21,40 +27,136 @@ pub struct ServeArgs {
     /// The PEM private key (default /etc/piceli/tls/tls.key).
     #[arg(long, value_name = "FILE")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Read the serving certificate from this `kubernetes.io/tls` Secret (`NAMESPACE/NAME`) instead of
+    /// files, and reload it when the Secret changes.
+    #[arg(long, value_name = "NS/NAME", conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls_from_secret: Option<String>,
+    /// Where the controllers answer /healthz, /readyz and /metrics when the app also has webhooks
+    /// (without webhooks they answer on --listen, default 0.0.0.0:8080).
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8080")]
+    pub health_listen: std::net::SocketAddr,
 }
 
 /// What `serve` does to the cluster, for `help-json`.
 pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none (serves the app's admission webhooks; the cluster calls it)",
+    touches_cluster: "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
     requires_approval: false,
 };
 
-/// Run `serve` with the app's webhooks.
-pub fn run(webhooks: Webhooks, args: &ServeArgs) -> Result<(), Failure> {
-    let defaults = ServeOptions::default();
-    let options = ServeOptions {
-        listen: args.listen.unwrap_or(defaults.listen),
-        tls_cert: args.tls_cert.clone().unwrap_or(defaults.tls_cert.clone()),
-        tls_key: args.tls_key.clone().unwrap_or(defaults.tls_key.clone()),
-        ..defaults
-    };
-    if webhooks.paths().is_empty() {
+/// Run `serve` with the app's webhooks and controllers.
+pub fn run(
+    app: &App,
+    webhooks: Webhooks,
+    controllers: fn() -> Controllers,
+    global: &Global,
+    args: &ServeArgs,
+) -> Result<(), Failure> {
+    let controllers = (!app.controllers.is_empty()).then(controllers);
+    if webhooks.paths().is_empty() && controllers.is_none() {
         return Err(Failure {
             code: Code::ServeFailed,
-            message: "this app declares no webhooks to serve".into(),
-            help: "declare `validate`/`mutate` items and an `operator` in `app!` (see docs/webhooks.md)"
+            message: "this app declares no webhooks or controllers to serve".into(),
+            help: "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
                 .into(),
             exit: REJECTED,
         });
     }
+    let tls_secret = match &args.tls_from_secret {
+        None => None,
+        Some(text) => match text.split_once('/') {
+            Some((ns, name)) if !ns.is_empty() && !name.is_empty() => {
+                Some((ns.to_string(), name.to_string()))
+            }
+            _ => {
+                return Err(Failure {
+                    code: Code::TlsSecretFailed,
+                    message: format!("--tls-from-secret {text:?} is not NAMESPACE/NAME"),
+                    help: "write e.g. `--tls-from-secret guard-system/guard-tls`".into(),
+                    exit: REJECTED,
+                });
+            }
+        },
+    };
+    let tls_files = match (&args.tls_cert, &args.tls_key) {
+        (None, None) => None,
+        (cert, key) => {
+            let defaults = piceli_runtime::webhook::ServeOptions::default();
+            Some((
+                cert.clone().unwrap_or(defaults.tls_cert.clone()),
+                key.clone().unwrap_or(defaults.tls_key),
+            ))
+        }
+    };
+    let needs_cluster = controllers.is_some() || tls_secret.is_some();
+    let app = app.clone();
+    let global_namespace = global.namespace.clone();
+    let connect = ConnectOptions {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.context.clone(),
+    };
+    let target = global.target.clone();
     block_on(async move {
-        let server = webhook::Server::bind(webhooks, options)
-            .await
-            .map_err(Failure::from)?;
-        eprintln!("serving webhooks on https://{}", server.local_addr());
-        server
-            .run(webhook::shutdown_signal())
+        let (client, target_namespace) = if needs_cluster {
+            let (client, ns) = cluster(&app, target.as_deref(), &connect).await?;
+            (Some(client), ns)
+        } else {
+            (None, None)
+        };
+        let namespace = std::env::var("POD_NAMESPACE")
+            .ok()
+            .filter(|n| !n.is_empty())
+            .or(global_namespace)
+            .or(target_namespace)
+            .unwrap_or_else(|| "default".into());
+        let config = ServeConfig {
+            listen: args.listen,
+            health_listen: args.health_listen,
+            tls_files,
+            tls_secret,
+            client,
+            namespace,
+            identity: serve::identity(),
+        };
+        serve::run(&app, webhooks, controllers, config)
             .await
             .map_err(Failure::from)
     })?
+}
+
+/// The client: `--kubeconfig` (or the target's kubeconfig outside a pod), else the in-cluster config.
+async fn cluster(
+    app: &App,
+    target: Option<&str>,
+    connect: &ConnectOptions,
+) -> Result<(piceli_runtime::kube::Client, Option<String>), Failure> {
+    let target = match target {
+        Some(name) => app.targets.iter().find(|t| t.name.v == name),
+        None => app.targets.first(),
+    };
+    let target_namespace = target.map(|t| t.namespace.v.clone());
+    let in_pod = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
+    if connect.kubeconfig.is_none() && in_pod {
+        let config = piceli_runtime::kube::Config::incluster()
+            .map_err(|e| unreachable_cluster(e.to_string()))?;
+        let client = piceli_runtime::kube::Client::try_from(config)
+            .map_err(|e| unreachable_cluster(e.to_string()))?;
+        return Ok((client, target_namespace));
+    }
+    let (path, context) = match (target, &connect.kubeconfig) {
+        (Some(t), _) => resolve(t, connect),
+        (None, Some(path)) => (path.clone(), connect.context.clone().unwrap_or_default()),
+        (None, None) => {
+            return Err(unreachable_cluster(
+                "the app declares no target and no --kubeconfig was given".into(),
+            ));
+        }
+    };
+    let connection = connect_to(&path, &context)
+        .await
+        .map_err(|e| unreachable_cluster(e.to_string()))?;
+    Ok((connection.client, target_namespace))
+}
+
+fn unreachable_cluster(message: String) -> Failure {
+    Failure::from(ServeFailure::Cluster(message))
 }

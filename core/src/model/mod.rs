@@ -6,6 +6,7 @@
 
 mod block;
 mod config;
+mod controller;
 mod operator;
 mod ops;
 mod policy;
@@ -14,6 +15,7 @@ mod workload;
 
 pub use block::*;
 pub use config::*;
+pub use controller::*;
 pub use operator::*;
 pub use ops::*;
 pub use policy::*;
@@ -71,6 +73,9 @@ pub struct App {
     /// Admission webhooks (`validate …`, `mutate …`).
     #[serde(default)]
     pub webhooks: Vec<Webhook>,
+    /// Controllers (`controller NAME on RESOURCE … => handler;`), run by `serve`.
+    #[serde(default)]
+    pub controllers: Vec<ControllerDecl>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table.
     #[serde(skip)]

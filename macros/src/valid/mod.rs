@@ -8,6 +8,7 @@
 mod blocks;
 mod config;
 mod container;
+mod controller;
 mod fields;
 mod network;
 mod operator;
@@ -22,6 +23,7 @@ use piceli_core::model::App;
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::{Loc, Spanned};
 
+pub use controller::ControllerCode;
 pub use fields::Fields;
 pub use operator::WebhookCode;
 
@@ -35,6 +37,8 @@ pub struct Checked {
     pub paths: Vec<syn::Path>,
     /// The webhooks' handlers, for `webhooks()`.
     pub webhooks: Vec<WebhookCode>,
+    /// The controllers' handlers, for `controllers()`.
+    pub controllers: Vec<ControllerCode>,
 }
 
 /// A value known only at run time.
@@ -67,6 +71,7 @@ pub struct Lower {
     dynamics: Vec<Dynamic>,
     paths: Vec<syn::Path>,
     webhooks: Vec<WebhookCode>,
+    controllers: controller::State,
     /// The app being built.
     pub app: App,
 }
@@ -100,6 +105,8 @@ const KEYWORDS: &[&str] = &[
     "operator",
     "validate",
     "mutate",
+    "controller",
+    "custom_resource",
 ];
 
 /// Run pass 2. On failure, every error found (shape and meaning), in source order.
@@ -111,12 +118,14 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         dynamics: Vec::new(),
         paths: Vec::new(),
         webhooks: Vec::new(),
+        controllers: controller::State::default(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
     for item in &input.items {
         lw.item(item, &mut app_names);
     }
+    controller::resolve(&mut lw);
     match app_names.as_slice() {
         [one] => lw.app.name = Spanned::new(one.text.clone(), lw.loc(one.sp, "app name")),
         [] => {
@@ -157,6 +166,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             dynamics: lw.dynamics,
             paths: lw.paths,
             webhooks: lw.webhooks,
+            controllers: lw.controllers.code,
         })
     } else {
         Err((lw.errors, name))
@@ -236,6 +246,8 @@ impl Lower {
             "include" => ops::include(self, item),
             "operator" => operator::operator(self, item),
             "validate" | "mutate" => operator::webhook(self, item),
+            "controller" => controller::controller(self, item),
+            "custom_resource" => controller::custom_resource(self, item),
             other => {
                 let help = match did_you_mean(other, KEYWORDS.iter().copied()) {
                     Some(s) => format!("did you mean `{s}`?"),

@@ -20,6 +20,7 @@
 mod backoff;
 mod context;
 mod crd;
+mod declared;
 mod edge;
 mod error;
 mod handler;
@@ -35,6 +36,10 @@ pub mod status;
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
 pub use crd::custom_resource_definition;
+pub use declared::{
+    CustomResourceType, EdgeImpl, FinalizeFn, FinalizeHandler, LevelFn, ReconcileHandler,
+    controller, custom_resource, declared_access, finalizing_controller, options,
+};
 pub use error::ControllerError;
 pub use handler::{Controller, HandlerError};
 pub use health::HealthServer;

@@ -112,32 +112,5 @@ impl ControllerOptions {
 
 /// Parses a duration as declarations write it: `500ms`, `30s`, `5m`, `1h` (whole numbers).
 pub fn parse_duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit())?;
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits.parse().ok()?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.checked_mul(60)?),
-        "h" => Duration::from_secs(n.checked_mul(3600)?),
-        _ => return None,
-    };
-    (!d.is_zero()).then_some(d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse_as_declarations_write_them() {
-        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
-        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
-        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
-        assert_eq!(parse_duration("0s"), None);
-        assert_eq!(parse_duration("5"), None);
-        assert_eq!(parse_duration("5 min"), None);
-        assert_eq!(parse_duration("m"), None);
-    }
+    piceli_core::model::parse_duration(text)
 }

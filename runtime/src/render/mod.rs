@@ -9,6 +9,7 @@ mod containerfile;
 mod meta;
 mod network;
 mod operator;
+mod operator_rbac;
 mod policy;
 mod workloads;
 mod yaml;

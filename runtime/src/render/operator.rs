@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 pub const TLS_DIR: &str = "/etc/piceli/tls";
 /// The container port `serve` listens on.
 pub const SERVE_PORT: i32 = 8443;
+/// The port `serve` answers health and metrics on (plain HTTP) when the app has controllers but no
+/// webhooks.
+pub const HEALTH_PORT: i32 = 8080;
 
 pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     let Some(op) = &cx.app.operator else {
@@ -27,7 +30,12 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         "metadata": meta(name)?,
         "automountServiceAccountToken": false,
     }));
-    for o in cert_manager(op, &cx.namespace) {
+    super::operator_rbac::rbac(cx, name, out)?;
+    let hooks = !cx.app.webhooks.is_empty();
+    for o in cert_manager(op, &cx.namespace)
+        .into_iter()
+        .filter(|_| hooks)
+    {
         let (kind, object_name, spec) = o;
         out.push(json!({
             "apiVersion": "cert-manager.io/v1",
@@ -45,15 +53,17 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             "spec": { "maxUnavailable": 1, "selector": { "matchLabels": cx.selector(name) } },
         }));
     }
-    out.push(json!({
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": meta(name)?,
-        "spec": {
-            "selector": cx.selector(name),
-            "ports": [{ "name": "https", "port": 443, "targetPort": "https", "protocol": "TCP" }],
-        },
-    }));
+    if hooks {
+        out.push(json!({
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": meta(name)?,
+            "spec": {
+                "selector": cx.selector(name),
+                "ports": [{ "name": "https", "port": 443, "targetPort": "https", "protocol": "TCP" }],
+            },
+        }));
+    }
     for kind in [WebhookKind::Validate, WebhookKind::Mutate] {
         let hooks: Vec<&Webhook> = cx.app.webhooks.iter().filter(|w| w.kind == kind).collect();
         if hooks.is_empty() {
@@ -195,6 +205,9 @@ fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
             },
         });
     }
+    if !cx.app.controllers.is_empty() {
+        controller_pod(&mut pod, !cx.app.webhooks.is_empty());
+    }
     json!({
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -205,6 +218,34 @@ fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
             "template": { "metadata": { "labels": pod_labels }, "spec": pod },
         },
     })
+}
+
+/// What the controllers change in the operator's pod: the ServiceAccount token (they call the API), the
+/// pod's name and namespace from the downward API (the leader-election identity), and, without webhooks,
+/// plain-HTTP health on [`HEALTH_PORT`] instead of the TLS port and its Secret.
+fn controller_pod(pod: &mut Value, hooks: bool) {
+    pod["automountServiceAccountToken"] = Value::Bool(true);
+    let field = |path: &str| json!({ "fieldRef": { "fieldPath": path } });
+    let container = &mut pod["containers"][0];
+    container["env"] = json!([
+        { "name": "POD_NAME", "valueFrom": field("metadata.name") },
+        { "name": "POD_NAMESPACE", "valueFrom": field("metadata.namespace") },
+    ]);
+    if hooks {
+        return;
+    }
+    let probe = |path: &str| json!({ "httpGet": { "path": path, "port": "http", "scheme": "HTTP" }, "periodSeconds": 10 });
+    container["args"] = json!(["serve", "--listen", format!("0.0.0.0:{HEALTH_PORT}")]);
+    container["ports"] =
+        json!([{ "name": "http", "containerPort": HEALTH_PORT, "protocol": "TCP" }]);
+    container["readinessProbe"] = probe("/readyz");
+    container["livenessProbe"] = probe("/healthz");
+    if let Some(c) = container.as_object_mut() {
+        c.remove("volumeMounts");
+    }
+    if let Some(p) = pod.as_object_mut() {
+        p.remove("volumes");
+    }
 }
 
 fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Value {

@@ -1,0 +1,111 @@
+//! Controllers and custom resources: `controller NAME on RESOURCE [(finalizer)] [{ … }] => handler;` and
+//! `custom_resource path::Type;` (whose CRD the app renders, as an `include objects(…)`).
+
+use crate::spanned::{Name, Spanned};
+use serde::{Deserialize, Serialize};
+
+/// Where a controller watches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum ControllerNamespaces {
+    /// The operator's own namespace (the default).
+    #[default]
+    Operator,
+    /// `namespaces: all`.
+    All,
+    /// `namespaces: [a, b]`.
+    List(Vec<Spanned<String>>),
+}
+
+/// One controller declaration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ControllerDecl {
+    /// The name (a DNS label; qualifies its finalizer `<app>.piceli.dev/<name>`).
+    pub name: Name,
+    /// The resource as written (`configmaps`, `lamps.example.com`).
+    pub resource: Spanned<String>,
+    /// The resource's API group and plural, resolved at compile time.
+    pub group: String,
+    /// The plural name.
+    pub plural: String,
+    /// Whether the resource is one of the app's `custom_resource` types (its scope is the CRD's).
+    pub custom: bool,
+    /// Namespaced (built-in kinds; custom kinds take their CRD's scope when rendered).
+    pub namespaced: bool,
+    /// The handler's Rust path as written.
+    pub handler: Spanned<String>,
+    /// `(finalizer)`: deletion waits for the handler's cleanup.
+    pub finalizer: bool,
+    /// `namespaces: all | [..]`.
+    pub namespaces: ControllerNamespaces,
+    /// `labels: { app: web }`, as a label selector (`app=web`).
+    pub labels: Option<String>,
+    /// `every: "5m"`, in milliseconds.
+    pub every_ms: Option<u64>,
+    /// `writes: [status]`: the handler writes the watched kind's status.
+    pub writes_status: bool,
+    /// `writes: [configmaps, deployments.apps]`: (group, plural) of the kinds the handler writes.
+    pub writes: Vec<(String, String)>,
+}
+
+/// Parses a duration as declarations write it: `500ms`, `30s`, `5m`, `1h` (whole numbers, not zero).
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    use std::time::Duration;
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60)?),
+        "h" => Duration::from_secs(n.checked_mul(3600)?),
+        _ => return None,
+    };
+    (!d.is_zero()).then_some(d)
+}
+
+/// The plurals kube's `CustomResource` derive gives a kind by default (`Lamp` → `lamps`, `Policy` →
+/// `policies`, `Box` → `boxes`), with the lowercase kind itself.
+pub fn default_plurals(kind: &str) -> [String; 2] {
+    let lower = kind.to_ascii_lowercase();
+    let plural = if lower.ends_with('s')
+        || lower.ends_with('x')
+        || lower.ends_with('z')
+        || lower.ends_with("ch")
+        || lower.ends_with("sh")
+    {
+        format!("{lower}es")
+    } else if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{lower}s")
+    };
+    [plural, lower]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_parse_as_declarations_write_them() {
+        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("5"), None);
+        assert_eq!(parse_duration("5 min"), None);
+        assert_eq!(parse_duration("m"), None);
+    }
+
+    #[test]
+    fn kinds_pluralize_as_kube_derive_does() {
+        assert_eq!(default_plurals("Lamp")[0], "lamps");
+        assert_eq!(default_plurals("Policy")[0], "policies");
+        assert_eq!(default_plurals("Gateway")[0], "gateways");
+        assert_eq!(default_plurals("Box")[0], "boxes");
+    }
+}

@@ -1,0 +1,392 @@
+//! Lowering `controller NAME on RESOURCE [(finalizer)] [{ … }] => handler;` and `custom_resource path::Type;`.
+//! Controllers are resolved once every item is read (a custom resource may be declared after its
+//! controller): built-in kinds from the 1.33 table, custom ones by the kind of a `custom_resource` type.
+
+use super::{DynamicKind, Fields, Lower};
+use crate::ast::controller::{ControllerTail, Tail};
+use crate::ast::{Item, NameTok, Sp, Value};
+use piceli_core::Code;
+use piceli_core::model::{
+    ControllerDecl, ControllerNamespaces, Include, default_plurals, parse_duration,
+};
+use piceli_core::resources;
+use piceli_core::rules::did_you_mean;
+use piceli_core::spanned::Spanned;
+use syn::spanned::Spanned as _;
+
+/// The keys of a controller's block.
+const OPTION_KEYS: &[&str] = &["labels", "namespaces", "every", "writes"];
+
+/// What the expansion registers for one controller.
+pub struct ControllerCode {
+    /// The declared name.
+    pub name: String,
+    /// The object type: a k8s-openapi path, or the custom resource's path as written.
+    pub object: syn::Path,
+    /// The handler as written (its span is where a mismatch is reported).
+    pub handler: syn::Path,
+    /// `(finalizer)`.
+    pub finalizer: bool,
+}
+
+/// Controllers and custom resources read so far, resolved by [`resolve`].
+#[derive(Default)]
+pub struct State {
+    pending: Vec<Pending>,
+    custom: Vec<syn::Path>,
+    /// The registrations, once resolved.
+    pub code: Vec<ControllerCode>,
+}
+
+struct Pending {
+    keyword: Sp,
+    tail_resource: NameTok,
+    writes: Vec<(NameTok, Sp)>,
+    handler: syn::Path,
+    index: usize,
+}
+
+/// `custom_resource crate::Lamp;`: its CRD becomes an included object, built from the type at run time.
+pub fn custom_resource(lw: &mut Lower, item: &Item) {
+    let Some(Tail::CustomResource(path)) = &item.tail else {
+        lw.fail(
+            Code::CustomResourceType,
+            item.keyword.sp,
+            "`custom_resource` does not name its type",
+            "write `custom_resource crate::Lamp;` (the type `#[derive(CustomResource)]` generates)",
+        );
+        return;
+    };
+    let text = path_text(path);
+    if lw.controllers.custom.iter().any(|p| path_text(p) == text) {
+        lw.fail(
+            Code::CustomResourceType,
+            path_sp(path),
+            format!("`custom_resource {text}` is declared twice"),
+            "keep one of them",
+        );
+        return;
+    }
+    let expr: syn::Expr = syn::parse_quote_spanned!(path.span()=>
+        ::std::vec![::piceli::__private::custom_resource::<#path>()]
+    );
+    let at = lw.loc(path_sp(path), format!("custom_resource {text}"));
+    lw.dynamic(at, DynamicKind::Objects(expr));
+    lw.app.includes.push(Include::Objects {
+        at,
+        objects: Vec::new(),
+    });
+    lw.controllers.custom.push(path.clone());
+}
+
+/// `controller NAME on RESOURCE [(finalizer)] [{ … }] => handler;`.
+pub fn controller(lw: &mut Lower, item: &Item) {
+    let Some(name) = lw.item_name(item) else {
+        return;
+    };
+    let Some(Tail::Controller(tail)) = &item.tail else {
+        lw.fail(
+            Code::MissingKey,
+            item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
+            format!("`controller {}` does not say what it watches", name.v),
+            format!(
+                "write `controller {} on configmaps => ops::reconcile;`",
+                name.v
+            ),
+        );
+        return;
+    };
+    if let Some(body) = &item.body {
+        lw.fail(
+            Code::Syntax,
+            body.sp(),
+            "a controller's options go before `=>`",
+            format!(
+                "write `controller {} on RESOURCE {{ every: \"5m\" }} => ops::reconcile;`",
+                name.v
+            ),
+        );
+    }
+    let owner = format!("controller {}", name.v);
+    if !is_dns_label(&name.v) {
+        let sp = item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp);
+        lw.fail(
+            Code::InvalidControllerName,
+            sp,
+            format!("`{}` is not a DNS label", name.v),
+            "use lowercase letters, digits and '-' (at most 63), e.g. `lamp-status`",
+        );
+    } else if lw.app.controllers.iter().any(|c| c.name.v == name.v) {
+        let sp = item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp);
+        lw.fail(
+            Code::InvalidControllerName,
+            sp,
+            format!("two controllers are named `{}`", name.v),
+            "rename one: two controllers may watch one resource, under distinct names",
+        );
+    }
+    let mut decl = ControllerDecl {
+        resource: Spanned::new(
+            tail.resource.text.clone(),
+            lw.loc(tail.resource.sp, format!("{owner} › resource")),
+        ),
+        handler: Spanned::new(
+            path_text(&tail.handler),
+            lw.loc(path_sp(&tail.handler), format!("{owner} › handler")),
+        ),
+        name,
+        ..ControllerDecl::default()
+    };
+    for flag in &tail.flags {
+        if flag.text == "finalizer" {
+            decl.finalizer = true;
+        } else {
+            let help = match did_you_mean(&flag.text, ["finalizer"]) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "the only flag is `(finalizer)`".to_string(),
+            };
+            lw.fail(
+                Code::ControllerOption,
+                flag.sp,
+                format!("unknown flag `{}` in {owner}", flag.text),
+                help,
+            );
+        }
+    }
+    let writes = options(lw, tail, &owner, &mut decl);
+    lw.controllers.pending.push(Pending {
+        keyword: item.keyword.sp,
+        tail_resource: tail.resource.clone(),
+        writes,
+        handler: tail.handler.clone(),
+        index: lw.app.controllers.len(),
+    });
+    lw.app.controllers.push(decl);
+}
+
+/// The block's options; returns the `writes:` resources, resolved with the controller.
+fn options(
+    lw: &mut Lower,
+    tail: &ControllerTail,
+    owner: &str,
+    decl: &mut ControllerDecl,
+) -> Vec<(NameTok, Sp)> {
+    let Some(map) = &tail.options else {
+        return Vec::new();
+    };
+    let value = Value::Map(map.clone());
+    let mut f = Fields::of(lw, Some(&value), format!("{owner} options"));
+    if let Some(v) = f.take("labels") {
+        decl.labels = match v {
+            Value::Str(s) => Some(s.value()),
+            other => {
+                let labels = lw.labels(other, &format!("{owner} › labels"));
+                let terms: Vec<String> = labels
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", k.v, v.v))
+                    .collect();
+                (!terms.is_empty()).then(|| terms.join(","))
+            }
+        };
+    }
+    if let Some(v) = f.take("namespaces") {
+        decl.namespaces = match v {
+            Value::Path(p) if p.len() == 1 && p[0].text == "all" => ControllerNamespaces::All,
+            Value::List(items, _) => {
+                let mut names = Vec::new();
+                for item in items {
+                    if let Some(n) = lw.name(item, format!("{owner} › namespaces")) {
+                        if !is_dns_label(&n.v) {
+                            lw.fail(
+                                Code::ControllerOption,
+                                item.sp(),
+                                format!("`{}` is not a namespace name", n.v),
+                                "namespaces are DNS labels, e.g. `team-a`",
+                            );
+                        }
+                        names.push(n);
+                    }
+                }
+                ControllerNamespaces::List(names)
+            }
+            other => {
+                lw.fail(
+                    Code::ControllerOption,
+                    other.sp(),
+                    "`namespaces:` is `all` or a list of namespaces",
+                    "write `namespaces: all` or `namespaces: [team-a, team-b]` (default: the operator's own)",
+                );
+                ControllerNamespaces::Operator
+            }
+        };
+    }
+    if let Some(v) = f.take("every") {
+        match v {
+            Value::Str(s) => match parse_duration(&s.value()) {
+                Some(d) => decl.every_ms = Some(d.as_millis() as u64),
+                None => lw.fail(
+                    Code::ControllerOption,
+                    v.sp(),
+                    format!("`every: {:?}` is not a duration", s.value()),
+                    "write a whole number with `ms`, `s`, `m` or `h`, e.g. `every: \"5m\"`",
+                ),
+            },
+            other => lw.wrong_type(other, "a duration string", "every: \"5m\""),
+        }
+    }
+    let mut writes = Vec::new();
+    if let Some(v) = f.take("writes") {
+        match v {
+            Value::List(items, _) => {
+                for item in items {
+                    match item {
+                        Value::Path(parts) if !parts.is_empty() => {
+                            let text: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
+                            let sp = item.sp();
+                            if text == ["status"] {
+                                decl.writes_status = true;
+                            } else {
+                                let tok = NameTok {
+                                    text: text.join("."),
+                                    sp,
+                                    parts: parts.iter().map(|p| p.sp).collect(),
+                                };
+                                writes.push((tok, sp));
+                            }
+                        }
+                        other => lw.wrong_type(other, "a resource name", "writes: [configmaps]"),
+                    }
+                }
+            }
+            other => lw.wrong_type(other, "a list of resources", "writes: [status, configmaps]"),
+        }
+    }
+    f.finish(lw, OPTION_KEYS);
+    writes
+}
+
+/// A resource name resolved: (group, plural, namespaced, custom type).
+type Resolved = (String, String, bool, Option<syn::Path>);
+
+/// Resolves every controller's resource and `writes:` against the 1.33 table and the custom resources.
+pub fn resolve(lw: &mut Lower) {
+    let pending = std::mem::take(&mut lw.controllers.pending);
+    if let (Some(first), None) = (pending.first(), &lw.app.operator) {
+        lw.fail(
+            Code::ControllerWithoutOperator,
+            first.keyword,
+            "the app declares a controller but no operator to run it",
+            "add `operator NAME { image: \"registry/repo:tag@sha256:…\" }`: its `serve` runs the controllers",
+        );
+    }
+    for p in pending {
+        let Some(resolved) = lookup(lw, &p.tail_resource) else {
+            continue;
+        };
+        for (tok, _) in &p.writes {
+            if let Some((group, plural, _, _)) = lookup(lw, tok) {
+                lw.app.controllers[p.index].writes.push((group, plural));
+            }
+        }
+        let (group, plural, namespaced, custom) = resolved;
+        let object = match &custom {
+            Some(path) => path.clone(),
+            None => {
+                let Some(r) = resources::lookup(&p.tail_resource.text) else {
+                    continue;
+                };
+                match syn::parse_str(&format!("::piceli::k8s_openapi::api::{}", r.rust_type)) {
+                    Ok(path) => path,
+                    Err(_) => continue,
+                }
+            }
+        };
+        let decl = &mut lw.app.controllers[p.index];
+        decl.group = group;
+        decl.plural = plural;
+        decl.namespaced = namespaced;
+        decl.custom = custom.is_some();
+        let code = ControllerCode {
+            name: decl.name.v.clone(),
+            object,
+            handler: p.handler,
+            finalizer: decl.finalizer,
+        };
+        lw.controllers.code.push(code);
+    }
+}
+
+/// A resource as a controller writes it, or PCL0067 at its token.
+fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
+    if let Some(r) = resources::lookup(&written.text) {
+        return Some((r.group.into(), r.plural.into(), r.namespaced, None));
+    }
+    let (plural, group) = written.text.split_once('.').unwrap_or((&written.text, ""));
+    if !group.is_empty() {
+        let found = lw.controllers.custom.iter().find(|path| {
+            path.segments.last().is_some_and(|s| {
+                default_plurals(&s.ident.to_string())
+                    .iter()
+                    .any(|p| p == plural)
+            })
+        });
+        if let Some(path) = found {
+            // The scope is the CRD's (rendered from the type); the group is checked against the type's
+            // CRD name when the app is loaded (PCL0175).
+            return Some((group.into(), plural.into(), true, Some(path.clone())));
+        }
+    }
+    let mut known: Vec<String> = resources::RESOURCES.iter().map(|r| r.written()).collect();
+    for path in &lw.controllers.custom {
+        if let Some(s) = path.segments.last() {
+            known.push(format!(
+                "{}.<group>",
+                default_plurals(&s.ident.to_string())[0]
+            ));
+        }
+    }
+    let help = match did_you_mean(&written.text, known.iter().map(String::as_str)) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None if lw.controllers.custom.is_empty() => {
+            "write a built-in resource (`configmaps`, `deployments.apps`), or declare the custom resource's type with `custom_resource crate::Lamp;`".to_string()
+        }
+        None => "write a built-in resource (`configmaps`, `deployments.apps`) or `PLURAL.GROUP` of a `custom_resource` type (`lamps.example.com` for `Lamp`)".to_string(),
+    };
+    lw.fail(
+        Code::UnknownControllerResource,
+        written.sp,
+        format!(
+            "`{}` is neither a 1.33 resource nor one of the app's custom resources",
+            written.text
+        ),
+        help,
+    );
+    None
+}
+
+fn is_dns_label(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+fn path_text(p: &syn::Path) -> String {
+    quote::quote!(#p).to_string().replace(' ', "")
+}
+
+fn path_sp(p: &syn::Path) -> Sp {
+    let first = p
+        .segments
+        .first()
+        .map(|s| s.ident.span())
+        .unwrap_or_else(proc_macro2::Span::call_site);
+    let last = p.segments.last().map(|s| s.ident.span()).unwrap_or(first);
+    Sp {
+        start: first,
+        end: last,
+    }
+}

@@ -1,0 +1,292 @@
+//! Controllers as `app!` declares them: the handler traits the generated `controllers()` registers
+//! through (a mismatch is PCL0069 at the handler), the options each declaration's model gives, the CRD of
+//! a `custom_resource` type, and the RBAC `render` derives from the declarations (the same grants
+//! [`Controllers::access`] gives at run time).
+
+use std::fmt::Display;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::core::CustomResourceExt;
+use kube::runtime::controller::Action;
+use kube::runtime::finalizer::Event;
+use piceli_core::Code;
+use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, Include};
+
+use super::context::{Context, ScopeApi};
+use super::handler::Controller;
+use super::options::{ControllerOptions, Namespaces};
+use super::rbac::{Access, Grant, Needs, grants, lease, merge};
+use super::registry::Controllers;
+use super::run::Watched;
+use crate::error::Error;
+use crate::load::Object;
+
+/// Marks a level-based function handler.
+pub struct LevelFn<Fut>(std::marker::PhantomData<Fut>);
+/// Marks a function handler with a finalizer.
+pub struct FinalizeFn<Fut>(std::marker::PhantomData<Fut>);
+/// Marks an edge-style [`Controller`] implementation.
+pub struct EdgeImpl;
+
+/// A handler for `controller NAME on RESOURCE => handler;` (no finalizer).
+#[diagnostic::on_unimplemented(
+    message = "PCL0069: `{Self}` is not a controller handler for `{K}`",
+    label = "this handler does not reconcile `{K}`",
+    note = "a controller handler is `async fn(Arc<{K}>, Context) -> Result<Action, E>` (any `E: Display`), or a unit struct implementing `piceli::controller::Controller<{K}>`",
+    note = "`{K}` is the type of the resource the controller is declared on; see `piceli explain PCL0069`"
+)]
+pub trait ReconcileHandler<K, Marker>: Send + Sync + 'static {
+    /// Registers the handler.
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers;
+}
+
+/// A handler for `controller NAME on RESOURCE (finalizer) => handler;`.
+#[diagnostic::on_unimplemented(
+    message = "PCL0069: `{Self}` is not a finalizing controller handler for `{K}`",
+    label = "with `(finalizer)`, this handler must take `Event<{K}>`",
+    note = "with `(finalizer)`, a controller handler is `async fn(Event<{K}>, Context) -> Result<Action, E>` (`Event::Apply(obj) | Event::Cleanup(obj)`), or a unit struct implementing `piceli::controller::Controller<{K}>` (its `on_delete` runs before the object goes)",
+    note = "`{K}` is the type of the resource the controller is declared on; see `piceli explain PCL0069`"
+)]
+pub trait FinalizeHandler<K, Marker>: Send + Sync + 'static {
+    /// Registers the handler.
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers;
+}
+
+impl<K, F, Fut, E> ReconcileHandler<K, LevelFn<Fut>> for F
+where
+    K: Watched,
+    K::Scope: ScopeApi,
+    F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+    E: Display + 'static,
+{
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers {
+        c.reconcile(name, options, self)
+    }
+}
+
+impl<K, C> ReconcileHandler<K, EdgeImpl> for C
+where
+    K: Watched,
+    K::Scope: ScopeApi,
+    C: Controller<K>,
+{
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers {
+        c.edge(name, options, self)
+    }
+}
+
+impl<K, F, Fut, E> FinalizeHandler<K, FinalizeFn<Fut>> for F
+where
+    K: Watched,
+    K::Scope: ScopeApi,
+    F: Fn(Event<K>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+    E: Display + 'static,
+{
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers {
+        c.finalize(name, options, self)
+    }
+}
+
+impl<K, C> FinalizeHandler<K, EdgeImpl> for C
+where
+    K: Watched,
+    K::Scope: ScopeApi,
+    C: Controller<K>,
+{
+    fn register(self, c: Controllers, name: &str, options: ControllerOptions) -> Controllers {
+        c.edge(name, options.finalizer(), self)
+    }
+}
+
+/// Registers `handler` as the app's controller `name` (what the generated `controllers()` calls).
+pub fn controller<K, M, H: ReconcileHandler<K, M>>(
+    c: Controllers,
+    app: &App,
+    name: &str,
+    handler: H,
+) -> Controllers {
+    handler.register(c, name, options(app, name))
+}
+
+/// Registers `handler` as the app's finalizing controller `name`.
+pub fn finalizing_controller<K, M, H: FinalizeHandler<K, M>>(
+    c: Controllers,
+    app: &App,
+    name: &str,
+    handler: H,
+) -> Controllers {
+    handler.register(c, name, options(app, name).finalizer())
+}
+
+/// The options the declaration `name` gives (defaults when the model has no such controller).
+pub fn options(app: &App, name: &str) -> ControllerOptions {
+    let Some(decl) = app.controllers.iter().find(|c| c.name.v == name) else {
+        return ControllerOptions::default();
+    };
+    ControllerOptions {
+        namespaces: match &decl.namespaces {
+            ControllerNamespaces::Operator => Namespaces::Operator,
+            ControllerNamespaces::All => Namespaces::All,
+            ControllerNamespaces::List(list) => {
+                Namespaces::List(list.iter().map(|n| n.v.clone()).collect())
+            }
+        },
+        labels: decl.labels.clone(),
+        every: decl.every_ms.map(Duration::from_millis),
+        finalizer: decl.finalizer,
+        writes: decl.writes.clone(),
+        writes_status: decl.writes_status,
+        ..ControllerOptions::default()
+    }
+}
+
+/// A type `custom_resource path::Type;` may name.
+#[diagnostic::on_unimplemented(
+    message = "PCL0072: `{Self}` is not a custom resource type",
+    label = "`custom_resource` needs the type `#[derive(CustomResource)]` generates",
+    note = "derive `kube::CustomResource` and `schemars::JsonSchema` on the spec (`#[kube(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)] struct LampSpec`) and name the kind: `custom_resource crate::Lamp;`"
+)]
+pub trait CustomResourceType: CustomResourceExt {}
+impl<K: CustomResourceExt> CustomResourceType for K {}
+
+/// The CRD of a `custom_resource` type, as an included object.
+pub fn custom_resource<K: CustomResourceType>() -> Object {
+    super::crd::custom_resource_definition::<K>()
+}
+
+/// The CRDs the app includes, by name (`lamps.example.com`), with whether they are namespaced.
+fn crd_scopes(app: &App) -> Vec<(String, bool)> {
+    app.includes
+        .iter()
+        .filter_map(|inc| match inc {
+            Include::Objects { objects, .. } => Some(objects),
+            _ => None,
+        })
+        .flatten()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| {
+            let name = o["metadata"]["name"].as_str()?;
+            Some((name.to_string(), o["spec"]["scope"] != "Cluster"))
+        })
+        .collect()
+}
+
+/// Whether each controller's resource is namespaced: built-in kinds as resolved at compile time, custom
+/// ones by their CRD. A custom resource whose CRD the app does not render is PCL0175.
+fn scopes(app: &App) -> Result<Vec<bool>, Error> {
+    let crds = crd_scopes(app);
+    app.controllers
+        .iter()
+        .map(|c| {
+            if !c.custom {
+                return Ok(c.namespaced);
+            }
+            match crds.iter().find(|(name, _)| *name == c.resource.v) {
+                Some((_, namespaced)) => Ok(*namespaced),
+                None => Err(mismatch(c, &crds)),
+            }
+        })
+        .collect()
+}
+
+fn mismatch(c: &ControllerDecl, crds: &[(String, bool)]) -> Error {
+    let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
+    Error::Controller {
+        code: Code::CustomResourceMismatch,
+        message: format!(
+            "controller {} watches `{}`, but the app's custom resource types define {}",
+            c.name.v,
+            c.resource.v,
+            if names.is_empty() {
+                "no CRD".to_string()
+            } else {
+                names.join(", ")
+            }
+        ),
+        help: format!(
+            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
+            names.first().copied().unwrap_or("plural.group")
+        ),
+    }
+}
+
+/// The RBAC the declared controllers need when the operator runs in `operator_namespace` (with its
+/// leader Lease when `leader`).
+pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Result<Access, Error> {
+    let scopes = scopes(app)?;
+    let mut all: Vec<Grant> = Vec::new();
+    for (c, namespaced) in app.controllers.iter().zip(scopes) {
+        let namespaces = match (&c.namespaces, namespaced) {
+            (_, false) | (ControllerNamespaces::All, _) => vec![None],
+            (ControllerNamespaces::Operator, true) => vec![Some(operator_namespace.to_string())],
+            (ControllerNamespaces::List(list), true) => {
+                list.iter().map(|n| Some(n.v.clone())).collect()
+            }
+        };
+        all.extend(grants(&Needs {
+            group: &c.group,
+            plural: &c.plural,
+            namespaces,
+            finalizer: c.finalizer,
+            status: c.writes_status,
+            writes: &c.writes,
+        }));
+    }
+    if leader && !app.controllers.is_empty() {
+        all.push(lease(operator_namespace));
+    }
+    Ok(merge(all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use piceli_core::Coded;
+    use piceli_core::spanned::Spanned;
+
+    fn app(resource: &str) -> App {
+        let crd = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": { "name": "lamps.example.com" },
+            "spec": { "scope": "Cluster" },
+        });
+        App {
+            includes: vec![Include::Objects {
+                at: piceli_core::spanned::Loc(0),
+                objects: vec![crd],
+            }],
+            controllers: vec![ControllerDecl {
+                name: Spanned::bare("lamp".to_string()),
+                resource: Spanned::bare(resource.to_string()),
+                group: "example.com".into(),
+                plural: "lamps".into(),
+                custom: true,
+                ..ControllerDecl::default()
+            }],
+            ..App::default()
+        }
+    }
+
+    #[test]
+    fn a_custom_resource_takes_its_crds_scope_and_a_wrong_name_is_pcl0175() {
+        let access = declared_access(&app("lamps.example.com"), "lamps-system", true)
+            .expect("the CRD is the app's");
+        assert!(
+            access
+                .cluster
+                .iter()
+                .any(|r| r.resources == Some(vec!["lamps".into()])),
+            "a cluster-scoped CRD's kind is watched cluster-wide: {access:?}"
+        );
+        let err = declared_access(&app("lamps.example.org"), "lamps-system", true)
+            .expect_err("no such CRD");
+        assert_eq!(err.code(), Code::CustomResourceMismatch);
+        assert!(err.to_string().contains("lamps.example.com"), "{err}");
+        assert!(err.help().contains("lamps.example.com"));
+    }
+}

@@ -1,0 +1,33 @@
+//! A level-based handler for another object type: PCL0069 at the handler's path, naming both types.
+
+#![allow(dead_code)]
+
+mod ops {
+    use std::sync::Arc;
+
+    use piceli::controller::{Action, Context, Controller, Event};
+    use piceli::k8s_openapi::api::core::v1::{ConfigMap, Pod};
+
+    pub async fn reconcile(_cm: Arc<ConfigMap>, _cx: Context) -> Result<Action, String> {
+        Ok(Action::await_change())
+    }
+    pub async fn tidy(_ev: Event<ConfigMap>, _cx: Context) -> Result<Action, String> {
+        Ok(Action::await_change())
+    }
+    pub struct Audit;
+    impl Controller<ConfigMap> for Audit {
+        type Error = String;
+    }
+    pub struct NotALamp;
+    pub fn _unused(_: Pod) {}
+}
+
+piceli::app! {
+    app lamps;
+    operator lamps { image: "ghcr.io/acme/lamps:1.0@sha256:9b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c" }
+    controller pods on pods => ops::reconcile;
+}
+
+fn main() -> std::process::ExitCode {
+    lamps::main()
+}
