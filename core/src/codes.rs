@@ -442,6 +442,32 @@ codes! {
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \
          TLS Secret). The message says which part failed: free the port, or point the flags at readable PEM \
          files.";
+    ImageBuildFailed = "PCL0190", "cargo could not build the binary of an image",
+        "`build(package: …, bin: …)` runs `cargo build --release --locked -p PACKAGE --bin BIN` in the app's \
+         workspace. The message carries cargo's error: fix the build, update Cargo.lock (`--locked` refuses a \
+         stale one), or name a package and binary that exist (`cargo metadata` lists them).";
+    ImageAssembleFailed = "PCL0191", "the image cannot be assembled",
+        "The image is made of the built binary and, with no `base`, the shared libraries `ldd` lists for it. The \
+         message names the file that cannot be read or the `ldd` failure. Build a static binary, install the \
+         missing library on the build host, or give a `base: \"image@sha256:…\"` that carries it.";
+    ImageReferenceInvalid = "PCL0192", "an image reference, registry or digest is not well formed",
+        "A registry is `HOST[:PORT]/PATH` (`127.0.0.1:5000/shop`, `ghcr.io/acme/shop`); a base image is pinned by \
+         digest (`gcr.io/distroless/cc-debian12@sha256:` and 64 hex digits); a digest is `sha256:` and 64 \
+         lowercase hex digits. Fix the text the message quotes.";
+    RegistryFailed = "PCL0193", "the image registry cannot be reached or refused a request",
+        "Delivery talks to the registry over the OCI distribution API (HTTPS, or plain HTTP for a loopback \
+         registry). The message gives the request and the registry's answer: start the registry, fix \
+         `--registry`, or check that the repository exists and accepts pushes.";
+    RegistryAuthFailed = "PCL0194", "the registry refused the credentials",
+        "Credentials come only from the docker config file named with `--registry-auth FILE` (its `auths` \
+         entry for the registry host), never from ~/.docker/config.json. Name the file, or fix its entry \
+         (`auth` is base64 of `user:password`).";
+    ImageDigestMismatch = "PCL0195", "content pulled from the registry does not match its digest",
+        "A blob or manifest is fetched by digest and checked: one that hashes differently was corrupted or \
+         replaced in the registry. Push the image again; if it repeats, the registry's storage is damaged.";
+    OciLayoutFailed = "PCL0196", "the OCI layout directory cannot be written",
+        "`--oci-dir DIR` writes an OCI image layout (oci-layout, index.json, blobs/sha256/…). The message names \
+         the path and the failure: make the directory writable or choose another.";
 }
 
 #[cfg(test)]
