@@ -49,6 +49,15 @@ pub const REGISTRY_BIN: &str = "/usr/bin/docker-registry";
 
 impl LocalRegistry {
     pub fn start() -> LocalRegistry {
+        LocalRegistry::start_with(None)
+    }
+
+    /// A registry that wants basic auth from the users of `htpasswd` (bcrypt lines).
+    pub fn start_with_htpasswd(htpasswd: &str) -> LocalRegistry {
+        LocalRegistry::start_with(Some(htpasswd))
+    }
+
+    fn start_with(htpasswd: Option<&str>) -> LocalRegistry {
         assert!(
             Path::new(REGISTRY_BIN).exists(),
             "{REGISTRY_BIN} is missing: these tests need a real registry (apt-get install -y docker-registry)"
@@ -62,14 +71,19 @@ impl LocalRegistry {
         let addr = format!("127.0.0.1:{port}");
         let config = dir.path().join("config.yml");
         let storage = dir.path().join("storage");
-        std::fs::write(
-            &config,
-            format!(
-                "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {addr}\n",
-                storage.display()
-            ),
-        )
-        .expect("write config");
+        let mut text = format!(
+            "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {addr}\n",
+            storage.display()
+        );
+        if let Some(lines) = htpasswd {
+            let path = dir.path().join("htpasswd");
+            std::fs::write(&path, lines).expect("write htpasswd");
+            text.push_str(&format!(
+                "auth:\n  htpasswd:\n    realm: piceli-test\n    path: {}\n",
+                path.display()
+            ));
+        }
+        std::fs::write(&config, text).expect("write config");
         let child = Command::new(REGISTRY_BIN)
             .arg("serve")
             .arg(&config)
