@@ -198,6 +198,18 @@ pub struct DeployArgs {
     /// Continue the interrupted deploy run from the stage it reached (nothing to do: exit 0).
     #[arg(long)]
     pub resume: bool,
+    /// Deliver images built from the workspace to this registry instead of the target's, for this run.
+    #[arg(long, value_name = "HOST[:PORT]/PATH")]
+    pub registry: Option<String>,
+    /// The docker config file holding the registry's credentials (never ~/.docker/config.json).
+    #[arg(long, value_name = "FILE")]
+    pub registry_auth: Option<PathBuf>,
+    /// Write built images into this OCI layout directory instead of pushing them.
+    #[arg(long, value_name = "DIR", conflicts_with = "registry")]
+    pub oci_dir: Option<PathBuf>,
+    /// The cargo workspace that builds the images (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
 }
 
 /// `rollback`.

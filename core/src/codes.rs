@@ -231,6 +231,23 @@ codes! {
     FragmentCycle = "PCL0051", "a fragment uses itself",
         "A `piceli::fragment!` may `use` other fragments, but a chain of `use` that leads back to the same \
          fragment would splice forever. Remove the `use` that closes the loop.";
+    BuildArguments = "PCL0052", "`build(…)` is written wrongly",
+        "An image built from this workspace is `image: build(package: \"shop-api\")`, with optional `bin: \"…\"` \
+         (the package's name by default) and `base: \"IMAGE@sha256:…\"`; the operator's own binary is \
+         `image: build(self)`, allowed only in `operator NAME { … }`. Use those arguments only.";
+    BuildBaseNotPinned = "PCL0053", "a build's base image is not pinned by digest",
+        "A base image decides what the built image holds, so it must be pinned: `base: \
+         \"gcr.io/distroless/cc-debian12@sha256:<64 hex digits>\"`. Leave `base` out for an image of the binary and \
+         the shared libraries it links.";
+    InvalidRegistry = "PCL0054", "a target's registry is not `HOST[:PORT]/PATH`",
+        "`target NAME = … { registry: \"127.0.0.1:5000/shop\" }` names the repository built images are pushed \
+         under: a host (with a `.`, a `:PORT`, or `localhost`), then a lowercase path; no scheme, no tag. \
+         `--registry` overrides it for one run.";
+    InvalidBuildName = "PCL0055", "a build names a package or binary cargo cannot have",
+        "`package:` and `bin:` are cargo names (letters, digits, `-`, `_`), as in the package's Cargo.toml.";
+    BuildConflict = "PCL0056", "one package and binary is built two ways",
+        "Every `build(package: …, bin: …)` of the same package and binary makes one image, so they must agree \
+         on `base:`. Give them the same base, or build another binary.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";
@@ -468,6 +485,15 @@ codes! {
     OciLayoutFailed = "PCL0196", "the OCI layout directory cannot be written",
         "`--oci-dir DIR` writes an OCI image layout (oci-layout, index.json, blobs/sha256/…). The message names \
          the path and the failure: make the directory writable or choose another.";
+    ImageNoDestination = "PCL0197", "the app builds images and nothing says where they go",
+        "Built images are delivered by digest to the target's registry (`target NAME = … { registry: \
+         \"HOST[:PORT]/PATH\" }`), to `--registry HOST[:PORT]/PATH` for one run, or into an OCI layout with \
+         `--oci-dir DIR`. Give one of them.";
+    ImageSourcesUnreadable = "PCL0198", "a build's sources or the state directory's image record cannot be read",
+        "A build's identity is the digest of Cargo.lock, every file of the package's directory and the \
+         toolchain, and the last delivered image of each build is kept in the state directory's images.json. \
+         The message names the path: fix its permissions, or delete a damaged images.json (the next `deploy` \
+         builds again).";
 }
 
 #[cfg(test)]

@@ -2,8 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use flate2::{Compression, GzBuilder};
-
 use crate::digest::Digest;
 use crate::error::ImageError;
 use crate::spec::{Descriptor, LAYER_MEDIA_TYPE};
@@ -120,7 +118,7 @@ impl LayerBuilder {
         let tar_bytes = tar
             .into_inner()
             .map_err(|e| ImageError::assemble(format!("cannot finish a layer: {e}")))?;
-        Layer::from_tar(tar_bytes)
+        Ok(Layer::from_tar(tar_bytes))
     }
 }
 
@@ -134,23 +132,23 @@ pub struct Layer {
 
 impl Layer {
     /// Compresses an uncompressed tar with a fixed gzip header (no name, mtime 0, "unknown" OS).
-    pub fn from_tar(tar_bytes: Vec<u8>) -> Result<Layer, ImageError> {
-        use std::io::Write as _;
+    ///
+    /// Deflate is miniz_oxide's at level 6, called directly: flate2's output would depend on which
+    /// backend other crates of a build turn on, and with it the digest.
+    pub fn from_tar(tar_bytes: Vec<u8>) -> Layer {
         let diff_id = Digest::of(&tar_bytes);
-        let mut gz = GzBuilder::new()
-            .mtime(0)
-            .operating_system(255)
-            .write(Vec::new(), Compression::new(6));
-        gz.write_all(&tar_bytes)
-            .map_err(|e| ImageError::assemble(format!("cannot compress a layer: {e}")))?;
-        let compressed = gz
-            .finish()
-            .map_err(|e| ImageError::assemble(format!("cannot compress a layer: {e}")))?;
-        Ok(Layer {
+        let deflated = miniz_oxide::deflate::compress_to_vec(&tar_bytes, 6);
+        let mut compressed = Vec::with_capacity(deflated.len() + 18);
+        // ID1 ID2, CM=deflate, FLG=0, MTIME=0, XFL=0, OS=255 (unknown).
+        compressed.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+        compressed.extend_from_slice(&deflated);
+        compressed.extend_from_slice(&crc32fast::hash(&tar_bytes).to_le_bytes());
+        compressed.extend_from_slice(&(tar_bytes.len() as u32).to_le_bytes());
+        Layer {
             digest: Digest::of(&compressed),
             compressed,
             diff_id,
-        })
+        }
     }
 
     /// The layer's descriptor in a manifest.

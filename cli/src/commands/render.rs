@@ -16,6 +16,24 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         target: global.target.clone(),
         namespace: global.namespace.clone(),
     };
+    // Images built from the workspace: the last delivered digest, or their placeholder with a note.
+    let resolved;
+    let app = if app.builds.is_empty() {
+        app
+    } else {
+        let target = global
+            .target
+            .clone()
+            .or_else(|| app.targets.first().map(|t| t.name.v.clone()));
+        let target = target.as_deref().unwrap_or("default");
+        let state_dir = piceli_runtime::images::state_dir(app, target, global.state_dir.as_deref());
+        let notes;
+        (resolved, notes) = piceli_runtime::images::for_render(app.clone(), &state_dir);
+        for note in notes {
+            eprintln!("{note}");
+        }
+        &resolved
+    };
     let text = if args.containerfile {
         // The binary's own file name is the Cargo `[[bin]]` name the Containerfile builds.
         let binary = std::env::current_exe()

@@ -5,6 +5,7 @@
 //! renders Kubernetes objects from it.
 
 mod block;
+mod build;
 mod config;
 mod operator;
 mod ops;
@@ -13,6 +14,7 @@ mod service;
 mod workload;
 
 pub use block::*;
+pub use build::*;
 pub use config::*;
 pub use operator::*;
 pub use ops::*;
@@ -71,6 +73,9 @@ pub struct App {
     /// Admission webhooks (`validate …`, `mutate …`).
     #[serde(default)]
     pub webhooks: Vec<Webhook>,
+    /// Images built from this workspace (`image: build(…)`), one per placeholder.
+    #[serde(default)]
+    pub builds: Vec<ImageBuild>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table.
     #[serde(skip)]
@@ -98,6 +103,11 @@ impl App {
         self.workloads.iter().find(|w| w.name.v == name)
     }
 
+    /// The build whose placeholder is `image` (`build:shop-api`), if the image is built here.
+    pub fn build_of(&self, image: &str) -> Option<&ImageBuild> {
+        self.builds.iter().find(|b| b.image.v == image)
+    }
+
     /// The service called `name`.
     pub fn service(&self, name: &str) -> Option<&Service> {
         self.services.iter().find(|s| s.name.v == name)
@@ -117,6 +127,9 @@ pub struct Target {
     pub overrides: Vec<Override>,
     /// Re-apply the previous release when a check fails after a deploy.
     pub rollback_on_failed_checks: bool,
+    /// `{ registry: "HOST[:PORT]/PATH" }`: where built images are delivered (`--registry` overrides it).
+    #[serde(default)]
+    pub registry: Option<Spanned<String>>,
 }
 
 /// How a target reaches its cluster.

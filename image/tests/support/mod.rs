@@ -11,9 +11,15 @@ use std::time::{Duration, Instant};
 
 use piceli_image::cargo::CargoBuild;
 
-/// The fixture package's directory.
+/// The fixture package's directory (this file is also used by the workspace's own tests).
 pub fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture/tiny-app")
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let image = if here.ends_with("image") {
+        here.to_path_buf()
+    } else {
+        here.join("image")
+    };
+    image.join("tests/fixture/tiny-app")
 }
 
 /// Where fixture builds go (kept between runs, so cargo builds incrementally).

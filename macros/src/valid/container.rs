@@ -62,6 +62,11 @@ pub(super) fn container_fields(
                 c.image = s;
             }
         }
+        Some(Value::Call(call)) if call.name.text == "build" => {
+            if let Some(s) = super::build::build(lw, call, owner, false) {
+                c.image = s;
+            }
+        }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {
                 c.image = s;

@@ -60,6 +60,11 @@ pub fn operator(lw: &mut Lower, item: &Item) {
                 op.image = s;
             }
         }
+        Some(Value::Call(call)) if call.name.text == "build" => {
+            if let Some(s) = super::build::build(lw, call, &owner, true) {
+                op.image = s;
+            }
+        }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {
                 op.image = s;

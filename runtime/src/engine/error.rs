@@ -183,6 +183,9 @@ pub enum EngineError {
         /// The causes, outermost first.
         reason: String,
     },
+    /// Building or delivering an image built from the workspace failed.
+    #[error("{code}: {0}", code = .0.code())]
+    Images(#[from] crate::images::ImagesError),
     /// The API server answered 401.
     #[error("{code}: {what}: the API server rejected the credentials: {reason}", code = Code::Unauthorized)]
     Unauthorized {
@@ -241,6 +244,7 @@ impl EngineError {
             EngineError::Tls { .. } => Code::TlsFailed,
             EngineError::Unreachable { .. } => Code::ClusterUnreachable,
             EngineError::Unauthorized { .. } => Code::Unauthorized,
+            EngineError::Images(e) => e.code(),
         }
     }
 
@@ -292,6 +296,7 @@ impl EngineError {
             EngineError::Unauthorized { .. } => {
                 "the kubeconfig's token or client certificate is wrong or expired: get fresh credentials for this context".into()
             }
+            EngineError::Images(e) => e.help(),
             other => other.code().info().explanation.to_string(),
         }
     }
@@ -311,6 +316,7 @@ impl EngineError {
                 | EngineError::RollbackFailed(_)
                 | EngineError::Interrupted(_)
                 | EngineError::Stopped(_)
+                | EngineError::Images(_)
         )
     }
 

@@ -107,7 +107,13 @@ pub struct Session {
     pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
     /// Set by `deploy`: a release is marked succeeded only after its checks passed, not after readiness.
     pub defer_completion: bool,
+    /// Run by `deploy` once its plan is approved, before anything is applied: delivers built images.
+    pub before_apply: Option<BeforeApply>,
 }
+
+/// What `deploy` runs between approval and apply (the delivery of built images).
+pub type BeforeApply =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), EngineError>> + Send>>;
 
 impl Session {
     /// Resolve the target, open the journal and connect.
@@ -147,6 +153,7 @@ impl Session {
             wait_lock: opts.wait_lock,
             progress: None,
             defer_completion: false,
+            before_apply: None,
         })
     }
 
