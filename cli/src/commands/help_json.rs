@@ -18,7 +18,7 @@ fn effects(name: &str) -> (&'static str, bool) {
             false,
         ),
         "deploy" => (
-            "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run",
+            "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed",
             true,
         ),
         "resume" => (

@@ -21,14 +21,9 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
     let app = if app.builds.is_empty() {
         app
     } else {
-        let target = global
-            .target
-            .clone()
-            .or_else(|| app.targets.first().map(|t| t.name.v.clone()));
-        let target = target.as_deref().unwrap_or("default");
-        let state_dir = piceli_runtime::images::state_dir(app, target, global.state_dir.as_deref());
         let notes;
-        (resolved, notes) = piceli_runtime::images::for_render(app.clone(), &state_dir);
+        (resolved, notes) =
+            piceli_runtime::images::delivered(app.clone(), global.target.as_deref(), global.state_dir.as_deref());
         for note in notes {
             eprintln!("{note}");
         }

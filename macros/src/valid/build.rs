@@ -10,14 +10,35 @@ use piceli_core::spanned::Spanned;
 const EXAMPLE: &str = "build(package: \"shop-api\", bin: \"shop-api\", base: \"IMAGE@sha256:…\")";
 
 /// Lowers a `build(…)` call written as `owner`'s image; returns the placeholder image. `self` is allowed
-/// only for the operator (`in_operator`).
+/// only for the operator (`in_operator`). A call with errors (reported) still gives a placeholder, recorded
+/// as a build, so that no follow-on error about the image appears.
 pub(super) fn build(
     lw: &mut Lower,
     call: &Call,
     owner: &str,
     in_operator: bool,
-) -> Option<Spanned<String>> {
+) -> Spanned<String> {
     let desc = format!("{owner} › image");
+    if let Some(image) = lower(lw, call, owner, in_operator, &desc) {
+        return image;
+    }
+    let image = Spanned::new(ImageBuild::placeholder("?"), lw.loc(call.sp, desc));
+    lw.app.builds.push(ImageBuild {
+        image: image.clone(),
+        package: Spanned::bare("invalid".to_string()),
+        ..ImageBuild::default()
+    });
+    image
+}
+
+fn lower(
+    lw: &mut Lower,
+    call: &Call,
+    owner: &str,
+    in_operator: bool,
+    desc: &str,
+) -> Option<Spanned<String>> {
+    let desc = desc.to_string();
     let mut b = ImageBuild::default();
     let mut ok = true;
     match call.args.as_slice() {

@@ -63,9 +63,7 @@ pub(super) fn container_fields(
             }
         }
         Some(Value::Call(call)) if call.name.text == "build" => {
-            if let Some(s) = super::build::build(lw, call, owner, false) {
-                c.image = s;
-            }
+            c.image = super::build::build(lw, call, owner, false);
         }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {

@@ -61,9 +61,7 @@ pub fn operator(lw: &mut Lower, item: &Item) {
             }
         }
         Some(Value::Call(call)) if call.name.text == "build" => {
-            if let Some(s) = super::build::build(lw, call, &owner, true) {
-                op.image = s;
-            }
+            op.image = super::build::build(lw, call, &owner, true);
         }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {
