@@ -22,8 +22,11 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         app
     } else {
         let notes;
-        (resolved, notes) =
-            piceli_runtime::images::delivered(app.clone(), global.target.as_deref(), global.state_dir.as_deref());
+        (resolved, notes) = piceli_runtime::images::delivered(
+            app.clone(),
+            global.target.as_deref(),
+            global.state_dir.as_deref(),
+        );
         for note in notes {
             eprintln!("{note}");
         }

@@ -357,11 +357,17 @@ pub fn for_render(app: App, state_dir: &Path) -> (App, Vec<String>) {
 
 /// For `plan`, `apply` and `render`: the app with the last delivered build of each image from the target's
 /// state directory (`target` and `--state-dir` as the command got them), and a note per image never delivered.
-pub fn delivered(app: App, target: Option<&str>, state_dir_flag: Option<&Path>) -> (App, Vec<String>) {
+pub fn delivered(
+    app: App,
+    target: Option<&str>,
+    state_dir_flag: Option<&Path>,
+) -> (App, Vec<String>) {
     if app.builds.is_empty() {
         return (app, Vec::new());
     }
-    let target = target.map(str::to_string).or_else(|| app.targets.first().map(|t| t.name.v.clone()));
+    let target = target
+        .map(str::to_string)
+        .or_else(|| app.targets.first().map(|t| t.name.v.clone()));
     let dir = state_dir(&app, target.as_deref().unwrap_or("default"), state_dir_flag);
     for_render(app, &dir)
 }
