@@ -277,9 +277,11 @@ mod tests {
     #[test]
     fn only_loopback_images_pinned_by_digest_are_pulled() {
         let d = format!("sha256:{}", "a".repeat(64));
-        let p = Pinned::parse(&format!("127.0.0.1:5000/shop/api@{d}")).expect("pinned");
+        let plain = format!("127.0.0.1:5000/shop/api@{d}");
+        let p = Pinned::parse(&plain).expect("pinned");
         assert_eq!((p.host, p.name), ("127.0.0.1:5000", "shop/api"));
-        let t = Pinned::parse(&format!("localhost:5000/shop/api:1.0@{d}")).expect("tagged");
+        let tagged = format!("localhost:5000/shop/api:1.0@{d}");
+        let t = Pinned::parse(&tagged).expect("tagged");
         assert_eq!(t.name, "shop/api");
         assert!(Pinned::parse(&format!("ghcr.io/acme/api@{d}")).is_none());
         assert!(Pinned::parse("127.0.0.1:5000/shop/api:1.0").is_none());
