@@ -6,6 +6,7 @@
 //! neither built nor pushed. Nothing is pushed before the plan is approved: [`prepare`] builds, and
 //! [`Prepared::deliver`] pushes, called by `deploy` after approval.
 
+mod cargo_build;
 pub mod identity;
 pub mod store;
 
@@ -14,9 +15,7 @@ use std::time::Instant;
 
 use piceli_core::Code;
 use piceli_core::model::{App, ImageBuild, Target};
-use piceli_image::{
-    Digest, DockerConfig, Image, ImageError, ImageSpec, PinnedImage, RegistryClient, Repository,
-};
+use piceli_image::{Digest, DockerConfig, Image, ImageError, RegistryClient, Repository};
 use serde::Serialize;
 
 use identity::SourceIdentity;
@@ -170,7 +169,7 @@ pub async fn prepare(
         let last = store.images.get(&build.image.v);
         let package_dir = match last.filter(|d| d.package_dir.join("Cargo.toml").exists()) {
             Some(d) => d.package_dir.clone(),
-            None => package_dir(&workspace, &build.package.v)?,
+            None => cargo_build::package_dir(&workspace, &build.package.v)?,
         };
         let settings = format!(
             "{}|{}|{:?}",
@@ -210,7 +209,9 @@ pub async fn prepare(
                 (reference, digest, None)
             }
             None => {
-                let image = build_image(build, &workspace, opts, &identity, auth.as_ref()).await?;
+                let image =
+                    cargo_build::build_image(build, &workspace, opts, &identity, auth.as_ref())
+                        .await?;
                 let reference = match &destination {
                     Destination::Registry(repo) => repo.at(&image.digest),
                     Destination::Oci(_) => format!("{}@{}", build.bin_name(), image.digest),
@@ -441,95 +442,4 @@ async fn still_there(
         }
         Destination::Oci(dir) => Ok(dir.join("blobs/sha256").join(digest.hex()).exists()),
     }
-}
-
-async fn build_image(
-    build: &ImageBuild,
-    workspace: &Path,
-    opts: &BuildOptions,
-    identity: &SourceIdentity,
-    auth: Option<&DockerConfig>,
-) -> Result<Image, ImagesError> {
-    let cargo = piceli_image::cargo::CargoBuild {
-        dir: workspace.to_path_buf(),
-        package: build.package.v.clone(),
-        bin: build.bin.as_ref().map(|b| b.v.clone()),
-        target_dir: opts.target_dir.clone(),
-    };
-    let binary = tokio::task::spawn_blocking(move || cargo.run())
-        .await
-        .map_err(|e| {
-            ImagesError::Image(ImageError::Build {
-                package: build.package.v.clone(),
-                detail: e.to_string(),
-            })
-        })?
-        .map_err(ImagesError::Image)?;
-    let base = match &build.base {
-        Some(b) => {
-            let pinned = PinnedImage::parse(&b.v).map_err(ImagesError::Image)?;
-            Some(
-                piceli_image::pull_base(&pinned, auth)
-                    .await
-                    .map_err(ImagesError::Image)?,
-            )
-        }
-        None => None,
-    };
-    let mut spec = ImageSpec::new(binary, build.bin_name());
-    spec.revision = identity.commit.clone();
-    spec.annotations.insert(
-        "dev.piceli.image.inputs".into(),
-        identity.inputs.to_string(),
-    );
-    if identity.dirty {
-        spec.annotations
-            .insert("dev.piceli.image.dirty".into(), "true".into());
-    }
-    piceli_image::assemble(&spec, base.as_ref()).map_err(ImagesError::Image)
-}
-
-/// The directory of `package` in the workspace (`cargo metadata --no-deps`).
-fn package_dir(workspace: &Path, package: &str) -> Result<PathBuf, ImagesError> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(workspace)
-        .output()
-        .map_err(|e| ImagesError::Sources {
-            path: workspace.display().to_string(),
-            detail: e.to_string(),
-        })?;
-    let fail = |detail: String| {
-        ImagesError::Image(ImageError::Build {
-            package: package.to_string(),
-            detail,
-        })
-    };
-    if !out.status.success() {
-        return Err(fail(
-            String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        ));
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| fail(format!("cargo metadata: {e}")))?;
-    meta["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| p["name"] == package)
-        .and_then(|p| p["manifest_path"].as_str())
-        .and_then(|m| Path::new(m).parent().map(Path::to_path_buf))
-        .ok_or_else(|| {
-            fail(format!(
-                "the workspace at {} has no package `{package}`",
-                workspace.display()
-            ))
-        })
 }
