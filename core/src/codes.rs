@@ -231,6 +231,23 @@ codes! {
     FragmentCycle = "PCL0051", "a fragment uses itself",
         "A `piceli::fragment!` may `use` other fragments, but a chain of `use` that leads back to the same \
          fragment would splice forever. Remove the `use` that closes the loop.";
+    BuildArguments = "PCL0052", "`build(…)` is written wrongly",
+        "An image built from this workspace is `image: build(package: \"shop-api\")`, with optional `bin: \"…\"` \
+         (the package's name by default) and `base: \"IMAGE@sha256:…\"`; the operator's own binary is \
+         `image: build(self)`, allowed only in `operator NAME { … }`. Use those arguments only.";
+    BuildBaseNotPinned = "PCL0053", "a build's base image is not pinned by digest",
+        "A base image decides what the built image holds, so it must be pinned: `base: \
+         \"gcr.io/distroless/cc-debian12@sha256:<64 hex digits>\"`. Leave `base` out for an image of the binary and \
+         the shared libraries it links.";
+    InvalidRegistry = "PCL0054", "a target's registry is not `HOST[:PORT]/PATH`",
+        "`target NAME = … { registry: \"127.0.0.1:5000/shop\" }` names the repository built images are pushed \
+         under: a host (with a `.`, a `:PORT`, or `localhost`), then a lowercase path; no scheme, no tag. \
+         `--registry` overrides it for one run.";
+    InvalidBuildName = "PCL0055", "a build names a package or binary cargo cannot have",
+        "`package:` and `bin:` are cargo names (letters, digits, `-`, `_`), as in the package's Cargo.toml.";
+    BuildConflict = "PCL0056", "one package and binary is built two ways",
+        "Every `build(package: …, bin: …)` of the same package and binary makes one image, so they must agree \
+         on `base:`. Give them the same base, or build another binary.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";
@@ -502,6 +519,41 @@ codes! {
     SimNotRunning = "PCL0214", "no local cluster is running for this directory",
         "`status` and `stop` found no live server for the directory (exit 1). Start one with \
          `piceli sim start --dir DIR`.";
+    ImageBuildFailed = "PCL0190", "cargo could not build the binary of an image",
+        "`build(package: …, bin: …)` runs `cargo build --release --locked -p PACKAGE --bin BIN` in the app's \
+         workspace. The message carries cargo's error: fix the build, update Cargo.lock (`--locked` refuses a \
+         stale one), or name a package and binary that exist (`cargo metadata` lists them).";
+    ImageAssembleFailed = "PCL0191", "the image cannot be assembled",
+        "The image is made of the built binary and, with no `base`, the shared libraries `ldd` lists for it. The \
+         message names the file that cannot be read or the `ldd` failure. Build a static binary, install the \
+         missing library on the build host, or give a `base: \"image@sha256:…\"` that carries it.";
+    ImageReferenceInvalid = "PCL0192", "an image reference, registry or digest is not well formed",
+        "A registry is `HOST[:PORT]/PATH` (`127.0.0.1:5000/shop`, `ghcr.io/acme/shop`); a base image is pinned by \
+         digest (`gcr.io/distroless/cc-debian12@sha256:` and 64 hex digits); a digest is `sha256:` and 64 \
+         lowercase hex digits. Fix the text the message quotes.";
+    RegistryFailed = "PCL0193", "the image registry cannot be reached or refused a request",
+        "Delivery talks to the registry over the OCI distribution API (HTTPS, or plain HTTP for a loopback \
+         registry). The message gives the request and the registry's answer: start the registry, fix \
+         `--registry`, or check that the repository exists and accepts pushes.";
+    RegistryAuthFailed = "PCL0194", "the registry refused the credentials",
+        "Credentials come only from the docker config file named with `--registry-auth FILE` (its `auths` \
+         entry for the registry host), never from ~/.docker/config.json. Name the file, or fix its entry \
+         (`auth` is base64 of `user:password`).";
+    ImageDigestMismatch = "PCL0195", "content pulled from the registry does not match its digest",
+        "A blob or manifest is fetched by digest and checked: one that hashes differently was corrupted or \
+         replaced in the registry. Push the image again; if it repeats, the registry's storage is damaged.";
+    OciLayoutFailed = "PCL0196", "the OCI layout directory cannot be written",
+        "`--oci-dir DIR` writes an OCI image layout (oci-layout, index.json, blobs/sha256/…). The message names \
+         the path and the failure: make the directory writable or choose another.";
+    ImageNoDestination = "PCL0197", "the app builds images and nothing says where they go",
+        "Built images are delivered by digest to the target's registry (`target NAME = … { registry: \
+         \"HOST[:PORT]/PATH\" }`), to `--registry HOST[:PORT]/PATH` for one run, or into an OCI layout with \
+         `--oci-dir DIR`. Give one of them.";
+    ImageSourcesUnreadable = "PCL0198", "a build's sources or the state directory's image record cannot be read",
+        "A build's identity is the digest of Cargo.lock, every file of the package's directory and the \
+         toolchain, and the last delivered image of each build is kept in the state directory's images.json. \
+         The message names the path: fix its permissions, or delete a damaged images.json (the next `deploy` \
+         builds again).";
 }
 
 #[cfg(test)]

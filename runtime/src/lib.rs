@@ -9,6 +9,7 @@ pub mod controller;
 pub mod engine;
 pub mod error;
 pub mod forward;
+pub mod images;
 pub mod journal;
 pub mod load;
 pub mod render;

@@ -25,6 +25,15 @@ pub const EFFECTS: super::Effects = super::Effects {
 pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {
     let opts = options(global);
     let applied = block_on(async {
+        // Images built from the workspace: their last delivered build (`deploy` builds and delivers).
+        let (app, notes) = piceli_runtime::images::delivered(
+            app,
+            global.target.as_deref(),
+            global.state_dir.as_deref(),
+        );
+        for note in notes {
+            eprintln!("{note}");
+        }
         let mut session = Session::open(app, &opts).await?;
         session.progress = crate::progress::reporter(global.output, false);
         session.apply(&args.approve).await

@@ -9,7 +9,9 @@ use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
+use piceli_runtime::engine::error::EngineError;
 use piceli_runtime::engine::session::Session;
+use piceli_runtime::images;
 use serde_json::json;
 
 /// The arguments of `deploy`.
@@ -21,11 +23,23 @@ pub struct DeployArgs {
     /// Continue the interrupted deploy run from the stage it reached (nothing to do: exit 0).
     #[arg(long)]
     pub resume: bool,
+    /// Deliver images built from the workspace to this registry instead of the target's, for this run.
+    #[arg(long, value_name = "HOST[:PORT]/PATH")]
+    pub registry: Option<String>,
+    /// The docker config file holding the registry's credentials (never ~/.docker/config.json).
+    #[arg(long, value_name = "FILE")]
+    pub registry_auth: Option<std::path::PathBuf>,
+    /// Write built images into this OCI layout directory instead of pushing them.
+    #[arg(long, value_name = "DIR", conflicts_with = "registry")]
+    pub oci_dir: Option<std::path::PathBuf>,
+    /// The cargo workspace that builds the images (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 /// What `deploy` does to the cluster, for `help-json`.
 pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run",
+    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed",
     requires_approval: true,
 };
 
@@ -43,7 +57,25 @@ pub fn run(
         resume: args.resume,
     };
     let result = block_on(async {
+        // Images built from the workspace: inputs and build now; delivery once the plan is approved.
+        let prepared = if args.resume {
+            None
+        } else {
+            Some(build_images(&app, &opts, args, json).await?)
+        };
+        let app = match &prepared {
+            Some(p) => p.substitute(app),
+            None => app,
+        };
         let mut session = Session::open(app, &opts).await?;
+        if let Some(prepared) = prepared.filter(|p| !p.images.is_empty()) {
+            session.before_apply = Some(Box::pin(async move {
+                prepared
+                    .deliver(&mut |e| print_image_event(e, json))
+                    .await
+                    .map_err(EngineError::from)
+            }));
+        }
         session.progress = crate::progress::reporter(global.output, true);
         session
             .deploy(&deploy, code, |event| {
@@ -97,6 +129,84 @@ pub fn run(
         }
         (_, None) => Ok(()),
         (_, Some(f)) => Err(f),
+    }
+}
+
+/// Reads the inputs of each image the app builds and builds those that changed.
+async fn build_images(
+    app: &App,
+    opts: &piceli_runtime::engine::session::SessionOptions,
+    args: &DeployArgs,
+    json: bool,
+) -> Result<images::Prepared, EngineError> {
+    if app.builds.is_empty() {
+        return Ok(images::Prepared::default());
+    }
+    let target = match &opts.target {
+        Some(name) => app.target(name),
+        None => app.targets.first(),
+    };
+    let Some(target) = target else {
+        return Ok(images::Prepared::default());
+    };
+    let build = images::BuildOptions {
+        workspace: args.workspace.clone().unwrap_or_else(|| ".".into()),
+        registry: args.registry.clone(),
+        oci_dir: args.oci_dir.clone(),
+        auth: args.registry_auth.clone(),
+        state_dir: images::state_dir(app, &target.name.v, opts.state_dir.as_deref()),
+        target_dir: None,
+    };
+    Ok(images::prepare(app, target, &build, &mut |e| print_image_event(e, json)).await?)
+}
+
+fn print_image_event(event: &images::ImageEvent, json: bool) {
+    use images::ImageEvent;
+    if json {
+        println!("{}", serde_json::to_string(event).unwrap_or_default());
+        return;
+    }
+    match event {
+        ImageEvent::Inputs {
+            image,
+            inputs,
+            commit,
+            dirty,
+            unchanged,
+        } => {
+            let commit = commit
+                .as_deref()
+                .map_or("no git commit".to_string(), |c| format!("commit {c}"));
+            let dirty = if *dirty { ", dirty tree" } else { "" };
+            let state = if *unchanged { "unchanged" } else { "changed" };
+            println!("Inputs of {image}: {inputs} ({commit}{dirty}): {state}.");
+        }
+        ImageEvent::Build {
+            image,
+            digest,
+            skipped: true,
+            ..
+        } => {
+            println!("Build {image}: skipped, unchanged ({digest}).")
+        }
+        ImageEvent::Build {
+            image, digest, ms, ..
+        } => println!("Built {image}: {digest} ({ms} ms)."),
+        ImageEvent::Deliver {
+            image,
+            skipped: true,
+            ..
+        } => println!("Deliver {image}: skipped, already there."),
+        ImageEvent::Deliver {
+            reference,
+            uploaded,
+            present,
+            bytes,
+            ms,
+            ..
+        } => println!(
+            "Delivered {reference}: {uploaded} blob(s) uploaded ({bytes} bytes), {present} already there ({ms} ms)."
+        ),
     }
 }
 

@@ -39,6 +39,15 @@ pub const EFFECTS: super::Effects = super::Effects {
 pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
     let opts = options(global);
     let plan = block_on(async {
+        // Images built from the workspace: their last delivered build (`deploy` builds and delivers).
+        let (app, notes) = piceli_runtime::images::delivered(
+            app,
+            global.target.as_deref(),
+            global.state_dir.as_deref(),
+        );
+        for note in notes {
+            eprintln!("{note}");
+        }
         let session = Session::open(app, &opts).await?;
         session
             .plan_taking(args.adopt.clone(), args.adopt_all, take_ownership(args))

@@ -34,6 +34,22 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         target: global.target.clone(),
         namespace: global.namespace.clone(),
     };
+    // Images built from the workspace: the last delivered digest, or their placeholder with a note.
+    let resolved;
+    let app = if app.builds.is_empty() {
+        app
+    } else {
+        let notes;
+        (resolved, notes) = piceli_runtime::images::delivered(
+            app.clone(),
+            global.target.as_deref(),
+            global.state_dir.as_deref(),
+        );
+        for note in notes {
+            eprintln!("{note}");
+        }
+        &resolved
+    };
     let text = if args.containerfile {
         // The binary's own file name is the Cargo `[[bin]]` name the Containerfile builds.
         let binary = std::env::current_exe()

@@ -5,6 +5,7 @@
 //! renders Kubernetes objects from it.
 
 mod block;
+mod build;
 mod config;
 mod controller;
 mod operator;
@@ -14,6 +15,7 @@ mod service;
 mod workload;
 
 pub use block::*;
+pub use build::*;
 pub use config::*;
 pub use controller::*;
 pub use operator::*;
@@ -76,6 +78,9 @@ pub struct App {
     /// Controllers (`controller NAME on RESOURCE … => handler;`), run by `serve`.
     #[serde(default)]
     pub controllers: Vec<ControllerDecl>,
+    /// Images built from this workspace (`image: build(…)`), one per placeholder.
+    #[serde(default)]
+    pub builds: Vec<ImageBuild>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table.
     #[serde(skip)]
@@ -108,6 +113,11 @@ impl App {
         self.workloads.iter().find(|w| w.name.v == name)
     }
 
+    /// The build whose placeholder is `image` (`build:shop-api`), if the image is built here.
+    pub fn build_of(&self, image: &str) -> Option<&ImageBuild> {
+        self.builds.iter().find(|b| b.image.v == image)
+    }
+
     /// The service called `name`.
     pub fn service(&self, name: &str) -> Option<&Service> {
         self.services.iter().find(|s| s.name.v == name)
@@ -127,6 +137,9 @@ pub struct Target {
     pub overrides: Vec<Override>,
     /// Re-apply the previous release when a check fails after a deploy.
     pub rollback_on_failed_checks: bool,
+    /// `{ registry: "HOST[:PORT]/PATH" }`: where built images are delivered (`--registry` overrides it).
+    #[serde(default)]
+    pub registry: Option<Spanned<String>>,
 }
 
 /// How a target reaches its cluster.

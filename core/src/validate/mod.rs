@@ -4,6 +4,7 @@
 //! runtime runs it again once values written as Rust expressions are known, before any cluster call.
 
 mod blocks;
+mod builds;
 mod names;
 mod operator;
 mod pods;
@@ -26,6 +27,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     targets::check(&mut cx, app);
     blocks::check(&mut cx, app);
     operator::check(&mut cx, app);
+    builds::check(&mut cx, app);
     let mut diags = cx.finish();
     diags.sort_by_key(|d| (d.at, d.code));
     diags.dedup();

@@ -149,7 +149,9 @@ fn operator(cx: &mut Ctx, app: &App) {
         let verdict = rules::rfc1035_label(name);
         cx.rule(Code::InvalidName, op.name.at, verdict);
     }
-    if let Some(image) = cx.known(&op.image) {
+    if let Some(image) = cx.known(&op.image)
+        && app.build_of(image).is_none()
+    {
         match rules::parse_image(image) {
             Err(e) => cx.error(Code::InvalidImage, op.image.at, e.message, e.help),
             Ok(_) if !op.unpinned => {

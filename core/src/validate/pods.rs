@@ -164,7 +164,9 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
         c.name.at,
         rules::dns1123_label(&c.name.v),
     );
-    if let Some(image) = cx.known(&c.image) {
+    if let Some(image) = cx.known(&c.image)
+        && app.build_of(image).is_none()
+    {
         match rules::parse_image(image) {
             Err(e) => cx.error(Code::InvalidImage, c.image.at, e.message, e.help),
             Ok(parsed) if parsed.digest.is_none() && !c.unpinned => {

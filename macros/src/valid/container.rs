@@ -62,6 +62,9 @@ pub(super) fn container_fields(
                 c.image = s;
             }
         }
+        Some(Value::Call(call)) if call.name.text == "build" => {
+            c.image = super::build::build(lw, call, owner, false);
+        }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {
                 c.image = s;

@@ -6,6 +6,7 @@
 //! all are reported in one build, shape problems first, then meaning problems in source order.
 
 mod blocks;
+mod build;
 mod config;
 mod container;
 mod controller;

@@ -60,6 +60,9 @@ pub fn operator(lw: &mut Lower, item: &Item) {
                 op.image = s;
             }
         }
+        Some(Value::Call(call)) if call.name.text == "build" => {
+            op.image = super::build::build(lw, call, &owner, true);
+        }
         Some(v) => {
             if let Some(s) = lw.str(v, format!("{owner} › image")) {
                 op.image = s;

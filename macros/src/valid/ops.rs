@@ -76,6 +76,10 @@ pub(super) fn target(lw: &mut Lower, item: &Item) {
     };
     let mut f = Fields::of(lw, item.body.as_ref(), format!("{owner} › overrides"));
     for (k, v) in f.all() {
+        if k.text == "registry" {
+            t.registry = lw.str(v, format!("{owner} › registry"));
+            continue;
+        }
         if k.text == "rollback_on_failed_checks" {
             t.rollback_on_failed_checks = lw.bool(v).unwrap_or(false);
             continue;

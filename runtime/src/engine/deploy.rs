@@ -220,10 +220,12 @@ impl Session {
         let wait = self.wait.take();
         // A deploy's release succeeds only once its checks passed (`finish_run` completes it).
         self.defer_completion = true;
+        let before_apply = self.before_apply.take();
         let result = if opts.resume {
             self.deploy_resume(code, wait, &mut on_event).await
         } else {
-            self.deploy_new(opts, code, wait, &mut on_event).await
+            self.deploy_new(opts, code, wait, before_apply, &mut on_event)
+                .await
         };
         self.defer_completion = false;
         self.wait = wait;
@@ -235,6 +237,7 @@ impl Session {
         opts: &DeployOptions,
         code: &[CodeCheck],
         wait: Option<std::time::Duration>,
+        before_apply: Option<super::session::BeforeApply>,
         on_event: &mut dyn FnMut(&DeployEvent),
     ) -> Result<DeployReport, EngineError> {
         let plan = self.plan(Vec::new(), false).await?;
@@ -263,6 +266,10 @@ impl Session {
             && let Some(running) = self.journal.unfinished().map_err(journal)?
         {
             return Err(EngineError::ReleaseRunning(running.number));
+        }
+        // Built images are delivered only now, once the plan (which shows their digests) is approved.
+        if let Some(deliver) = before_apply {
+            deliver.await?;
         }
         let run = self.journal.begin_deploy(&plan.hash).map_err(journal)?;
         let released = if plan.has_changes() {

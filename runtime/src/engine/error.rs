@@ -195,6 +195,9 @@ pub enum EngineError {
         /// What is wrong (never a value).
         reason: String,
     },
+    /// Building or delivering an image built from the workspace failed.
+    #[error(transparent)]
+    Images(#[from] crate::images::ImagesError),
     /// The API server answered 401.
     #[error("{what}: the API server rejected the credentials: {reason}")]
     Unauthorized {
@@ -242,6 +245,7 @@ impl Coded for EngineError {
             EngineError::Unreachable { .. } => Code::ClusterUnreachable,
             EngineError::Unauthorized { .. } => Code::Unauthorized,
             EngineError::EnvFile { .. } => Code::EnvFileInvalid,
+            EngineError::Images(e) => e.code(),
         }
     }
 
@@ -290,6 +294,7 @@ impl Coded for EngineError {
             EngineError::Unauthorized { .. } => {
                 "the kubeconfig's token or client certificate is wrong or expired: get fresh credentials for this context".into()
             }
+            EngineError::Images(e) => e.help(),
             other => other.code().info().explanation.to_string(),
         }
     }
@@ -308,6 +313,7 @@ impl Coded for EngineError {
             | EngineError::RollbackFailed(_)
             | EngineError::Interrupted(_)
             | EngineError::Stopped(_) => ExitClass::Failed,
+            EngineError::Images(e) => e.exit_class(),
             #[cfg(feature = "fault-injection")]
             EngineError::Killed(_) => ExitClass::Failed,
             EngineError::Kubeconfig { .. }

@@ -112,7 +112,13 @@ pub struct Session {
     pub defer_completion: bool,
     /// Where `from_env` secret sources read (`--env-file`, then the process environment).
     pub env: std::sync::Arc<super::env_file::SecretEnv>,
+    /// Run by `deploy` once its plan is approved, before anything is applied: delivers built images.
+    pub before_apply: Option<BeforeApply>,
 }
+
+/// What `deploy` runs between approval and apply (the delivery of built images).
+pub type BeforeApply =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), EngineError>> + Send>>;
 
 impl Session {
     /// Resolve the target, open the journal and connect.
@@ -154,6 +160,7 @@ impl Session {
             progress: None,
             defer_completion: false,
             env,
+            before_apply: None,
         })
     }
 

@@ -17,6 +17,7 @@ mod cronjob;
 mod daemonset;
 mod deployment;
 mod gc;
+mod image_pull;
 mod job;
 mod namespace;
 mod node;
@@ -86,6 +87,8 @@ pub(crate) struct State {
     pub wake: Option<Instant>,
     /// HTTP readiness probes of pods whose probed port is mapped.
     pub probes: probe::Probes,
+    /// Image pulls from loopback registries (pods of images pinned there).
+    pub pulls: image_pull::ImagePulls,
     /// Objects in foreground deletion (store key, namespace, name) the garbage collector works on.
     pub foreground: HashSet<(String, String, String)>,
     /// Whether every kind was scanned for foreground deletions (at start, and after missed events).

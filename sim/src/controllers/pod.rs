@@ -170,6 +170,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
     st.probes.retain(&live);
+    st.pulls.retain(&live);
     app.hooks.logs.retain_pods(&live);
     let mut used_ips: std::collections::HashSet<String> = all
         .iter()
@@ -207,6 +208,11 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             let due = seen + config.pod_ready_delay;
             if now < due {
                 st.wake_at(due);
+                continue;
+            }
+            if let Some(failure) = st.pulls.check(pod, &uid, now) {
+                super::image_pull::report(app, &pods, pod, &failure);
+                st.wake_at(now + super::image_pull::RETRY);
                 continue;
             }
             let started = crate::time::now_rfc3339();

@@ -1,0 +1,77 @@
+//! Errors of building, writing and delivering images, each with its fixed code.
+
+use piceli_core::{Code, Coded, ExitClass};
+
+/// What went wrong while building, writing or delivering an image.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// `cargo build` failed or produced no binary of that name.
+    #[error("cargo could not build `{package}`: {detail}")]
+    Build { package: String, detail: String },
+    /// A file that goes into the image cannot be read, or `ldd` cannot list its libraries.
+    #[error("cannot assemble the image: {detail}")]
+    Assemble { detail: String },
+    /// An image reference, registry or digest is not well formed.
+    #[error("`{text}` is not a valid {what}: {help}")]
+    BadReference {
+        text: String,
+        what: &'static str,
+        help: &'static str,
+    },
+    /// A digest is not `sha256:` and 64 hex digits.
+    #[error("`{text}` is not a sha256 digest (`sha256:` and 64 lowercase hex digits)")]
+    BadDigest { text: String },
+    /// The registry cannot be reached or answered something the distribution API does not allow.
+    #[error("registry {registry}: {detail}")]
+    Registry { registry: String, detail: String },
+    /// The registry refused our credentials, or the named docker config file cannot be used.
+    #[error("registry {registry}: authentication failed: {detail}")]
+    Auth { registry: String, detail: String },
+    /// Content pulled back does not have the digest it was asked by.
+    #[error("{what} pulled by {expected} has digest {actual}")]
+    DigestMismatch {
+        what: String,
+        expected: String,
+        actual: String,
+    },
+    /// The OCI layout directory cannot be written.
+    #[error("cannot write the OCI layout {path}: {detail}")]
+    Layout { path: String, detail: String },
+}
+
+impl Coded for ImageError {
+    fn code(&self) -> Code {
+        match self {
+            ImageError::Build { .. } => Code::ImageBuildFailed,
+            ImageError::Assemble { .. } => Code::ImageAssembleFailed,
+            ImageError::BadReference { .. } | ImageError::BadDigest { .. } => {
+                Code::ImageReferenceInvalid
+            }
+            ImageError::Registry { .. } => Code::RegistryFailed,
+            ImageError::Auth { .. } => Code::RegistryAuthFailed,
+            ImageError::DigestMismatch { .. } => Code::ImageDigestMismatch,
+            ImageError::Layout { .. } => Code::OciLayoutFailed,
+        }
+    }
+
+    fn exit_class(&self) -> ExitClass {
+        match self {
+            ImageError::BadReference { .. }
+            | ImageError::BadDigest { .. }
+            | ImageError::Auth { .. } => ExitClass::Rejected,
+            ImageError::Build { .. }
+            | ImageError::Assemble { .. }
+            | ImageError::Registry { .. }
+            | ImageError::DigestMismatch { .. }
+            | ImageError::Layout { .. } => ExitClass::Failed,
+        }
+    }
+}
+
+impl ImageError {
+    pub(crate) fn assemble(detail: impl std::fmt::Display) -> ImageError {
+        ImageError::Assemble {
+            detail: detail.to_string(),
+        }
+    }
+}

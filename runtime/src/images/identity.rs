@@ -1,0 +1,142 @@
+//! A build's source identity: the git commit (and whether the tree is dirty), and one digest of its
+//! inputs: Cargo.lock, every file of the package's directory, the toolchain and the build's settings.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use piceli_image::Digest;
+use serde::{Deserialize, Serialize};
+
+use super::ImagesError;
+
+/// Where a build's sources are and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceIdentity {
+    /// `git rev-parse HEAD` of the workspace, when it is a git checkout.
+    pub commit: Option<String>,
+    /// Files of the package or Cargo.lock differ from the commit (allowed, and said).
+    pub dirty: bool,
+    /// The digest of the inputs (`sha256:…`).
+    pub inputs: Digest,
+    /// `rustc -V`.
+    pub toolchain: String,
+}
+
+/// Directories never part of a package's sources.
+const SKIPPED: &[&str] = &["target", ".git", ".piceli"];
+
+/// The identity of building `package_dir` in `workspace` with `settings` (package, bin, base).
+pub fn identity(
+    workspace: &Path,
+    package_dir: &Path,
+    settings: &str,
+) -> Result<SourceIdentity, ImagesError> {
+    let toolchain = piceli_image::cargo::rustc_version(workspace).map_err(ImagesError::Image)?;
+    let mut files = Vec::new();
+    walk(package_dir, package_dir, &mut files).map_err(|e| ImagesError::Sources {
+        path: package_dir.display().to_string(),
+        detail: e.to_string(),
+    })?;
+    files.sort();
+    let mut listing: Vec<u8> = Vec::new();
+    let mut add = |name: &str, bytes: &[u8]| {
+        listing.extend_from_slice(name.as_bytes());
+        listing.push(0);
+        listing.extend_from_slice(Digest::of(bytes).as_str().as_bytes());
+        listing.push(b'\n');
+    };
+    add("settings", settings.as_bytes());
+    add("toolchain", toolchain.as_bytes());
+    let lock = workspace.join("Cargo.lock");
+    add("Cargo.lock", &std::fs::read(&lock).unwrap_or_default());
+    for rel in &files {
+        let bytes = std::fs::read(package_dir.join(rel)).map_err(|e| ImagesError::Sources {
+            path: rel.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        add(&format!("src/{}", rel.display()), &bytes);
+    }
+    let (commit, dirty) = git(workspace, package_dir);
+    Ok(SourceIdentity {
+        commit,
+        dirty,
+        inputs: Digest::of(&listing),
+        toolchain,
+    })
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if !SKIPPED.iter().any(|s| name == *s) {
+                walk(root, &entry.path(), out)?;
+            }
+        } else if kind.is_file() {
+            out.push(
+                entry
+                    .path()
+                    .strip_prefix(root)
+                    .unwrap_or(&entry.path())
+                    .to_path_buf(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The commit, and whether the package's files or Cargo.lock differ from it.
+fn git(workspace: &Path, package_dir: &Path) -> (Option<String>, bool) {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(workspace)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(commit) = run(&["rev-parse", "HEAD"]) else {
+        return (None, true);
+    };
+    let package = package_dir.to_string_lossy();
+    let status = run(&["status", "--porcelain", "--", &package, "Cargo.lock"]);
+    (Some(commit), status.is_none_or(|s| !s.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_file_changes_the_inputs_digest() {
+        let dir = tempfile::tempdir().expect("temp");
+        std::fs::create_dir_all(dir.path().join("app/src")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join("app/target")).expect("mkdir");
+        std::fs::write(dir.path().join("Cargo.lock"), "lock").expect("write");
+        std::fs::write(dir.path().join("app/src/main.rs"), "fn main() {}").expect("write");
+        std::fs::write(dir.path().join("app/target/junk"), "1").expect("write");
+        let a = identity(dir.path(), &dir.path().join("app"), "app").expect("identity");
+        std::fs::write(dir.path().join("app/target/junk"), "2").expect("write");
+        assert_eq!(
+            identity(dir.path(), &dir.path().join("app"), "app").expect("identity"),
+            a
+        );
+        std::fs::write(dir.path().join("app/src/main.rs"), "fn main() { }").expect("write");
+        let b = identity(dir.path(), &dir.path().join("app"), "app").expect("identity");
+        assert_ne!(a.inputs, b.inputs);
+        assert!(
+            a.commit.is_none() && a.dirty,
+            "not a git checkout: no commit, said dirty"
+        );
+        assert_ne!(
+            identity(dir.path(), &dir.path().join("app"), "other")
+                .expect("identity")
+                .inputs,
+            b.inputs
+        );
+    }
+}
