@@ -95,12 +95,13 @@ fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
 #[test]
 fn autoscalers_and_budgets_point_at_their_workload() {
     let y = format!(
-        "{DEPLOY}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}, maxReplicas: 5}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web}}\nspec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: web}}}}}}\n"
+        "{DEPLOY}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}, maxReplicas: 5, metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}}}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web}}\nspec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: web}}}}}}\n"
     );
     let i = run(&y, None);
     assert!(
-        i.source
-            .contains("autoscaler web -> web {\n        min: 1,\n        max: 5,\n    }"),
+        i.source.contains(
+            "autoscaler web -> web {\n        min: 1,\n        max: 5,\n        cpu: 70,\n    }"
+        ),
         "{}",
         i.source
     );

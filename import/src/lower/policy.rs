@@ -95,7 +95,7 @@ pub(super) fn role_binding(cx: &mut Cx, o: &Value) -> Option<Item> {
     Some(item)
 }
 
-/// `autoscaler NAME -> WORKLOAD { min, max, spec: { metrics, behavior } }` (autoscaling/v2, scaling an
+/// `autoscaler NAME -> WORKLOAD { min, max, cpu, memory, spec: { behavior } }` (autoscaling/v2, scaling an
 /// imported Deployment or StatefulSet).
 pub(super) fn autoscaler(cx: &mut Cx, o: &Value) -> Option<Item> {
     let mut spec = o["spec"].as_object()?.clone();
@@ -111,12 +111,37 @@ pub(super) fn autoscaler(cx: &mut Cx, o: &Value) -> Option<Item> {
     {
         return None;
     }
+    // `cpu:` and `memory:` (average utilization, percent) are the metrics the DSL has; an autoscaler with
+    // others (or none) is included as it is.
+    let mut percents = Vec::new();
+    for m in spec.remove("metrics")?.as_array()? {
+        let resource = m["resource"]["name"].as_str()?;
+        let target = &m["resource"]["target"];
+        let only_utilization = m.as_object()?.len() == 2
+            && m["resource"].as_object()?.len() == 2
+            && target.as_object()?.len() == 2;
+        if m["type"] != "Resource" || target["type"] != "Utilization" || !only_utilization {
+            return None;
+        }
+        let key = match resource {
+            "cpu" => "cpu",
+            "memory" => "memory",
+            _ => return None,
+        };
+        percents.push((key, Dsl::from_json(&target["averageUtilization"])?));
+    }
+    if percents.is_empty() {
+        return None;
+    }
     let mut item = Item::new("autoscaler", o["metadata"]["name"].as_str()?);
     item.arrow = Some(name.to_string());
     cx.meta(&mut item, o);
     let min = spec.remove("minReplicas").unwrap_or(Value::from(1));
     item.entry("min", Dsl::from_json(&min)?);
     item.entry("max", Dsl::from_json(&spec.remove("maxReplicas")?)?);
+    for (k, v) in percents {
+        item.entry(k, v);
+    }
     item.json_entry("spec", Some(&Value::Object(spec)));
     Some(item)
 }
