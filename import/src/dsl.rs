@@ -16,6 +16,8 @@ pub enum Dsl {
     Bool(bool),
     /// A reference to a declared name: `web`.
     Name(String),
+    /// A dotted reference: `db.password`.
+    Path(Vec<String>),
     /// `unpinned("nginx:1.27")`, `rule(groups: [""], verbs: ["get"])`: positional, then named arguments.
     Call(String, Vec<Dsl>, Vec<(String, Dsl)>),
     /// `80 => http`.

@@ -98,6 +98,7 @@ fn flat(v: &Dsl) -> String {
         Dsl::Float(f) => format!("{f:?}"),
         Dsl::Bool(b) => b.to_string(),
         Dsl::Name(n) => name(n),
+        Dsl::Path(parts) => parts.iter().map(|p| name(p)).collect::<Vec<_>>().join("."),
         Dsl::Call(f, args, named) => {
             let mut parts: Vec<String> = args.iter().map(flat).collect();
             parts.extend(named.iter().map(|(k, v)| format!("{k}: {}", flat(v))));

@@ -20,6 +20,8 @@ pub(super) fn config_map(cx: &mut Cx, o: &Value) -> Option<Item> {
     cx.meta(&mut item, o);
     let data = o["data"].as_object().cloned().unwrap_or_default();
     item.entry("data", Dsl::str_map(&data));
+    cx.config_maps
+        .insert(o["metadata"]["name"].as_str()?.to_string());
     Some(item)
 }
 

@@ -1,8 +1,9 @@
 //! Lowering cleaned objects to `app!` items: first-class items and keys where the DSL models the object,
 //! schema-checked blocks for the rest of its fields, and `include` for kinds (or shapes) it does not model.
 //!
-//! The order matters: workloads first (Services, autoscalers and budgets find theirs by selector or
-//! reference), then Secrets and ServiceAccounts (bindings name them), then what refers to them.
+//! The order matters: Secrets, ConfigMaps, ServiceAccounts and roles first (workloads' `env:` and bindings
+//! name them), then workloads (Services, autoscalers and budgets find theirs by selector or reference),
+//! then what refers to them.
 
 mod config;
 mod policy;
@@ -60,6 +61,7 @@ pub(crate) struct Cx {
     pub out: Lowered,
     pub workloads: Vec<WorkloadRef>,
     pub secrets: BTreeSet<String>,
+    pub config_maps: BTreeSet<String>,
     pub service_accounts: BTreeSet<String>,
     pub roles: BTreeSet<(bool, String)>,
 }
@@ -137,6 +139,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         out,
         workloads: Vec::new(),
         secrets: BTreeSet::new(),
+        config_maps: BTreeSet::new(),
         service_accounts: BTreeSet::new(),
         roles: BTreeSet::new(),
     };
@@ -170,9 +173,8 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         }
         kept.push(o);
     }
-    // Pass order: workloads, then what others refer to, then what refers.
+    // Pass order: what workloads and bindings name, then workloads, then what selects or scales them.
     let passes: &[&[&str]] = &[
-        &["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"],
         &[
             "Secret",
             "ServiceAccount",
@@ -181,6 +183,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             "Role",
             "ClusterRole",
         ],
+        &["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"],
         &[
             "Service",
             "RoleBinding",

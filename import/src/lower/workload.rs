@@ -114,8 +114,8 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     let containers = containers.as_array()?;
     let single = containers.len() == 1 && containers[0]["name"] == name.as_str() && init.is_none();
     if single {
-        let (image, rest) = container(cx, o, &containers[0])?;
-        item.entry("image", image);
+        let (keys, rest) = container(cx, o, &containers[0])?;
+        item.body.extend(keys);
         if !is_empty_map(&rest) {
             item.entry("container", rest);
         }
@@ -152,8 +152,7 @@ fn container_map(cx: &mut Cx, o: &Value, list: &[Value]) -> Option<Dsl> {
     let mut entries = Vec::new();
     for c in list {
         let name = c["name"].as_str()?.to_string();
-        let (image, rest) = container(cx, o, c)?;
-        let mut body = vec![("image".to_string(), image)];
+        let (mut body, rest) = container(cx, o, c)?;
         if !is_empty_map(&rest) {
             body.push(("container".to_string(), rest));
         }
@@ -162,10 +161,13 @@ fn container_map(cx: &mut Cx, o: &Value, list: &[Value]) -> Option<Dsl> {
     Some(Dsl::Map(entries))
 }
 
-/// A container's image (pinned, or `unpinned("…")` with a warning) and the rest of its fields as a block.
-fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Dsl, Dsl)> {
+/// A container's keys — image (pinned, or `unpinned("…")` with a comment), `command:`, `args:`,
+/// `pull_policy:`, `env:` when every variable has a first-class form — and the rest of its fields as the
+/// `container:` block (entries `(key, value)`; the block under `container`).
+fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, Dsl)> {
     let mut rest = c.as_object()?.clone();
     rest.remove("name");
+    let mut keys = Vec::new();
     let image = rest.remove("image")?;
     let image = image.as_str()?;
     let image = if image.contains("@sha256:") {
@@ -174,7 +176,66 @@ fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Dsl, Dsl)> {
         cx.out.unpinned.push(format!("{}: {image}", describe(o)));
         Dsl::call("unpinned", image)
     };
-    Some((image, Dsl::from_json(&Value::Object(rest))?))
+    keys.push(("image".to_string(), image));
+    for (field, key) in [
+        ("command", "command"),
+        ("args", "args"),
+        ("imagePullPolicy", "pull_policy"),
+    ] {
+        if let Some(v) = rest.remove(field).as_ref().and_then(Dsl::from_json) {
+            keys.push((key.to_string(), v));
+        }
+    }
+    if let Some(env) = rest.get("env").and_then(|e| env(cx, e)) {
+        rest.remove("env");
+        keys.push(("env".to_string(), env));
+    }
+    Some((keys, Dsl::from_json(&Value::Object(rest))?))
+}
+
+/// `env: { NAME: "value", KEY: secret(db.key), MODE: config(settings.MODE), IP: field("status.podIP") }`
+/// when every variable has one of these forms (references to imported objects only); else `None` and the
+/// list stays in the `container:` block as written.
+fn env(cx: &Cx, list: &Value) -> Option<Dsl> {
+    let simple = |s: &str| crate::print::name(s) == s;
+    let mut entries = Vec::new();
+    for e in list.as_array()? {
+        let e = e.as_object()?;
+        let name = e.get("name")?.as_str()?;
+        let value = match (e.get("value"), e.get("valueFrom")) {
+            (Some(Value::String(v)), None) if e.len() == 2 => Dsl::Str(v.clone()),
+            (None, Some(Value::Object(from))) if e.len() == 2 && from.len() == 1 => {
+                let (kind, r) = from.iter().next()?;
+                let r = r.as_object()?;
+                match kind.as_str() {
+                    "secretKeyRef" | "configMapKeyRef" if r.len() == 2 => {
+                        let target = r.get("name")?.as_str()?;
+                        let key = r.get("key")?.as_str()?;
+                        let declared = if kind == "secretKeyRef" {
+                            cx.secrets.contains(target)
+                        } else {
+                            cx.config_maps.contains(target)
+                        };
+                        if !declared || !simple(target) || !simple(key) {
+                            return None;
+                        }
+                        let call = if kind == "secretKeyRef" {
+                            "secret"
+                        } else {
+                            "config"
+                        };
+                        let path = Dsl::Path(vec![target.to_string(), key.to_string()]);
+                        Dsl::Call(call.into(), vec![path], Vec::new())
+                    }
+                    "fieldRef" if r.len() == 1 => Dsl::call("field", r.get("fieldPath")?.as_str()?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        entries.push((name.to_string(), value));
+    }
+    Some(Dsl::Map(entries))
 }
 
 /// A Service as `service NAME -> WORKLOAD { spec: { ports, selector, … } }` when its selector picks one of
