@@ -10,7 +10,7 @@ const WIDTH: usize = 100;
 pub fn module(m: &Module) -> String {
     let mut out = String::new();
     for h in &m.header {
-        out.push_str(&format!("//! {h}").trim_end().to_string());
+        out.push_str(format!("//! {h}").trim_end());
         out.push('\n');
     }
     if !m.header.is_empty() {

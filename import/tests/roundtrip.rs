@@ -220,7 +220,7 @@ fn strip(v: &mut Value) {
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| strip(i)),
+        Value::Array(items) => items.iter_mut().for_each(strip),
         _ => {}
     }
 }
