@@ -37,7 +37,7 @@ pub fn clean(o: &mut Value) {
     let Some(obj) = o.as_object_mut() else {
         return;
     };
-    obj.remove("status");
+    obj.shift_remove("status");
     if let Some(Value::Object(meta)) = obj.get_mut("metadata") {
         for k in [
             "managedFields",
@@ -50,14 +50,14 @@ pub fn clean(o: &mut Value) {
             "deletionGracePeriodSeconds",
             "generateName",
         ] {
-            meta.remove(k);
+            meta.shift_remove(k);
         }
         if let Some(Value::Object(notes)) = meta.get_mut("annotations") {
             for k in [
                 "kubectl.kubernetes.io/last-applied-configuration",
                 "deployment.kubernetes.io/revision",
             ] {
-                notes.remove(k);
+                notes.shift_remove(k);
             }
         }
         drop_empty(meta, "annotations");
@@ -147,7 +147,7 @@ fn job_spec(spec: &mut Map<String, Value>) {
             "batch.kubernetes.io/controller-uid",
             "batch.kubernetes.io/job-name",
         ] {
-            l.remove(k);
+            l.shift_remove(k);
         }
     }
     if spec
@@ -155,16 +155,16 @@ fn job_spec(spec: &mut Map<String, Value>) {
         .and_then(|s| s["matchLabels"].as_object())
         .is_some_and(|m| m.contains_key("batch.kubernetes.io/controller-uid"))
     {
-        spec.remove("selector");
+        spec.shift_remove("selector");
     }
 }
 
 fn service_spec(spec: &mut Map<String, Value>) {
     for k in ["clusterIPs", "ipFamilies"] {
-        spec.remove(k);
+        spec.shift_remove(k);
     }
     if spec.get("clusterIP").and_then(Value::as_str) != Some("None") {
-        spec.remove("clusterIP");
+        spec.shift_remove("clusterIP");
     }
     drop_if(spec, "ipFamilyPolicy", json!("SingleStack"));
     drop_if(spec, "sessionAffinity", json!("None"));
@@ -174,7 +174,7 @@ fn service_spec(spec: &mut Map<String, Value>) {
         for p in ports.iter_mut().filter_map(Value::as_object_mut) {
             drop_if(p, "protocol", json!("TCP"));
             if p.get("targetPort") == p.get("port") {
-                p.remove("targetPort");
+                p.shift_remove("targetPort");
             }
         }
     }
@@ -197,7 +197,7 @@ fn pod_spec(p: &mut Map<String, Value>) {
     drop_if(p, "enableServiceLinks", json!(true));
     // The API copies serviceAccountName into the deprecated serviceAccount.
     if p.get("serviceAccount") == p.get("serviceAccountName") {
-        p.remove("serviceAccount");
+        p.shift_remove("serviceAccount");
     }
     for list in ["containers", "initContainers"] {
         if let Some(Value::Array(cs)) = p.get_mut(list) {
@@ -246,7 +246,7 @@ fn has_tag(image: &str) -> bool {
 
 fn drop_if(m: &mut Map<String, Value>, key: &str, default: Value) {
     if m.get(key) == Some(&default) {
-        m.remove(key);
+        m.shift_remove(key);
     }
 }
 
@@ -254,7 +254,7 @@ fn drop_empty(m: &mut Map<String, Value>, key: &str) {
     if m.get(key)
         .is_some_and(|v| v.as_object().is_some_and(Map::is_empty) || v.is_null())
     {
-        m.remove(key);
+        m.shift_remove(key);
     }
 }
 

@@ -102,26 +102,30 @@ pub(super) fn pvc(cx: &mut Cx, o: &Value) -> Option<Item> {
         .get_mut("resources")
         .and_then(|r| r.get_mut("requests"))
         .and_then(Value::as_object_mut)?
-        .remove("storage")?;
+        .shift_remove("storage")?;
     // Leave no empty `resources: { requests: {} }` behind.
     if spec["resources"]["requests"]
         .as_object()
         .is_some_and(|m| m.is_empty())
         && let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut)
     {
-        r.remove("requests");
+        r.shift_remove("requests");
     }
     if spec["resources"].as_object().is_some_and(|m| m.is_empty()) {
-        spec.remove("resources");
+        spec.shift_remove("resources");
     }
     let mut item = Item::new("pvc", o["metadata"]["name"].as_str()?);
     cx.meta(&mut item, o);
     item.entry("storage", Dsl::from_json(&storage)?);
-    if let Some(a) = spec.remove("accessModes").as_ref().and_then(Dsl::from_json) {
+    if let Some(a) = spec
+        .shift_remove("accessModes")
+        .as_ref()
+        .and_then(Dsl::from_json)
+    {
         item.entry("access", a);
     }
     if let Some(c) = spec
-        .remove("storageClassName")
+        .shift_remove("storageClassName")
         .as_ref()
         .and_then(Dsl::from_json)
     {

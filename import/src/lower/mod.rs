@@ -317,7 +317,7 @@ impl Cx {
     pub fn labels(&mut self, v: &Value, what: &str) -> Option<Dsl> {
         let mut labels = v.as_object()?.clone();
         for k in RESERVED_LABELS {
-            if let Some(val) = labels.remove(*k) {
+            if let Some(val) = labels.shift_remove(*k) {
                 let piceli_sets = *k == "app.kubernetes.io/name" && val == self.app.as_str();
                 if !piceli_sets && *k != "app.kubernetes.io/managed-by" {
                     self.out.warnings.push(Warning::new(

@@ -12,10 +12,10 @@ pub(super) fn service_account(cx: &mut Cx, o: &Value) -> Option<Item> {
     cx.meta(&mut item, o);
     let mut rest = o.as_object()?.clone();
     for k in ["apiVersion", "kind", "metadata"] {
-        rest.remove(k);
+        rest.shift_remove(k);
     }
     if let Some(a) = rest
-        .remove("automountServiceAccountToken")
+        .shift_remove("automountServiceAccountToken")
         .as_ref()
         .and_then(Dsl::from_json)
     {
@@ -99,7 +99,7 @@ pub(super) fn role_binding(cx: &mut Cx, o: &Value) -> Option<Item> {
 /// imported Deployment or StatefulSet).
 pub(super) fn autoscaler(cx: &mut Cx, o: &Value) -> Option<Item> {
     let mut spec = o["spec"].as_object()?.clone();
-    let target = spec.remove("scaleTargetRef")?;
+    let target = spec.shift_remove("scaleTargetRef")?;
     let kind = target["kind"].as_str()?;
     let name = target["name"].as_str()?;
     if target["apiVersion"] != "apps/v1"
@@ -114,7 +114,7 @@ pub(super) fn autoscaler(cx: &mut Cx, o: &Value) -> Option<Item> {
     // `cpu:` and `memory:` (average utilization, percent) are the metrics the DSL has; an autoscaler with
     // others (or none) is included as it is.
     let mut percents = Vec::new();
-    for m in spec.remove("metrics")?.as_array()? {
+    for m in spec.shift_remove("metrics")?.as_array()? {
         let resource = m["resource"]["name"].as_str()?;
         let target = &m["resource"]["target"];
         let only_utilization = m.as_object()?.len() == 2
@@ -136,9 +136,9 @@ pub(super) fn autoscaler(cx: &mut Cx, o: &Value) -> Option<Item> {
     let mut item = Item::new("autoscaler", o["metadata"]["name"].as_str()?);
     item.arrow = Some(name.to_string());
     cx.meta(&mut item, o);
-    let min = spec.remove("minReplicas").unwrap_or(Value::from(1));
+    let min = spec.shift_remove("minReplicas").unwrap_or(Value::from(1));
     item.entry("min", Dsl::from_json(&min)?);
-    item.entry("max", Dsl::from_json(&spec.remove("maxReplicas")?)?);
+    item.entry("max", Dsl::from_json(&spec.shift_remove("maxReplicas")?)?);
     for (k, v) in percents {
         item.entry(k, v);
     }
@@ -161,9 +161,9 @@ pub(super) fn budget(cx: &mut Cx, o: &Value) -> Option<Item> {
     let mut item = Item::new("disruption_budget", o["metadata"]["name"].as_str()?);
     item.arrow = Some(target);
     cx.meta(&mut item, o);
-    if let Some(v) = spec.remove("minAvailable") {
+    if let Some(v) = spec.shift_remove("minAvailable") {
         item.entry("min_available", Dsl::from_json(&v)?);
-    } else if let Some(v) = spec.remove("maxUnavailable") {
+    } else if let Some(v) = spec.shift_remove("maxUnavailable") {
         item.entry("max_unavailable", Dsl::from_json(&v)?);
     } else {
         return None;

@@ -23,16 +23,16 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     // The Job's fields live in the CronJob's `jobTemplate.spec`; the DSL generates that (its keys are
     // `backoff_limit`, `completions` and `parallelism`), so a job template with anything else is included.
     let mut job = if kind == "CronJob" {
-        let Value::Object(mut jt) = spec.remove("jobTemplate")? else {
+        let Value::Object(mut jt) = spec.shift_remove("jobTemplate")? else {
             return None;
         };
-        let Value::Object(js) = jt.remove("spec")? else {
+        let Value::Object(js) = jt.shift_remove("spec")? else {
             return None;
         };
         if !jt.is_empty() {
             return None;
         }
-        let schedule = spec.remove("schedule")?;
+        let schedule = spec.shift_remove("schedule")?;
         item.entry("schedule", Dsl::from_json(&schedule)?);
         js
     } else if kind == "Job" {
@@ -45,7 +45,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     } else {
         &mut spec
     };
-    let Value::Object(mut template) = template_from.remove("template")? else {
+    let Value::Object(mut template) = template_from.shift_remove("template")? else {
         return None;
     };
     if matches!(kind, "Job" | "CronJob") {
@@ -54,7 +54,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
             ("completions", "completions"),
             ("parallelism", "parallelism"),
         ] {
-            if let Some(v) = job.remove(field).as_ref().and_then(Dsl::from_json) {
+            if let Some(v) = job.shift_remove(field).as_ref().and_then(Dsl::from_json) {
                 item.entry(key, v);
             }
         }
@@ -65,27 +65,31 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
             spec = job;
         }
     }
-    if let Some(r) = spec.remove("replicas").as_ref().and_then(Dsl::from_json) {
+    if let Some(r) = spec
+        .shift_remove("replicas")
+        .as_ref()
+        .and_then(Dsl::from_json)
+    {
         item.entry("replicas", r);
     }
     // Pod template metadata: labels and annotations have keys; anything else has no place.
     let mut pod_labels = Map::new();
-    if let Some(Value::Object(mut meta)) = template.remove("metadata") {
-        if let Some(labels) = meta.remove("labels") {
+    if let Some(Value::Object(mut meta)) = template.shift_remove("metadata") {
+        if let Some(labels) = meta.shift_remove("labels") {
             pod_labels = labels.as_object().cloned().unwrap_or_default();
             if let Some(l) = cx.labels(&labels, &describe(o)) {
                 item.entry("pod_labels", l);
             }
         }
         if let Some(a) = meta
-            .remove("annotations")
+            .shift_remove("annotations")
             .as_ref()
             .and_then(Value::as_object)
             && !a.is_empty()
         {
             item.entry("pod_annotations", Dsl::str_map(a));
         }
-        meta.remove("creationTimestamp");
+        meta.shift_remove("creationTimestamp");
         if !meta.is_empty() {
             let keys: Vec<&String> = meta.keys().collect();
             cx.warn(
@@ -97,20 +101,20 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
             );
         }
     }
-    let Value::Object(mut pod) = template.remove("spec")? else {
+    let Value::Object(mut pod) = template.shift_remove("spec")? else {
         return None;
     };
     if matches!(kind, "Job" | "CronJob")
         && let Some(r) = pod
-            .remove("restartPolicy")
+            .shift_remove("restartPolicy")
             .as_ref()
             .and_then(Dsl::from_json)
     {
         item.entry("restart", r);
     }
     let unpinned_before = cx.out.unpinned.len();
-    let containers = pod.remove("containers")?;
-    let init = pod.remove("initContainers");
+    let containers = pod.shift_remove("containers")?;
+    let init = pod.shift_remove("initContainers");
     let containers = containers.as_array()?;
     let single = containers.len() == 1 && containers[0]["name"] == name.as_str() && init.is_none();
     if single {
@@ -166,9 +170,9 @@ fn container_map(cx: &mut Cx, o: &Value, list: &[Value]) -> Option<Dsl> {
 /// `container:` block (entries `(key, value)`; the block under `container`).
 fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, Dsl)> {
     let mut rest = c.as_object()?.clone();
-    rest.remove("name");
+    rest.shift_remove("name");
     let mut keys = Vec::new();
-    let image = rest.remove("image")?;
+    let image = rest.shift_remove("image")?;
     let image = image.as_str()?;
     let image = if image.contains("@sha256:") {
         Dsl::Str(image.to_string())
@@ -182,12 +186,12 @@ fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, D
         ("args", "args"),
         ("imagePullPolicy", "pull_policy"),
     ] {
-        if let Some(v) = rest.remove(field).as_ref().and_then(Dsl::from_json) {
+        if let Some(v) = rest.shift_remove(field).as_ref().and_then(Dsl::from_json) {
             keys.push((key.to_string(), v));
         }
     }
     if let Some(env) = rest.get("env").and_then(|e| env(cx, e)) {
-        rest.remove("env");
+        rest.shift_remove("env");
         keys.push(("env".to_string(), env));
     }
     Some((keys, Dsl::from_json(&Value::Object(rest))?))
