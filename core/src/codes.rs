@@ -554,6 +554,42 @@ codes! {
          toolchain, and the last delivered image of each build is kept in the state directory's images.json. \
          The message names the path: fix its permissions, or delete a damaged images.json (the next `deploy` \
          builds again).";
+    ImportUnreadable = "PCL0180", "`import` cannot read an input",
+        "`piceli import yaml PATH…` reads files, directories (recursively: every `.yaml`, `.yml` and `.json` \
+         file) and `-` (standard input). A path does not exist or cannot be read. Check the path, or pipe the \
+         manifests in: `helm template … | piceli import yaml -`.";
+    ImportMalformed = "PCL0181", "an input is not Kubernetes YAML or JSON",
+        "A document of an input does not parse as YAML or JSON, or is not a Kubernetes object (a mapping with \
+         `apiVersion`, `kind` and `metadata.name`; a `kind: List` is read item by item). The message names the \
+         file, line and column. Fix the document, or leave the file out.";
+    ImportInvalidName = "PCL0182", "an imported object's name is not a valid Kubernetes name",
+        "The object's `metadata.name` is not a DNS-1123 name (lowercase letters, digits, '-' and '.', at most \
+         253 characters), so no cluster would accept it and `app!` cannot declare it. It is left out of the \
+         generated module; the `// piceli:` comment at the end of the module has its JSON. Rename it there \
+         and declare it by hand.";
+    ImportOtherNamespace = "PCL0183", "an imported object is in another namespace",
+        "The app deploys every namespaced object to its target's namespace, but this object names another \
+         one. It is imported into the target's namespace (marked with a `// piceli:` comment). Keep it if that \
+         is what you want; otherwise import that namespace's objects into an app of their own \
+         (`--namespace NS`).";
+    ImportDuplicate = "PCL0184", "two imported objects have the same kind and name",
+        "Two inputs hold an object of the same kind, namespace and name (often a single file and an \
+         all-in-one file of the same set). The first one read is imported; the later ones are left out. \
+         Compare them and keep the one you mean.";
+    ImportFieldChanged = "PCL0185", "an imported field cannot be carried over as written",
+        "A field of an imported object has no place in `app!` as written: a label Piceli sets itself \
+         (`app.kubernetes.io/name`, `app.kubernetes.io/component`, `app.kubernetes.io/managed-by`), pod \
+         template metadata other than labels and annotations, or a Secret's `immutable`. The message says \
+         what was dropped or changed; set it by hand if it matters.";
+    ImportOutputFailed = "PCL0186", "`import` or `new` cannot write its output",
+        "Writing the generated source, crate, `.env.example` or included objects failed (the directory is \
+         not writable, or the disk is full), or `--crate DIR` / `piceli new NAME` points at a directory \
+         that already has a Cargo.toml (nothing is overwritten). Choose another path.";
+    ImportLiveFailed = "PCL0187", "`import live` cannot read the namespace",
+        "`piceli import live` lists every kind the cluster serves in the namespace, with the kubeconfig and \
+         context given on the command line (never `~/.kube/config`, never `KUBECONFIG`). The kubeconfig \
+         could not be read, the context is missing, or the cluster refused a list. The message has the \
+         cluster's words.";
 }
 
 #[cfg(test)]

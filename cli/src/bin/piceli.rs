@@ -1,6 +1,6 @@
-//! The standalone `piceli` binary: what is not tied to one app — `explain`, `sim` (the local Kubernetes
-//! API server), `completions` and `man`; `new` and `import` arrive with their issues. It takes only its own
-//! options (no app's `--target`, `--approve`, …).
+//! The standalone `piceli` binary: what is not tied to one app — `import` (manifests or a namespace into an
+//! `app!` module), `new` (a starter crate), `explain`, `sim` (the local Kubernetes API server),
+//! `completions` and `man`. It takes only its own options (no app's `--target`, `--approve`, …).
 
 use clap::{Parser, Subcommand};
 use piceli_cli::args::Output;
@@ -21,6 +21,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Turn manifests (`yaml PATH…`, `-` for stdin) or a running namespace (`live`) into an `app!` module.
+    #[command(subcommand)]
+    Import(piceli_cli::commands::import::ImportSource),
+    /// Write a starter app crate.
+    New(piceli_cli::commands::new::NewArgs),
     /// Explain a fixed error code (PCL…).
     Explain(ExplainArgs),
     /// The local Kubernetes API server: `serve` in the foreground, or `start`/`stop`/`status` it in the
@@ -39,6 +44,8 @@ fn main() -> ExitCode {
         Err(e) => return piceli_cli::exit::clap_error(e),
     };
     let result = match &cli.command {
+        Command::Import(source) => piceli_cli::commands::import::run(cli.output, source),
+        Command::New(args) => piceli_cli::commands::new::run(args),
         Command::Explain(args) => piceli_cli::commands::explain::run(cli.output, args),
         Command::Sim(cmd) => return piceli_sim::cli::run(cmd.clone()),
         Command::Completions(args) => {

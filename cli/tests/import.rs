@@ -1,0 +1,132 @@
+//! `piceli import yaml` and `piceli new` as a user runs them: stdin `-`, files and directories, a crate
+//! written with `--crate`, coded errors (never a panic) for bad input and for paths that cannot be written.
+
+use assert_cmd::Command;
+
+fn piceli() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piceli"));
+    cmd.timeout(std::time::Duration::from_secs(30));
+    cmd
+}
+
+const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  MODE: prod\n";
+
+#[test]
+fn stdin_becomes_an_app_module_on_stdout() {
+    let out = piceli()
+        .args(["import", "yaml", "-", "--app", "shop"])
+        .write_stdin(CONFIG_MAP)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains(
+            "piceli::app! {\n    app shop;\n    target local = local(namespace: \"shop\");"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("config_map settings {\n        data: { MODE: \"prod\" },\n    }"),
+        "{text}"
+    );
+    assert!(text.contains("fn main() -> std::process::ExitCode {\n    shop::main()\n}"));
+}
+
+#[test]
+fn json_lists_and_directories_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nested = dir.path().join("a/b");
+    std::fs::create_dir_all(&nested).expect("dirs");
+    std::fs::write(
+        nested.join("list.json"),
+        r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"api"}}]}"#,
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("cm.yaml"), CONFIG_MAP).expect("write");
+    std::fs::write(dir.path().join("notes.txt"), "not a manifest").expect("write");
+    let out = piceli()
+        .args(["import", "yaml"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("service_account api;") && text.contains("config_map settings"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_input_is_a_coded_error_not_a_panic() {
+    let out = piceli()
+        .args(["import", "yaml", "-"])
+        .write_stdin("apiVersion: v1\nkind: [unclosed\n")
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.starts_with("error[PCL0181]: <stdin>:"), "{err}");
+    assert!(!err.contains("panicked"));
+
+    let out = piceli()
+        .args(["import", "yaml", "/nonexistent/manifests", "-o", "json"])
+        .assert()
+        .code(2);
+    let body: serde_json::Value =
+        serde_json::from_slice(&out.get_output().stdout).expect("JSON error");
+    assert_eq!(body["error"]["code"], "PCL0180");
+}
+
+#[test]
+fn warnings_are_coded_and_a_crate_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = dir.path().join("my-app");
+    let input = format!(
+        "{CONFIG_MAP}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: other, namespace: elsewhere}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: db}}\ndata: {{password: c2VjcmV0}}\n"
+    );
+    let out = piceli()
+        .args(["import", "yaml", "-", "--crate"])
+        .arg(&app)
+        .write_stdin(input)
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("warning[PCL0183]: ConfigMap other"), "{err}");
+    let main = std::fs::read_to_string(app.join("src/main.rs")).expect("main.rs");
+    assert!(
+        main.contains("app my-app;") && main.contains("password: from_env(\"DB_PASSWORD\")"),
+        "{main}"
+    );
+    assert!(!main.contains("c2VjcmV0"));
+    let env = std::fs::read_to_string(app.join(".env.example")).expect(".env.example");
+    assert!(env.contains("DB_PASSWORD="));
+    let toml = std::fs::read_to_string(app.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(
+        toml.contains("piceli = { path = ") && toml.contains("debug = \"line-tables-only\""),
+        "{toml}"
+    );
+
+    // Never overwritten: a second import into the same crate is refused with its code.
+    let out = piceli()
+        .args(["import", "yaml", "-", "--crate"])
+        .arg(&app)
+        .write_stdin(CONFIG_MAP)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.starts_with("error[PCL0186]"), "{err}");
+}
+
+#[test]
+fn new_writes_a_starter_crate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = dir.path().join("Hello World");
+    piceli().arg("new").arg(&app).assert().success();
+    let main = std::fs::read_to_string(app.join("src/main.rs")).expect("main.rs");
+    assert!(
+        main.contains("app hello-world;") && main.contains("hello_world::main()"),
+        "{main}"
+    );
+    let readme = std::fs::read_to_string(app.join("README.md")).expect("README");
+    assert!(readme.contains("cargo run -- render") && readme.contains("piceli import yaml"));
+    piceli().arg("new").arg(&app).assert().code(1);
+}

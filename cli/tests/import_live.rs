@@ -1,0 +1,101 @@
+//! `piceli import live` against the local cluster (real HTTPS): objects applied with the real kubectl are
+//! read back as an `app!` module, and what the cluster made itself (ReplicaSets, Pods, the default
+//! ServiceAccount, kube-root-ca.crt, …) is skipped.
+
+use assert_cmd::Command;
+use piceli_sim::{Sim, SimConfig};
+use std::io::Write;
+use std::process::Stdio;
+
+const APP: &str = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n\
+apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {MODE: prod}\n---\n\
+apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  \
+selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      \
+containers:\n      - name: web\n        image: docker.io/library/nginx:1.27\n        ports: [{containerPort: 80}]\n---\n\
+apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
+
+fn kubectl_apply(kubeconfig: &std::path::Path, text: &str) {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut child = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["apply", "-f", "-"])
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", cache.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("kubectl ran");
+    assert!(
+        out.status.success(),
+        "kubectl apply: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_live_namespace_becomes_an_app_module() {
+    let sim = Sim::start(SimConfig::default()).expect("sim starts");
+    kubectl_apply(sim.kubeconfig_path(), APP);
+    // Let the simulated controllers make the ReplicaSet and Pod the import must skip.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let out = Command::new(env!("CARGO_BIN_EXE_piceli"))
+        .args(["import", "live", "--kubeconfig"])
+        .arg(sim.kubeconfig_path())
+        .args([
+            "--context",
+            "piceli-sim",
+            "--namespace",
+            "shop",
+            "--app",
+            "shop",
+        ])
+        .env_remove("KUBECONFIG")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    let source = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let report = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(source.contains("target live = kubeconfig("), "{source}");
+    assert!(source.contains("namespace: \"shop\""), "{source}");
+    assert!(source.contains("config_map settings {"), "{source}");
+    assert!(source.contains("deployment web {"), "{source}");
+    assert!(
+        source.contains("image: unpinned(\"docker.io/library/nginx:1.27\")"),
+        "{source}"
+    );
+    assert!(source.contains("service web -> web {"), "{source}");
+    for server_set in [
+        "uid",
+        "resourceVersion",
+        "managedFields",
+        "creationTimestamp",
+        "clusterIP:",
+    ] {
+        assert!(!source.contains(server_set), "`{server_set}` in:\n{source}");
+    }
+    assert!(
+        !source.contains("kube-root-ca.crt") && !source.contains("ReplicaSet"),
+        "{source}"
+    );
+    for skipped in [
+        "skipped ReplicaSet web-",
+        "skipped Pod web-",
+        "skipped ServiceAccount default",
+        "skipped ConfigMap kube-root-ca.crt",
+        "skipped Endpoints web",
+    ] {
+        assert!(
+            report.contains(skipped),
+            "`{skipped}` missing from:\n{report}"
+        );
+    }
+}

@@ -1,0 +1,349 @@
+//! Lowering cleaned objects to `app!` items: first-class items and keys where the DSL models the object,
+//! schema-checked blocks for the rest of its fields, and `include` for kinds (or shapes) it does not model.
+//!
+//! The order matters: Secrets, ConfigMaps, ServiceAccounts and roles first (workloads' `env:` and bindings
+//! name them), then workloads (Services, autoscalers and budgets find theirs by selector or reference),
+//! then what refers to them.
+
+mod config;
+mod policy;
+mod workload;
+
+use crate::clean;
+use crate::dsl::{Dsl, Item, Module};
+use crate::error::Warning;
+use crate::read::Source;
+use piceli_core::Code;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// What an import is asked to produce.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The app's name (`--app`); default: `imported`.
+    pub app: Option<String>,
+    /// The target namespace (`--namespace`); default: the namespace most objects name, else `default`.
+    pub namespace: Option<String>,
+    /// `target NAME = VALUE` of the generated module; default: `local = local(namespace: NS)`.
+    pub target: Option<(String, String)>,
+    /// Where included objects are written, relative to the crate (`k8s/imported.json`).
+    pub include_path: String,
+}
+
+/// The result of lowering.
+#[derive(Debug, Clone, Default)]
+pub struct Lowered {
+    /// The module to print.
+    pub module: Module,
+    /// Environment variables the Secrets read (`from_env`), with what each holds.
+    pub env: Vec<(String, String)>,
+    /// Objects kept as they are (`include json(…)`).
+    pub includes: Vec<Value>,
+    /// What was changed or left out.
+    pub warnings: Vec<Warning>,
+    /// Images not pinned by digest (`Deployment web: nginx:1.27`), imported as `unpinned("…")`.
+    pub unpinned: Vec<String>,
+    /// Cluster-made objects skipped, with why (`ReplicaSet web-abc: a workload owns it`).
+    pub skipped: Vec<String>,
+}
+
+/// A workload already lowered: its kind, name and pod labels (Services and budgets select by them).
+pub(crate) struct WorkloadRef {
+    pub kind: String,
+    pub name: String,
+    pub pod_labels: Map<String, Value>,
+}
+
+/// The state of one lowering.
+pub(crate) struct Cx {
+    pub app: String,
+    pub namespace: String,
+    pub out: Lowered,
+    pub workloads: Vec<WorkloadRef>,
+    pub secrets: BTreeSet<String>,
+    pub config_maps: BTreeSet<String>,
+    pub service_accounts: BTreeSet<String>,
+    pub roles: BTreeSet<(bool, String)>,
+}
+
+/// Labels Piceli sets itself: `app!` rejects them, render adds them.
+pub(crate) const RESERVED_LABELS: &[&str] = &[
+    "app.kubernetes.io/name",
+    "app.kubernetes.io/component",
+    "app.kubernetes.io/managed-by",
+];
+
+/// Kinds that live in no namespace (the "other namespace" warning does not apply to them).
+const CLUSTER_SCOPED: &[&str] = &[
+    "Namespace",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "PersistentVolume",
+    "StorageClass",
+    "PriorityClass",
+    "IngressClass",
+    "APIService",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+    "Node",
+    "RuntimeClass",
+];
+
+/// Lower every source object.
+pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
+    let mut objects = Vec::new();
+    let mut out = Lowered::default();
+    let mut seen = BTreeSet::new();
+    for s in sources {
+        let mut o = s.object;
+        let what = describe(&o);
+        if let Some(why) = clean::cluster_made(&o) {
+            out.skipped.push(format!("{what}: {why}"));
+            continue;
+        }
+        clean::clean(&mut o);
+        let key = (
+            o["apiVersion"].as_str().unwrap_or_default().to_string(),
+            o["kind"].as_str().unwrap_or_default().to_string(),
+            o["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            o["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+        if !seen.insert(key.clone()) {
+            out.warnings.push(Warning::new(
+                Code::ImportDuplicate,
+                &what,
+                format!("read again at {}; the first one is imported", s.origin),
+            ));
+            continue;
+        }
+        objects.push(o);
+    }
+    let namespace = options
+        .namespace
+        .clone()
+        .unwrap_or_else(|| most_common_namespace(&objects));
+    let app = options
+        .app
+        .clone()
+        .unwrap_or_else(|| "imported".to_string());
+    let mut cx = Cx {
+        app: app.clone(),
+        namespace: namespace.clone(),
+        out,
+        workloads: Vec::new(),
+        secrets: BTreeSet::new(),
+        config_maps: BTreeSet::new(),
+        service_accounts: BTreeSet::new(),
+        roles: BTreeSet::new(),
+    };
+    // Names that no cluster accepts, and objects of other namespaces, are reported before lowering.
+    let mut kept = Vec::new();
+    for o in objects {
+        let what = describe(&o);
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        if piceli_core::rules::names::dns1123_subdomain(name).is_err() {
+            let json = serde_json::to_string(&o).unwrap_or_default();
+            cx.out.warnings.push(Warning::new(
+                Code::ImportInvalidName,
+                &what,
+                format!("`{name}` is not a DNS-1123 name; left out (its JSON is in a comment at the end)"),
+            ));
+            cx.out.module.trailer.push(format!(
+                "piceli: PCL0182 {what} left out, its name is not a DNS-1123 name:\n{json}"
+            ));
+            continue;
+        }
+        let kind = o["kind"].as_str().unwrap_or_default();
+        if let Some(ns) = o["metadata"]["namespace"].as_str()
+            && ns != namespace
+            && !CLUSTER_SCOPED.contains(&kind)
+        {
+            cx.out.warnings.push(Warning::new(
+                Code::ImportOtherNamespace,
+                &what,
+                format!("it names namespace `{ns}`; imported into the target's `{namespace}`"),
+            ));
+        }
+        kept.push(o);
+    }
+    // Pass order: what workloads and bindings name, then workloads, then what selects or scales them.
+    let passes: &[&[&str]] = &[
+        &[
+            "Secret",
+            "ServiceAccount",
+            "ConfigMap",
+            "PersistentVolumeClaim",
+            "Role",
+            "ClusterRole",
+        ],
+        &["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"],
+        &[
+            "Service",
+            "RoleBinding",
+            "ClusterRoleBinding",
+            "HorizontalPodAutoscaler",
+            "PodDisruptionBudget",
+        ],
+    ];
+    let mut items: Vec<(usize, Item)> = Vec::new();
+    let mut lowered = vec![false; kept.len()];
+    for pass in passes {
+        for (i, o) in kept.iter().enumerate() {
+            let kind = o["kind"].as_str().unwrap_or_default();
+            if !pass.contains(&kind) {
+                continue;
+            }
+            if let Some(mut item) = lower_one(&mut cx, o, kind) {
+                if let Some(ns) = o["metadata"]["namespace"].as_str()
+                    && ns != namespace
+                    && !CLUSTER_SCOPED.contains(&kind)
+                {
+                    item.comments.push(format!(
+                        "piceli: PCL0183 was in namespace `{ns}`, now in the target's `{namespace}`"
+                    ));
+                }
+                items.push((i, item));
+                lowered[i] = true;
+            }
+        }
+    }
+    items.sort_by_key(|(i, _)| *i);
+    cx.out.module.items = items.into_iter().map(|(_, item)| item).collect();
+    for (i, o) in kept.into_iter().enumerate() {
+        if lowered[i] {
+            continue;
+        }
+        if o["kind"] == "Namespace" && o["metadata"]["name"] == namespace.as_str() {
+            cx.out.skipped.push(format!(
+                "Namespace {namespace}: the target's namespace, rendered by Piceli"
+            ));
+            continue;
+        }
+        cx.out.includes.push(o);
+    }
+    if !cx.out.includes.is_empty() {
+        let mut inc = Item::new("include", "");
+        let kinds: BTreeSet<String> = cx.out.includes.iter().map(describe).collect();
+        inc.comments.push(format!(
+            "piceli: kept as they are (no first-class item fits): {}",
+            kinds.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        inc.keyword = format!("include json({:?})", options.include_path);
+        cx.out.module.items.push(inc);
+    }
+    cx.out.module.app = app;
+    cx.out.module.target = options.target.clone().unwrap_or_else(|| {
+        (
+            "local".to_string(),
+            format!("local(namespace: {namespace:?})"),
+        )
+    });
+    cx.out
+}
+
+fn lower_one(cx: &mut Cx, o: &Value, kind: &str) -> Option<Item> {
+    let api = o["apiVersion"].as_str().unwrap_or_default();
+    match (api, kind) {
+        ("apps/v1", "Deployment" | "StatefulSet" | "DaemonSet")
+        | ("batch/v1", "Job" | "CronJob") => workload::workload(cx, o),
+        ("v1", "Service") => workload::service(cx, o),
+        ("v1", "ConfigMap") => config::config_map(cx, o),
+        ("v1", "Secret") => config::secret(cx, o),
+        ("v1", "PersistentVolumeClaim") => config::pvc(cx, o),
+        ("v1", "ServiceAccount") => policy::service_account(cx, o),
+        ("rbac.authorization.k8s.io/v1", "Role" | "ClusterRole") => policy::role(cx, o),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding" | "ClusterRoleBinding") => {
+            policy::role_binding(cx, o)
+        }
+        ("autoscaling/v2", "HorizontalPodAutoscaler") => policy::autoscaler(cx, o),
+        ("policy/v1", "PodDisruptionBudget") => policy::budget(cx, o),
+        _ => None,
+    }
+}
+
+/// `Deployment web`.
+pub fn describe(o: &Value) -> String {
+    format!(
+        "{} {}",
+        o["kind"].as_str().unwrap_or("?"),
+        o["metadata"]["name"].as_str().unwrap_or("?")
+    )
+}
+
+fn most_common_namespace(objects: &[Value]) -> String {
+    // Counted in the order namespaces first appear, so a tie goes to the first one read.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for o in objects {
+        if let Some(ns) = o["metadata"]["namespace"].as_str() {
+            match counts.iter_mut().find(|(n, _)| *n == ns) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((ns, 1)),
+            }
+        }
+    }
+    let mut best = ("default", 0);
+    for (ns, n) in counts {
+        if n > best.1 {
+            best = (ns, n);
+        }
+    }
+    best.0.to_string()
+}
+
+impl Cx {
+    /// `labels:` and `annotations:` of an object's metadata, without the labels Piceli sets (a value other
+    /// than Piceli's is a warning).
+    pub fn meta(&mut self, item: &mut Item, o: &Value) {
+        let what = describe(o);
+        if let Some(l) = self.labels(&o["metadata"]["labels"], &what) {
+            item.entry("labels", l);
+        }
+        if let Some(a) = o["metadata"]["annotations"]
+            .as_object()
+            .filter(|a| !a.is_empty())
+        {
+            item.entry("annotations", Dsl::str_map(a));
+        }
+    }
+
+    /// A label map without Piceli's own labels, or `None` when nothing is left.
+    pub fn labels(&mut self, v: &Value, what: &str) -> Option<Dsl> {
+        let mut labels = v.as_object()?.clone();
+        for k in RESERVED_LABELS {
+            if let Some(val) = labels.shift_remove(*k) {
+                let piceli_sets = *k == "app.kubernetes.io/name" && val == self.app.as_str();
+                if !piceli_sets && *k != "app.kubernetes.io/managed-by" {
+                    self.out.warnings.push(Warning::new(
+                        Code::ImportFieldChanged,
+                        what,
+                        format!("label `{k}: {val}` dropped: Piceli sets `{k}` itself"),
+                    ));
+                }
+            }
+        }
+        (!labels.is_empty()).then(|| Dsl::str_map(&labels))
+    }
+
+    /// The lowered workload whose pods carry every label of `selector`.
+    pub fn workload_selected_by(&self, selector: &Map<String, Value>) -> Option<&WorkloadRef> {
+        if selector.is_empty() {
+            return None;
+        }
+        self.workloads
+            .iter()
+            .find(|w| selector.iter().all(|(k, v)| w.pod_labels.get(k) == Some(v)))
+    }
+
+    /// Record a warning.
+    pub fn warn(&mut self, code: Code, o: &Value, message: impl Into<String>) {
+        let w = Warning::new(code, describe(o), message);
+        self.out.warnings.push(w);
+    }
+}

@@ -1,0 +1,257 @@
+//! Lowering workloads (Deployment, StatefulSet, DaemonSet, Job, CronJob) and the Services that select them.
+
+use super::{Cx, WorkloadRef, describe};
+use crate::dsl::{Dsl, Item, is_empty_map};
+use piceli_core::Code;
+use serde_json::{Map, Value};
+
+/// A workload as `deployment NAME { replicas, pod_labels, image/containers, pod: {…}, spec: {…} }`, or
+/// `None` when its shape has no first-class form (it is then included as it is).
+pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
+    let kind = o["kind"].as_str()?;
+    let keyword = match kind {
+        "Deployment" => "deployment",
+        "StatefulSet" => "stateful_set",
+        "DaemonSet" => "daemon_set",
+        "Job" => "job",
+        _ => "cron_job",
+    };
+    let name = o["metadata"]["name"].as_str()?.to_string();
+    let mut spec = o["spec"].as_object()?.clone();
+    let mut item = Item::new(keyword, &name);
+    cx.meta(&mut item, o);
+    // The Job's fields live in the CronJob's `jobTemplate.spec`; the DSL generates that (its keys are
+    // `backoff_limit`, `completions` and `parallelism`), so a job template with anything else is included.
+    let mut job = if kind == "CronJob" {
+        let Value::Object(mut jt) = spec.shift_remove("jobTemplate")? else {
+            return None;
+        };
+        let Value::Object(js) = jt.shift_remove("spec")? else {
+            return None;
+        };
+        if !jt.is_empty() {
+            return None;
+        }
+        let schedule = spec.shift_remove("schedule")?;
+        item.entry("schedule", Dsl::from_json(&schedule)?);
+        js
+    } else if kind == "Job" {
+        std::mem::take(&mut spec)
+    } else {
+        Map::new()
+    };
+    let template_from = if matches!(kind, "Job" | "CronJob") {
+        &mut job
+    } else {
+        &mut spec
+    };
+    let Value::Object(mut template) = template_from.shift_remove("template")? else {
+        return None;
+    };
+    if matches!(kind, "Job" | "CronJob") {
+        for (field, key) in [
+            ("backoffLimit", "backoff_limit"),
+            ("completions", "completions"),
+            ("parallelism", "parallelism"),
+        ] {
+            if let Some(v) = job.shift_remove(field).as_ref().and_then(Dsl::from_json) {
+                item.entry(key, v);
+            }
+        }
+        if kind == "CronJob" && !job.is_empty() {
+            return None;
+        }
+        if kind == "Job" {
+            spec = job;
+        }
+    }
+    if let Some(r) = spec
+        .shift_remove("replicas")
+        .as_ref()
+        .and_then(Dsl::from_json)
+    {
+        item.entry("replicas", r);
+    }
+    // Pod template metadata: labels and annotations have keys; anything else has no place.
+    let mut pod_labels = Map::new();
+    if let Some(Value::Object(mut meta)) = template.shift_remove("metadata") {
+        if let Some(labels) = meta.shift_remove("labels") {
+            pod_labels = labels.as_object().cloned().unwrap_or_default();
+            if let Some(l) = cx.labels(&labels, &describe(o)) {
+                item.entry("pod_labels", l);
+            }
+        }
+        if let Some(a) = meta
+            .shift_remove("annotations")
+            .as_ref()
+            .and_then(Value::as_object)
+            && !a.is_empty()
+        {
+            item.entry("pod_annotations", Dsl::str_map(a));
+        }
+        meta.shift_remove("creationTimestamp");
+        if !meta.is_empty() {
+            let keys: Vec<&String> = meta.keys().collect();
+            cx.warn(
+                Code::ImportFieldChanged,
+                o,
+                format!(
+                    "pod template metadata {keys:?} dropped: only labels and annotations are kept"
+                ),
+            );
+        }
+    }
+    let Value::Object(mut pod) = template.shift_remove("spec")? else {
+        return None;
+    };
+    if matches!(kind, "Job" | "CronJob")
+        && let Some(r) = pod
+            .shift_remove("restartPolicy")
+            .as_ref()
+            .and_then(Dsl::from_json)
+    {
+        item.entry("restart", r);
+    }
+    let unpinned_before = cx.out.unpinned.len();
+    let containers = pod.shift_remove("containers")?;
+    let init = pod.shift_remove("initContainers");
+    let containers = containers.as_array()?;
+    let single = containers.len() == 1 && containers[0]["name"] == name.as_str() && init.is_none();
+    if single {
+        let (keys, rest) = container(cx, o, &containers[0])?;
+        item.body.extend(keys);
+        if !is_empty_map(&rest) {
+            item.entry("container", rest);
+        }
+    } else {
+        item.entry("containers", container_map(cx, o, containers)?);
+        if let Some(init) = init.as_ref().and_then(Value::as_array) {
+            item.entry("init_containers", container_map(cx, o, init)?);
+        }
+    }
+    let mut images: Vec<&str> = cx.out.unpinned[unpinned_before..]
+        .iter()
+        .map(|u| u.rsplit(": ").next().unwrap_or(u))
+        .collect();
+    images.dedup();
+    images.sort_unstable();
+    images.dedup();
+    for image in images {
+        item.comments.push(format!(
+            "piceli: `{image}` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`"
+        ));
+    }
+    item.json_entry("pod", Some(&Value::Object(pod)));
+    item.json_entry("spec", Some(&Value::Object(spec)));
+    cx.workloads.push(WorkloadRef {
+        kind: kind.to_string(),
+        name,
+        pod_labels,
+    });
+    Some(item)
+}
+
+/// `{ NAME: { image: …, container: { … } }, … }`.
+fn container_map(cx: &mut Cx, o: &Value, list: &[Value]) -> Option<Dsl> {
+    let mut entries = Vec::new();
+    for c in list {
+        let name = c["name"].as_str()?.to_string();
+        let (mut body, rest) = container(cx, o, c)?;
+        if !is_empty_map(&rest) {
+            body.push(("container".to_string(), rest));
+        }
+        entries.push((name, Dsl::Map(body)));
+    }
+    Some(Dsl::Map(entries))
+}
+
+/// A container's keys — image (pinned, or `unpinned("…")` with a comment), `command:`, `args:`,
+/// `pull_policy:`, `env:` when every variable has a first-class form — and the rest of its fields as the
+/// `container:` block (entries `(key, value)`; the block under `container`).
+fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, Dsl)> {
+    let mut rest = c.as_object()?.clone();
+    rest.shift_remove("name");
+    let mut keys = Vec::new();
+    let image = rest.shift_remove("image")?;
+    let image = image.as_str()?;
+    let image = if image.contains("@sha256:") {
+        Dsl::Str(image.to_string())
+    } else {
+        cx.out.unpinned.push(format!("{}: {image}", describe(o)));
+        Dsl::call("unpinned", image)
+    };
+    keys.push(("image".to_string(), image));
+    for (field, key) in [
+        ("command", "command"),
+        ("args", "args"),
+        ("imagePullPolicy", "pull_policy"),
+    ] {
+        if let Some(v) = rest.shift_remove(field).as_ref().and_then(Dsl::from_json) {
+            keys.push((key.to_string(), v));
+        }
+    }
+    if let Some(env) = rest.get("env").and_then(|e| env(cx, e)) {
+        rest.shift_remove("env");
+        keys.push(("env".to_string(), env));
+    }
+    Some((keys, Dsl::from_json(&Value::Object(rest))?))
+}
+
+/// `env: { NAME: "value", KEY: secret(db.key), MODE: config(settings.MODE), IP: field("status.podIP") }`
+/// when every variable has one of these forms (references to imported objects only); else `None` and the
+/// list stays in the `container:` block as written.
+fn env(cx: &Cx, list: &Value) -> Option<Dsl> {
+    let simple = |s: &str| crate::print::name(s) == s;
+    let mut entries = Vec::new();
+    for e in list.as_array()? {
+        let e = e.as_object()?;
+        let name = e.get("name")?.as_str()?;
+        let value = match (e.get("value"), e.get("valueFrom")) {
+            (Some(Value::String(v)), None) if e.len() == 2 => Dsl::Str(v.clone()),
+            (None, Some(Value::Object(from))) if e.len() == 2 && from.len() == 1 => {
+                let (kind, r) = from.iter().next()?;
+                let r = r.as_object()?;
+                match kind.as_str() {
+                    "secretKeyRef" | "configMapKeyRef" if r.len() == 2 => {
+                        let target = r.get("name")?.as_str()?;
+                        let key = r.get("key")?.as_str()?;
+                        let declared = if kind == "secretKeyRef" {
+                            cx.secrets.contains(target)
+                        } else {
+                            cx.config_maps.contains(target)
+                        };
+                        if !declared || !simple(target) || !simple(key) {
+                            return None;
+                        }
+                        let call = if kind == "secretKeyRef" {
+                            "secret"
+                        } else {
+                            "config"
+                        };
+                        let path = Dsl::Path(vec![target.to_string(), key.to_string()]);
+                        Dsl::Call(call.into(), vec![path], Vec::new())
+                    }
+                    "fieldRef" if r.len() == 1 => Dsl::call("field", r.get("fieldPath")?.as_str()?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        entries.push((name.to_string(), value));
+    }
+    Some(Dsl::Map(entries))
+}
+
+/// A Service as `service NAME -> WORKLOAD { spec: { ports, selector, … } }` when its selector picks one of
+/// the imported workloads; otherwise it is included as it is.
+pub(super) fn service(cx: &mut Cx, o: &Value) -> Option<Item> {
+    let name = o["metadata"]["name"].as_str()?;
+    let spec = o["spec"].as_object()?.clone();
+    let selector = spec.get("selector")?.as_object()?;
+    let target = cx.workload_selected_by(selector)?.name.clone();
+    let mut item = Item::new("service", name);
+    item.arrow = Some(target);
+    cx.meta(&mut item, o);
+    item.json_entry("spec", Some(&Value::Object(spec)));
+    Some(item)
+}

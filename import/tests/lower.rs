@@ -1,0 +1,148 @@
+//! Each lowering on a small manifest: which item and keys it becomes, what is included, what is warned.
+
+use piceli_import::read::parse_text;
+use piceli_import::{Imported, Options, import};
+
+fn run(yaml: &str, ns: Option<&str>) -> Imported {
+    let sources = parse_text(yaml, "test.yaml", None).expect("parses");
+    let options = Options {
+        app: Some("t".into()),
+        namespace: ns.map(String::from),
+        target: None,
+        include_path: "k8s/imported.json".into(),
+    };
+    import(sources, &options)
+}
+
+const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{containerPort: 80}]\n";
+
+#[test]
+fn a_deployment_with_one_container_uses_image_and_blocks() {
+    let i = run(DEPLOY, None);
+    assert!(i.source.contains("deployment web {"), "{}", i.source);
+    assert!(i.source.contains("replicas: 2,"));
+    assert!(i.source.contains("image: unpinned(\"nginx:1.27\"),"));
+    assert!(
+        i.source
+            .contains("container: { ports: [{ containerPort: 80 }] },")
+    );
+    assert!(i.source.contains("pod_labels: { app: \"web\" },"));
+    assert!(
+        i.source
+            .contains("// piceli: `nginx:1.27` is not pinned by digest")
+    );
+    assert!(i.includes.is_none());
+}
+
+#[test]
+fn a_service_finds_its_workload_by_selector() {
+    let svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: front}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
+    let i = run(&format!("{DEPLOY}{svc}"), None);
+    assert!(i.source.contains("service front -> web {"), "{}", i.source);
+    let orphan = "apiVersion: v1\nkind: Service\nmetadata: {name: ext}\nspec:\n  selector: {app: nothing}\n  ports: [{port: 80}]\n";
+    let i = run(orphan, None);
+    assert!(!i.source.contains("service ext"));
+    assert!(i.includes.as_deref().is_some_and(|s| s.contains("\"ext\"")));
+}
+
+#[test]
+fn secrets_read_the_environment_and_never_hold_values() {
+    let s = "apiVersion: v1\nkind: Secret\nmetadata: {name: db}\ntype: kubernetes.io/basic-auth\ndata: {password: c2VjcmV0}\nstringData: {user: admin}\n";
+    let i = run(s, None);
+    assert!(i.source.contains("secret db {"), "{}", i.source);
+    assert!(i.source.contains("type: \"kubernetes.io/basic-auth\","));
+    assert!(i.source.contains("password: from_env(\"DB_PASSWORD\")"));
+    assert!(i.source.contains("user: from_env(\"DB_USER\")"));
+    assert!(!i.source.contains("c2VjcmV0") && !i.source.contains("admin"));
+    assert_eq!(
+        i.env_example,
+        "# Secret db, key password\nDB_PASSWORD=\n# Secret db, key user\nDB_USER=\n"
+    );
+}
+
+#[test]
+fn config_maps_pvcs_and_service_accounts() {
+    let y = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, labels: {tier: web}}\ndata: {MODE: prod}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 1Gi}}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\nautomountServiceAccountToken: false\n";
+    let i = run(y, None);
+    assert!(i.source.contains("config_map settings {\n        labels: { tier: \"web\" },\n        data: { MODE: \"prod\" },"), "{}", i.source);
+    assert!(i.source.contains("pvc data {\n        storage: \"1Gi\",\n        access: [\"ReadWriteOnce\"],\n        class: \"fast\",\n    }"));
+    assert!(
+        i.source
+            .contains("service_account api {\n        automount: false,\n    }")
+    );
+}
+
+#[test]
+fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
+    let y = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: api-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: jane-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n";
+    let i = run(y, None);
+    assert!(
+        i.source
+            .contains("rules: [rule(groups: [\"\"], resources: [\"pods\"], verbs: [\"get\"])],"),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains(
+        "role_binding api-reads {\n        role: reader,\n        subjects: [api],\n    }"
+    ));
+    assert!(
+        i.includes
+            .as_deref()
+            .is_some_and(|s| s.contains("jane-reads"))
+    );
+}
+
+#[test]
+fn autoscalers_and_budgets_point_at_their_workload() {
+    let y = format!(
+        "{DEPLOY}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}, maxReplicas: 5, metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}}}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web}}\nspec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: web}}}}}}\n"
+    );
+    let i = run(&y, None);
+    assert!(
+        i.source.contains(
+            "autoscaler web -> web {\n        min: 1,\n        max: 5,\n        cpu: 70,\n    }"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(
+        i.source
+            .contains("disruption_budget web -> web {\n        max_unavailable: 1,")
+    );
+}
+
+#[test]
+fn diagnostics_for_names_namespaces_and_duplicates() {
+    let y = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n";
+    let i = run(y, Some("mine"));
+    let codes: Vec<&str> = i.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["PCL0184", "PCL0182", "PCL0183"], "{:?}", i.warnings);
+    assert!(
+        i.source
+            .contains("// piceli: PCL0182 ConfigMap Bad_Name left out")
+    );
+    assert!(
+        i.source
+            .contains("// piceli: PCL0183 was in namespace `other`")
+    );
+}
+
+#[test]
+fn cluster_made_objects_and_server_fields_are_skipped() {
+    let y = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kube-root-ca.crt}\n---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-1, ownerReferences: [{kind: Deployment, name: web, apiVersion: apps/v1, uid: x}]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: mine, uid: abc, resourceVersion: '7', managedFields: []}\ndata: {a: b}\n";
+    let i = run(y, None);
+    assert_eq!(i.skipped.len(), 2, "{:?}", i.skipped);
+    assert!(i.source.contains("config_map mine"));
+    assert!(!i.source.contains("abc"));
+}
+
+#[test]
+fn the_guestbook_module_snapshot() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/guestbook/guestbook-all-in-one.yaml"
+    ))
+    .expect("corpus");
+    let i = run(&text, None);
+    insta::assert_snapshot!(i.source);
+}

@@ -1,0 +1,250 @@
+//! The round trip: import the vendored corpus (tests/corpus, each set with its SOURCE.md), write one crate
+//! with two app binaries, `cargo build` it against this workspace's piceli, run `render -o json`, and
+//! compare object for object, field for field with the input — modulo the labels and annotation Piceli
+//! adds, the namespace it sets, the defaults it drops, and Secret values (rendered as redaction markers).
+//!
+//! One crate, one build (dependencies compile once, in `target/rt-target`).
+
+use piceli_import::read::{Source, read_inputs};
+use piceli_import::write::{PiceliDep, write_crate, write_file};
+use piceli_import::{Options, import};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn corpus(parts: &[&str]) -> Vec<String> {
+    parts
+        .iter()
+        .map(|p| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/corpus")
+                .join(p)
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The sets of the `corpus` app (target namespace `default`).
+const CORPUS: &[&str] = &[
+    "guestbook/guestbook-all-in-one.yaml",
+    "guestbook",
+    "podinfo",
+    "stateful",
+    "rbac-netpol",
+];
+
+#[test]
+fn corpus_round_trips_through_a_built_crate() {
+    // The generated crate and its own target directory (dependencies build once, then stay).
+    let dir = root().join("target/rt/app");
+    let target = root().join("target/rt-target");
+    let _ = std::fs::remove_dir_all(&dir);
+    let piceli = root().canonicalize().expect("workspace root");
+
+    let corpus_in = read_inputs(&corpus(CORPUS), &mut std::io::empty()).expect("corpus reads");
+    let corpus_out = import(
+        corpus_in.clone(),
+        &options("corpus", None, "k8s/corpus.json"),
+    );
+    let extra_in = read_inputs(&corpus(&["extra"]), &mut std::io::empty()).expect("extra reads");
+    let extra_out = import(
+        extra_in.clone(),
+        &options("extra", Some("shop"), "k8s/extra.json"),
+    );
+
+    write_crate(
+        &dir,
+        "roundtrip",
+        &PiceliDep::Path(piceli.clone()),
+        &corpus_out.source,
+        Some(&corpus_out),
+        "k8s/corpus.json",
+    )
+    .expect("crate written");
+    write_file(&dir.join("src/bin/extra.rs"), &extra_out.source).expect("extra app");
+    for (p, text) in piceli_import::write::extra_files(&dir, &extra_out, "k8s/extra.json") {
+        if !p.ends_with(".env.example") {
+            write_file(&p, &text).expect("extra includes");
+        }
+    }
+    std::fs::copy(piceli.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock copied");
+
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "--bins", "--quiet"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("cargo runs");
+    assert!(
+        built.success(),
+        "the generated crate does not build:\n{}",
+        corpus_out.source
+    );
+
+    let bin = target.join("debug");
+    compare(
+        &bin.join("roundtrip"),
+        &corpus_in,
+        "corpus",
+        &["alexisGooD"],
+    );
+    compare(&bin.join("extra"), &extra_in, "extra", &[]);
+}
+
+fn options(app: &str, ns: Option<&str>, include: &str) -> Options {
+    Options {
+        app: Some(app.into()),
+        namespace: ns.map(String::from),
+        target: None,
+        include_path: include.into(),
+    }
+}
+
+/// Render the app and compare with the inputs (`left_out`: names the importer reports and leaves out).
+fn compare(bin: &Path, inputs: &[Source], app: &str, left_out: &[&str]) {
+    let out = Command::new(bin)
+        .args(["render", "-o", "json"])
+        .output()
+        .expect("the app binary runs");
+    assert!(
+        out.status.success(),
+        "render failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).expect("render prints JSON");
+    let rendered: Vec<Value> = list["items"].as_array().cloned().unwrap_or_default();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for s in inputs {
+        let name = s.object["metadata"]["name"].as_str().unwrap_or_default();
+        let kind = s.object["kind"].as_str().unwrap_or_default();
+        if left_out.contains(&name) || !seen.insert((kind.to_string(), name.to_string())) {
+            continue;
+        }
+        let Some(r) = rendered
+            .iter()
+            .find(|r| r["kind"] == kind && r["metadata"]["name"] == name)
+        else {
+            problems.push(format!("{kind} {name}: not rendered"));
+            continue;
+        };
+        let want = normalize(s.object.clone());
+        let have = normalize(r.clone());
+        diff("", &want, &have, &mut problems, &format!("{kind} {name}"));
+        compared += 1;
+    }
+    assert!(compared >= 5, "{app}: only {compared} objects compared");
+    assert!(
+        problems.is_empty(),
+        "{app}: render differs from the input:\n{}",
+        problems.join("\n")
+    );
+    let extra: Vec<String> = rendered
+        .iter()
+        .filter(|r| r["kind"] != "Namespace")
+        .filter(|r| {
+            !seen.contains(&(
+                r["kind"].as_str().unwrap_or_default().to_string(),
+                r["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            ))
+        })
+        .map(|r| format!("{} {}", r["kind"], r["metadata"]["name"]))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "{app}: rendered objects not in the input: {extra:?}"
+    );
+}
+
+/// Drop what Piceli adds (its labels, its annotation, the namespace), what the API defaults, and Secret
+/// values; numbers-as-strings and the like stay as they are (a real difference).
+fn normalize(mut o: Value) -> Value {
+    piceli_import::clean::clean(&mut o);
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.remove("namespace");
+    }
+    strip(&mut o);
+    if o["kind"] == "Secret" {
+        let mut keys: Vec<String> = Vec::new();
+        for f in ["data", "stringData"] {
+            if let Some(m) = o[f].as_object() {
+                keys.extend(m.keys().cloned());
+            }
+        }
+        keys.sort();
+        keys.dedup();
+        if let Some(obj) = o.as_object_mut() {
+            obj.remove("stringData");
+            obj.insert("data".into(), keys.into_iter().map(Value::from).collect());
+        }
+    }
+    o
+}
+
+/// Remove Piceli's labels and annotation wherever labels and selectors live, then empty maps left behind.
+fn strip(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                if matches!(
+                    k.as_str(),
+                    "labels" | "matchLabels" | "selector" | "annotations"
+                ) && let Value::Object(labels) = child
+                {
+                    labels.remove("app.kubernetes.io/component");
+                    labels.remove("app.kubernetes.io/managed-by");
+                    labels.remove("piceli.dev/target");
+                    // Piceli's own (the app's name); one an input set is refused and reported (PCL0185).
+                    labels.remove("app.kubernetes.io/name");
+                }
+                strip(child);
+            }
+            let empty: Vec<String> = m
+                .iter()
+                .filter(|(_, c)| c.as_object().is_some_and(Map::is_empty))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in empty {
+                if k != "emptyDir" && k != "podSelector" {
+                    m.remove(&k);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip),
+        _ => {}
+    }
+}
+
+fn diff(path: &str, want: &Value, have: &Value, out: &mut Vec<String>, what: &str) {
+    match (want, have) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, av) in a {
+                let p = format!("{path}.{k}");
+                match b.get(k) {
+                    Some(bv) => diff(&p, av, bv, out, what),
+                    None => out.push(format!("{what}: {p} missing (want {av})")),
+                }
+            }
+            for k in b.keys().filter(|k| !a.contains_key(*k)) {
+                out.push(format!("{what}: {path}.{k} added ({})", b[k]));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (av, bv)) in a.iter().zip(b).enumerate() {
+                diff(&format!("{path}[{i}]"), av, bv, out, what);
+            }
+        }
+        _ if want == have => {}
+        _ => out.push(format!("{what}: {path}: want {want}, have {have}")),
+    }
+}
