@@ -1,27 +1,28 @@
-//! The round trip: import the vendored corpus (tests/corpus, each set with its SOURCE.md), write one crate
-//! with two app binaries, `cargo build` it against this workspace's piceli, run `render -o json`, and
-//! compare object for object, field for field with the input — modulo the labels and annotation Piceli
+//! The import round trip, as part of the workspace build: `src/main.rs` (app `corpus`) and
+//! `src/bin/extra.rs` (app `extra`) are what `piceli import` writes for the vendored corpus
+//! (import/tests/corpus, each set with its SOURCE.md), and they compile with the workspace. This test
+//! imports the corpus again and requires the committed sources to be exactly that output (regenerate with
+//! `PICELI_UPDATE_IMPORT=1 cargo test -p import-roundtrip`), then runs each app's `render -o json` and
+//! compares object for object, field for field with the input — modulo the labels and annotation Piceli
 //! adds, the namespace it sets, the defaults it drops, and Secret values (rendered as redaction markers).
-//!
-//! One crate, one build (dependencies compile once, in `target/rt-target`).
 
 use piceli_import::read::{Source, read_inputs};
-use piceli_import::write::{PiceliDep, write_crate, write_file};
-use piceli_import::{Options, import};
+use piceli_import::write::extra_files;
+use piceli_import::{Imported, Options, import};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn corpus(parts: &[&str]) -> Vec<String> {
     parts
         .iter()
         .map(|p| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/corpus")
+            crate_dir()
+                .join("../tests/corpus")
                 .join(p)
                 .display()
                 .to_string()
@@ -38,63 +39,61 @@ const CORPUS: &[&str] = &[
     "rbac-netpol",
 ];
 
-#[test]
-fn corpus_round_trips_through_a_built_crate() {
-    // The generated crate and its own target directory (dependencies build once, then stay).
-    let dir = root().join("target/rt/app");
-    let target = root().join("target/rt-target");
-    let _ = std::fs::remove_dir_all(&dir);
-    let piceli = root().canonicalize().expect("workspace root");
+/// The committed file must be `want`; with `PICELI_UPDATE_IMPORT=1` it is written instead.
+fn current(path: &Path, want: &str, stale: &mut Vec<String>) {
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    if have == want {
+        return;
+    }
+    if std::env::var_os("PICELI_UPDATE_IMPORT").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(path, want).expect("write");
+    } else {
+        stale.push(path.display().to_string());
+    }
+}
 
-    let corpus_in = read_inputs(&corpus(CORPUS), &mut std::io::empty()).expect("corpus reads");
-    let corpus_out = import(
-        corpus_in.clone(),
-        &options("corpus", None, "k8s/corpus.json"),
+/// The files of one imported app: its source and its included objects.
+fn files(out: &Imported, source: &Path, include: &str) -> Vec<(PathBuf, String)> {
+    let mut files = vec![(source.to_path_buf(), out.source.clone())];
+    files.extend(
+        extra_files(&crate_dir(), out, include)
+            .into_iter()
+            .filter(|(p, _)| !p.ends_with(".env.example")),
     );
+    files
+}
+
+#[test]
+fn corpus_round_trips_through_the_generated_apps() {
+    let corpus_in = read_inputs(&corpus(CORPUS), &mut std::io::empty()).expect("corpus reads");
+    let corpus_out = import(corpus_in.clone(), &options("corpus", None, "k8s/corpus.json"));
     let extra_in = read_inputs(&corpus(&["extra"]), &mut std::io::empty()).expect("extra reads");
     let extra_out = import(
         extra_in.clone(),
         &options("extra", Some("shop"), "k8s/extra.json"),
     );
-
-    write_crate(
-        &dir,
-        "roundtrip",
-        &PiceliDep::Path(piceli.clone()),
-        &corpus_out.source,
-        Some(&corpus_out),
-        "k8s/corpus.json",
-    )
-    .expect("crate written");
-    write_file(&dir.join("src/bin/extra.rs"), &extra_out.source).expect("extra app");
-    for (p, text) in piceli_import::write::extra_files(&dir, &extra_out, "k8s/extra.json") {
-        if !p.ends_with(".env.example") {
-            write_file(&p, &text).expect("extra includes");
-        }
+    let mut stale = Vec::new();
+    for (path, text) in files(&corpus_out, &crate_dir().join("src/main.rs"), "k8s/corpus.json")
+        .into_iter()
+        .chain(files(&extra_out, &crate_dir().join("src/bin/extra.rs"), "k8s/extra.json"))
+    {
+        current(&path, &text, &mut stale);
     }
-    std::fs::copy(piceli.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock copied");
-
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(cargo)
-        .args(["build", "--bins", "--quiet"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .status()
-        .expect("cargo runs");
     assert!(
-        built.success(),
-        "the generated crate does not build:\n{}",
-        corpus_out.source
+        stale.is_empty(),
+        "the committed apps are not what `piceli import` writes now: {stale:?}; run \
+         `PICELI_UPDATE_IMPORT=1 cargo test -p import-roundtrip` and review the diff"
     );
-
-    let bin = target.join("debug");
     compare(
-        &bin.join("roundtrip"),
+        Path::new(env!("CARGO_BIN_EXE_roundtrip")),
         &corpus_in,
         "corpus",
         &["alexisGooD"],
     );
-    compare(&bin.join("extra"), &extra_in, "extra", &[]);
+    compare(Path::new(env!("CARGO_BIN_EXE_extra")), &extra_in, "extra", &[]);
 }
 
 fn options(app: &str, ns: Option<&str>, include: &str) -> Options {

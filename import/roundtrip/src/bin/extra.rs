@@ -1,0 +1,98 @@
+//! The `extra` app, imported by `piceli import`.
+//!
+//! `cargo run -- render` prints its objects; `// piceli:` comments mark what was changed.
+
+piceli::app! {
+    app extra;
+    target local = local(namespace: "shop");
+
+    // piceli: secret values are read from the environment when the app applies (see .env.example)
+    secret db-creds {
+        data: { user: from_env("DB_CREDS_USER"), password: from_env("DB_CREDS_PASSWORD") },
+    }
+
+    pvc uploads {
+        storage: "5Gi",
+        access: ["ReadWriteOnce"],
+        class: "standard",
+        spec: { volumeMode: "Filesystem" },
+    }
+
+    service_account api {
+        automount: false,
+    }
+
+    role config-reader {
+        rules: [rule(groups: [""], resources: ["configmaps"], verbs: ["get", "list"], names: ["settings"])],
+    }
+
+    role_binding api-reads-config {
+        role: config-reader,
+        subjects: [api],
+    }
+
+    deployment api {
+        labels: { tier: "backend" },
+        replicas: 2,
+        pod_labels: { app: "api" },
+        image: "ghcr.io/example/api:2.4.1@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        env: { DB_PASSWORD: secret(db-creds.password) },
+        container: { volumeMounts: [{ name: "uploads", mountPath: "/uploads" }] },
+        pod: {
+            serviceAccountName: "api",
+            volumes: [{ name: "uploads", persistentVolumeClaim: { claimName: "uploads" } }],
+        },
+        spec: { selector: { matchLabels: { app: "api" } } },
+    }
+
+    autoscaler api -> api {
+        min: 2,
+        max: 6,
+        cpu: 70,
+    }
+
+    disruption_budget api -> api {
+        min_available: 1,
+        spec: { selector: { matchLabels: { app: "api" } } },
+    }
+
+    // piceli: `docker.io/library/busybox:1.36` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`
+    daemon_set node-agent {
+        pod_labels: { app: "node-agent" },
+        image: unpinned("docker.io/library/busybox:1.36"),
+        args: ["sleep", "infinity"],
+        pod: {
+            tolerations: [
+                {
+                    key: "node-role.kubernetes.io/control-plane",
+                    operator: "Exists",
+                    effect: "NoSchedule",
+                },
+            ],
+        },
+        spec: { selector: { matchLabels: { app: "node-agent" } } },
+    }
+
+    job migrate {
+        backoff_limit: 2,
+        restart: "Never",
+        image: "ghcr.io/example/api:2.4.1@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        command: ["/app/migrate"],
+    }
+
+    cron_job nightly {
+        schedule: "30 2 * * *",
+        restart: "OnFailure",
+        containers: {
+            report: {
+                image: "ghcr.io/example/api:2.4.1@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+                args: ["report"],
+            },
+        },
+        spec: { concurrencyPolicy: "Forbid" },
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    extra::main()
+}
