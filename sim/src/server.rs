@@ -267,10 +267,7 @@ impl RunningSim {
     /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
     /// older resourceVersion get a 410 Expired ERROR event and must re-list.
     pub fn compact(&self) -> Result<u64, SimError> {
-        self.app
-            .store
-            .compact_now()
-            .map_err(|e| SimError::Runtime(e.message))
+        self.app.store.compact_now().map_err(SimError::from)
     }
 
     /// Registers an admission plugin: it may mutate (after defaulting) or reject (after validation)
@@ -346,7 +343,7 @@ impl RunningSim {
             .app
             .store
             .get("/pods", namespace, pod)
-            .map_err(runtime)?
+            .map_err(SimError::from)?
             .ok_or_else(|| runtime(crate::status::ApiError::not_found("", "pods", pod)))?;
         let container =
             crate::stream::exec::pick_container(&obj, pod, container).map_err(runtime)?;
@@ -364,10 +361,7 @@ impl RunningSim {
 
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
-        self.app
-            .store
-            .current_rv()
-            .map_err(|e| SimError::Runtime(e.message))
+        self.app.store.current_rv().map_err(SimError::from)
     }
 
     /// Stops the server and waits for its threads.

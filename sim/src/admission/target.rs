@@ -88,7 +88,7 @@ fn from_service(
     let svc = app
         .store
         .get("/services", ns, name)
-        .map_err(|e| e.message)?
+        .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("service \"{name}\" not found"))?;
     let svc_port = svc
         .pointer("/spec/ports")

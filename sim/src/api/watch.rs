@@ -173,7 +173,7 @@ async fn run(
         let history = tokio::task::spawn_blocking(move || a.store.events_after(from)).await;
         let events = match history {
             Ok(Ok(ev)) => ev,
-            Ok(Err(e)) => return s.expired(&e).await,
+            Ok(Err(e)) => return s.expired(&e.into()).await,
             Err(e) => return s.expired(&ApiError::internal(e)).await,
         };
         last = from;

@@ -1,5 +1,8 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
+mod kinds;
+pub mod strategy;
+
 use std::sync::RwLock;
 
 use serde_json::Value;
