@@ -235,6 +235,11 @@ impl<'a> Node<'a> {
         self.ext("format").and_then(Value::as_str)
     }
 
+    /// Whether this node is the definition `def` itself (reached through a `$ref`).
+    pub fn is_definition(&self, def: &Value) -> bool {
+        self.schema.is_some_and(|s| std::ptr::eq(s, def))
+    }
+
     /// The JSON type declared here (`object`, `array`, `string`, ...), if any.
     pub fn type_name(&self) -> Option<&'a str> {
         self.ext("type").and_then(Value::as_str)

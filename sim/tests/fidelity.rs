@@ -16,5 +16,7 @@ mod resource_versions;
 mod robustness;
 #[path = "fidelity/tables.rs"]
 mod tables;
+#[path = "fidelity/times.rs"]
+mod times;
 #[path = "fidelity/validation.rs"]
 mod validation;

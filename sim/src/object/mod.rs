@@ -317,6 +317,9 @@ fn build(
         }
     }
     let mut new = with_type_first(rt, new);
+    if let crate::registry::SchemaSource::Builtin(_) = &rt.schema {
+        crate::fields::times::normalize(&mut new, Node::root(rt));
+    }
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     strategy(rt).derive_status(&mut new);
