@@ -38,6 +38,14 @@ pub enum SimCommand {
         #[arg(long)]
         dir: PathBuf,
     },
+    /// Compact the cluster's watch history now, as an etcd compaction does: every watch that
+    /// resumes from an older resourceVersion gets 410 Gone and must re-list (for testing clients'
+    /// relist paths). Prints the resourceVersion compacted to.
+    Compact {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
     /// Report whether a server is running for the directory (exit code 3 when it is not).
     Status {
         /// Cluster directory.
@@ -62,6 +70,13 @@ pub struct ControllerArgs {
     /// Turn RBAC off: every authenticated request is allowed (the admin token always is).
     #[arg(long)]
     pub no_rbac: bool,
+    /// How many change events watches can resume from (default 20000); older ones are compacted.
+    #[arg(long, value_name = "EVENTS")]
+    pub watch_history: Option<u64>,
+    /// Compact the watch history every SECONDS, as kube-apiserver's `--etcd-compaction-interval`
+    /// (each tick drops the events older than the previous tick); default: by count only.
+    #[arg(long, value_name = "SECONDS")]
+    pub compaction_interval: Option<u64>,
 }
 
 impl ControllerArgs {
@@ -89,6 +104,12 @@ impl ControllerArgs {
         }
         if self.no_rbac {
             out.push("--no-rbac".to_string());
+        }
+        if let Some(n) = self.watch_history {
+            out.extend(["--watch-history".to_string(), n.to_string()]);
+        }
+        if let Some(s) = self.compaction_interval {
+            out.extend(["--compaction-interval".to_string(), s.to_string()]);
         }
         out
     }
@@ -121,6 +142,7 @@ pub fn run(cmd: SimCommand) -> ExitCode {
             controllers,
         } => start(&dir, port, &controllers),
         SimCommand::Stop { dir } => stop(&dir),
+        SimCommand::Compact { dir } => compact(&dir),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(3),
@@ -159,6 +181,8 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         controllers: controllers.config(),
         header_timeout: controllers.header_timeout_ms.map(Duration::from_millis),
         no_rbac: controllers.no_rbac,
+        watch_history: controllers.watch_history,
+        compaction_interval: controllers.compaction_interval.map(Duration::from_secs),
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",
@@ -190,6 +214,18 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
     if running(dir).is_some_and(|(pid, _)| pid == std::process::id()) {
         let _ = std::fs::remove_file(pid_file(dir));
     }
+    Ok(())
+}
+
+/// `piceli sim compact`: compacts the shared state database of the cluster in `dir` (the servers
+/// read watch history from it, so their watches from before now get 410 Gone).
+fn compact(dir: &Path) -> Result<(), CliError> {
+    if !dir.join("state.db").exists() {
+        return Err(CliError::NotRunning(dir.to_path_buf()));
+    }
+    let store = crate::store::Store::open(Some(dir))?;
+    let rv = store.compact_now().map_err(SimError::from)?;
+    println!("compacted {} to resourceVersion {rv}", dir.display());
     Ok(())
 }
 

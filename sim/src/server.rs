@@ -28,6 +28,13 @@ pub struct SimConfig {
     pub header_timeout: Option<Duration>,
     /// Serve every authenticated request without RBAC checks (`--no-rbac`).
     pub no_rbac: bool,
+    /// How many change events watches can resume from (`--watch-history`); `None`: 20,000.
+    pub watch_history: Option<u64>,
+    /// Compact the watch history every interval, as kube-apiserver compacts etcd
+    /// (`--etcd-compaction-interval`): each tick drops the events up to the resourceVersion of the
+    /// previous tick, so a watch resumed from an older version gets 410 Gone
+    /// (`--compaction-interval`); `None`: by count only.
+    pub compaction_interval: Option<Duration>,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -82,6 +89,9 @@ impl Sim {
             addr.to_string(),
         )?;
         app.rbac = !config.no_rbac;
+        if let Some(events) = config.watch_history {
+            app.store.set_history(events);
+        }
         let app = Arc::new(app);
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -96,6 +106,7 @@ impl Sim {
         let served = app.clone();
         let controllers = config.controllers.clone();
         let header_timeout = config.header_timeout;
+        let compaction = config.compaction_interval;
         let thread = std::thread::Builder::new()
             .name("piceli-sim-server".into())
             .spawn(move || {
@@ -107,6 +118,7 @@ impl Sim {
                     stop_rx,
                     ready_tx,
                     header_timeout,
+                    compaction,
                 ));
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })
@@ -150,6 +162,21 @@ fn bind(port: Option<u16>, dir: Option<&Path>) -> Result<TcpListener, SimError> 
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|source| SimError::Bind { port: 0, source })
 }
 
+/// Compacts the watch history every `every`, up to the resourceVersion seen one tick earlier.
+async fn compact_every(app: Arc<App>, every: Duration) {
+    let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
+    tick.tick().await;
+    let mut previous = app.store.current_rv().ok();
+    loop {
+        tick.tick().await;
+        let a = app.clone();
+        if let Some(upto) = previous {
+            let _ = tokio::task::spawn_blocking(move || a.store.compact_to(Some(upto))).await;
+        }
+        previous = app.store.current_rv().ok();
+    }
+}
+
 fn check_writable(dir: &Path) -> Result<(), SimError> {
     let probe = dir.join(".piceli-sim-write-test");
     std::fs::write(&probe, b"ok").map_err(|e| SimError::io(dir, e))?;
@@ -164,6 +191,7 @@ async fn serve(
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), SimError>>,
     header_timeout: Option<Duration>,
+    compaction: Option<Duration>,
 ) {
     let header_timeout = header_timeout.unwrap_or(Duration::from_secs(10));
     let listener = match tokio::net::TcpListener::from_std(listener) {
@@ -174,6 +202,9 @@ async fn serve(
         }
     };
     app.start_background();
+    if let Some(every) = compaction {
+        tokio::spawn(compact_every(app.clone(), every));
+    }
     let controllers = crate::controllers::Controllers::start(app.clone(), controllers);
     let _ = ready.send(Ok(()));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);

@@ -110,8 +110,22 @@ impl Store {
 
     /// Drops every stored event up to the current resourceVersion; returns that version.
     pub fn compact_now(&self) -> Result<u64, StoreError> {
+        self.compact_to(None)
+    }
+
+    /// How many change events are kept before older ones are compacted away (default
+    /// [`DEFAULT_HISTORY`]).
+    pub fn set_history(&mut self, events: u64) {
+        self.history = events.max(1);
+    }
+
+    /// Drops the stored events up to `rv` (the current resourceVersion when `None`), as an etcd
+    /// compaction does: watches from an older resourceVersion get 410 Gone. Returns the version
+    /// compacted to.
+    pub fn compact_to(&self, rv: Option<u64>) -> Result<u64, StoreError> {
         let conn = self.lock()?;
-        let rv = schema::current_rv(&conn).map_err(db_err)?;
+        let current = schema::current_rv(&conn).map_err(db_err)?;
+        let rv = rv.map_or(current, |r| r.min(current));
         conn.execute("DELETE FROM events WHERE rv <= ?1", params![rv as i64])
             .map_err(db_err)?;
         conn.execute(
