@@ -105,8 +105,10 @@ impl Sim {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let served = app.clone();
         let controllers = config.controllers.clone();
-        let header_timeout = config.header_timeout;
-        let compaction = config.compaction_interval;
+        let timing = Timing {
+            header_timeout: config.header_timeout.unwrap_or(Duration::from_secs(10)),
+            compaction: config.compaction_interval,
+        };
         let thread = std::thread::Builder::new()
             .name("piceli-sim-server".into())
             .spawn(move || {
@@ -117,8 +119,7 @@ impl Sim {
                     controllers,
                     stop_rx,
                     ready_tx,
-                    header_timeout,
-                    compaction,
+                    timing,
                 ));
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })
@@ -162,6 +163,12 @@ fn bind(port: Option<u16>, dir: Option<&Path>) -> Result<TcpListener, SimError> 
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|source| SimError::Bind { port: 0, source })
 }
 
+/// The server's time limits: handshake and header timeout, watch-history compaction interval.
+struct Timing {
+    header_timeout: Duration,
+    compaction: Option<Duration>,
+}
+
 /// Compacts the watch history every `every`, up to the resourceVersion seen one tick earlier.
 async fn compact_every(app: Arc<App>, every: Duration) {
     let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
@@ -190,10 +197,12 @@ async fn serve(
     controllers: crate::controllers::ControllerConfig,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), SimError>>,
-    header_timeout: Option<Duration>,
-    compaction: Option<Duration>,
+    timing: Timing,
 ) {
-    let header_timeout = header_timeout.unwrap_or(Duration::from_secs(10));
+    let Timing {
+        header_timeout,
+        compaction,
+    } = timing;
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(l) => l,
         Err(e) => {
