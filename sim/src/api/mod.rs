@@ -273,7 +273,7 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 /// Answers an access or identity review for the request's user.
 fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let mut body = write::decode_body(req)?;
-    let status = reviews::answer(app, &req.user, &r.rt.kind, &body)?;
+    let status = reviews::answer(app, &req.user, &r.rt.kind, &r.ns, &body)?;
     body["apiVersion"] = json!(r.rt.api_version());
     body["kind"] = json!(r.rt.kind);
     body["status"] = status;

@@ -213,6 +213,24 @@ const REVIEWS: &[(&str, &str, &str, &str)] = &[
         "selfsubjectreviews",
         "io.k8s.api.authentication.v1.SelfSubjectReview",
     ),
+    (
+        "authentication.k8s.io",
+        "TokenReview",
+        "tokenreviews",
+        "io.k8s.api.authentication.v1.TokenReview",
+    ),
+    (
+        "authorization.k8s.io",
+        "SubjectAccessReview",
+        "subjectaccessreviews",
+        "io.k8s.api.authorization.v1.SubjectAccessReview",
+    ),
+    (
+        "authorization.k8s.io",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+        "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
+    ),
 ];
 
 fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> ResourceType {
@@ -223,7 +241,7 @@ fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> Res
         plural: plural.into(),
         singular: kind.to_lowercase(),
         kind: kind.into(),
-        namespaced: false,
+        namespaced: kind == "LocalSubjectAccessReview",
         short_names: Vec::new(),
         categories: Vec::new(),
         status_subresource: false,
