@@ -77,6 +77,11 @@ pub struct ControllerArgs {
     /// (each tick drops the events older than the previous tick); default: by count only.
     #[arg(long, value_name = "SECONDS")]
     pub compaction_interval: Option<u64>,
+    /// Run the built-in cert-manager: cert-manager.io/v1 Issuers, ClusterIssuers and Certificates
+    /// (selfSigned and CA issuers write the Secrets, renew them) and CA injection into webhook
+    /// configurations annotated `cert-manager.io/inject-ca-from`.
+    #[arg(long)]
+    pub cert_manager: bool,
 }
 
 impl ControllerArgs {
@@ -107,6 +112,9 @@ impl ControllerArgs {
         }
         if let Some(n) = self.watch_history {
             out.extend(["--watch-history".to_string(), n.to_string()]);
+        }
+        if self.cert_manager {
+            out.push("--cert-manager".to_string());
         }
         if let Some(s) = self.compaction_interval {
             out.extend(["--compaction-interval".to_string(), s.to_string()]);
@@ -183,6 +191,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         no_rbac: controllers.no_rbac,
         watch_history: controllers.watch_history,
         compaction_interval: controllers.compaction_interval.map(Duration::from_secs),
+        cert_manager: controllers.cert_manager,
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",

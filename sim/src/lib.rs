@@ -14,6 +14,7 @@ pub mod admission;
 mod api;
 pub mod apiserver;
 pub mod app;
+mod certmanager;
 pub mod cli;
 mod cluster_defaults;
 pub mod controllers;

@@ -35,6 +35,10 @@ pub struct SimConfig {
     /// previous tick, so a watch resumed from an older version gets 410 Gone
     /// (`--compaction-interval`); `None`: by count only.
     pub compaction_interval: Option<Duration>,
+    /// Run the built-in cert-manager (`--cert-manager`): the cert-manager.io/v1 CRDs, selfSigned and
+    /// CA issuers writing Certificates' Secrets, renewal, and CA injection into webhook
+    /// configurations annotated `cert-manager.io/inject-ca-from`.
+    pub cert_manager: bool,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -91,6 +95,10 @@ impl Sim {
         app.rbac = !config.no_rbac;
         if let Some(events) = config.watch_history {
             app.store.set_history(events);
+        }
+        if config.cert_manager {
+            app.cert_manager = true;
+            crate::certmanager::install(&app).map_err(|e| SimError::Runtime(e.message))?;
         }
         let app = Arc::new(app);
 
