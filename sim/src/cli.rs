@@ -46,6 +46,21 @@ pub enum SimCommand {
         #[arg(long)]
         dir: PathBuf,
     },
+    /// Route a Service port to a process on this machine: webhooks (and other calls the API server
+    /// makes) to NAMESPACE/SERVICE:PORT reach ADDRESS, TLS verified for SERVICE.NAMESPACE.svc.
+    /// `--delete` removes the route; no target lists the routes.
+    Route {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The Service port: NAMESPACE/SERVICE[:PORT] (port 443 by default).
+        target: Option<String>,
+        /// Where it is served on this machine, e.g. 127.0.0.1:8443.
+        address: Option<std::net::SocketAddr>,
+        /// Remove the route instead.
+        #[arg(long)]
+        delete: bool,
+    },
     /// Report whether a server is running for the directory (exit code 3 when it is not).
     Status {
         /// Cluster directory.
@@ -151,6 +166,12 @@ pub fn run(cmd: SimCommand) -> ExitCode {
         } => start(&dir, port, &controllers),
         SimCommand::Stop { dir } => stop(&dir),
         SimCommand::Compact { dir } => compact(&dir),
+        SimCommand::Route {
+            dir,
+            target,
+            address,
+            delete,
+        } => crate::cli_route::run(&dir, target.as_deref(), address, delete),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(3),

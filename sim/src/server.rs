@@ -342,6 +342,26 @@ impl RunningSim {
             .map_err(|e| SimError::Runtime(e.message))
     }
 
+    /// Routes `namespace/service:port` to a process on this machine, as `piceli sim route` does:
+    /// webhooks whose `clientConfig.service` names that Service port call `to` (TLS verified for
+    /// `SERVICE.NAMESPACE.svc`), whether or not pods back the Service.
+    pub fn route(
+        &self,
+        namespace: &str,
+        service: &str,
+        port: u16,
+        to: SocketAddr,
+    ) -> Result<(), SimError> {
+        crate::routes::set(&self.app, namespace, service, port, Some(to))
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Removes the route of `namespace/service:port`.
+    pub fn unroute(&self, namespace: &str, service: &str, port: u16) -> Result<(), SimError> {
+        crate::routes::set(&self.app, namespace, service, port, None)
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
     /// Removes every mapping of `port` in `namespace`.
     pub fn unmap_port(&self, namespace: &str, port: u16) {
         self.app.hooks.unmap_port(namespace, port);

@@ -14,41 +14,9 @@ use common::{Kubectl, eventually, json_of};
 use piceli_sim::{Sim, SimConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const CHAIN: &str = r#"apiVersion: v1
-kind: Namespace
-metadata: {name: guard-system}
----
-apiVersion: cert-manager.io/v1
-kind: Issuer
-metadata: {name: guard-selfsigned, namespace: guard-system}
-spec: {selfSigned: {}}
----
-apiVersion: cert-manager.io/v1
-kind: Certificate
-metadata: {name: guard-ca, namespace: guard-system}
-spec:
-  isCA: true
-  commonName: guard-ca
-  secretName: guard-ca
-  privateKey: {algorithm: ECDSA, size: 256}
-  issuerRef: {group: cert-manager.io, kind: Issuer, name: guard-selfsigned}
----
-apiVersion: cert-manager.io/v1
-kind: Issuer
-metadata: {name: guard-ca, namespace: guard-system}
-spec: {ca: {secretName: guard-ca}}
----
-apiVersion: cert-manager.io/v1
-kind: Certificate
-metadata: {name: guard-tls, namespace: guard-system}
-spec:
-  secretName: guard-tls
-  dnsNames: [guard.guard-system.svc, guard.guard-system.svc.cluster.local]
-  usages: [digital signature, key encipherment, server auth]
-  privateKey: {algorithm: ECDSA, size: 256, rotationPolicy: Always}
-  issuerRef: {group: cert-manager.io, kind: Issuer, name: guard-ca}
----
-apiVersion: admissionregistration.k8s.io/v1
+const CHAIN: &str = include_str!("data/cert-manager-chain.yaml");
+
+const WEBHOOK: &str = r#"apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
   name: guard
@@ -145,6 +113,7 @@ async fn kubectl_cert_manager_chain_issues_a_serving_certificate_and_injects_its
         assert!(kinds.contains(kind), "{kinds}");
     }
     k.ok(&["apply", "-f", &k.file("chain.yaml", CHAIN)]);
+    k.ok(&["apply", "-f", &k.file("webhook.yaml", WEBHOOK)]);
     k.ok(&[
         "wait",
         "--for=condition=Ready",

@@ -1,7 +1,8 @@
 //! Where a webhook call goes. `clientConfig.url` (https only) is dialled as is; for
 //! `clientConfig.service` the Service's port is found, its pods are those its selector matches (their
 //! named ports resolved), and the first pod whose target port is mapped to a real address
-//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc`.
+//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
+//! unless the Service port is routed to a local process ([`crate::routes`]), which is dialled then.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -98,6 +99,17 @@ fn from_service(
                 .find(|p| p.get("port").and_then(Value::as_u64) == Some(u64::from(port)))
         })
         .ok_or_else(|| format!("no service port {port} found for service \"{name}\""))?;
+    let host = format!("{name}.{ns}.svc");
+    let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
+    if let Some(addr) = crate::routes::lookup(app, ns, name, port) {
+        return Ok(Target {
+            addr,
+            server_name: host.clone(),
+            url: format!("https://{host}:{port}{path}"),
+            host: format!("{host}:{port}"),
+            path,
+        });
+    }
     let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
     let selector = svc
         .pointer("/spec/selector")
@@ -122,8 +134,6 @@ fn from_service(
         app.hooks.resolve_port(pod, number)
     });
     let addr = addr.ok_or_else(no_endpoints)?;
-    let host = format!("{name}.{ns}.svc");
-    let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
     Ok(Target {
         addr,
         server_name: host.clone(),
