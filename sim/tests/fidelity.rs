@@ -10,6 +10,8 @@ mod common;
 mod defaults;
 #[path = "fidelity/deletion.rs"]
 mod deletion;
+#[path = "fidelity/explain.rs"]
+mod explain;
 #[path = "fidelity/resource_versions.rs"]
 mod resource_versions;
 #[path = "fidelity/robustness.rs"]
