@@ -37,6 +37,7 @@ mod pod_deletion;
 mod pod_status;
 mod process;
 pub mod proto;
+mod proxy;
 mod query;
 pub mod registry;
 pub mod router;

@@ -144,7 +144,7 @@ fn from_service(
 }
 
 /// A numeric target port, or a named one looked up in the pod's container ports.
-fn pod_port(pod: &Value, target: &Value) -> Option<u16> {
+pub(crate) fn pod_port(pod: &Value, target: &Value) -> Option<u16> {
     if let Some(n) = target.as_u64() {
         return u16::try_from(n).ok();
     }

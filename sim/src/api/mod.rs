@@ -43,6 +43,11 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     {
         return crate::stream::handle(app, Request::from_parts(parts, body), t).await;
     }
+    if let Route::Resource(t) = route(parts.uri.path())
+        && crate::proxy::is_proxy(&t)
+    {
+        return crate::proxy::handle(app, Request::from_parts(parts, body), t).await;
+    }
     let body = match limits::read_body(body).await {
         Ok(b) => b,
         Err(e) => return error(&e),
