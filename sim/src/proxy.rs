@@ -96,25 +96,8 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
         .get("targetPort")
         .cloned()
         .unwrap_or(Value::from(number));
-    let selector = svc.pointer("/spec/selector").and_then(Value::as_object);
-    let no_endpoints = || unavailable(format!("no endpoints available for service \"{name}\""));
-    let selector = selector
-        .filter(|s| !s.is_empty())
-        .ok_or_else(no_endpoints)?;
-    let (pods, _) = app.store.list("/pods", Some(ns), None)?;
-    pods.iter()
-        .filter(|p| {
-            let labels = p.object.pointer("/metadata/labels");
-            selector
-                .iter()
-                .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
-                && p.object.pointer("/metadata/deletionTimestamp").is_none()
-        })
-        .find_map(|p| {
-            let n = crate::admission::pod_port(&p.object, &target)?;
-            app.hooks.resolve_port(&p.object, n)
-        })
-        .ok_or_else(no_endpoints)
+    crate::admission::selected_pod_address(app, ns, &svc, &target)?
+        .ok_or_else(|| unavailable(format!("no endpoints available for service \"{name}\"")))
 }
 
 /// The path after `…/NAME/proxy` (at least `/`), with the query string.

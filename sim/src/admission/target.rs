@@ -111,28 +111,8 @@ fn from_service(
         });
     }
     let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
-    let selector = svc
-        .pointer("/spec/selector")
-        .and_then(Value::as_object)
-        .filter(|s| !s.is_empty());
     let no_endpoints = || format!("no endpoints available for service \"{name}\"");
-    let selector = selector.ok_or_else(no_endpoints)?;
-    let (pods, _) = app
-        .store
-        .list("/pods", Some(ns), None)
-        .map_err(|e| e.message)?;
-    let addr: Option<SocketAddr> = pods.iter().find_map(|p| {
-        let pod = &p.object;
-        let labels = pod.pointer("/metadata/labels");
-        let selected = selector
-            .iter()
-            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
-        if !selected || pod.pointer("/metadata/deletionTimestamp").is_some() {
-            return None;
-        }
-        let number = pod_port(pod, &target_port)?;
-        app.hooks.resolve_port(pod, number)
-    });
+    let addr = selected_pod_address(app, ns, &svc, &target_port).map_err(|e| e.message)?;
     let addr = addr.ok_or_else(no_endpoints)?;
     Ok(Target {
         addr,
@@ -141,6 +121,36 @@ fn from_service(
         host: format!("{host}:{port}"),
         path,
     })
+}
+
+/// The mapped address of the first live pod a Service's selector matches, at its `target_port`
+/// (a number or a container port name); `None` when no selected pod's port is mapped.
+pub(crate) fn selected_pod_address(
+    app: &App,
+    ns: &str,
+    svc: &Value,
+    target_port: &Value,
+) -> Result<Option<SocketAddr>, crate::status::ApiError> {
+    let Some(selector) = svc
+        .pointer("/spec/selector")
+        .and_then(Value::as_object)
+        .filter(|s| !s.is_empty())
+    else {
+        return Ok(None);
+    };
+    let (pods, _) = app.store.list("/pods", Some(ns), None)?;
+    Ok(pods.iter().find_map(|p| {
+        let pod = &p.object;
+        let labels = pod.pointer("/metadata/labels");
+        let selected = selector
+            .iter()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
+        if !selected || pod.pointer("/metadata/deletionTimestamp").is_some() {
+            return None;
+        }
+        let number = pod_port(pod, target_port)?;
+        app.hooks.resolve_port(pod, number)
+    }))
 }
 
 /// A numeric target port, or a named one looked up in the pod's container ports.
