@@ -11,6 +11,7 @@ pub(crate) mod matching;
 mod pool;
 mod review;
 mod target;
+mod verify;
 
 use serde_json::Value;
 
