@@ -108,7 +108,10 @@ fn kubectl_a_self_signed_webhook_certificate_is_its_own_ca_bundle() {
             .contains("failed calling webhook \"no-latest.example.com\"")
             && out
                 .stderr
-                .contains("tls: failed to verify certificate: x509:"),
+                .contains("tls: failed to verify certificate: x509:")
+            && out
+                .stderr
+                .contains("certificate is not valid for the webhook's host name"),
         "{}",
         out.stderr
     );

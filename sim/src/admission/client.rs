@@ -241,6 +241,10 @@ fn tls_or_io(e: &std::io::Error) -> String {
             C::NotValidForName | C::NotValidForNameContext { .. } => {
                 "certificate is not valid for the webhook's host name".into()
             }
+            // A CA certificate serving (not itself in the bundle): Go finds no chain to a root.
+            C::Other(o) if format!("{o:?}").contains("CaUsedAsEndEntity") => {
+                "certificate signed by unknown authority".into()
+            }
             other => format!("{other:?}"),
         },
         other => return format!("remote error: tls: {other}"),

@@ -6,10 +6,10 @@
 
 use std::sync::Arc;
 
-use rustls::DigitallySignedStruct;
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct};
 
 /// WebPKI, plus Go's acceptance of a serving certificate found in the bundle itself.
 #[derive(Debug)]
@@ -34,23 +34,21 @@ impl BundleVerifier {
     }
 }
 
-/// Whether a certificate is valid at `now` and names `server_name` (a DNS name or IP SAN, or — as Go
-/// without SANs no longer does — nothing else).
-fn valid_for(der: &[u8], server_name: &ServerName<'_>, now: UnixTime) -> bool {
-    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
-        return false;
-    };
-    let Ok(at) = x509_parser::time::ASN1Time::from_timestamp(now.as_secs() as i64) else {
-        return false;
-    };
+/// Why a certificate is not valid at `now` for `server_name` (a DNS name or IP SAN), if it is not.
+fn check(der: &[u8], server_name: &ServerName<'_>, now: UnixTime) -> Result<(), CertificateError> {
+    let (_, cert) =
+        x509_parser::parse_x509_certificate(der).map_err(|_| CertificateError::BadEncoding)?;
+    let at = x509_parser::time::ASN1Time::from_timestamp(now.as_secs() as i64)
+        .map_err(|_| CertificateError::BadEncoding)?;
     if !cert.validity().is_valid_at(at) {
-        return false;
+        return Err(CertificateError::Expired);
     }
     let Ok(Some(san)) = cert.subject_alternative_name() else {
-        return false;
+        return Err(CertificateError::NotValidForName);
     };
     use x509_parser::extensions::GeneralName;
-    san.value
+    let named = san
+        .value
         .general_names
         .iter()
         .any(|n| match (n, server_name) {
@@ -65,7 +63,12 @@ fn valid_for(der: &[u8], server_name: &ServerName<'_>, now: UnixTime) -> bool {
                 }
             }
             _ => false,
-        })
+        });
+    if named {
+        Ok(())
+    } else {
+        Err(CertificateError::NotValidForName)
+    }
 }
 
 impl ServerCertVerifier for BundleVerifier {
@@ -85,15 +88,15 @@ impl ServerCertVerifier for BundleVerifier {
             now,
         ) {
             Ok(v) => Ok(v),
-            Err(e)
+            Err(_)
                 if self
                     .bundle
                     .iter()
-                    .any(|c| c.as_ref() == end_entity.as_ref())
-                    && valid_for(end_entity.as_ref(), server_name, now) =>
+                    .any(|c| c.as_ref() == end_entity.as_ref()) =>
             {
-                let _ = e;
-                Ok(ServerCertVerified::assertion())
+                check(end_entity.as_ref(), server_name, now)
+                    .map(|()| ServerCertVerified::assertion())
+                    .map_err(rustls::Error::InvalidCertificate)
             }
             Err(e) => Err(e),
         }
