@@ -503,10 +503,11 @@ codes! {
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \
          TLS Secret). The message says which part failed: free the port, or point the flags at readable PEM \
          files.";
-    SimFailed = "PCL0210", "the local cluster cannot start or stop",
-        "`piceli sim serve`/`start` could not create its directory, certificates, kubeconfig or server process, \
-         or `stop` could not end it. The message names the file or step; fix it (permissions, free space) and \
-         run the command again. `DIR/sim.log` holds what a background server printed.";
+    SimFailed = "PCL0210", "a `piceli sim` command failed",
+        "`piceli sim serve`/`start` could not create its directory, certificates, kubeconfig or server process; \
+         `stop` could not end it; or `route`/`compact` could not use the cluster. The message names the file, \
+         step or the cluster's answer; fix it (permissions, free space, a running cluster) and run the command \
+         again. `DIR/sim.log` holds what a background server printed.";
     SimPortInUse = "PCL0211", "the local cluster's port is taken",
         "`--port` names a port another process listens on. Pick another port, or leave `--port` out to get a \
          free one (the kubeconfig always names the port in use).";
@@ -516,6 +517,9 @@ codes! {
     SimAlreadyRunning = "PCL0213", "a local cluster is already running for this directory",
         "`start` found a live server in `DIR/sim.pid`. Use it (its kubeconfig is `DIR/kubeconfig`), or stop \
          it first with `piceli sim stop --dir DIR`.";
+    SimUsage = "PCL0215", "a `piceli sim` argument is not valid",
+        "`piceli sim route` takes `NAMESPACE/SERVICE[:PORT] ADDRESS` (or `--delete` instead of the address, or no \
+         arguments to list the routes). The message says what is missing or malformed.";
     SimNotRunning = "PCL0214", "no local cluster is running for this directory",
         "`status` and `stop` found no live server for the directory (exit 1). Start one with \
          `piceli sim start --dir DIR`.";

@@ -6,9 +6,15 @@ Output: k8s-1.33-schemas.json — every definition, with descriptions dropped, n
 lists ("string", "null") collapsed to the single type, and `$ref`s rewritten to OpenAPI v3's
 `#/components/schemas/` form. Merge rules (x-kubernetes-*) are kept verbatim.
 
+Also writes k8s-1.33-descriptions.json.gz beside OUTPUT: each definition's description and its
+properties' descriptions ({"DEF": {"": "...", "properties": {"field": "..."}}}), which the
+simulator adds to the OpenAPI documents it serves (`kubectl explain`).
+
 Usage: python3 sim/schema/distill.py [INPUT] [OUTPUT]
 """
+import gzip
 import json
+import os
 import sys
 
 KEEP = {
@@ -51,6 +57,22 @@ def main():
     with open(dst, "w") as f:
         json.dump(out, f, separators=(",", ":"), sort_keys=True)
         f.write("\n")
+    descriptions = {}
+    for name, d in sorted(defs.items()):
+        entry = {}
+        if d.get("description"):
+            entry[""] = d["description"]
+        props = {k: p["description"] for k, p in (d.get("properties") or {}).items() if p.get("description")}
+        if props:
+            entry["properties"] = props
+        if entry:
+            descriptions[name] = entry
+    text = json.dumps(descriptions, separators=(",", ":"), sort_keys=True).encode()
+    path = os.path.join(os.path.dirname(dst), "k8s-1.33-descriptions.json.gz")
+    with open(path, "wb") as f:
+        # mtime 0: the same input gives the same bytes.
+        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as z:
+            z.write(text)
 
 
 if __name__ == "__main__":

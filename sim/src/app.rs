@@ -32,6 +32,8 @@ pub struct App {
     /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
     /// always allowed.
     pub rbac: bool,
+    /// Whether the built-in cert-manager runs (`--cert-manager`).
+    pub cert_manager: bool,
     /// The RBAC objects as last read, for authorization.
     pub(crate) rbac_policy: crate::apiserver::rbac::PolicyCache,
     /// ServiceAccount tokens already verified.
@@ -57,6 +59,7 @@ impl App {
             webhooks: crate::admission::Webhooks::default(),
             hooks: crate::hooks::Hooks::default(),
             rbac: true,
+            cert_manager: false,
             rbac_policy: Default::default(),
             token_cache: Default::default(),
         };

@@ -40,6 +40,29 @@ pub enum SimCommand {
         #[arg(long)]
         dir: PathBuf,
     },
+    /// Compact the cluster's watch history now, as an etcd compaction does: every watch that
+    /// resumes from an older resourceVersion gets 410 Gone and must re-list (for testing clients'
+    /// relist paths). Prints the resourceVersion compacted to.
+    Compact {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+    /// Route a Service port to a process on this machine: webhooks (and other calls the API server
+    /// makes) to NAMESPACE/SERVICE:PORT reach ADDRESS, TLS verified for SERVICE.NAMESPACE.svc.
+    /// `--delete` removes the route; no target lists the routes.
+    Route {
+        /// Cluster directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The Service port: NAMESPACE/SERVICE[:PORT] (port 443 by default).
+        target: Option<String>,
+        /// Where it is served on this machine, e.g. 127.0.0.1:8443.
+        address: Option<std::net::SocketAddr>,
+        /// Remove the route instead.
+        #[arg(long)]
+        delete: bool,
+    },
     /// Report whether a server is running for the directory (exit code 1, PCL0214, when it is not).
     Status {
         /// Cluster directory.
@@ -64,6 +87,18 @@ pub struct ControllerArgs {
     /// Turn RBAC off: every authenticated request is allowed (the admin token always is).
     #[arg(long)]
     pub no_rbac: bool,
+    /// How many change events watches can resume from (default 20000); older ones are compacted.
+    #[arg(long, value_name = "EVENTS")]
+    pub watch_history: Option<u64>,
+    /// Compact the watch history every SECONDS, as kube-apiserver's `--etcd-compaction-interval`
+    /// (each tick drops the events older than the previous tick); default: by count only.
+    #[arg(long, value_name = "SECONDS")]
+    pub compaction_interval: Option<u64>,
+    /// Run the built-in cert-manager: cert-manager.io/v1 Issuers, ClusterIssuers and Certificates
+    /// (selfSigned and CA issuers write the Secrets, renew them) and CA injection into webhook
+    /// configurations annotated `cert-manager.io/inject-ca-from`.
+    #[arg(long)]
+    pub cert_manager: bool,
 }
 
 impl ControllerArgs {
@@ -92,6 +127,15 @@ impl ControllerArgs {
         if self.no_rbac {
             out.push("--no-rbac".to_string());
         }
+        if let Some(n) = self.watch_history {
+            out.extend(["--watch-history".to_string(), n.to_string()]);
+        }
+        if self.cert_manager {
+            out.push("--cert-manager".to_string());
+        }
+        if let Some(s) = self.compaction_interval {
+            out.extend(["--compaction-interval".to_string(), s.to_string()]);
+        }
         out
     }
 }
@@ -113,9 +157,12 @@ pub enum CliError {
     /// `status` or `stop` found no live server for the directory.
     #[error("no server is running for {}", .0.display())]
     NotRunning(PathBuf),
-    /// Starting or stopping the background process failed.
+    /// Starting or stopping the background process, or using the cluster, failed.
     #[error("{0}")]
     Other(String),
+    /// An argument is missing or malformed.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl Coded for CliError {
@@ -125,6 +172,7 @@ impl Coded for CliError {
             CliError::AlreadyRunning { .. } => Code::SimAlreadyRunning,
             CliError::NotRunning(_) => Code::SimNotRunning,
             CliError::Other(_) => Code::SimFailed,
+            CliError::Usage(_) => Code::SimUsage,
         }
     }
 
@@ -139,14 +187,14 @@ impl Coded for CliError {
             CliError::NotRunning(dir) => {
                 format!("start one with `piceli sim start --dir {}`", dir.display())
             }
-            CliError::Other(_) => self.code().info().explanation.to_string(),
+            CliError::Other(_) | CliError::Usage(_) => self.code().info().explanation.to_string(),
         }
     }
 
     fn exit_class(&self) -> ExitClass {
         match self {
             CliError::Sim(e) => e.exit_class(),
-            CliError::AlreadyRunning { .. } => ExitClass::Rejected,
+            CliError::AlreadyRunning { .. } | CliError::Usage(_) => ExitClass::Rejected,
             CliError::NotRunning(_) | CliError::Other(_) => ExitClass::Failed,
         }
     }
@@ -173,6 +221,13 @@ pub fn run(cmd: SimCommand) -> ExitCode {
             controllers,
         } => start(&dir, port, &controllers),
         SimCommand::Stop { dir } => stop(&dir),
+        SimCommand::Compact { dir } => compact(&dir),
+        SimCommand::Route {
+            dir,
+            target,
+            address,
+            delete,
+        } => crate::cli_route::run(&dir, target.as_deref(), address, delete),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
             Ok(false) => Err(CliError::NotRunning(dir)),
@@ -208,6 +263,9 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         controllers: controllers.config(),
         header_timeout: controllers.header_timeout_ms.map(Duration::from_millis),
         no_rbac: controllers.no_rbac,
+        watch_history: controllers.watch_history,
+        compaction_interval: controllers.compaction_interval.map(Duration::from_secs),
+        cert_manager: controllers.cert_manager,
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",
@@ -239,6 +297,18 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
     if running(dir).is_some_and(|(pid, _)| pid == std::process::id()) {
         let _ = std::fs::remove_file(pid_file(dir));
     }
+    Ok(())
+}
+
+/// `piceli sim compact`: compacts the shared state database of the cluster in `dir` (the servers
+/// read watch history from it, so their watches from before now get 410 Gone).
+fn compact(dir: &Path) -> Result<(), CliError> {
+    if !dir.join("state.db").exists() {
+        return Err(CliError::NotRunning(dir.to_path_buf()));
+    }
+    let store = crate::store::Store::open(Some(dir))?;
+    let rv = store.compact_now().map_err(SimError::from)?;
+    println!("compacted {} to resourceVersion {rv}", dir.display());
     Ok(())
 }
 

@@ -171,6 +171,36 @@ fn crd_schema(t: &ResourceType, body: &Value) -> Value {
     s
 }
 
+/// A built-in definition with its descriptions, as kube-apiserver's OpenAPI v3 documents carry
+/// them: a property that is a `$ref` becomes `allOf: [{$ref}]` beside its description.
+fn described(name: &str, def: &Value) -> Value {
+    let mut out = def.clone();
+    let Some(text) = crate::schema::descriptions().get(name) else {
+        return out;
+    };
+    if let Some(d) = text.get("") {
+        out["description"] = d.clone();
+    }
+    let Some(props) = out.get_mut("properties").and_then(Value::as_object_mut) else {
+        return out;
+    };
+    for (field, d) in text
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let Some(p) = props.get_mut(field) else {
+            continue;
+        };
+        if let Some(r) = p.as_object_mut().and_then(|o| o.remove("$ref")) {
+            p["allOf"] = json!([{"$ref": r}]);
+        }
+        p["description"] = d.clone();
+    }
+    out
+}
+
 /// The document of one group-version, if served.
 pub fn document(types: &[ResourceType], group: &str, version: &str) -> Option<Value> {
     let gv: Vec<&ResourceType> = types
@@ -223,7 +253,8 @@ pub fn document(types: &[ResourceType], group: &str, version: &str) -> Option<Va
         let mut refs = BTreeSet::new();
         collect_refs(def, &mut refs);
         queue.extend(refs.into_iter().filter(|r| !schemas.contains_key(r)));
-        schemas.insert(name, def.clone());
+        let described = described(&name, def);
+        schemas.insert(name, described);
     }
     Some(json!({
         "openapi": "3.0.0",

@@ -82,6 +82,14 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Route {
         }
         ["namespaces", ns, res] => t(Some(ns), res, None, None),
         ["namespaces", ns, res, name] => t(Some(ns), res, Some(name), None),
+        [
+            "namespaces",
+            ns,
+            res @ ("pods" | "services"),
+            name,
+            "proxy",
+            ..,
+        ] => t(Some(ns), res, Some(name), Some("proxy")),
         ["namespaces", ns, res, name, sub] => t(Some(ns), res, Some(name), Some(sub)),
         [res, name, sub] => t(None, res, Some(name), Some(sub)),
         _ => Route::NotFound,

@@ -1,11 +1,12 @@
-//! Semantic validation of the common kinds (after defaulting), producing 422 Invalid causes worded like
-//! the real API server's: workload selectors and templates, containers, Service ports, ConfigMap keys.
+//! Semantic validation helpers shared by the kinds' strategies (after defaulting), producing 422
+//! Invalid causes worded like the real API server's: metadata, workload selectors and templates,
+//! containers, Service ports, ConfigMap keys; [`check`] and [`check_update`] run a kind's rules.
 
 use serde_json::Value;
 
 use crate::status::Cause;
 
-fn required(field: &str) -> Cause {
+pub(crate) fn required(field: &str) -> Cause {
     Cause {
         reason: "FieldValueRequired".into(),
         message: "Required value".into(),
@@ -13,7 +14,7 @@ fn required(field: &str) -> Cause {
     }
 }
 
-fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
+pub(crate) fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
     Cause {
         reason: "FieldValueInvalid".into(),
         message: format!("Invalid value: {value}: {detail}"),
@@ -21,7 +22,7 @@ fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
     }
 }
 
-fn containers(spec: &Value, prefix: &str, out: &mut Vec<Cause>) {
+pub(crate) fn containers(spec: &Value, prefix: &str, out: &mut Vec<Cause>) {
     match spec.get("containers").and_then(Value::as_array) {
         None => out.push(required(&format!("{prefix}.containers"))),
         Some(cs) if cs.is_empty() => out.push(required(&format!("{prefix}.containers"))),
@@ -72,7 +73,7 @@ fn selector_matches(selector: &Value, labels: &Value) -> bool {
         .all(|(k, v)| labels.get(k) == Some(v))
 }
 
-fn workload(obj: &Value, out: &mut Vec<Cause>) {
+pub(crate) fn workload(obj: &Value, out: &mut Vec<Cause>) {
     let spec = &obj["spec"];
     let selector = &spec["selector"];
     let empty_selector = selector
@@ -115,7 +116,7 @@ fn workload(obj: &Value, out: &mut Vec<Cause>) {
     containers(&spec["template"]["spec"], "spec.template.spec", out);
 }
 
-fn service(obj: &Value, out: &mut Vec<Cause>) {
+pub(crate) fn service(obj: &Value, out: &mut Vec<Cause>) {
     let spec = &obj["spec"];
     let ty = spec
         .get("type")
@@ -149,7 +150,7 @@ fn service(obj: &Value, out: &mut Vec<Cause>) {
     }
 }
 
-fn config_keys(obj: &Value, field: &str, out: &mut Vec<Cause>) {
+pub(crate) fn config_keys(obj: &Value, field: &str, out: &mut Vec<Cause>) {
     for key in obj
         .get(field)
         .and_then(Value::as_object)
@@ -230,7 +231,7 @@ fn metadata(obj: &Value, out: &mut Vec<Cause>) {
     }
 }
 
-fn immutable(field: &str, value: &Value) -> Cause {
+pub(crate) fn immutable(field: &str, value: &Value) -> Cause {
     Cause {
         reason: "FieldValueInvalid".into(),
         message: format!("Invalid value: {value}: field is immutable"),
@@ -238,133 +239,55 @@ fn immutable(field: &str, value: &Value) -> Cause {
     }
 }
 
+/// An `immutable` cause when `ptr` differs between `old` and `new`.
+pub(crate) fn immutable_if_changed(
+    old: &Value,
+    new: &Value,
+    ptr: &str,
+    field: &str,
+    out: &mut Vec<Cause>,
+) {
+    if old.pointer(ptr) != new.pointer(ptr) {
+        let shown = new.pointer(ptr).cloned().unwrap_or(Value::Null);
+        out.push(immutable(field, &shown));
+    }
+}
+
+/// The causes for changing the data of a ConfigMap or Secret marked `immutable`.
+pub(crate) fn immutable_data(old: &Value, new: &Value, out: &mut Vec<Cause>) {
+    if old.get("immutable") != Some(&Value::Bool(true)) {
+        return;
+    }
+    let forbidden = |field: &str| Cause {
+        reason: "FieldValueForbidden".into(),
+        message: "Forbidden: field is immutable when `immutable` is set".into(),
+        field: field.into(),
+    };
+    for f in ["data", "binaryData"] {
+        if old.get(f) != new.get(f) {
+            out.push(forbidden(f));
+        }
+    }
+    if new.get("immutable") != Some(&Value::Bool(true)) {
+        out.push(forbidden("immutable"));
+    }
+}
+
 /// Causes for an update the real server rejects because it changes immutable fields.
 pub fn check_update(api_version: &str, kind: &str, old: &Value, new: &Value) -> Vec<Cause> {
     let mut out = Vec::new();
-    let changed = |ptr: &str| old.pointer(ptr) != new.pointer(ptr);
-    let shown = |ptr: &str| new.pointer(ptr).cloned().unwrap_or(Value::Null);
-    if (api_version, kind) == ("v1", "Secret") {
-        out.extend(crate::secret_rules::check_update(old, new));
-    }
-    match (api_version, kind) {
-        ("apps/v1", "Deployment" | "ReplicaSet" | "DaemonSet") if changed("/spec/selector") => {
-            out.push(immutable("spec.selector", &shown("/spec/selector")));
-        }
-        ("apps/v1", "StatefulSet") => {
-            let allowed = [
-                "replicas",
-                "template",
-                "updateStrategy",
-                "persistentVolumeClaimRetentionPolicy",
-                "minReadySeconds",
-                "ordinals",
-            ];
-            let strip = |v: &Value| -> Value {
-                v.get("spec")
-                    .and_then(Value::as_object)
-                    .map(|m| {
-                        m.iter()
-                            .filter(|(k, _)| !allowed.contains(&k.as_str()))
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect()
-                    })
-                    .map(Value::Object)
-                    .unwrap_or(Value::Null)
-            };
-            if strip(old) != strip(new) {
-                out.push(Cause {
-                    reason: "FieldValueForbidden".into(),
-                    message: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden".into(),
-                    field: "spec".into(),
-                });
-            }
-        }
-        ("batch/v1", "Job") => {
-            for (ptr, field) in [
-                ("/spec/selector", "spec.selector"),
-                ("/spec/template", "spec.template"),
-                ("/spec/completions", "spec.completions"),
-            ] {
-                if changed(ptr) {
-                    out.push(immutable(field, &shown(ptr)));
-                }
-            }
-        }
-        ("v1", "Service") => {
-            let old_ip = old
-                .pointer("/spec/clusterIP")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if !old_ip.is_empty()
-                && changed("/spec/clusterIP")
-                && new.pointer("/spec/type") != Some(&Value::from("ExternalName"))
-            {
-                out.push(immutable("spec.clusterIPs[0]", &shown("/spec/clusterIP")));
-            }
-        }
-        ("v1", "ConfigMap" | "Secret") if old.get("immutable") == Some(&Value::Bool(true)) => {
-            for f in ["data", "binaryData"] {
-                if old.get(f) != new.get(f) {
-                    out.push(Cause {
-                        reason: "FieldValueForbidden".into(),
-                        message: "Forbidden: field is immutable when `immutable` is set"
-                            .to_string(),
-                        field: f.into(),
-                    });
-                }
-            }
-            if new.get("immutable") != Some(&Value::Bool(true)) {
-                out.push(Cause {
-                    reason: "FieldValueForbidden".into(),
-                    message: "Forbidden: field is immutable when `immutable` is set".into(),
-                    field: "immutable".into(),
-                });
-            }
-        }
-        _ => {}
-    }
+    let group = crate::registry::strategy::group_of(api_version);
+    crate::registry::strategy::for_kind(group, kind, false).validate_update(old, new, &mut out);
     out
 }
 
-/// Causes for an object of `api_version`/`kind` that the real server would reject as Invalid.
+/// Causes for an object of `api_version`/`kind` that the real server would reject as Invalid: the
+/// metadata rules every kind shares, then the kind's strategy.
 pub fn check(api_version: &str, kind: &str, obj: &Value) -> Vec<Cause> {
     let mut out = Vec::new();
     metadata(obj, &mut out);
-    match (api_version, kind) {
-        ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
-            workload(obj, &mut out)
-        }
-        ("v1", "Pod") => containers(&obj["spec"], "spec", &mut out),
-        ("batch/v1", "Job") => containers(
-            &obj["spec"]["template"]["spec"],
-            "spec.template.spec",
-            &mut out,
-        ),
-        ("batch/v1", "CronJob") => {
-            if obj
-                .pointer("/spec/schedule")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty)
-            {
-                out.push(required("spec.schedule"));
-            }
-            containers(
-                &obj["spec"]["jobTemplate"]["spec"]["template"]["spec"],
-                "spec.jobTemplate.spec.template.spec",
-                &mut out,
-            );
-        }
-        ("v1", "Service") => service(obj, &mut out),
-        ("v1", "ConfigMap") => {
-            config_keys(obj, "data", &mut out);
-            config_keys(obj, "binaryData", &mut out);
-        }
-        ("v1", "Secret") => {
-            config_keys(obj, "data", &mut out);
-            out.extend(crate::secret_rules::check(obj));
-        }
-        _ => {}
-    }
+    let group = crate::registry::strategy::group_of(api_version);
+    crate::registry::strategy::for_kind(group, kind, false).validate(obj, &mut out);
     out
 }
 

@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 use crate::registry::{ResourceType, SchemaSource};
 
 static RAW: &str = include_str!("../schema/k8s-1.33-schemas.json");
+static DESCRIPTIONS_GZ: &[u8] = include_bytes!("../schema/k8s-1.33-descriptions.json.gz");
+static DESCRIPTIONS: OnceLock<Map<String, Value>> = OnceLock::new();
 static DEFS: OnceLock<Map<String, Value>> = OnceLock::new();
 static EMPTY: OnceLock<Value> = OnceLock::new();
 
@@ -16,6 +18,23 @@ pub fn definitions() -> &'static Map<String, Value> {
     DEFS.get_or_init(|| match serde_json::from_str::<Value>(RAW) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
+    })
+}
+
+/// Every built-in definition's description and its properties' (`{"": …, "properties": {…}}`),
+/// decompressed on first use: what the OpenAPI documents carry for `kubectl explain`.
+pub fn descriptions() -> &'static Map<String, Value> {
+    DESCRIPTIONS.get_or_init(|| {
+        use std::io::Read;
+        let mut text = String::new();
+        let read = flate2::read::GzDecoder::new(DESCRIPTIONS_GZ).read_to_string(&mut text);
+        match read
+            .ok()
+            .and_then(|_| serde_json::from_str::<Value>(&text).ok())
+        {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
     })
 }
 
@@ -233,6 +252,11 @@ impl<'a> Node<'a> {
     /// The `format` declared here (`int-or-string`, `date-time`, ...), if any.
     pub fn format(&self) -> Option<&'a str> {
         self.ext("format").and_then(Value::as_str)
+    }
+
+    /// Whether this node is the definition `def` itself (reached through a `$ref`).
+    pub fn is_definition(&self, def: &Value) -> bool {
+        self.schema.is_some_and(|s| std::ptr::eq(s, def))
     }
 
     /// The JSON type declared here (`object`, `array`, `string`, ...), if any.

@@ -28,6 +28,17 @@ pub struct SimConfig {
     pub header_timeout: Option<Duration>,
     /// Serve every authenticated request without RBAC checks (`--no-rbac`).
     pub no_rbac: bool,
+    /// How many change events watches can resume from (`--watch-history`); `None`: 20,000.
+    pub watch_history: Option<u64>,
+    /// Compact the watch history every interval, as kube-apiserver compacts etcd
+    /// (`--etcd-compaction-interval`): each tick drops the events up to the resourceVersion of the
+    /// previous tick, so a watch resumed from an older version gets 410 Gone
+    /// (`--compaction-interval`); `None`: by count only.
+    pub compaction_interval: Option<Duration>,
+    /// Run the built-in cert-manager (`--cert-manager`): the cert-manager.io/v1 CRDs, selfSigned and
+    /// CA issuers writing Certificates' Secrets, renewal, and CA injection into webhook
+    /// configurations annotated `cert-manager.io/inject-ca-from`.
+    pub cert_manager: bool,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -82,6 +93,13 @@ impl Sim {
             addr.to_string(),
         )?;
         app.rbac = !config.no_rbac;
+        if let Some(events) = config.watch_history {
+            app.store.set_history(events);
+        }
+        if config.cert_manager {
+            app.cert_manager = true;
+            crate::certmanager::install(&app).map_err(|e| SimError::Runtime(e.message))?;
+        }
         let app = Arc::new(app);
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -95,7 +113,10 @@ impl Sim {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let served = app.clone();
         let controllers = config.controllers.clone();
-        let header_timeout = config.header_timeout;
+        let timing = Timing {
+            header_timeout: config.header_timeout.unwrap_or(Duration::from_secs(10)),
+            compaction: config.compaction_interval,
+        };
         let thread = std::thread::Builder::new()
             .name("piceli-sim-server".into())
             .spawn(move || {
@@ -106,7 +127,7 @@ impl Sim {
                     controllers,
                     stop_rx,
                     ready_tx,
-                    header_timeout,
+                    timing,
                 ));
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })
@@ -150,6 +171,27 @@ fn bind(port: Option<u16>, dir: Option<&Path>) -> Result<TcpListener, SimError> 
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|source| SimError::Bind { port: 0, source })
 }
 
+/// The server's time limits: handshake and header timeout, watch-history compaction interval.
+struct Timing {
+    header_timeout: Duration,
+    compaction: Option<Duration>,
+}
+
+/// Compacts the watch history every `every`, up to the resourceVersion seen one tick earlier.
+async fn compact_every(app: Arc<App>, every: Duration) {
+    let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
+    tick.tick().await;
+    let mut previous = app.store.current_rv().ok();
+    loop {
+        tick.tick().await;
+        let a = app.clone();
+        if let Some(upto) = previous {
+            let _ = tokio::task::spawn_blocking(move || a.store.compact_to(Some(upto))).await;
+        }
+        previous = app.store.current_rv().ok();
+    }
+}
+
 fn check_writable(dir: &Path) -> Result<(), SimError> {
     let probe = dir.join(".piceli-sim-write-test");
     std::fs::write(&probe, b"ok").map_err(|e| SimError::io(dir, e))?;
@@ -163,9 +205,12 @@ async fn serve(
     controllers: crate::controllers::ControllerConfig,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), SimError>>,
-    header_timeout: Option<Duration>,
+    timing: Timing,
 ) {
-    let header_timeout = header_timeout.unwrap_or(Duration::from_secs(10));
+    let Timing {
+        header_timeout,
+        compaction,
+    } = timing;
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(l) => l,
         Err(e) => {
@@ -174,6 +219,9 @@ async fn serve(
         }
     };
     app.start_background();
+    if let Some(every) = compaction {
+        tokio::spawn(compact_every(app.clone(), every));
+    }
     let controllers = crate::controllers::Controllers::start(app.clone(), controllers);
     let _ = ready.send(Ok(()));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
@@ -267,10 +315,7 @@ impl RunningSim {
     /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
     /// older resourceVersion get a 410 Expired ERROR event and must re-list.
     pub fn compact(&self) -> Result<u64, SimError> {
-        self.app
-            .store
-            .compact_now()
-            .map_err(|e| SimError::Runtime(e.message))
+        self.app.store.compact_now().map_err(SimError::from)
     }
 
     /// Registers an admission plugin: it may mutate (after defaulting) or reject (after validation)
@@ -294,6 +339,26 @@ impl RunningSim {
         self.app
             .hooks
             .map_port(namespace, selector, port, to)
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Routes `namespace/service:port` to a process on this machine, as `piceli sim route` does:
+    /// webhooks whose `clientConfig.service` names that Service port call `to` (TLS verified for
+    /// `SERVICE.NAMESPACE.svc`), whether or not pods back the Service.
+    pub fn route(
+        &self,
+        namespace: &str,
+        service: &str,
+        port: u16,
+        to: SocketAddr,
+    ) -> Result<(), SimError> {
+        crate::routes::set(&self.app, namespace, service, port, Some(to))
+            .map_err(|e| SimError::Runtime(e.message))
+    }
+
+    /// Removes the route of `namespace/service:port`.
+    pub fn unroute(&self, namespace: &str, service: &str, port: u16) -> Result<(), SimError> {
+        crate::routes::set(&self.app, namespace, service, port, None)
             .map_err(|e| SimError::Runtime(e.message))
     }
 
@@ -346,7 +411,7 @@ impl RunningSim {
             .app
             .store
             .get("/pods", namespace, pod)
-            .map_err(runtime)?
+            .map_err(SimError::from)?
             .ok_or_else(|| runtime(crate::status::ApiError::not_found("", "pods", pod)))?;
         let container =
             crate::stream::exec::pick_container(&obj, pod, container).map_err(runtime)?;
@@ -364,10 +429,7 @@ impl RunningSim {
 
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
-        self.app
-            .store
-            .current_rv()
-            .map_err(|e| SimError::Runtime(e.message))
+        self.app.store.current_rv().map_err(SimError::from)
     }
 
     /// Stops the server and waits for its threads.

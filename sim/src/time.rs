@@ -2,6 +2,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
 /// Seconds since the Unix epoch, now.
 pub fn now_secs() -> i64 {
     SystemTime::now()
@@ -23,29 +26,42 @@ pub fn now_rfc3339() -> String {
     format_rfc3339(now_secs())
 }
 
-/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the `metav1.Time` form).
 pub fn format_rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+    let ts = Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH);
+    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Parses `YYYY-MM-DDTHH:MM:SSZ` (fractions and offsets other than Z are not accepted).
+/// Parses an RFC 3339 timestamp (any offset, optional fraction, as Go's `time.RFC3339` parsing
+/// accepts) into Unix seconds, the fraction dropped.
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se)
+    s.parse::<Timestamp>().ok().map(|t| t.as_second())
+}
+
+/// An RFC 3339 timestamp as the apiserver stores a `metav1.Time`: UTC, whole seconds
+/// (`2026-01-02T03:04:05.821675+00:00` → `2026-01-02T03:04:05Z`); `None` when it is not one.
+pub fn normalize_rfc3339(s: &str) -> Option<String> {
+    parse_rfc3339(s).map(format_rfc3339)
+}
+
+/// An RFC 3339 timestamp as the apiserver stores a `metav1.MicroTime`: UTC with six fraction
+/// digits (`2026-01-02T03:04:05.821675Z`).
+pub fn normalize_micro(s: &str) -> Option<String> {
+    let ts = s.parse::<Timestamp>().ok()?;
+    let micros = ts.subsec_microsecond();
+    Some(format!("{}.{micros:06}Z", ts.strftime("%Y-%m-%dT%H:%M:%S")))
+}
+
+/// The UTC calendar date of Unix seconds: (year, month 1-12, day 1-31, weekday 0 = Sunday).
+pub fn civil_date(secs: i64) -> (i64, u32, u32, u32) {
+    let ts = Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH);
+    let d = TimeZone::UTC.to_datetime(ts).date();
+    (
+        i64::from(d.year()),
+        d.month() as u32,
+        d.day() as u32,
+        d.weekday().to_sunday_zero_offset() as u32,
+    )
 }
 
 /// Age as kubectl prints it: `5s`, `3m2s`, `4h`, `2d3h`, `40d`.
@@ -83,29 +99,6 @@ pub fn human_age(secs: i64) -> String {
     }
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +109,16 @@ mod tests {
         assert_eq!(format_rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(parse_rfc3339("2023-11-14T22:13:20Z"), Some(1_700_000_000));
         assert_eq!(parse_rfc3339("garbage"), None);
+        assert_eq!(
+            normalize_rfc3339("2023-11-14T23:13:20.821675+01:00").as_deref(),
+            Some("2023-11-14T22:13:20Z")
+        );
+        assert_eq!(
+            normalize_micro("2023-11-14T22:13:20.5Z").as_deref(),
+            Some("2023-11-14T22:13:20.500000Z")
+        );
+        assert_eq!(civil_date(1_700_000_000), (2023, 11, 14, 2));
+        assert_eq!(civil_date(0), (1970, 1, 1, 4));
     }
 
     #[test]

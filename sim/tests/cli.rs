@@ -219,3 +219,61 @@ fn start_takes_controller_flags() {
     let (code, _, err) = sim_cmd(&["stop", "--dir", d]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn sim_compact_makes_a_watch_from_before_it_410_gone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path().to_str().expect("utf-8 path");
+    let (code, out, err) = sim_cmd(&["start", "--dir", d, "--watch-history", "100"]);
+    assert_eq!(code, 0, "{out}{err}");
+    struct Stopped(String);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            let _ = sim_cmd(&["stop", "--dir", &self.0]);
+        }
+    }
+    let _stop = Stopped(d.to_string());
+    let kubectl = |args: &[&str]| {
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(dir.path().join("kubeconfig"))
+            .env_remove("KUBECONFIG")
+            .env("KUBECACHEDIR", dir.path().join("kube-cache"))
+            .args(args)
+            .output()
+            .expect("kubectl is required for these tests");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, rv) = kubectl(&[
+        "create",
+        "configmap",
+        "before",
+        "-o",
+        "jsonpath={.metadata.resourceVersion}",
+    ]);
+    assert_eq!(code, 0);
+    let watch = format!(
+        "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={rv}&timeoutSeconds=1"
+    );
+    // Before compaction the watch resumes (and ends at its timeout with no events).
+    let (code, out) = kubectl(&["get", "--raw", &watch]);
+    assert_eq!((code, out.as_str()), (0, ""), "{out}");
+    let (code, _) = kubectl(&["create", "configmap", "after"]);
+    assert_eq!(code, 0);
+    let (code, out, err) = sim_cmd(&["compact", "--dir", d]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("compacted"), "{out}");
+    let (code, out) = kubectl(&["get", "--raw", &watch]);
+    assert_eq!(code, 0, "{out}");
+    let event: serde_json::Value =
+        serde_json::from_str(out.lines().next().unwrap_or("")).expect("one JSON event");
+    assert_eq!(event["type"], "ERROR", "{out}");
+    assert_eq!(event["object"]["code"], 410, "{out}");
+    assert_eq!(event["object"]["reason"], "Expired", "{out}");
+    let (code, _, err) = sim_cmd(&["compact", "--dir", "/nonexistent/piceli-sim-dir"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no server is running"), "{err}");
+}

@@ -10,11 +10,15 @@ mod common;
 mod defaults;
 #[path = "fidelity/deletion.rs"]
 mod deletion;
+#[path = "fidelity/explain.rs"]
+mod explain;
 #[path = "fidelity/resource_versions.rs"]
 mod resource_versions;
 #[path = "fidelity/robustness.rs"]
 mod robustness;
 #[path = "fidelity/tables.rs"]
 mod tables;
+#[path = "fidelity/times.rs"]
+mod times;
 #[path = "fidelity/validation.rs"]
 mod validation;

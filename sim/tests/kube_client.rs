@@ -1,5 +1,5 @@
 //! Acceptance tests driven by the kube 5 client: errors shaped like the real server's (AlreadyExists,
-//! Conflict, preconditions, 401), server-side apply, paging and selectors, discovery, namespaces,
+//! Conflict, preconditions, anonymous 403), server-side apply, paging and selectors, discovery, namespaces,
 //! finalizers, dry runs, deletecollection, CRDs with status and scale.
 
 mod common;
@@ -93,7 +93,7 @@ async fn delete_with_a_wrong_uid_precondition_conflicts() {
 }
 
 #[tokio::test]
-async fn requests_without_the_token_get_401() {
+async fn requests_without_credentials_are_anonymous_and_forbidden() {
     let sim = common::sim();
     let mut config = kube::Config::new(sim.url().parse().expect("url"));
     let kc = kube::config::Kubeconfig::from_yaml(sim.kubeconfig_yaml()).expect("kubeconfig");
@@ -115,9 +115,14 @@ async fn requests_without_the_token_get_401() {
     let err = api_error(
         cms.list(&ListParams::default())
             .await
-            .expect_err("unauthenticated"),
+            .expect_err("anonymous"),
     );
-    assert_eq!(err.code, 401);
+    // As kube-apiserver 1.33 (anonymous auth on, RBAC): 403 for system:anonymous, not 401.
+    assert_eq!(err.code, 403);
+    assert_eq!(
+        err.message,
+        "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
 }
 
 #[tokio::test]

@@ -69,17 +69,27 @@ fn files(out: &Imported, source: &Path, include: &str) -> Vec<(PathBuf, String)>
 #[test]
 fn corpus_round_trips_through_the_generated_apps() {
     let corpus_in = read_inputs(&corpus(CORPUS), &mut std::io::empty()).expect("corpus reads");
-    let corpus_out = import(corpus_in.clone(), &options("corpus", None, "k8s/corpus.json"));
+    let corpus_out = import(
+        corpus_in.clone(),
+        &options("corpus", None, "k8s/corpus.json"),
+    );
     let extra_in = read_inputs(&corpus(&["extra"]), &mut std::io::empty()).expect("extra reads");
     let extra_out = import(
         extra_in.clone(),
         &options("extra", Some("shop"), "k8s/extra.json"),
     );
     let mut stale = Vec::new();
-    for (path, text) in files(&corpus_out, &crate_dir().join("src/main.rs"), "k8s/corpus.json")
-        .into_iter()
-        .chain(files(&extra_out, &crate_dir().join("src/bin/extra.rs"), "k8s/extra.json"))
-    {
+    for (path, text) in files(
+        &corpus_out,
+        &crate_dir().join("src/main.rs"),
+        "k8s/corpus.json",
+    )
+    .into_iter()
+    .chain(files(
+        &extra_out,
+        &crate_dir().join("src/bin/extra.rs"),
+        "k8s/extra.json",
+    )) {
         current(&path, &text, &mut stale);
     }
     assert!(
@@ -93,7 +103,12 @@ fn corpus_round_trips_through_the_generated_apps() {
         "corpus",
         &["alexisGooD"],
     );
-    compare(Path::new(env!("CARGO_BIN_EXE_extra")), &extra_in, "extra", &[]);
+    compare(
+        Path::new(env!("CARGO_BIN_EXE_extra")),
+        &extra_in,
+        "extra",
+        &[],
+    );
 }
 
 fn options(app: &str, ns: Option<&str>, include: &str) -> Options {

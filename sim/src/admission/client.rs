@@ -28,22 +28,28 @@ pub struct Target {
     pub url: String,
 }
 
-/// A client TLS configuration trusting exactly the PEM certificates of `ca_bundle`. No bundle means
-/// no trusted roots (the simulator does not read the system's), so every verification fails.
+/// A client TLS configuration trusting exactly the PEM certificates of `ca_bundle` (as Go does, also
+/// a serving certificate that is itself in the bundle: `verify.rs`). No bundle means no trusted roots
+/// (the simulator does not read the system's), so every verification fails.
 pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca_bundle) {
-        let cert = cert.map_err(|e| format!("unable to load root certificates: {e}"))?;
-        roots
-            .add(cert)
-            .map_err(|e| format!("unable to load root certificates: {e}"))?;
-    }
+    let bundle = CertificateDer::pem_slice_iter(ca_bundle)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("unable to load root certificates: {e}"))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        .map_err(|e| e.to_string())?;
+    let config = if bundle.is_empty() {
+        builder
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth()
+    } else {
+        let verifier = super::verify::BundleVerifier::new(bundle)?;
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth()
+    };
     Ok(Arc::new(config))
 }
 
@@ -234,6 +240,10 @@ fn tls_or_io(e: &std::io::Error) -> String {
             | C::NotValidYetContext { .. } => "certificate has expired or is not yet valid".into(),
             C::NotValidForName | C::NotValidForNameContext { .. } => {
                 "certificate is not valid for the webhook's host name".into()
+            }
+            // A CA certificate serving (not itself in the bundle): Go finds no chain to a root.
+            C::Other(o) if format!("{o:?}").contains("CaUsedAsEndEntity") => {
+                "certificate signed by unknown authority".into()
             }
             other => format!("{other:?}"),
         },

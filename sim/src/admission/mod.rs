@@ -11,6 +11,7 @@ pub(crate) mod matching;
 mod pool;
 mod review;
 mod target;
+mod verify;
 
 use serde_json::Value;
 
@@ -20,6 +21,7 @@ use crate::status::ApiError;
 pub use config::{Snapshot, Webhooks};
 pub use dispatch::{mutate as mutate_webhooks, validate as validate_webhooks};
 pub use review::user_info;
+pub(crate) use target::{pod_port, selected_pod_address};
 
 /// What is being admitted.
 pub struct AdmissionRequest<'a> {

@@ -1,7 +1,8 @@
 //! Where a webhook call goes. `clientConfig.url` (https only) is dialled as is; for
 //! `clientConfig.service` the Service's port is found, its pods are those its selector matches (their
 //! named ports resolved), and the first pod whose target port is mapped to a real address
-//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc`.
+//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
+//! unless the Service port is routed to a local process ([`crate::routes`]), which is dialled then.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -88,7 +89,7 @@ fn from_service(
     let svc = app
         .store
         .get("/services", ns, name)
-        .map_err(|e| e.message)?
+        .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("service \"{name}\" not found"))?;
     let svc_port = svc
         .pointer("/spec/ports")
@@ -98,32 +99,21 @@ fn from_service(
                 .find(|p| p.get("port").and_then(Value::as_u64) == Some(u64::from(port)))
         })
         .ok_or_else(|| format!("no service port {port} found for service \"{name}\""))?;
-    let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
-    let selector = svc
-        .pointer("/spec/selector")
-        .and_then(Value::as_object)
-        .filter(|s| !s.is_empty());
-    let no_endpoints = || format!("no endpoints available for service \"{name}\"");
-    let selector = selector.ok_or_else(no_endpoints)?;
-    let (pods, _) = app
-        .store
-        .list("/pods", Some(ns), None)
-        .map_err(|e| e.message)?;
-    let addr: Option<SocketAddr> = pods.iter().find_map(|p| {
-        let pod = &p.object;
-        let labels = pod.pointer("/metadata/labels");
-        let selected = selector
-            .iter()
-            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
-        if !selected || pod.pointer("/metadata/deletionTimestamp").is_some() {
-            return None;
-        }
-        let number = pod_port(pod, &target_port)?;
-        app.hooks.resolve_port(pod, number)
-    });
-    let addr = addr.ok_or_else(no_endpoints)?;
     let host = format!("{name}.{ns}.svc");
     let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
+    if let Some(addr) = crate::routes::lookup(app, ns, name, port) {
+        return Ok(Target {
+            addr,
+            server_name: host.clone(),
+            url: format!("https://{host}:{port}{path}"),
+            host: format!("{host}:{port}"),
+            path,
+        });
+    }
+    let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
+    let no_endpoints = || format!("no endpoints available for service \"{name}\"");
+    let addr = selected_pod_address(app, ns, &svc, &target_port).map_err(|e| e.message)?;
+    let addr = addr.ok_or_else(no_endpoints)?;
     Ok(Target {
         addr,
         server_name: host.clone(),
@@ -133,8 +123,38 @@ fn from_service(
     })
 }
 
+/// The mapped address of the first live pod a Service's selector matches, at its `target_port`
+/// (a number or a container port name); `None` when no selected pod's port is mapped.
+pub(crate) fn selected_pod_address(
+    app: &App,
+    ns: &str,
+    svc: &Value,
+    target_port: &Value,
+) -> Result<Option<SocketAddr>, crate::status::ApiError> {
+    let Some(selector) = svc
+        .pointer("/spec/selector")
+        .and_then(Value::as_object)
+        .filter(|s| !s.is_empty())
+    else {
+        return Ok(None);
+    };
+    let (pods, _) = app.store.list("/pods", Some(ns), None)?;
+    Ok(pods.iter().find_map(|p| {
+        let pod = &p.object;
+        let labels = pod.pointer("/metadata/labels");
+        let selected = selector
+            .iter()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
+        if !selected || pod.pointer("/metadata/deletionTimestamp").is_some() {
+            return None;
+        }
+        let number = pod_port(pod, target_port)?;
+        app.hooks.resolve_port(pod, number)
+    }))
+}
+
 /// A numeric target port, or a named one looked up in the pod's container ports.
-fn pod_port(pod: &Value, target: &Value) -> Option<u16> {
+pub(crate) fn pod_port(pod: &Value, target: &Value) -> Option<u16> {
     if let Some(n) = target.as_u64() {
         return u16::try_from(n).ok();
     }

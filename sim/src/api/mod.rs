@@ -43,6 +43,11 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
     {
         return crate::stream::handle(app, Request::from_parts(parts, body), t).await;
     }
+    if let Route::Resource(t) = route(parts.uri.path())
+        && crate::proxy::is_proxy(&t)
+    {
+        return crate::proxy::handle(app, Request::from_parts(parts, body), t).await;
+    }
     let body = match limits::read_body(body).await {
         Ok(b) => b,
         Err(e) => return error(&e),
@@ -273,7 +278,7 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 /// Answers an access or identity review for the request's user.
 fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let mut body = write::decode_body(req)?;
-    let status = reviews::answer(app, &req.user, &r.rt.kind, &body)?;
+    let status = reviews::answer(app, &req.user, &r.rt.kind, &r.ns, &body)?;
     body["apiVersion"] = json!(r.rt.api_version());
     body["kind"] = json!(r.rt.kind);
     body["status"] = status;

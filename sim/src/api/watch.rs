@@ -17,8 +17,27 @@ use crate::http::{Req, Resp, SimBody, error};
 use crate::status::ApiError;
 use crate::table;
 
-/// How often an idle watch that asked for bookmarks gets one.
-const BOOKMARK_EVERY: Duration = Duration::from_secs(30);
+/// How often a watch that asked for bookmarks gets one (kube-apiserver's watch cache: every minute).
+const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
+
+/// How long before a watch's timeout its last bookmark is sent (as the watch cache does, so a
+/// client resumes from a fresh version when the server ends the watch).
+const BOOKMARK_BEFORE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// When the next bookmark is due, as kube-apiserver's `cacheWatcher.nextBookmarkTime`: a minute
+/// from now, or two seconds before the deadline when that is sooner; `None` once that has passed.
+fn next_bookmark(
+    now: tokio::time::Instant,
+    deadline: tokio::time::Instant,
+) -> Option<tokio::time::Instant> {
+    let heartbeat = now + BOOKMARK_EVERY;
+    let at = match deadline.checked_sub(BOOKMARK_BEFORE_TIMEOUT) {
+        Some(pre) if pre < heartbeat => pre,
+        Some(_) => heartbeat,
+        None => return None,
+    };
+    (at >= now).then_some(at)
+}
 
 struct Stream {
     tx: mpsc::Sender<Bytes>,
@@ -173,7 +192,7 @@ async fn run(
         let history = tokio::task::spawn_blocking(move || a.store.events_after(from)).await;
         let events = match history {
             Ok(Ok(ev)) => ev,
-            Ok(Err(e)) => return s.expired(&e).await,
+            Ok(Err(e)) => return s.expired(&e.into()).await,
             Err(e) => return s.expired(&ApiError::internal(e)).await,
         };
         last = from;
@@ -187,8 +206,10 @@ async fn run(
             }
         }
     }
+    let mut bookmark_at =
+        next_bookmark(tokio::time::Instant::now(), deadline).filter(|_| bookmarks);
     loop {
-        let wake = deadline.min(tokio::time::Instant::now() + BOOKMARK_EVERY);
+        let wake = bookmark_at.map_or(deadline, |b| b.min(deadline));
         let next = tokio::select! {
             r = rx.recv() => Some(r),
             _ = tokio::time::sleep_until(wake) => None,
@@ -201,6 +222,11 @@ async fn run(
                 if bookmarks && !s.bookmark(last, false).await {
                     return;
                 }
+                // One bookmark per due time: the next is a minute on, unless only the
+                // pre-timeout one was left.
+                let now = tokio::time::Instant::now();
+                bookmark_at =
+                    next_bookmark(now, deadline).filter(|b| *b > now + Duration::from_millis(10));
             }
             Some(Ok(e)) => {
                 if e.rv <= last {

@@ -17,6 +17,10 @@ pub const ADMIN_USER: &str = "piceli-sim-admin";
 pub const MASTERS: &str = "system:masters";
 /// Every authenticated user's group.
 pub const AUTHENTICATED: &str = "system:authenticated";
+/// The user of a request without credentials.
+pub const ANONYMOUS: &str = "system:anonymous";
+/// The group of a request without credentials.
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
 
 /// An authenticated user: name, uid and groups.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -33,6 +37,15 @@ impl UserInfo {
             name: ADMIN_USER.into(),
             uid: String::new(),
             groups: vec![MASTERS.into(), AUTHENTICATED.into()],
+        }
+    }
+
+    /// The user of a request without credentials, as kube-apiserver's anonymous authenticator.
+    pub fn anonymous() -> UserInfo {
+        UserInfo {
+            name: ANONYMOUS.into(),
+            uid: String::new(),
+            groups: vec![UNAUTHENTICATED.into()],
         }
     }
 
@@ -64,21 +77,30 @@ impl UserInfo {
     }
 }
 
-/// The user a request's bearer token names; 401 for a missing or unknown token.
+/// The user a request's bearer token names; 401 for an unknown token. A request without a bearer
+/// token is `system:anonymous` (group `system:unauthenticated`), which RBAC then authorizes as
+/// kube-apiserver does (403 but for `/version`, `/healthz` and the like); with RBAC off
+/// (`--no-rbac`), where anything authenticated is allowed, it stays a 401.
 pub fn authenticate(app: &App, headers: &HeaderMap) -> Result<UserInfo, ApiError> {
     let token = headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-        .ok_or_else(ApiError::unauthorized)?;
+        .map(str::trim);
+    let Some(token) = token else {
+        return if app.rbac {
+            Ok(UserInfo::anonymous())
+        } else {
+            Err(ApiError::unauthorized())
+        };
+    };
     if constant_time_eq(token.as_bytes(), app.token.as_bytes()) {
         return Ok(UserInfo::admin());
     }
     tokens::authenticate(app, token).ok_or_else(ApiError::unauthorized)
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -133,7 +155,7 @@ pub fn impersonate(app: &App, user: UserInfo, headers: &HeaderMap) -> Result<Use
     if !groups.is_empty() {
         out.groups = groups;
     }
-    if !out.groups.iter().any(|g| g == AUTHENTICATED) && out.name != "system:anonymous" {
+    if !out.groups.iter().any(|g| g == AUTHENTICATED) && out.name != ANONYMOUS {
         out.groups.push(AUTHENTICATED.into());
     }
     Ok(out)

@@ -111,27 +111,36 @@ fn name_of(v: &Value) -> String {
     v["metadata"]["name"].as_str().unwrap_or("").to_string()
 }
 
+/// A ClusterRole's rules with those of every ClusterRole its `aggregationRule` selects, and
+/// theirs in turn (as the aggregation controller's repeated passes leave them); `seen` guards
+/// against cycles.
+fn aggregated(roles: &[Value], at: usize, seen: &mut Vec<usize>) -> Vec<Value> {
+    let role = &roles[at];
+    let mut all = role["rules"].as_array().cloned().unwrap_or_default();
+    let Some(selectors) = role
+        .pointer("/aggregationRule/clusterRoleSelectors")
+        .and_then(Value::as_array)
+    else {
+        return all;
+    };
+    for (i, other) in roles.iter().enumerate() {
+        let labels = other.pointer("/metadata/labels");
+        if !seen.contains(&i) && selectors.iter().any(|s| selector_matches(s, labels)) {
+            seen.push(i);
+            all.extend(aggregated(roles, i, seen));
+        }
+    }
+    all
+}
+
 impl Policy {
     fn load(app: &App) -> Result<Policy, ApiError> {
         let cluster_roles = list(app, KEYS[0])?;
         let rules = |r: &Value| r["rules"].as_array().cloned().unwrap_or_default();
         let mut cluster_role_rules = HashMap::new();
-        for role in &cluster_roles {
-            let mut all = rules(role);
-            if let Some(selectors) = role
-                .pointer("/aggregationRule/clusterRoleSelectors")
-                .and_then(Value::as_array)
-            {
-                for other in &cluster_roles {
-                    let labels = other.pointer("/metadata/labels");
-                    if name_of(other) != name_of(role)
-                        && selectors.iter().any(|s| selector_matches(s, labels))
-                    {
-                        all.extend(rules(other));
-                    }
-                }
-            }
-            cluster_role_rules.insert(name_of(role), all);
+        for (i, role) in cluster_roles.iter().enumerate() {
+            let mut seen = vec![i];
+            cluster_role_rules.insert(name_of(role), aggregated(&cluster_roles, i, &mut seen));
         }
         let roles = list(app, KEYS[2])?
             .iter()

@@ -1,6 +1,9 @@
-//! The self reviews clients ask about themselves: SelfSubjectAccessReview (`kubectl auth can-i`),
-//! SelfSubjectRulesReview (`kubectl auth can-i --list`) and SelfSubjectReview (`kubectl auth
-//! whoami`), answered for the request's user by the same RBAC evaluation requests get.
+//! The reviews of authentication and authorization: the self reviews clients ask about themselves
+//! (SelfSubjectAccessReview for `kubectl auth can-i`, SelfSubjectRulesReview for `can-i --list`,
+//! SelfSubjectReview for `kubectl auth whoami`), answered for the request's user, and the reviews
+//! delegating servers ask about others (TokenReview: who a bearer token is; SubjectAccessReview
+//! and LocalSubjectAccessReview: whether a given user may do something), all by the same
+//! authentication and RBAC evaluation requests get.
 
 use serde_json::{Value, json};
 
@@ -15,6 +18,74 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 fn access(app: &App, user: &UserInfo, spec: &Value) -> Result<Value, ApiError> {
+    access_as(app, user, spec, "SelfSubjectAccessReview", None)
+}
+
+/// The user a SubjectAccessReview asks about (`spec.user`, `spec.groups`, `spec.uid`).
+fn subject(spec: &Value) -> UserInfo {
+    UserInfo {
+        name: str_at(spec, "user").to_string(),
+        uid: str_at(spec, "uid").to_string(),
+        groups: spec
+            .get("groups")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+/// A SubjectAccessReview's spec must name a user or a group, as kube-apiserver validates it.
+fn subject_required(kind: &str, spec: &Value) -> Result<(), ApiError> {
+    let who = subject(spec);
+    if who.name.is_empty() && who.groups.is_empty() {
+        return Err(ApiError::invalid(
+            "authorization.k8s.io",
+            kind,
+            "",
+            vec![crate::status::Cause {
+                reason: "FieldValueInvalid".into(),
+                message: "Invalid value: \"\": at least one of user or group must be specified"
+                    .into(),
+                field: "spec.user".into(),
+            }],
+        ));
+    }
+    Ok(())
+}
+
+/// Who `spec.token` is: `authenticated` with the user for the admin token and valid ServiceAccount
+/// tokens, else `authenticated: false` (kube-apiserver answers a bad token with a 201, not a 401).
+fn token(app: &App, spec: &Value) -> Value {
+    let token = str_at(spec, "token");
+    let user = if !token.is_empty()
+        && token.len() == app.token.len()
+        && super::identity::constant_time_eq(token.as_bytes(), app.token.as_bytes())
+    {
+        Some(UserInfo::admin())
+    } else {
+        super::tokens::authenticate(app, token)
+    };
+    let audiences = spec
+        .get("audiences")
+        .filter(|a| a.as_array().is_some_and(|a| !a.is_empty()))
+        .cloned()
+        .unwrap_or_else(|| json!([super::tokens::API_AUDIENCE]));
+    match user {
+        Some(u) => json!({"authenticated": true, "user": u.to_json(), "audiences": audiences}),
+        None => json!({"user": {}, "error": "[invalid bearer token, token lookup failed]"}),
+    }
+}
+
+fn access_as(
+    app: &App,
+    user: &UserInfo,
+    spec: &Value,
+    kind: &str,
+    namespace: Option<&str>,
+) -> Result<Value, ApiError> {
     let a = if let Some(r) = spec.get("resourceAttributes").filter(|r| r.is_object()) {
         Attributes::resource(
             user,
@@ -22,7 +93,7 @@ fn access(app: &App, user: &UserInfo, spec: &Value) -> Result<Value, ApiError> {
             str_at(r, "group"),
             str_at(r, "resource"),
             str_at(r, "subresource"),
-            str_at(r, "namespace"),
+            namespace.unwrap_or(str_at(r, "namespace")),
             str_at(r, "name"),
         )
     } else if let Some(n) = spec.get("nonResourceAttributes").filter(|n| n.is_object()) {
@@ -30,7 +101,7 @@ fn access(app: &App, user: &UserInfo, spec: &Value) -> Result<Value, ApiError> {
     } else {
         return Err(ApiError::invalid(
             "authorization.k8s.io",
-            "SelfSubjectAccessReview",
+            kind,
             "",
             vec![crate::status::Cause {
                 reason: "FieldValueRequired".into(),
@@ -75,11 +146,36 @@ fn rules(app: &App, user: &UserInfo, namespace: &str) -> Result<Value, ApiError>
     )
 }
 
-/// The `status` of a review of `kind` with body `body`, for `user`.
-pub fn answer(app: &App, user: &UserInfo, kind: &str, body: &Value) -> Result<Value, ApiError> {
+/// The `status` of a review of `kind` with body `body`, asked by `user` (in `namespace` for a
+/// LocalSubjectAccessReview).
+pub fn answer(
+    app: &App,
+    user: &UserInfo,
+    kind: &str,
+    namespace: &str,
+    body: &Value,
+) -> Result<Value, ApiError> {
     let spec = body.get("spec").cloned().unwrap_or_else(|| json!({}));
     match kind {
         "SelfSubjectAccessReview" => access(app, user, &spec),
+        "TokenReview" => Ok(token(app, &spec)),
+        "SubjectAccessReview" => {
+            subject_required(kind, &spec)?;
+            access_as(app, &subject(&spec), &spec, kind, None)
+        }
+        "LocalSubjectAccessReview" => {
+            subject_required(kind, &spec)?;
+            let asked = spec
+                .pointer("/resourceAttributes/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if asked != namespace {
+                return Err(ApiError::bad_request(format!(
+                    "spec.resourceAttributes.namespace must match namespace: {namespace}"
+                )));
+            }
+            access_as(app, &subject(&spec), &spec, kind, Some(namespace))
+        }
         "SelfSubjectRulesReview" => rules(app, user, str_at(&spec, "namespace")),
         _ => Ok(json!({"userInfo": user.to_json()})),
     }

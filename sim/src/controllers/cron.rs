@@ -129,8 +129,7 @@ impl Schedule {
         let limit = after + 5 * 366 * 86_400;
         while t <= limit {
             let days = t.div_euclid(86_400);
-            let (_, month, day) = civil_from_days(days);
-            let weekday = (days + 4).rem_euclid(7) as u32;
+            let (_, month, day, weekday) = crate::time::civil_date(t);
             if self.months & (1 << month) == 0 || !self.day_matches(day, weekday) {
                 t = (days + 1) * 86_400;
                 continue;
@@ -165,20 +164,6 @@ impl Schedule {
         }
         found
     }
-}
-
-/// (year, month 1-12, day 1-31) of a day number since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ const HASH_LABEL: &str = "pod-template-hash";
 /// collision count), written as decimal digits mapped onto the "safe" alphabet.
 pub fn template_hash(template: &Value, collision: i64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let text = serde_json::to_string(template).unwrap_or_default();
+    let text = serde_json::to_string(&as_stored(template)).unwrap_or_default();
     let mut h: u32 = 2_166_136_261;
     for b in text.bytes().chain(collision.to_string().bytes()) {
         h = (h ^ b as u32).wrapping_mul(16_777_619);
@@ -29,9 +29,27 @@ pub fn template_hash(template: &Value, collision: i64) -> String {
         .collect()
 }
 
+/// A pod template as the real controller sees it once decoded: `metadata.creationTimestamp: null`
+/// (which kubectl sends back on `rollout undo`) is the zero time, the same as no timestamp, and an
+/// empty `metadata` the same as none.
+fn as_stored(template: &Value) -> Value {
+    let mut t = template.clone();
+    if let Some(m) = t.get_mut("metadata").and_then(Value::as_object_mut) {
+        if m.get("creationTimestamp") == Some(&Value::Null) {
+            m.remove("creationTimestamp");
+        }
+        if m.is_empty()
+            && let Some(o) = t.as_object_mut()
+        {
+            o.remove("metadata");
+        }
+    }
+    t
+}
+
 /// A template without the `pod-template-hash` label (to compare a ReplicaSet's with a Deployment's).
 fn strip_hash(template: &Value) -> Value {
-    let mut t = template.clone();
+    let mut t = as_stored(template);
     if let Some(l) = t
         .pointer_mut("/metadata/labels")
         .and_then(Value::as_object_mut)
@@ -43,12 +61,13 @@ fn strip_hash(template: &Value) -> Value {
             m.remove("labels");
         }
     }
-    t
+    as_stored(&t)
 }
 
 /// The ReplicaSet of the current template: the one whose template (without the hash label) equals
 /// it, else the one named after its hash.
 fn find_new<'a>(owned: &[&'a Value], template: &Value, new_name: &str) -> Option<&'a Value> {
+    let template = &as_stored(template);
     owned
         .iter()
         .find(|r| strip_hash(r.pointer("/spec/template").unwrap_or(&Value::Null)) == *template)

@@ -27,7 +27,7 @@ mod probe;
 mod replicaset;
 mod service;
 mod statefulset;
-mod util;
+pub(crate) mod util;
 mod volume;
 
 use std::collections::{HashMap, HashSet};
@@ -215,6 +215,9 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             namespace::reconcile(&a);
             volume::reconcile(&a);
             gc::reconcile(&a, &mut st);
+            if a.cert_manager {
+                crate::certmanager::reconcile(&a, &mut |at| st.wake_at(at));
+            }
             (node_ready, st.wake)
         })
         .await;
@@ -235,6 +238,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                     Ok(e) => {
                         if note_foreground(&state, &e)
                             || relevant(&e.rk)
+                            || (app.cert_manager && crate::certmanager::triggers(&e.rk))
                             || namespace::triggers(&e.rk, &e.name)
                         {
                             break;

@@ -2,4 +2,5 @@
 
 pub mod managed;
 pub mod path;
+pub mod times;
 pub mod walk;

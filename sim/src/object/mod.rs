@@ -54,24 +54,11 @@ pub struct Outcome {
 
 /// Kinds whose objects carry `metadata.generation`.
 fn has_generation(rt: &ResourceType) -> bool {
-    rt.crd
-        || matches!(
-            rt.kind.as_str(),
-            "Deployment"
-                | "ReplicaSet"
-                | "StatefulSet"
-                | "DaemonSet"
-                | "Job"
-                | "CronJob"
-                | "Ingress"
-                | "IngressClass"
-                | "NetworkPolicy"
-                | "HorizontalPodAutoscaler"
-                | "PodDisruptionBudget"
-                | "CustomResourceDefinition"
-                | "MutatingWebhookConfiguration"
-                | "ValidatingWebhookConfiguration"
-        )
+    strategy(rt).has_generation()
+}
+
+fn strategy(rt: &ResourceType) -> &'static dyn crate::registry::strategy::Strategy {
+    crate::registry::strategy::for_kind(&rt.group, &rt.kind, rt.crd)
 }
 
 /// A random version-4 UUID.
@@ -330,16 +317,14 @@ fn build(
         }
     }
     let mut new = with_type_first(rt, new);
+    if let crate::registry::SchemaSource::Builtin(_) = &rt.schema {
+        crate::fields::times::normalize(&mut new, Node::root(rt));
+    }
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
-    if rt.kind == "CustomResourceDefinition" {
-        crate::crd::set_status(&mut new);
-    }
-    if old.is_none() && rt.kind == "Pod" && rt.group.is_empty() {
-        crate::pod_status::on_create(&mut new);
-    }
-    if old.is_none() && rt.kind == "Job" && rt.group == "batch" {
-        defaults::job_selector(&mut new);
+    strategy(rt).derive_status(&mut new);
+    if old.is_none() {
+        strategy(rt).prepare_create(&mut new);
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::crd::apply_defaults(&mut new, schema);

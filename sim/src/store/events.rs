@@ -7,7 +7,7 @@ use rusqlite::{Connection, params};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::status::ApiError;
+use super::StoreError;
 
 /// The watch event types the store records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,17 +134,18 @@ impl Hub {
 }
 
 /// Stored events after `rv`; 410 Expired if the history no longer reaches back to `rv`.
-pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiError> {
-    let db = |e: rusqlite::Error| ApiError::internal(format!("storage: {e}"));
+pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
+    let db = StoreError::Db;
     let compacted: i64 = conn
         .query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
             r.get(0)
         })
         .map_err(db)?;
     if (rv as i64) < compacted {
-        return Err(ApiError::expired(format!(
-            "too old resource version: {rv} ({compacted})"
-        )));
+        return Err(StoreError::Compacted {
+            requested: rv,
+            compacted: compacted as u64,
+        });
     }
     let mut stmt = conn
         .prepare_cached("SELECT rv, rk, ns, name, type, data FROM events WHERE rv > ?1 ORDER BY rv")
@@ -153,8 +154,7 @@ pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, ApiErro
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(db)? {
         let data: String = row.get(5).map_err(db)?;
-        let object = serde_json::from_str(&data)
-            .map_err(|e| ApiError::internal(format!("corrupt event: {e}")))?;
+        let object = serde_json::from_str(&data).map_err(StoreError::Corrupt)?;
         let kind: String = row.get(4).map_err(db)?;
         out.push(Arc::new(Event {
             rv: row.get::<_, i64>(0).map_err(db)? as u64,

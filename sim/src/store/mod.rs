@@ -1,6 +1,8 @@
 //! The object store: SQLite (WAL) holding every object, one resourceVersion counter for the whole
 //! cluster and a bounded history of change events for watches.
 
+mod compaction;
+mod error;
 mod events;
 mod schema;
 
@@ -10,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+pub use error::StoreError;
 pub use events::{Event, EventType, Hub};
 
 use crate::error::SimError;
@@ -52,13 +55,12 @@ pub struct Stored {
     pub object: Value,
 }
 
-fn db_err(e: rusqlite::Error) -> ApiError {
-    ApiError::internal(format!("storage: {e}"))
+fn db_err(e: rusqlite::Error) -> StoreError {
+    StoreError::Db(e)
 }
 
-fn parse(data: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(data)
-        .map_err(|e| ApiError::internal(format!("corrupt stored object: {e}")))
+fn parse(data: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(data).map_err(StoreError::Corrupt)
 }
 
 impl Store {
@@ -88,43 +90,17 @@ impl Store {
         self.file_backed
     }
 
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
-        self.conn
-            .lock()
-            .map_err(|_| ApiError::internal("store lock poisoned"))
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
     }
 
     /// The newest resourceVersion.
-    pub fn current_rv(&self) -> Result<u64, ApiError> {
+    pub fn current_rv(&self) -> Result<u64, StoreError> {
         schema::current_rv(&*self.lock()?).map_err(db_err)
     }
 
-    /// The oldest resourceVersion a watch can still start after.
-    pub fn compacted_rv(&self) -> Result<u64, ApiError> {
-        let conn = self.lock()?;
-        conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|v| v as u64)
-        .map_err(db_err)
-    }
-
-    /// Drops every stored event up to the current resourceVersion; returns that version.
-    pub fn compact_now(&self) -> Result<u64, ApiError> {
-        let conn = self.lock()?;
-        let rv = schema::current_rv(&conn).map_err(db_err)?;
-        conn.execute("DELETE FROM events WHERE rv <= ?1", params![rv as i64])
-            .map_err(db_err)?;
-        conn.execute(
-            "UPDATE meta SET value = MAX(value, ?1) WHERE key = 'compacted'",
-            params![rv as i64],
-        )
-        .map_err(db_err)?;
-        Ok(rv)
-    }
-
     /// One object.
-    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, StoreError> {
         let conn = self.lock()?;
         get_in(&conn, rk, ns, name)
     }
@@ -195,7 +171,7 @@ impl Store {
                     .get_ref(2)
                     .map_err(db_err)?
                     .as_str()
-                    .map_err(|e| ApiError::internal(format!("storage: {e}")))?;
+                    .map_err(|e| StoreError::Db(e.into()))?;
                 let Some(kept) = keep(data)? else { continue };
                 if limit.is_some_and(|l| items.len() >= l) {
                     more = true;
@@ -213,7 +189,7 @@ impl Store {
     }
 
     /// Change events after `rv`, oldest first; `Err(Gone)` when history before them was compacted.
-    pub fn events_after(&self, rv: u64) -> Result<Vec<Arc<Event>>, ApiError> {
+    pub fn events_after(&self, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
         let conn = self.lock()?;
         events::read_after(&conn, rv)
     }
@@ -256,7 +232,7 @@ impl Store {
 
     /// Takes or renews the controller leadership row for `holder` until `now_ms + ttl_ms`; true when
     /// `holder` leads (the row was free, expired, or already held by it).
-    pub fn try_lead(&self, holder: &str, now_ms: i64, ttl_ms: i64) -> Result<bool, ApiError> {
+    pub fn try_lead(&self, holder: &str, now_ms: i64, ttl_ms: i64) -> Result<bool, StoreError> {
         let conn = self.lock()?;
         conn.execute(
             "INSERT INTO leader (id, holder, expires) VALUES (0, ?1, ?2) ON CONFLICT(id) DO UPDATE \
@@ -294,7 +270,7 @@ impl Store {
     }
 }
 
-fn get_in(conn: &Connection, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+fn get_in(conn: &Connection, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, StoreError> {
     let data: Option<String> = conn
         .prepare_cached("SELECT data FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
         .map_err(db_err)?
@@ -312,12 +288,12 @@ pub struct Writer<'a> {
 
 impl Writer<'_> {
     /// One object, as of this transaction.
-    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+    pub fn get(&self, rk: &str, ns: &str, name: &str) -> Result<Option<Value>, StoreError> {
         get_in(&self.tx, rk, ns, name)
     }
 
     /// All objects of a type in a namespace (or everywhere), as of this transaction.
-    pub fn list(&self, rk: &str, ns: Option<&str>) -> Result<Vec<Stored>, ApiError> {
+    pub fn list(&self, rk: &str, ns: Option<&str>) -> Result<Vec<Stored>, StoreError> {
         let mut stmt = self
             .tx
             .prepare_cached("SELECT ns, name, data FROM objects WHERE rk = ?1 AND (?2 IS NULL OR ns = ?2) ORDER BY ns, name")
@@ -336,7 +312,7 @@ impl Writer<'_> {
     }
 
     /// Every distinct resource key that has objects in a namespace.
-    pub fn keys_in_namespace(&self, ns: &str) -> Result<Vec<String>, ApiError> {
+    pub fn keys_in_namespace(&self, ns: &str) -> Result<Vec<String>, StoreError> {
         let mut stmt = self
             .tx
             .prepare_cached("SELECT DISTINCT rk FROM objects WHERE ns = ?1")
@@ -348,7 +324,7 @@ impl Writer<'_> {
     }
 
     /// Allocates the next resourceVersion.
-    pub fn next_rv(&mut self) -> Result<u64, ApiError> {
+    pub fn next_rv(&mut self) -> Result<u64, StoreError> {
         self.tx
             .query_row(
                 "UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value",
@@ -368,8 +344,8 @@ impl Writer<'_> {
         rv: u64,
         object: Value,
         kind: EventType,
-    ) -> Result<(), ApiError> {
-        let data = serde_json::to_string(&object).map_err(ApiError::internal)?;
+    ) -> Result<(), StoreError> {
+        let data = serde_json::to_string(&object).map_err(StoreError::Encode)?;
         self.tx
             .prepare_cached("INSERT OR REPLACE INTO objects (rk, ns, name, rv, data) VALUES (?1, ?2, ?3, ?4, ?5)")
             .map_err(db_err)?
@@ -386,13 +362,13 @@ impl Writer<'_> {
         name: &str,
         rv: u64,
         last: Value,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         self.tx
             .prepare_cached("DELETE FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
             .map_err(db_err)?
             .execute(params![rk, ns, name])
             .map_err(db_err)?;
-        let data = serde_json::to_string(&last).map_err(ApiError::internal)?;
+        let data = serde_json::to_string(&last).map_err(StoreError::Encode)?;
         self.record(rk, ns, name, rv, last, EventType::Deleted, data)
     }
 
@@ -406,7 +382,7 @@ impl Writer<'_> {
         object: Value,
         kind: EventType,
         data: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         self.tx
             .prepare_cached(
                 "INSERT INTO events (rv, rk, ns, name, type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

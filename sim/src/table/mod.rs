@@ -65,8 +65,7 @@ fn crd_columns(rt: &ResourceType) -> Vec<(String, String, i64, String)> {
 /// A custom resource's cell, typed as its column (apiextensions' `cellForJSONValue`): `date`
 /// columns are ages, a value of the wrong type is empty.
 fn crd_cell(obj: &Value, ty: &str, json_path: &str) -> Value {
-    let ptr = json_path.trim_start_matches('.').replace('.', "/");
-    let Some(v) = obj.pointer(&format!("/{ptr}")).filter(|v| !v.is_null()) else {
+    let Some(v) = at_json_path(obj, json_path).filter(|v| !v.is_null()) else {
         return Value::Null;
     };
     match (ty, v) {
@@ -83,6 +82,19 @@ fn crd_cell(obj: &Value, ty: &str, json_path: &str) -> Value {
         },
         _ => Value::Null,
     }
+}
+
+/// The value a printer column's JSONPath selects (the first, as kubectl prints it): plain dotted
+/// paths directly, filters and indices (`.status.conditions[?(@.type=="Ready")].status`) through a
+/// JSONPath evaluator.
+fn at_json_path<'v>(obj: &'v Value, json_path: &str) -> Option<&'v Value> {
+    if !json_path.contains(['[', '*']) {
+        let ptr = json_path.trim_start_matches('.').replace('.', "/");
+        return obj.pointer(&format!("/{ptr}"));
+    }
+    use jsonpath_rust::JsonPath;
+    let path = format!("${}", json_path.trim_start_matches('$'));
+    obj.query(&path).ok()?.into_iter().next()
 }
 
 fn def(name: &str, ty: &str, priority: i64) -> Value {

@@ -51,15 +51,35 @@ impl WebhookServer {
             )));
         let key = KeyPair::generate().expect("leaf key");
         let leaf = params.signed_by(&key, &issuer).expect("leaf cert");
+        let chain = vec![leaf.der().clone()];
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        Self::serve(chain, key, ca_pem, delay, handler)
+    }
+
+    /// Starts a server with a given certificate and key (PEM), e.g. ones cert-manager issued.
+    pub fn start_with_pem(cert_pem: &str, key_pem: &str, handler: Handler) -> WebhookServer {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let chain = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
+            .collect::<Result<Vec<_>, _>>()
+            .expect("certificate PEM");
+        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).expect("key PEM");
+        Self::serve(chain, key, String::new(), Duration::ZERO, handler)
+    }
+
+    fn serve(
+        chain: Vec<rustls::pki_types::CertificateDer<'static>>,
+        key: PrivateKeyDer<'static>,
+        ca_pem: String,
+        delay: Duration,
+        handler: Handler,
+    ) -> WebhookServer {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("protocols")
             .with_no_client_auth()
-            .with_single_cert(
-                vec![leaf.der().clone()],
-                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-            )
+            .with_single_cert(chain, key)
             .expect("server config");
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));

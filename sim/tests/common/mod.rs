@@ -36,6 +36,7 @@ pub struct Out {
 /// simulator's file, KUBECONFIG cleared. Fails the test when kubectl is missing.
 pub struct Kubectl {
     kubeconfig: PathBuf,
+
     cache: tempfile::TempDir,
     pub work: tempfile::TempDir,
 }
@@ -44,8 +45,37 @@ impl Kubectl {
     pub fn new(sim: &RunningSim) -> Kubectl {
         Kubectl {
             kubeconfig: sim.kubeconfig_path().to_path_buf(),
+
             cache: tempfile::tempdir().expect("cache dir"),
             work: tempfile::tempdir().expect("work dir"),
+        }
+    }
+
+    /// kubectl with the simulator's kubeconfig minus its token: anonymous requests. (A kubeconfig
+    /// user with nothing at all makes kubectl prompt for a password; a username and password make it
+    /// send only an `Authorization: Basic` header, which kube-apiserver 1.33 no longer
+    /// authenticates, so the request is anonymous.)
+    pub fn anonymous(sim: &RunningSim) -> Kubectl {
+        let k = Kubectl::new(sim);
+        let yaml: String = sim
+            .kubeconfig_yaml()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("token:"))
+            .map(|l| {
+                if l.trim() == "user:" {
+                    "  user: {username: nobody, password: none}".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let path = k.work.path().join("anonymous.kubeconfig");
+        std::fs::write(&path, yaml).expect("write kubeconfig");
+        Kubectl {
+            kubeconfig: path,
+
+            ..k
         }
     }
 

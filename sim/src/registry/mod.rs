@@ -1,5 +1,8 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
+mod kinds;
+pub mod strategy;
+
 use std::sync::RwLock;
 
 use serde_json::Value;
@@ -210,6 +213,24 @@ const REVIEWS: &[(&str, &str, &str, &str)] = &[
         "selfsubjectreviews",
         "io.k8s.api.authentication.v1.SelfSubjectReview",
     ),
+    (
+        "authentication.k8s.io",
+        "TokenReview",
+        "tokenreviews",
+        "io.k8s.api.authentication.v1.TokenReview",
+    ),
+    (
+        "authorization.k8s.io",
+        "SubjectAccessReview",
+        "subjectaccessreviews",
+        "io.k8s.api.authorization.v1.SubjectAccessReview",
+    ),
+    (
+        "authorization.k8s.io",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+        "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
+    ),
 ];
 
 fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> ResourceType {
@@ -220,7 +241,7 @@ fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> Res
         plural: plural.into(),
         singular: kind.to_lowercase(),
         kind: kind.into(),
-        namespaced: false,
+        namespaced: kind == "LocalSubjectAccessReview",
         short_names: Vec::new(),
         categories: Vec::new(),
         status_subresource: false,

@@ -1,0 +1,41 @@
+//! DaemonSet (apps/v1): update strategy defaults, selector/template rules, immutable selector.
+
+use serde_json::{Map, Value, json};
+
+use crate::defaults::{child, obj, pod_template, set_default};
+use crate::registry::strategy::Strategy;
+use crate::rules::{immutable_if_changed, workload};
+use crate::status::Cause;
+
+pub struct DaemonSet;
+
+impl Strategy for DaemonSet {
+    fn has_generation(&self) -> bool {
+        true
+    }
+
+    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        let Some(spec) = obj(child(root, "spec")) else {
+            return;
+        };
+        set_default(spec, "revisionHistoryLimit", json!(10));
+        if let Some(s) = obj(child(spec, "updateStrategy")) {
+            set_default(s, "type", json!("RollingUpdate"));
+            if s.get("type") == Some(&json!("RollingUpdate"))
+                && let Some(ru) = obj(child(s, "rollingUpdate"))
+            {
+                set_default(ru, "maxUnavailable", json!(1));
+                set_default(ru, "maxSurge", json!(0));
+            }
+        }
+        pod_template(spec);
+    }
+
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        workload(object, out);
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        immutable_if_changed(old, new, "/spec/selector", "spec.selector", out);
+    }
+}

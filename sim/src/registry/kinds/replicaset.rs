@@ -1,0 +1,32 @@
+//! ReplicaSet (apps/v1): replicas default, selector/template rules, immutable selector.
+
+use serde_json::{Map, Value, json};
+
+use crate::defaults::{child, obj, pod_template, set_default};
+use crate::registry::strategy::Strategy;
+use crate::rules::{immutable_if_changed, workload};
+use crate::status::Cause;
+
+pub struct ReplicaSet;
+
+impl Strategy for ReplicaSet {
+    fn has_generation(&self) -> bool {
+        true
+    }
+
+    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        let Some(spec) = obj(child(root, "spec")) else {
+            return;
+        };
+        set_default(spec, "replicas", json!(1));
+        pod_template(spec);
+    }
+
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        workload(object, out);
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        immutable_if_changed(old, new, "/spec/selector", "spec.selector", out);
+    }
+}

@@ -1,0 +1,41 @@
+//! Secret (v1): `Opaque` type, `stringData` folded into `data`, key and size rules, immutable type
+//! and (when `immutable`) data.
+
+use serde_json::{Map, Value, json};
+
+use crate::defaults::set_default;
+use crate::registry::strategy::Strategy;
+use crate::rules::{config_keys, immutable_data};
+use crate::status::Cause;
+
+pub struct Secret;
+
+impl Strategy for Secret {
+    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        set_default(root, "type", json!("Opaque"));
+        // stringData is write-only: it is folded into data (base64) and not stored.
+        if let Some(Value::Object(plain)) = root.remove("stringData") {
+            use base64::Engine;
+            let data = root.entry("data").or_insert_with(|| json!({}));
+            if let Some(data) = data.as_object_mut() {
+                for (k, v) in plain {
+                    let text = v.as_str().unwrap_or_default().to_string();
+                    data.insert(
+                        k,
+                        json!(base64::engine::general_purpose::STANDARD.encode(text)),
+                    );
+                }
+            }
+        }
+    }
+
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        config_keys(object, "data", out);
+        out.extend(crate::secret_rules::check(object));
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        out.extend(crate::secret_rules::check_update(old, new));
+        immutable_data(old, new, out);
+    }
+}

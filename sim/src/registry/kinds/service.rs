@@ -1,0 +1,86 @@
+//! Service (v1): cluster IP allocation, IP family and traffic policies, node ports; port rules; the
+//! cluster IP an update may not change.
+
+use serde_json::{Map, Value, json};
+
+use crate::defaults::{child, obj, set_default};
+use crate::registry::strategy::Strategy;
+use crate::rules::{immutable, service};
+use crate::status::Cause;
+
+pub struct Service;
+
+impl Strategy for Service {
+    fn default(&self, root: &mut Map<String, Value>, cluster_ip: &mut dyn FnMut() -> String) {
+        let Some(spec) = obj(child(root, "spec")) else {
+            return;
+        };
+        set_default(spec, "type", json!("ClusterIP"));
+        set_default(spec, "sessionAffinity", json!("None"));
+        let external_name = spec.get("type") == Some(&json!("ExternalName"));
+        if !external_name {
+            set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+            if !spec.contains_key("clusterIP") {
+                let ip = cluster_ip();
+                spec.insert("clusterIP".into(), json!(ip));
+            }
+            let ip = spec.get("clusterIP").cloned().unwrap_or(Value::Null);
+            set_default(spec, "clusterIPs", json!([ip]));
+            set_default(spec, "ipFamilies", json!(["IPv4"]));
+            set_default(spec, "ipFamilyPolicy", json!("SingleStack"));
+        }
+        if spec.get("type").and_then(Value::as_str) == Some("LoadBalancer") {
+            set_default(spec, "allocateLoadBalancerNodePorts", json!(true));
+        }
+        let node_ports = matches!(
+            spec.get("type").and_then(Value::as_str),
+            Some("NodePort" | "LoadBalancer")
+        );
+        let seed = spec
+            .get("clusterIP")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if node_ports {
+            set_default(spec, "externalTrafficPolicy", json!("Cluster"));
+        }
+        if let Some(Value::Array(ports)) = spec.get_mut("ports") {
+            for (i, p) in ports.iter_mut().filter_map(obj).enumerate() {
+                set_default(p, "protocol", json!("TCP"));
+                if let Some(port) = p.get("port").cloned() {
+                    set_default(p, "targetPort", port);
+                }
+                if node_ports && !p.contains_key("nodePort") {
+                    let h = seed
+                        .bytes()
+                        .chain([i as u8])
+                        .fold(2_166_136_261u32, |h, b| {
+                            (h ^ b as u32).wrapping_mul(16_777_619)
+                        });
+                    p.insert("nodePort".into(), json!(30_000 + h % 2_768));
+                }
+            }
+        }
+    }
+
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        service(object, out);
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        let old_ip = old
+            .pointer("/spec/clusterIP")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !old_ip.is_empty()
+            && old.pointer("/spec/clusterIP") != new.pointer("/spec/clusterIP")
+            && new.pointer("/spec/type") != Some(&Value::from("ExternalName"))
+        {
+            let shown = new
+                .pointer("/spec/clusterIP")
+                .cloned()
+                .unwrap_or(Value::Null);
+            out.push(immutable("spec.clusterIPs[0]", &shown));
+        }
+    }
+}
