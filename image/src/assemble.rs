@@ -56,7 +56,9 @@ impl ImageSpec {
 /// A blob of an image with its descriptor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blob {
+    /// Its media type, digest (`sha256:<hex>` of `bytes`) and size.
     pub descriptor: Descriptor,
+    /// The blob's content (for a layer, the gzipped tar).
     pub bytes: Vec<u8>,
 }
 
@@ -65,17 +67,25 @@ pub struct Blob {
 pub struct BaseImage {
     /// The pinned reference it was pulled by (`host/name@sha256:…`).
     pub reference: String,
+    /// The digest of its platform manifest (`sha256:<hex>`): the pinned one, or the entry of this host's
+    /// platform when the reference pins an index.
     pub digest: Digest,
+    /// Its image config: the environment, working directory, labels and history the image keeps.
     pub config: ImageConfig,
+    /// Its layers as pulled (gzipped tars), bottom first; the image's own go on top.
     pub layers: Vec<Blob>,
 }
 
 /// An assembled image: manifest bytes and digest, and every blob it points to (config first).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
+    /// The image manifest.
     pub manifest: Manifest,
+    /// The manifest's JSON: exactly the bytes pushed (or pulled) and digested.
     pub manifest_bytes: Vec<u8>,
+    /// The digest of `manifest_bytes` (`sha256:<hex>`), by which the image is pulled.
     pub digest: Digest,
+    /// Every blob the manifest points to: the config first, then the layers, bottom first.
     pub blobs: Vec<Blob>,
 }
 

@@ -7,36 +7,68 @@ use piceli_core::{Code, Coded, ExitClass};
 pub enum ImageError {
     /// `cargo build` failed or produced no binary of that name.
     #[error("cargo could not build `{package}`: {detail}")]
-    Build { package: String, detail: String },
+    Build {
+        /// The cargo package built (empty when `rustc -V` itself could not run).
+        package: String,
+        /// What failed: cargo or rustc could not run or exited with an error, or no such package or binary.
+        detail: String,
+    },
     /// A file that goes into the image cannot be read, or `ldd` cannot list its libraries.
     #[error("cannot assemble the image: {detail}")]
-    Assemble { detail: String },
+    Assemble {
+        /// What could not be read or listed, and why.
+        detail: String,
+    },
     /// An image reference, registry or digest is not well formed.
     #[error("`{text}` is not a valid {what}: {help}")]
     BadReference {
+        /// The text as given.
         text: String,
+        /// What it was read as (`repository`, `pinned image`).
         what: &'static str,
+        /// How to write it instead.
         help: &'static str,
     },
     /// A digest is not `sha256:` and 64 hex digits.
     #[error("`{text}` is not a sha256 digest (`sha256:` and 64 lowercase hex digits)")]
-    BadDigest { text: String },
+    BadDigest {
+        /// The text as given.
+        text: String,
+    },
     /// The registry cannot be reached or answered something the distribution API does not allow.
     #[error("registry {registry}: {detail}")]
-    Registry { registry: String, detail: String },
+    Registry {
+        /// The registry's `HOST[:PORT]`.
+        registry: String,
+        /// What went wrong: the request and the registry's answer, a connection error or an invalid document.
+        detail: String,
+    },
     /// The registry refused our credentials, or the named docker config file cannot be used.
     #[error("registry {registry}: authentication failed: {detail}")]
-    Auth { registry: String, detail: String },
+    Auth {
+        /// The registry's `HOST[:PORT]`, or the path of the docker config file that cannot be used.
+        registry: String,
+        /// Why the credentials were refused or the file cannot be used.
+        detail: String,
+    },
     /// Content pulled back does not have the digest it was asked by.
     #[error("{what} pulled by {expected} has digest {actual}")]
     DigestMismatch {
+        /// What was pulled and from where (`manifest REPOSITORY`, `blob REPOSITORY`).
         what: String,
+        /// The digest it was asked by (`sha256:<hex>`).
         expected: String,
+        /// The digest of the bytes received (`sha256:<hex>`).
         actual: String,
     },
     /// The OCI layout directory cannot be written.
     #[error("cannot write the OCI layout {path}: {detail}")]
-    Layout { path: String, detail: String },
+    Layout {
+        /// The layout directory.
+        path: String,
+        /// The I/O or serialization error.
+        detail: String,
+    },
 }
 
 impl Coded for ImageError {

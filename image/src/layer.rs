@@ -125,8 +125,11 @@ impl LayerBuilder {
 /// A layer ready to push: the compressed bytes with their digest, and the uncompressed digest (diff id).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layer {
+    /// The layer's tar, gzipped: the bytes pushed.
     pub compressed: Vec<u8>,
+    /// The digest of `compressed` (`sha256:<hex>`), as the manifest names the layer.
     pub digest: Digest,
+    /// The digest of the uncompressed tar (`sha256:<hex>`), as the config's `rootfs.diff_ids` lists it.
     pub diff_id: Digest,
 }
 

@@ -87,7 +87,9 @@ impl fmt::Display for Repository {
 /// An image pinned by digest: `REPOSITORY@sha256:…` (a tag before the `@` is allowed and ignored).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinnedImage {
+    /// The repository (`HOST[:PORT]/PATH`); a tag written before the `@` is dropped.
     pub repository: Repository,
+    /// The manifest digest it is pinned by (`sha256:<hex>`).
     pub digest: Digest,
 }
 

@@ -34,11 +34,18 @@ pub const LIBRARIES_ANNOTATION: &str = "dev.piceli.image.libraries";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Descriptor {
+    /// The blob's media type (e.g. `application/vnd.oci.image.layer.v1.tar+gzip`).
     pub media_type: String,
+    /// The digest of the blob's bytes (`sha256:<hex>`).
     pub digest: Digest,
+    /// The blob's size in bytes.
     pub size: u64,
+    /// The platform of the manifest it points to, in an index entry; None elsewhere or when the index
+    /// does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<Platform>,
+    /// Annotations on the descriptor (an OCI layout names its image here); empty when none, and then not
+    /// written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
 }
@@ -46,8 +53,11 @@ pub struct Descriptor {
 /// The platform of an index entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Platform {
+    /// The CPU architecture, as Go names it (`amd64`, `arm64`).
     pub architecture: String,
+    /// The operating system (`linux`).
     pub os: String,
+    /// The CPU variant (e.g. `v8` for `arm64`); None when the entry gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
 }
@@ -56,11 +66,18 @@ pub struct Platform {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
+    /// The manifest schema version: always 2.
     pub schema_version: u32,
+    /// The manifest's own media type ([`MANIFEST_MEDIA_TYPE`] in the images we assemble); None when the
+    /// document omits it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
+    /// The descriptor of the image config blob.
     pub config: Descriptor,
+    /// The descriptors of the layers (gzipped tars), bottom first.
     pub layers: Vec<Descriptor>,
+    /// The manifest's annotations (source, revision, base image, packed libraries, …); empty when none,
+    /// and then not written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
 }
@@ -69,20 +86,28 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Index {
+    /// The index schema version: always 2.
     pub schema_version: u32,
+    /// [`INDEX_MEDIA_TYPE`] or [`DOCKER_LIST_MEDIA_TYPE`]; None when the document omits it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
+    /// The manifests it lists: one per platform in a registry's index, or the one image of an OCI layout.
     pub manifests: Vec<Descriptor>,
 }
 
 /// The image configuration blob.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageConfig {
+    /// The CPU architecture the image runs on, as Go names it (`amd64`, `arm64`).
     pub architecture: String,
+    /// The operating system (`linux`).
     pub os: String,
+    /// How containers of the image run (all defaults when the document has no `config`).
     #[serde(default)]
     pub config: RunConfig,
+    /// The layers' uncompressed digests.
     pub rootfs: RootFs,
+    /// How each layer was made, bottom first (entries with `empty_layer` made none); empty when not recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<History>,
 }
@@ -90,20 +115,26 @@ pub struct ImageConfig {
 /// How a container of the image runs (the `config` object of the image config).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunConfig {
+    /// `User`: who containers run as (`UID:GID` in the images we assemble); None leaves it to the runtime.
     #[serde(rename = "User", default, skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+    /// `Env`: the environment, each entry `NAME=VALUE`.
     #[serde(rename = "Env", default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+    /// `Entrypoint`: the program run and its first arguments (`/app/NAME` in the images we assemble).
     #[serde(rename = "Entrypoint", default, skip_serializing_if = "Vec::is_empty")]
     pub entrypoint: Vec<String>,
+    /// `Cmd`: the arguments after the entry point.
     #[serde(rename = "Cmd", default, skip_serializing_if = "Vec::is_empty")]
     pub cmd: Vec<String>,
+    /// `WorkingDir`: the containers' working directory; None leaves it to the runtime.
     #[serde(
         rename = "WorkingDir",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub working_dir: Option<String>,
+    /// `Labels`: the image's labels (`null` reads as none).
     #[serde(
         rename = "Labels",
         default,
@@ -116,18 +147,23 @@ pub struct RunConfig {
 /// The layers' uncompressed digests.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootFs {
+    /// The rootfs type: always `layers`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The digest of each layer's uncompressed tar (`sha256:<hex>`), in the order of the manifest's layers.
     pub diff_ids: Vec<Digest>,
 }
 
 /// One history entry (what made a layer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
+    /// The command or step that made the layer; None when not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<String>,
+    /// A note on the step (our libraries layer lists the libraries it packs); None when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// Whether the step made no layer (no entry in `rootfs.diff_ids` matches it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub empty_layer: bool,
 }

@@ -11,7 +11,9 @@ use crate::error::ImageError;
 /// A user name and password (or token) for one registry.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {
+    /// The user name.
     pub username: String,
+    /// The password or access token (hidden from `Debug`).
     pub password: String,
 }
 

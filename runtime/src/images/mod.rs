@@ -29,13 +29,28 @@ pub enum ImagesError {
     Image(ImageError),
     /// The app builds images and neither the target nor `--registry`/`--oci-dir` says where they go.
     #[error("the app builds {images} and target `{target}` names no registry")]
-    NoRegistry { images: String, target: String },
+    NoRegistry {
+        /// The placeholders of the images the app builds, comma-separated (`build:shop-api, …`).
+        images: String,
+        /// The target's name.
+        target: String,
+    },
     /// A package's sources or the workspace cannot be read.
     #[error("cannot read the sources at {path}: {detail}")]
-    Sources { path: String, detail: String },
+    Sources {
+        /// The package directory, the file (relative to it) or the workspace that cannot be read.
+        path: String,
+        /// The I/O error (reading a file or directory, or running `cargo metadata`).
+        detail: String,
+    },
     /// The state directory's images.json cannot be read or written.
     #[error("cannot use {path}: {detail}")]
-    Store { path: String, detail: String },
+    Store {
+        /// The path of `images.json`.
+        path: String,
+        /// The I/O or JSON error, or what is wrong with a recorded entry.
+        detail: String,
+    },
 }
 
 impl Coded for ImagesError {
@@ -91,27 +106,45 @@ pub struct BuildOptions {
 pub enum ImageEvent {
     /// The image's inputs were read.
     Inputs {
+        /// The image's placeholder (`build:shop-api`).
         image: String,
+        /// The digest of its inputs (`sha256:<hex>`).
         inputs: String,
+        /// The workspace's git commit; None when it is not a git checkout.
         commit: Option<String>,
+        /// Whether the package's files or Cargo.lock differ from the commit.
         dirty: bool,
+        /// Whether the inputs and destination are those of the last delivery and the destination still
+        /// has it (then nothing is built or pushed).
         unchanged: bool,
     },
     /// Built (or skipped: the inputs are those of the delivered image).
     Build {
+        /// The image's placeholder (`build:shop-api`).
         image: String,
+        /// The manifest digest (`sha256:<hex>`), built or the last delivered one's.
         digest: String,
+        /// Whether the build was skipped (the inputs are those of the delivered image).
         skipped: bool,
+        /// Milliseconds this stage took.
         ms: u64,
     },
     /// Delivered (or skipped: the destination has it).
     Deliver {
+        /// The image's placeholder (`build:shop-api`).
         image: String,
+        /// What the workload will run: `HOST[:PORT]/PATH@sha256:<hex>` (`NAME@sha256:<hex>` for an OCI
+        /// layout).
         reference: String,
+        /// Blobs uploaded to the registry, or for an OCI layout its blobs and manifest (0 when skipped).
         uploaded: usize,
+        /// Blobs the registry already had (0 for an OCI layout or when skipped).
         present: usize,
+        /// Bytes sent in uploads (0 for an OCI layout or when skipped).
         bytes: u64,
+        /// Whether delivery was skipped (the destination has the image).
         skipped: bool,
+        /// Milliseconds this stage took.
         ms: u64,
     },
 }
@@ -144,6 +177,7 @@ pub struct PreparedImage {
 /// The images of one run.
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
+    /// One entry per `build(…)` of the app, in the app's order.
     pub images: Vec<PreparedImage>,
     auth: Option<PathBuf>,
     state_dir: PathBuf,

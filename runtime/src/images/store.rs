@@ -28,6 +28,7 @@ pub struct Delivered {
 /// Every delivered image, keyed by its placeholder (`build:shop-api`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageStore {
+    /// The last delivery of each image, keyed by its placeholder.
     pub images: BTreeMap<String, Delivered>,
 }
 
