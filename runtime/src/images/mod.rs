@@ -284,6 +284,10 @@ pub async fn prepare(
 impl Prepared {
     /// The app with each built image's placeholder replaced by its reference.
     pub fn substitute(&self, mut app: App) -> App {
+        // The references come from builds and the state directory, not from the macro: check them again.
+        if !self.images.is_empty() {
+            app.checked_at_compile_time = false;
+        }
         let find = |image: &str| {
             self.images
                 .iter()
