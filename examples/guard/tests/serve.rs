@@ -5,7 +5,7 @@
 //! composite (one call), a ConfigMap with a password is refused only in the namespaces the webhook
 //! selects, and `serve` stops cleanly on SIGTERM.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,24 +16,8 @@ use piceli_sim::{Sim, SimConfig};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::Value;
 
-/// The real kubectl against the local cluster: its kubeconfig, KUBECONFIG cleared, a fresh cache.
-fn kubectl(kubeconfig: &Path, work: &Path, args: &[&str]) -> (i32, String, String) {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .current_dir(work)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod support;
+use support::{free_port, kubectl, stop};
 
 /// What cert-manager would issue for the guard's `Certificate guard-tls`: a CA and a serving certificate
 /// for `guard.guard-system.svc`, as PEM.
@@ -70,11 +54,6 @@ fn issue() -> Issued {
     }
 }
 
-fn free_port() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr")
-}
-
 /// `guard serve` on this machine; stopped with SIGTERM by [`stop`].
 fn serve(addr: SocketAddr, dir: &Path) -> Child {
     let mut child = Command::cargo_bin("guard")
@@ -101,26 +80,6 @@ fn serve(addr: SocketAddr, dir: &Path) -> Child {
         std::thread::sleep(Duration::from_millis(50));
     }
     child
-}
-
-/// SIGTERM, then the exit status (graceful shutdown exits 0).
-fn stop(mut child: Child) -> std::process::ExitStatus {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("guard serve did not stop on SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// `/metrics` of the running `serve`, read with curl against the issued CA.

@@ -1,0 +1,244 @@
+//! The guard with the local cluster's built-in cert-manager, through the real kubectl: `guard apply`
+//! creates the operator's Issuers and Certificate, the cluster issues the serving certificate into the
+//! Secret `guard-system/guard-tls` and injects its CA into the webhook configurations, `guard serve
+//! --tls-from-secret` serves with it (routed as the operator's Service by `RunningSim::route`), a
+//! `:latest` Deployment is refused; then the Secret is lost, cert-manager issues a new certificate,
+//! `serve` picks it up without a restart, and the webhook keeps refusing.
+
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use piceli_sim::{Sim, SimConfig};
+use serde_json::Value;
+
+mod support;
+use support::{free_port, kubectl, stop};
+
+const LATEST: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: 'nginx:latest'}]
+";
+
+/// Poll `check` until it gives a value, for at most `secs` seconds.
+fn wait_for<T>(what: &str, secs: u64, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The SHA-256 fingerprint of a PEM certificate, as openssl prints it.
+fn fingerprint(pem: &[u8]) -> String {
+    let mut child = Command::new("openssl")
+        .args(["x509", "-noout", "-fingerprint", "-sha256"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("openssl is required for this test and could not be run: {e}"));
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(pem)
+        .expect("write pem");
+    let out = child.wait_with_output().expect("openssl");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The fingerprint of the certificate `serve` presents now.
+fn served(addr: SocketAddr) -> String {
+    let out = Command::new("openssl")
+        .args(["s_client", "-connect", &addr.to_string()])
+        .args(["-servername", "guard.guard-system.svc"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("openssl s_client");
+    fingerprint(&out.stdout)
+}
+
+/// The issued `tls.crt` of the Secret, once it exists.
+fn issued(kc: &Path, dir: &Path) -> Option<Vec<u8>> {
+    let (code, out, _) = kubectl(
+        kc,
+        dir,
+        &[
+            "-n",
+            "guard-system",
+            "get",
+            "secret",
+            "guard-tls",
+            "-o",
+            "json",
+        ],
+    );
+    if code != 0 {
+        return None;
+    }
+    let secret: Value = serde_json::from_str(&out).ok()?;
+    let b64 = secret["data"]["tls.crt"].as_str()?;
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(b64).ok()
+}
+
+/// `guard serve` with the serving certificate read from the Secret (and followed).
+fn serve_from_secret(addr: SocketAddr, kc: &Path, log: &Path) -> Child {
+    let mut child = Command::cargo_bin("guard")
+        .expect("guard binary")
+        .args(["serve", "--listen", &addr.to_string()])
+        .args(["--tls-from-secret", "guard-system/guard-tls"])
+        .arg("--kubeconfig")
+        .arg(kc)
+        .args(["--context", "piceli-sim"])
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log file"))
+        .spawn()
+        .expect("guard serve starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "guard serve exited early ({status}): {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        assert!(Instant::now() < deadline, "guard serve never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+#[test]
+fn the_clusters_cert_manager_issues_and_rotates_the_guards_certificate() {
+    let sim = Sim::start(SimConfig {
+        cert_manager: true,
+        ..SimConfig::default()
+    })
+    .expect("local cluster starts");
+    let work = tempfile::tempdir().expect("work dir");
+    let dir = work.path();
+    let kc = sim.kubeconfig_path().to_path_buf();
+    let ok = |args: &[&str]| {
+        let (code, stdout, stderr) = kubectl(&kc, dir, args);
+        assert_eq!(code, 0, "kubectl {args:?}: {stdout}{stderr}");
+        stdout
+    };
+
+    // `guard plan` + `apply`: the operator's objects, its Issuers and Certificate among them.
+    let kcs = kc.display().to_string();
+    let flags = [
+        "--kubeconfig",
+        &kcs,
+        "--context",
+        "piceli-sim",
+        "-o",
+        "json",
+    ];
+    let guard = |args: &[&str]| {
+        Command::cargo_bin("guard")
+            .expect("guard binary")
+            .args(args)
+            .args(flags)
+            .current_dir(dir)
+            .env_remove("KUBECONFIG")
+            .env("HOME", dir)
+            .output()
+            .expect("guard runs")
+    };
+    let planned = guard(&["plan"]);
+    assert_eq!(
+        planned.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&planned.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
+    let hash = plan["hash"].as_str().expect("hash").to_string();
+    let applied = guard(&["apply", "--approve", &hash, "--timeout", "0"]);
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+
+    // cert-manager's part, done by the cluster: the Secret, and the CA in both configurations.
+    let first = wait_for("the issued Secret", 30, || issued(&kc, dir));
+    for kind in [
+        "validatingwebhookconfiguration",
+        "mutatingwebhookconfiguration",
+    ] {
+        wait_for("the injected caBundle", 30, || {
+            let config: Value =
+                serde_json::from_str(&ok(&["get", kind, "guard.guard-system", "-o", "json"]))
+                    .ok()?;
+            config["webhooks"]
+                .as_array()?
+                .iter()
+                .all(|w| {
+                    w["clientConfig"]["caBundle"]
+                        .as_str()
+                        .is_some_and(|b| !b.is_empty())
+                })
+                .then_some(())
+        });
+    }
+
+    // `serve` with the Secret's pair, reached as the operator's Service.
+    let addr = free_port();
+    let log = dir.join("serve.log");
+    let server = serve_from_secret(addr, &kc, &log);
+    sim.route("guard-system", "guard", 443, addr)
+        .expect("route the operator's Service to serve");
+    assert_eq!(
+        served(addr),
+        fingerprint(&first),
+        "serves the issued certificate"
+    );
+
+    ok(&["create", "namespace", "shop"]);
+    std::fs::write(dir.join("latest.yaml"), LATEST).expect("manifest");
+    let refused = |when: &str| {
+        let (code, _, stderr) = kubectl(&kc, dir, &["apply", "-f", "latest.yaml"]);
+        assert_ne!(code, 0, "{when}: a :latest Deployment must be refused");
+        assert!(
+            stderr.contains("denied the request: image nginx:latest uses :latest"),
+            "{when}: {stderr}"
+        );
+    };
+    refused("with the first certificate");
+
+    // The Secret is lost: cert-manager issues a new certificate, and `serve` follows it.
+    ok(&["-n", "guard-system", "delete", "secret", "guard-tls"]);
+    let second = wait_for("a new certificate", 30, || {
+        issued(&kc, dir).filter(|c| fingerprint(c) != fingerprint(&first))
+    });
+    wait_for("serve to present the new certificate", 30, || {
+        (served(addr) == fingerprint(&second)).then_some(())
+    });
+    refused("with the rotated certificate");
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("certificate reloaded"),
+        "serve says it reloaded"
+    );
+
+    let status = stop(server);
+    assert!(status.success(), "serve exits 0 on SIGTERM: {status}");
+    sim.stop();
+}
