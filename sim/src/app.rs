@@ -16,12 +16,17 @@ pub const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
 
 /// State shared by every request.
 pub struct App {
+    /// The object store (the state database).
     pub store: Store,
+    /// The served resource types (built-in and from CRDs).
     pub registry: Registry,
+    /// The bearer token clients authenticate with.
     pub token: String,
     /// The cluster CA (PEM), published in every namespace's `kube-root-ca.crt`.
     pub ca_pem: String,
+    /// The address the server listens on (`127.0.0.1:PORT`), advertised in discovery.
     pub addr: String,
+    /// When the server started, in seconds since the Unix epoch.
     pub started: i64,
     /// Admission plugins, called in registration order on every create and update.
     pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,

@@ -20,6 +20,7 @@ pub enum SimCommand {
         /// Port on 127.0.0.1 (default: a free one).
         #[arg(long)]
         port: Option<u16>,
+        /// Which built-in controllers run.
         #[command(flatten)]
         controllers: ControllerArgs,
     },
@@ -31,6 +32,7 @@ pub enum SimCommand {
         /// Port on 127.0.0.1 (default: a free one).
         #[arg(long)]
         port: Option<u16>,
+        /// Which built-in controllers run.
         #[command(flatten)]
         controllers: ControllerArgs,
     },

@@ -16,11 +16,15 @@ use crate::store::{EventType, Writer};
 /// `DeleteOptions` as far as the simulator uses them.
 #[derive(Debug, Default, Clone)]
 pub struct DeleteOptions {
+    /// `preconditions.uid`: delete only if the object has this uid.
     pub uid: Option<String>,
+    /// `preconditions.resourceVersion`: delete only if the object is at this version.
     pub resource_version: Option<String>,
+    /// `propagationPolicy: Orphan` (or `orphanDependents: true`): dependents are not deleted.
     pub orphan: bool,
     /// `propagationPolicy: Foreground`.
     pub foreground: bool,
+    /// Whether the request is a dry run (`dryRun=All`): nothing is deleted.
     pub dry_run: bool,
     /// `gracePeriodSeconds` (body or query); Pods only.
     pub grace_period: Option<i64>,

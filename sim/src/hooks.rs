@@ -15,9 +15,13 @@ use crate::status::ApiError;
 /// One mapping: pods in `namespace` whose labels match `selector` have `port` reach `to`.
 #[derive(Debug, Clone)]
 pub struct PortMapping {
+    /// The namespace of the pods.
     pub namespace: String,
+    /// Which pods' labels are matched.
     pub selector: LabelSelector,
+    /// The container port that is mapped.
     pub port: u16,
+    /// Where connections to that port go.
     pub to: SocketAddr,
 }
 
@@ -26,6 +30,7 @@ pub struct PortMapping {
 pub struct ExecRequest {
     /// The pod's name.
     pub pod: String,
+    /// The pod's namespace.
     pub namespace: String,
     /// The container's name (defaulted when the pod has one container).
     pub container: String,
@@ -39,8 +44,11 @@ pub struct ExecRequest {
 /// What a command printed and how it exited.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecOutput {
+    /// What the command wrote to stdout.
     pub stdout: Vec<u8>,
+    /// What the command wrote to stderr.
     pub stderr: Vec<u8>,
+    /// The exit code (0 for success).
     pub exit_code: i32,
 }
 

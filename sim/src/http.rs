@@ -17,7 +17,9 @@ pub use crate::query::Query;
 
 /// A response body: either complete, or a stream of chunks (watches).
 pub enum SimBody {
+    /// A complete body (`None` once it was sent, or for an empty body).
     Full(Option<Bytes>),
+    /// Chunks sent as they arrive; the body ends when the sender is dropped.
     Stream(mpsc::Receiver<Bytes>),
 }
 
@@ -53,10 +55,15 @@ pub type Resp = Response<SimBody>;
 
 /// A parsed request with its whole body.
 pub struct Req {
+    /// The HTTP method.
     pub method: Method,
+    /// The URL path, without the query.
     pub path: String,
+    /// The parsed query string.
     pub query: Query,
+    /// The request headers.
     pub headers: HeaderMap,
+    /// The whole request body.
     pub body: Bytes,
     /// The authenticated (and possibly impersonated) user.
     pub user: crate::apiserver::UserInfo,

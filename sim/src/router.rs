@@ -4,27 +4,57 @@
 /// A resource request's coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The API group (`""` for the core group, `/api/v1`).
     pub group: String,
+    /// The version (`v1`).
     pub version: String,
+    /// The plural resource name (`pods`).
     pub resource: String,
+    /// The namespace, for namespaced paths (`/namespaces/NS/RESOURCE…`); `None` otherwise.
     pub namespace: Option<String>,
+    /// The object's name; `None` for a collection.
     pub name: Option<String>,
+    /// The subresource (`status`, `scale`, `log`, …); `None` for the object or collection itself.
     pub subresource: Option<String>,
 }
 
 /// What a path addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
+    /// `/version`.
     Version,
+    /// `/healthz`, `/readyz` and `/livez` (and their sub-paths).
     Health,
+    /// `/openapi/v3`: the index of OpenAPI v3 documents.
     OpenApiIndex,
-    OpenApiDoc { group: String, version: String },
+    /// `/openapi/v3/api/VERSION` or `/openapi/v3/apis/GROUP/VERSION`: one OpenAPI v3 document.
+    OpenApiDoc {
+        /// The API group (`""` for `/openapi/v3/api/VERSION`).
+        group: String,
+        /// The version.
+        version: String,
+    },
+    /// `/openapi/v2`.
     OpenApiV2,
+    /// `/api`: the core API versions.
     ApiVersions,
+    /// `/apis`: the API groups.
     Apis,
-    ApiGroup { group: String },
-    ApiResources { group: String, version: String },
+    /// `/apis/GROUP`: one API group.
+    ApiGroup {
+        /// The API group.
+        group: String,
+    },
+    /// `/api/VERSION` or `/apis/GROUP/VERSION`: the resources of a group-version.
+    ApiResources {
+        /// The API group (`""` for `/api/VERSION`).
+        group: String,
+        /// The version.
+        version: String,
+    },
+    /// A resource path: collection, object or subresource.
     Resource(Target),
+    /// Anything else.
     NotFound,
 }
 

@@ -10,8 +10,10 @@ use crate::schema::Node;
 /// Errors in a patch document.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum SmpError {
+    /// A `$`-directive the simulator does not know (the directive).
     #[error("unknown patch directive {0:?}")]
     Directive(String),
+    /// The patch is not a JSON object.
     #[error("the patch must be a JSON object")]
     NotObject,
 }

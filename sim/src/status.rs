@@ -5,8 +5,11 @@ use serde_json::{Value, json};
 /// One `details.causes` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cause {
+    /// The cause's reason (`FieldValueInvalid`, `FieldManagerConflict`, …).
     pub reason: String,
+    /// A human-readable message.
     pub message: String,
+    /// The field the cause is about (`spec.replicas`), or empty.
     pub field: String,
 }
 
@@ -14,8 +17,11 @@ pub struct Cause {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{code} {reason}: {message}")]
 pub struct ApiError {
+    /// The HTTP status code (also the Status' `code`).
     pub code: u16,
+    /// The Status' `reason` (`NotFound`, `Conflict`, `Invalid`, …).
     pub reason: &'static str,
+    /// The Status' `message`.
     pub message: String,
     /// `details`; empty parts are left out.
     pub details: Box<Details>,
@@ -24,9 +30,13 @@ pub struct ApiError {
 /// The `details` of a Status.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Details {
+    /// The API group of the object.
     pub group: String,
+    /// The kind (or resource) of the object.
     pub kind: String,
+    /// The object's name.
     pub name: String,
+    /// The individual causes (field errors, apply conflicts).
     pub causes: Vec<Cause>,
 }
 

@@ -14,8 +14,11 @@ use crate::error::SimError;
 
 /// The CA and token a cluster is reached with.
 pub struct Credentials {
+    /// The cluster CA certificate (PEM).
     pub ca_cert_pem: String,
+    /// The CA's private key (PEM, PKCS#8).
     pub ca_key_pem: String,
+    /// The bearer token clients authenticate with.
     pub token: String,
 }
 

@@ -9,8 +9,11 @@ use crate::status::{ApiError, Cause};
 /// What `fieldValidation` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldValidation {
+    /// `Strict`: unknown or duplicate fields fail the request.
     Strict,
+    /// `Warn`: they are reported as warnings.
     Warn,
+    /// `Ignore`: they are dropped silently.
     Ignore,
 }
 

@@ -63,7 +63,9 @@ pub struct Webhook {
 /// order of `webhooks`).
 #[derive(Debug, Default)]
 pub struct Snapshot {
+    /// The mutating webhooks, in calling order.
     pub mutating: Vec<Webhook>,
+    /// The validating webhooks, in calling order.
     pub validating: Vec<Webhook>,
 }
 

@@ -27,13 +27,17 @@ pub(crate) use target::{pod_port, selected_pod_address};
 pub struct AdmissionRequest<'a> {
     /// `CREATE`, `UPDATE` or `DELETE` (plugins see only the first two).
     pub operation: &'static str,
+    /// The resource type of the object.
     pub resource: &'a ResourceType,
+    /// The object's namespace (`""` for cluster-scoped types).
     pub namespace: &'a str,
+    /// The object's name.
     pub name: &'a str,
     /// `""`, `status` or `scale`.
     pub subresource: &'a str,
     /// The stored object before this write (updates only).
     pub old: Option<&'a Value>,
+    /// Whether the request is a dry run (`dryRun=All`): nothing is stored.
     pub dry_run: bool,
     /// The field manager of the request.
     pub manager: &'a str,

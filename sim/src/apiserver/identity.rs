@@ -25,8 +25,11 @@ pub const UNAUTHENTICATED: &str = "system:unauthenticated";
 /// An authenticated user: name, uid and groups.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UserInfo {
+    /// The user name (`system:anonymous` without credentials).
     pub name: String,
+    /// The user's uid (may be empty).
     pub uid: String,
+    /// The groups the user belongs to.
     pub groups: Vec<String>,
 }
 

@@ -11,11 +11,17 @@ use crate::status::Cause;
 /// One managedFields entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The field manager's name.
     pub manager: String,
+    /// `Apply` or `Update`.
     pub operation: String,
+    /// The apiVersion the fields were written with.
     pub api_version: String,
+    /// When the entry last changed (RFC 3339, seconds).
     pub time: String,
+    /// `""` for the main resource, or the subresource written (`status`, `scale`).
     pub subresource: String,
+    /// The owned fields (`fieldsV1`).
     pub set: FieldSet,
 }
 
@@ -126,8 +132,11 @@ pub fn owned_part(obj: &Value, subresource: &str, status_separate: bool) -> Valu
 /// A server-side apply conflict: who owns which path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict {
+    /// The manager that owns the conflicting field.
     pub manager: String,
+    /// The apiVersion that manager wrote with.
     pub api_version: String,
+    /// The conflicting field's path.
     pub path: Path,
 }
 
@@ -171,11 +180,17 @@ pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
 
 /// Who writes and how (`force` only matters to apply; updates always take over what they change).
 pub struct ApplyRequest<'a> {
+    /// The field manager of the request.
     pub manager: &'a str,
+    /// The apiVersion of the request.
     pub api_version: &'a str,
+    /// `""`, `status` or `scale`.
     pub subresource: &'a str,
+    /// Whether the type has a status subresource (status ownership is then kept apart).
     pub status_separate: bool,
+    /// Apply only: take over conflicting fields instead of failing.
     pub force: bool,
+    /// The time recorded on changed entries (RFC 3339).
     pub now: &'a str,
 }
 

@@ -20,12 +20,19 @@ use crate::validate::{self, FieldValidation};
 
 /// The context of one write request.
 pub struct WriteCtx<'a> {
+    /// The shared server state.
     pub app: &'a App,
+    /// The resource type written.
     pub rt: &'a ResourceType,
+    /// The namespace (`""` for cluster-scoped types).
     pub ns: &'a str,
+    /// `""`, `status` or `scale`.
     pub subresource: &'a str,
+    /// The field manager (`fieldManager`, or defaulted from the user agent).
     pub manager: String,
+    /// Whether the request is a dry run (`dryRun=All`): nothing is stored.
     pub dry_run: bool,
+    /// The `fieldValidation` asked for.
     pub validation: FieldValidation,
 }
 
@@ -34,21 +41,32 @@ pub enum Candidate {
     /// A whole object (create, PUT, or the result of a non-apply patch).
     Replace(Value),
     /// A server-side apply configuration.
-    Apply { config: Value, force: bool },
+    Apply {
+        /// The apply configuration.
+        config: Value,
+        /// `force=true`: take over fields other managers own.
+        force: bool,
+    },
 }
 
 /// Whether the object must or must not exist beforehand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// The object must not exist (POST).
     Create,
+    /// The object must exist (PUT, non-apply PATCH).
     Update,
+    /// The object may or may not exist (server-side apply).
     Apply,
 }
 
 /// The result of a write.
 pub struct Outcome {
+    /// The object as stored (or as it would be, for a dry run).
     pub object: Value,
+    /// Whether the write created the object.
     pub created: bool,
+    /// Warnings to send in `Warning` headers (e.g. unknown fields under `fieldValidation=Warn`).
     pub warnings: Vec<String>,
 }
 

@@ -15,10 +15,13 @@ use serde_json::{Map, Value, json};
 /// Why a protobuf body could not be decoded.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ProtoError {
+    /// The body does not start with the `k8s\0` magic.
     #[error("not a Kubernetes protobuf envelope")]
     NoMagic,
+    /// The envelope is truncated or not valid protobuf.
     #[error("truncated or malformed protobuf")]
     Malformed,
+    /// A protobuf body for a kind the simulator cannot decode (the kind).
     #[error("protobuf bodies are not supported for {0}; send JSON or YAML")]
     Unsupported(String),
 }

@@ -10,9 +10,13 @@ use serde_json::Value;
 /// A printer column of a CRD (`additionalPrinterColumns`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrinterColumn {
+    /// The column's header.
     pub name: String,
+    /// The OpenAPI type of the cells (`string`, `integer`, `date`, …).
     pub type_: String,
+    /// The JSON path of the cells (`.spec.replicas`).
     pub json_path: String,
+    /// 0: always shown; above 0: only with `-o wide`.
     pub priority: i64,
 }
 
@@ -28,18 +32,29 @@ pub enum SchemaSource {
 /// One resource type at one group-version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceType {
+    /// The API group (`""` for the core group).
     pub group: String,
+    /// The version (`v1`, `v1beta1`).
     pub version: String,
+    /// The plural resource name used in paths (`deployments`).
     pub plural: String,
+    /// The singular name (`deployment`).
     pub singular: String,
+    /// The kind (`Deployment`).
     pub kind: String,
+    /// Whether objects live in a namespace.
     pub namespaced: bool,
+    /// Short names (`deploy`).
     pub short_names: Vec<String>,
+    /// Categories (`all`).
     pub categories: Vec<String>,
+    /// Whether the `status` subresource is served.
     pub status_subresource: bool,
     /// JSON paths (dotted) of spec/status replicas and the status label selector, when `scale` is served.
     pub scale: Option<ScalePaths>,
+    /// Where the type's schema comes from.
     pub schema: SchemaSource,
+    /// The printer columns of a CRD (empty for built-in types).
     pub columns: Vec<PrinterColumn>,
     /// Whether this type is defined by a CRD (objects are stored once per resource, whatever version).
     pub crd: bool,
@@ -52,8 +67,11 @@ pub struct ResourceType {
 /// Where the scale subresource reads and writes replicas.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScalePaths {
+    /// The JSON path (dotted) of the desired replicas (`spec.replicas`).
     pub spec_replicas: String,
+    /// The JSON path (dotted) of the observed replicas (`status.replicas`).
     pub status_replicas: String,
+    /// The JSON path (dotted) of the label selector string in status, if any.
     pub label_selector: Option<String>,
 }
 

@@ -19,7 +19,12 @@ pub enum StoreError {
     Poisoned,
     /// The change history no longer reaches back to `requested` (compacted up to `compacted`).
     #[error("too old resource version: {requested} ({compacted})")]
-    Compacted { requested: u64, compacted: u64 },
+    Compacted {
+        /// The resource version asked for.
+        requested: u64,
+        /// The oldest resource version still in the history.
+        compacted: u64,
+    },
 }
 
 impl From<StoreError> for ApiError {

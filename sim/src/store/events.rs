@@ -12,8 +12,11 @@ use super::StoreError;
 /// The watch event types the store records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
+    /// The object was created.
     Added,
+    /// The object was changed.
     Modified,
+    /// The object was deleted (the event holds its last state).
     Deleted,
 }
 
@@ -39,11 +42,17 @@ impl EventType {
 /// One change to one object.
 #[derive(Debug, Clone)]
 pub struct Event {
+    /// The resource version of the change.
     pub rv: u64,
+    /// The resource's store key (`GROUP/PLURAL`, `/pods` for the core group).
     pub rk: String,
+    /// The object's namespace (`""` for cluster-scoped types).
     pub ns: String,
+    /// The object's name.
     pub name: String,
+    /// What happened to the object.
     pub kind: EventType,
+    /// The object after the change (its last state, for a deletion).
     pub object: Arc<Value>,
     /// The object before a MODIFIED change, when this process made it (lets watches with selectors
     /// turn "stopped matching" into DELETED and "started matching" into ADDED).

@@ -32,7 +32,9 @@ pub struct Store {
 /// One page of a list.
 #[derive(Debug, Clone)]
 pub struct Page {
+    /// The objects of the page.
     pub items: Vec<Stored>,
+    /// The resource version the list was read at.
     pub rv: u64,
     /// Whether more matching objects follow.
     pub more: bool,
@@ -43,15 +45,20 @@ pub struct Page {
 pub struct RawPage<T> {
     /// Namespace, name and the kept value.
     pub items: Vec<(String, String, T)>,
+    /// The resource version the list was read at.
     pub rv: u64,
+    /// Whether more matching objects follow.
     pub more: bool,
 }
 
 /// A stored object with its storage coordinates.
 #[derive(Debug, Clone)]
 pub struct Stored {
+    /// The namespace (`""` for cluster-scoped types).
     pub ns: String,
+    /// The name.
     pub name: String,
+    /// The object.
     pub object: Value,
 }
 

@@ -27,20 +27,30 @@ use crate::hooks::{ExecOutput, ExecRequest};
 /// The negotiated sub-protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
+    /// `v4.channel.k8s.io` (no close signal: stdin ends with the connection).
     V4,
+    /// `v5.channel.k8s.io` (the client can close stdin with a CLOSE message).
     V5,
 }
 
 /// A validated exec or attach request.
 #[derive(Debug, Clone)]
 pub struct Session {
+    /// The pod the session runs in, as stored.
     pub pod: Value,
+    /// The container's name (defaulted when the pod has one).
     pub container: String,
+    /// The command and its arguments (the `command` query parameters; required for exec).
     pub command: Vec<String>,
+    /// Whether this is an attach (`pods/attach`) rather than an exec.
     pub attach: bool,
+    /// Whether stdin is streamed (`stdin=true`).
     pub stdin: bool,
+    /// Whether stdout is streamed (`stdout=true`).
     pub stdout: bool,
+    /// Whether stderr is streamed (`stderr=true`).
     pub stderr: bool,
+    /// Whether a TTY was asked for (`tty=true`).
     pub tty: bool,
 }
 

@@ -21,13 +21,19 @@ use crate::status::ApiError;
 /// The log request's parameters.
 #[derive(Debug, Clone, Default)]
 pub struct LogParams {
+    /// The container's name (defaulted when the pod has one).
     pub container: String,
+    /// `follow`: keep streaming new lines.
     pub follow: bool,
+    /// `previous`: the logs of the container's previous instance.
     pub previous: bool,
+    /// `timestamps`: prefix each line with its RFC 3339 time.
     pub timestamps: bool,
+    /// `tailLines`: only the last lines.
     pub tail_lines: Option<i64>,
     /// Lines at or after this time (nanoseconds since the epoch).
     pub since: Option<i128>,
+    /// `limitBytes`: stop after this many bytes.
     pub limit_bytes: Option<i64>,
 }
 

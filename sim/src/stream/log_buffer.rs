@@ -15,6 +15,7 @@ pub struct AddedLine {
     pub at: i128,
     /// Unique and increasing over every line of this simulator.
     pub seq: u64,
+    /// The line's text, without the newline.
     pub text: String,
 }
 

@@ -15,12 +15,15 @@ pub struct Line {
     pub at: i128,
     /// Identifies the line across reads (followers send each line once).
     pub id: String,
+    /// The line's text, without the newline.
     pub text: String,
 }
 
 /// The lines of a container instance, and whether that instance has ended.
 pub struct Lines {
+    /// The lines, oldest first.
     pub lines: Vec<Line>,
+    /// Whether the container instance has ended (no more lines will come).
     pub ended: bool,
 }
 

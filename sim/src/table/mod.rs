@@ -19,7 +19,9 @@ pub struct Col(pub &'static str, pub &'static str, pub i64);
 /// How a kind prints: its columns, and the cells of one object in their order (without the
 /// leading Name cell when the first column is Name).
 pub struct Printer {
+    /// The columns, in order.
     pub columns: &'static [Col],
+    /// The cells of one object, in the columns' order.
     pub cells: fn(&Value) -> Vec<Value>,
 }
 

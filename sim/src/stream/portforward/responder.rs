@@ -14,9 +14,13 @@ const MAX_HEAD: usize = 64 * 1024;
 /// What one parsed request head says about the exchange.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Head {
+    /// The request method (`GET`, `POST`, …).
     pub method: String,
+    /// Whether the connection stays open after this exchange.
     pub keep_alive: bool,
+    /// The `Content-Length` (0 without the header).
     pub content_length: usize,
+    /// Whether the body uses chunked transfer encoding.
     pub chunked: bool,
     /// `HTTP/1.0` or `HTTP/1.1`.
     pub version: String,

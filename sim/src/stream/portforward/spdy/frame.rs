@@ -8,15 +8,24 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::SpdyError;
 
+/// The SPDY version spoken (3, for SPDY/3.1).
 pub const VERSION: u16 = 3;
 
+/// Control frame type SYN_STREAM: opens a stream.
 pub const SYN_STREAM: u16 = 1;
+/// Control frame type SYN_REPLY: accepts a stream.
 pub const SYN_REPLY: u16 = 2;
+/// Control frame type RST_STREAM: ends a stream abnormally.
 pub const RST_STREAM: u16 = 3;
+/// Control frame type SETTINGS.
 pub const SETTINGS: u16 = 4;
+/// Control frame type PING.
 pub const PING: u16 = 6;
+/// Control frame type GOAWAY: no new streams on the session.
 pub const GOAWAY: u16 = 7;
+/// Control frame type HEADERS: more headers for a stream.
 pub const HEADERS: u16 = 8;
+/// Control frame type WINDOW_UPDATE: flow-control credit.
 pub const WINDOW_UPDATE: u16 = 9;
 
 /// FLAG_FIN of data frames and SYN_STREAM/SYN_REPLY/HEADERS.
@@ -33,15 +42,24 @@ const MAX_CONTROL: usize = 1 << 20;
 /// One frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
+    /// A data frame.
     Data {
+        /// The stream id (31 bits).
         stream: u32,
+        /// The frame's flags (`FLAG_FIN`).
         flags: u8,
+        /// The frame's data.
         data: Bytes,
     },
+    /// A control frame.
     Control {
+        /// The SPDY version (15 bits).
         version: u16,
+        /// The frame type (`SYN_STREAM`, `PING`, …).
         kind: u16,
+        /// The frame's flags.
         flags: u8,
+        /// The payload after the 8-byte header.
         payload: Bytes,
     },
 }

@@ -185,6 +185,7 @@ pub struct Encoder {
 }
 
 impl Encoder {
+    /// An encoder primed with the SPDY/3 header dictionary.
     pub fn new() -> Result<Encoder, SpdyError> {
         let mut z = Compress::new(Compression::default(), true);
         z.set_dictionary(&dictionary())

@@ -25,14 +25,17 @@ use crate::app::App;
 /// A failed SPDY session.
 #[derive(Debug, thiserror::Error)]
 pub enum SpdyError {
+    /// The peer broke the SPDY protocol (the message says how).
     #[error("SPDY protocol error: {0}")]
     Protocol(String),
+    /// A header block could not be compressed or decompressed.
     #[error("SPDY header compression error: {0}")]
     Compression(String),
 }
 
 /// Where a session's bytes come from: appends what arrives to `buf`; false at the end.
 pub trait Source: Send {
+    /// Appends the bytes that arrive to `buf`; false at the end of the stream.
     fn fill(&mut self, buf: &mut BytesMut) -> impl Future<Output = bool> + Send;
 }
 
