@@ -169,7 +169,9 @@ fn kubectl_a_routed_service_webhook_denies_with_the_cert_manager_issued_tls() {
         .expect("route");
     std::thread::sleep(Duration::from_millis(50));
     k.ok(&["create", "deployment", "late", "--image=nginx:1.27"]);
+    // A malformed target is a usage error: a refusal (exit 2) with its code.
     let (code, _, err) = sim_cmd(&["route", "--dir", d, "guard-system/Guard", &addr]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error[PCL0215]:"), "{err}");
     assert!(err.contains("is not NAMESPACE/SERVICE[:PORT]"), "{err}");
 }
