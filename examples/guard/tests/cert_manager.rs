@@ -15,18 +15,7 @@ use piceli_sim::{Sim, SimConfig};
 use serde_json::Value;
 
 mod support;
-use support::{free_port, kubectl, stop};
-
-const LATEST: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: 'nginx:latest'}]
-";
+use support::{LATEST, free_port, kubectl, stop};
 
 /// Poll `check` until it gives a value, for at most `secs` seconds.
 fn wait_for<T>(what: &str, secs: u64, mut check: impl FnMut() -> Option<T>) -> T {

@@ -17,7 +17,7 @@ use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::Value;
 
 mod support;
-use support::{free_port, kubectl, stop};
+use support::{LATEST, free_port, kubectl, stop};
 
 /// What cert-manager would issue for the guard's `Certificate guard-tls`: a CA and a serving certificate
 /// for `guard.guard-system.svc`, as PEM.
@@ -110,17 +110,6 @@ fn metric(text: &str, series: &str) -> f64 {
         .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
         .unwrap_or(0.0)
 }
-
-const LATEST: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: 'nginx:latest'}]
-";
 
 const POD: &str = "apiVersion: v1
 kind: Pod

@@ -1,10 +1,22 @@
-//! What the guard's end-to-end tests share: the real kubectl with its own cache, a free port, and
-//! stopping `guard serve` with SIGTERM.
+//! What the guard's end-to-end tests share: the real kubectl with its own cache, a free port, stopping
+//! `guard serve` with SIGTERM, and the `:latest` Deployment the guard refuses.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+
+/// A Deployment whose image has the `:latest` tag (the guard refuses it).
+pub const LATEST: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: 'nginx:latest'}]
+";
 
 /// The real kubectl against the local cluster: its kubeconfig, KUBECONFIG cleared, a fresh cache.
 pub fn kubectl(kubeconfig: &Path, work: &Path, args: &[&str]) -> (i32, String, String) {
