@@ -127,17 +127,15 @@ pub async fn apply(
         })
         .collect();
     checkpoint(hook, "preconditions checked")?;
-    let release = journal
-        .begin_release(
-            hash,
-            if rollback {
-                ReleaseKind::Rollback
-            } else {
-                ReleaseKind::Apply
-            },
-            &steps,
-        )
-        .map_err(EngineError::from)?;
+    let release = journal.begin_release(
+        hash,
+        if rollback {
+            ReleaseKind::Rollback
+        } else {
+            ReleaseKind::Apply
+        },
+        &steps,
+    )?;
     let number = journal.release(release).ok().flatten().map(|r| r.number);
     checkpoint(hook, "release journaled")?;
     let todo: Vec<(u32, &Action)> = changing
@@ -173,11 +171,9 @@ pub async fn complete(
     release: ReleaseId,
     hook: Option<&FaultHook>,
 ) -> Result<(), EngineError> {
-    journal
-        .finish_release(release, ReleaseState::Succeeded)
-        .map_err(EngineError::from)?;
+    journal.finish_release(release, ReleaseState::Succeeded)?;
     checkpoint(hook, "release finished")?;
-    let finished = journal.release(release).map_err(EngineError::from)?;
+    let finished = journal.release(release)?;
     let at = finished
         .as_ref()
         .and_then(|r| r.finished_at.clone())
@@ -347,7 +343,7 @@ pub async fn resume(
     for (i, d) in wanted.iter().enumerate() {
         by_key.insert(key_of(d), i);
     }
-    let steps = journal.steps(release.id).map_err(EngineError::from)?;
+    let steps = journal.steps(release.id)?;
     let mut todo = Vec::new();
     let actions_by_key: std::collections::HashMap<String, &Action> =
         plan.actions.iter().map(|a| (a.key(), a)).collect();
@@ -489,9 +485,7 @@ async fn run_step(
     d: Option<&Desired>,
 ) -> Result<(), EngineError> {
     let journal = step.journal;
-    journal
-        .step_started(step.release, index)
-        .map_err(EngineError::from)?;
+    journal.step_started(step.release, index)?;
     checkpoint(step.hook, &format!("step {index} started"))?;
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = step.resources.served(&step.conn.client, &probe).await?;
@@ -542,9 +536,7 @@ async fn run_step(
             digest: None,
         },
     };
-    journal
-        .step_finished(step.release, index, &outcome)
-        .map_err(EngineError::from)?;
+    journal.step_finished(step.release, index, &outcome)?;
     checkpoint(step.hook, &format!("step {index} finished"))?;
     match result {
         Ok(_) => Ok(()),

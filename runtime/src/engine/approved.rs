@@ -23,10 +23,7 @@ impl Session {
         {
             return Err(EngineError::BadHash(given.to_string()));
         }
-        let mut found = self
-            .journal
-            .plan_hashes_starting_with(&hash, 10)
-            .map_err(EngineError::from)?;
+        let mut found = self.journal.plan_hashes_starting_with(&hash, 10)?;
         match found.len() {
             0 => Err(EngineError::UnknownPlan(given.to_string())),
             1 => Ok(found.remove(0)),
@@ -46,8 +43,7 @@ impl Session {
         };
         let json = self
             .journal
-            .load_plan(hash)
-            .map_err(EngineError::from)?
+            .load_plan(hash)?
             .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
         let plan: Plan =
             serde_json::from_str(&json).map_err(|e| tampered(format!("cannot be read ({e})")))?;
@@ -104,8 +100,7 @@ impl Session {
         } else {
             let known = self
                 .journal
-                .release(crate::journal::ReleaseId(recorded.release))
-                .map_err(EngineError::from)?;
+                .release(crate::journal::ReleaseId(recorded.release))?;
             known.is_none().then(|| {
                 format!(
                     "belongs to a release the cluster does not know: its apply Lease records release {} (plan `{}`), which this journal lacks",

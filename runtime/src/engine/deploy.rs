@@ -142,10 +142,6 @@ pub struct DeployOptions {
     pub resume: bool,
 }
 
-fn journal(e: crate::journal::JournalError) -> EngineError {
-    EngineError::Journal(e)
-}
-
 /// Whether `--approve GIVEN` approves the plan `hash`: the whole hash, or a prefix of at least 12 digits.
 fn approves(given: &str, hash: &str) -> bool {
     let given = given.trim().to_ascii_lowercase();
@@ -197,9 +193,7 @@ impl Session {
         })
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
-        self.journal
-            .record_check_results(None, release, &records)
-            .map_err(journal)?;
+        self.journal.record_check_results(None, release, &records)?;
         Ok(DeployReport {
             release,
             checks: outcomes,
@@ -263,7 +257,7 @@ impl Session {
             }
         }
         if plan.has_changes()
-            && let Some(running) = self.journal.unfinished().map_err(journal)?
+            && let Some(running) = self.journal.unfinished()?
         {
             return Err(EngineError::ReleaseRunning(running.number));
         }
@@ -271,11 +265,9 @@ impl Session {
         if let Some(deliver) = before_apply {
             deliver.await?;
         }
-        let run = self.journal.begin_deploy(&plan.hash).map_err(journal)?;
+        let run = self.journal.begin_deploy(&plan.hash)?;
         let released = if plan.has_changes() {
-            self.journal
-                .deploy_stage(run, DeployStage::Apply, None)
-                .map_err(journal)?;
+            self.journal.deploy_stage(run, DeployStage::Apply, None)?;
             let applied = self.apply(&plan.hash).await;
             let applied = self.interrupted_on_error(run, applied)?;
             on_event(&DeployEvent::Apply {
@@ -295,8 +287,7 @@ impl Session {
             None
         };
         self.journal
-            .deploy_stage(run, DeployStage::Ready, released)
-            .map_err(journal)?;
+            .deploy_stage(run, DeployStage::Ready, released)?;
         self.finish_run(run, &plan, released, code, wait, on_event)
             .await
     }
@@ -307,7 +298,7 @@ impl Session {
         wait: Option<std::time::Duration>,
         on_event: &mut dyn FnMut(&DeployEvent),
     ) -> Result<DeployReport, EngineError> {
-        let Some(run) = self.journal.unfinished_deploy().map_err(journal)? else {
+        let Some(run) = self.journal.unfinished_deploy()? else {
             return Ok(DeployReport::default());
         };
         let DeployRun {
@@ -324,8 +315,7 @@ impl Session {
             // Where the interrupted apply got to: the release this run's plan made since the run began.
             let made = self
                 .journal
-                .releases()
-                .map_err(journal)?
+                .releases()?
                 .into_iter()
                 .find(|r| r.plan_hash == run.plan_hash && r.started_at >= run.started_at);
             let applied = match made.as_ref().map(|r| r.state) {
@@ -342,8 +332,7 @@ impl Session {
                         made.as_ref().map(|r| r.number).unwrap_or_default()
                     );
                     self.journal
-                        .finish_deploy(id, DeployState::Failed, None, &message)
-                        .map_err(journal)?;
+                        .finish_deploy(id, DeployState::Failed, None, &message)?;
                     return Ok(DeployReport::default());
                 }
                 // The apply never began its release: do it now (the plan is approved).
@@ -359,8 +348,7 @@ impl Session {
                 unchanged: applied.unchanged,
             });
             self.journal
-                .deploy_stage(id, DeployStage::Ready, released)
-                .map_err(journal)?;
+                .deploy_stage(id, DeployStage::Ready, released)?;
         }
         if stage == DeployStage::Rollback {
             // The rollback release was being applied: finish it, then end the run as failed.
@@ -371,8 +359,7 @@ impl Session {
             }
             let message = "resumed the interrupted rollback";
             self.journal
-                .finish_deploy(id, DeployState::Failed, finished.release, message)
-                .map_err(journal)?;
+                .finish_deploy(id, DeployState::Failed, finished.release, message)?;
             return Ok(DeployReport {
                 run: Some(id),
                 hash: Some(plan.hash),
@@ -393,8 +380,7 @@ impl Session {
     ) -> Result<(), EngineError> {
         let release = self
             .journal
-            .release(ReleaseId(n))
-            .map_err(journal)?
+            .release(ReleaseId(n))?
             .ok_or_else(|| EngineError::UnknownRelease(format!("there is no release {n}")))?;
         let plan = self.approved_plan(&release.plan_hash)?;
         if let Some(timeout) = wait {
@@ -435,9 +421,7 @@ impl Session {
             run,
             waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
-        self.journal
-            .deploy_stage(run, DeployStage::Checks, None)
-            .map_err(journal)?;
+        self.journal.deploy_stage(run, DeployStage::Checks, None)?;
         let release = match released {
             Some(n) => Some(n),
             None => self.live_release()?,
@@ -449,8 +433,7 @@ impl Session {
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
         self.journal
-            .record_check_results(Some(run), release, &records)
-            .map_err(journal)?;
+            .record_check_results(Some(run), release, &records)?;
         let mut report = DeployReport {
             run: Some(run),
             hash: Some(plan.hash.clone()),
@@ -466,8 +449,7 @@ impl Session {
                 self.interrupted_on_error(run, done)?;
             }
             self.journal
-                .finish_deploy(run, DeployState::Succeeded, None, "")
-                .map_err(journal)?;
+                .finish_deploy(run, DeployState::Succeeded, None, "")?;
             return Ok(report);
         }
         if let Some(n) = released {
@@ -486,8 +468,7 @@ impl Session {
         };
         if let (None, Some(failed_release)) = (&why_not, released) {
             self.journal
-                .deploy_stage(run, DeployStage::Rollback, None)
-                .map_err(journal)?;
+                .deploy_stage(run, DeployStage::Rollback, None)?;
             let (restored, rollback_release) = self.roll_back(run, failed_release, wait).await?;
             on_event(&DeployEvent::Rollback {
                 run,
@@ -507,8 +488,7 @@ impl Session {
         }
         let message = format!("check(s) failed: {failed}");
         self.journal
-            .finish_deploy(run, DeployState::Failed, report.rollback_release, &message)
-            .map_err(journal)?;
+            .finish_deploy(run, DeployState::Failed, report.rollback_release, &message)?;
         Ok(report)
     }
 
@@ -523,8 +503,7 @@ impl Session {
         // The newest succeeded release before the failed one (the failed one never succeeded).
         let earlier = self
             .journal
-            .releases()
-            .map_err(journal)?
+            .releases()?
             .into_iter()
             .find(|r| r.state == ReleaseState::Succeeded && r.number < failed_release)
             .map(|r| r.number);
@@ -555,17 +534,17 @@ impl Session {
     /// Mark release `n` failed after its checks failed (from `running`, or `succeeded` when a resumed
     /// run finds it completed by an earlier attempt).
     fn fail_after_checks(&self, n: u64) -> Result<(), EngineError> {
-        let release = self.journal.release(ReleaseId(n)).map_err(journal)?;
+        let release = self.journal.release(ReleaseId(n))?;
         match release.map(|r| r.state) {
             Some(ReleaseState::Succeeded) => self
                 .journal
                 .fail_release_after_checks(ReleaseId(n))
-                .map_err(journal),
+                .map_err(EngineError::from),
             Some(ReleaseState::Failed) | None => Ok(()),
             Some(_) => self
                 .journal
                 .finish_release(ReleaseId(n), ReleaseState::Failed)
-                .map_err(journal),
+                .map_err(EngineError::from),
         }
     }
 }

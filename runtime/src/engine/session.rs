@@ -142,7 +142,7 @@ impl Session {
         });
         // Connect first: a command that fails before it reaches the cluster leaves no state directory.
         let conn = connect(&target, &opts.connect).await?;
-        let journal = Journal::open(&state_dir).map_err(EngineError::from)?;
+        let journal = Journal::open(&state_dir)?;
         let render = render::Options {
             target: Some(target.name.v.clone()),
             namespace: opts.namespace.clone(),
@@ -168,7 +168,7 @@ impl Session {
     /// cannot be read is an error (never "pruning off"); a release made for another namespace or target
     /// prunes nothing here.
     fn previous_objects(&self) -> Result<Vec<ObjectRef>, EngineError> {
-        let Some(release) = self.journal.last_succeeded().map_err(journal_error)? else {
+        let Some(release) = self.journal.last_succeeded()? else {
             return Ok(Vec::new());
         };
         let plan = match self.approved_plan(&release.plan_hash) {
@@ -208,11 +208,9 @@ impl Session {
     /// and return it: like any change it needs `apply --approve HASH`. Secrets keep the values the cluster
     /// holds (values are never stored, so no older value can be restored).
     pub async fn plan_rollback(&self, to: Option<u64>) -> Result<Plan, EngineError> {
-        let journal = EngineError::from;
         let succeeded: Vec<_> = self
             .journal
-            .releases()
-            .map_err(journal)?
+            .releases()?
             .into_iter()
             .filter(|r| r.state == crate::journal::ReleaseState::Succeeded)
             .collect();
@@ -239,11 +237,9 @@ impl Session {
 
     /// The plan a release applied (its objects are what the release made live).
     fn release_plan(&self, number: u64) -> Result<Plan, EngineError> {
-        let journal = EngineError::from;
         let release = self
             .journal
-            .release(crate::journal::ReleaseId(number))
-            .map_err(journal)?
+            .release(crate::journal::ReleaseId(number))?
             .ok_or_else(|| {
                 EngineError::UnknownRelease(format!("there is no release {number} (see `history`)"))
             })?;
@@ -252,11 +248,7 @@ impl Session {
 
     /// The number of the live release (the newest succeeded one).
     pub fn live_release(&self) -> Result<Option<u64>, EngineError> {
-        Ok(self
-            .journal
-            .last_succeeded()
-            .map_err(EngineError::from)?
-            .map(|r| r.number))
+        Ok(self.journal.last_succeeded()?.map(|r| r.number))
     }
 
     /// Field-level differences between the objects of two releases (secret values as digests).
@@ -316,12 +308,12 @@ impl Session {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
-        if let Some(running) = self.journal.unfinished().map_err(journal_error)? {
+        if let Some(running) = self.journal.unfinished()? {
             return Err(EngineError::ReleaseRunning(running.number));
         }
         // A stop asked for while nothing ran is not meant for this run.
-        if self.journal.stop_requested().map_err(journal_error)? {
-            self.journal.clear_stop().map_err(journal_error)?;
+        if self.journal.stop_requested()? {
+            self.journal.clear_stop()?;
         }
         let adopt: Vec<String> = planned
             .actions
@@ -331,7 +323,7 @@ impl Session {
             .collect();
         let opts = self.plan_options(adopt, false)?;
         let slot = if planned.has_changes() {
-            let next = self.journal.next_release_number().map_err(journal_error)?;
+            let next = self.journal.next_release_number()?;
             Some(self.lock_slot(&planned, next)?)
         } else {
             None
@@ -359,13 +351,13 @@ impl Session {
     pub async fn resume(&self) -> Result<Applied, EngineError> {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let opts = self.plan_options(Vec::new(), false)?;
-        let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
+        let Some(release) = self.journal.unfinished()? else {
             self.repair_record().await?;
             return Ok(Applied::default());
         };
         let plan = self.running_plan(&release).await?;
-        if self.journal.stop_requested().map_err(journal_error)? {
-            self.journal.clear_stop().map_err(journal_error)?;
+        if self.journal.stop_requested()? {
+            self.journal.clear_stop()?;
         }
         let slot = self.lock_slot(&plan, release.number)?;
         let applied = resume(
@@ -419,22 +411,24 @@ impl Session {
     /// cluster), so a new plan can be approved. Returns the release ended (`None`: nothing was running).
     pub async fn abandon(&self) -> Result<Option<u64>, EngineError> {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
-        let Some(release) = self.journal.unfinished().map_err(journal_error)? else {
+        let Some(release) = self.journal.unfinished()? else {
             return Ok(None);
         };
         self.journal
-            .finish_release(release.id, crate::journal::ReleaseState::Superseded)
-            .map_err(journal_error)?;
-        if let Some(run) = self.journal.unfinished_deploy().map_err(journal_error)? {
+            .finish_release(release.id, crate::journal::ReleaseState::Superseded)?;
+        if let Some(run) = self.journal.unfinished_deploy()? {
             let message = format!(
                 "release {} abandoned with `resume --abandon`",
                 release.number
             );
-            self.journal
-                .finish_deploy(run.id, crate::journal::DeployState::Failed, None, &message)
-                .map_err(journal_error)?;
+            self.journal.finish_deploy(
+                run.id,
+                crate::journal::DeployState::Failed,
+                None,
+                &message,
+            )?;
         }
-        self.journal.clear_stop().map_err(journal_error)?;
+        self.journal.clear_stop()?;
         // The Lease no longer records it (best effort: a Lease held by another live apply stays as is).
         if let Ok(plan) = self.approved_plan(&release.plan_hash)
             && let Ok(slot) = self.lock_slot(&plan, release.number)
@@ -449,7 +443,7 @@ impl Session {
     /// journal (a kill between the journal's `succeeded` and the record). A record naming a plan this
     /// journal never made (another machine's newer release) is left alone.
     pub async fn repair_record(&self) -> Result<bool, EngineError> {
-        let Some(live) = self.journal.last_succeeded().map_err(journal_error)? else {
+        let Some(live) = self.journal.last_succeeded()? else {
             return Ok(false);
         };
         let plan = match self.approved_plan(&live.plan_hash) {
@@ -463,8 +457,7 @@ impl Session {
             Some((_, hash)) if *hash == live.plan_hash => false,
             Some((_, hash)) => self
                 .journal
-                .releases()
-                .map_err(journal_error)?
+                .releases()?
                 .iter()
                 .any(|r| r.plan_hash == *hash && r.number < live.number),
         };
@@ -475,10 +468,6 @@ impl Session {
         super::record::write(&self.conn, &plan, live.number, &at).await?;
         Ok(true)
     }
-}
-
-fn journal_error(e: crate::journal::JournalError) -> EngineError {
-    EngineError::Journal(e)
 }
 
 /// Release the cluster lock after an apply or resume: the Lease stops recording the release unless the
