@@ -48,11 +48,11 @@ fn series(text: &str, name: &str) -> Option<f64> {
 }
 
 fn config_maps(names: &[&str]) -> String {
-    let items: Vec<String> = names
+    names
         .iter()
-        .map(|n| format!("- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {n}}}}}"))
-        .collect();
-    format!("apiVersion: v1\nkind: List\nitems:\n{}\n", items.join("\n"))
+        .map(|n| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {n}}}\n"))
+        .collect::<Vec<_>>()
+        .join("---\n")
 }
 
 #[test]
