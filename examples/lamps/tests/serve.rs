@@ -37,6 +37,12 @@ fn lamps_reconcile_audit_and_hand_over_with_the_operator_token_only() {
         http_get(b_addr, "/healthz").is_some()
     });
 
+    // The Lamp the app ships with (applied after its CRD) is reconciled too.
+    wait_for("the shipped lamp's status", Duration::from_secs(30), || {
+        json(&admin, &["-n", "lamps-system", "get", "lamp", "hall"])
+            .is_some_and(|l| l["status"]["shining"] == "white")
+    });
+
     // The CRD controller: status, an owned child, cleanup through the finalizer.
     let (code, out, err) = kubectl(&admin, &["apply", "-f", "-"], Some(&lamp("desk", "amber")));
     assert_eq!(code, 0, "{out}{err}");

@@ -162,11 +162,23 @@ pub fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
     assert_eq!(
         planned.status.code(),
         Some(3),
-        "{}",
+        "{}{}",
+        String::from_utf8_lossy(&planned.stdout),
         String::from_utf8_lossy(&planned.stderr)
     );
     let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
     let hash = plan["hash"].as_str().expect("hash").to_string();
+    let kinds: Vec<&str> = plan["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter_map(|a| a["kind"].as_str())
+        .collect();
+    let at = |kind: &str| kinds.iter().position(|k| *k == kind);
+    assert!(
+        at("CustomResourceDefinition").is_some() && at("CustomResourceDefinition") < at("Lamp"),
+        "the CRD is applied before the Lamp the app ships with, in one plan on a fresh cluster: {kinds:?}"
+    );
     let applied = lamps(&["apply", "--approve", &hash, "--timeout", "0"]);
     assert!(
         applied.status.success(),
@@ -179,6 +191,7 @@ pub fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
         ok(admin, &["-n", "lamps-system", "get", object]);
     }
     ok(admin, &["get", "crd/lamps.example.com"]);
+    ok(admin, &["-n", "lamps-system", "get", "lamp", "hall"]);
     ok(admin, &["get", "clusterrole/lamps-system-lamps"]);
     let explained = ok(admin, &["explain", "lamps.spec"]);
     assert!(
