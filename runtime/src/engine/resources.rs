@@ -142,3 +142,28 @@ pub fn api_for(
         _ => Api::all_with(client.clone(), &served.resource),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_planned_crd_serves_its_kind_in_the_versions_it_serves() {
+        let crd = serde_json::json!({
+            "kind": "CustomResourceDefinition",
+            "spec": {
+                "group": "example.com",
+                "names": { "kind": "Lamp", "plural": "lamps" },
+                "scope": "Namespaced",
+                "versions": [{ "name": "v1", "served": true }, { "name": "v0", "served": false }],
+            },
+        });
+        let objects = [crd];
+        let served = from_planned_crd(&objects, "example.com/v1", "Lamp").expect("served");
+        assert_eq!(served.resource.plural, "lamps");
+        assert!(served.namespaced && served.pending_crd);
+        assert!(from_planned_crd(&objects, "example.com/v0", "Lamp").is_none());
+        assert!(from_planned_crd(&objects, "example.org/v1", "Lamp").is_none());
+        assert!(from_planned_crd(&objects, "example.com/v1", "Bulb").is_none());
+    }
+}
