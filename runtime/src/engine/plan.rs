@@ -251,6 +251,7 @@ pub async fn desired(
     resources: &Resources,
 ) -> Result<Vec<Desired>, EngineError> {
     let mut out = Vec::with_capacity(objects.len());
+    resources.expect_crds(objects);
     for o in objects {
         let served = resources.served(&conn.client, o).await?;
         let namespace = served.namespaced.then(|| {
@@ -474,8 +475,9 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         .as_str()
         .unwrap_or_default()
         .to_string();
-    // A namespaced object in a namespace that does not exist yet cannot exist either.
-    let live = if namespace_missing && d.namespace.is_some() {
+    // A namespaced object in a namespace that does not exist yet cannot exist either; nor can an
+    // object of a CRD the plan creates.
+    let live = if d.served.pending_crd || (namespace_missing && d.namespace.is_some()) {
         None
     } else if let Some(found) = on.listed.get(&d.served, d.namespace.as_deref(), &name) {
         Some(found.clone())
@@ -500,8 +502,9 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         take: Vec::new(),
     };
     let Some(live) = live else {
-        // A create is dry-run too (when its namespace exists), so the server validates it at plan time.
-        if !namespace_missing || d.namespace.is_none() {
+        // A create is dry-run too (when its namespace and kind exist), so the server validates it at
+        // plan time.
+        if !d.served.pending_crd && (!namespace_missing || d.namespace.is_none()) {
             dry_run(conn, d, &name, &kind, false).await?;
         }
         return Ok(action);
