@@ -117,6 +117,7 @@ fn options(app: &str, ns: Option<&str>, include: &str) -> Options {
         namespace: ns.map(String::from),
         target: None,
         include_path: include.into(),
+        ..Options::default()
     }
 }
 

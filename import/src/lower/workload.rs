@@ -137,9 +137,15 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     images.sort_unstable();
     images.dedup();
     for image in images {
-        item.comments.push(format!(
-            "piceli: `{image}` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`"
-        ));
+        let comment = match cx.pin_failures.get(image) {
+            Some(why) => format!(
+                "piceli: PCL0189 `--pin` could not resolve `{image}` ({why}): pin it (`@sha256:…`) to drop `unpinned`"
+            ),
+            None => format!(
+                "piceli: `{image}` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`"
+            ),
+        };
+        item.comments.push(comment);
     }
     item.json_entry("pod", Some(&Value::Object(pod)));
     item.json_entry("spec", Some(&Value::Object(spec)));
