@@ -165,7 +165,7 @@ async fn an_external_object_the_app_stops_naming_is_never_pruned() {
     let plan = session.plan(vec![], false).await.expect("plan");
     session.apply(&plan.hash).await.expect("apply");
 
-    let session = fx.session(without::app()).await;
+    let session = fx.session(without::external_test::app()).await;
     let plan = session.plan(vec![], false).await.expect("plan");
     assert!(plan.requires.is_empty());
     assert!(

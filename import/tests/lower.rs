@@ -201,3 +201,33 @@ fn secrets_external_declares_every_secret_external() {
     assert!(!i.source.contains("from_env") && !i.source.contains("c2VjcmV0"));
     assert_eq!(i.env_example, "");
 }
+
+const NAMED_PORTS: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{name: http, containerPort: 8080}, {name: dns, containerPort: 53, protocol: UDP}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]\n";
+
+#[test]
+fn named_ports_and_ingresses_to_imported_services_are_first_class() {
+    let y = format!(
+        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n"
+    );
+    let i = run(&y, None);
+    let s = &i.source;
+    assert!(
+        s.contains("ports: { http: 8080, dns: port(53, protocol: \"UDP\") },"),
+        "{s}"
+    );
+    assert!(s.contains("service web -> web {\n        ports: { http: 80 => http },"), "{s}");
+    assert!(
+        s.contains("    ingress shop {\n        class: \"nginx\",\n        paths: { \"/\": web => http },\n        rules: { \"shop.example.com\": { \"/api\": web => 80 } },\n        path_type: \"Exact\",\n    }"),
+        "{s}"
+    );
+    // A backend the app does not declare: kept as it is.
+    let included = i.includes.expect("includes");
+    assert!(included.contains("\"elsewhere\"") && !included.contains("\"shop\""), "{included}");
+}
+
+#[test]
+fn unnamed_ports_stay_in_blocks() {
+    let i = run(DEPLOY, None);
+    assert!(!i.source.contains("ports: {"), "{}", i.source);
+    assert!(i.source.contains("ports: [{ containerPort: 80 }]"), "{}", i.source);
+}

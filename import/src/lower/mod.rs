@@ -6,6 +6,7 @@
 //! then what refers to them.
 
 mod config;
+mod network;
 mod policy;
 mod workload;
 
@@ -66,6 +67,8 @@ pub(crate) struct WorkloadRef {
     pub kind: String,
     pub name: String,
     pub pod_labels: Map<String, Value>,
+    /// Its first-class container ports, `(name, number)`.
+    pub ports: Vec<(String, i64)>,
 }
 
 /// The state of one lowering.
@@ -80,6 +83,10 @@ pub(crate) struct Cx {
     pub roles: BTreeSet<(bool, String)>,
     /// `--secrets external`.
     pub secrets_external: bool,
+    /// The first-class container ports of the workload being lowered.
+    pub container_ports: Vec<(String, i64)>,
+    /// Services lowered first-class, with their first-class ports `(name, port)` (Ingresses route to them).
+    pub services: std::collections::BTreeMap<String, Vec<(String, i64)>>,
     /// [`Options::pin_failures`].
     pub pin_failures: std::collections::BTreeMap<String, String>,
 }
@@ -182,6 +189,8 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         service_accounts: BTreeSet::new(),
         roles: BTreeSet::new(),
         secrets_external: options.secrets == SecretMode::External,
+        container_ports: Vec::new(),
+        services: std::collections::BTreeMap::new(),
         pin_failures: options.pin_failures.clone(),
     };
     // Names that no cluster accepts, and objects of other namespaces, are reported before lowering.
@@ -232,6 +241,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             "HorizontalPodAutoscaler",
             "PodDisruptionBudget",
         ],
+        &["Ingress"],
     ];
     let mut items: Vec<(usize, Item)> = Vec::new();
     let mut lowered = vec![false; kept.len()];
@@ -305,6 +315,7 @@ fn lower_one(cx: &mut Cx, o: &Value, kind: &str) -> Option<Item> {
         }
         ("autoscaling/v2", "HorizontalPodAutoscaler") => policy::autoscaler(cx, o),
         ("policy/v1", "PodDisruptionBudget") => policy::budget(cx, o),
+        ("networking.k8s.io/v1", "Ingress") => network::ingress(cx, o),
         _ => None,
     }
 }
