@@ -134,13 +134,26 @@ fn new_writes_a_starter_crate() {
 #[test]
 fn out_writes_the_module_and_its_files_into_the_crate_around_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"shop\"\n").expect("toml");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"shop\"\n",
+    )
+    .expect("toml");
     let main = dir.path().join("src/main.rs");
     let input = format!(
         "{CONFIG_MAP}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: other, namespace: elsewhere}}\ndata: {{A: b}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: db, namespace: shop}}\ndata: {{password: c2VjcmV0}}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w, namespace: shop}}\nspec: {{size: 3}}\n"
     );
     piceli()
-        .args(["import", "yaml", "-", "--app", "shop", "--namespace", "shop", "--out"])
+        .args([
+            "import",
+            "yaml",
+            "-",
+            "--app",
+            "shop",
+            "--namespace",
+            "shop",
+            "--out",
+        ])
         .arg(&main)
         .write_stdin(input)
         .assert()

@@ -107,7 +107,10 @@ fn a_live_namespace_becomes_an_app_module() {
     );
     // The cluster filled in its defaults and a status; the import leaves out every value that equals the
     // 1.33 default, and the status.
-    let live = kubectl(sim.kubeconfig_path(), &["get", "deployment", "web", "-n", "shop", "-o", "json"]);
+    let live = kubectl(
+        sim.kubeconfig_path(),
+        &["get", "deployment", "web", "-n", "shop", "-o", "json"],
+    );
     for defaulted in [
         "revisionHistoryLimit",
         "progressDeadlineSeconds",
@@ -117,7 +120,10 @@ fn a_live_namespace_becomes_an_app_module() {
         "status",
     ] {
         let field = format!("\"{defaulted}\"");
-        assert!(live.contains(&field), "the cluster set `{defaulted}`:\n{live}");
+        assert!(
+            live.contains(&field),
+            "the cluster set `{defaulted}`:\n{live}"
+        );
         assert!(
             !source.contains(&format!("{defaulted}:")),
             "`{defaulted}` in:\n{source}"

@@ -215,19 +215,29 @@ fn named_ports_and_ingresses_to_imported_services_are_first_class() {
         s.contains("ports: { http: 8080, dns: port(53, protocol: \"UDP\") },"),
         "{s}"
     );
-    assert!(s.contains("service web -> web {\n        ports: { http: 80 => http },"), "{s}");
+    assert!(
+        s.contains("service web -> web {\n        ports: { http: 80 => http },"),
+        "{s}"
+    );
     assert!(
         s.contains("    ingress shop {\n        class: \"nginx\",\n        paths: { \"/\": web => http },\n        rules: { \"shop.example.com\": { \"/api\": web => 80 } },\n        path_type: \"Exact\",\n    }"),
         "{s}"
     );
     // A backend the app does not declare: kept as it is.
     let included = i.includes.expect("includes");
-    assert!(included.contains("\"elsewhere\"") && !included.contains("\"shop\""), "{included}");
+    assert!(
+        included.contains("\"elsewhere\"") && !included.contains("\"shop\""),
+        "{included}"
+    );
 }
 
 #[test]
 fn unnamed_ports_stay_in_blocks() {
     let i = run(DEPLOY, None);
     assert!(!i.source.contains("ports: {"), "{}", i.source);
-    assert!(i.source.contains("ports: [{ containerPort: 80 }]"), "{}", i.source);
+    assert!(
+        i.source.contains("ports: [{ containerPort: 80 }]"),
+        "{}",
+        i.source
+    );
 }

@@ -157,7 +157,8 @@ fn compare(bin: &Path, inputs: &[Source], app: &str, left_out: &[String]) {
     for s in inputs {
         let name = s.object["metadata"]["name"].as_str().unwrap_or_default();
         let kind = s.object["kind"].as_str().unwrap_or_default();
-        if left_out.iter().any(|l| l == name) || !seen.insert((kind.to_string(), name.to_string())) {
+        if left_out.iter().any(|l| l == name) || !seen.insert((kind.to_string(), name.to_string()))
+        {
             continue;
         }
         let Some(r) = rendered
