@@ -142,6 +142,9 @@ pub struct Plan {
     pub objects: Vec<Value>,
     /// The release this plan restores, for a rollback plan.
     pub rollback_of: Option<u64>,
+    /// The `external` objects the app refers to, as the plan found them (apply requires the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<super::externals::Requirement>,
     /// blake3 of everything above, canonical.
     pub hash: String,
 }
@@ -343,6 +346,14 @@ pub async fn plan_source(
         .as_ref()
         .and_then(|n| n["metadata"]["uid"].as_str().map(str::to_string));
     let listed = super::listed::ours(conn, &desired, &app.name.v, namespace_live.is_some()).await;
+    let requires = super::externals::look_up(
+        app,
+        conn,
+        &resources,
+        &source.namespace,
+        namespace_live.is_some(),
+    )
+    .await?;
 
     // Read every live object and dry-run every desired one, concurrently, keeping order.
     let key = plan_opts.digest_key;
@@ -407,6 +418,7 @@ pub async fn plan_source(
         actions,
         objects: desired.iter().map(|d| redact(&d.object, &key)).collect(),
         rollback_of: source.rollback_of,
+        requires,
         hash: String::new(),
     };
     plan.hash = plan.compute_hash();
