@@ -21,6 +21,7 @@ pub mod record;
 pub mod resources;
 pub mod secrets;
 pub mod session;
+pub mod stages;
 pub mod target;
 
 pub use error::EngineError;

@@ -22,6 +22,7 @@
 
 mod deploys;
 mod error;
+mod images;
 pub mod fault;
 mod lock;
 mod rows;
@@ -43,7 +44,7 @@ pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};
 pub use types::{
-    CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, PlannedStep, Release, ReleaseId,
+    CheckRecord, CheckResult, DeployImage, DeployRun, DeployStage, DeployState, PlannedStep, Release, ReleaseId,
     ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
 };
 

@@ -1,0 +1,424 @@
+//! The three image stages of `deploy`: `inputs` (each build's source identity, and whether it is the last
+//! delivered image unchanged), `build` (what changed, into the build cache), and `deliver` (after approval:
+//! push, or write the OCI layout, each image checked against the references the approved plan runs).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use piceli_core::model::{App, ImageBuild, Target};
+use piceli_image::{Digest, Image, RegistryClient};
+
+use super::identity::{self, SourceIdentity};
+use super::store::{Delivered, ImageStore};
+use super::{
+    BuildOptions, Destination, ImageEvent, ImagesError, cache_dir, cargo_build, describe,
+    destination, docker_config, still_there,
+};
+use crate::journal::{DeployImage, Journal};
+
+/// One image whose inputs were read (the `inputs` stage).
+#[derive(Debug, Clone)]
+pub struct ImageInputs {
+    /// `build:shop-api`.
+    pub placeholder: String,
+    /// What it is built from.
+    pub identity: SourceIdentity,
+    /// The last delivered reference, when the inputs and destination are those of the last delivery and
+    /// the destination still has it (nothing to build or push).
+    pub unchanged: Option<String>,
+    build: ImageBuild,
+    destination: Destination,
+    package_dir: PathBuf,
+}
+
+/// One image, built, cached or known unchanged.
+#[derive(Debug, Clone)]
+pub struct PreparedImage {
+    /// `build:shop-api`.
+    pub placeholder: String,
+    /// `registry/name@sha256:…`: what the workload will run.
+    pub reference: String,
+    /// The manifest digest.
+    pub digest: Digest,
+    /// What it was built from.
+    pub identity: SourceIdentity,
+    /// Whether nothing changed since its last delivery (nothing to build or push).
+    pub unchanged: bool,
+    /// Whether it was built now (not unchanged, not from the build cache).
+    pub built_now: bool,
+    built: Option<Image>,
+    destination: Destination,
+    package_dir: PathBuf,
+}
+
+/// The images of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    /// One entry per `build(…)` of the app, in the app's order.
+    pub images: Vec<PreparedImage>,
+    auth: Option<PathBuf>,
+    state_dir: PathBuf,
+}
+
+/// The `inputs` stage: each build's source identity and whether it is unchanged since its last delivery.
+pub async fn read_inputs(
+    app: &App,
+    target: &Target,
+    opts: &BuildOptions,
+    on_event: &mut dyn FnMut(&ImageEvent),
+) -> Result<Vec<ImageInputs>, ImagesError> {
+    if app.builds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = ImageStore::load(&opts.state_dir)?;
+    let auth = docker_config(opts.auth.as_deref())?;
+    let workspace = workspace(opts);
+    let mut out = Vec::new();
+    for build in &app.builds {
+        let destination = destination(app, target, opts, build)?;
+        let last = store.images.get(&build.image.v);
+        let package_dir = match last.filter(|d| d.package_dir.join("Cargo.toml").exists()) {
+            Some(d) => d.package_dir.clone(),
+            None => cargo_build::package_dir(&workspace, &build.package.v)?,
+        };
+        let settings = format!(
+            "{}|{}|{:?}",
+            build.package.v,
+            build.bin_name(),
+            build.base.as_ref().map(|b| &b.v)
+        );
+        let identity = identity::identity(&workspace, &package_dir, &settings)?;
+        let unchanged = match last {
+            Some(d)
+                if d.identity.inputs == identity.inputs
+                    && d.destination == describe(&destination) =>
+            {
+                still_there(&destination, &d.reference, auth.as_ref())
+                    .await?
+                    .then(|| d.reference.clone())
+            }
+            _ => None,
+        };
+        on_event(&ImageEvent::Inputs {
+            image: build.image.v.clone(),
+            inputs: identity.inputs.to_string(),
+            commit: identity.commit.clone(),
+            dirty: identity.dirty,
+            unchanged: unchanged.is_some(),
+        });
+        out.push(ImageInputs {
+            placeholder: build.image.v.clone(),
+            identity,
+            unchanged,
+            build: build.clone(),
+            destination,
+            package_dir,
+        });
+    }
+    Ok(out)
+}
+
+/// The `build` stage: each image not unchanged is taken from the build cache when it holds these inputs,
+/// or built by cargo, assembled, and put in the cache (nothing is pushed).
+pub async fn build(
+    inputs: Vec<ImageInputs>,
+    opts: &BuildOptions,
+    journal: &Journal,
+    on_event: &mut dyn FnMut(&ImageEvent),
+) -> Result<Prepared, ImagesError> {
+    let mut prepared = Prepared {
+        images: Vec::new(),
+        auth: opts.auth.clone(),
+        state_dir: opts.state_dir.clone(),
+    };
+    let auth = docker_config(opts.auth.as_deref())?;
+    let workspace = workspace(opts);
+    let cache = cache_dir(&opts.state_dir);
+    for input in inputs {
+        let started = Instant::now();
+        let inputs_digest = input.identity.inputs.to_string();
+        let cached = match &input.unchanged {
+            Some(_) => None,
+            None => journal
+                .built(&input.placeholder, &inputs_digest)
+                .map_err(|e| store_error(&opts.state_dir, e))?
+                .and_then(|d| Digest::parse(&d).ok())
+                .and_then(|d| piceli_image::layout::read_image(&cache, &d).ok()),
+        };
+        let from_cache = cached.is_some();
+        let (reference, digest, built) = match (&input.unchanged, cached) {
+            (Some(reference), _) => (reference.clone(), digest_of(reference, opts)?, None),
+            (None, Some(image)) => (
+                reference_for(&input, &image.digest),
+                image.digest.clone(),
+                Some(image),
+            ),
+            (None, None) => {
+                let image = cargo_build::build_image(
+                    &input.build,
+                    &workspace,
+                    opts,
+                    &input.identity,
+                    auth.as_ref(),
+                )
+                .await?;
+                piceli_image::layout::write_layout(&cache, &image, &input.placeholder)
+                    .map_err(ImagesError::Image)?;
+                journal
+                    .record_build(&input.placeholder, &inputs_digest, image.digest.as_str())
+                    .map_err(|e| store_error(&opts.state_dir, e))?;
+                (
+                    reference_for(&input, &image.digest),
+                    image.digest.clone(),
+                    Some(image),
+                )
+            }
+        };
+        on_event(&ImageEvent::Build {
+            image: input.placeholder.clone(),
+            digest: digest.to_string(),
+            skipped: input.unchanged.is_some() || from_cache,
+            cached: from_cache,
+            ms: started.elapsed().as_millis() as u64,
+        });
+        prepared.images.push(PreparedImage {
+            placeholder: input.placeholder,
+            reference,
+            digest,
+            identity: input.identity,
+            unchanged: input.unchanged.is_some(),
+            built_now: input.unchanged.is_none() && !from_cache,
+            built,
+            destination: input.destination,
+            package_dir: input.package_dir,
+        });
+    }
+    Ok(prepared)
+}
+
+impl Prepared {
+    /// The app with each built image's placeholder replaced by its reference.
+    pub fn substitute(&self, app: App) -> App {
+        let references: Vec<(String, String)> = self
+            .images
+            .iter()
+            .map(|i| (i.placeholder.clone(), i.reference.clone()))
+            .collect();
+        substitute(app, &references)
+    }
+
+    /// How many images were built now.
+    pub fn built_now(&self) -> usize {
+        self.images.iter().filter(|i| i.built_now).count()
+    }
+
+    /// Whether every image is unchanged (nothing to push).
+    pub fn unchanged(&self) -> bool {
+        self.images.iter().all(|i| i.unchanged)
+    }
+
+    /// What the journal keeps of each image for the run (read back by [`Prepared::from_records`]).
+    pub fn records(&self) -> Vec<DeployImage> {
+        self.images
+            .iter()
+            .map(|i| DeployImage {
+                image: i.placeholder.clone(),
+                reference: i.reference.clone(),
+                destination: describe(&i.destination),
+                inputs: i.identity.inputs.to_string(),
+                commit: i.identity.commit.clone(),
+                dirty: i.identity.dirty,
+                toolchain: i.identity.toolchain.clone(),
+                unchanged: i.unchanged,
+            })
+            .collect()
+    }
+
+    /// A resumed run's images, from its journal records; the content is read from the build cache when
+    /// delivered (and checked against each reference's digest then).
+    pub fn from_records(
+        records: &[DeployImage],
+        opts: &BuildOptions,
+    ) -> Result<Prepared, ImagesError> {
+        let store = ImageStore::load(&opts.state_dir)?;
+        let mut images = Vec::new();
+        for r in records {
+            let bad = |detail: String| ImagesError::NotApproved {
+                image: r.image.clone(),
+                detail,
+            };
+            let digest = r
+                .reference
+                .rsplit_once('@')
+                .and_then(|(_, d)| Digest::parse(d).ok())
+                .ok_or_else(|| bad(format!("the journal's reference `{}` has no digest", r.reference)))?;
+            let inputs = Digest::parse(&r.inputs)
+                .map_err(|_| bad(format!("the journal's inputs `{}` are no digest", r.inputs)))?;
+            images.push(PreparedImage {
+                placeholder: r.image.clone(),
+                reference: r.reference.clone(),
+                digest,
+                identity: SourceIdentity {
+                    commit: r.commit.clone(),
+                    dirty: r.dirty,
+                    inputs,
+                    toolchain: r.toolchain.clone(),
+                },
+                unchanged: r.unchanged,
+                built_now: false,
+                built: None,
+                destination: Destination::parse(&r.destination)?,
+                package_dir: store
+                    .images
+                    .get(&r.image)
+                    .map(|d| d.package_dir.clone())
+                    .unwrap_or_default(),
+            });
+        }
+        Ok(Prepared {
+            images,
+            auth: opts.auth.clone(),
+            state_dir: opts.state_dir.clone(),
+        })
+    }
+
+    /// Delivers image `idx` (the `deliver` stage, one image): refused unless `approved` (the image
+    /// references of the approved plan) holds its reference and its content hashes to that digest; then
+    /// pushed (or written to the OCI layout) unless unchanged, and recorded in `images.json`.
+    pub async fn deliver_image(
+        &self,
+        idx: usize,
+        approved: &BTreeSet<String>,
+        on_event: &mut dyn FnMut(&ImageEvent),
+    ) -> Result<(), ImagesError> {
+        let Some(image) = self.images.get(idx) else {
+            return Ok(());
+        };
+        let refuse = |detail: String| ImagesError::NotApproved {
+            image: image.placeholder.clone(),
+            detail,
+        };
+        if !approved.contains(&image.reference) {
+            return Err(refuse(format!(
+                "`{}` is not an image the approved plan runs",
+                image.reference
+            )));
+        }
+        let started = Instant::now();
+        let content = match (&image.built, image.unchanged) {
+            (_, true) => None,
+            (Some(built), false) => Some(built.clone()),
+            (None, false) => Some(
+                piceli_image::layout::read_image(&cache_dir(&self.state_dir), &image.digest)
+                    .map_err(|e| refuse(format!("the build cache cannot give it: {e}")))?,
+            ),
+        };
+        if let Some(built) = &content
+            && Digest::of(&built.manifest_bytes) != image.digest
+        {
+            return Err(refuse(format!(
+                "the built manifest is not {} (the approved digest)",
+                image.digest
+            )));
+        }
+        let auth = docker_config(self.auth.as_deref())?;
+        let (uploaded, present, bytes) = match (&content, &image.destination) {
+            (None, _) => (0, 0, 0),
+            (Some(built), Destination::Registry(repo)) => {
+                let client = RegistryClient::new(repo.clone(), auth.as_ref())
+                    .map_err(ImagesError::Image)?;
+                let report = client.push(built, None).await.map_err(ImagesError::Image)?;
+                (report.uploaded.len(), report.skipped.len(), report.bytes)
+            }
+            (Some(built), Destination::Oci(dir)) => {
+                piceli_image::layout::write_layout(dir, built, &image.placeholder)
+                    .map_err(ImagesError::Image)?;
+                (built.blobs.len() + 1, 0, 0)
+            }
+        };
+        on_event(&ImageEvent::Deliver {
+            image: image.placeholder.clone(),
+            reference: image.reference.clone(),
+            uploaded,
+            present,
+            bytes,
+            skipped: content.is_none(),
+            ms: started.elapsed().as_millis() as u64,
+        });
+        let mut store = ImageStore::load(&self.state_dir)?;
+        store.images.insert(
+            image.placeholder.clone(),
+            Delivered {
+                reference: image.reference.clone(),
+                destination: describe(&image.destination),
+                identity: image.identity.clone(),
+                package_dir: image.package_dir.clone(),
+            },
+        );
+        store.save(&self.state_dir)
+    }
+}
+
+/// The app with each `(placeholder, reference)` substituted in its containers and operator.
+pub(super) fn substitute(mut app: App, references: &[(String, String)]) -> App {
+    // The references come from builds and the state directory, not from the macro: check them again.
+    if !references.is_empty() {
+        app.checked_at_compile_time = false;
+    }
+    let find = |image: &str| {
+        references
+            .iter()
+            .find(|(p, _)| p == image)
+            .map(|(_, r)| r.clone())
+    };
+    for w in &mut app.workloads {
+        for c in w.containers.iter_mut().chain(w.init_containers.iter_mut()) {
+            if let Some(r) = find(&c.image.v) {
+                c.image.v = r;
+            }
+        }
+    }
+    if let Some(op) = &mut app.operator
+        && let Some(r) = find(&op.image.v)
+    {
+        op.image.v = r;
+    }
+    app
+}
+
+fn workspace(opts: &BuildOptions) -> PathBuf {
+    if opts.workspace.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        opts.workspace.clone()
+    }
+}
+
+fn reference_for(input: &ImageInputs, digest: &Digest) -> String {
+    match &input.destination {
+        Destination::Registry(repo) => repo.at(digest),
+        Destination::Oci(_) => format!("{}@{}", input.build.bin_name(), digest),
+    }
+}
+
+fn digest_of(reference: &str, opts: &BuildOptions) -> Result<Digest, ImagesError> {
+    reference
+        .rsplit_once('@')
+        .and_then(|(_, d)| Digest::parse(d).ok())
+        .ok_or_else(|| ImagesError::Store {
+            path: opts
+                .state_dir
+                .join(super::store::FILE)
+                .display()
+                .to_string(),
+            detail: format!("`{reference}` has no digest"),
+        })
+}
+
+fn store_error(state_dir: &Path, e: crate::journal::JournalError) -> ImagesError {
+    ImagesError::Store {
+        path: state_dir.join(crate::journal::DB_FILE).display().to_string(),
+        detail: e.to_string(),
+    }
+}
