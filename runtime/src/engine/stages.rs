@@ -248,6 +248,7 @@ impl Session {
                     return Ok(skipped(DeployStage::Apply, "no images to deliver"));
                 }
                 let approved = plan_images(plan);
+                super::apply::checkpoint(self.fault_hook.as_deref(), "delivering")?;
                 for idx in 0..run.prepared.images.len() {
                     run.prepared
                         .deliver_image(idx, &approved, &mut image_event)

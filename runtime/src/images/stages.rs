@@ -78,7 +78,11 @@ pub async fn read_inputs(
     for build in &app.builds {
         let destination = destination(app, target, opts, build)?;
         let last = store.images.get(&build.image.v);
-        let package_dir = match last.filter(|d| d.package_dir.join("Cargo.toml").exists()) {
+        // The directory found last time spares a `cargo metadata`, when it still is a package.
+        let known = |d: &&Delivered| {
+            d.package_dir.is_absolute() && d.package_dir.join("Cargo.toml").exists()
+        };
+        let package_dir = match last.filter(known) {
             Some(d) => d.package_dir.clone(),
             None => cargo_build::package_dir(&workspace, &build.package.v)?,
         };
