@@ -7,13 +7,13 @@ mod support;
 
 use std::sync::Arc;
 
+use piceli::core::Coded;
 use piceli::runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
 use piceli::runtime::engine::error::EngineError;
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
 use piceli::runtime::images::{BuildOptions, ImageEvent};
 use piceli::runtime::journal::DeployStage;
-use piceli::core::Coded;
 use piceli_image::{Digest, ImageSpec, RegistryClient, Repository, assemble};
 use piceli_sim::{Sim, SimConfig};
 
@@ -40,8 +40,7 @@ impl Fixture {
         let work = tempfile::tempdir().expect("workspace");
         std::fs::create_dir_all(work.path().join("src")).expect("mkdir");
         for file in ["Cargo.toml", "Cargo.lock", "src/main.rs"] {
-            std::fs::copy(support::fixture_dir().join(file), work.path().join(file))
-                .expect("copy");
+            std::fs::copy(support::fixture_dir().join(file), work.path().join(file)).expect("copy");
         }
         let session = SessionOptions {
             target: None,
@@ -74,7 +73,8 @@ impl Fixture {
     }
 
     fn client(&self) -> RegistryClient {
-        let repo = Repository::parse(&format!("{}/stg/tiny-app", self.registry.addr)).expect("repo");
+        let repo =
+            Repository::parse(&format!("{}/stg/tiny-app", self.registry.addr)).expect("repo");
         RegistryClient::new(repo, None).expect("client")
     }
 
@@ -97,9 +97,7 @@ impl Fixture {
             images: Some(self.build.clone()),
         };
         let mut events = Vec::new();
-        let result = session
-            .deploy(&opts, &[], |e| events.push(e.clone()))
-            .await;
+        let result = session.deploy(&opts, &[], |e| events.push(e.clone())).await;
         (result, events, session)
     }
 
@@ -178,23 +176,39 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
     drop(session);
 
     // Approved, and killed as delivery begins: the journaled run stops at `deliver`, from the build cache.
-    let (killed, events, session) = f.deploy(Some(hash.clone()), false, Some("delivering")).await;
+    let (killed, events, session) = f
+        .deploy(Some(hash.clone()), false, Some("delivering"))
+        .await;
     assert!(matches!(killed, Err(EngineError::Killed(_))), "{killed:?}");
-    assert!(!built(&events), "the approved run takes the build cache: {events:?}");
+    assert!(
+        !built(&events),
+        "the approved run takes the build cache: {events:?}"
+    );
     let run = session
         .journal
         .unfinished_deploy()
         .expect("journal")
         .expect("a run");
-    assert_eq!((run.stage, run.plan_hash.as_str()), (DeployStage::Deliver, hash.as_str()));
+    assert_eq!(
+        (run.stage, run.plan_hash.as_str()),
+        (DeployStage::Deliver, hash.as_str())
+    );
     let images = session.journal.deploy_images(run.id).expect("images");
     assert_eq!(images.len(), 1);
     assert_eq!(images[0].reference, reference);
-    assert!(images[0].dirty && images[0].commit.is_none(), "{:?}", images[0]);
+    assert!(
+        images[0].dirty && images[0].commit.is_none(),
+        "{:?}",
+        images[0]
+    );
     drop(session);
 
     // The journal's image edited to another digest: refused (PCL0117), nothing pushed, nothing applied.
-    let other = format!("{}/stg/tiny-app@sha256:{}", f.registry.addr, "ab".repeat(32));
+    let other = format!(
+        "{}/stg/tiny-app@sha256:{}",
+        f.registry.addr,
+        "ab".repeat(32)
+    );
     let db = f.journal();
     db.execute("UPDATE deploy_images SET reference = ?1", [&other])
         .expect("edit");
@@ -234,7 +248,10 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
     let resumed = resumed.expect("resume");
     assert!(matches!(
         events.first(),
-        Some(DeployEvent::Resume { stage: "deliver", .. })
+        Some(DeployEvent::Resume {
+            stage: "deliver",
+            ..
+        })
     ));
     assert!(!built(&events));
     assert_eq!(
@@ -315,9 +332,18 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     assert!(stages(&events).contains(&"plan:done".to_string()));
     assert!(!stages(&events).iter().any(|s| s.starts_with("deliver")));
     assert!(session.journal.releases().expect("releases").is_empty());
-    assert!(!client.has_manifest(&digest_of(&reference)).await.expect("head"));
     assert!(
-        session.journal.unfinished_deploy().expect("journal").is_none(),
+        !client
+            .has_manifest(&digest_of(&reference))
+            .await
+            .expect("head")
+    );
+    assert!(
+        session
+            .journal
+            .unfinished_deploy()
+            .expect("journal")
+            .is_none(),
         "the refused run is finished, not left to resume"
     );
 }

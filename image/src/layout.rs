@@ -60,7 +60,9 @@ pub fn read_image(dir: &Path, digest: &Digest) -> Result<Image, ImageError> {
         let bytes = std::fs::read(blobs.join(d.hex())).map_err(|e| fail(format!("{d}: {e}")))?;
         let found = Digest::of(&bytes);
         if found != *d {
-            return Err(fail(format!("blob {d} was changed: its content is {found}")));
+            return Err(fail(format!(
+                "blob {d} was changed: its content is {found}"
+            )));
         }
         Ok(bytes)
     };

@@ -392,7 +392,8 @@ impl Session {
             },
             Some((n, state)) => {
                 // The apply ended without succeeding (rejected, abandoned): nothing to continue.
-                let message = format!("the run's release {n} ended {state}: nothing to resume; plan again");
+                let message =
+                    format!("the run's release {n} ended {state}: nothing to resume; plan again");
                 self.journal
                     .finish_deploy(id, DeployState::Failed, None, &message)?;
                 return Ok(skipped(DeployStage::Done, message));

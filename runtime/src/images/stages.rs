@@ -256,7 +256,12 @@ impl Prepared {
                 .reference
                 .rsplit_once('@')
                 .and_then(|(_, d)| Digest::parse(d).ok())
-                .ok_or_else(|| bad(format!("the journal's reference `{}` has no digest", r.reference)))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "the journal's reference `{}` has no digest",
+                        r.reference
+                    ))
+                })?;
             let inputs = Digest::parse(&r.inputs)
                 .map_err(|_| bad(format!("the journal's inputs `{}` are no digest", r.inputs)))?;
             images.push(PreparedImage {
@@ -330,8 +335,8 @@ impl Prepared {
         let (uploaded, present, bytes) = match (&content, &image.destination) {
             (None, _) => (0, 0, 0),
             (Some(built), Destination::Registry(repo)) => {
-                let client = RegistryClient::new(repo.clone(), auth.as_ref())
-                    .map_err(ImagesError::Image)?;
+                let client =
+                    RegistryClient::new(repo.clone(), auth.as_ref()).map_err(ImagesError::Image)?;
                 let report = client.push(built, None).await.map_err(ImagesError::Image)?;
                 (report.uploaded.len(), report.skipped.len(), report.bytes)
             }
@@ -422,7 +427,10 @@ fn digest_of(reference: &str, opts: &BuildOptions) -> Result<Digest, ImagesError
 
 fn store_error(state_dir: &Path, e: crate::journal::JournalError) -> ImagesError {
     ImagesError::Store {
-        path: state_dir.join(crate::journal::DB_FILE).display().to_string(),
+        path: state_dir
+            .join(crate::journal::DB_FILE)
+            .display()
+            .to_string(),
         detail: e.to_string(),
     }
 }

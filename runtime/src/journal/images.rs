@@ -67,7 +67,12 @@ impl Journal {
     }
 
     /// Records that `image` built from `inputs` is the manifest `digest` in the build cache.
-    pub fn record_build(&self, image: &str, inputs: &str, digest: &str) -> Result<(), JournalError> {
+    pub fn record_build(
+        &self,
+        image: &str,
+        inputs: &str,
+        digest: &str,
+    ) -> Result<(), JournalError> {
         self.write("recording a build", |tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO image_builds (image, inputs, digest, built_at) \
@@ -117,7 +122,8 @@ mod tests {
             .unwrap();
         assert_eq!(j.deploy_images(run).unwrap(), [image]);
         assert_eq!(j.built("build:api", "sha256:11").unwrap(), None);
-        j.record_build("build:api", "sha256:11", "sha256:22").unwrap();
+        j.record_build("build:api", "sha256:11", "sha256:22")
+            .unwrap();
         assert_eq!(
             j.built("build:api", "sha256:11").unwrap().as_deref(),
             Some("sha256:22")
