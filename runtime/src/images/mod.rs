@@ -13,7 +13,9 @@ pub mod identity;
 pub mod stages;
 pub mod store;
 
-pub use stages::{ImageInputs, Prepared, PreparedImage, build, read_inputs};
+pub use stages::{
+    ImageInputs, Prepared, PreparedImage, SOURCE_DIRTY, SOURCE_REVISION, build, read_inputs,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -206,7 +208,11 @@ pub fn for_render(app: App, state_dir: &Path) -> (App, Vec<String>) {
     let mut references = Vec::new();
     for build in &app.builds {
         match store.images.get(&build.image.v) {
-            Some(d) => references.push((build.image.v.clone(), d.reference.clone())),
+            Some(d) => references.push((
+                build.image.v.clone(),
+                d.reference.clone(),
+                d.identity.clone(),
+            )),
             None => notes.push(format!(
                 "note: `{}` is not built yet and renders as that placeholder; `deploy` builds and delivers it",
                 build.image.v

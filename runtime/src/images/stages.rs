@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use piceli_core::Spanned;
 use piceli_core::model::{App, ImageBuild, Target};
 use piceli_image::{Digest, Image, RegistryClient};
 
@@ -16,6 +17,14 @@ use super::{
     destination, docker_config, still_there,
 };
 use crate::journal::{DeployImage, Journal};
+
+/// The annotation on a workload running a built image: the workspace's git commit (`none` outside git).
+/// On the workload, not its pod template: a new commit with the same image restarts no pod.
+pub const SOURCE_REVISION: &str = "piceli.dev/source-revision";
+
+/// The annotation saying whether the image was built from a dirty tree (`true`: files of the package,
+/// its path dependencies or Cargo.lock differ from the commit; allowed).
+pub const SOURCE_DIRTY: &str = "piceli.dev/source-dirty";
 
 /// One image whose inputs were read (the `inputs` stage).
 #[derive(Debug, Clone)]
@@ -30,6 +39,7 @@ pub struct ImageInputs {
     build: ImageBuild,
     destination: Destination,
     package_dir: PathBuf,
+    dep_dirs: Vec<PathBuf>,
 }
 
 /// One image, built, cached or known unchanged.
@@ -50,6 +60,7 @@ pub struct PreparedImage {
     built: Option<Image>,
     destination: Destination,
     package_dir: PathBuf,
+    dep_dirs: Vec<PathBuf>,
 }
 
 /// The images of one run.
@@ -82,9 +93,9 @@ pub async fn read_inputs(
         let known = |d: &&Delivered| {
             d.package_dir.is_absolute() && d.package_dir.join("Cargo.toml").exists()
         };
-        let package_dir = match last.filter(known) {
-            Some(d) => d.package_dir.clone(),
-            None => cargo_build::package_dir(&workspace, &build.package.v)?,
+        let (package_dir, dep_dirs) = match last.filter(known) {
+            Some(d) => (d.package_dir.clone(), d.dep_dirs.clone()),
+            None => cargo_build::package_dirs(&workspace, &build.package.v)?,
         };
         let settings = format!(
             "{}|{}|{:?}",
@@ -92,7 +103,7 @@ pub async fn read_inputs(
             build.bin_name(),
             build.base.as_ref().map(|b| &b.v)
         );
-        let identity = identity::identity(&workspace, &package_dir, &settings)?;
+        let identity = identity::identity(&workspace, &package_dir, &dep_dirs, &settings)?;
         let unchanged = match last {
             Some(d)
                 if d.identity.inputs == identity.inputs
@@ -118,6 +129,7 @@ pub async fn read_inputs(
             build: build.clone(),
             destination,
             package_dir,
+            dep_dirs,
         });
     }
     Ok(out)
@@ -196,20 +208,28 @@ pub async fn build(
             built,
             destination: input.destination,
             package_dir: input.package_dir,
+            dep_dirs: input.dep_dirs,
         });
     }
     Ok(prepared)
 }
 
 impl Prepared {
-    /// The app with each built image's placeholder replaced by its reference.
+    /// The app with each built image's placeholder replaced by its reference, and the source identity
+    /// on each workload that runs one (see [`SOURCE_REVISION`]).
     pub fn substitute(&self, app: App) -> App {
-        let references: Vec<(String, String)> = self
+        let images: Vec<(String, String, SourceIdentity)> = self
             .images
             .iter()
-            .map(|i| (i.placeholder.clone(), i.reference.clone()))
+            .map(|i| {
+                (
+                    i.placeholder.clone(),
+                    i.reference.clone(),
+                    i.identity.clone(),
+                )
+            })
             .collect();
-        substitute(app, &references)
+        substitute(app, &images)
     }
 
     /// How many images were built now.
@@ -282,6 +302,11 @@ impl Prepared {
                     .images
                     .get(&r.image)
                     .map(|d| d.package_dir.clone())
+                    .unwrap_or_default(),
+                dep_dirs: store
+                    .images
+                    .get(&r.image)
+                    .map(|d| d.dep_dirs.clone())
                     .unwrap_or_default(),
             });
         }
@@ -363,35 +388,45 @@ impl Prepared {
                 destination: describe(&image.destination),
                 identity: image.identity.clone(),
                 package_dir: image.package_dir.clone(),
+                dep_dirs: image.dep_dirs.clone(),
             },
         );
         store.save(&self.state_dir)
     }
 }
 
-/// The app with each `(placeholder, reference)` substituted in its containers and operator.
-pub(super) fn substitute(mut app: App, references: &[(String, String)]) -> App {
+/// The app with each `(placeholder, reference, identity)` substituted in its containers and operator,
+/// and the identity's commit and dirtiness annotated on each workload that runs one.
+pub(super) fn substitute(mut app: App, images: &[(String, String, SourceIdentity)]) -> App {
     // The references come from builds and the state directory, not from the macro: check them again.
-    if !references.is_empty() {
+    if !images.is_empty() {
         app.checked_at_compile_time = false;
     }
-    let find = |image: &str| {
-        references
-            .iter()
-            .find(|(p, _)| p == image)
-            .map(|(_, r)| r.clone())
-    };
+    let find = |image: &str| images.iter().find(|(p, _, _)| p == image);
     for w in &mut app.workloads {
+        let mut identity = None;
         for c in w.containers.iter_mut().chain(w.init_containers.iter_mut()) {
-            if let Some(r) = find(&c.image.v) {
-                c.image.v = r;
+            if let Some((_, reference, id)) = find(&c.image.v) {
+                c.image.v = reference.clone();
+                identity = identity.or(Some(id));
+            }
+        }
+        if let Some(id) = identity {
+            let revision = id.commit.as_deref().unwrap_or("none");
+            let dirty = if id.dirty { "true" } else { "false" };
+            for (key, value) in [(SOURCE_REVISION, revision), (SOURCE_DIRTY, dirty)] {
+                w.annotations.retain(|(k, _)| k.v != key);
+                w.annotations.push((
+                    Spanned::bare(key.to_string()),
+                    Spanned::bare(value.to_string()),
+                ));
             }
         }
     }
     if let Some(op) = &mut app.operator
-        && let Some(r) = find(&op.image.v)
+        && let Some((_, reference, _)) = find(&op.image.v)
     {
-        op.image.v = r;
+        op.image.v = reference.clone();
     }
     app
 }
