@@ -254,10 +254,14 @@ fn print_event(event: &DeployEvent) {
             update,
             delete,
             unchanged,
+            fields,
         } => {
             println!(
                 "Plan {hash}: {create} to create, {update} to update, {delete} to delete, {unchanged} unchanged."
             );
+            for field in fields {
+                println!("  changes {field}");
+            }
             if !changes {
                 println!("Nothing to apply: running the checks.");
             }

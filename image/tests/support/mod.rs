@@ -13,13 +13,19 @@ use piceli_image::cargo::CargoBuild;
 
 /// The fixture package's directory (this file is also used by the workspace's own tests).
 pub fn fixture_dir() -> PathBuf {
+    // The crate using this file is `image`, the workspace root, or an example under it.
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let image = if here.ends_with("image") {
-        here.to_path_buf()
-    } else {
-        here.join("image")
-    };
-    image.join("tests/fixture/tiny-app")
+    here.ancestors()
+        .map(|d| {
+            if d.ends_with("image") {
+                d.to_path_buf()
+            } else {
+                d.join("image")
+            }
+        })
+        .map(|image| image.join("tests/fixture/tiny-app"))
+        .find(|fixture| fixture.join("Cargo.toml").exists())
+        .expect("the tiny-app fixture under image/tests/fixture")
 }
 
 /// Where fixture builds go (kept between runs, so cargo builds incrementally).

@@ -44,6 +44,9 @@ pub enum DeployEvent {
         delete: usize,
         /// …
         unchanged: usize,
+        /// Each field an update changes, as `Kind/namespace/name: path` (a new image:
+        /// `Deployment/shop/api: spec.template.spec.containers[api].image`).
+        fields: Vec<String>,
     },
     /// `deploy --resume` picked up an interrupted run.
     Resume {
@@ -177,6 +180,15 @@ pub(super) fn plan_event(plan: &Plan) -> DeployEvent {
         update: count(&|k| matches!(k, ActionKind::Update | ActionKind::Adopt)),
         delete: count(&|k| *k == ActionKind::Delete),
         unchanged: count(&|k| matches!(k, ActionKind::Unchanged | ActionKind::Use)),
+        fields: plan
+            .actions
+            .iter()
+            .flat_map(|a| {
+                a.diff
+                    .iter()
+                    .map(move |c| format!("{}: {}", a.key(), c.path))
+            })
+            .collect(),
     }
 }
 
