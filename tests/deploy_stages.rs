@@ -61,6 +61,7 @@ impl Fixture {
             auth: None,
             state_dir: state.path().to_path_buf(),
             target_dir: Some(support::fixture_target().join("stages")),
+            ca: None,
         };
         Fixture {
             registry,

@@ -130,6 +130,7 @@ async fn deploy_from_source_builds_delivers_after_approval_and_skips_what_is_unc
         auth: None,
         state_dir: state.path().to_path_buf(),
         target_dir: Some(support::fixture_target().join("deploy")),
+        ca: None,
     };
     let repo = Repository::parse(&format!("{}/img/tiny-app", registry.addr)).expect("repo");
     let client = RegistryClient::new(repo, None).expect("client");

@@ -29,6 +29,10 @@ pub struct DeployArgs {
     /// The docker config file holding the registry's credentials (never ~/.docker/config.json).
     #[arg(long, value_name = "FILE")]
     pub registry_auth: Option<std::path::PathBuf>,
+    /// Talk to the registry over HTTPS trusting exactly the CA certificates in this PEM file (a registry
+    /// with its own CA, loopback included).
+    #[arg(long, value_name = "FILE", conflicts_with = "oci_dir")]
+    pub registry_ca: Option<std::path::PathBuf>,
     /// Write built images into this OCI layout directory instead of pushing them.
     #[arg(long, value_name = "DIR", conflicts_with = "registry")]
     pub oci_dir: Option<std::path::PathBuf>,
@@ -63,6 +67,7 @@ pub fn run(
             // The session's state directory (the engine sets it).
             state_dir: std::path::PathBuf::new(),
             target_dir: None,
+            ca: args.registry_ca.clone(),
         }),
     };
     let result = block_on(async {

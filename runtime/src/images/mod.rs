@@ -113,6 +113,8 @@ pub struct BuildOptions {
     pub state_dir: PathBuf,
     /// cargo's `--target-dir` (default: cargo's).
     pub target_dir: Option<PathBuf>,
+    /// `--registry-ca FILE`: talk to the registry over HTTPS trusting exactly these CA certificates (PEM).
+    pub ca: Option<PathBuf>,
 }
 
 /// One stage of building or delivering an image (`-o json` prints each as a line).
@@ -189,6 +191,17 @@ impl Destination {
 /// delivered (indexed in the journal by image and inputs).
 pub fn cache_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("builds")
+}
+
+/// The registry's CA certificates (`--registry-ca FILE`), read.
+fn read_ca(ca: Option<&Path>) -> Result<Option<Vec<u8>>, ImagesError> {
+    ca.map(|path| {
+        std::fs::read(path).map_err(|e| ImagesError::Sources {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })
+    })
+    .transpose()
 }
 
 fn docker_config(auth: Option<&Path>) -> Result<Option<DockerConfig>, ImagesError> {
@@ -291,6 +304,7 @@ async fn still_there(
     d: &Destination,
     reference: &str,
     auth: Option<&DockerConfig>,
+    ca: Option<&[u8]>,
 ) -> Result<bool, ImagesError> {
     let Some(digest) = reference
         .rsplit_once('@')
@@ -300,7 +314,8 @@ async fn still_there(
     };
     match d {
         Destination::Registry(repo) => {
-            let client = RegistryClient::new(repo.clone(), auth).map_err(ImagesError::Image)?;
+            let client =
+                RegistryClient::with_ca(repo.clone(), auth, ca).map_err(ImagesError::Image)?;
             client
                 .has_manifest(&digest)
                 .await

@@ -14,7 +14,7 @@ use super::identity::{self, SourceIdentity};
 use super::store::{Delivered, ImageStore};
 use super::{
     BuildOptions, Destination, ImageEvent, ImagesError, cache_dir, cargo_build, describe,
-    destination, docker_config, still_there,
+    destination, docker_config, read_ca, still_there,
 };
 use crate::journal::{DeployImage, Journal};
 
@@ -69,6 +69,7 @@ pub struct Prepared {
     /// One entry per `build(…)` of the app, in the app's order.
     pub images: Vec<PreparedImage>,
     auth: Option<PathBuf>,
+    ca: Option<PathBuf>,
     state_dir: PathBuf,
 }
 
@@ -84,6 +85,7 @@ pub async fn read_inputs(
     }
     let store = ImageStore::load(&opts.state_dir)?;
     let auth = docker_config(opts.auth.as_deref())?;
+    let ca = read_ca(opts.ca.as_deref())?;
     let workspace = workspace(opts);
     let mut out = Vec::new();
     for build in &app.builds {
@@ -109,7 +111,7 @@ pub async fn read_inputs(
                 if d.identity.inputs == identity.inputs
                     && d.destination == describe(&destination) =>
             {
-                still_there(&destination, &d.reference, auth.as_ref())
+                still_there(&destination, &d.reference, auth.as_ref(), ca.as_deref())
                     .await?
                     .then(|| d.reference.clone())
             }
@@ -146,6 +148,7 @@ pub async fn build(
     let mut prepared = Prepared {
         images: Vec::new(),
         auth: opts.auth.clone(),
+        ca: opts.ca.clone(),
         state_dir: opts.state_dir.clone(),
     };
     let auth = docker_config(opts.auth.as_deref())?;
@@ -313,6 +316,7 @@ impl Prepared {
         Ok(Prepared {
             images,
             auth: opts.auth.clone(),
+            ca: opts.ca.clone(),
             state_dir: opts.state_dir.clone(),
         })
     }
