@@ -361,11 +361,12 @@ impl Prepared {
             )));
         }
         let auth = docker_config(self.auth.as_deref())?;
+        let ca = read_ca(self.ca.as_deref())?;
         let (uploaded, present, bytes) = match (&content, &image.destination) {
             (None, _) => (0, 0, 0),
             (Some(built), Destination::Registry(repo)) => {
-                let client =
-                    RegistryClient::new(repo.clone(), auth.as_ref()).map_err(ImagesError::Image)?;
+                let client = RegistryClient::with_ca(repo.clone(), auth.as_ref(), ca.as_deref())
+                    .map_err(ImagesError::Image)?;
                 let report = client.push(built, None).await.map_err(ImagesError::Image)?;
                 (report.uploaded.len(), report.skipped.len(), report.bytes)
             }
