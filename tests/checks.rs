@@ -75,12 +75,21 @@ fn deploy_runs_registered_code_checks_and_journals_them() {
         let approve = DeployOptions {
             approve: first.hash.clone(),
             resume: false,
+            images: None,
         };
         let mut stages = Vec::new();
         let report = session
             .deploy(&approve, &code, |e| {
-                let name = serde_json::to_value(e).expect("event")["event"].clone();
-                stages.push(name.as_str().unwrap_or_default().to_string());
+                let event = serde_json::to_value(e).expect("event");
+                let name = match event["event"].as_str().unwrap_or_default() {
+                    "stage" => format!(
+                        "{}:{}",
+                        event["stage"].as_str().unwrap_or_default(),
+                        event["outcome"].as_str().unwrap_or_default()
+                    ),
+                    other => other.to_string(),
+                };
+                stages.push(name);
                 if let DeployEvent::Check {
                     passed, message, ..
                 } = e
@@ -92,7 +101,22 @@ fn deploy_runs_registered_code_checks_and_journals_them() {
             .expect("deploy");
         assert_eq!(
             stages,
-            ["plan", "apply", "ready", "check", "check", "check"]
+            [
+                "inputs:skipped",
+                "build:skipped",
+                "plan",
+                "plan:done",
+                "approve:done",
+                "deliver:skipped",
+                "apply",
+                "apply:done",
+                "ready",
+                "ready:done",
+                "check",
+                "check",
+                "check",
+                "checks:done"
+            ]
         );
         assert_eq!(report.release, Some(1));
         assert!(report.failed().is_empty(), "{:?}", report.checks);

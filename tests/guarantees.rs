@@ -390,6 +390,7 @@ async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
     let deploy = piceli::runtime::engine::deploy::DeployOptions {
         approve: Some(plan.hash.clone()),
         resume: false,
+        images: None,
     };
     let err = session
         .deploy(&deploy, &[], |_| {})
@@ -401,6 +402,7 @@ async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
     let resume = piceli::runtime::engine::deploy::DeployOptions {
         approve: None,
         resume: true,
+        images: None,
     };
     let report = session
         .deploy(&resume, &[], |_| {})

@@ -40,34 +40,36 @@ async fn deploy(
     build: &BuildOptions,
     approve: Option<String>,
 ) -> Run {
-    let app = img_test::app();
-    let target = app.targets[0].clone();
-    let mut events = Vec::new();
-    let prepared = images::prepare(&app, &target, build, &mut |e| events.push(e.clone()))
+    let mut session = Session::open(img_test::app(), session_opts)
         .await
-        .expect("prepare");
-    let reference = prepared.images[0].reference.clone();
-    let app = prepared.substitute(app);
-    assert_eq!(app.workloads[0].containers[0].image.v, reference);
-    let mut session = Session::open(app, session_opts).await.expect("session");
-    let delivered = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = delivered.clone();
-    session.before_apply = Some(Box::pin(async move {
-        let mut seen = Vec::new();
-        let r = prepared.deliver(&mut |e| seen.push(e.clone())).await;
-        sink.lock().expect("lock").extend(seen);
-        r.map_err(Into::into)
-    }));
+        .expect("session");
     let mut deploy_events = Vec::new();
     let opts = DeployOptions {
         approve,
         resume: false,
+        images: Some(build.clone()),
     };
     let report = session
         .deploy(&opts, &[], |e| deploy_events.push(e.clone()))
         .await
         .expect("deploy");
-    events.extend(delivered.lock().expect("lock").iter().cloned());
+    let events: Vec<ImageEvent> = deploy_events
+        .iter()
+        .filter_map(|e| match e {
+            DeployEvent::Image(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect();
+    let digest = events
+        .iter()
+        .find_map(|e| match e {
+            ImageEvent::Build { digest, .. } => Some(digest.clone()),
+            _ => None,
+        })
+        .expect("a build event");
+    // The session planned the app with the built image's reference in place of its placeholder.
+    let reference = session.app.workloads[0].containers[0].image.v.clone();
+    assert!(reference.ends_with(&digest), "{reference} runs {digest}");
     Run {
         events,
         deploy: deploy_events,
@@ -128,6 +130,7 @@ async fn deploy_from_source_builds_delivers_after_approval_and_skips_what_is_unc
         auth: None,
         state_dir: state.path().to_path_buf(),
         target_dir: Some(support::fixture_target().join("deploy")),
+        ca: None,
     };
     let repo = Repository::parse(&format!("{}/img/tiny-app", registry.addr)).expect("repo");
     let client = RegistryClient::new(repo, None).expect("client");

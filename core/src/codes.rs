@@ -370,6 +370,11 @@ codes! {
         "A port forward (for a check, `access` or `status`) found no running, ready pod for the Service or \
          workload, the port is not declared, or the cluster refused the forward. `status` shows the \
          workload's health; check the port name in `app!` and that the pods are ready.";
+    ImagesNotApproved = "PCL0117", "the images to deliver are not the ones the approved plan runs",
+        "`deploy` delivers only what the approved plan runs: each image's `registry/name@sha256:…` must be in \
+         the plan, and the built content must hash to that digest. The state directory (the journal, the \
+         build cache under `builds/`, `images.json`) was edited after the plan was made, or the cache lost \
+         a blob. Run `deploy` again: it builds what is missing, plans, and asks for a new approval.";
     PortInUse = "PCL0120", "a local port `access` needs is in use",
         "`access` listens on 127.0.0.1 at each declared forward's local port and refuses to start when one is \
          taken (nothing is started). Stop the other program holding the port (`ss -ltnp` shows it), serve \

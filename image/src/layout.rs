@@ -47,3 +47,39 @@ pub fn write_layout(dir: &Path, image: &Image, name: &str) -> Result<(), ImageEr
     })?;
     std::fs::write(dir.join("index.json"), bytes).map_err(fail)
 }
+
+/// Reads the image `digest` back from the layout at `dir`: its manifest and every blob it points to, each
+/// checked against its digest (a layout someone edited gives an error, never a different image).
+pub fn read_image(dir: &Path, digest: &Digest) -> Result<Image, ImageError> {
+    let fail = |detail: String| ImageError::Layout {
+        path: dir.display().to_string(),
+        detail,
+    };
+    let blobs = dir.join("blobs").join("sha256");
+    let read = |d: &Digest| -> Result<Vec<u8>, ImageError> {
+        let bytes = std::fs::read(blobs.join(d.hex())).map_err(|e| fail(format!("{d}: {e}")))?;
+        let found = Digest::of(&bytes);
+        if found != *d {
+            return Err(fail(format!(
+                "blob {d} was changed: its content is {found}"
+            )));
+        }
+        Ok(bytes)
+    };
+    let manifest_bytes = read(digest)?;
+    let manifest: crate::spec::Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|e| fail(format!("manifest {digest} is not valid: {e}")))?;
+    let mut out = Vec::new();
+    for descriptor in std::iter::once(&manifest.config).chain(&manifest.layers) {
+        out.push(crate::assemble::Blob {
+            descriptor: descriptor.clone(),
+            bytes: read(&descriptor.digest)?,
+        });
+    }
+    Ok(Image {
+        manifest,
+        manifest_bytes,
+        digest: digest.clone(),
+        blobs: out,
+    })
+}

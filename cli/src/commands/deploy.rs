@@ -1,5 +1,6 @@
-//! `deploy [--approve HASH] [--resume]`: plan → approval → apply → readiness → checks → rollback, with a
-//! readable progress, or one JSON object per stage (`-o json`, JSON lines) ending with a `result` object.
+//! `deploy [--approve HASH] [--resume]`: inputs → build → plan → approve → deliver → apply → ready →
+//! checks (→ rollback), with a readable progress, or JSON lines (`-o json`: a `stage` object as each stage
+//! ends, the events within it, and a `result` object).
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
@@ -9,7 +10,6 @@ use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
-use piceli_runtime::engine::error::EngineError;
 use piceli_runtime::engine::session::Session;
 use piceli_runtime::images;
 use serde_json::json;
@@ -29,6 +29,10 @@ pub struct DeployArgs {
     /// The docker config file holding the registry's credentials (never ~/.docker/config.json).
     #[arg(long, value_name = "FILE")]
     pub registry_auth: Option<std::path::PathBuf>,
+    /// Talk to the registry over HTTPS trusting exactly the CA certificates in this PEM file (a registry
+    /// with its own CA, loopback included).
+    #[arg(long, value_name = "FILE", conflicts_with = "oci_dir")]
+    pub registry_ca: Option<std::path::PathBuf>,
     /// Write built images into this OCI layout directory instead of pushing them.
     #[arg(long, value_name = "DIR", conflicts_with = "registry")]
     pub oci_dir: Option<std::path::PathBuf>,
@@ -39,7 +43,7 @@ pub struct DeployArgs {
 
 /// What `deploy` does to the cluster, for `help-json`.
 pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed",
+    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed; each stage (inputs, build, plan, approve, deliver, apply, ready, checks) is journaled and reported",
     requires_approval: true,
 };
 
@@ -55,27 +59,19 @@ pub fn run(
     let deploy = DeployOptions {
         approve: args.approve.clone(),
         resume: args.resume,
+        images: Some(images::BuildOptions {
+            workspace: args.workspace.clone().unwrap_or_else(|| ".".into()),
+            registry: args.registry.clone(),
+            oci_dir: args.oci_dir.clone(),
+            auth: args.registry_auth.clone(),
+            // The session's state directory (the engine sets it).
+            state_dir: std::path::PathBuf::new(),
+            target_dir: None,
+            ca: args.registry_ca.clone(),
+        }),
     };
     let result = block_on(async {
-        // Images built from the workspace: inputs and build now; delivery once the plan is approved.
-        let prepared = if args.resume {
-            None
-        } else {
-            Some(build_images(&app, &opts, args, json).await?)
-        };
-        let app = match &prepared {
-            Some(p) => p.substitute(app),
-            None => app,
-        };
         let mut session = Session::open(app, &opts).await?;
-        if let Some(prepared) = prepared.filter(|p| !p.images.is_empty()) {
-            session.before_apply = Some(Box::pin(async move {
-                prepared
-                    .deliver(&mut |e| print_image_event(e, json))
-                    .await
-                    .map_err(EngineError::from)
-            }));
-        }
         session.progress = crate::progress::reporter(global.output, true);
         session
             .deploy(&deploy, code, |event| {
@@ -132,40 +128,8 @@ pub fn run(
     }
 }
 
-/// Reads the inputs of each image the app builds and builds those that changed.
-async fn build_images(
-    app: &App,
-    opts: &piceli_runtime::engine::session::SessionOptions,
-    args: &DeployArgs,
-    json: bool,
-) -> Result<images::Prepared, EngineError> {
-    if app.builds.is_empty() {
-        return Ok(images::Prepared::default());
-    }
-    let target = match &opts.target {
-        Some(name) => app.target(name),
-        None => app.targets.first(),
-    };
-    let Some(target) = target else {
-        return Ok(images::Prepared::default());
-    };
-    let build = images::BuildOptions {
-        workspace: args.workspace.clone().unwrap_or_else(|| ".".into()),
-        registry: args.registry.clone(),
-        oci_dir: args.oci_dir.clone(),
-        auth: args.registry_auth.clone(),
-        state_dir: images::state_dir(app, &target.name.v, opts.state_dir.as_deref()),
-        target_dir: None,
-    };
-    Ok(images::prepare(app, target, &build, &mut |e| print_image_event(e, json)).await?)
-}
-
-fn print_image_event(event: &images::ImageEvent, json: bool) {
+fn print_image_event(event: &images::ImageEvent) {
     use images::ImageEvent;
-    if json {
-        println!("{}", serde_json::to_string(event).unwrap_or_default());
-        return;
-    }
     match event {
         ImageEvent::Inputs {
             image,
@@ -185,9 +149,15 @@ fn print_image_event(event: &images::ImageEvent, json: bool) {
             image,
             digest,
             skipped: true,
+            cached,
             ..
         } => {
-            println!("Build {image}: skipped, unchanged ({digest}).")
+            let why = if *cached {
+                "built before, from the build cache"
+            } else {
+                "unchanged"
+            };
+            println!("Build {image}: skipped, {why} ({digest}).")
         }
         ImageEvent::Build {
             image, digest, ms, ..
@@ -267,6 +237,21 @@ pub fn check_line(event: &DeployEvent) -> String {
 
 fn print_event(event: &DeployEvent) {
     match event {
+        DeployEvent::Stage {
+            stage,
+            outcome,
+            detail,
+            ms,
+            ..
+        } => {
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {detail}")
+            };
+            println!("[{stage}] {outcome}{detail} ({ms} ms)");
+        }
+        DeployEvent::Image(e) => print_image_event(e),
         DeployEvent::Plan {
             hash,
             changes,
@@ -275,6 +260,7 @@ fn print_event(event: &DeployEvent) {
             delete,
             unchanged,
             warnings,
+            fields,
         } => {
             for w in warnings {
                 eprintln!("{w}");
@@ -282,6 +268,9 @@ fn print_event(event: &DeployEvent) {
             println!(
                 "Plan {hash}: {create} to create, {update} to update, {delete} to delete, {unchanged} unchanged."
             );
+            for field in fields {
+                println!("  changes {field}");
+            }
             if !changes {
                 println!("Nothing to apply: running the checks.");
             }

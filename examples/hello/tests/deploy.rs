@@ -17,11 +17,27 @@ fn hello(dir: &Path) -> Command {
     cmd
 }
 
-/// The stage events of a `deploy -o json` run (progress events left out: see [`progress`]).
+/// The events of a `deploy -o json` run (progress events left out: see [`progress`]; the end of each
+/// stage: see [`stages`]).
 fn lines(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
     all_lines(out)
         .into_iter()
-        .filter(|l| l["event"] != "progress")
+        .filter(|l| l["event"] != "progress" && l["event"] != "stage")
+        .collect()
+}
+
+/// `stage:outcome` of each stage a `deploy -o json` run streamed.
+fn stages(out: &assert_cmd::assert::Assert) -> Vec<String> {
+    all_lines(out)
+        .into_iter()
+        .filter(|l| l["event"] == "stage")
+        .map(|l| {
+            format!(
+                "{}:{}",
+                l["stage"].as_str().unwrap_or("?"),
+                l["outcome"].as_str().unwrap_or("?")
+            )
+        })
         .collect()
 }
 
@@ -57,6 +73,15 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
     let out = hello(dir.path()).arg("deploy").args(flags).assert().code(3);
     let first = lines(&out);
     assert_eq!(events(&first), ["plan", "result"]);
+    assert_eq!(
+        stages(&out),
+        [
+            "inputs:skipped",
+            "build:skipped",
+            "plan:done",
+            "approve:waiting"
+        ]
+    );
     let hash = first[0]["hash"].as_str().expect("hash").to_string();
     assert_eq!(first[1]["approval_required"], true);
     assert_eq!(first[1]["hash"], hash.as_str());
@@ -77,6 +102,19 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
         .success();
     let done = lines(&out);
     assert_eq!(events(&done), ["plan", "apply", "ready", "check", "result"]);
+    assert_eq!(
+        stages(&out),
+        [
+            "inputs:skipped",
+            "build:skipped",
+            "plan:done",
+            "approve:done",
+            "deliver:skipped",
+            "apply:done",
+            "ready:done",
+            "checks:done"
+        ]
+    );
     // JSON lines carry the readiness progress: the Deployment, until it is ready.
     let waits = progress(&out);
     let last = waits.last().expect("progress events");

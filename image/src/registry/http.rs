@@ -13,6 +13,28 @@ use crate::error::ImageError;
 use crate::reference::Repository;
 use crate::registry::auth::Credentials;
 
+/// A TLS configuration trusting exactly the certificates of `pem` (a registry's own CA).
+fn trusting(pem: &[u8]) -> Result<rustls::ClientConfig, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        let cert = cert.map_err(|e| format!("the CA file is not PEM certificates: {e}"))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("the CA file holds a certificate rustls refuses: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err("the CA file holds no certificate".into());
+    }
+    rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())
+    .map(|b| b.with_root_certificates(roots).with_no_client_auth())
+}
+
 /// A response, read whole.
 #[derive(Debug)]
 pub(crate) struct Response {
@@ -37,21 +59,27 @@ pub(crate) struct Http {
 }
 
 impl Http {
+    /// A client of `repository`: over HTTPS trusting the system's roots (plain HTTP on loopback), or,
+    /// with `ca_pem`, over HTTPS trusting exactly the certificates in it (loopback included).
     pub fn new(
         repository: Repository,
         credentials: Option<Credentials>,
+        ca_pem: Option<&[u8]>,
     ) -> Result<Http, ImageError> {
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_native_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| ImageError::Registry {
-                registry: repository.registry.clone(),
-                detail: format!("cannot set up TLS: {e}"),
-            })?
-            .https_or_http()
-            .enable_http1()
-            .build();
+        let tls_error = |e: &dyn std::fmt::Display| ImageError::Registry {
+            registry: repository.registry.clone(),
+            detail: format!("cannot set up TLS: {e}"),
+        };
+        let builder = hyper_rustls::HttpsConnectorBuilder::new();
+        let builder = match ca_pem {
+            None => builder
+                .with_provider_and_native_roots(rustls::crypto::ring::default_provider())
+                .map_err(|e| tls_error(&e))?,
+            Some(pem) => builder.with_tls_config(trusting(pem).map_err(|e| tls_error(&e))?),
+        };
+        let connector = builder.https_or_http().enable_http1().build();
         let client = Client::builder(TokioExecutor::new()).build(connector);
-        let scheme = if repository.is_loopback() {
+        let scheme = if repository.is_loopback() && ca_pem.is_none() {
             "http"
         } else {
             "https"

@@ -44,11 +44,21 @@ impl RegistryClient {
         repository: Repository,
         auth: Option<&DockerConfig>,
     ) -> Result<RegistryClient, ImageError> {
+        RegistryClient::with_ca(repository, auth, None)
+    }
+
+    /// [`RegistryClient::new`], over HTTPS trusting exactly the CA certificates of `ca_pem` when given
+    /// (`--registry-ca FILE`: a registry with its own CA, loopback included).
+    pub fn with_ca(
+        repository: Repository,
+        auth: Option<&DockerConfig>,
+        ca_pem: Option<&[u8]>,
+    ) -> Result<RegistryClient, ImageError> {
         let credentials: Option<Credentials> = auth
             .and_then(|a| a.for_registry(&repository.registry))
             .cloned();
         Ok(RegistryClient {
-            http: http::Http::new(repository, credentials)?,
+            http: http::Http::new(repository, credentials, ca_pem)?,
         })
     }
 

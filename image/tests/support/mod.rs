@@ -13,13 +13,19 @@ use piceli_image::cargo::CargoBuild;
 
 /// The fixture package's directory (this file is also used by the workspace's own tests).
 pub fn fixture_dir() -> PathBuf {
+    // The crate using this file is `image`, the workspace root, or an example under it.
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let image = if here.ends_with("image") {
-        here.to_path_buf()
-    } else {
-        here.join("image")
-    };
-    image.join("tests/fixture/tiny-app")
+    here.ancestors()
+        .map(|d| {
+            if d.ends_with("image") {
+                d.to_path_buf()
+            } else {
+                d.join("image")
+            }
+        })
+        .map(|image| image.join("tests/fixture/tiny-app"))
+        .find(|fixture| fixture.join("Cargo.toml").exists())
+        .expect("the tiny-app fixture under image/tests/fixture")
 }
 
 /// Where fixture builds go (kept between runs, so cargo builds incrementally).
@@ -55,15 +61,20 @@ pub const REGISTRY_BIN: &str = "/usr/bin/docker-registry";
 
 impl LocalRegistry {
     pub fn start() -> LocalRegistry {
-        LocalRegistry::start_with(None)
+        LocalRegistry::start_with(None, None)
     }
 
     /// A registry that wants basic auth from the users of `htpasswd` (bcrypt lines).
     pub fn start_with_htpasswd(htpasswd: &str) -> LocalRegistry {
-        LocalRegistry::start_with(Some(htpasswd))
+        LocalRegistry::start_with(Some(htpasswd), None)
     }
 
-    fn start_with(htpasswd: Option<&str>) -> LocalRegistry {
+    /// A registry serving HTTPS with `cert` and `key` (PEM files).
+    pub fn start_with_tls(cert: &Path, key: &Path) -> LocalRegistry {
+        LocalRegistry::start_with(None, Some((cert, key)))
+    }
+
+    fn start_with(htpasswd: Option<&str>, tls: Option<(&Path, &Path)>) -> LocalRegistry {
         assert!(
             Path::new(REGISTRY_BIN).exists(),
             "{REGISTRY_BIN} is missing: these tests need a real registry (apt-get install -y docker-registry)"
@@ -87,6 +98,13 @@ impl LocalRegistry {
             text.push_str(&format!(
                 "auth:\n  htpasswd:\n    realm: piceli-test\n    path: {}\n",
                 path.display()
+            ));
+        }
+        if let Some((cert, key)) = tls {
+            text.push_str(&format!(
+                "  tls:\n    certificate: {}\n    key: {}\n",
+                cert.display(),
+                key.display()
             ));
         }
         std::fs::write(&config, text).expect("write config");
@@ -126,4 +144,75 @@ impl Drop for LocalRegistry {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A CA and a server certificate for 127.0.0.1 it signed, made with openssl in `dir`: (CA cert, server
+/// cert, server key) paths.
+pub fn openssl_ca_and_server(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl is needed (the tests fail, not skip, without it)");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=piceli test CA",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("write san.ext");
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    (
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    )
 }

@@ -44,7 +44,7 @@ pub enum FaultHook {}
 
 /// Stop here if the fault hook says so.
 #[cfg(feature = "fault-injection")]
-fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
+pub(super) fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
     match hook {
         Some(h) if !h(at) => Err(EngineError::Killed(at.to_string())),
         _ => Ok(()),
@@ -53,7 +53,7 @@ fn checkpoint(hook: Option<&FaultHook>, at: &str) -> Result<(), EngineError> {
 
 /// No hook without the `fault-injection` feature.
 #[cfg(not(feature = "fault-injection"))]
-fn checkpoint(hook: Option<&FaultHook>, _at: &str) -> Result<(), EngineError> {
+pub(super) fn checkpoint(hook: Option<&FaultHook>, _at: &str) -> Result<(), EngineError> {
     match hook {
         Some(never) => match *never {},
         None => Ok(()),

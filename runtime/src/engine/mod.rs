@@ -22,6 +22,7 @@ pub mod record;
 pub mod resources;
 pub mod secrets;
 pub mod session;
+pub mod stages;
 pub mod target;
 
 pub use error::EngineError;

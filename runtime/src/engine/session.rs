@@ -108,17 +108,27 @@ pub struct Session {
     pub wait_lock: Option<std::time::Duration>,
     /// Where readiness waits report progress (`None`: quiet).
     pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
-    /// Set by `deploy`: a release is marked succeeded only after its checks passed, not after readiness.
-    pub defer_completion: bool,
     /// Where `from_env` secret sources read (`--env-file`, then the process environment).
     pub env: std::sync::Arc<super::env_file::SecretEnv>,
-    /// Run by `deploy` once its plan is approved, before anything is applied: delivers built images.
-    pub before_apply: Option<BeforeApply>,
 }
 
-/// What `deploy` runs between approval and apply (the delivery of built images).
-pub type BeforeApply =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), EngineError>> + Send>>;
+/// How an apply or resume ends its release: `apply`/`resume` wait for readiness (`--timeout`) and mark
+/// it succeeded; `deploy` does neither (its own `ready` and `checks` stages do, in that order).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Settle {
+    /// How long to wait for readiness after the writes (`None`: do not wait).
+    pub wait: Option<std::time::Duration>,
+    /// Whether to mark the release succeeded once written (and ready).
+    pub complete: bool,
+}
+
+impl Settle {
+    /// What `deploy` asks: no wait, and the release stays `running` until its checks passed.
+    pub const DEFERRED: Settle = Settle {
+        wait: None,
+        complete: false,
+    };
+}
 
 impl Session {
     /// Resolve the target, open the journal and connect.
@@ -158,9 +168,7 @@ impl Session {
             wait: opts.wait,
             wait_lock: opts.wait_lock,
             progress: None,
-            defer_completion: false,
             env,
-            before_apply: None,
         })
     }
 
@@ -305,6 +313,23 @@ impl Session {
     /// Apply the stored plan `hash` (verified: [`Session::approved_plan`]), holding the state
     /// directory's file lock and, when it writes anything, the target's cluster lock.
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
+        self.apply_settled(hash, self.command_settle()).await
+    }
+
+    /// `apply` and `resume` as commands: wait `--timeout`, then mark the release succeeded.
+    fn command_settle(&self) -> Settle {
+        Settle {
+            wait: self.wait,
+            complete: true,
+        }
+    }
+
+    /// [`Session::apply`], ending the release as `settle` says.
+    pub(super) async fn apply_settled(
+        &self,
+        hash: &str,
+        settle: Settle,
+    ) -> Result<Applied, EngineError> {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
@@ -339,16 +364,21 @@ impl Session {
         )
         .await;
         let settled = match applied {
-            Ok(applied) => self.settle(&planned, applied).await,
+            Ok(applied) => self.settle(&planned, applied, settle).await,
             Err(e) => Err(e),
         };
-        release_slot(slot, &settled, self.defer_completion).await;
+        release_slot(slot, &settled, !settle.complete).await;
         settled
     }
 
     /// Continue the release an interrupted apply left running (nothing to do: `release` is `None`,
     /// and a missing or stale release record in the cluster is repaired).
     pub async fn resume(&self) -> Result<Applied, EngineError> {
+        self.resume_settled(self.command_settle()).await
+    }
+
+    /// [`Session::resume`], ending the release as `settle` says.
+    pub(super) async fn resume_settled(&self, settle: Settle) -> Result<Applied, EngineError> {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let opts = self.plan_options(Vec::new(), false)?;
         let Some(release) = self.journal.unfinished()? else {
@@ -372,24 +402,29 @@ impl Session {
         )
         .await;
         let settled = match applied {
-            Ok(applied) => self.settle(&plan, applied).await,
+            Ok(applied) => self.settle(&plan, applied, settle).await,
             Err(e) => Err(e),
         };
-        release_slot(Some(slot), &settled, self.defer_completion).await;
+        release_slot(Some(slot), &settled, !settle.complete).await;
         settled
     }
 
     /// After the writes of a release: wait until its objects are ready (`--timeout`), then mark it
     /// `succeeded` and record it — unless a `deploy` defers that until its checks passed. A release that
     /// did not get ready stays `running` (PCL0115): `resume` waits for it again, `resume --abandon` ends it.
-    async fn settle(&self, plan: &Plan, applied: Applied) -> Result<Applied, EngineError> {
+    async fn settle(
+        &self,
+        plan: &Plan,
+        applied: Applied,
+        settle: Settle,
+    ) -> Result<Applied, EngineError> {
         let Some(number) = applied.release else {
             return Ok(applied);
         };
-        if let Some(timeout) = self.wait {
+        if let Some(timeout) = settle.wait {
             super::ready::wait_with(&self.conn, plan, timeout, self.progress.as_deref()).await?;
         }
-        if !self.defer_completion {
+        if settle.complete {
             self.complete_release(plan, number).await?;
         }
         Ok(applied)

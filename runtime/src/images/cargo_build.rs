@@ -54,8 +54,12 @@ pub(super) async fn build_image(
     piceli_image::assemble(&spec, base.as_ref()).map_err(ImagesError::Image)
 }
 
-/// The directory of `package` in the workspace (`cargo metadata --no-deps`).
-pub(super) fn package_dir(workspace: &Path, package: &str) -> Result<PathBuf, ImagesError> {
+/// The directory of `package` in the workspace, and the directories of its path dependencies outside it
+/// (followed through the workspace's members), from `cargo metadata --no-deps`.
+pub(super) fn package_dirs(
+    workspace: &Path,
+    package: &str,
+) -> Result<(PathBuf, Vec<PathBuf>), ImagesError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = std::process::Command::new(cargo)
         .args([
@@ -84,17 +88,40 @@ pub(super) fn package_dir(workspace: &Path, package: &str) -> Result<PathBuf, Im
     }
     let meta: serde_json::Value =
         serde_json::from_slice(&out.stdout).map_err(|e| fail(format!("cargo metadata: {e}")))?;
-    meta["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| p["name"] == package)
-        .and_then(|p| p["manifest_path"].as_str())
-        .and_then(|m| Path::new(m).parent().map(Path::to_path_buf))
-        .ok_or_else(|| {
-            fail(format!(
-                "the workspace at {} has no package `{package}`",
-                workspace.display()
-            ))
-        })
+    let packages = meta["packages"].as_array().cloned().unwrap_or_default();
+    let dir_of = |name: &str| {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .and_then(|p| p["manifest_path"].as_str())
+            .and_then(|m| Path::new(m).parent().map(Path::to_path_buf))
+    };
+    let root = dir_of(package).ok_or_else(|| {
+        fail(format!(
+            "the workspace at {} has no package `{package}`",
+            workspace.display()
+        ))
+    })?;
+    // Path dependencies, breadth first; a workspace member's own path dependencies are followed too.
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut queue = vec![package.to_string()];
+    while let Some(name) = queue.pop() {
+        let Some(p) = packages.iter().find(|p| p["name"] == name.as_str()) else {
+            continue;
+        };
+        for dep in p["dependencies"].as_array().into_iter().flatten() {
+            let Some(path) = dep["path"].as_str().map(PathBuf::from) else {
+                continue;
+            };
+            if path.starts_with(&root) || path == root || seen.contains(&path) {
+                continue;
+            }
+            seen.push(path);
+            if let Some(dep_name) = dep["name"].as_str() {
+                queue.push(dep_name.to_string());
+            }
+        }
+    }
+    seen.sort();
+    Ok((root, seen))
 }

@@ -1,5 +1,6 @@
 //! A build's source identity: the git commit (and whether the tree is dirty), and one digest of its
-//! inputs: Cargo.lock, every file of the package's directory, the toolchain and the build's settings.
+//! inputs: Cargo.lock, every file of the package's directory and of its path dependencies outside it, the
+//! toolchain and the build's settings.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,7 +15,8 @@ use super::ImagesError;
 pub struct SourceIdentity {
     /// `git rev-parse HEAD` of the workspace, when it is a git checkout.
     pub commit: Option<String>,
-    /// Files of the package or Cargo.lock differ from the commit (allowed, and said).
+    /// Files of the package, its path dependencies or Cargo.lock differ from the commit (allowed, and
+    /// said).
     pub dirty: bool,
     /// The digest of the inputs (`sha256:…`).
     pub inputs: Digest,
@@ -25,19 +27,36 @@ pub struct SourceIdentity {
 /// Directories never part of a package's sources.
 const SKIPPED: &[&str] = &["target", ".git", ".piceli"];
 
-/// The identity of building `package_dir` in `workspace` with `settings` (package, bin, base).
+/// The identity of building `package_dir` (with the path dependencies in `dep_dirs`) in `workspace`
+/// with `settings` (package, bin, base).
 pub fn identity(
     workspace: &Path,
     package_dir: &Path,
+    dep_dirs: &[PathBuf],
     settings: &str,
 ) -> Result<SourceIdentity, ImagesError> {
     let toolchain = piceli_image::cargo::rustc_version(workspace).map_err(ImagesError::Image)?;
-    let mut files = Vec::new();
-    walk(package_dir, package_dir, &mut files).map_err(|e| ImagesError::Sources {
-        path: package_dir.display().to_string(),
-        detail: e.to_string(),
-    })?;
-    files.sort();
+    // (name in the listing, path): the package's files as `src/…`, dependency N's as `depN/…` (the
+    // listing names no absolute path, so the same sources give the same digest on any machine).
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for (prefix, dir) in std::iter::once(("src".to_string(), package_dir)).chain(
+        dep_dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (format!("dep{i}"), d.as_path())),
+    ) {
+        let mut found = Vec::new();
+        walk(dir, dir, &mut found).map_err(|e| ImagesError::Sources {
+            path: dir.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        found.sort();
+        files.extend(
+            found
+                .into_iter()
+                .map(|rel| (format!("{prefix}/{}", rel.display()), dir.join(rel))),
+        );
+    }
     let mut listing: Vec<u8> = Vec::new();
     let mut add = |name: &str, bytes: &[u8]| {
         listing.extend_from_slice(name.as_bytes());
@@ -49,14 +68,16 @@ pub fn identity(
     add("toolchain", toolchain.as_bytes());
     let lock = workspace.join("Cargo.lock");
     add("Cargo.lock", &std::fs::read(&lock).unwrap_or_default());
-    for rel in &files {
-        let bytes = std::fs::read(package_dir.join(rel)).map_err(|e| ImagesError::Sources {
-            path: rel.display().to_string(),
+    for (name, path) in &files {
+        let bytes = std::fs::read(path).map_err(|e| ImagesError::Sources {
+            path: path.display().to_string(),
             detail: e.to_string(),
         })?;
-        add(&format!("src/{}", rel.display()), &bytes);
+        add(name, &bytes);
     }
-    let (commit, dirty) = git(workspace, package_dir);
+    let mut dirs = vec![package_dir.to_path_buf()];
+    dirs.extend(dep_dirs.iter().cloned());
+    let (commit, dirty) = git(workspace, &dirs);
     Ok(SourceIdentity {
         commit,
         dirty,
@@ -87,8 +108,8 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> 
     Ok(())
 }
 
-/// The commit, and whether the package's files or Cargo.lock differ from it.
-fn git(workspace: &Path, package_dir: &Path) -> (Option<String>, bool) {
+/// The commit, and whether the files of `dirs` or Cargo.lock differ from it.
+fn git(workspace: &Path, dirs: &[PathBuf]) -> (Option<String>, bool) {
     let run = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -102,8 +123,11 @@ fn git(workspace: &Path, package_dir: &Path) -> (Option<String>, bool) {
     let Some(commit) = run(&["rev-parse", "HEAD"]) else {
         return (None, true);
     };
-    let package = package_dir.to_string_lossy();
-    let status = run(&["status", "--porcelain", "--", &package, "Cargo.lock"]);
+    let mut args = vec!["status".to_string(), "--porcelain".into(), "--".into()];
+    args.extend(dirs.iter().map(|d| d.to_string_lossy().into_owned()));
+    args.push("Cargo.lock".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let status = run(&args);
     (Some(commit), status.is_none_or(|s| !s.is_empty()))
 }
 
@@ -119,24 +143,34 @@ mod tests {
         std::fs::write(dir.path().join("Cargo.lock"), "lock").expect("write");
         std::fs::write(dir.path().join("app/src/main.rs"), "fn main() {}").expect("write");
         std::fs::write(dir.path().join("app/target/junk"), "1").expect("write");
-        let a = identity(dir.path(), &dir.path().join("app"), "app").expect("identity");
+        let a = identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity");
         std::fs::write(dir.path().join("app/target/junk"), "2").expect("write");
         assert_eq!(
-            identity(dir.path(), &dir.path().join("app"), "app").expect("identity"),
+            identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity"),
             a
         );
         std::fs::write(dir.path().join("app/src/main.rs"), "fn main() { }").expect("write");
-        let b = identity(dir.path(), &dir.path().join("app"), "app").expect("identity");
+        let b = identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity");
         assert_ne!(a.inputs, b.inputs);
         assert!(
             a.commit.is_none() && a.dirty,
             "not a git checkout: no commit, said dirty"
         );
         assert_ne!(
-            identity(dir.path(), &dir.path().join("app"), "other")
+            identity(dir.path(), &dir.path().join("app"), &[], "other")
                 .expect("identity")
                 .inputs,
             b.inputs
         );
+        // A path dependency outside the package is an input too.
+        std::fs::create_dir_all(dir.path().join("core/src")).expect("mkdir");
+        std::fs::write(dir.path().join("core/src/lib.rs"), "pub fn f() {}").expect("write");
+        let deps = [dir.path().join("core")];
+        let with = identity(dir.path(), &dir.path().join("app"), &deps, "app").expect("identity");
+        assert_ne!(with.inputs, b.inputs);
+        std::fs::write(dir.path().join("core/src/lib.rs"), "pub fn g() {}").expect("write");
+        let changed =
+            identity(dir.path(), &dir.path().join("app"), &deps, "app").expect("identity");
+        assert_ne!(changed.inputs, with.inputs);
     }
 }

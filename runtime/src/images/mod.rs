@@ -2,24 +2,29 @@
 //! delivery by digest, and the substitution of the delivered `registry/name@sha256:…` for the placeholder
 //! (`build:shop-api`) in the app, so that the plan shows the digest and its hash covers it.
 //!
-//! An image whose inputs are unchanged since its last delivery (and that the destination still has) is
-//! neither built nor pushed. Nothing is pushed before the plan is approved: [`prepare`] builds, and
-//! [`Prepared::deliver`] pushes, called by `deploy` after approval.
+//! `deploy` runs three stages of it (see [`stages`]): `inputs` reads each build's source identity,
+//! `build` builds what changed into the state directory's build cache (`builds/`, an OCI layout indexed in
+//! the journal), and — only once the plan that shows the digests is approved — `deliver` pushes. An image
+//! whose inputs are unchanged since its last delivery (and that the destination still has) is neither
+//! built nor pushed.
 
 mod cargo_build;
 pub mod identity;
+pub mod stages;
 pub mod store;
 
+pub use stages::{
+    ImageInputs, Prepared, PreparedImage, SOURCE_DIRTY, SOURCE_REVISION, build, read_inputs,
+};
+
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use piceli_core::model::{App, ImageBuild, Target};
 use piceli_core::{Code, Coded, ExitClass};
-use piceli_image::{Digest, DockerConfig, Image, ImageError, RegistryClient, Repository};
+use piceli_image::{Digest, DockerConfig, ImageError, RegistryClient, Repository};
 use serde::Serialize;
 
-use identity::SourceIdentity;
-use store::{Delivered, ImageStore};
+use store::ImageStore;
 
 /// Problems of building and delivering images (the image crate's own, and ours).
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +48,15 @@ pub enum ImagesError {
         /// The I/O error (reading a file or directory, or running `cargo metadata`).
         detail: String,
     },
+    /// A delivery the approved plan does not cover: a reference it does not run, or built content that
+    /// does not hash to the reference's digest.
+    #[error("{image}: {detail}")]
+    NotApproved {
+        /// The image's placeholder (`build:shop-api`).
+        image: String,
+        /// What does not match.
+        detail: String,
+    },
     /// The state directory's images.json cannot be read or written.
     #[error("cannot use {path}: {detail}")]
     Store {
@@ -58,6 +72,7 @@ impl Coded for ImagesError {
         match self {
             ImagesError::Image(e) => e.code(),
             ImagesError::NoRegistry { .. } => Code::ImageNoDestination,
+            ImagesError::NotApproved { .. } => Code::ImagesNotApproved,
             ImagesError::Sources { .. } | ImagesError::Store { .. } => Code::ImageSourcesUnreadable,
         }
     }
@@ -65,7 +80,7 @@ impl Coded for ImagesError {
     fn exit_class(&self) -> ExitClass {
         match self {
             ImagesError::Image(e) => e.exit_class(),
-            ImagesError::NoRegistry { .. } => ExitClass::Rejected,
+            ImagesError::NoRegistry { .. } | ImagesError::NotApproved { .. } => ExitClass::Rejected,
             ImagesError::Sources { .. } | ImagesError::Store { .. } => ExitClass::Failed,
         }
     }
@@ -98,6 +113,8 @@ pub struct BuildOptions {
     pub state_dir: PathBuf,
     /// cargo's `--target-dir` (default: cargo's).
     pub target_dir: Option<PathBuf>,
+    /// `--registry-ca FILE`: talk to the registry over HTTPS trusting exactly these CA certificates (PEM).
+    pub ca: Option<PathBuf>,
 }
 
 /// One stage of building or delivering an image (`-o json` prints each as a line).
@@ -118,14 +135,16 @@ pub enum ImageEvent {
         /// has it (then nothing is built or pushed).
         unchanged: bool,
     },
-    /// Built (or skipped: the inputs are those of the delivered image).
+    /// Built (or skipped: the inputs are those of the delivered image, or of one in the build cache).
     Build {
         /// The image's placeholder (`build:shop-api`).
         image: String,
         /// The manifest digest (`sha256:<hex>`), built or the last delivered one's.
         digest: String,
-        /// Whether the build was skipped (the inputs are those of the delivered image).
+        /// Whether the build was skipped (the inputs are those of the delivered or a cached image).
         skipped: bool,
+        /// Whether the image came from the build cache (built by an earlier, unapproved run).
+        cached: bool,
         /// Milliseconds this stage took.
         ms: u64,
     },
@@ -156,219 +175,39 @@ enum Destination {
     Oci(PathBuf),
 }
 
-/// One image, built or known unchanged.
-#[derive(Debug, Clone)]
-pub struct PreparedImage {
-    /// `build:shop-api`.
-    pub placeholder: String,
-    /// `registry/name@sha256:…`: what the workload will run.
-    pub reference: String,
-    /// The manifest digest.
-    pub digest: Digest,
-    /// What it was built from.
-    pub identity: SourceIdentity,
-    /// Whether nothing changed since its last delivery (nothing to build or push).
-    pub unchanged: bool,
-    built: Option<Image>,
-    destination: Destination,
-    package_dir: PathBuf,
+impl Destination {
+    /// Reads back what [`describe`] wrote (`oci:DIR`, or a registry repository).
+    fn parse(text: &str) -> Result<Destination, ImagesError> {
+        match text.strip_prefix("oci:") {
+            Some(dir) => Ok(Destination::Oci(PathBuf::from(dir))),
+            None => Repository::parse(text)
+                .map(Destination::Registry)
+                .map_err(ImagesError::Image),
+        }
+    }
 }
 
-/// The images of one run.
-#[derive(Debug, Clone, Default)]
-pub struct Prepared {
-    /// One entry per `build(…)` of the app, in the app's order.
-    pub images: Vec<PreparedImage>,
-    auth: Option<PathBuf>,
-    state_dir: PathBuf,
+/// The build cache in a state directory: an OCI layout holding every image built and not yet known
+/// delivered (indexed in the journal by image and inputs).
+pub fn cache_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("builds")
 }
 
-/// Reads each build's inputs and builds those that changed (nothing is pushed yet).
-pub async fn prepare(
-    app: &App,
-    target: &Target,
-    opts: &BuildOptions,
-    on_event: &mut (dyn FnMut(&ImageEvent) + Send),
-) -> Result<Prepared, ImagesError> {
-    let mut prepared = Prepared {
-        images: Vec::new(),
-        auth: opts.auth.clone(),
-        state_dir: opts.state_dir.clone(),
-    };
-    if app.builds.is_empty() {
-        return Ok(prepared);
-    }
-    let store = ImageStore::load(&opts.state_dir)?;
-    let auth = prepared.docker_config()?;
-    let workspace = if opts.workspace.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        opts.workspace.clone()
-    };
-    for build in &app.builds {
-        let destination = destination(app, target, opts, build)?;
-        let last = store.images.get(&build.image.v);
-        let package_dir = match last.filter(|d| d.package_dir.join("Cargo.toml").exists()) {
-            Some(d) => d.package_dir.clone(),
-            None => cargo_build::package_dir(&workspace, &build.package.v)?,
-        };
-        let settings = format!(
-            "{}|{}|{:?}",
-            build.package.v,
-            build.bin_name(),
-            build.base.as_ref().map(|b| &b.v)
-        );
-        let identity = identity::identity(&workspace, &package_dir, &settings)?;
-        let reusable = match last {
-            Some(d)
-                if d.identity.inputs == identity.inputs
-                    && d.destination == describe(&destination) =>
-            {
-                still_there(&destination, &d.reference, auth.as_ref())
-                    .await?
-                    .then(|| d.reference.clone())
-            }
-            _ => None,
-        };
-        on_event(&ImageEvent::Inputs {
-            image: build.image.v.clone(),
-            inputs: identity.inputs.to_string(),
-            commit: identity.commit.clone(),
-            dirty: identity.dirty,
-            unchanged: reusable.is_some(),
-        });
-        let started = Instant::now();
-        let (reference, digest, built) = match reusable {
-            Some(reference) => {
-                let digest = reference
-                    .rsplit_once('@')
-                    .and_then(|(_, d)| Digest::parse(d).ok());
-                let digest = digest.ok_or_else(|| ImagesError::Store {
-                    path: opts.state_dir.join(store::FILE).display().to_string(),
-                    detail: format!("`{reference}` has no digest"),
-                })?;
-                (reference, digest, None)
-            }
-            None => {
-                let image =
-                    cargo_build::build_image(build, &workspace, opts, &identity, auth.as_ref())
-                        .await?;
-                let reference = match &destination {
-                    Destination::Registry(repo) => repo.at(&image.digest),
-                    Destination::Oci(_) => format!("{}@{}", build.bin_name(), image.digest),
-                };
-                (reference, image.digest.clone(), Some(image))
-            }
-        };
-        on_event(&ImageEvent::Build {
-            image: build.image.v.clone(),
-            digest: digest.to_string(),
-            skipped: built.is_none(),
-            ms: started.elapsed().as_millis() as u64,
-        });
-        let unchanged = built.is_none();
-        prepared.images.push(PreparedImage {
-            placeholder: build.image.v.clone(),
-            reference,
-            digest,
-            identity,
-            unchanged,
-            built,
-            destination,
-            package_dir,
-        });
-    }
-    Ok(prepared)
+/// The registry's CA certificates (`--registry-ca FILE`), read.
+fn read_ca(ca: Option<&Path>) -> Result<Option<Vec<u8>>, ImagesError> {
+    ca.map(|path| {
+        std::fs::read(path).map_err(|e| ImagesError::Sources {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })
+    })
+    .transpose()
 }
 
-impl Prepared {
-    /// The app with each built image's placeholder replaced by its reference.
-    pub fn substitute(&self, mut app: App) -> App {
-        // The references come from builds and the state directory, not from the macro: check them again.
-        if !self.images.is_empty() {
-            app.checked_at_compile_time = false;
-        }
-        let find = |image: &str| {
-            self.images
-                .iter()
-                .find(|i| i.placeholder == image)
-                .map(|i| i.reference.clone())
-        };
-        for w in &mut app.workloads {
-            for c in w.containers.iter_mut().chain(w.init_containers.iter_mut()) {
-                if let Some(r) = find(&c.image.v) {
-                    c.image.v = r;
-                }
-            }
-        }
-        if let Some(op) = &mut app.operator
-            && let Some(r) = find(&op.image.v)
-        {
-            op.image.v = r;
-        }
-        app
-    }
-
-    /// Whether every image is unchanged (nothing to push).
-    pub fn unchanged(&self) -> bool {
-        self.images.iter().all(|i| i.unchanged)
-    }
-
-    /// Pushes (or writes) each built image and records it in the state directory.
-    pub async fn deliver(
-        &self,
-        on_event: &mut (dyn FnMut(&ImageEvent) + Send),
-    ) -> Result<(), ImagesError> {
-        if self.images.is_empty() {
-            return Ok(());
-        }
-        let auth = self.docker_config()?;
-        let mut store = ImageStore::load(&self.state_dir)?;
-        for image in &self.images {
-            let started = Instant::now();
-            let (uploaded, present, bytes) = match (&image.built, &image.destination) {
-                (None, _) => (0, 0, 0),
-                (Some(built), Destination::Registry(repo)) => {
-                    let client = RegistryClient::new(repo.clone(), auth.as_ref())
-                        .map_err(ImagesError::Image)?;
-                    let report = client.push(built, None).await.map_err(ImagesError::Image)?;
-                    (report.uploaded.len(), report.skipped.len(), report.bytes)
-                }
-                (Some(built), Destination::Oci(dir)) => {
-                    piceli_image::layout::write_layout(dir, built, &image.placeholder)
-                        .map_err(ImagesError::Image)?;
-                    (built.blobs.len() + 1, 0, 0)
-                }
-            };
-            on_event(&ImageEvent::Deliver {
-                image: image.placeholder.clone(),
-                reference: image.reference.clone(),
-                uploaded,
-                present,
-                bytes,
-                skipped: image.built.is_none(),
-                ms: started.elapsed().as_millis() as u64,
-            });
-            store.images.insert(
-                image.placeholder.clone(),
-                Delivered {
-                    reference: image.reference.clone(),
-                    destination: describe(&image.destination),
-                    identity: image.identity.clone(),
-                    package_dir: image.package_dir.clone(),
-                },
-            );
-        }
-        store.save(&self.state_dir)
-    }
-
-    fn docker_config(&self) -> Result<Option<DockerConfig>, ImagesError> {
-        self.auth
-            .as_deref()
-            .map(DockerConfig::load)
-            .transpose()
-            .map_err(ImagesError::Image)
-    }
+fn docker_config(auth: Option<&Path>) -> Result<Option<DockerConfig>, ImagesError> {
+    auth.map(DockerConfig::load)
+        .transpose()
+        .map_err(ImagesError::Image)
 }
 
 /// For `render` (offline, never builds): the app with the last delivered reference of each built image
@@ -379,26 +218,21 @@ pub fn for_render(app: App, state_dir: &Path) -> (App, Vec<String>) {
     }
     let store = ImageStore::load(state_dir).unwrap_or_default();
     let mut notes = Vec::new();
-    let mut prepared = Prepared::default();
+    let mut references = Vec::new();
     for build in &app.builds {
         match store.images.get(&build.image.v) {
-            Some(d) => prepared.images.push(PreparedImage {
-                placeholder: build.image.v.clone(),
-                reference: d.reference.clone(),
-                digest: Digest::of(b""),
-                identity: d.identity.clone(),
-                unchanged: true,
-                built: None,
-                destination: Destination::Oci(PathBuf::new()),
-                package_dir: d.package_dir.clone(),
-            }),
+            Some(d) => references.push((
+                build.image.v.clone(),
+                d.reference.clone(),
+                d.identity.clone(),
+            )),
             None => notes.push(format!(
                 "note: `{}` is not built yet and renders as that placeholder; `deploy` builds and delivers it",
                 build.image.v
             )),
         }
     }
-    (prepared.substitute(app), notes)
+    (stages::substitute(app, &references), notes)
 }
 
 /// For `plan`, `apply` and `render`: the app with the last delivered build of each image from the target's
@@ -470,6 +304,7 @@ async fn still_there(
     d: &Destination,
     reference: &str,
     auth: Option<&DockerConfig>,
+    ca: Option<&[u8]>,
 ) -> Result<bool, ImagesError> {
     let Some(digest) = reference
         .rsplit_once('@')
@@ -479,7 +314,8 @@ async fn still_there(
     };
     match d {
         Destination::Registry(repo) => {
-            let client = RegistryClient::new(repo.clone(), auth).map_err(ImagesError::Image)?;
+            let client =
+                RegistryClient::with_ca(repo.clone(), auth, ca).map_err(ImagesError::Image)?;
             client
                 .has_manifest(&digest)
                 .await

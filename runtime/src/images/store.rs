@@ -23,6 +23,9 @@ pub struct Delivered {
     pub identity: SourceIdentity,
     /// The package's directory (found once with `cargo metadata`).
     pub package_dir: PathBuf,
+    /// The directories of its path dependencies outside it (found with the package's).
+    #[serde(default)]
+    pub dep_dirs: Vec<PathBuf>,
 }
 
 /// Every delivered image, keyed by its placeholder (`build:shop-api`).

@@ -76,6 +76,18 @@ impl Journal {
         })
     }
 
+    /// Records that run `id` carries out the stored plan `plan_hash` (a run journaled from its first stage
+    /// with the approved hash whose fresh plan has no changes: that plan needs no approval).
+    pub fn deploy_replan(&self, id: u64, plan_hash: &str) -> Result<(), JournalError> {
+        self.write("recording a deploy run's plan", |tx| {
+            tx.execute(
+                "UPDATE deploy_runs SET plan_hash = ?2 WHERE id = ?1",
+                params![id, plan_hash],
+            )?;
+            Ok(Ok(()))
+        })
+    }
+
     /// Records why run `id` halted without finishing (it stays `running`, so `deploy --resume` continues
     /// it from its stage).
     pub fn deploy_interrupted(&self, id: u64, message: &str) -> Result<(), JournalError> {

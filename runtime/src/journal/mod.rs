@@ -23,6 +23,7 @@
 mod deploys;
 mod error;
 pub mod fault;
+mod images;
 mod lock;
 mod rows;
 mod schema;
@@ -43,8 +44,8 @@ pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};
 pub use types::{
-    CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, PlannedStep, Release, ReleaseId,
-    ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
+    CheckRecord, CheckResult, DeployImage, DeployRun, DeployStage, DeployState, PlannedStep,
+    Release, ReleaseId, ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
 };
 
 use error::sql;

@@ -1,7 +1,8 @@
 //! The journal's database file: where it lives, how it is opened, and its versioned schema.
 //!
 //! The schema version is `PRAGMA user_version`. A fresh file (version 0) gets the current schema in one
-//! transaction; an older one is migrated step by step (1 → 2 adds the deploy and check tables); a file of
+//! transaction; an older one is migrated step by step (1 → 2 adds the deploy and check tables, 2 → 3 the
+//! images a deploy run builds and the build cache's index); a file of
 //! the current version is used as is; a newer one is refused so an old piceli never
 //! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
 //! [`SCHEMA_VERSION`].
@@ -17,7 +18,7 @@ use super::error::{JournalError, sql};
 pub const DB_FILE: &str = "journal.db";
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a statement waits for another process's write to finish before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -91,6 +92,32 @@ CREATE TABLE check_results (
     duration_ms INTEGER NOT NULL,
     finished_at TEXT NOT NULL,
     PRIMARY KEY (run, idx)
+) WITHOUT ROWID;
+";
+
+/// Version 3 adds the images `deploy` builds: one row per image of a deploy run (what it runs and the
+/// source identity it was built from), and the index of built images kept in the state directory's build
+/// cache (so an approved deploy does not build again what its unapproved run built).
+const SCHEMA_V3: &str = "
+CREATE TABLE deploy_images (
+    run         INTEGER NOT NULL REFERENCES deploy_runs(id),
+    idx         INTEGER NOT NULL,
+    image       TEXT NOT NULL,
+    reference   TEXT NOT NULL,
+    destination TEXT NOT NULL,
+    inputs      TEXT NOT NULL,
+    git_commit  TEXT,
+    dirty       INTEGER NOT NULL,
+    toolchain   TEXT NOT NULL,
+    unchanged   INTEGER NOT NULL,
+    PRIMARY KEY (run, idx)
+) WITHOUT ROWID;
+CREATE TABLE image_builds (
+    image       TEXT NOT NULL,
+    inputs      TEXT NOT NULL,
+    digest      TEXT NOT NULL,
+    built_at    TEXT NOT NULL,
+    PRIMARY KEY (image, inputs)
 ) WITHOUT ROWID;
 ";
 
@@ -214,13 +241,15 @@ fn create(dir: &Path, path: &Path) -> Result<(), JournalError> {
 }
 
 /// The tables every journal of [`SCHEMA_VERSION`] has.
-const TABLES: [&str; 6] = [
+const TABLES: [&str; 8] = [
     "plans",
     "releases",
     "steps",
     "control",
     "deploy_runs",
     "check_results",
+    "deploy_images",
+    "image_builds",
 ];
 
 /// Refuses a journal whose schema version is current but which lacks one of its tables.
@@ -251,13 +280,17 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql("reading the schema version"))?;
     match found {
-        0 | 1 => {
+        0..=2 => {
             if found == 0 {
                 tx.execute_batch(SCHEMA_V1)
                     .map_err(sql("creating the schema"))?;
             }
-            tx.execute_batch(SCHEMA_V2)
-                .map_err(sql("migrating the schema to version 2"))?;
+            if found <= 1 {
+                tx.execute_batch(SCHEMA_V2)
+                    .map_err(sql("migrating the schema to version 2"))?;
+            }
+            tx.execute_batch(SCHEMA_V3)
+                .map_err(sql("migrating the schema to version 3"))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(sql("creating the schema"))?;
         }

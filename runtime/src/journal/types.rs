@@ -208,8 +208,16 @@ pub struct Step {
 stored_enum! {
     /// Where a `deploy` run is: the stage it reached (set when the stage begins).
     DeployStage {
-        /// Planning (the run is recorded once the plan is approved).
+        /// Reading the source identity of each image the app builds (`build(…)`).
+        Inputs = "inputs",
+        /// Building the images whose inputs changed (into the state directory's build cache).
+        Build = "build",
+        /// Planning, with the built images' digests in the objects (so the plan's hash covers them).
         Plan = "plan",
+        /// Comparing the plan's hash with the approved one (`--approve HASH`).
+        Approve = "approve",
+        /// Pushing the built images the approved plan runs (or writing the OCI layout).
+        Deliver = "deliver",
         /// Applying the approved plan (a release is running).
         Apply = "apply",
         /// Waiting for the applied workloads to be ready.
@@ -258,6 +266,28 @@ pub struct DeployRun {
     pub started_at: String,
     /// When it finished; `None` while it runs or is interrupted.
     pub finished_at: Option<String>,
+}
+
+/// One image a deploy run builds, as the journal holds it: what the workload runs and what it was built
+/// from (see [`Journal::record_deploy_images`](super::Journal::record_deploy_images)).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeployImage {
+    /// The image's placeholder in the app (`build:shop-api`).
+    pub image: String,
+    /// What the workload runs: `HOST[:PORT]/PATH@sha256:<hex>` (`NAME@sha256:<hex>` for an OCI layout).
+    pub reference: String,
+    /// Where it goes: a registry repository, or `oci:DIR`.
+    pub destination: String,
+    /// The digest of its inputs (`sha256:<hex>`).
+    pub inputs: String,
+    /// The workspace's git commit (`None`: not a git checkout).
+    pub commit: Option<String>,
+    /// Whether the package's files or Cargo.lock differ from the commit.
+    pub dirty: bool,
+    /// `rustc -V` of the toolchain that built it.
+    pub toolchain: String,
+    /// Whether it is the last delivered image unchanged (nothing built or pushed).
+    pub unchanged: bool,
 }
 
 /// One check result to record (see [`Journal::record_check_results`](super::Journal::record_check_results)).

@@ -257,10 +257,11 @@ impl Trials<'_> {
             Mode::Apply => run(&["plan"]),
             Mode::Deploy => run(&["deploy"]),
         };
+        // The plan's line (deploy streams a `stage` line as each stage ends, before and after it).
         let hash = String::from_utf8_lossy(&first.stdout)
             .lines()
-            .next()
-            .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["event"] != "stage")
             .and_then(|v| v["hash"].as_str().map(str::to_string));
         let Some(hash) = hash.filter(|_| first.status.code() == Some(3)) else {
             problems.push(format!("planning: {}", describe(&first)));

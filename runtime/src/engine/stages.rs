@@ -1,0 +1,616 @@
+//! `deploy` as a stage machine: `stage = step(stage)` over inputs → build → plan → approve → deliver →
+//! apply → ready → checks (→ rollback), each stage journaled (the run's `stage`, a stored enum) once the
+//! run exists, and `deploy --resume` loading the stage and entering the same loop.
+//!
+//! The run is journaled from its first stage when `--approve` names a stored plan (so a kill while
+//! building resumes), else from the approval. Nothing is pushed or applied before `approve`: the plan shows
+//! every built image's digest and its hash covers them; `deliver` pushes only references the approved plan
+//! runs, with content that hashes to them. A resumed run uses the journal's approved plan (verified against
+//! its hash) and the journal's images, never `images.json`. Interrupted before `deliver`, a run resumes
+//! at `inputs` (their results are not kept mid-stage; the build cache keeps what was built).
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use super::deploy::{DeployEvent, DeployOptions, DeployReport, approves, plan_event};
+use super::error::EngineError;
+use super::plan::Plan;
+use super::session::{Session, Settle};
+use crate::checks::{self, CodeCheck, Outcome};
+use crate::images::{self, BuildOptions, ImageInputs, Prepared};
+use crate::journal::{DeployStage, DeployState, ReleaseId, ReleaseState};
+use piceli_core::model::App;
+
+/// What a run carries from stage to stage.
+struct RunState {
+    /// The journaled run (`None` until it is begun).
+    id: Option<u64>,
+    /// When it began (to find the release it made).
+    started_at: String,
+    /// The plan hash the journaled run carries out.
+    plan_hash: Option<String>,
+    /// `--approve HASH` as given.
+    approve: Option<String>,
+    /// The app as declared (placeholders for built images).
+    declared: App,
+    /// Where images come from and go.
+    build: BuildOptions,
+    inputs: Vec<ImageInputs>,
+    prepared: Prepared,
+    plan: Option<Plan>,
+    /// The release this run made.
+    released: Option<u64>,
+    report: DeployReport,
+}
+
+/// How a stage ended, and the next one.
+struct Step {
+    next: DeployStage,
+    outcome: &'static str,
+    detail: String,
+}
+
+fn done(next: DeployStage, detail: impl Into<String>) -> Step {
+    Step {
+        next,
+        outcome: "done",
+        detail: detail.into(),
+    }
+}
+
+fn skipped(next: DeployStage, detail: impl Into<String>) -> Step {
+    Step {
+        next,
+        outcome: "skipped",
+        detail: detail.into(),
+    }
+}
+
+/// Where a resumed run re-enters: before `deliver` from the start (nothing was pushed or applied).
+fn resume_point(stage: DeployStage) -> DeployStage {
+    match stage {
+        DeployStage::Inputs | DeployStage::Build | DeployStage::Plan | DeployStage::Approve => {
+            DeployStage::Inputs
+        }
+        other => other,
+    }
+}
+
+/// Every container image the plan's objects run (`…image` string fields).
+fn plan_images(plan: &Plan) -> BTreeSet<String> {
+    fn walk(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("image", serde_json::Value::String(s)) => {
+                            out.insert(s.clone());
+                        }
+                        _ => walk(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    plan.objects.iter().for_each(|o| walk(o, &mut out));
+    out
+}
+
+fn millis(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Session {
+    /// `deploy`: see the module docs. Readiness waits use the session's `wait` (none: no wait).
+    pub async fn deploy(
+        &mut self,
+        opts: &DeployOptions,
+        code: &[CodeCheck],
+        mut on_event: impl FnMut(&DeployEvent),
+    ) -> Result<DeployReport, EngineError> {
+        // A kill between the journal's `succeeded` and the cluster's record lost the record: repair it.
+        self.repair_record().await?;
+        let mut build = opts.images.clone().unwrap_or_default();
+        build.state_dir = self.state_dir.clone();
+        let mut run = RunState {
+            id: None,
+            started_at: String::new(),
+            plan_hash: None,
+            approve: opts.approve.clone(),
+            declared: self.app.clone(),
+            build,
+            inputs: Vec::new(),
+            prepared: Prepared::default(),
+            plan: None,
+            released: None,
+            report: DeployReport::default(),
+        };
+        let mut stage = if opts.resume {
+            let Some(found) = self.journal.unfinished_deploy()? else {
+                return Ok(DeployReport::default());
+            };
+            on_event(&DeployEvent::Resume {
+                run: found.id,
+                stage: found.stage.as_str(),
+            });
+            run.id = Some(found.id);
+            run.started_at = found.started_at;
+            run.released = found.release;
+            run.approve = Some(found.plan_hash.clone());
+            run.plan_hash = Some(found.plan_hash.clone());
+            let stage = resume_point(found.stage);
+            if stage != DeployStage::Inputs {
+                self.load_approved(&mut run, &found.plan_hash)?;
+                if let Some(plan) = &run.plan {
+                    on_event(&plan_event(plan));
+                }
+            }
+            stage
+        } else {
+            // An approval naming a stored plan, with no release running: journaled from the first stage.
+            if let Some(hash) = opts
+                .approve
+                .as_deref()
+                .and_then(|given| self.resolve_hash(given).ok())
+                && self.journal.unfinished()?.is_none()
+            {
+                self.begin_run(&mut run, &hash)?;
+            }
+            DeployStage::Inputs
+        };
+        while stage != DeployStage::Done {
+            if let Some(id) = run.id {
+                self.journal.deploy_stage(id, stage, run.released)?;
+            }
+            let started = Instant::now();
+            let step = self.step(stage, &mut run, code, &mut on_event).await;
+            let step = match run.id {
+                Some(id) => self.interrupted_on_error(id, step)?,
+                None => step?,
+            };
+            on_event(&DeployEvent::Stage {
+                run: run.id,
+                stage: stage.as_str(),
+                outcome: step.outcome,
+                detail: step.detail,
+                ms: millis(started),
+            });
+            stage = step.next;
+        }
+        run.report.run = run.id;
+        Ok(run.report)
+    }
+
+    /// One stage: what it does, and the stage after it.
+    async fn step(
+        &mut self,
+        stage: DeployStage,
+        run: &mut RunState,
+        code: &[CodeCheck],
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<Step, EngineError> {
+        let mut image_event = |e: &images::ImageEvent| on_event(&DeployEvent::Image(e.clone()));
+        match stage {
+            DeployStage::Inputs => {
+                if run.declared.builds.is_empty() {
+                    return Ok(skipped(DeployStage::Build, "the app builds no images"));
+                }
+                run.inputs =
+                    images::read_inputs(&run.declared, &self.target, &run.build, &mut image_event)
+                        .await?;
+                let unchanged = run.inputs.iter().filter(|i| i.unchanged.is_some()).count();
+                Ok(done(
+                    DeployStage::Build,
+                    format!(
+                        "{} image(s), {unchanged} unchanged since their last delivery",
+                        run.inputs.len()
+                    ),
+                ))
+            }
+            DeployStage::Build => {
+                if run.inputs.is_empty() {
+                    return Ok(skipped(DeployStage::Plan, "the app builds no images"));
+                }
+                let inputs = std::mem::take(&mut run.inputs);
+                let prepared =
+                    images::build(inputs, &run.build, &self.journal, &mut image_event).await?;
+                super::apply::checkpoint(self.fault_hook.as_deref(), "images built")?;
+                self.app = prepared.substitute(run.declared.clone());
+                run.prepared = prepared;
+                if let Some(id) = run.id {
+                    self.journal
+                        .record_deploy_images(id, &run.prepared.records())?;
+                }
+                let built = run.prepared.built_now();
+                Ok(if built == 0 {
+                    skipped(
+                        DeployStage::Plan,
+                        "inputs unchanged: nothing built (delivered or in the build cache)",
+                    )
+                } else {
+                    done(DeployStage::Plan, format!("{built} image(s) built"))
+                })
+            }
+            DeployStage::Plan => {
+                let plan = self.plan(Vec::new(), false).await?;
+                on_event(&plan_event(&plan));
+                let detail = format!("{} ({} object(s))", plan.hash, plan.actions.len());
+                run.plan = Some(plan);
+                Ok(done(DeployStage::Approve, detail))
+            }
+            DeployStage::Approve => self.approve_stage(run),
+            DeployStage::Deliver => {
+                let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
+                if run.prepared.images.is_empty() {
+                    return Ok(skipped(DeployStage::Apply, "no images to deliver"));
+                }
+                let approved = plan_images(plan);
+                super::apply::checkpoint(self.fault_hook.as_deref(), "delivering")?;
+                for idx in 0..run.prepared.images.len() {
+                    run.prepared
+                        .deliver_image(idx, &approved, &mut image_event)
+                        .await?;
+                    super::apply::checkpoint(self.fault_hook.as_deref(), "image delivered")?;
+                }
+                Ok(if run.prepared.unchanged() {
+                    skipped(DeployStage::Apply, "images unchanged: nothing pushed")
+                } else {
+                    done(
+                        DeployStage::Apply,
+                        format!("{} image(s) delivered", run.prepared.images.len()),
+                    )
+                })
+            }
+            DeployStage::Apply => self.apply_stage(run, on_event).await,
+            DeployStage::Ready => {
+                let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
+                let started = Instant::now();
+                if let Some(timeout) = self.wait {
+                    super::ready::wait_with(&self.conn, plan, timeout, self.progress.as_deref())
+                        .await?;
+                }
+                on_event(&DeployEvent::Ready {
+                    run: run.id.unwrap_or_default(),
+                    waited_ms: millis(started),
+                });
+                Ok(match self.wait {
+                    Some(_) => done(DeployStage::Checks, "every workload is ready"),
+                    None => skipped(DeployStage::Checks, "no readiness wait (--timeout 0)"),
+                })
+            }
+            DeployStage::Checks => self.checks_stage(run, code, on_event).await,
+            DeployStage::Rollback => self.rollback_stage(run, on_event).await,
+            DeployStage::Done => Ok(skipped(DeployStage::Done, "")),
+        }
+    }
+
+    /// A resumed run past `approve`: its approved plan (verified) and the images it delivers.
+    fn load_approved(&mut self, run: &mut RunState, hash: &str) -> Result<(), EngineError> {
+        run.plan = Some(self.approved_plan(hash)?);
+        if let Some(id) = run.id {
+            let records = self.journal.deploy_images(id)?;
+            run.prepared = Prepared::from_records(&records, &run.build)?;
+            if !records.is_empty() {
+                self.app = run.prepared.substitute(run.declared.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn begin_run(&self, run: &mut RunState, hash: &str) -> Result<(), EngineError> {
+        let id = self.journal.begin_deploy(hash)?;
+        run.id = Some(id);
+        run.plan_hash = Some(hash.to_string());
+        run.started_at = self
+            .journal
+            .unfinished_deploy()?
+            .map(|r| r.started_at)
+            .unwrap_or_default();
+        Ok(())
+    }
+
+    /// `approve`: a plan with changes goes on only with its hash approved; the run is journaled from here
+    /// at the latest.
+    fn approve_stage(&self, run: &mut RunState) -> Result<Step, EngineError> {
+        let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
+        let hash = plan.hash.clone();
+        let changes = plan.has_changes();
+        run.report.hash = Some(hash.clone());
+        if changes {
+            let approved = run.plan_hash.as_deref().or(run.approve.as_deref());
+            match approved {
+                None => {
+                    run.report.approval_required = true;
+                    return Ok(Step {
+                        next: DeployStage::Done,
+                        outcome: "waiting",
+                        detail: format!("the plan has changes: approve with `--approve {hash}`"),
+                    });
+                }
+                Some(given) if !approves(given, &hash) => {
+                    let given = run.approve.clone().unwrap_or_else(|| given.to_string());
+                    let stale = matches!(self.resolve_hash(&given), Ok(h) if h != hash);
+                    if let Some(id) = run.id {
+                        let message = format!("the plan is now {hash}, not the approved {given}");
+                        self.journal
+                            .finish_deploy(id, DeployState::Failed, None, &message)?;
+                        run.id = None;
+                    }
+                    return Err(EngineError::ApprovalMismatch {
+                        planned: hash,
+                        approved: given,
+                        stale,
+                    });
+                }
+                Some(_) => {}
+            }
+            if let Some(running) = self.journal.unfinished()? {
+                return Err(EngineError::ReleaseRunning(running.number));
+            }
+        }
+        match run.id {
+            None => self.begin_run(run, &hash)?,
+            Some(id) if run.plan_hash.as_deref() != Some(hash.as_str()) => {
+                self.journal.deploy_replan(id, &hash)?;
+                run.plan_hash = Some(hash.clone());
+            }
+            Some(_) => {}
+        }
+        if let Some(id) = run.id {
+            self.journal
+                .record_deploy_images(id, &run.prepared.records())?;
+        }
+        Ok(if changes {
+            done(DeployStage::Deliver, format!("{hash} approved"))
+        } else {
+            skipped(DeployStage::Deliver, "no changes: nothing to approve")
+        })
+    }
+
+    /// `apply`: continue the release this run made since it began, or make it.
+    async fn apply_stage(
+        &self,
+        run: &mut RunState,
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<Step, EngineError> {
+        let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
+        let id = run.id.ok_or_else(missing_plan)?;
+        let made = self
+            .journal
+            .releases()?
+            .into_iter()
+            .find(|r| r.plan_hash == plan.hash && r.started_at >= run.started_at);
+        let applied = match made.as_ref().map(|r| (r.number, r.state)) {
+            Some((_, ReleaseState::Running)) => self.resume_settled(Settle::DEFERRED).await?,
+            Some((n, ReleaseState::Succeeded)) => super::apply::Applied {
+                release: Some(n),
+                written: 0,
+                unchanged: 0,
+            },
+            Some((n, state)) => {
+                // The apply ended without succeeding (rejected, abandoned): nothing to continue.
+                let message =
+                    format!("the run's release {n} ended {state}: nothing to resume; plan again");
+                self.journal
+                    .finish_deploy(id, DeployState::Failed, None, &message)?;
+                return Ok(skipped(DeployStage::Done, message));
+            }
+            None if plan.has_changes() => self.apply_settled(&plan.hash, Settle::DEFERRED).await?,
+            None => super::apply::Applied {
+                release: None,
+                written: 0,
+                unchanged: plan.actions.len(),
+            },
+        };
+        run.released = applied.release;
+        on_event(&DeployEvent::Apply {
+            run: id,
+            release: applied.release,
+            written: applied.written,
+            unchanged: applied.unchanged,
+        });
+        Ok(match applied.release {
+            Some(n) => done(DeployStage::Ready, format!("release {n}")),
+            None => skipped(DeployStage::Ready, "no changes: nothing applied"),
+        })
+    }
+
+    /// `checks`: the declared checks; passed, the release succeeds; failed, it is `failed` and the run
+    /// rolls back when the target says so.
+    async fn checks_stage(
+        &self,
+        run: &mut RunState,
+        code: &[CodeCheck],
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<Step, EngineError> {
+        let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
+        let id = run.id.ok_or_else(missing_plan)?;
+        let released = run.released;
+        let release = match released {
+            Some(n) => Some(n),
+            None => self.live_release()?,
+        };
+        let cx = self.check_context(release);
+        let outcomes = checks::run_all(&cx, &self.app.checks, code, |o| {
+            on_event(&DeployEvent::check(Some(id), o))
+        })
+        .await;
+        let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
+        self.journal
+            .record_check_results(Some(id), release, &records)?;
+        run.report.hash = Some(plan.hash.clone());
+        run.report.release = release;
+        run.report.checks = outcomes;
+        let failed = run.report.failed().join(", ");
+        let total = run.report.checks.len();
+        if failed.is_empty() {
+            if let Some(n) = released {
+                // Ready and checked: only now is the release `succeeded` (and recorded in the cluster).
+                self.complete_release(plan, n).await?;
+            }
+            self.journal
+                .finish_deploy(id, DeployState::Succeeded, None, "")?;
+            return Ok(done(DeployStage::Done, format!("{total} check(s) passed")));
+        }
+        if let Some(n) = released {
+            // Its checks failed: the release is `failed` (visible in `history`), never a rollback point.
+            self.fail_after_checks(n)?;
+        }
+        let why_not = if !self.target.rollback_on_failed_checks {
+            Some(format!(
+                "target `{}` does not set `rollback_on_failed_checks`",
+                self.target.name.v
+            ))
+        } else if released.is_none() {
+            Some("this run applied nothing, so there is nothing to roll back".to_string())
+        } else {
+            None
+        };
+        let detail = format!("check(s) failed: {failed}");
+        if why_not.is_none() {
+            return Ok(done(DeployStage::Rollback, detail));
+        }
+        run.report.no_rollback = why_not;
+        self.journal
+            .finish_deploy(id, DeployState::Failed, None, &detail)?;
+        Ok(done(DeployStage::Done, detail))
+    }
+
+    /// `rollback`: re-apply the succeeded release before the failed one (or finish that rollback's
+    /// release when a resumed run finds it running), then end the run as failed.
+    async fn rollback_stage(
+        &self,
+        run: &mut RunState,
+        on_event: &mut dyn FnMut(&DeployEvent),
+    ) -> Result<Step, EngineError> {
+        let id = run.id.ok_or_else(missing_plan)?;
+        let failed_release = run.released.unwrap_or_default();
+        let (restored, rollback_release) = if self.journal.unfinished()?.is_some() {
+            let finished = self.resume_settled(Settle::DEFERRED).await?;
+            if let Some(n) = finished.release {
+                self.ready_and_complete(n).await?;
+            }
+            (None, finished.release)
+        } else {
+            self.roll_back(id, failed_release).await?
+        };
+        on_event(&DeployEvent::Rollback {
+            run: id,
+            failed_release,
+            restored,
+            release: rollback_release,
+        });
+        run.report.restored = restored;
+        run.report.rollback_release = rollback_release;
+        if restored.is_none() && rollback_release.is_none() {
+            run.report.no_rollback = Some(format!(
+                "release {failed_release} is the first release: there is nothing to roll back to"
+            ));
+        }
+        let failed = run.report.failed().join(", ");
+        let message = if failed.is_empty() {
+            "resumed the interrupted rollback".to_string()
+        } else {
+            format!("check(s) failed: {failed}")
+        };
+        self.journal
+            .finish_deploy(id, DeployState::Failed, rollback_release, &message)?;
+        Ok(done(
+            DeployStage::Done,
+            match restored {
+                Some(r) => format!("release {r}'s objects restored"),
+                None => message,
+            },
+        ))
+    }
+
+    /// Wait until release `n`'s objects are ready, then mark it succeeded and record it.
+    async fn ready_and_complete(&self, n: u64) -> Result<(), EngineError> {
+        let release = self
+            .journal
+            .release(ReleaseId(n))?
+            .ok_or_else(|| EngineError::UnknownRelease(format!("there is no release {n}")))?;
+        let plan = self.approved_plan(&release.plan_hash)?;
+        if let Some(timeout) = self.wait {
+            super::ready::wait_with(&self.conn, &plan, timeout, self.progress.as_deref()).await?;
+        }
+        self.complete_release(&plan, n).await
+    }
+
+    /// Records an error as the run's interruption (it stays resumable) and passes it on.
+    fn interrupted_on_error<T>(
+        &self,
+        run: u64,
+        result: Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        if let Err(e) = &result {
+            let _ = self.journal.deploy_interrupted(run, &e.to_string());
+        }
+        result
+    }
+
+    /// Re-applies the succeeded release before `failed_release`: the restored release and the rollback
+    /// release (none when nothing was before it).
+    async fn roll_back(
+        &self,
+        run: u64,
+        failed_release: u64,
+    ) -> Result<(Option<u64>, Option<u64>), EngineError> {
+        // The newest succeeded release before the failed one (the failed one never succeeded).
+        let earlier = self
+            .journal
+            .releases()?
+            .into_iter()
+            .find(|r| r.state == ReleaseState::Succeeded && r.number < failed_release)
+            .map(|r| r.number);
+        let Some(earlier) = earlier else {
+            return Ok((None, None));
+        };
+        let failed = |e: EngineError| {
+            let message = format!(
+                "release {failed_release} failed its checks, and rolling it back failed: {e}"
+            );
+            let _ = self.journal.deploy_interrupted(run, &message);
+            EngineError::RollbackFailed(message)
+        };
+        let plan = self.plan_rollback(Some(earlier)).await.map_err(failed)?;
+        let restored = plan.rollback_of;
+        let rollback_release = if plan.has_changes() {
+            let applied = self
+                .apply_settled(&plan.hash, Settle::DEFERRED)
+                .await
+                .map_err(failed)?;
+            if let Some(n) = applied.release {
+                self.ready_and_complete(n).await.map_err(failed)?;
+            }
+            applied.release
+        } else {
+            None
+        };
+        Ok((restored, rollback_release))
+    }
+
+    /// Mark release `n` failed after its checks failed (from `running`, or `succeeded` when a resumed
+    /// run finds it completed by an earlier attempt).
+    fn fail_after_checks(&self, n: u64) -> Result<(), EngineError> {
+        let release = self.journal.release(ReleaseId(n))?;
+        match release.map(|r| r.state) {
+            Some(ReleaseState::Succeeded) => self
+                .journal
+                .fail_release_after_checks(ReleaseId(n))
+                .map_err(EngineError::from),
+            Some(ReleaseState::Failed) | None => Ok(()),
+            Some(_) => self
+                .journal
+                .finish_release(ReleaseId(n), ReleaseState::Failed)
+                .map_err(EngineError::from),
+        }
+    }
+}
+
+fn missing_plan() -> EngineError {
+    EngineError::StateDir("the deploy run reached a stage without its plan or run".into())
+}
