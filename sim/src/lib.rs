@@ -44,6 +44,7 @@ pub mod router;
 pub mod routes;
 pub mod rules;
 pub mod schema;
+mod scratch_dir;
 mod secret_rules;
 pub mod selectors;
 mod server;

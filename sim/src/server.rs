@@ -49,7 +49,7 @@ pub struct RunningSim {
     addr: SocketAddr,
     kubeconfig_yaml: String,
     kubeconfig_path: PathBuf,
-    _tmp: Option<tempfile::TempDir>,
+    _tmp: Option<crate::scratch_dir::ScratchDir>,
     app: Arc<App>,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -66,10 +66,8 @@ impl Sim {
                 (d.clone(), None)
             }
             None => {
-                let t = tempfile::Builder::new()
-                    .prefix("piceli-sim-")
-                    .tempdir()
-                    .map_err(|e| SimError::io(Path::new("/tmp"), e))?;
+                let t = crate::scratch_dir::ScratchDir::create()
+                    .map_err(|e| SimError::io(&std::env::temp_dir(), e))?;
                 (t.path().to_path_buf(), Some(t))
             }
         };

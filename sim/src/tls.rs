@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rand::Rng;
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
 };
@@ -82,8 +81,7 @@ fn generate() -> Result<Credentials, SimError> {
         .into();
     params.not_after = (now + std::time::Duration::from_secs(10 * 365 * 86_400)).into();
     let cert = params.self_signed(&key)?;
-    let mut bytes = [0u8; 32];
-    rand::rng().fill(&mut bytes);
+    let bytes: [u8; 32] = crate::object::random::bytes();
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     Ok(Credentials {
         ca_cert_pem: cert.pem(),

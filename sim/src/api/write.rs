@@ -115,13 +115,6 @@ fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
     )
 }
 
-fn random_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    (0..5)
-        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
-        .collect()
-}
-
 /// POST to a collection.
 pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
@@ -136,7 +129,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty())
         {
-            Some(prefix) => format!("{prefix}{}", random_suffix()),
+            Some(prefix) => format!("{prefix}{}", crate::object::random::name_suffix()),
             None => {
                 return Err(ApiError::invalid(
                     &r.rt.group,

@@ -3,6 +3,7 @@
 //! then (unless a dry run) the store write with a new resourceVersion.
 
 mod commit;
+pub(crate) mod random;
 
 pub use commit::write;
 
@@ -81,7 +82,7 @@ fn strategy(rt: &ResourceType) -> &'static dyn crate::registry::strategy::Strate
 
 /// A random version-4 UUID.
 pub fn new_uid() -> String {
-    let b: [u8; 16] = rand::random();
+    let b: [u8; 16] = random::bytes();
     let h: String = b
         .iter()
         .enumerate()
