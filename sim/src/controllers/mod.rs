@@ -12,7 +12,7 @@
 //! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
-mod cron;
+mod clusterrole_aggregation;
 mod cronjob;
 mod daemonset;
 mod deployment;
@@ -160,7 +160,7 @@ fn relevant(rk: &str) -> bool {
             | "/nodes"
             | "batch/jobs"
             | "batch/cronjobs"
-    )
+    ) || clusterrole_aggregation::WATCHES.contains(&rk)
 }
 
 /// Notes an object put in foreground deletion for the garbage collector; whether it was one.
@@ -215,6 +215,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             namespace::reconcile(&a);
             volume::reconcile(&a);
             gc::reconcile(&a, &mut st);
+            clusterrole_aggregation::reconcile(&a);
             if a.cert_manager {
                 crate::certmanager::reconcile(&a, &mut |at| st.wake_at(at));
             }
