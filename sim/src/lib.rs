@@ -9,53 +9,22 @@
 //! # drop(client); Ok(()) }
 //! ```
 
-mod accept;
 pub mod admission;
-mod api;
 pub mod apiserver;
 pub mod app;
 mod certmanager;
 pub mod cli;
 mod cli_route;
-mod cluster_defaults;
 pub mod controllers;
-pub mod crd;
-mod crd_types;
-pub mod defaults;
-pub mod delete;
-pub mod discovery;
 pub mod error;
-pub mod field_labels;
-pub mod fields;
-pub mod hooks;
-pub mod http;
-pub mod kubeconfig;
-mod namespace_deletion;
-pub mod object;
-pub mod openapi;
-mod pod_deletion;
-mod pod_status;
+pub mod kubelet;
 mod process;
-pub mod proto;
-mod proxy;
-mod query;
 pub mod registry;
-pub mod router;
-pub mod routes;
-pub mod rules;
-pub mod schema;
-mod scratch_dir;
-mod secret_rules;
-pub mod selectors;
-mod server;
-pub mod smp;
 pub mod status;
-pub mod store;
-pub mod stream;
-pub mod table;
+pub mod storage;
 pub mod time;
-pub mod tls;
-pub mod validate;
 
+pub use apiserver::kubeconfig;
+pub use apiserver::server::{RunningSim, Sim, SimConfig};
 pub use error::SimError;
-pub use server::{RunningSim, Sim, SimConfig};
+pub use kubelet::hooks;

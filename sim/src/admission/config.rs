@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 use crate::registry::ResourceType;
 use crate::status::ApiError;
-use crate::store::{Event, Store};
+use crate::storage::{Event, Store};
 
 use super::matching::{self, Rule};
 

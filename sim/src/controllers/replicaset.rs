@@ -144,7 +144,10 @@ fn pod_for(rs: &Value, ns: &str, name: &str) -> Value {
     let tmpl = util::pod_template(rs);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let prefix = format!("{name}-");
-    meta["name"] = json!(format!("{prefix}{}", crate::object::random::name_suffix()));
+    meta["name"] = json!(format!(
+        "{prefix}{}",
+        crate::registry::object::random::name_suffix()
+    ));
     meta["generateName"] = json!(prefix);
     meta["namespace"] = json!(ns);
     meta["ownerReferences"] = json!([util::owner_ref(rs)]);
