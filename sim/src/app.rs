@@ -26,8 +26,6 @@ pub struct App {
     pub ca_pem: String,
     /// The address the server listens on (`127.0.0.1:PORT`), advertised in discovery.
     pub addr: String,
-    /// When the server started, in seconds since the Unix epoch.
-    pub started: i64,
     /// Admission plugins, called in registration order on every create and update.
     pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
     /// The stored admission webhook configurations, cached.
@@ -59,7 +57,6 @@ impl App {
             token,
             ca_pem,
             addr,
-            started: crate::time::now_secs(),
             admission: std::sync::RwLock::new(Vec::new()),
             webhooks: crate::admission::Webhooks::default(),
             hooks: crate::kubelet::hooks::Hooks::default(),

@@ -10,21 +10,23 @@
 //! ```
 
 pub mod admission;
-pub mod apiserver;
-pub mod app;
+pub(crate) mod apiserver;
+pub(crate) mod app;
 mod certmanager;
 pub mod cli;
 mod cli_route;
-pub mod controllers;
+pub(crate) mod controllers;
 pub mod error;
-pub mod kubelet;
+pub(crate) mod kubelet;
 mod process;
-pub mod registry;
+pub(crate) mod registry;
 pub mod status;
-pub mod storage;
+pub(crate) mod storage;
 pub mod time;
 
 pub use apiserver::kubeconfig;
 pub use apiserver::server::{RunningSim, Sim, SimConfig};
+pub use controllers::{BEHAVIOR_ANNOTATION, ControllerConfig, SCHEDULE_EVERY_ANNOTATION};
 pub use error::SimError;
 pub use kubelet::hooks;
+pub use registry::ResourceType;

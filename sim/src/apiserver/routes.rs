@@ -89,24 +89,6 @@ pub fn set(
     }
 }
 
-/// Every route, as `(NS/SERVICE:PORT, HOST:PORT)`.
-pub fn all(app: &App) -> Vec<(String, String)> {
-    let (ns, name) = CONFIGMAP;
-    let Ok(Some(cm)) = app.store.get("/configmaps", ns, name) else {
-        return Vec::new();
-    };
-    cm["data"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| {
-            let mut parts = k.splitn(3, '.');
-            let (n, s, p) = (parts.next()?, parts.next()?, parts.next()?);
-            Some((format!("{n}/{s}:{p}"), v.as_str()?.to_string()))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,14 +93,6 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// A node for a named definition.
-    pub fn definition(name: &str) -> Node<'static> {
-        Node {
-            schema: definitions().get(name).map(resolve),
-            root: false,
-        }
-    }
-
     /// A free-form node.
     pub fn free() -> Node<'static> {
         Node {
@@ -184,13 +176,6 @@ impl<'a> Node<'a> {
                 root: false,
             },
         }
-    }
-
-    /// Whether this node is a string-keyed map (`additionalProperties`) rather than a struct.
-    pub fn is_map(&self) -> bool {
-        self.schema.is_some_and(|s| {
-            s.get("additionalProperties").is_some() && s.get("properties").is_none()
-        })
     }
 
     fn ext(&self, key: &str) -> Option<&'a Value> {
@@ -302,7 +287,6 @@ mod tests {
             .field("metadata")
             .and_then(|m| m.field("labels"))
             .expect("labels");
-        assert!(labels.is_map());
         assert!(labels.field("anything").is_some());
         let finalizers = root
             .field("metadata")

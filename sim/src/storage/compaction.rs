@@ -6,16 +6,6 @@ use rusqlite::params;
 use super::{Store, StoreError, db_err, schema};
 
 impl Store {
-    /// The oldest resourceVersion a watch can still start after.
-    pub fn compacted_rv(&self) -> Result<u64, StoreError> {
-        let conn = self.lock()?;
-        conn.query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|v| v as u64)
-        .map_err(db_err)
-    }
-
     /// Drops every stored event up to the current resourceVersion; returns that version.
     pub fn compact_now(&self) -> Result<u64, StoreError> {
         self.compact_to(None)

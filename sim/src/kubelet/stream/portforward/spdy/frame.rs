@@ -17,8 +17,6 @@ pub const SYN_STREAM: u16 = 1;
 pub const SYN_REPLY: u16 = 2;
 /// Control frame type RST_STREAM: ends a stream abnormally.
 pub const RST_STREAM: u16 = 3;
-/// Control frame type SETTINGS.
-pub const SETTINGS: u16 = 4;
 /// Control frame type PING.
 pub const PING: u16 = 6;
 /// Control frame type GOAWAY: no new streams on the session.
@@ -33,8 +31,6 @@ pub const FLAG_FIN: u8 = 0x01;
 
 /// RST_STREAM status PROTOCOL_ERROR.
 pub const PROTOCOL_ERROR: u32 = 1;
-/// RST_STREAM status REFUSED_STREAM.
-pub const REFUSED_STREAM: u32 = 3;
 
 /// The largest control frame accepted (header blocks are small).
 const MAX_CONTROL: usize = 1 << 20;
