@@ -13,8 +13,11 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http::header;
+use http_body_util::Empty;
+use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::app::App;
 
@@ -86,29 +89,25 @@ fn named_port(container: &Value, name: &str) -> Option<u16> {
         .and_then(|n| u16::try_from(n).ok())
 }
 
-/// Sends one probe: whether the answer's status is 200–399.
+/// Sends one probe over hyper's HTTP/1.1 client, with the kubelet's headers: whether the answer's
+/// status is 200–399 (the body is not read).
 pub async fn probe(t: &Target) -> bool {
     let run = async {
-        let mut conn = tokio::net::TcpStream::connect(t.addr).await.ok()?;
-        let req = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kube-probe/1.33\r\nAccept: */*\r\nConnection: close\r\n\r\n",
-            t.path, t.addr
-        );
-        conn.write_all(req.as_bytes()).await.ok()?;
-        let mut head = Vec::new();
-        let mut buf = [0u8; 512];
-        while !head.windows(2).any(|w| w == b"\r\n") && head.len() < 4096 {
-            let n = conn.read(&mut buf).await.ok()?;
-            if n == 0 {
-                break;
-            }
-            head.extend_from_slice(&buf[..n]);
-        }
-        let line = std::str::from_utf8(&head).ok()?.lines().next()?.to_string();
-        let mut parts = line.split(' ');
-        let version = parts.next()?;
-        let code: u16 = parts.next()?.parse().ok()?;
-        Some(version.starts_with("HTTP/") && (200..400).contains(&code))
+        let stream = tokio::net::TcpStream::connect(t.addr).await.ok()?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .ok()?;
+        let driver = tokio::spawn(conn);
+        let request = http::Request::get(t.path.as_str())
+            .header(header::HOST, t.addr.to_string())
+            .header(header::USER_AGENT, "kube-probe/1.33")
+            .header(header::ACCEPT, "*/*")
+            .header(header::CONNECTION, "close")
+            .body(Empty::<Bytes>::new())
+            .ok()?;
+        let status = sender.send_request(request).await.ok()?.status();
+        driver.abort();
+        Some((200..400).contains(&status.as_u16()))
     };
     matches!(tokio::time::timeout(t.timeout, run).await, Ok(Some(true)))
 }
@@ -183,6 +182,7 @@ mod tests {
 
     #[tokio::test]
     async fn status_codes_decide() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move {

@@ -1,185 +1,104 @@
-//! The built-in responder behind unmapped pod ports: a tiny HTTP/1.x server that answers every
-//! request with `200 OK`, `text/plain`, and the pod's name plus a newline as the body.
+//! The built-in responder behind unmapped pod ports: hyper's HTTP/1.x server answering every request
+//! with `200 OK`, `text/plain; charset=utf-8`, and the pod's name plus a newline as the body.
 //!
-//! Connections persist as HTTP says: HTTP/1.1 keeps the connection unless the request says
-//! `Connection: close`; HTTP/1.0 closes it unless the request says `Connection: keep-alive`.
-//! Request bodies with `Content-Length` are read and ignored; a chunked body or anything that
-//! is not an HTTP/1.x request gets its answer (400 for garbage) and the connection closes.
+//! hyper keeps the protocol: HTTP/1.1 keeps the connection unless the request says `Connection:
+//! close`, HTTP/1.0 closes it unless the request says `Connection: keep-alive`, `HEAD` answers have no
+//! body, request bodies (with `Content-Length` or chunked) are read and dropped, and a request that
+//! is not HTTP/1.x gets a 400 and the connection closes. Header names are written in the canonical
+//! case Go's servers use (`Content-Type`).
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use std::convert::Infallible;
 
-/// The largest request head accepted.
+use bytes::Bytes;
+use http::{Request, Response, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// The largest request head accepted (hyper's buffer; a longer head is refused).
 const MAX_HEAD: usize = 64 * 1024;
 
-/// What one parsed request head says about the exchange.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Head {
-    /// The request method (`GET`, `POST`, …).
-    pub method: String,
-    /// Whether the connection stays open after this exchange.
-    pub keep_alive: bool,
-    /// The `Content-Length` (0 without the header).
-    pub content_length: usize,
-    /// Whether the body uses chunked transfer encoding.
-    pub chunked: bool,
-    /// `HTTP/1.0` or `HTTP/1.1`.
-    pub version: String,
+/// Reads the request body to its end and drops it, so the next request on the connection is read.
+async fn drain(request: Request<Incoming>) {
+    let mut body = request.into_body();
+    while let Some(Ok(_)) = body.frame().await {}
 }
-
-/// Parses a request head (everything before the blank line); `None` if it is not HTTP/1.x.
-pub fn parse_head(head: &[u8]) -> Option<Head> {
-    let text = std::str::from_utf8(head).ok()?;
-    let mut lines = text.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let method = first.next()?.to_string();
-    let _target = first.next()?;
-    let version = first.next()?.to_string();
-    if method.is_empty() || !(version == "HTTP/1.1" || version == "HTTP/1.0") {
-        return None;
-    }
-    let mut keep_alive = version == "HTTP/1.1";
-    let mut content_length = 0;
-    let mut chunked = false;
-    for line in lines {
-        let (name, value) = line.split_once(':')?;
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("connection") {
-            for token in value.split(',').map(str::trim) {
-                if token.eq_ignore_ascii_case("close") {
-                    keep_alive = false;
-                } else if token.eq_ignore_ascii_case("keep-alive") {
-                    keep_alive = true;
-                }
-            }
-        } else if name.eq_ignore_ascii_case("content-length") {
-            content_length = value.parse().ok()?;
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            chunked = value.to_ascii_lowercase().contains("chunked");
-        }
-    }
-    Some(Head {
-        method,
-        keep_alive,
-        content_length,
-        chunked,
-        version,
-    })
-}
-
-/// The response to one request.
-pub fn response(head: &Head, pod: &str) -> Vec<u8> {
-    let body = format!("{pod}\n");
-    let keep = head.keep_alive && !head.chunked;
-    let connection = match (keep, head.version.as_str()) {
-        (true, "HTTP/1.0") => "Connection: keep-alive\r\n",
-        (true, _) => "",
-        (false, _) => "Connection: close\r\n",
-    };
-    let mut out = format!(
-        "{} 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n{connection}\r\n",
-        head.version,
-        body.len()
-    )
-    .into_bytes();
-    if head.method != "HEAD" {
-        out.extend_from_slice(body.as_bytes());
-    }
-    out
-}
-
-const BAD_REQUEST: &[u8] =
-    b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\nConnection: close\r\n\r\nbad request\n";
 
 /// Serves HTTP on `io` until the client closes or asks to close.
-pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut io: S, pod: String) {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        // Read until a whole head is buffered.
-        let end = loop {
-            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break i;
-            }
-            if buf.len() > MAX_HEAD {
-                let _ = io.write_all(BAD_REQUEST).await;
-                let _ = io.shutdown().await;
-                return;
-            }
-            match io.read(&mut chunk).await {
-                Ok(0) | Err(_) => {
-                    let _ = io.shutdown().await;
-                    return;
-                }
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            }
-        };
-        let Some(head) = parse_head(&buf[..end]) else {
-            let _ = io.write_all(BAD_REQUEST).await;
-            let _ = io.shutdown().await;
-            return;
-        };
-        buf.drain(..end + 4);
-        // Skip the body.
-        let mut left = head.content_length;
-        let take = left.min(buf.len());
-        buf.drain(..take);
-        left -= take;
-        while left > 0 {
-            match io.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => {
-                    let used = n.min(left);
-                    left -= used;
-                    buf.extend_from_slice(&chunk[used..n]);
-                }
-            }
+pub async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(io: S, pod: String) {
+    let body = Bytes::from(format!("{pod}\n"));
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let body = body.clone();
+        async move {
+            drain(request).await;
+            let mut response = Response::new(Full::new(body));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            Ok::<_, Infallible>(response)
         }
-        if io.write_all(&response(&head, &pod)).await.is_err() {
-            return;
-        }
-        let _ = io.flush().await;
-        if !head.keep_alive || head.chunked {
-            let _ = io.shutdown().await;
-            return;
-        }
-    }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .title_case_headers(true)
+        .max_buf_size(MAX_HEAD)
+        .serve_connection(TokioIo::new(io), service)
+        .await;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    #[test]
-    fn keep_alive_follows_the_version_and_connection_header() {
-        let h = parse_head(b"GET / HTTP/1.1\r\nHost: x").unwrap();
-        assert!(h.keep_alive);
-        let h = parse_head(b"GET / HTTP/1.1\r\nConnection: close").unwrap();
-        assert!(!h.keep_alive);
-        let h = parse_head(b"GET / HTTP/1.0").unwrap();
-        assert!(!h.keep_alive);
-        let h = parse_head(b"GET / HTTP/1.0\r\nConnection: Keep-Alive").unwrap();
-        assert!(h.keep_alive);
-        assert!(
-            String::from_utf8(response(&h, "p"))
-                .unwrap()
-                .contains("Connection: keep-alive")
-        );
-        assert!(parse_head(b"hello").is_none());
-        assert!(parse_head(b"GET / SPDY/3").is_none());
+    async fn exchange(request: &[u8]) -> String {
+        let (mut client, server) = tokio::io::duplex(1024);
+        tokio::spawn(serve(server, "web-1".into()));
+        client.write_all(request).await.expect("write");
+        let mut out = String::new();
+        let read = client.read_to_string(&mut out);
+        tokio::time::timeout(std::time::Duration::from_secs(5), read)
+            .await
+            .expect("the server closes the connection")
+            .expect("read");
+        out
     }
 
     #[tokio::test]
     async fn answers_pipelined_requests_with_the_pod_name() {
-        let (mut client, server) = tokio::io::duplex(1024);
-        tokio::spawn(serve(server, "web-1".into()));
-        client
-            .write_all(b"POST /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcHEAD / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nConnection: close\r\n\r\n")
-            .await
-            .unwrap();
-        let mut out = String::new();
-        client.read_to_string(&mut out).await.unwrap();
-        assert_eq!(out.matches("HTTP/1.1 200 OK").count(), 3);
-        assert_eq!(out.matches("web-1\n").count(), 2);
-        assert!(out.ends_with("Connection: close\r\n\r\nweb-1\n"));
+        let out = exchange(b"POST /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcHEAD / HTTP/1.1\r\n\r\nPOST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\nGET / HTTP/1.1\r\nConnection: close\r\n\r\n").await;
+        assert_eq!(out.matches("HTTP/1.1 200 OK\r\n").count(), 4, "{out}");
+        assert_eq!(
+            out.matches("Content-Type: text/plain; charset=utf-8\r\n")
+                .count(),
+            4,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("\r\n\r\nweb-1\n").count(),
+            3,
+            "HEAD has no body: {out}"
+        );
+        assert!(out.ends_with("\r\n\r\nweb-1\n"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn keep_alive_follows_the_version_and_connection_header() {
+        // HTTP/1.0 closes after one answer unless asked to keep the connection.
+        let out = exchange(b"GET / HTTP/1.0\r\n\r\nGET / HTTP/1.0\r\n\r\n").await;
+        assert_eq!(out.matches("200 OK").count(), 1, "{out}");
+        let out =
+            exchange(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\n\r\n")
+                .await;
+        assert_eq!(out.matches("200 OK").count(), 2, "{out}");
+        assert!(out.contains("Connection: keep-alive\r\n"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn garbage_is_a_400_and_the_end_of_the_connection() {
+        let out = exchange(b"hello there\r\n\r\nGET / HTTP/1.1\r\n\r\n").await;
+        assert!(out.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{out}");
+        assert!(!out.contains("200 OK"), "{out}");
     }
 }
