@@ -11,6 +11,7 @@ pub mod openapi;
 pub mod proto;
 pub(crate) mod proxy;
 pub(crate) mod query;
+pub(crate) mod request_log;
 pub mod router;
 pub mod routes;
 pub(crate) mod scratch_dir;

@@ -241,7 +241,7 @@ async fn serve(
                     };
                     let service = service_fn(move |req| {
                         let app = app.clone();
-                        async move { Ok::<_, std::convert::Infallible>(crate::apiserver::handlers::handle(app, req).await) }
+                        async move { Ok::<_, std::convert::Infallible>(crate::apiserver::request_log::logged(app, req).await) }
                     });
                     // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers
                     // oversized ones with a Status (hyper's own 431 has no body); a request's headers
