@@ -6,6 +6,7 @@
 
 pub mod coded;
 pub mod codes;
+pub mod cron;
 pub mod diag;
 pub mod include;
 pub mod model;

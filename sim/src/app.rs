@@ -5,11 +5,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::crd::crd_types;
 use crate::error::SimError;
 use crate::registry::Registry;
+use crate::registry::crd::crd_types;
 use crate::status::ApiError;
-use crate::store::Store;
+use crate::storage::Store;
 
 /// The store key of CRDs.
 pub const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
@@ -26,14 +26,12 @@ pub struct App {
     pub ca_pem: String,
     /// The address the server listens on (`127.0.0.1:PORT`), advertised in discovery.
     pub addr: String,
-    /// When the server started, in seconds since the Unix epoch.
-    pub started: i64,
     /// Admission plugins, called in registration order on every create and update.
     pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
     /// The stored admission webhook configurations, cached.
     pub webhooks: crate::admission::Webhooks,
     /// Sim-only hooks: pod ports mapped to real local addresses.
-    pub hooks: crate::hooks::Hooks,
+    pub hooks: crate::kubelet::hooks::Hooks,
     /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
     /// always allowed.
     pub rbac: bool,
@@ -61,10 +59,9 @@ impl App {
             token,
             ca_pem,
             addr,
-            started: crate::time::now_secs(),
             admission: std::sync::RwLock::new(Vec::new()),
             webhooks: crate::admission::Webhooks::default(),
-            hooks: crate::hooks::Hooks::default(),
+            hooks: crate::kubelet::hooks::Hooks::default(),
             rbac: true,
             cert_manager: false,
             rbac_policy: Default::default(),
@@ -87,26 +84,29 @@ impl App {
             if self.store.get(&rt.store_key(), "", name)?.is_some() {
                 continue;
             }
-            let ctx = crate::object::WriteCtx {
+            let ctx = crate::registry::object::WriteCtx {
                 app: self,
                 rt: &rt,
                 ns: "",
                 subresource: "",
                 manager: "piceli-sim".into(),
                 dry_run: false,
-                validation: crate::validate::FieldValidation::Strict,
+                validation: crate::registry::validate::FieldValidation::Strict,
             };
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-            match crate::object::write(&ctx, name, crate::object::Mode::Create, |_| {
-                Ok(crate::object::Candidate::Replace(body))
-            }) {
+            match crate::registry::object::write(
+                &ctx,
+                name,
+                crate::registry::object::Mode::Create,
+                |_| Ok(crate::registry::object::Candidate::Replace(body)),
+            ) {
                 Ok(_) => {}
                 Err(e) if e.code == 409 => {}
                 Err(e) => return Err(e),
             }
         }
         crate::apiserver::policy::bootstrap(self)?;
-        crate::cluster_defaults::kubernetes_service(self)
+        crate::controllers::cluster_defaults::kubernetes_service(self)
     }
 
     /// Re-reads every CRD and serves their types.

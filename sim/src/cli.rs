@@ -259,6 +259,7 @@ fn running(dir: &Path) -> Option<(u32, String)> {
 fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<(), CliError> {
     // Several servers may share a directory; the pid file names the one `stop` and `status` manage.
     let sharing = running(dir).filter(|(pid, _)| *pid != std::process::id());
+    crate::apiserver::request_log::install_from_env();
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
         port,
@@ -279,7 +280,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
             "piceli-sim sharing {} with pid {pid} at {url}",
             dir.display()
         ),
-        None => crate::tls::write_private(
+        None => crate::apiserver::tls::write_private(
             &pid_file(dir),
             &format!("{}\n{}\n", std::process::id(), sim.url()),
         )?,
@@ -308,7 +309,7 @@ fn compact(dir: &Path) -> Result<(), CliError> {
     if !dir.join("state.db").exists() {
         return Err(CliError::NotRunning(dir.to_path_buf()));
     }
-    let store = crate::store::Store::open(Some(dir))?;
+    let store = crate::storage::Store::open(Some(dir))?;
     let rv = store.compact_now().map_err(SimError::from)?;
     println!("compacted {} to resourceVersion {rv}", dir.display());
     Ok(())

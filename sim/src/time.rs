@@ -3,7 +3,6 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jiff::Timestamp;
-use jiff::tz::TimeZone;
 
 /// Seconds since the Unix epoch, now.
 pub fn now_secs() -> i64 {
@@ -50,18 +49,6 @@ pub fn normalize_micro(s: &str) -> Option<String> {
     let ts = s.parse::<Timestamp>().ok()?;
     let micros = ts.subsec_microsecond();
     Some(format!("{}.{micros:06}Z", ts.strftime("%Y-%m-%dT%H:%M:%S")))
-}
-
-/// The UTC calendar date of Unix seconds: (year, month 1-12, day 1-31, weekday 0 = Sunday).
-pub fn civil_date(secs: i64) -> (i64, u32, u32, u32) {
-    let ts = Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH);
-    let d = TimeZone::UTC.to_datetime(ts).date();
-    (
-        i64::from(d.year()),
-        d.month() as u32,
-        d.day() as u32,
-        d.weekday().to_sunday_zero_offset() as u32,
-    )
 }
 
 /// Age as kubectl prints it: `5s`, `3m2s`, `4h`, `2d3h`, `40d`.
@@ -117,8 +104,6 @@ mod tests {
             normalize_micro("2023-11-14T22:13:20.5Z").as_deref(),
             Some("2023-11-14T22:13:20.500000Z")
         );
-        assert_eq!(civil_date(1_700_000_000), (2023, 11, 14, 2));
-        assert_eq!(civil_date(0), (1970, 1, 1, 4));
     }
 
     #[test]

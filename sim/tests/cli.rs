@@ -277,3 +277,53 @@ fn sim_compact_makes_a_watch_from_before_it_410_gone() {
     assert_eq!(code, 1);
     assert!(err.contains("no server is running"), "{err}");
 }
+
+#[test]
+fn a_background_server_logs_each_request_when_asked() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path().to_str().expect("utf-8 path");
+    let out = Command::new(env!("CARGO_BIN_EXE_piceli-sim"))
+        .args(["start", "--dir", d])
+        .env("PICELI_SIM_LOG", "requests")
+        .output()
+        .expect("run piceli-sim");
+    assert!(out.status.success(), "{out:?}");
+    let cache = tempfile::tempdir().expect("cache");
+    let kubectl = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(dir.path().join("kubeconfig"))
+        .args(["get", "configmap", "missing", "-n", "default"])
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", cache.path())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("kubectl is required for these tests and could not be run: {e}")
+        });
+    assert!(!kubectl.status.success(), "{kubectl:?}");
+    let (code, out, err) = sim_cmd(&["stop", "--dir", d]);
+    assert_eq!(code, 0, "{out}{err}");
+    let log = std::fs::read_to_string(dir.path().join("sim.log")).expect("sim.log");
+    let line = log
+        .lines()
+        .find(|l| l.contains("uri=/api/v1/namespaces/default/configmaps/missing"))
+        .unwrap_or_else(|| panic!("no request line in {log}"));
+    for part in [
+        "piceli_sim::request",
+        "HTTP",
+        "verb=GET",
+        "status=404",
+        "latency_us=",
+        "user_agent=kubectl",
+    ] {
+        assert!(line.contains(part), "{part}: {line}");
+    }
+    // Without the variable there is no request log.
+    let quiet = tempfile::tempdir().expect("dir");
+    let q = quiet.path().to_str().expect("utf-8 path");
+    let (code, out, err) = sim_cmd(&["start", "--dir", q]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = sim_cmd(&["stop", "--dir", q]);
+    assert_eq!(code, 0, "{out}{err}");
+    let log = std::fs::read_to_string(quiet.path().join("sim.log")).expect("sim.log");
+    assert!(!log.contains("piceli_sim::request"), "{log}");
+}

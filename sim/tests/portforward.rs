@@ -17,7 +17,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service};
 use kube::api::{Api, ListParams, PostParams};
 use piceli_sim::RunningSim;
-use rand::RngCore;
+use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -98,7 +98,7 @@ async fn running_pod(client: &kube::Client, app: &str) -> String {
 
 fn payload(len: usize) -> Vec<u8> {
     let mut v = vec![0u8; len];
-    rand::rng().fill_bytes(&mut v);
+    SystemRandom::new().fill(&mut v).expect("random payload");
     v
 }
 

@@ -56,6 +56,77 @@ fn kubectl_without_credentials_is_system_anonymous() {
     );
 }
 
+/// Whether the stored ClusterRole `name` has `rule` among its rules, once within 10 s (the
+/// aggregation controller writes it on its next turn).
+fn stored_rules_reach(
+    k: &Kubectl,
+    name: &str,
+    rule: &serde_json::Value,
+    present: bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let r = json_of(&k.ok(&[
+            "get",
+            "clusterrole",
+            name,
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ]));
+        let has = r["rules"].as_array().is_some_and(|a| a.contains(rule));
+        if has == present || std::time::Instant::now() > deadline {
+            assert_eq!(has, present, "{name}: {r}");
+            return r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn kubectl_get_clusterrole_shows_the_rules_the_aggregation_controller_stored() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let limits = k.file(
+        "limits.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: limit-maker
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: 'true'}
+rules:
+- {apiGroups: [''], resources: [limitranges], verbs: [create]}
+",
+    );
+    k.ok(&["apply", "-f", &limits]);
+    let rule =
+        serde_json::json!({"apiGroups": [""], "resources": ["limitranges"], "verbs": ["create"]});
+    // view selects it; edit selects view and admin selects edit, so it reaches all three.
+    for role in ["view", "edit", "admin"] {
+        let r = stored_rules_reach(&k, role, &rule, true);
+        let rules = r["rules"].as_array().expect("rules");
+        let once = rules.iter().filter(|x| **x == rule).count();
+        assert_eq!(once, 1, "each rule once: {r}");
+        let managers: Vec<&str> = r["metadata"]["managedFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["manager"].as_str())
+            .collect();
+        assert!(
+            managers.contains(&"clusterrole-aggregation-controller"),
+            "{r}"
+        );
+    }
+    // The yaml kubectl prints shows it too, and the rule goes with the role it came from.
+    let yaml = k.ok(&["get", "clusterrole", "admin", "-o", "yaml"]);
+    assert!(yaml.contains("limitranges"), "{yaml}");
+    k.ok(&["delete", "clusterrole", "limit-maker"]);
+    for role in ["view", "edit", "admin"] {
+        stored_rules_reach(&k, role, &rule, false);
+    }
+}
+
 #[test]
 fn admin_edit_and_view_aggregate_their_roles() {
     let sim = common::sim();

@@ -71,122 +71,11 @@ pub fn http_path(s: &str) -> Result<(), RuleError> {
     Ok(())
 }
 
-const CRON_HELP: &str = "write five fields `minute hour day-of-month month day-of-week`, e.g. `*/15 * * * *` or `0 3 * * MON-FRI`, or one of @hourly, @daily, @weekly, @monthly, @yearly";
-const MONTHS: [&str; 12] = [
-    "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
-];
-const DAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
-
-/// (field name, min, max, names whose index + min is the value)
-const CRON_FIELDS: [(&str, u32, u32, &[&str]); 5] = [
-    ("minute", 0, 59, &[]),
-    ("hour", 0, 23, &[]),
-    ("day-of-month", 1, 31, &[]),
-    ("month", 1, 12, &MONTHS),
-    ("day-of-week", 0, 6, &DAYS),
-];
-
-/// A CronJob schedule: five fields (each `*`, `?` for days, numbers, `a-b`
-/// ranges, `/n` steps, ','-lists; month names JAN–DEC and weekday names
-/// SUN–SAT), or @hourly, @daily, @midnight, @weekly, @monthly, @yearly,
-/// @annually.
+/// A CronJob schedule as Kubernetes reads it (see [`crate::cron`]).
 pub fn cron_schedule(s: &str) -> Result<(), RuleError> {
-    let err = |m: String, help: &str| Err(RuleError::new(format!("schedule `{s}` {m}"), help));
-    let t = s.trim();
-    if t.is_empty() {
-        return Err(RuleError::new("schedule must not be empty", CRON_HELP));
-    }
-    if t.starts_with("TZ=") || t.starts_with("CRON_TZ=") {
-        return err(
-            "sets a time zone inline".into(),
-            "remove the `TZ=` part and set the CronJob's time zone field instead",
-        );
-    }
-    if let Some(d) = t.strip_prefix('@') {
-        let known = [
-            "hourly", "daily", "midnight", "weekly", "monthly", "yearly", "annually",
-        ];
-        if known.contains(&d) {
-            return Ok(());
-        }
-        return err(format!("uses an unknown descriptor `@{d}`"), CRON_HELP);
-    }
-    let fields: Vec<&str> = t.split_whitespace().collect();
-    if fields.len() != 5 {
-        let help = if fields.len() == 6 {
-            "Kubernetes schedules have no seconds field: remove the first field"
-        } else {
-            CRON_HELP
-        };
-        return err(format!("has {} fields, expected 5", fields.len()), help);
-    }
-    for (field, &(name, min, max, names)) in fields.iter().zip(CRON_FIELDS.iter()) {
-        let any_ok = name.starts_with("day");
-        for item in field.split(',') {
-            if let Err(m) = cron_item(item, min, max, names, any_ok) {
-                return err(
-                    format!("has an invalid {name} field `{field}`: {m}"),
-                    CRON_HELP,
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-fn cron_item(
-    item: &str,
-    min: u32,
-    max: u32,
-    names: &[&str],
-    question_ok: bool,
-) -> Result<(), String> {
-    // `a/n` with a single value means every n from a to the maximum.
-    let range = match item.split_once('/') {
-        Some((r, st))
-            if st.bytes().all(|b| b.is_ascii_digit())
-                && st.parse::<u32>().is_ok_and(|n| n >= 1) =>
-        {
-            r
-        }
-        Some((_, st)) => return Err(format!("step `{st}` must be a positive number")),
-        None => item,
-    };
-    if range == "*" || (question_ok && range == "?") {
-        return Ok(());
-    }
-    let value = |v: &str| -> Result<u32, String> {
-        let n = match names.iter().position(|n| n.eq_ignore_ascii_case(v)) {
-            Some(i) => i as u32 + min,
-            None if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => v
-                .parse()
-                .map_err(|_| format!("`{v}` is out of range {min}-{max}"))?,
-            None if v.is_empty() => return Err("a value is missing".into()),
-            None => match (names.first(), names.last()) {
-                (Some(a), Some(b)) => {
-                    return Err(format!("`{v}` is not a number or a name {a}-{b}"));
-                }
-                _ => return Err(format!("`{v}` is not a number")),
-            },
-        };
-        if (min..=max).contains(&n) {
-            Ok(n)
-        } else {
-            Err(format!("`{v}` is out of range {min}-{max}"))
-        }
-    };
-    match range.split_once('-') {
-        Some((a, b)) => {
-            let (a, b) = (value(a)?, value(b)?);
-            if a > b {
-                return Err(format!("range `{range}` runs backwards"));
-            }
-        }
-        None => {
-            value(range)?;
-        }
-    }
-    Ok(())
+    crate::cron::Schedule::parse(s)
+        .map(|_| ())
+        .map_err(|e| RuleError::new(e.message, e.help))
 }
 
 /// An integer or a percentage (PodDisruptionBudget, maxSurge, maxUnavailable).
@@ -345,42 +234,17 @@ mod tests {
     }
 
     #[test]
-    fn cron_accepts() {
-        for s in "* * * * *|*/15 * * * *|0 3 * * MON-FRI|0 0 1 JAN *|\
-            0,30 8-18/2 * * 1-5|59 23 31 12 6|5/10 * * * *|0 0 ? * sun|  0  0 * * *  |\
-            @hourly|@daily|@weekly|@monthly|@yearly|@annually|@midnight|\
-            0 0 1-31/7 jan-dec/3 *"
-            .split('|')
-        {
-            assert!(cron_schedule(s).is_ok(), "{s}: {:?}", cron_schedule(s));
-        }
-    }
-
-    #[test]
-    fn cron_rejects() {
-        for s in "|* * * *|0 * * * * *|60 * * * *|* 24 * * *|* * 0 * *|* * 32 * *|\
-            * * * 13 *|* * * * 7|*/0 * * * *|5-1 * * * *|a * * * *|* * * FOO *|\
-            ? * * * *|@reboot|@every 1h|1,,2 * * * *|*/ * * * *|- * * * *|\
-            TZ=UTC 0 0 * * *|99999999999 * * * *"
-            .split('|')
-        {
-            assert!(cron_schedule(s).is_err(), "{s} should be rejected");
-        }
+    fn cron_schedules_are_checked_by_the_shared_parser() {
+        assert!(cron_schedule("0 3 * * MON-FRI").is_ok());
         let e = cron_schedule("0 0 0 * * *").unwrap_err();
         assert!(
             e.message.contains("6 fields") && e.help.contains("no seconds"),
             "{e:?}"
         );
-        let e = cron_schedule("0 0 * FOO *").unwrap_err();
-        assert!(
-            e.message
-                .ends_with("`FOO` is not a number or a name JAN-DEC"),
-            "{e:?}"
-        );
         let e = cron_schedule("61 * * * *").unwrap_err();
-        assert!(
-            e.message.contains("minute field `61`") && e.message.contains("0-59"),
-            "{e:?}"
+        assert_eq!(
+            e.message,
+            "schedule `61 * * * *` has an invalid minute field `61`: `61` is out of range 0-59"
         );
     }
 

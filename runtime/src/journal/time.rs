@@ -1,6 +1,9 @@
-//! RFC 3339 UTC timestamps from the system clock, with the standard library only.
+//! RFC 3339 UTC timestamps from the system clock for journal records (the calendar is jiff's, as in
+//! the sim and in CronJob schedules).
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use jiff::Timestamp;
 
 /// Now, as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub(crate) fn now_rfc3339() -> String {
@@ -13,31 +16,13 @@ pub(crate) fn now_rfc3339() -> String {
 
 /// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub(crate) fn format_millis(millis: i64) -> String {
-    let secs = millis.div_euclid(1000);
-    let ms = millis.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    // Out of jiff's range (beyond year ±9999) only with a broken clock: record the epoch instead.
+    let second = Timestamp::from_second(millis.div_euclid(1000)).unwrap_or(Timestamp::UNIX_EPOCH);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-        of_day / 3600,
-        of_day % 3600 / 60,
-        of_day % 60
+        "{}.{:03}Z",
+        second.strftime("%Y-%m-%dT%H:%M:%S"),
+        millis.rem_euclid(1000)
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
-    let mp = (5 * doy + 2) / 153; // [0, 11]
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32; // [1, 31]
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32; // [1, 12]
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

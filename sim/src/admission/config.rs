@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 use crate::registry::ResourceType;
 use crate::status::ApiError;
-use crate::store::{Event, Store};
+use crate::storage::{Event, Store};
 
 use super::matching::{self, Rule};
 
@@ -40,7 +40,6 @@ pub enum ClientConfig {
 /// One webhook of a configuration, with the API's defaults applied.
 #[derive(Debug)]
 pub struct Webhook {
-    pub configuration: String,
     pub name: String,
     pub rules: Vec<Rule>,
     pub namespace_selector: Value,
@@ -89,7 +88,7 @@ impl Snapshot {
             configs.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(configs
                 .iter()
-                .flat_map(|c| parse_configuration(&c.name, &c.object))
+                .flat_map(|c| parse_configuration(&c.object))
                 .collect())
         };
         Ok(Snapshot {
@@ -162,14 +161,14 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 /// The webhooks of one stored configuration.
-pub fn parse_configuration(config: &str, obj: &Value) -> Vec<Webhook> {
+pub fn parse_configuration(obj: &Value) -> Vec<Webhook> {
     let Some(hooks) = obj.get("webhooks").and_then(Value::as_array) else {
         return Vec::new();
     };
-    hooks.iter().map(|h| parse_webhook(config, h)).collect()
+    hooks.iter().map(parse_webhook).collect()
 }
 
-fn parse_webhook(config: &str, h: &Value) -> Webhook {
+fn parse_webhook(h: &Value) -> Webhook {
     let s = |p: &str| h.pointer(p).and_then(Value::as_str);
     let rules = h
         .get("rules")
@@ -219,7 +218,6 @@ fn parse_webhook(config: &str, h: &Value) -> Webhook {
         .and_then(|pem| super::client::tls_config(&pem));
     let empty = || Value::Object(Default::default());
     Webhook {
-        configuration: config.to_string(),
         name: s("/name").unwrap_or("").to_string(),
         rules,
         namespace_selector: h.get("namespaceSelector").cloned().unwrap_or_else(empty),
@@ -250,7 +248,7 @@ mod tests {
              "failurePolicy": "Ignore", "timeoutSeconds": 3, "reinvocationPolicy": "IfNeeded",
              "sideEffects": "Some", "admissionReviewVersions": ["v1beta1"]}
         ]});
-        let hooks = parse_configuration("cfg", &obj);
+        let hooks = parse_configuration(&obj);
         assert_eq!(hooks.len(), 2);
         let (a, b) = (&hooks[0], &hooks[1]);
         assert_eq!(
@@ -276,7 +274,7 @@ mod tests {
             "rules": [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["*"]}]}]});
         let snapshot = Snapshot {
             mutating: Vec::new(),
-            validating: parse_configuration("all", &all),
+            validating: parse_configuration(&all),
         };
         let registry = crate::registry::Registry::default();
         let lookup = |g: &str, p: &str| registry.lookup(g, "v1", p).expect("served type");

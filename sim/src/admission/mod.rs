@@ -18,9 +18,8 @@ use serde_json::Value;
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 
-pub use config::{Snapshot, Webhooks};
-pub use dispatch::{mutate as mutate_webhooks, validate as validate_webhooks};
-pub use review::user_info;
+pub(crate) use config::{Snapshot, Webhooks};
+pub(crate) use dispatch::{mutate as mutate_webhooks, validate as validate_webhooks};
 pub(crate) use target::{pod_port, selected_pod_address};
 
 /// What is being admitted.

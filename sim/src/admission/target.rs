@@ -1,8 +1,8 @@
 //! Where a webhook call goes. `clientConfig.url` (https only) is dialled as is; for
 //! `clientConfig.service` the Service's port is found, its pods are those its selector matches (their
 //! named ports resolved), and the first pod whose target port is mapped to a real address
-//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
-//! unless the Service port is routed to a local process ([`crate::routes`]), which is dialled then.
+//! ([`crate::kubelet::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
+//! unless the Service port is routed to a local process ([`crate::apiserver::routes`]), which is dialled then.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -101,7 +101,7 @@ fn from_service(
         .ok_or_else(|| format!("no service port {port} found for service \"{name}\""))?;
     let host = format!("{name}.{ns}.svc");
     let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
-    if let Some(addr) = crate::routes::lookup(app, ns, name, port) {
+    if let Some(addr) = crate::apiserver::routes::lookup(app, ns, name, port) {
         return Ok(Target {
             addr,
             server_name: host.clone(),

@@ -5,8 +5,8 @@
 use http::Method;
 
 use super::identity::UserInfo;
-use crate::query::Query;
-use crate::router::{Route, route};
+use crate::apiserver::query::Query;
+use crate::apiserver::router::{Route, route};
 use crate::status::ApiError;
 
 /// What is asked, by whom.

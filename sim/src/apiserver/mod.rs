@@ -2,6 +2,22 @@
 //! ServiceAccount tokens, impersonation), request attributes, RBAC authorization with its
 //! bootstrap policy, and the self reviews that expose it to clients.
 
+pub(crate) mod accept;
+pub mod discovery;
+pub(crate) mod handlers;
+pub mod http;
+pub mod kubeconfig;
+pub mod openapi;
+pub mod proto;
+pub(crate) mod proxy;
+pub(crate) mod query;
+pub(crate) mod request_log;
+pub mod router;
+pub mod routes;
+pub(crate) mod scratch_dir;
+pub(crate) mod server;
+pub mod tls;
+
 pub(crate) mod attributes;
 pub(crate) mod identity;
 pub(crate) mod policy;

@@ -8,9 +8,9 @@
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::object::{Candidate, Mode, WriteCtx, write};
+use crate::registry::object::{Candidate, Mode, WriteCtx, write};
+use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;
-use crate::validate::FieldValidation;
 
 fn meta(name: &str) -> Value {
     json!({

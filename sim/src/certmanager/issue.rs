@@ -152,7 +152,7 @@ pub fn issue(spec: &Value, signer: &Signer<'_>) -> Result<Issued, String> {
     let not_before = crate::time::now_secs();
     params.not_before = now.into();
     params.not_after = (now + Duration::from_secs(lifetime as u64)).into();
-    let serial: [u8; 16] = rand::random();
+    let serial: [u8; 16] = crate::registry::object::random::bytes();
     params.serial_number = Some(SerialNumber::from_slice(&serial[..]));
     let key = key_pair(spec)?;
     let (cert, ca_pem) = match signer {

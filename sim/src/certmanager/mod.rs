@@ -17,10 +17,10 @@ use serde_json::{Value, json};
 
 use crate::app::App;
 use crate::controllers::util::{self, rt, s};
-use crate::object::{Candidate, Mode, WriteCtx, write};
 use crate::registry::ResourceType;
+use crate::registry::object::{Candidate, Mode, WriteCtx, write};
+use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;
-use crate::validate::FieldValidation;
 
 pub use issue::go_duration;
 

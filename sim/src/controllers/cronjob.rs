@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::cron::Schedule;
 use super::util::{self, rt, s};
 use super::{MANAGER, State};
 use crate::app::App;
 use crate::registry::ResourceType;
+use piceli_core::cron::Schedule;
 
 /// The CronJob annotation that replaces the schedule with a fixed interval (tests).
 pub const SCHEDULE_EVERY_ANNOTATION: &str = "sim.piceli.dev/schedule-every";

@@ -120,7 +120,7 @@ fn pod_for(set: &Value, node: &str, hash: &str) -> Value {
     let name = s(set, "/metadata/name");
     let tmpl = util::pod_template(set);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
-    let suffix = &crate::object::new_uid()[..5];
+    let suffix = &crate::registry::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));
     meta["generateName"] = json!(format!("{name}-"));
     meta["namespace"] = json!(s(set, "/metadata/namespace"));

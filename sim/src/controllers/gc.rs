@@ -49,7 +49,7 @@ fn foreground(app: &App, st: &mut super::State) {
                 continue;
             };
             for item in items {
-                if crate::delete::foreground_pending(&item.object) {
+                if crate::registry::delete::foreground_pending(&item.object) {
                     st.foreground.insert((key.clone(), item.ns, item.name));
                 }
             }
@@ -58,7 +58,7 @@ fn foreground(app: &App, st: &mut super::State) {
     }
     let pending: Vec<(String, String, String)> = st.foreground.iter().cloned().collect();
     for (rk, ns, name) in pending {
-        if let Ok(step) = crate::delete::foreground_step(app, &rk, &ns, &name) {
+        if let Ok(step) = crate::registry::delete::foreground_step(app, &rk, &ns, &name) {
             st.foreground.extend(step.marked);
             if step.done {
                 st.foreground.remove(&(rk, ns, name));

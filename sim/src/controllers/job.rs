@@ -166,7 +166,7 @@ fn pod_for(job: &Value) -> Value {
     let name = s(job, "/metadata/name");
     let tmpl = util::pod_template(job);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
-    let suffix = &crate::object::new_uid()[..5];
+    let suffix = &crate::registry::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));
     meta["generateName"] = json!(format!("{name}-"));
     meta["namespace"] = json!(s(job, "/metadata/namespace"));

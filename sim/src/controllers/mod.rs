@@ -12,18 +12,16 @@
 //! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
-mod cron;
+pub(crate) mod cluster_defaults;
+mod clusterrole_aggregation;
 mod cronjob;
 mod daemonset;
 mod deployment;
 mod gc;
-mod image_pull;
 mod job;
 mod namespace;
+pub(crate) mod namespace_deletion;
 mod node;
-mod pod;
-mod pod_termination;
-mod probe;
 mod replicaset;
 mod service;
 mod statefulset;
@@ -36,8 +34,9 @@ use std::time::{Duration, Instant};
 
 use crate::app::App;
 
+pub use crate::kubelet::pod::BEHAVIOR_ANNOTATION;
 pub use cronjob::SCHEDULE_EVERY_ANNOTATION;
-pub use pod::BEHAVIOR_ANNOTATION;
+pub(crate) use node::NODE_IP;
 
 /// The field manager of the Deployment, ReplicaSet and garbage-collection controllers.
 pub const MANAGER: &str = "kube-controller-manager";
@@ -86,9 +85,9 @@ pub(crate) struct State {
     /// The earliest time something timed is due.
     pub wake: Option<Instant>,
     /// HTTP readiness probes of pods whose probed port is mapped.
-    pub probes: probe::Probes,
+    pub probes: crate::kubelet::probe::Probes,
     /// Image pulls from loopback registries (pods of images pinned there).
-    pub pulls: image_pull::ImagePulls,
+    pub pulls: crate::kubelet::image_pull::ImagePulls,
     /// Objects in foreground deletion (store key, namespace, name) the garbage collector works on.
     pub foreground: HashSet<(String, String, String)>,
     /// Whether every kind was scanned for foreground deletions (at start, and after missed events).
@@ -113,7 +112,11 @@ pub struct Controllers {
 impl Controllers {
     /// Starts the controller loop on the current Tokio runtime.
     pub fn start(app: Arc<App>, config: ControllerConfig) -> Controllers {
-        let holder = format!("{}-{}", std::process::id(), &crate::object::new_uid()[..8]);
+        let holder = format!(
+            "{}-{}",
+            std::process::id(),
+            &crate::registry::object::new_uid()[..8]
+        );
         let me = Controllers {
             holder: holder.clone(),
             app: app.clone(),
@@ -160,12 +163,12 @@ fn relevant(rk: &str) -> bool {
             | "/nodes"
             | "batch/jobs"
             | "batch/cronjobs"
-    )
+    ) || clusterrole_aggregation::WATCHES.contains(&rk)
 }
 
 /// Notes an object put in foreground deletion for the garbage collector; whether it was one.
-fn note_foreground(state: &Mutex<State>, e: &crate::store::Event) -> bool {
-    if !crate::delete::foreground_pending(&e.object) {
+fn note_foreground(state: &Mutex<State>, e: &crate::storage::Event) -> bool {
+    if !crate::registry::delete::foreground_pending(&e.object) {
         return false;
     }
     if let Ok(mut st) = state.lock() {
@@ -203,8 +206,8 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             if !node_ready {
                 node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
             }
-            pod_termination::reconcile(&a);
-            pod::reconcile(&a, &c, &mut st);
+            crate::kubelet::pod_termination::reconcile(&a);
+            crate::kubelet::pod::reconcile(&a, &c, &mut st);
             replicaset::reconcile(&a, &mut st);
             deployment::reconcile(&a, &mut st);
             statefulset::reconcile(&a, &mut st);
@@ -215,6 +218,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             namespace::reconcile(&a);
             volume::reconcile(&a);
             gc::reconcile(&a, &mut st);
+            clusterrole_aggregation::reconcile(&a);
             if a.cert_manager {
                 crate::certmanager::reconcile(&a, &mut |at| st.wake_at(at));
             }

@@ -51,13 +51,6 @@ pub fn pods_by_owner(pods: &[Value]) -> HashMap<String, Vec<&Value>> {
     out
 }
 
-fn random_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    (0..5)
-        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
-        .collect()
-}
-
 /// One turn over every ReplicaSet.
 pub fn reconcile(app: &App, st: &mut State) {
     let (Ok(rss), Ok(pods)) = (
@@ -151,7 +144,10 @@ fn pod_for(rs: &Value, ns: &str, name: &str) -> Value {
     let tmpl = util::pod_template(rs);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let prefix = format!("{name}-");
-    meta["name"] = json!(format!("{prefix}{}", random_suffix()));
+    meta["name"] = json!(format!(
+        "{prefix}{}",
+        crate::registry::object::random::name_suffix()
+    ));
     meta["generateName"] = json!(prefix);
     meta["namespace"] = json!(ns);
     meta["ownerReferences"] = json!([util::owner_ref(rs)]);

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::util::{self, rt, s};
 use crate::app::App;
-use crate::selectors::LabelSelector;
+use crate::registry::selectors::LabelSelector;
 
 const SLICE_MANAGER: &str = "endpointslice-controller.k8s.io";
 
@@ -175,7 +175,7 @@ pub fn reconcile(app: &App) {
                 labels["kubernetes.io/service-name"] = json!(name);
                 labels["endpointslice.kubernetes.io/managed-by"] = json!(SLICE_MANAGER);
                 let slice = json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-                    "metadata": {"name": format!("{name}-{}", &crate::object::new_uid()[..5]),
+                    "metadata": {"name": format!("{name}-{}", &crate::registry::object::new_uid()[..5]),
                                  "namespace": ns, "labels": labels,
                                  "ownerReferences": [util::owner_ref(&svc)]},
                     "addressType": "IPv4", "endpoints": slice_endpoints, "ports": slice_ports});

@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::delete::{self, DeleteOptions};
-use crate::object::{self, Candidate, Mode, WriteCtx};
 use crate::registry::ResourceType;
+use crate::registry::delete::{self, DeleteOptions};
+use crate::registry::object::{self, Candidate, Mode, WriteCtx};
+use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;
-use crate::validate::FieldValidation;
 
 /// The served type at `group/version/plural`.
 pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<ResourceType, ApiError> {

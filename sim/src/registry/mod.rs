@@ -1,7 +1,21 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
+pub mod crd;
+pub(crate) mod crd_types;
+pub mod defaults;
+pub mod delete;
+pub mod field_labels;
+pub mod fields;
 mod kinds;
+pub mod object;
+pub mod rules;
+pub mod schema;
+pub(crate) mod secret_rules;
+pub mod selectors;
+pub mod smp;
 pub mod strategy;
+pub mod table;
+pub mod validate;
 
 use std::sync::RwLock;
 

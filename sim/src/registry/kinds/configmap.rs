@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
+use crate::registry::rules::{config_keys, immutable_data};
 use crate::registry::strategy::Strategy;
-use crate::rules::{config_keys, immutable_data};
 use crate::status::Cause;
 
 pub struct ConfigMap;

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, job_spec, obj, set_default};
+use crate::registry::defaults::{child, job_spec, obj, set_default};
+use crate::registry::rules::{containers, required};
 use crate::registry::strategy::Strategy;
-use crate::rules::{containers, required};
 use crate::status::Cause;
 
 pub struct CronJob;

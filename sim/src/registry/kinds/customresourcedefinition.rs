@@ -13,6 +13,6 @@ impl Strategy for CustomResourceDefinition {
     }
 
     fn derive_status(&self, object: &mut Value) {
-        crate::crd::set_status(object);
+        crate::registry::crd::set_status(object);
     }
 }

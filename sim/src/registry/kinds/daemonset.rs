@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj, pod_template, set_default};
+use crate::registry::defaults::{child, obj, pod_template, set_default};
+use crate::registry::rules::{immutable_if_changed, workload};
 use crate::registry::strategy::Strategy;
-use crate::rules::{immutable_if_changed, workload};
 use crate::status::Cause;
 
 pub struct DaemonSet;

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::defaults::{child, job_selector, job_spec, obj};
+use crate::registry::defaults::{child, job_selector, job_spec, obj};
+use crate::registry::rules::{containers, immutable_if_changed};
 use crate::registry::strategy::Strategy;
-use crate::rules::{containers, immutable_if_changed};
 use crate::status::Cause;
 
 pub struct Job;

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj, set_default};
+use crate::registry::defaults::{child, obj, set_default};
 use crate::registry::strategy::Strategy;
 
 pub struct Namespace;

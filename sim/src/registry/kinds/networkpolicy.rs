@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj};
+use crate::registry::defaults::{child, obj};
 use crate::registry::strategy::Strategy;
 
 pub struct NetworkPolicy;

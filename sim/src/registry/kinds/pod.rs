@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj, pod_spec, set_default};
+use crate::registry::defaults::{child, obj, pod_spec, set_default};
+use crate::registry::rules::containers;
 use crate::registry::strategy::Strategy;
-use crate::rules::containers;
 use crate::status::Cause;
 
 pub struct Pod;
@@ -22,7 +22,7 @@ impl Strategy for Pod {
     }
 
     fn prepare_create(&self, object: &mut Value) {
-        crate::pod_status::on_create(object);
+        crate::kubelet::pod_status::on_create(object);
     }
 
     fn validate(&self, object: &Value, out: &mut Vec<Cause>) {

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::set_default;
+use crate::registry::defaults::set_default;
+use crate::registry::rules::{config_keys, immutable_data};
 use crate::registry::strategy::Strategy;
-use crate::rules::{config_keys, immutable_data};
 use crate::status::Cause;
 
 pub struct Secret;
@@ -31,11 +31,11 @@ impl Strategy for Secret {
 
     fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
         config_keys(object, "data", out);
-        out.extend(crate::secret_rules::check(object));
+        out.extend(crate::registry::secret_rules::check(object));
     }
 
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
-        out.extend(crate::secret_rules::check_update(old, new));
+        out.extend(crate::registry::secret_rules::check_update(old, new));
         immutable_data(old, new, out);
     }
 }

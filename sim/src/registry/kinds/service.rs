@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj, set_default};
+use crate::registry::defaults::{child, obj, set_default};
+use crate::registry::rules::{immutable, service};
 use crate::registry::strategy::Strategy;
-use crate::rules::{immutable, service};
 use crate::status::Cause;
 
 pub struct Service;

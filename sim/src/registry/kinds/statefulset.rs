@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::defaults::{child, obj, pod_template, set_default};
+use crate::registry::defaults::{child, obj, pod_template, set_default};
+use crate::registry::rules::workload;
 use crate::registry::strategy::Strategy;
-use crate::rules::workload;
 use crate::status::Cause;
 
 pub struct StatefulSet;

@@ -1,0 +1,315 @@
+//! create, update (PUT), patch (apply, merge, JSON and strategic merge), delete and deletecollection.
+
+use serde_json::{Value, json};
+
+use super::Resolved;
+use super::read::{at_version, list_objects};
+use crate::apiserver::http::{Req, Resp, json as json_resp, with_warnings};
+use crate::app::App;
+use crate::registry::delete::{self, DeleteOptions};
+use crate::registry::object::{self, Candidate, Mode, Outcome, WriteCtx};
+use crate::registry::schema::Node;
+use crate::registry::smp;
+use crate::registry::validate::FieldValidation;
+use crate::status::ApiError;
+
+/// The media types a create or update body may have (the serializers kube-apiserver offers).
+const BODY_TYPES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+
+/// The patch types of built-in kinds, in the apiserver's order.
+const PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// The patch types of custom resources (no strategic merge patch).
+const CRD_PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// Decodes a request body: JSON, YAML or (for kubectl's generators) protobuf for POST/PUT, a patch
+/// document for PATCH; any other media type is 415 with the apiserver's list.
+pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
+    let ct = req.content_type();
+    let accepted = if req.method == http::Method::PATCH {
+        PATCH_TYPES
+    } else {
+        BODY_TYPES
+    };
+    if !ct.is_empty() && !accepted.contains(&ct) {
+        return Err(ApiError::media_type_not_accepted(accepted));
+    }
+    if ct == "application/vnd.kubernetes.protobuf" {
+        return crate::apiserver::proto::decode(&req.body).map_err(|e| match e {
+            crate::apiserver::proto::ProtoError::Unsupported(_) => {
+                ApiError::unsupported_media_type(ct)
+            }
+            other => ApiError::bad_request(other.to_string()),
+        });
+    }
+    if ct.contains("protobuf") || ct.contains("cbor") {
+        return Err(ApiError::unsupported_media_type(ct));
+    }
+    if req.body.is_empty() {
+        return Err(ApiError::bad_request("the request body is empty"));
+    }
+    match serde_json::from_slice::<Value>(&req.body) {
+        Ok(v) => Ok(v),
+        Err(json_err) => {
+            let text = std::str::from_utf8(&req.body)
+                .map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
+            if ct.contains("yaml") {
+                serde_saphyr::from_str::<Value>(text)
+                    .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
+            } else {
+                Err(ApiError::bad_request(format!(
+                    "couldn't get version/kind; json parse error: {json_err}"
+                )))
+            }
+        }
+    }
+}
+
+fn ctx<'a>(
+    app: &'a App,
+    req: &Req,
+    r: &'a Resolved,
+    sub: &'a str,
+) -> Result<WriteCtx<'a>, ApiError> {
+    let manager = match req.query.get("fieldManager") {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => req.user_agent_manager(),
+    };
+    Ok(WriteCtx {
+        app,
+        rt: &r.rt,
+        ns: &r.ns,
+        subresource: sub,
+        manager,
+        dry_run: req.query.dry_run(options_kind(req))?,
+        validation: FieldValidation::parse(req.query.get("fieldValidation"))?,
+    })
+}
+
+/// The options object a write verb's query parameters decode into (named in validation errors).
+pub fn options_kind(req: &Req) -> &'static str {
+    match req.method.as_str() {
+        "POST" => "CreateOptions",
+        "PUT" => "UpdateOptions",
+        "PATCH" => "PatchOptions",
+        _ => "DeleteOptions",
+    }
+}
+
+fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
+    let code = if out.created { created_code } else { 200 };
+    with_warnings(
+        json_resp(code, &at_version(&r.rt, out.object)),
+        &out.warnings,
+    )
+}
+
+/// POST to a collection.
+pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    let body = decode_body(req)?;
+    let name = match body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    {
+        Some(n) => n.to_string(),
+        None => match body
+            .pointer("/metadata/generateName")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        {
+            Some(prefix) => format!("{prefix}{}", crate::registry::object::random::name_suffix()),
+            None => {
+                return Err(ApiError::invalid(
+                    &r.rt.group,
+                    &r.rt.kind,
+                    "",
+                    crate::registry::validate::name_causes(&r.rt.kind, ""),
+                ));
+            }
+        },
+    };
+    let mut body = body;
+    if let Some(m) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.insert("name".into(), json!(name));
+        m.remove("resourceVersion");
+    }
+    let c = ctx(app, req, r, "")?;
+    let out = object::write(&c, &name, Mode::Create, |_| Ok(Candidate::Replace(body)))?;
+    Ok(respond(r, out, 201))
+}
+
+/// PUT an object (or its status).
+pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
+    let body = decode_body(req)?;
+    let sub = r.sub.as_deref().unwrap_or("");
+    let c = ctx(app, req, r, sub)?;
+    let out = object::write(&c, name, Mode::Update, |_| Ok(Candidate::Replace(body)))?;
+    Ok(respond(r, out, 201))
+}
+
+/// A server-side apply that creates the object needs `create` besides `patch`, as kube-apiserver
+/// authorizes the create it turns into.
+fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<(), ApiError> {
+    if r.sub.is_some() || !app.rbac || req.user.is_master() {
+        return Ok(());
+    }
+    if app.store.get(&r.rt.store_key(), &r.ns, name)?.is_some() {
+        return Ok(());
+    }
+    let a = crate::apiserver::attributes::Attributes::resource(
+        &req.user,
+        "create",
+        &r.rt.group,
+        &r.rt.plural,
+        "",
+        &r.ns,
+        name,
+    );
+    crate::apiserver::rbac::authorize(app, &a)
+}
+
+/// PATCH an object (or its status), by content type.
+pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
+    let sub = r.sub.as_deref().unwrap_or("");
+    let c = ctx(app, req, r, sub)?;
+    let ct = req.content_type().to_string();
+    let body = decode_body(req)?;
+    let out = match ct.as_str() {
+        "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+            if req.query.get("fieldManager").is_none_or(str::is_empty) {
+                return Err(ApiError::bad_request(
+                    "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
+                ));
+            }
+            let force = req.query.flag("force");
+            authorize_apply_create(app, req, r, name)?;
+            object::write(&c, name, Mode::Apply, |_| {
+                Ok(Candidate::Apply {
+                    config: body,
+                    force,
+                })
+            })?
+        }
+        "application/merge-patch+json" => object::write(&c, name, Mode::Update, |old| {
+            let mut doc = old.cloned().unwrap_or(Value::Null);
+            json_patch::merge(&mut doc, &body);
+            Ok(Candidate::Replace(doc))
+        })?,
+        "application/json-patch+json" => {
+            let ops: json_patch::Patch = serde_json::from_value(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            object::write(&c, name, Mode::Update, |old| {
+                let mut doc = old.cloned().unwrap_or(Value::Null);
+                json_patch_as_apiserver(&mut doc, &ops).map_err(|e| {
+                    ApiError::invalid(
+                        &r.rt.group,
+                        &r.rt.kind,
+                        name,
+                        vec![crate::status::Cause {
+                            reason: "FieldValueInvalid".into(),
+                            message: e.to_string(),
+                            field: String::new(),
+                        }],
+                    )
+                })?;
+                Ok(Candidate::Replace(doc))
+            })?
+        }
+        "application/strategic-merge-patch+json" => {
+            if r.rt.crd {
+                return Err(ApiError::media_type_not_accepted(CRD_PATCH_TYPES));
+            }
+            object::write(&c, name, Mode::Update, |old| {
+                let doc = old.cloned().unwrap_or(Value::Null);
+                let patched = smp::apply(&doc, &body, Node::root(&r.rt))
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?;
+                Ok(Candidate::Replace(patched))
+            })?
+        }
+        _ => return Err(ApiError::media_type_not_accepted(PATCH_TYPES)),
+    };
+    Ok(respond(r, out, 201))
+}
+
+/// DELETE an object.
+pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
+    let opts = DeleteOptions::parse(&req.body, &req.query)?;
+    let obj = delete::delete(app, &r.rt, &r.ns, name, &opts)?;
+    let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
+    let pending = !opts.dry_run
+        && app
+            .store
+            .get(&r.rt.store_key(), ns, name)?
+            .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
+    if pending || delete::returns_deleted_object(&r.rt) {
+        return Ok(json_resp(200, &at_version(&r.rt, obj)));
+    }
+    let uid = obj
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Ok(json_resp(
+        200,
+        &crate::status::success_status(&r.rt.group, &r.rt.plural, name, uid),
+    ))
+}
+
+/// DELETE a collection (with selectors).
+pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    let opts = DeleteOptions::parse(&req.body, &req.query)?;
+    let (items, meta) = list_objects(app, req, r)?;
+    let mut deleted = Vec::new();
+    for item in items {
+        let name = item
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let ns = item
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        match delete::delete(app, &r.rt, &ns, &name, &opts) {
+            Ok(o) => deleted.push(o),
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(json_resp(
+        200,
+        &json!({"kind": format!("{}List", r.rt.kind), "apiVersion": r.rt.api_version(), "metadata": meta, "items": deleted}),
+    ))
+}
+
+/// RFC 6902 as kube-apiserver applies it (evanphx/json-patch): a `test` for `null` passes when the path
+/// is absent, which is how clients (kube's finalizer helper) say "only if there are no finalizers yet".
+fn json_patch_as_apiserver(
+    doc: &mut Value,
+    ops: &json_patch::Patch,
+) -> Result<(), json_patch::PatchError> {
+    for op in ops.iter() {
+        if let json_patch::PatchOperation::Test(t) = op
+            && t.value.is_null()
+            && doc.pointer(t.path.as_str()).is_none()
+        {
+            continue;
+        }
+        json_patch::patch(doc, std::slice::from_ref(op))?;
+    }
+    Ok(())
+}

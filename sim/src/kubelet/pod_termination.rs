@@ -1,0 +1,30 @@
+//! The kubelet's side of graceful pod deletion: a pod marked `Terminating` with a grace period has
+//! its containers stopped at once (nothing runs here) and is deleted with grace period 0, as a
+//! kubelet does when the containers have exited. Finalizers still hold it afterwards.
+
+use crate::app::App;
+use crate::controllers::util::{self, rt, s};
+use crate::registry::delete::{self, DeleteOptions};
+
+/// One turn over every pod.
+pub fn reconcile(app: &App) {
+    let Ok(pods) = rt(app, "", "v1", "pods") else {
+        return;
+    };
+    for pod in util::list(app, &pods) {
+        if !crate::kubelet::pod_deletion::awaiting_kubelet(&pod) {
+            continue;
+        }
+        let opts = DeleteOptions {
+            grace_period: Some(0),
+            ..Default::default()
+        };
+        let _ = delete::delete(
+            app,
+            &pods,
+            s(&pod, "/metadata/namespace"),
+            s(&pod, "/metadata/name"),
+            &opts,
+        );
+    }
+}

@@ -1,0 +1,430 @@
+//! Deletion: preconditions, finalizers and `deletionTimestamp`, namespace deletion (its objects go
+//! with it), and garbage collection of dependents by owner reference: `Background` (the default)
+//! deletes them in the same transaction, `Orphan` removes their owner references, `Foreground`
+//! marks the owner (`foregroundDeletion` finalizer, `deletionTimestamp`) and leaves the rest to the
+//! garbage collector's turns ([`foreground_step`]): dependents first, the owner once no dependent
+//! with `blockOwnerDeletion` is left.
+
+use serde_json::{Value, json};
+
+use crate::app::App;
+use crate::registry::ResourceType;
+use crate::registry::object::rv_of;
+use crate::status::ApiError;
+use crate::storage::{EventType, Writer};
+
+/// `DeleteOptions` as far as the simulator uses them.
+#[derive(Debug, Default, Clone)]
+pub struct DeleteOptions {
+    /// `preconditions.uid`: delete only if the object has this uid.
+    pub uid: Option<String>,
+    /// `preconditions.resourceVersion`: delete only if the object is at this version.
+    pub resource_version: Option<String>,
+    /// `propagationPolicy: Orphan` (or `orphanDependents: true`): dependents are not deleted.
+    pub orphan: bool,
+    /// `propagationPolicy: Foreground`.
+    pub foreground: bool,
+    /// Whether the request is a dry run (`dryRun=All`): nothing is deleted.
+    pub dry_run: bool,
+    /// `gracePeriodSeconds` (body or query); Pods only.
+    pub grace_period: Option<i64>,
+}
+
+/// The finalizer of an object whose dependents are being deleted before it.
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
+
+impl DeleteOptions {
+    /// From the request body (a DeleteOptions object, possibly empty) and query parameters.
+    pub fn parse(
+        body: &[u8],
+        query: &crate::apiserver::http::Query,
+    ) -> Result<DeleteOptions, ApiError> {
+        let v: Value = if body.iter().all(u8::is_ascii_whitespace) {
+            json!({})
+        } else {
+            serde_json::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+        };
+        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(String::from);
+        let policy =
+            s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
+        let orphan_flag = v
+            .get("orphanDependents")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let body_dry: Vec<&str> = v
+            .get("dryRun")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|x| x.as_str().unwrap_or("")).collect())
+            .unwrap_or_default();
+        let dry = crate::apiserver::query::dry_run_values(&body_dry, "DeleteOptions")?
+            || query.dry_run("DeleteOptions")?;
+        if let Some(p) = &policy
+            && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
+        {
+            return Err(ApiError::bad_request(format!(
+                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Orphan\", \"Background\", \"Foreground\""
+            )));
+        }
+        let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+            Some(g) => Some(g),
+            None => query.int64("gracePeriodSeconds")?,
+        };
+        Ok(DeleteOptions {
+            grace_period,
+            foreground: policy.as_deref() == Some("Foreground"),
+            uid: s("/preconditions/uid"),
+            resource_version: s("/preconditions/resourceVersion"),
+            orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
+            dry_run: dry,
+        })
+    }
+}
+
+/// Whether a finished DELETE answers with the object (the stores with `ReturnDeletedObject`) rather
+/// than a `Status` of `Success`; a deletion still pending (finalizers, grace) always returns the object.
+pub fn returns_deleted_object(rt: &ResourceType) -> bool {
+    matches!(
+        (rt.group.as_str(), rt.kind.as_str()),
+        ("", "Pod" | "ServiceAccount" | "Namespace") | ("storage.k8s.io", "StorageClass")
+    )
+}
+
+fn uid_of(obj: &Value) -> &str {
+    obj.pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// Deletes one object; returns its last state.
+pub fn delete(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    name: &str,
+    opts: &DeleteOptions,
+) -> Result<Value, ApiError> {
+    let rk = rt.store_key();
+    let ns = if rt.namespaced { ns } else { "" };
+    admit(app, rt, ns, name, opts)?;
+    let out = app.store.write(|w| {
+        let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
+        if let Some(uid) = &opts.uid
+            && uid != uid_of(&obj) {
+                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}", uid_of(&obj)
+                )));
+            }
+        if let Some(rv) = &opts.resource_version
+            && rv != rv_of(&obj) {
+                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}", rv_of(&obj)
+                )));
+            }
+        if opts.dry_run {
+            return Ok(obj);
+        }
+        if let Some(pod) = crate::kubelet::pod_deletion::graceful(w, rt, ns, name, &obj, opts.grace_period)? {
+            return Ok(pod);
+        }
+        if opts.foreground
+            && rt.namespaced
+            && obj.pointer("/metadata/deletionTimestamp").is_none()
+            && has_dependents(w, ns, uid_of(&obj))?
+        {
+            return mark_foreground(w, &rk, ns, name, obj);
+        }
+        remove_object(w, rt, &rk, ns, name, obj, opts.orphan)
+    })?;
+    if rt.kind == "CustomResourceDefinition" {
+        app.reload_crds()?;
+    }
+    Ok(out)
+}
+
+/// Calls the admission webhooks matching a DELETE of the stored object, outside the store
+/// transaction (objects deleted by a cascade are not admitted one by one). Their warnings are dropped.
+fn admit(
+    app: &App,
+    rt: &ResourceType,
+    ns: &str,
+    name: &str,
+    opts: &DeleteOptions,
+) -> Result<(), ApiError> {
+    let webhooks = app.webhooks.current(&app.store)?;
+    if !webhooks.may_match(rt, "") {
+        return Ok(());
+    }
+    let Some(old) = app.store.get(&rt.store_key(), ns, name)? else {
+        return Ok(());
+    };
+    let req = crate::admission::AdmissionRequest {
+        operation: "DELETE",
+        resource: rt,
+        namespace: ns,
+        name,
+        subresource: "",
+        old: Some(&old),
+        dry_run: opts.dry_run,
+        manager: "",
+        uid: crate::registry::object::new_uid(),
+        propagation: Some(if opts.orphan { "Orphan" } else { "Background" }),
+    };
+    let mut warnings = Vec::new();
+    crate::admission::mutate_webhooks(app, &webhooks, &req, None, &mut warnings)?;
+    crate::admission::validate_webhooks(app, &webhooks, &req, None, &mut warnings)
+}
+
+/// Deletes (or marks for deletion, when finalizers remain) inside a transaction.
+pub fn remove_object(
+    w: &mut Writer<'_>,
+    rt: &ResourceType,
+    rk: &str,
+    ns: &str,
+    name: &str,
+    mut obj: Value,
+    orphan: bool,
+) -> Result<Value, ApiError> {
+    let has_finalizers = obj
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    if rt.kind == "Namespace" && rt.group.is_empty() {
+        return crate::controllers::namespace_deletion::step(w, name, obj);
+    } else if has_finalizers {
+        return crate::controllers::namespace_deletion::mark_deleting(w, rk, ns, name, obj);
+    }
+    let rv = w.next_rv()?;
+    obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+    w.delete(rk, ns, name, rv, obj.clone())?;
+    if rt.kind == "CustomResourceDefinition" {
+        // Deleting a CRD deletes every object of its kind.
+        let group = obj
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let plural = obj
+            .pointer("/spec/names/plural")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let key = format!("{group}/{plural}");
+        for item in w.list(&key, None)? {
+            let rv = w.next_rv()?;
+            let mut last = item.object;
+            last["metadata"]["resourceVersion"] = json!(rv.to_string());
+            w.delete(&key, &item.ns, &item.name, rv, last)?;
+        }
+    }
+    if rt.namespaced {
+        collect_dependents(w, ns, uid_of(&obj).to_string(), orphan)?;
+    }
+    Ok(obj)
+}
+
+/// Deletes (or orphans) objects in `ns` owned by `uid`, recursively.
+fn collect_dependents(
+    w: &mut Writer<'_>,
+    ns: &str,
+    uid: String,
+    orphan: bool,
+) -> Result<(), ApiError> {
+    let mut pending = vec![uid];
+    while let Some(owner) = pending.pop() {
+        for key in w.keys_in_namespace(ns)? {
+            for item in w.list(&key, Some(ns))? {
+                let refs = item
+                    .object
+                    .pointer("/metadata/ownerReferences")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                if !refs
+                    .iter()
+                    .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner.as_str()))
+                {
+                    continue;
+                }
+                let item_before = item.object.clone();
+                let rv = w.next_rv()?;
+                let mut obj = item.object;
+                obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+                if orphan {
+                    let kept: Vec<Value> = refs
+                        .into_iter()
+                        .filter(|r| r.get("uid").and_then(Value::as_str) != Some(owner.as_str()))
+                        .collect();
+                    obj["metadata"]["ownerReferences"] = json!(kept);
+                    w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
+                } else if crate::controllers::namespace_deletion::has_finalizers(&obj) {
+                    // Held by finalizers: marked, it stays until they are removed.
+                    crate::controllers::namespace_deletion::mark_deleting(
+                        w,
+                        &key,
+                        ns,
+                        &item.name,
+                        item_before,
+                    )?;
+                } else {
+                    pending.push(uid_of(&obj).to_string());
+                    w.delete(&key, ns, &item.name, rv, obj)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether an object is waiting for its dependents (foreground deletion).
+pub fn foreground_pending(obj: &Value) -> bool {
+    obj.pointer("/metadata/deletionTimestamp").is_some()
+        && obj
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|f| f.iter().any(|x| x == FOREGROUND_FINALIZER))
+}
+
+fn owner_refs(obj: &Value) -> &[Value] {
+    obj.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// Whether any object in `ns` names `uid` as an owner.
+fn has_dependents(w: &Writer<'_>, ns: &str, uid: &str) -> Result<bool, ApiError> {
+    for key in w.keys_in_namespace(ns)? {
+        for item in w.list(&key, Some(ns))? {
+            if owner_refs(&item.object)
+                .iter()
+                .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Sets `deletionTimestamp` and the `foregroundDeletion` finalizer.
+fn mark_foreground(
+    w: &mut Writer<'_>,
+    rk: &str,
+    ns: &str,
+    name: &str,
+    mut obj: Value,
+) -> Result<Value, ApiError> {
+    let rv = w.next_rv()?;
+    let meta = &mut obj["metadata"];
+    let mut finalizers = meta
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if !finalizers.iter().any(|f| f == FOREGROUND_FINALIZER) {
+        finalizers.push(json!(FOREGROUND_FINALIZER));
+    }
+    meta["finalizers"] = json!(finalizers);
+    meta["deletionTimestamp"] = json!(crate::time::now_rfc3339());
+    meta["deletionGracePeriodSeconds"] = json!(0);
+    meta["resourceVersion"] = json!(rv.to_string());
+    if let Some(g) = meta.get("generation").and_then(Value::as_i64) {
+        meta["generation"] = json!(g + 1);
+    }
+    w.put(rk, ns, name, rv, obj.clone(), EventType::Modified)?;
+    Ok(obj)
+}
+
+/// What one garbage-collector step did for an owner in foreground deletion.
+#[derive(Debug, Default)]
+pub struct ForegroundStep {
+    /// The owner is gone, or no longer waiting.
+    pub done: bool,
+    /// Dependents that were put in foreground deletion themselves (store key, namespace, name).
+    pub marked: Vec<(String, String, String)>,
+}
+
+/// One garbage-collector step for an owner in foreground deletion: its dependents are deleted
+/// (those with dependents of their own in foreground too); once none with `blockOwnerDeletion`
+/// remains, the finalizer is removed and the owner deleted (when no other finalizer holds it).
+pub fn foreground_step(
+    app: &App,
+    rk: &str,
+    ns: &str,
+    name: &str,
+) -> Result<ForegroundStep, ApiError> {
+    let types = app.registry.all();
+    let type_of = |key: &str| types.iter().find(|t| t.store_key() == key).cloned();
+    app.store.write(|w| {
+        let mut step = ForegroundStep::default();
+        let Some(mut obj) = w.get(rk, ns, name)? else {
+            step.done = true;
+            return Ok(step);
+        };
+        if !foreground_pending(&obj) {
+            step.done = true;
+            return Ok(step);
+        }
+        let uid = uid_of(&obj).to_string();
+        let mut blocked = false;
+        for key in w.keys_in_namespace(ns)? {
+            for item in w.list(&key, Some(ns))? {
+                let Some(r) = owner_refs(&item.object)
+                    .iter()
+                    .find(|r| r.get("uid").and_then(Value::as_str) == Some(uid.as_str()))
+                else {
+                    continue;
+                };
+                let blocks = r.get("blockOwnerDeletion").and_then(Value::as_bool) == Some(true);
+                let dep = item.object;
+                let still_there = if dep.pointer("/metadata/deletionTimestamp").is_some() {
+                    true
+                } else if has_dependents(w, ns, uid_of(&dep))? {
+                    mark_foreground(w, &key, ns, &item.name, dep)?;
+                    step.marked
+                        .push((key.clone(), ns.to_string(), item.name.clone()));
+                    true
+                } else if let Some(drt) = type_of(&key) {
+                    let last = remove_object(w, &drt, &key, ns, &item.name, dep, false)?;
+                    last.pointer("/metadata/deletionTimestamp").is_some()
+                        && w.get(&key, ns, &item.name)?.is_some()
+                } else {
+                    true
+                };
+                blocked |= blocks && still_there;
+            }
+        }
+        if blocked {
+            return Ok(step);
+        }
+        step.done = true;
+        let left: Vec<Value> = owner_finalizers(&obj)
+            .into_iter()
+            .filter(|f| f != FOREGROUND_FINALIZER)
+            .collect();
+        if let Some(m) = obj["metadata"].as_object_mut() {
+            if left.is_empty() {
+                m.remove("finalizers");
+            } else {
+                m.insert("finalizers".into(), json!(left));
+            }
+        }
+        match type_of(rk) {
+            Some(rt) if left.is_empty() => {
+                remove_object(w, &rt, rk, ns, name, obj, false)?;
+            }
+            _ => {
+                let rv = w.next_rv()?;
+                obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+                w.put(rk, ns, name, rv, obj, EventType::Modified)?;
+            }
+        }
+        Ok(step)
+    })
+}
+
+fn owner_finalizers(obj: &Value) -> Vec<Value> {
+    obj.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}

@@ -1,0 +1,175 @@
+//! Committing a built object: the store transaction of a write, the create/update preconditions
+//! against the stored object, and — when admission webhooks may match — building and admitting
+//! outside the transaction, then storing only if the object did not change meanwhile.
+
+use serde_json::{Value, json};
+
+use super::{
+    Candidate, Mode, Outcome, WriteCtx, build, check_namespace, meta_mut, namespace_usable, rv_of,
+};
+use crate::admission::Snapshot;
+use crate::status::ApiError;
+use crate::storage::{EventType, Writer};
+
+/// Runs one write. `produce` turns the current object (if any) into the candidate.
+///
+/// Without admission webhooks for this resource, the whole write is one store transaction. With
+/// them, the object is built (and the webhooks called) outside the transaction, then stored only if
+/// the object is still the one it was built from — the store stays usable while webhooks answer,
+/// also to webhooks that call back into the API. A server-side apply whose object changed meanwhile
+/// is rebuilt (up to five times); other writes get 409 Conflict, as a failed precondition would.
+pub fn write(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    mode: Mode,
+    produce: impl FnOnce(Option<&Value>) -> Result<Candidate, ApiError>,
+) -> Result<Outcome, ApiError> {
+    let rt = ctx.rt;
+    let webhooks = ctx.app.webhooks.current(&ctx.app.store)?;
+    let outcome = if webhooks.may_match(rt, ctx.subresource) {
+        write_admitted(ctx, name, mode, produce, &webhooks)?
+    } else {
+        let rk = rt.store_key();
+        let store_ns = if rt.namespaced { ctx.ns } else { "" };
+        ctx.app.store.write(|w| {
+            let old = w.get(&rk, store_ns, name)?;
+            precheck(ctx, name, mode, old.as_ref())?;
+            if old.is_none() && rt.namespaced {
+                check_namespace(w, ctx.ns)?;
+            }
+            let cand = produce(old.as_ref())?;
+            let mut warnings = Vec::new();
+            let built = build(ctx, name, old.as_ref(), cand, &mut warnings, None)?;
+            store(w, ctx, name, old, built, warnings)
+        })?
+    };
+    if rt.kind == "CustomResourceDefinition" && !ctx.dry_run {
+        ctx.app.reload_crds()?;
+    }
+    Ok(outcome)
+}
+
+fn precheck(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    mode: Mode,
+    old: Option<&Value>,
+) -> Result<(), ApiError> {
+    let rt = ctx.rt;
+    match (mode, old) {
+        (Mode::Create, Some(_)) => Err(ApiError::already_exists(&rt.group, &rt.plural, name)),
+        (Mode::Update, None) => Err(ApiError::not_found(&rt.group, &rt.plural, name)),
+        _ => Ok(()),
+    }
+}
+
+/// The write path with admission webhooks (see [`write`]).
+fn write_admitted(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    mode: Mode,
+    produce: impl FnOnce(Option<&Value>) -> Result<Candidate, ApiError>,
+    webhooks: &Snapshot,
+) -> Result<Outcome, ApiError> {
+    let rt = ctx.rt;
+    let rk = rt.store_key();
+    let store_ns = if rt.namespaced { ctx.ns } else { "" };
+    let mut produce = Some(produce);
+    let mut apply_config = None;
+    for _ in 0..5 {
+        let old = ctx.app.store.get(&rk, store_ns, name)?;
+        precheck(ctx, name, mode, old.as_ref())?;
+        if old.is_none() && rt.namespaced {
+            namespace_usable(ctx.app.store.get("/namespaces", "", ctx.ns)?, ctx.ns)?;
+        }
+        let cand = match (produce.take(), apply_config.take()) {
+            (Some(p), _) => p(old.as_ref())?,
+            (None, Some((config, force))) => Candidate::Apply { config, force },
+            (None, None) => break,
+        };
+        if let Candidate::Apply { config, force } = &cand {
+            apply_config = Some((config.clone(), *force));
+        }
+        let mut warnings = Vec::new();
+        let built = build(ctx, name, old.as_ref(), cand, &mut warnings, Some(webhooks))?;
+        let stored = ctx.app.store.write(|w| {
+            let now = w.get(&rk, store_ns, name)?;
+            if now.as_ref().map(rv_of) != old.as_ref().map(rv_of) {
+                precheck(ctx, name, mode, now.as_ref())?;
+                return Ok(None);
+            }
+            if now.is_none() && rt.namespaced {
+                check_namespace(w, ctx.ns)?;
+            }
+            store(w, ctx, name, now, built, warnings).map(Some)
+        })?;
+        if let Some(outcome) = stored {
+            return Ok(outcome);
+        }
+    }
+    Err(ApiError::conflict(
+        &rt.group,
+        &rt.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    ))
+}
+
+/// Stores a built object (unless nothing changed or this is a dry run).
+fn store(
+    w: &mut Writer<'_>,
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    old: Option<Value>,
+    built: Option<Value>,
+    warnings: Vec<String>,
+) -> Result<Outcome, ApiError> {
+    let Some(mut new) = built else {
+        return Ok(Outcome {
+            object: old.unwrap_or(Value::Null),
+            created: false,
+            warnings,
+        });
+    };
+    let created = old.is_none();
+    if ctx.dry_run {
+        return Ok(Outcome {
+            object: new,
+            created,
+            warnings,
+        });
+    }
+    let rk = ctx.rt.store_key();
+    let store_ns = if ctx.rt.namespaced { ctx.ns } else { "" };
+    let rv = w.next_rv()?;
+    meta_mut(&mut new).insert("resourceVersion".into(), json!(rv.to_string()));
+    let finalizers_left = new
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    let may_go = if ctx.rt.kind == "Namespace" && ctx.rt.group.is_empty() {
+        crate::controllers::namespace_deletion::may_go(&new)
+    } else {
+        !finalizers_left
+    };
+    if new.pointer("/metadata/deletionTimestamp").is_some() && may_go {
+        w.delete(&rk, store_ns, name, rv, new.clone())?;
+        // The last object of a terminating namespace lets the namespace go.
+        crate::controllers::namespace_deletion::object_gone(w, store_ns)?;
+    } else {
+        let kind = if created {
+            EventType::Added
+        } else {
+            EventType::Modified
+        };
+        w.put(&rk, store_ns, name, rv, new.clone(), kind)?;
+        if let Some(old) = old {
+            w.attach_prev(old);
+        }
+    }
+    Ok(Outcome {
+        object: new,
+        created,
+        warnings,
+    })
+}

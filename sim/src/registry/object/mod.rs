@@ -1,0 +1,524 @@
+//! The write pipeline every mutating verb goes through: decode checks and field validation, merge
+//! (apply) or replacement, system metadata, defaulting, generation, managedFields, no-op detection,
+//! then (unless a dry run) the store write with a new resourceVersion.
+
+mod commit;
+pub(crate) mod random;
+
+pub use commit::write;
+
+use serde_json::{Map, Value, json};
+
+use crate::admission::Snapshot;
+use crate::app::App;
+use crate::registry::ResourceType;
+use crate::registry::defaults;
+use crate::registry::fields::managed::{self, ApplyRequest};
+use crate::registry::schema::Node;
+use crate::registry::validate::{self, FieldValidation};
+use crate::status::ApiError;
+use crate::storage::Writer;
+
+/// The context of one write request.
+pub struct WriteCtx<'a> {
+    /// The shared server state.
+    pub app: &'a App,
+    /// The resource type written.
+    pub rt: &'a ResourceType,
+    /// The namespace (`""` for cluster-scoped types).
+    pub ns: &'a str,
+    /// `""`, `status` or `scale`.
+    pub subresource: &'a str,
+    /// The field manager (`fieldManager`, or defaulted from the user agent).
+    pub manager: String,
+    /// Whether the request is a dry run (`dryRun=All`): nothing is stored.
+    pub dry_run: bool,
+    /// The `fieldValidation` asked for.
+    pub validation: FieldValidation,
+}
+
+/// What the request wants the object to become.
+pub enum Candidate {
+    /// A whole object (create, PUT, or the result of a non-apply patch).
+    Replace(Value),
+    /// A server-side apply configuration.
+    Apply {
+        /// The apply configuration.
+        config: Value,
+        /// `force=true`: take over fields other managers own.
+        force: bool,
+    },
+}
+
+/// Whether the object must or must not exist beforehand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The object must not exist (POST).
+    Create,
+    /// The object must exist (PUT, non-apply PATCH).
+    Update,
+    /// The object may or may not exist (server-side apply).
+    Apply,
+}
+
+/// The result of a write.
+pub struct Outcome {
+    /// The object as stored (or as it would be, for a dry run).
+    pub object: Value,
+    /// Whether the write created the object.
+    pub created: bool,
+    /// Warnings to send in `Warning` headers (e.g. unknown fields under `fieldValidation=Warn`).
+    pub warnings: Vec<String>,
+}
+
+/// Kinds whose objects carry `metadata.generation`.
+fn has_generation(rt: &ResourceType) -> bool {
+    strategy(rt).has_generation()
+}
+
+fn strategy(rt: &ResourceType) -> &'static dyn crate::registry::strategy::Strategy {
+    crate::registry::strategy::for_kind(&rt.group, &rt.kind, rt.crd)
+}
+
+/// A random version-4 UUID.
+pub fn new_uid() -> String {
+    let b: [u8; 16] = random::bytes();
+    let h: String = b
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match i {
+            6 => format!("{:02x}", (x & 0x0f) | 0x40),
+            8 => format!("{:02x}", (x & 0x3f) | 0x80),
+            _ => format!("{x:02x}"),
+        })
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+fn cluster_ip_for(ns: &str, name: &str) -> String {
+    let mut h: u32 = 2_166_136_261;
+    for b in ns.bytes().chain([b'/']).chain(name.bytes()) {
+        h = (h ^ b as u32).wrapping_mul(16_777_619);
+    }
+    format!("10.96.{}.{}", (h >> 8) % 256, (h % 254) + 1)
+}
+
+fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.get("metadata").is_some_and(Value::is_object) {
+        obj["metadata"] = json!({});
+    }
+    match obj.get_mut("metadata") {
+        Some(Value::Object(m)) => m,
+        _ => unreachable!("metadata was just made an object"),
+    }
+}
+
+/// `metadata.resourceVersion` of an object.
+pub fn rv_of(obj: &Value) -> &str {
+    obj.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+fn without(obj: &Value, keys: &[&str]) -> Value {
+    match obj {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !keys.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Puts `apiVersion` and `kind` first, as the real server's output does.
+fn with_type_first(rt: &ResourceType, obj: Value) -> Value {
+    let mut out = Map::new();
+    out.insert("apiVersion".into(), json!(rt.api_version()));
+    out.insert("kind".into(), json!(rt.kind));
+    if let Value::Object(m) = obj {
+        for (k, v) in m {
+            if k != "apiVersion" && k != "kind" {
+                out.insert(k, v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn decode_checks(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    body: &mut Value,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
+    let rt = ctx.rt;
+    if !body.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: expected an object",
+            rt.kind, rt.version, rt.kind
+        )));
+    }
+    if let Some(av) = body.get("apiVersion").and_then(Value::as_str)
+        && av != rt.api_version()
+        && !(rt.crd && av.starts_with(&format!("{}/", rt.group)))
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({av}) does not match the expected API version ({})",
+            rt.api_version()
+        )));
+    }
+    if let Some(k) = body.get("kind").and_then(Value::as_str)
+        && k != rt.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({k}) does not match the expected kind ({})",
+            rt.kind
+        )));
+    }
+    if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
+        && rt.namespaced
+        && !n.is_empty()
+        && n != ctx.ns
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
+        && !n.is_empty()
+        && n != name
+    {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        )));
+    }
+    let findings = validate::check(body, Node::root(rt));
+    let what = format!(
+        "{} in version {:?} cannot be handled as a {}",
+        rt.kind, rt.version, rt.kind
+    );
+    // A custom resource is decoded as unstructured JSON: wrong types are found by its schema's
+    // validation (422 Invalid), not by the decoder.
+    if let Some(first) = findings.type_errors.first().filter(|_| !rt.crd) {
+        return Err(ApiError::bad_request(format!("{what}: {first}")));
+    }
+    if !findings.unknown.is_empty() {
+        let list: Vec<String> = findings
+            .unknown
+            .iter()
+            .map(|u| format!("unknown field {u:?}"))
+            .collect();
+        match ctx.validation {
+            FieldValidation::Strict => {
+                return Err(ApiError::bad_request(format!(
+                    "{what}: strict decoding error: {}",
+                    list.join(", ")
+                )));
+            }
+            FieldValidation::Warn => warnings.extend(list),
+            FieldValidation::Ignore => {}
+        }
+    }
+    Ok(())
+}
+
+/// Builds the object a write would store, from the current object and the candidate. Returns
+/// `None` when nothing would change.
+fn build(
+    ctx: &WriteCtx<'_>,
+    name: &str,
+    old: Option<&Value>,
+    cand: Candidate,
+    warnings: &mut Vec<String>,
+    webhooks: Option<&Snapshot>,
+) -> Result<Option<Value>, ApiError> {
+    let rt = ctx.rt;
+    let node = Node::root(rt);
+    let now = crate::time::now_rfc3339();
+    let status_sep = rt.status_subresource;
+    let sub = ctx.subresource;
+    let is_apply = matches!(cand, Candidate::Apply { .. });
+    let mut new = match cand {
+        Candidate::Replace(mut body) => {
+            decode_checks(ctx, name, &mut body, warnings)?;
+            if let Some(old) = old {
+                stale_version_check(rt, name, &body, old)?;
+            }
+            match (sub, old) {
+                ("status", Some(old)) => {
+                    let mut n = old.clone();
+                    match body.get("status") {
+                        Some(s) => n["status"] = s.clone(),
+                        None => {
+                            if let Value::Object(m) = &mut n {
+                                m.remove("status");
+                            }
+                        }
+                    }
+                    n
+                }
+                (_, Some(old)) if status_sep => {
+                    let mut n = body;
+                    match old.get("status") {
+                        Some(s) => n["status"] = s.clone(),
+                        None => n = without(&n, &["status"]),
+                    }
+                    n
+                }
+                (_, None) if status_sep => without(&body, &["status"]),
+                _ => body,
+            }
+        }
+        Candidate::Apply { mut config, force } => {
+            decode_checks(ctx, name, &mut config, warnings)?;
+            let api_version = rt.api_version();
+            let req = ApplyRequest {
+                manager: &ctx.manager,
+                api_version: &api_version,
+                subresource: sub,
+                status_separate: status_sep,
+                force,
+                now: &now,
+            };
+            let live = old.map(|o| without(o, &[]));
+            let applied =
+                managed::apply(live.as_ref(), &config, node, &req).map_err(|conflicts| {
+                    let (message, causes) = managed::conflict_message(&conflicts);
+                    ApiError::apply_conflict(&rt.group, &rt.plural, name, message, causes)
+                })?;
+            // As in kube-apiserver: field ownership is settled first (the patcher), then the
+            // storage update checks the resourceVersion the configuration carries.
+            if let Some(old) = old {
+                stale_version_check(rt, name, &config, old)?;
+            }
+            applied
+        }
+    };
+
+    // System metadata.
+    {
+        let meta = meta_mut(&mut new);
+        meta.insert("name".into(), json!(name));
+        if rt.namespaced {
+            meta.insert("namespace".into(), json!(ctx.ns));
+        } else {
+            meta.remove("namespace");
+        }
+        meta.remove("selfLink");
+        for k in [
+            "uid",
+            "creationTimestamp",
+            "generation",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+        ] {
+            meta.remove(k);
+            if let Some(v) = old.and_then(|o| o.pointer(&format!("/metadata/{k}"))) {
+                meta.insert(k.into(), v.clone());
+            }
+        }
+        if old.is_none() {
+            meta.insert("uid".into(), json!(new_uid()));
+            meta.insert("creationTimestamp".into(), json!(now));
+            if has_generation(rt) {
+                meta.insert("generation".into(), json!(1));
+            }
+        }
+    }
+    let mut new = with_type_first(rt, new);
+    if let crate::registry::SchemaSource::Builtin(_) = &rt.schema {
+        crate::registry::fields::times::normalize(&mut new, Node::root(rt));
+    }
+    let ip = cluster_ip_for(ctx.ns, name);
+    defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
+    strategy(rt).derive_status(&mut new);
+    if old.is_none() {
+        strategy(rt).prepare_create(&mut new);
+    }
+    if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
+        crate::registry::crd::apply_defaults(&mut new, schema);
+    }
+    let plugins: Vec<_> = ctx
+        .app
+        .admission
+        .read()
+        .map(|p| p.clone())
+        .unwrap_or_default();
+    let areq = crate::admission::AdmissionRequest {
+        operation: if old.is_none() { "CREATE" } else { "UPDATE" },
+        resource: rt,
+        namespace: ctx.ns,
+        name,
+        subresource: sub,
+        old,
+        dry_run: ctx.dry_run,
+        manager: &ctx.manager,
+        uid: webhooks.map(|_| new_uid()).unwrap_or_default(),
+        propagation: None,
+    };
+    for p in &plugins {
+        p.mutate(&areq, &mut new)?;
+    }
+    if let Some(hooks) = webhooks {
+        crate::admission::mutate_webhooks(ctx.app, hooks, &areq, Some(&mut new), warnings)?;
+    }
+    let mut causes = if old.is_none() {
+        validate::name_causes(&rt.kind, name)
+    } else {
+        Vec::new()
+    };
+    causes.extend(crate::registry::rules::check(
+        &rt.api_version(),
+        &rt.kind,
+        &new,
+    ));
+    if let Some(old) = old {
+        causes.extend(crate::registry::rules::check_update(
+            &rt.api_version(),
+            &rt.kind,
+            old,
+            &new,
+        ));
+        causes.extend(crate::controllers::namespace_deletion::no_new_finalizers(
+            old, &new,
+        ));
+    }
+    if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
+        crate::registry::crd::validate(
+            &without(&new, &["metadata", "apiVersion", "kind"]),
+            schema,
+            "",
+            &mut causes,
+        );
+    }
+    if !causes.is_empty() {
+        return Err(ApiError::invalid(&rt.group, &rt.kind, name, causes));
+    }
+    for p in &plugins {
+        p.validate(&areq, &new)?;
+    }
+    if let Some(hooks) = webhooks {
+        crate::admission::validate_webhooks(ctx.app, hooks, &areq, Some(&new), warnings)?;
+    }
+    if let Some(old) = old {
+        let skip = ["metadata", "status"];
+        if has_generation(rt) && without(old, &skip) != without(&new, &skip) {
+            let g = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            meta_mut(&mut new).insert("generation".into(), json!(g + 1));
+        }
+    }
+    if !is_apply {
+        let api_version = rt.api_version();
+        let req = ApplyRequest {
+            manager: &ctx.manager,
+            api_version: &api_version,
+            subresource: sub,
+            status_separate: status_sep,
+            force: true,
+            now: &now,
+        };
+        managed::update(old, &mut new, node, &req);
+    }
+    if let Some(old) = old {
+        if *old == new {
+            return Ok(None);
+        }
+        if is_apply {
+            // Something changed: the applier's entry gets the current time.
+            let mut entries = managed::read_entries(Some(&new));
+            if let Some(e) = entries.iter_mut().find(|e| {
+                e.manager == ctx.manager && e.operation == "Apply" && e.subresource == sub
+            }) {
+                e.time = now.clone();
+            }
+            managed::write_entries(&mut new, &entries);
+            if without(old, &["metadata"]) == without(&new, &["metadata"])
+                && old.pointer("/metadata/managedFields").map(strip_times)
+                    == new.pointer("/metadata/managedFields").map(strip_times)
+                && without(&old["metadata"], &["managedFields"])
+                    == without(&new["metadata"], &["managedFields"])
+            {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(new))
+}
+
+/// The optimistic-concurrency check of updates and server-side applies: a `metadata.resourceVersion`
+/// in the request that is not the stored one is a 409 Conflict (none at all is an unconditional write).
+fn stale_version_check(
+    rt: &ResourceType,
+    name: &str,
+    body: &Value,
+    old: &Value,
+) -> Result<(), ApiError> {
+    let want = rv_of(body);
+    if want.is_empty() || want == rv_of(old) {
+        return Ok(());
+    }
+    Err(ApiError::conflict(
+        &rt.group,
+        &rt.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    ))
+}
+
+fn strip_times(mf: &Value) -> Value {
+    match mf {
+        Value::Array(a) => Value::Array(a.iter().map(|e| without(e, &["time"])).collect()),
+        other => other.clone(),
+    }
+}
+
+fn check_namespace(w: &Writer<'_>, ns: &str) -> Result<(), ApiError> {
+    namespace_usable(w.get("/namespaces", "", ns)?, ns)
+}
+
+fn namespace_usable(namespace: Option<Value>, ns: &str) -> Result<(), ApiError> {
+    match namespace {
+        None => Err(ApiError::not_found("", "namespaces", ns)),
+        Some(n) if n.pointer("/metadata/deletionTimestamp").is_some() => {
+            Err(ApiError::forbidden(format!(
+                "unable to create new content in namespace {ns} because it is being terminated"
+            )))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uids_look_like_uuids() {
+        let u = new_uid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert_ne!(u, new_uid());
+    }
+
+    #[test]
+    fn cluster_ips_are_stable() {
+        assert_eq!(
+            cluster_ip_for("default", "web"),
+            cluster_ip_for("default", "web")
+        );
+        assert!(cluster_ip_for("default", "web").starts_with("10.96."));
+    }
+}

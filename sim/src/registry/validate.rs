@@ -1,0 +1,222 @@
+//! Validation: unknown and mistyped fields against the schema (with `fieldValidation`
+//! Strict/Warn/Ignore), and object names.
+
+use serde_json::Value;
+
+use crate::registry::schema::Node;
+use crate::status::{ApiError, Cause};
+
+/// What `fieldValidation` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// `Strict`: unknown or duplicate fields fail the request.
+    Strict,
+    /// `Warn`: they are reported as warnings.
+    Warn,
+    /// `Ignore`: they are dropped silently.
+    Ignore,
+}
+
+impl FieldValidation {
+    /// Parses the query parameter (the server's default is Warn).
+    pub fn parse(v: Option<&str>) -> Result<FieldValidation, ApiError> {
+        match v {
+            None | Some("") | Some("Warn") => Ok(FieldValidation::Warn),
+            Some("Strict") => Ok(FieldValidation::Strict),
+            Some("Ignore") => Ok(FieldValidation::Ignore),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "fieldValidation parameter unsupported: {other}. Supported values are: Ignore, Warn, Strict"
+            ))),
+        }
+    }
+}
+
+/// Problems found while checking an object against its schema.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// `spec.foo` style paths of fields the schema does not declare (already removed from the object).
+    pub unknown: Vec<String>,
+    /// Type mismatches, worded like Go's JSON decoder.
+    pub type_errors: Vec<String>,
+}
+
+/// Removes undeclared fields (recording them) and records type mismatches.
+pub fn check(object: &mut Value, node: Node<'_>) -> Findings {
+    let mut f = Findings::default();
+    walk(object, node, &mut String::new(), &mut f);
+    f
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
+    if node.is_free() {
+        return;
+    }
+    let expected = node.type_name();
+    let actual = match v {
+        Value::Null => return,
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    if let Some(exp) = expected {
+        let int_or_string = node.format() == Some("int-or-string")
+            || node.schema_flag("x-kubernetes-int-or-string");
+        let ok = exp == actual
+            || (exp == "number" && actual == "integer")
+            || (int_or_string && matches!(actual, "integer" | "string"));
+        if !ok {
+            f.type_errors.push(format!(
+                "json: cannot unmarshal {} into Go value of type {} (field {})",
+                go_kind(actual),
+                exp,
+                path
+            ));
+            return;
+        }
+    }
+    match v {
+        Value::Object(m) => {
+            let keys: Vec<String> = m.keys().cloned().collect();
+            for k in keys {
+                let child_path = join(path, &k);
+                match node.field(&k) {
+                    Some(child) => {
+                        if let Some(cv) = m.get_mut(&k) {
+                            let mut p = child_path;
+                            walk(cv, child, &mut p, f);
+                        }
+                    }
+                    None => {
+                        f.unknown.push(child_path);
+                        m.remove(&k);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            let item_node = node.items();
+            for (i, item) in items.iter_mut().enumerate() {
+                let mut p = format!("{path}[{i}]");
+                walk(item, item_node, &mut p, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn go_kind(json_type: &str) -> &'static str {
+    match json_type {
+        "string" => "string",
+        "integer" | "number" => "number",
+        "boolean" => "bool",
+        "array" => "array",
+        _ => "object",
+    }
+}
+
+/// Whether `s` is a DNS-1123 subdomain (most object names).
+pub fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 253 && s.split('.').all(is_label_chars)
+}
+
+/// Whether `s` is a DNS-1123 label (namespace names, Service names).
+pub fn is_dns_label(s: &str) -> bool {
+    s.len() <= 63 && is_label_chars(s)
+}
+
+fn is_label_chars(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Validates an object's name for its kind, as a 422 cause.
+pub fn name_causes(kind: &str, name: &str) -> Vec<Cause> {
+    let label_kinds = ["Namespace", "Service"];
+    if name.is_empty() {
+        return vec![Cause {
+            reason: "FieldValueRequired".into(),
+            message: "Required value: name or generateName is required".into(),
+            field: "metadata.name".into(),
+        }];
+    }
+    if label_kinds.contains(&kind) {
+        if !is_dns_label(name) {
+            return vec![Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!(
+                    "Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+                ),
+                field: "metadata.name".into(),
+            }];
+        }
+    } else if !is_dns_subdomain(name)
+        && !kind.starts_with("Cluster")
+        && !kind.ends_with("Binding")
+        && kind != "Role"
+    {
+        return vec![Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!(
+                "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ),
+            field: "metadata.name".into(),
+        }];
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+    use serde_json::json;
+
+    #[test]
+    fn finds_and_drops_unknown_fields() {
+        let reg = Registry::default();
+        let rt = reg
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
+        let mut d = json!({"spec": {"replicaz": 3, "template": {"spec": {"containers": [{"name": "a", "imagee": "x"}]}}}, "metadata": {"labels": {"a": "b"}}});
+        let f = check(&mut d, Node::root(&rt));
+        assert_eq!(
+            f.unknown,
+            vec![
+                "spec.replicaz".to_string(),
+                "spec.template.spec.containers[0].imagee".to_string()
+            ]
+        );
+        assert!(d["spec"].get("replicaz").is_none());
+        let svc = reg.lookup("", "v1", "services").expect("services");
+        let mut ports = json!({"spec": {"ports": [{"port": 80, "targetPort": 8080}, {"port": 81, "targetPort": "http"}]}});
+        let f = check(&mut ports, Node::root(&svc));
+        assert!(f.type_errors.is_empty() && f.unknown.is_empty(), "{f:?}");
+        let mut bad = json!({"spec": {"replicas": "three"}});
+        assert_eq!(check(&mut bad, Node::root(&rt)).type_errors.len(), 1);
+    }
+
+    #[test]
+    fn names() {
+        assert!(name_causes("ConfigMap", "ok.name-1").is_empty());
+        assert_eq!(
+            name_causes("ConfigMap", "Bad_Name")[0].field,
+            "metadata.name"
+        );
+        assert!(!name_causes("Namespace", "has.dot").is_empty());
+    }
+}
