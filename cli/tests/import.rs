@@ -130,3 +130,56 @@ fn new_writes_a_starter_crate() {
     assert!(readme.contains("cargo run -- render") && readme.contains("piceli import yaml"));
     piceli().arg("new").arg(&app).assert().code(1);
 }
+
+#[test]
+fn out_writes_the_module_and_its_files_into_the_crate_around_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"shop\"\n",
+    )
+    .expect("toml");
+    let main = dir.path().join("src/main.rs");
+    let input = format!(
+        "{CONFIG_MAP}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: other, namespace: elsewhere}}\ndata: {{A: b}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: db, namespace: shop}}\ndata: {{password: c2VjcmV0}}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w, namespace: shop}}\nspec: {{size: 3}}\n"
+    );
+    piceli()
+        .args([
+            "import",
+            "yaml",
+            "-",
+            "--app",
+            "shop",
+            "--namespace",
+            "shop",
+            "--out",
+        ])
+        .arg(&main)
+        .write_stdin(input)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&main).expect("main.rs");
+    assert!(
+        text.contains("target local = local(namespace: \"shop\");"),
+        "{text}"
+    );
+    // The diagnostic is in the code too, above the object it is about.
+    assert!(
+        text.contains(
+            "    // piceli: PCL0183 was in namespace `elsewhere`, now in the target's `shop`\n    config_map other {"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("include json(\"k8s/imported.json\");"),
+        "{text}"
+    );
+    let env = std::fs::read_to_string(dir.path().join(".env.example")).expect(".env.example");
+    assert_eq!(env, "# Secret db, key password\nDB_PASSWORD=\n");
+    let included =
+        std::fs::read_to_string(dir.path().join("k8s/imported.json")).expect("imported.json");
+    assert!(
+        included.contains("\"kind\": \"Widget\"") && included.contains("\"size\": 3"),
+        "{included}"
+    );
+}

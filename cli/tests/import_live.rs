@@ -41,6 +41,25 @@ fn kubectl_apply(kubeconfig: &std::path::Path, text: &str) {
     );
 }
 
+/// `kubectl ARGS` (its own cache, the given kubeconfig only): its stdout.
+fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> String {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let out = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", cache.path())
+        .output()
+        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 #[test]
 fn a_live_namespace_becomes_an_app_module() {
     let sim = Sim::start(SimConfig::default()).expect("sim starts");
@@ -86,12 +105,37 @@ fn a_live_namespace_becomes_an_app_module() {
         !source.contains("kube-root-ca.crt") && !source.contains("ReplicaSet"),
         "{source}"
     );
+    // The cluster filled in its defaults and a status; the import leaves out every value that equals the
+    // 1.33 default, and the status.
+    let live = kubectl(
+        sim.kubeconfig_path(),
+        &["get", "deployment", "web", "-n", "shop", "-o", "json"],
+    );
+    for defaulted in [
+        "revisionHistoryLimit",
+        "progressDeadlineSeconds",
+        "terminationMessagePath",
+        "dnsPolicy",
+        "schedulerName",
+        "status",
+    ] {
+        let field = format!("\"{defaulted}\"");
+        assert!(
+            live.contains(&field),
+            "the cluster set `{defaulted}`:\n{live}"
+        );
+        assert!(
+            !source.contains(&format!("{defaulted}:")),
+            "`{defaulted}` in:\n{source}"
+        );
+    }
     for skipped in [
         "skipped ReplicaSet web-",
         "skipped Pod web-",
         "skipped ServiceAccount default",
         "skipped ConfigMap kube-root-ca.crt",
         "skipped Endpoints web",
+        "skipped EndpointSlice web-",
     ] {
         assert!(
             report.contains(skipped),

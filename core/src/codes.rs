@@ -301,6 +301,18 @@ codes! {
         "`custom_resource path::Type;` names the type `#[derive(CustomResource, JsonSchema)]` generates (the \
          kind, e.g. `Lamp` for a `LampSpec` with `#[kube(kind = \"Lamp\")]`), once. Its CRD is rendered with the \
          OpenAPI schema of the type and applied before objects of it.";
+    ExternalConflict = "PCL0080", "an `external` object is also declared by the app, or declared twice",
+        "`external secret NAME;` (also `config_map`, `service_account`, `pvc`) says someone else makes the \
+         object, so the app never renders, changes or prunes it. The app cannot also declare it (`secret NAME \
+         { … }`), and one `external` line per object is enough. Keep one of the two.";
+    ExternalKindUnknown = "PCL0081", "`external` names a kind that cannot be external",
+        "The app may refer to a Secret, ConfigMap, ServiceAccount or PersistentVolumeClaim it does not own: \
+         `external secret NAME;`, `external config_map NAME;`, `external service_account NAME;`, `external \
+         pvc NAME;`. Anything else is declared by the app, or included (`include yaml(\"…\")`).";
+    ExternalWithBody = "PCL0082", "an `external` declaration has more than a kind and a name",
+        "Someone else makes an `external` object, so the app says nothing about its contents, labels or \
+         selectors: the line is only `external KIND NAME;`. To make the object from the app, declare it \
+         (`secret NAME { … }`) instead.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",
@@ -503,6 +515,15 @@ codes! {
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \
          TLS Secret). The message says which part failed: free the port, or point the flags at readable PEM \
          files.";
+    ExternalMissing = "PCL0165", "an `external` object the app refers to is not in the cluster",
+        "`plan` looks up every `external` object in the target's namespace: one that is missing is reported as a \
+         warning and recorded in the plan (`requires`, with `found: false`). Applying still works, but pods that \
+         mount or read it do not start until someone makes it (cert-manager issuing the certificate, External \
+         Secrets syncing, the platform team). Make it, or check its name and the target's namespace.";
+    ExternalChanged = "PCL0166", "an `external` object changed between plan and apply",
+        "The plan recorded whether each `external` object existed (and its UID). At apply it is read again: one \
+         that appeared, disappeared or was replaced since the plan makes the plan stale. Run `plan` again and \
+         approve the new hash.";
     SimFailed = "PCL0210", "a `piceli sim` command failed",
         "`piceli sim serve`/`start` could not create its directory, certificates, kubeconfig or server process; \
          `stop` could not end it; or `route`/`compact` could not use the cluster. The message names the file, \
@@ -594,6 +615,15 @@ codes! {
          context given on the command line (never `~/.kube/config`, never `KUBECONFIG`). The kubeconfig \
          could not be read, the context is missing, or the cluster refused a list. The message has the \
          cluster's words.";
+    ImportPinAuthUnreadable = "PCL0188", "`import --pin` cannot read the registry credentials file",
+        "`--registry-auth FILE` names a docker config (`{\"auths\": {\"HOST\": {\"auth\": \"base64 of \
+         user:password\"}}}`) that `--pin` reads its credentials from (never ~/.docker/config.json). The file \
+         is missing or is not such a config: fix the path or the file.";
+    ImportPinFailed = "PCL0189", "`import --pin` could not resolve an image's digest",
+        "`--pin` asks each image's registry which digest its tag names now (`HEAD /v2/NAME/manifests/TAG`, \
+         `Docker-Content-Digest`). The registry was unreachable, refused, or has no such tag, so the image is \
+         imported as `unpinned(\"…\")` with a `// piceli:` comment giving the reason. Pin it by hand \
+         (`…@sha256:…`), or run `import --pin` again where the registry is reachable.";
 }
 
 #[cfg(test)]

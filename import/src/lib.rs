@@ -6,12 +6,13 @@ pub mod clean;
 pub mod dsl;
 pub mod error;
 pub mod lower;
+pub mod pin;
 pub mod print;
 pub mod read;
 pub mod write;
 
 pub use error::{ImportError, Warning};
-pub use lower::{Lowered, Options};
+pub use lower::{Lowered, Options, SecretMode};
 
 /// What one import produced.
 #[derive(Debug, Clone)]

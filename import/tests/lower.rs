@@ -10,6 +10,7 @@ fn run(yaml: &str, ns: Option<&str>) -> Imported {
         namespace: ns.map(String::from),
         target: None,
         include_path: "k8s/imported.json".into(),
+        ..Options::default()
     };
     import(sources, &options)
 }
@@ -145,4 +146,98 @@ fn the_guestbook_module_snapshot() {
     .expect("corpus");
     let i = run(&text, None);
     insta::assert_snapshot!(i.source);
+}
+
+const USES_SECRETS: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        env:\n        - name: DB_PASSWORD\n          valueFrom: {secretKeyRef: {name: db, key: password}}\n        - name: TOKEN\n          valueFrom: {secretKeyRef: {name: synced, key: token}}\n      volumes:\n      - name: certs\n        secret: {secretName: web-tls}\n";
+
+#[test]
+fn secrets_someone_else_makes_become_external() {
+    let y = format!(
+        "{USES_SECRETS}---\napiVersion: v1\nkind: Secret\nmetadata: {{name: web-tls, annotations: {{cert-manager.io/certificate-name: web}}}}\ntype: kubernetes.io/tls\ndata: {{tls.crt: Y3J0, tls.key: a2V5}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: synced, ownerReferences: [{{apiVersion: external-secrets.io/v1, kind: ExternalSecret, name: synced, uid: u}}]}}\ndata: {{token: dG9r}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: unused, ownerReferences: [{{apiVersion: external-secrets.io/v1, kind: ExternalSecret, name: unused, uid: v}}]}}\ndata: {{token: dG9r}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: db}}\ndata: {{password: c2VjcmV0}}\n"
+    );
+    let i = run(&y, None);
+    let s = &i.source;
+    assert!(
+        s.contains("    // piceli: issued by cert-manager for Certificate web: declared `external`, so the app refers to it and never writes, adopts or prunes it\n    external secret web-tls;"),
+        "{s}"
+    );
+    assert!(
+        s.contains("made by its owner ExternalSecret synced: declared `external`"),
+        "{s}"
+    );
+    assert!(s.contains("external secret synced;"), "{s}");
+    // Owned by another object and named by no workload: skipped as before.
+    assert!(!s.contains("unused"), "{s}");
+    assert!(i.skipped.iter().any(|k| k.starts_with("Secret unused")));
+    // The app's own Secret still reads the environment; references to all three are first-class.
+    assert!(s.contains("password: from_env(\"DB_PASSWORD\")"), "{s}");
+    assert!(s.contains("DB_PASSWORD: secret(db.password)"), "{s}");
+    assert!(s.contains("TOKEN: secret(synced.token)"), "{s}");
+    assert!(!s.contains("Y3J0") && !s.contains("dG9r") && !s.contains("c2VjcmV0"));
+    assert_eq!(i.env_example, "# Secret db, key password\nDB_PASSWORD=\n");
+}
+
+#[test]
+fn secrets_external_declares_every_secret_external() {
+    let y = format!(
+        "{USES_SECRETS}---\napiVersion: v1\nkind: Secret\nmetadata: {{name: db}}\ndata: {{password: c2VjcmV0}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: synced}}\ndata: {{token: dG9r}}\n"
+    );
+    let sources = parse_text(&y, "test.yaml", None).expect("parses");
+    let options = Options {
+        app: Some("t".into()),
+        include_path: "k8s/imported.json".into(),
+        secrets: piceli_import::SecretMode::External,
+        ..Options::default()
+    };
+    let i = import(sources, &options);
+    assert!(
+        i.source
+            .contains("`--secrets external`: made outside the app: declared `external`"),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains("external secret db;"), "{}", i.source);
+    assert!(i.source.contains("DB_PASSWORD: secret(db.password)"));
+    assert!(!i.source.contains("from_env") && !i.source.contains("c2VjcmV0"));
+    assert_eq!(i.env_example, "");
+}
+
+const NAMED_PORTS: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{name: http, containerPort: 8080}, {name: dns, containerPort: 53, protocol: UDP}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]\n";
+
+#[test]
+fn named_ports_and_ingresses_to_imported_services_are_first_class() {
+    let y = format!(
+        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n"
+    );
+    let i = run(&y, None);
+    let s = &i.source;
+    assert!(
+        s.contains("ports: { http: 8080, dns: port(53, protocol: \"UDP\") },"),
+        "{s}"
+    );
+    assert!(
+        s.contains("service web -> web {\n        ports: { http: 80 => http },"),
+        "{s}"
+    );
+    assert!(
+        s.contains("    ingress shop {\n        class: \"nginx\",\n        paths: { \"/\": web => http },\n        rules: { \"shop.example.com\": { \"/api\": web => 80 } },\n        path_type: \"Exact\",\n    }"),
+        "{s}"
+    );
+    // A backend the app does not declare: kept as it is.
+    let included = i.includes.expect("includes");
+    assert!(
+        included.contains("\"elsewhere\"") && !included.contains("\"shop\""),
+        "{included}"
+    );
+}
+
+#[test]
+fn unnamed_ports_stay_in_blocks() {
+    let i = run(DEPLOY, None);
+    assert!(!i.source.contains("ports: {"), "{}", i.source);
+    assert!(
+        i.source.contains("ports: [{ containerPort: 80 }]"),
+        "{}",
+        i.source
+    );
 }

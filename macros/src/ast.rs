@@ -66,6 +66,8 @@ pub struct Input {
 pub struct Item {
     /// `deployment`, `service`, `target`, `check`, …
     pub keyword: NameTok,
+    /// The kind word of `external KIND NAME;` (`secret`, `config_map`, …).
+    pub qualifier: Option<NameTok>,
     /// The declared name.
     pub name: Option<NameTok>,
     /// A call right after the keyword (`check http(…)`, `include yaml(…)`).
@@ -196,6 +198,7 @@ impl Parse for Item {
         let keyword = parse_name(input)?;
         let mut item = Item {
             keyword,
+            qualifier: None,
             name: None,
             call: None,
             arrow: None,
@@ -204,6 +207,12 @@ impl Parse for Item {
             webhook: None,
             tail: None,
         };
+        if item.keyword.text == "external"
+            && input.peek(Ident::peek_any)
+            && (input.peek2(Ident::peek_any) || input.peek2(LitStr))
+        {
+            item.qualifier = Some(parse_name(input)?);
+        }
         if item.keyword.text == "custom_resource" {
             item.tail = controller::parse("custom_resource", input)?;
         } else if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))

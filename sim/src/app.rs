@@ -43,6 +43,8 @@ pub struct App {
     pub(crate) rbac_policy: crate::apiserver::rbac::PolicyCache,
     /// ServiceAccount tokens already verified.
     pub(crate) token_cache: crate::apiserver::tokens::TokenCache,
+    /// Which binding allowed each request, when a test asked for it.
+    pub rbac_usage: crate::apiserver::rbac_usage::RbacUsage,
 }
 
 impl App {
@@ -67,6 +69,7 @@ impl App {
             cert_manager: false,
             rbac_policy: Default::default(),
             token_cache: Default::default(),
+            rbac_usage: Default::default(),
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;

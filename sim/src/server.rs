@@ -427,6 +427,18 @@ impl RunningSim {
         Ok(())
     }
 
+    /// Starts recording which RBAC binding allows each request from now on (and forgets what was
+    /// recorded before); [`RunningSim::rbac_uses`] reads the record.
+    pub fn record_rbac(&self) {
+        self.app.rbac_usage.start();
+    }
+
+    /// The requests RBAC allowed since [`RunningSim::record_rbac`], one entry per distinct user, binding,
+    /// verb, resource and namespace (the admin's requests skip RBAC and are not recorded).
+    pub fn rbac_uses(&self) -> Vec<crate::apiserver::RbacUse> {
+        self.app.rbac_usage.uses()
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app.store.current_rv().map_err(SimError::from)

@@ -483,3 +483,79 @@ fn kube_clients_get_forbidden_errors_and_no_rbac_turns_it_off() {
     })
     .expect("allowed without RBAC");
 }
+
+#[test]
+fn a_server_side_apply_that_creates_needs_create_and_the_recorder_names_the_binding() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let token = bot(&k);
+    k.ok(&[
+        "create",
+        "role",
+        "patcher",
+        "-n",
+        "shop",
+        "--verb=patch",
+        "--resource=configmaps",
+    ]);
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "patcher",
+        "-n",
+        "shop",
+        "--role=patcher",
+        "--serviceaccount=shop:bot",
+    ]);
+    sim.record_rbac();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made, namespace: shop}\ndata: {a: \"1\"}\n";
+    let mut args = vec!["--token", token.as_str()];
+    args.extend(["apply", "--server-side", "-f", "-"]);
+    let out = k.run_stdin(&args, Some(cm));
+    assert_ne!(out.code, 0, "patch alone does not create: {}", out.stdout);
+    assert!(
+        out.stderr.contains(&format!(
+            "User \"{SA}\" cannot create resource \"configmaps\""
+        )),
+        "{}",
+        out.stderr
+    );
+    k.ok(&[
+        "create",
+        "role",
+        "creator",
+        "-n",
+        "shop",
+        "--verb=create",
+        "--resource=configmaps",
+    ]);
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "creator",
+        "-n",
+        "shop",
+        "--role=creator",
+        "--serviceaccount=shop:bot",
+    ]);
+    let out = k.run_stdin(&args, Some(cm));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let uses: Vec<_> = sim
+        .rbac_uses()
+        .into_iter()
+        .filter(|u| u.user == SA)
+        .collect();
+    let by = |verb: &str| {
+        uses.iter()
+            .find(|u| u.verb == verb && u.resource == "configmaps" && u.namespace == "shop")
+            .map(|u| u.allowed_by.clone())
+    };
+    assert!(
+        by("patch").is_some_and(|b| b.contains("of Role \"patcher\"")),
+        "{uses:#?}"
+    );
+    assert!(
+        by("create").is_some_and(|b| b.contains("of Role \"creator\"")),
+        "{uses:#?}"
+    );
+}

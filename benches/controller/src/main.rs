@@ -6,6 +6,10 @@
 //! - `seed KUBECONFIG NAMESPACE COUNT`: creates COUNT ConfigMaps (32 in flight).
 //! - `sync KUBECONFIG NAMESPACE COUNT`: a level controller on the namespace; prints the time until COUNT
 //!   objects were listed and reconciled once, and this process's peak RSS (VmHWM).
+//! - `handle`, `drive-latency`, `drive-sync`: the comparison with knete and kopf, the handler in a
+//!   process of its own (see `external.rs` and benches/scripts/controller-compare.sh).
+
+mod external;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -85,6 +89,33 @@ async fn create(
             let name = format!("{prefix}-{i}");
             async move {
                 let sent = Instant::now();
+                if let Err(e) = api
+                    .create(&PostParams::default(), &configmap(name.clone()))
+                    .await
+                {
+                    eprintln!("create {name}: {e}");
+                }
+                (name, sent)
+            }
+        })
+        .buffer_unordered(parallel)
+        .collect()
+        .await
+}
+
+/// Like [`create`], stamped with the wall clock (compared with other processes' clocks).
+async fn create_stamped(
+    api: &Api<ConfigMap>,
+    prefix: &str,
+    count: usize,
+    parallel: usize,
+) -> Vec<(String, std::time::SystemTime)> {
+    futures::stream::iter(0..count)
+        .map(|i| {
+            let api = api.clone();
+            let name = format!("{prefix}-{i}");
+            async move {
+                let sent = std::time::SystemTime::now();
                 if let Err(e) = api
                     .create(&PostParams::default(), &configmap(name.clone()))
                     .await
@@ -236,11 +267,25 @@ fn main() -> ExitCode {
     };
     let number = |s: Option<&String>| s.and_then(|n| n.parse::<usize>().ok());
     let result = runtime.block_on(async {
-        match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        let (head, cmd) = match args.iter().position(|a| a == "--") {
+            Some(i) => (&args[..i], &args[i + 1..]),
+            None => (&args[..], &args[..0]),
+        };
+        match head.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["handle", kc, ns, out] => external::handle(kc, ns, out).await,
+            ["drive-latency", kc, ns, n, out, label] => {
+                let n = number(Some(&n.to_string())).ok_or("COUNT")?;
+                external::latency(kc, ns, n, out, label, cmd).await
+            }
+            ["drive-sync", kc, ns, n, out, label] => {
+                let n = number(Some(&n.to_string())).ok_or("COUNT")?;
+                external::sync(kc, ns, n, out, label, cmd).await
+            }
             ["latency", kc, n] => latency(kc, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             ["seed", kc, ns, n] => seed(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             ["sync", kc, ns, n] => sync(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
-            _ => Err("usage: controller-bench latency KUBECONFIG COUNT | seed KUBECONFIG NS COUNT | sync KUBECONFIG NS COUNT".into()),
+            _ => Err("usage: controller-bench latency KUBECONFIG COUNT | seed KUBECONFIG NS COUNT | sync KUBECONFIG NS COUNT \
+                      | handle KUBECONFIG NS OUT | drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD… | drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…".into()),
         }
     });
     match result {

@@ -274,7 +274,11 @@ fn print_event(event: &DeployEvent) {
             update,
             delete,
             unchanged,
+            warnings,
         } => {
+            for w in warnings {
+                eprintln!("{w}");
+            }
             println!(
                 "Plan {hash}: {create} to create, {update} to update, {delete} to delete, {unchanged} unchanged."
             );

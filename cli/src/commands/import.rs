@@ -58,10 +58,41 @@ pub struct OutArgs {
     /// The target namespace (default: the one most objects name, else `default`).
     #[arg(long, short = 'n')]
     pub namespace: Option<String>,
+    /// How Secrets are written: `env` (`from_env("…")`, the variables in `.env.example`) or `external`
+    /// (`external secret NAME;`: made outside the app). Either way no value reaches the source; Secrets
+    /// cert-manager or an owner object makes are `external` in both modes.
+    #[arg(long, value_enum, default_value_t = SecretsFlag::Env)]
+    pub secrets: SecretsFlag,
+    /// Pin each image that is not pinned by digest, with the digest its registry names for the tag now
+    /// (unreachable, refused or unknown: it stays `unpinned("…")`, with a PCL0189 warning).
+    #[arg(long)]
+    pub pin: bool,
+    /// With `--pin`: a docker config file with the registries' credentials (its `auths`); never
+    /// ~/.docker/config.json.
+    #[arg(long, value_name = "FILE", requires = "pin")]
+    pub registry_auth: Option<PathBuf>,
     /// With `--crate`: depend on the piceli checkout at PATH (default: the one this binary was built
     /// from, when present, else the published version).
     #[arg(long, value_name = "PATH")]
     pub piceli_path: Option<PathBuf>,
+}
+
+/// `--secrets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SecretsFlag {
+    /// `from_env("…")` with `.env.example`.
+    Env,
+    /// `external secret NAME;`.
+    External,
+}
+
+impl From<SecretsFlag> for piceli_import::SecretMode {
+    fn from(f: SecretsFlag) -> Self {
+        match f {
+            SecretsFlag::Env => piceli_import::SecretMode::Env,
+            SecretsFlag::External => piceli_import::SecretMode::External,
+        }
+    }
 }
 
 /// Where included objects go, relative to the crate.
@@ -109,13 +140,25 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
             .and_then(|d| d.file_name())
             .map(|n| app_name(&n.to_string_lossy()))
     });
+    let mut sources = sources;
+    let pins = if out.pin {
+        let images = piceli_import::pin::unpinned_images(&sources);
+        let pins = super::import_pin::resolve(&images, out.registry_auth.as_deref())?;
+        piceli_import::pin::apply(&mut sources, &pins.pinned);
+        pins
+    } else {
+        super::import_pin::Pins::default()
+    };
     let options = Options {
         app,
         namespace: out.namespace.clone(),
         target,
         include_path: INCLUDE_PATH.into(),
+        secrets: out.secrets.into(),
+        pin_failures: pins.failed,
     };
-    let imported = piceli_import::import(sources, &options);
+    let mut imported = piceli_import::import(sources, &options);
+    imported.warnings.extend(pins.warnings);
     let files = write_output(out, &imported, options.app.as_deref())?;
     report(output, &imported, &files);
     Ok(())

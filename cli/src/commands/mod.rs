@@ -12,6 +12,7 @@ pub mod help_json;
 pub mod history;
 pub mod import;
 pub mod import_live;
+pub mod import_pin;
 pub mod new;
 pub mod plan;
 pub mod render;

@@ -53,6 +53,9 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
             .plan_taking(args.adopt.clone(), args.adopt_all, take_ownership(args))
             .await
     })??;
+    for warning in plan.requires.iter().filter_map(|r| r.warning()) {
+        eprintln!("{warning}");
+    }
     if global.output == Output::Json {
         println!("{}", to_json(&plan));
     } else {
@@ -75,7 +78,8 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
     }
 }
 
-/// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "actions": [{"kind",
+/// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
+/// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "actions": [{"kind",
 /// "namespace", "name", "action", "diff": [{"path", "before", "after"}], "take": [{"field", "from"}]}]}`.
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
@@ -86,6 +90,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
         "namespace": plan.namespace,
         "changes": plan.has_changes(),
         "rollback_of": plan.rollback_of,
+        "requires": plan.requires,
         "actions": plan.actions.iter().map(|a| json!({
             "apiVersion": a.api_version,
             "kind": a.kind,
@@ -148,6 +153,14 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
         "{} to create, {} to update, {} to adopt, {} to delete, {} unchanged.",
         counts[0], counts[1], counts[2], counts[3], counts[4]
     );
+    for r in &plan.requires {
+        let seen = if r.found {
+            "present"
+        } else {
+            "MISSING (made by someone else; pods that use it wait)"
+        };
+        println!("  requires   {} (external): {seen}", r.key());
+    }
     if let Some(n) = plan.rollback_of {
         println!("This plan restores release {n}.");
     }

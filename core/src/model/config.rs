@@ -113,3 +113,56 @@ pub struct Pvc {
     /// `spec: { … }`: PersistentVolumeClaimSpec fields, merged under the DSL's.
     pub spec: Block,
 }
+
+/// An object someone else makes (cert-manager, External Secrets, a platform team): `external secret NAME;`.
+/// References to it check by name; nothing is rendered or pruned; `plan` reports when it is missing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct External {
+    /// What it is.
+    pub kind: ExternalKind,
+    /// Its name.
+    pub name: Name,
+}
+
+/// The kinds of object an app may refer to without owning them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ExternalKind {
+    /// A Secret (`external secret NAME;`).
+    #[default]
+    Secret,
+    /// A ConfigMap (`external config_map NAME;`).
+    ConfigMap,
+    /// A ServiceAccount (`external service_account NAME;`).
+    ServiceAccount,
+    /// A PersistentVolumeClaim (`external pvc NAME;`).
+    Pvc,
+}
+
+impl ExternalKind {
+    /// Every kind with the word that declares it, in the order `did you mean` suggests them.
+    pub const ALL: &[(&str, ExternalKind)] = &[
+        ("secret", ExternalKind::Secret),
+        ("config_map", ExternalKind::ConfigMap),
+        ("service_account", ExternalKind::ServiceAccount),
+        ("pvc", ExternalKind::Pvc),
+    ];
+
+    /// The Kubernetes kind (`Secret`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            ExternalKind::Secret => "Secret",
+            ExternalKind::ConfigMap => "ConfigMap",
+            ExternalKind::ServiceAccount => "ServiceAccount",
+            ExternalKind::Pvc => "PersistentVolumeClaim",
+        }
+    }
+
+    /// The word of the DSL (`secret`).
+    pub fn word(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(w, _)| *w)
+            .unwrap_or("secret")
+    }
+}

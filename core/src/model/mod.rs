@@ -69,6 +69,9 @@ pub struct App {
     pub checks: Vec<Check>,
     /// Raw YAML/JSON files and Rust-built objects.
     pub includes: Vec<Include>,
+    /// Objects the app refers to and someone else makes (`external secret NAME;`): never rendered.
+    #[serde(default)]
+    pub externals: Vec<External>,
     /// The operator that serves the webhooks (`operator NAME { … }`).
     #[serde(default)]
     pub operator: Option<Operator>,
@@ -116,6 +119,13 @@ impl App {
     /// The build whose placeholder is `image` (`build:shop-api`), if the image is built here.
     pub fn build_of(&self, image: &str) -> Option<&ImageBuild> {
         self.builds.iter().find(|b| b.image.v == image)
+    }
+
+    /// Whether `external KIND NAME;` declares this object.
+    pub fn is_external(&self, kind: ExternalKind, name: &str) -> bool {
+        self.externals
+            .iter()
+            .any(|e| e.kind == kind && e.name.v == name)
     }
 
     /// The service called `name`.

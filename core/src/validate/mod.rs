@@ -5,6 +5,7 @@
 
 mod blocks;
 mod builds;
+mod externals;
 mod names;
 mod operator;
 mod pods;
@@ -22,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 pub fn validate(app: &App) -> Vec<Diagnostic> {
     let mut cx = Ctx::new(app);
     names::check(&mut cx, app);
+    externals::check(&mut cx, app);
     pods::check(&mut cx, app);
     refs::check(&mut cx, app);
     targets::check(&mut cx, app);

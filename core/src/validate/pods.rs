@@ -4,7 +4,7 @@ use super::Ctx;
 use super::names::duplicates;
 use crate::codes::Code;
 use crate::model::{
-    App, Container, EnvFrom, EnvValue, PortRef, ProbeAction, VolumeSource, Workload,
+    App, Container, EnvFrom, EnvValue, ExternalKind, PortRef, ProbeAction, VolumeSource, Workload,
 };
 use crate::rules::{self, Quantity};
 use crate::spanned::{Name, Spanned};
@@ -44,25 +44,15 @@ fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
     duplicates_containers(cx, w);
     for v in &w.volumes {
         match &v.source {
-            VolumeSource::ConfigMap(n) if !app.config_maps.iter().any(|c| c.name.v == n.v) => cx
-                .unknown(
-                    Code::UnknownConfigRef,
-                    "ConfigMap",
-                    n,
-                    app.config_maps.iter().map(|c| c.name.v.as_str()),
-                ),
-            VolumeSource::Secret(n) if !app.secrets.iter().any(|s| s.name.v == n.v) => cx.unknown(
-                Code::UnknownConfigRef,
-                "Secret",
-                n,
-                app.secrets.iter().map(|s| s.name.v.as_str()),
-            ),
-            VolumeSource::Pvc(n) if !app.pvcs.iter().any(|p| p.name.v == n.v) => cx.unknown(
-                Code::UnknownVolume,
-                "pvc",
-                n,
-                app.pvcs.iter().map(|p| p.name.v.as_str()),
-            ),
+            VolumeSource::ConfigMap(n) => config_map_ref(cx, app, n),
+            VolumeSource::Secret(n) => secret_ref(cx, app, n),
+            VolumeSource::Pvc(n) => {
+                let known = app.pvcs.iter().map(|p| p.name.v.as_str());
+                let names = known.chain(externals(app, ExternalKind::Pvc));
+                if !names.clone().any(|p| p == n.v) {
+                    cx.unknown(Code::UnknownVolume, "pvc", n, names);
+                }
+            }
             VolumeSource::EmptyDir {
                 size_limit: Some(q),
                 ..
@@ -86,20 +76,8 @@ fn workload(cx: &mut Ctx, app: &App, w: &Workload) {
         container(cx, app, c, &volumes);
         for e in &c.env_from {
             match e {
-                EnvFrom::ConfigMap(n) if !app.config_maps.iter().any(|c| c.name.v == n.v) => cx
-                    .unknown(
-                        Code::UnknownConfigRef,
-                        "ConfigMap",
-                        n,
-                        app.config_maps.iter().map(|c| c.name.v.as_str()),
-                    ),
-                EnvFrom::Secret(n) if !app.secrets.iter().any(|s| s.name.v == n.v) => cx.unknown(
-                    Code::UnknownConfigRef,
-                    "Secret",
-                    n,
-                    app.secrets.iter().map(|s| s.name.v.as_str()),
-                ),
-                _ => {}
+                EnvFrom::ConfigMap(n) => config_map_ref(cx, app, n),
+                EnvFrom::Secret(n) => secret_ref(cx, app, n),
             }
         }
     }
@@ -277,27 +255,44 @@ fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
     match value {
         EnvValue::ConfigMapKey { config_map, key } => {
             match app.config_maps.iter().find(|c| c.name.v == config_map.v) {
-                None => cx.unknown(
-                    Code::UnknownConfigRef,
-                    "ConfigMap",
-                    config_map,
-                    app.config_maps.iter().map(|c| c.name.v.as_str()),
-                ),
+                // The keys of an object someone else makes are theirs: only its name is checked.
+                None => config_map_ref(cx, app, config_map),
                 Some(c) => key_ref(cx, key, "key of ConfigMap", c.data.iter().map(|(k, _)| k)),
             }
         }
         EnvValue::SecretKey { secret, key } => {
             match app.secrets.iter().find(|s| s.name.v == secret.v) {
-                None => cx.unknown(
-                    Code::UnknownConfigRef,
-                    "Secret",
-                    secret,
-                    app.secrets.iter().map(|s| s.name.v.as_str()),
-                ),
+                None => secret_ref(cx, app, secret),
                 Some(s) => key_ref(cx, key, "key of Secret", s.data.iter().map(|(k, _)| k)),
             }
         }
         EnvValue::Literal(_) | EnvValue::Field(_) => {}
+    }
+}
+
+/// The names declared `external KIND NAME;` of one kind.
+pub(super) fn externals(app: &App, kind: ExternalKind) -> impl Iterator<Item = &str> + Clone {
+    app.externals
+        .iter()
+        .filter(move |e| e.kind == kind)
+        .map(|e| e.name.v.as_str())
+}
+
+/// A reference to a ConfigMap by name: declared, or `external config_map`.
+pub(super) fn config_map_ref(cx: &mut Ctx, app: &App, name: &Name) {
+    let declared = app.config_maps.iter().map(|c| c.name.v.as_str());
+    let names = declared.chain(externals(app, ExternalKind::ConfigMap));
+    if !names.clone().any(|n| n == name.v) {
+        cx.unknown(Code::UnknownConfigRef, "ConfigMap", name, names);
+    }
+}
+
+/// A reference to a Secret by name: declared, or `external secret`.
+pub(super) fn secret_ref(cx: &mut Ctx, app: &App, name: &Name) {
+    let declared = app.secrets.iter().map(|s| s.name.v.as_str());
+    let names = declared.chain(externals(app, ExternalKind::Secret));
+    if !names.clone().any(|n| n == name.v) {
+        cx.unknown(Code::UnknownConfigRef, "Secret", name, names);
     }
 }
 

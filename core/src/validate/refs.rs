@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::pods::{one_of, port_number};
 use crate::codes::Code;
-use crate::model::{App, CheckKind, PortRef, Service, ServiceType, Workload};
+use crate::model::{App, CheckKind, ExternalKind, PortRef, Service, ServiceType, Workload};
 use crate::rules;
 use crate::spanned::{Name, Spanned};
 use std::collections::HashMap;
@@ -244,15 +244,8 @@ fn ingresses(cx: &mut Ctx, app: &App) {
                 "path type",
             );
         }
-        if let Some(t) = &i.tls_secret
-            && !app.secrets.iter().any(|s| s.name.v == t.v)
-        {
-            cx.unknown(
-                Code::UnknownConfigRef,
-                "Secret",
-                t,
-                app.secrets.iter().map(|s| s.name.v.as_str()),
-            );
+        if let Some(t) = &i.tls_secret {
+            super::pods::secret_ref(cx, app, t);
         }
         for h in i
             .host
@@ -380,7 +373,10 @@ fn scaling(cx: &mut Ctx, app: &App) {
 }
 
 fn rbac(cx: &mut Ctx, app: &App) {
-    let accounts = || app.service_accounts.iter().map(|s| s.name.v.as_str());
+    let accounts = || {
+        let declared = app.service_accounts.iter().map(|s| s.name.v.as_str());
+        declared.chain(super::pods::externals(app, ExternalKind::ServiceAccount))
+    };
     for w in &app.workloads {
         if let Some(sa) = &w.service_account
             && !accounts().any(|a| a == sa.v)

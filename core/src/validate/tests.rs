@@ -187,3 +187,87 @@ fn env_references_need_declared_keys() {
         vec![(Code::UnknownConfigRef, 65), (Code::DuplicateEnv, 66)]
     );
 }
+
+#[test]
+fn references_to_external_objects_check_by_name_only() {
+    let mut a = app();
+    a.externals = vec![
+        External {
+            kind: ExternalKind::Secret,
+            name: s("tls", 70),
+        },
+        External {
+            kind: ExternalKind::ServiceAccount,
+            name: s("platform", 71),
+        },
+        External {
+            kind: ExternalKind::Pvc,
+            name: s("shared", 72),
+        },
+        External {
+            kind: ExternalKind::ConfigMap,
+            name: s("ca", 73),
+        },
+    ];
+    let w = &mut a.workloads[0];
+    w.service_account = Some(s("platform", 74));
+    w.volumes = vec![
+        Volume {
+            name: s("certs", 75),
+            source: VolumeSource::Secret(s("tls", 76)),
+        },
+        Volume {
+            name: s("data", 77),
+            source: VolumeSource::Pvc(s("shared", 78)),
+        },
+    ];
+    w.containers[0].env_from = vec![EnvFrom::ConfigMap(s("ca", 79))];
+    w.containers[0].env = vec![EnvVar {
+        name: s("KEY", 80),
+        // Any key of an object someone else makes: its keys are theirs.
+        value: EnvValue::SecretKey {
+            secret: s("tls", 81),
+            key: s("tls.key", 82),
+        },
+    }];
+    assert_eq!(codes(&a), vec![]);
+    // A Secret that is external is still not a ConfigMap.
+    a.workloads[0].containers[0].env_from = vec![EnvFrom::ConfigMap(s("tls", 83))];
+    assert_eq!(codes(&a), vec![(Code::UnknownConfigRef, 83)]);
+}
+
+#[test]
+fn an_external_object_is_declared_once_and_not_by_the_app() {
+    let mut a = app();
+    a.secrets.push(Secret {
+        name: s("api", 60),
+        data: vec![(s("key", 61), SecretSource::Env(s("API_KEY", 62)))],
+        ..Secret::default()
+    });
+    a.externals = vec![
+        External {
+            kind: ExternalKind::Secret,
+            name: s("api", 70),
+        },
+        External {
+            kind: ExternalKind::ConfigMap,
+            name: s("ca", 71),
+        },
+        External {
+            kind: ExternalKind::ConfigMap,
+            name: s("ca", 72),
+        },
+        External {
+            kind: ExternalKind::Pvc,
+            name: s("Bad_Name", 73),
+        },
+    ];
+    assert_eq!(
+        codes(&a),
+        vec![
+            (Code::ExternalConflict, 70),
+            (Code::ExternalConflict, 72),
+            (Code::InvalidName, 73)
+        ]
+    );
+}

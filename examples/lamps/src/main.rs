@@ -1,6 +1,7 @@
 //! The lamps operator: the controllers of issue 15's contract, run by this binary's `serve`. `lamps
 //! render` prints the Lamp CRD (from the Rust type), the operator's ServiceAccount, the Role/ClusterRole
-//! derived from the controller declarations, and its Deployment.
+//! derived from the controller declarations, its Deployment, and the Lamp it ships with (applied after
+//! the CRD the same plan creates).
 
 piceli::app! {
     app lamps;
@@ -11,6 +12,7 @@ piceli::app! {
     }
 
     custom_resource crate::ops::Lamp;
+    include objects((ops::shipped()));
     controller lamp on lamps.example.com (finalizer) { writes: [status, configmaps] } => ops::reconcile_lamp;
     controller audit on configmaps { namespaces: all, labels: { audit: "yes" }, every: "5m" } => ops::Audit;
 }

@@ -46,6 +46,19 @@ fn conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
+/// The Lamp the app ships with (`include objects`): the plan creates the Lamp CRD before it.
+pub fn shipped() -> Vec<piceli::Object> {
+    let hall = Lamp::new(
+        "hall",
+        LampSpec {
+            color: "white".into(),
+        },
+    );
+    vec![piceli::Object(
+        serde_json::to_value(&hall).unwrap_or_default(),
+    )]
+}
+
 /// The name of a Lamp's ConfigMap.
 pub fn child_name(lamp: &str) -> String {
     format!("lamp-{lamp}")

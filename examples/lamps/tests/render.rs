@@ -45,30 +45,21 @@ fn the_rbac_is_derived_from_the_declarations() {
     assert_eq!(
         role["rules"],
         json!([
-            rule(
-                "",
-                &["configmaps"],
-                &["create", "delete", "get", "patch", "update"]
-            ),
+            rule("", &["configmaps"], &["create", "delete", "patch"]),
             rule(
                 "coordination.k8s.io",
                 &["leases"],
                 &["create", "get", "update"]
             ),
-            rule("events.k8s.io", &["events"], &["create", "patch"]),
-            rule(
-                "example.com",
-                &["lamps"],
-                &["get", "list", "patch", "update", "watch"]
-            ),
-            rule("example.com", &["lamps/status"], &["patch", "update"]),
-            rule("example.com", &["lamps/finalizers"], &["update"]),
-        ])
+            rule("example.com", &["lamps"], &["list", "patch", "watch"]),
+            rule("example.com", &["lamps/status"], &["patch"]),
+        ]),
+        "exactly what the runtime sends; events come from the ClusterRole"
     );
     assert_eq!(
         find("ClusterRole")["rules"],
         json!([
-            rule("", &["configmaps"], &["get", "list", "watch"]),
+            rule("", &["configmaps"], &["list", "watch"]),
             rule("events.k8s.io", &["events"], &["create", "patch"]),
         ])
     );

@@ -168,6 +168,31 @@ impl RegistryClient {
         Ok(report)
     }
 
+    /// The digest a tag names now: `HEAD manifests/TAG` and its `Docker-Content-Digest` (a registry that
+    /// does not send it is asked with `GET`, and the manifest's bytes are hashed). `None`: no such tag.
+    pub async fn digest_of(&self, tag: &str) -> Result<Option<Digest>, ImageError> {
+        let url = self.http.url(&format!("manifests/{tag}"));
+        let r = self
+            .http
+            .send(
+                Method::HEAD,
+                &url,
+                &[(header::ACCEPT, ACCEPT)],
+                Bytes::new(),
+            )
+            .await?;
+        match r.status {
+            StatusCode::NOT_FOUND => return Ok(None),
+            StatusCode::OK => {}
+            other => return Err(self.http.fail(format!("HEAD {url} answered {other}"))),
+        }
+        if let Some(d) = r.header(header::HeaderName::from_static("docker-content-digest")) {
+            return Digest::parse(d).map(Some);
+        }
+        let (_, bytes) = self.manifest(tag).await?;
+        Ok(Some(Digest::of(&bytes)))
+    }
+
     /// The manifest `reference` (a digest or a tag): its media type and bytes, checked when it is a digest.
     pub async fn manifest(&self, reference: &str) -> Result<(String, Vec<u8>), ImageError> {
         let url = self.http.url(&format!("manifests/{reference}"));

@@ -98,12 +98,8 @@ piceli::app! {
                     "--random-error=false",
                 ],
                 env: { PODINFO_UI_COLOR: "#34577c" },
+                ports: { http: 9898, "http-metrics": 9797, grpc: 9999 },
                 container: {
-                    ports: [
-                        { name: "http", containerPort: 9898 },
-                        { name: "http-metrics", containerPort: 9797 },
-                        { name: "grpc", containerPort: 9999 },
-                    ],
                     livenessProbe: {
                         exec: { command: ["podcli", "check", "http", "localhost:9898/healthz"] },
                         initialDelaySeconds: 5,
@@ -132,33 +128,18 @@ piceli::app! {
 
     service podinfo -> podinfo {
         labels: { test: "1" },
-        spec: {
-            selector: { app: "podinfo" },
-            ports: [
-                { name: "http", port: 9898, targetPort: "http" },
-                { port: 9999, targetPort: "grpc", name: "grpc" },
-            ],
-        },
+        ports: { http: 9898 => http, grpc: 9999 => grpc },
+        spec: { selector: { app: "podinfo" } },
     }
 
     service podinfo-stable -> podinfo {
-        spec: {
-            selector: { app: "podinfo" },
-            ports: [
-                { name: "http", port: 9898, targetPort: "http" },
-                { port: 9999, targetPort: "grpc", name: "grpc" },
-            ],
-        },
+        ports: { http: 9898 => http, grpc: 9999 => grpc },
+        spec: { selector: { app: "podinfo" } },
     }
 
     service podinfo-canary -> podinfo {
-        spec: {
-            selector: { app: "podinfo" },
-            ports: [
-                { name: "http", port: 9898, targetPort: "http" },
-                { port: 9999, targetPort: "grpc", name: "grpc" },
-            ],
-        },
+        ports: { http: 9898 => http, grpc: 9999 => grpc },
+        spec: { selector: { app: "podinfo" } },
     }
 
     config_map mysql {
@@ -179,12 +160,14 @@ super-read-only
 
     service mysql -> mysql {
         labels: { app: "mysql" },
-        spec: { ports: [{ name: "mysql", port: 3306 }], clusterIP: "None", selector: { app: "mysql" } },
+        ports: { mysql: 3306 },
+        spec: { clusterIP: "None", selector: { app: "mysql" } },
     }
 
     service mysql-read -> mysql {
         labels: { app: "mysql", readonly: "true" },
-        spec: { ports: [{ name: "mysql", port: 3306 }], selector: { app: "mysql" } },
+        ports: { mysql: 3306 },
+        spec: { selector: { app: "mysql" } },
     }
 
     // piceli: `gcr.io/google-samples/xtrabackup:1.0` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`
@@ -196,8 +179,8 @@ super-read-only
             mysql: {
                 image: unpinned("mysql:5.7"),
                 env: { MYSQL_ALLOW_EMPTY_PASSWORD: "1" },
+                ports: { mysql: 3306 },
                 container: {
-                    ports: [{ name: "mysql", containerPort: 3306 }],
                     volumeMounts: [
                         { name: "data", mountPath: "/var/lib/mysql", subPath: "mysql" },
                         { name: "conf", mountPath: "/etc/mysql/conf.d" },
@@ -260,8 +243,8 @@ exec ncat --listen --keep-open --send-only --max-conns=1 3307 -c \
   "xtrabackup --backup --slave-info --stream=xbstream --host=127.0.0.1 --user=root"
 "#,
                 ],
+                ports: { xtrabackup: 3307 },
                 container: {
-                    ports: [{ name: "xtrabackup", containerPort: 3307 }],
                     volumeMounts: [
                         { name: "data", mountPath: "/var/lib/mysql", subPath: "mysql" },
                         { name: "conf", mountPath: "/etc/mysql/conf.d" },

@@ -9,6 +9,14 @@ use serde_json::Value;
 /// `config_map NAME { labels, annotations, data: { KEY: "value" } }`; one with `binaryData` or
 /// `immutable` is included as it is.
 pub(super) fn config_map(cx: &mut Cx, o: &Value) -> Option<Item> {
+    if let Some(m) = maker(o) {
+        return Some(external(
+            cx,
+            "config_map",
+            o["metadata"]["name"].as_str()?,
+            &m,
+        ));
+    }
     let obj = o.as_object()?;
     if obj
         .keys()
@@ -25,8 +33,21 @@ pub(super) fn config_map(cx: &mut Cx, o: &Value) -> Option<Item> {
     Some(item)
 }
 
-/// `secret NAME { type, data: { KEY: from_env("NAME_KEY") } }`, the variables listed in `.env.example`.
+/// `secret NAME { type, data: { KEY: from_env("NAME_KEY") } }`, the variables listed in `.env.example`;
+/// `external secret NAME;` when someone else makes it, or with `--secrets external`.
 pub(super) fn secret(cx: &mut Cx, o: &Value) -> Option<Item> {
+    let name = o["metadata"]["name"].as_str()?;
+    if let Some(m) = maker(o) {
+        return Some(external(cx, "secret", name, &m));
+    }
+    if cx.secrets_external {
+        return Some(external(
+            cx,
+            "secret",
+            name,
+            "`--secrets external`: made outside the app",
+        ));
+    }
     let obj = o.as_object()?;
     if obj.keys().any(|k| {
         !matches!(
@@ -36,7 +57,6 @@ pub(super) fn secret(cx: &mut Cx, o: &Value) -> Option<Item> {
     }) {
         return None;
     }
-    let name = o["metadata"]["name"].as_str()?;
     let mut item = Item::new("secret", name);
     if let Some(t) = o["type"].as_str().filter(|t| *t != "Opaque") {
         item.entry("type", Dsl::Str(t.to_string()));
@@ -75,6 +95,48 @@ pub(super) fn secret(cx: &mut Cx, o: &Value) -> Option<Item> {
             .into(),
     );
     Some(item)
+}
+
+/// `external KIND NAME;` for an object someone else makes: referred to by name, never rendered (its values
+/// never reach the source).
+pub(super) fn external(cx: &mut Cx, kind: &str, name: &str, maker: &str) -> Item {
+    match kind {
+        "secret" => cx.secrets.insert(name.to_string()),
+        _ => cx.config_maps.insert(name.to_string()),
+    };
+    let mut item = Item::new(&format!("external {kind}"), name);
+    item.comments.push(format!(
+        "piceli: {maker}: declared `external`, so the app refers to it and never writes, adopts or prunes it"
+    ));
+    item
+}
+
+/// Who makes a Secret or ConfigMap when it is not the app: its owner (`ExternalSecret db`), cert-manager
+/// (its annotations), the cluster (a ServiceAccount token).
+pub(super) fn maker(o: &Value) -> Option<String> {
+    if let Some(owner) = o["metadata"]["ownerReferences"]
+        .as_array()
+        .and_then(|r| r.first())
+    {
+        return Some(format!(
+            "made by its owner {} {}",
+            owner["kind"].as_str().unwrap_or("?"),
+            owner["name"].as_str().unwrap_or("?")
+        ));
+    }
+    let annotations = &o["metadata"]["annotations"];
+    if let Some(cert) = annotations["cert-manager.io/certificate-name"].as_str() {
+        return Some(format!("issued by cert-manager for Certificate {cert}"));
+    }
+    if o["type"] == "kubernetes.io/service-account-token" {
+        return Some(format!(
+            "a token the cluster issues for ServiceAccount {}",
+            annotations["kubernetes.io/service-account.name"]
+                .as_str()
+                .unwrap_or("?")
+        ));
+    }
+    None
 }
 
 /// `db-creds` + `password` → `DB_CREDS_PASSWORD`.

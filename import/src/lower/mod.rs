@@ -6,6 +6,7 @@
 //! then what refers to them.
 
 mod config;
+mod network;
 mod policy;
 mod workload;
 
@@ -28,6 +29,20 @@ pub struct Options {
     pub target: Option<(String, String)>,
     /// Where included objects are written, relative to the crate (`k8s/imported.json`).
     pub include_path: String,
+    /// `--secrets`: how Secrets are imported (their values never reach the source either way).
+    pub secrets: SecretMode,
+    /// Images `--pin` could not resolve, with why (they stay `unpinned("…")`, the reason in a comment).
+    pub pin_failures: std::collections::BTreeMap<String, String>,
+}
+
+/// How `import` writes the Secrets it reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SecretMode {
+    /// `secret NAME { KEY: from_env("NAME_KEY") }`, the variables listed in `.env.example` (the default).
+    #[default]
+    Env,
+    /// `external secret NAME;`: made outside the app (External Secrets, a vault operator, by hand).
+    External,
 }
 
 /// The result of lowering.
@@ -52,6 +67,8 @@ pub(crate) struct WorkloadRef {
     pub kind: String,
     pub name: String,
     pub pod_labels: Map<String, Value>,
+    /// Its first-class container ports, `(name, number)`.
+    pub ports: Vec<(String, i64)>,
 }
 
 /// The state of one lowering.
@@ -64,6 +81,14 @@ pub(crate) struct Cx {
     pub config_maps: BTreeSet<String>,
     pub service_accounts: BTreeSet<String>,
     pub roles: BTreeSet<(bool, String)>,
+    /// `--secrets external`.
+    pub secrets_external: bool,
+    /// The first-class container ports of the workload being lowered.
+    pub container_ports: Vec<(String, i64)>,
+    /// Services lowered first-class, with their first-class ports `(name, port)` (Ingresses route to them).
+    pub services: std::collections::BTreeMap<String, Vec<(String, i64)>>,
+    /// [`Options::pin_failures`].
+    pub pin_failures: std::collections::BTreeMap<String, String>,
 }
 
 /// Labels Piceli sets itself: `app!` rejects them, render adds them.
@@ -95,11 +120,19 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     let mut objects = Vec::new();
     let mut out = Lowered::default();
     let mut seen = BTreeSet::new();
+    // Secrets and ConfigMaps something else makes: `external` when a workload refers to them.
+    let mut made_elsewhere = Vec::new();
     for s in sources {
         let mut o = s.object;
         let what = describe(&o);
         if let Some(why) = clean::cluster_made(&o) {
-            out.skipped.push(format!("{what}: {why}"));
+            if matches!(o["kind"].as_str(), Some("Secret" | "ConfigMap"))
+                && config::maker(&o).is_some()
+            {
+                made_elsewhere.push((o, format!("{what}: {why}")));
+            } else {
+                out.skipped.push(format!("{what}: {why}"));
+            }
             continue;
         }
         clean::clean(&mut o);
@@ -125,6 +158,19 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         }
         objects.push(o);
     }
+    let (secrets, config_maps) = referenced(&objects);
+    for (o, skipped) in made_elsewhere {
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        let used = match o["kind"].as_str() {
+            Some("Secret") => secrets.contains(name),
+            _ => config_maps.contains(name),
+        };
+        if used {
+            objects.push(o);
+        } else {
+            out.skipped.push(skipped);
+        }
+    }
     let namespace = options
         .namespace
         .clone()
@@ -142,6 +188,10 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         config_maps: BTreeSet::new(),
         service_accounts: BTreeSet::new(),
         roles: BTreeSet::new(),
+        secrets_external: options.secrets == SecretMode::External,
+        container_ports: Vec::new(),
+        services: std::collections::BTreeMap::new(),
+        pin_failures: options.pin_failures.clone(),
     };
     // Names that no cluster accepts, and objects of other namespaces, are reported before lowering.
     let mut kept = Vec::new();
@@ -191,6 +241,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             "HorizontalPodAutoscaler",
             "PodDisruptionBudget",
         ],
+        &["Ingress"],
     ];
     let mut items: Vec<(usize, Item)> = Vec::new();
     let mut lowered = vec![false; kept.len()];
@@ -264,6 +315,7 @@ fn lower_one(cx: &mut Cx, o: &Value, kind: &str) -> Option<Item> {
         }
         ("autoscaling/v2", "HorizontalPodAutoscaler") => policy::autoscaler(cx, o),
         ("policy/v1", "PodDisruptionBudget") => policy::budget(cx, o),
+        ("networking.k8s.io/v1", "Ingress") => network::ingress(cx, o),
         _ => None,
     }
 }
@@ -275,6 +327,41 @@ pub fn describe(o: &Value) -> String {
         o["kind"].as_str().unwrap_or("?"),
         o["metadata"]["name"].as_str().unwrap_or("?")
     )
+}
+
+/// The Secrets and ConfigMaps the workloads' pod templates name (env, `envFrom`, volumes, projected
+/// volumes).
+fn referenced(objects: &[Value]) -> (BTreeSet<String>, BTreeSet<String>) {
+    fn walk(v: &Value, secrets: &mut BTreeSet<String>, config_maps: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let name = v["name"].as_str().or(v["secretName"].as_str());
+                    match (k.as_str(), name) {
+                        ("secretKeyRef" | "secretRef" | "secret", Some(n)) => {
+                            secrets.insert(n.to_string());
+                        }
+                        ("configMapKeyRef" | "configMapRef" | "configMap", Some(n)) => {
+                            config_maps.insert(n.to_string());
+                        }
+                        _ => {}
+                    }
+                    walk(v, secrets, config_maps);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, secrets, config_maps)),
+            _ => {}
+        }
+    }
+    let (mut secrets, mut config_maps) = (BTreeSet::new(), BTreeSet::new());
+    let workloads = ["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"];
+    for o in objects
+        .iter()
+        .filter(|o| workloads.contains(&o["kind"].as_str().unwrap_or_default()))
+    {
+        walk(&o["spec"], &mut secrets, &mut config_maps);
+    }
+    (secrets, config_maps)
 }
 
 fn most_common_namespace(objects: &[Value]) -> String {

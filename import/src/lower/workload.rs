@@ -113,6 +113,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
         item.entry("restart", r);
     }
     let unpinned_before = cx.out.unpinned.len();
+    cx.container_ports.clear();
     let containers = pod.shift_remove("containers")?;
     let init = pod.shift_remove("initContainers");
     let containers = containers.as_array()?;
@@ -126,7 +127,10 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     } else {
         item.entry("containers", container_map(cx, o, containers)?);
         if let Some(init) = init.as_ref().and_then(Value::as_array) {
+            // Services select the app containers' ports, not the init containers'.
+            let keep = cx.container_ports.len();
             item.entry("init_containers", container_map(cx, o, init)?);
+            cx.container_ports.truncate(keep);
         }
     }
     let mut images: Vec<&str> = cx.out.unpinned[unpinned_before..]
@@ -137,9 +141,15 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     images.sort_unstable();
     images.dedup();
     for image in images {
-        item.comments.push(format!(
-            "piceli: `{image}` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`"
-        ));
+        let comment = match cx.pin_failures.get(image) {
+            Some(why) => format!(
+                "piceli: PCL0189 `--pin` could not resolve `{image}` ({why}): pin it (`@sha256:…`) to drop `unpinned`"
+            ),
+            None => format!(
+                "piceli: `{image}` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`"
+            ),
+        };
+        item.comments.push(comment);
     }
     item.json_entry("pod", Some(&Value::Object(pod)));
     item.json_entry("spec", Some(&Value::Object(spec)));
@@ -147,6 +157,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
         kind: kind.to_string(),
         name,
         pod_labels,
+        ports: std::mem::take(&mut cx.container_ports),
     });
     Some(item)
 }
@@ -194,7 +205,46 @@ fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, D
         rest.shift_remove("env");
         keys.push(("env".to_string(), env));
     }
+    if let Some((ports, named)) = rest.get("ports").and_then(container_ports) {
+        rest.shift_remove("ports");
+        keys.push(("ports".to_string(), ports));
+        cx.container_ports.extend(named);
+    }
     Some((keys, Dsl::from_json(&Value::Object(rest))?))
+}
+
+/// `ports: { http: 8080, dns: port(53, protocol: "UDP") }` when every port has a valid name and no field
+/// but `name`, `containerPort` and `protocol` (else `None`: the list stays in the `container:` block).
+/// Also the `(name, number)` pairs, which Services' `-> WORKLOAD` ports may then refer to.
+fn container_ports(list: &Value) -> Option<(Dsl, Vec<(String, i64)>)> {
+    let mut entries = Vec::new();
+    let mut named = Vec::new();
+    for p in list.as_array()? {
+        let p = p.as_object()?;
+        if p.keys()
+            .any(|k| !matches!(k.as_str(), "name" | "containerPort" | "protocol"))
+        {
+            return None;
+        }
+        let name = p.get("name")?.as_str()?;
+        let number = p.get("containerPort")?.as_i64()?;
+        if piceli_core::rules::names::port_name(name).is_err()
+            || named.iter().any(|(n, _): &(String, i64)| n == name)
+        {
+            return None;
+        }
+        let value = match p.get("protocol").and_then(Value::as_str) {
+            None | Some("TCP") => Dsl::Int(number),
+            Some(proto) => Dsl::Call(
+                "port".into(),
+                vec![Dsl::Int(number)],
+                vec![("protocol".into(), Dsl::Str(proto.into()))],
+            ),
+        };
+        entries.push((name.to_string(), value));
+        named.push((name.to_string(), number));
+    }
+    (!entries.is_empty()).then_some((Dsl::Map(entries), named))
 }
 
 /// `env: { NAME: "value", KEY: secret(db.key), MODE: config(settings.MODE), IP: field("status.podIP") }`
@@ -248,10 +298,20 @@ pub(super) fn service(cx: &mut Cx, o: &Value) -> Option<Item> {
     let name = o["metadata"]["name"].as_str()?;
     let spec = o["spec"].as_object()?.clone();
     let selector = spec.get("selector")?.as_object()?;
-    let target = cx.workload_selected_by(selector)?.name.clone();
+    let workload = cx.workload_selected_by(selector)?;
+    let target = workload.name.clone();
+    let mut spec = spec;
+    let first_class = super::network::service_ports(&spec, &workload.ports);
     let mut item = Item::new("service", name);
     item.arrow = Some(target);
     cx.meta(&mut item, o);
+    let mut ports = Vec::new();
+    if let Some((dsl, named)) = first_class {
+        spec.shift_remove("ports");
+        item.entry("ports", dsl);
+        ports = named;
+    }
     item.json_entry("spec", Some(&Value::Object(spec)));
+    cx.services.insert(name.to_string(), ports);
     Some(item)
 }

@@ -10,6 +10,7 @@ mod build;
 mod config;
 mod container;
 mod controller;
+mod external;
 mod fields;
 mod network;
 mod operator;
@@ -103,6 +104,7 @@ const KEYWORDS: &[&str] = &[
     "cluster_role_binding",
     "check",
     "include",
+    "external",
     "operator",
     "validate",
     "mutate",
@@ -245,6 +247,7 @@ impl Lower {
             "role_binding" | "cluster_role_binding" => policy::role_binding(self, item),
             "check" => ops::check(self, item),
             "include" => ops::include(self, item),
+            "external" => external::external(self, item),
             "operator" => operator::operator(self, item),
             "validate" | "mutate" => operator::webhook(self, item),
             "controller" => controller::controller(self, item),

@@ -198,8 +198,11 @@ impl Context {
             .await
     }
 
-    /// The owner reference that makes a child of `owner` (controller: true, blockOwnerDeletion: true),
-    /// so the child is garbage-collected with it and its changes can be traced back.
+    /// The owner reference that makes a child of `owner` (`controller: true`), so the child is
+    /// garbage-collected with it and its changes can be traced back. `blockOwnerDeletion` is left unset:
+    /// setting it needs `update` on `<owner kind>/finalizers` where OwnerReferencesPermissionEnforcement
+    /// runs, which the derived RBAC does not grant (the operator's own finalizer already holds the owner
+    /// until its cleanup ran).
     pub fn owner_ref<K>(owner: &K) -> Option<OwnerReference>
     where
         K: Resource<DynamicType = ()>,

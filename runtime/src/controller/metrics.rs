@@ -1,7 +1,10 @@
 //! Controller metrics in atomics, written as Prometheus text: reconciles, errors and a duration
-//! histogram per controller, objects in flight and waiting for a retry, cache sync and leader status.
+//! histogram per controller, objects waiting for a reconcile (the queue depth), in flight and waiting for
+//! a retry, cache sync and leader status.
 
+use std::collections::HashSet;
 use std::fmt::Write;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -21,6 +24,8 @@ pub struct ControllerMetrics {
     retrying: AtomicI64,
     /// Watches of this controller whose cache has not synced yet.
     unsynced: AtomicI64,
+    /// Objects (`ns/name`) a change or a requeue is due for whose reconcile has not started yet.
+    queued: Mutex<HashSet<String>>,
 }
 
 impl ControllerMetrics {
@@ -40,6 +45,30 @@ impl ControllerMetrics {
         }
         self.sum_ns
             .fetch_add(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX), Relaxed);
+    }
+
+    /// `key` has a reconcile coming (kube's scheduler runs one per object however many are due).
+    pub(crate) fn queued(&self, key: String) {
+        if let Ok(mut q) = self.queued.lock() {
+            q.insert(key);
+        }
+    }
+
+    /// `key`'s reconcile started, or its object is gone.
+    pub(crate) fn dequeued(&self, key: &str) {
+        if let Ok(mut q) = self.queued.lock() {
+            q.remove(key);
+        }
+    }
+
+    /// Objects waiting for their reconcile to start (changes seen, not yet handled).
+    pub fn queue_depth(&self) -> usize {
+        self.queued.lock().map(|q| q.len()).unwrap_or(0)
+    }
+
+    /// Objects being handled now.
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.load(Relaxed)
     }
 
     pub(crate) fn retrying(&self, delta: i64) {
@@ -148,6 +177,19 @@ impl Metrics {
                 "piceli_controller_reconcile_duration_seconds_bucket{{controller=\"{n}\",le=\"+Inf\"}} {count}\n\
                  piceli_controller_reconcile_duration_seconds_sum{{controller=\"{n}\"}} {sum}\n\
                  piceli_controller_reconcile_duration_seconds_count{{controller=\"{n}\"}} {count}"
+            );
+        }
+        counter(
+            &mut out,
+            "piceli_controller_queue_depth",
+            "Objects whose change was seen and whose reconcile has not started yet.",
+            "gauge",
+        );
+        for (n, m) in &self.controllers {
+            let _ = writeln!(
+                out,
+                "piceli_controller_queue_depth{{controller=\"{n}\"}} {}",
+                m.queue_depth()
             );
         }
         counter(

@@ -1,8 +1,12 @@
-//! The RBAC the controllers need, derived from their declarations: get/list/watch on watched kinds,
-//! patch/update and `<kind>/finalizers` with a finalizer, `<kind>/status` when status is written, the
-//! declared `writes:` kinds, events create/patch where objects are watched, and the leader Lease in the
-//! operator's namespace. Cluster-wide watches and cluster-scoped kinds go to the ClusterRole, the rest
-//! to a Role per namespace.
+//! The RBAC the controllers need, derived from their declarations, verb by verb what the runtime sends:
+//! list/watch on watched kinds (the reflector; handlers read its `Store`, not `get`), patch on the kind
+//! with a finalizer (kube's finalizer helper JSON-patches `metadata.finalizers`), patch on
+//! `<kind>/status` when status is written (`Context::patch_status` merge-patches it), create/patch/delete
+//! on the declared `writes:` kinds (children written with server-side apply, which needs `create` to
+//! create, and removed with delete), events create/patch where objects are watched (kube's recorder
+//! creates an Event and patches its series on repeats), and get/create/update on the leader Lease in
+//! the operator's namespace. Cluster-wide watches and cluster-scoped kinds go to the ClusterRole, the
+//! rest to a Role per namespace, minus what the ClusterRole already grants.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,8 +34,8 @@ pub struct Access {
     pub namespaced: BTreeMap<String, Vec<PolicyRule>>,
 }
 
-const READ: [&str; 3] = ["get", "list", "watch"];
-const WRITE: [&str; 5] = ["get", "create", "patch", "update", "delete"];
+const READ: [&str; 2] = ["list", "watch"];
+const WRITE: [&str; 3] = ["create", "patch", "delete"];
 
 /// What one controller declaration needs (`namespaces`: where it watches; `None` = cluster-wide).
 pub(crate) struct Needs<'a> {
@@ -57,20 +61,14 @@ pub(crate) fn grants(needs: &Needs<'_>) -> Vec<Grant> {
     for ns in &needs.namespaces {
         out.push(grant(ns, needs.group, needs.plural, &READ));
         if needs.finalizer {
-            out.push(grant(ns, needs.group, needs.plural, &["patch", "update"]));
-            out.push(grant(
-                ns,
-                needs.group,
-                &format!("{}/finalizers", needs.plural),
-                &["update"],
-            ));
+            out.push(grant(ns, needs.group, needs.plural, &["patch"]));
         }
         if needs.status {
             out.push(grant(
                 ns,
                 needs.group,
                 &format!("{}/status", needs.plural),
-                &["patch", "update"],
+                &["patch"],
             ));
         }
         for (group, resource) in needs.writes {
@@ -94,7 +92,8 @@ pub(crate) fn lease(operator_namespace: &str) -> Grant {
 /// The verbs granted on each (group, resource) of one place.
 type VerbsByResource = BTreeMap<(String, String), BTreeSet<&'static str>>;
 
-/// Merges grants into rules: one rule per (group, verbs), resources sorted.
+/// Merges grants into rules: one rule per (group, verbs), resources sorted. A namespace's verbs the
+/// ClusterRole already grants on the same resource are left out of its Role (they would never be used).
 pub fn merge(grants: impl IntoIterator<Item = Grant>) -> Access {
     let mut by_place: BTreeMap<Option<String>, VerbsByResource> = BTreeMap::new();
     for g in grants {
@@ -105,6 +104,19 @@ pub fn merge(grants: impl IntoIterator<Item = Grant>) -> Access {
             .or_default()
             .extend(g.verbs);
     }
+    let cluster = by_place.get(&None).cloned().unwrap_or_default();
+    for (place, resources) in by_place.iter_mut() {
+        if place.is_none() {
+            continue;
+        }
+        for (key, verbs) in resources.iter_mut() {
+            if let Some(everywhere) = cluster.get(key) {
+                verbs.retain(|v| !everywhere.contains(v));
+            }
+        }
+        resources.retain(|_, verbs| !verbs.is_empty());
+    }
+    by_place.retain(|_, resources| !resources.is_empty());
     let mut access = Access::default();
     for (place, resources) in by_place {
         let mut rules: BTreeMap<(String, Vec<&'static str>), BTreeSet<String>> = BTreeMap::new();
@@ -172,32 +184,23 @@ mod tests {
         assert_eq!(
             access.cluster,
             vec![
-                rule("", &["configmaps"], &["get", "list", "watch"]),
+                rule("", &["configmaps"], &["list", "watch"]),
                 rule("events.k8s.io", &["events"], &["create", "patch"]),
             ]
         );
         assert_eq!(
             access.namespaced["lamps-system"],
             vec![
-                rule(
-                    "",
-                    &["configmaps"],
-                    &["create", "delete", "get", "patch", "update"]
-                ),
+                rule("", &["configmaps"], &["create", "delete", "patch"]),
                 rule(
                     "coordination.k8s.io",
                     &["leases"],
                     &["create", "get", "update"]
                 ),
-                rule("events.k8s.io", &["events"], &["create", "patch"]),
-                rule(
-                    "example.com",
-                    &["lamps"],
-                    &["get", "list", "patch", "update", "watch"]
-                ),
-                rule("example.com", &["lamps/status"], &["patch", "update"]),
-                rule("example.com", &["lamps/finalizers"], &["update"]),
-            ]
+                rule("example.com", &["lamps"], &["list", "patch", "watch"]),
+                rule("example.com", &["lamps/status"], &["patch"]),
+            ],
+            "the events rule of the ClusterRole covers lamps-system: the Role does not repeat it"
         );
     }
 }

@@ -152,7 +152,15 @@ where
                     event
                 }
             })
-            .applied_objects();
+            .applied_objects()
+            .inspect({
+                let metrics = self.metrics.clone();
+                move |applied| {
+                    if let Ok(obj) = applied {
+                        metrics.queued(key_of(obj));
+                    }
+                }
+            });
         let run = Arc::new(Run {
             reg: self.clone(),
             shared,
@@ -167,10 +175,17 @@ where
             .run(reconcile::<K>, error_policy::<K>, run)
             .for_each(|result| {
                 let name = &self.name;
+                let metrics = &self.metrics;
                 async move {
                     if let Err(e) = result {
                         match e {
-                            kube::runtime::controller::Error::ObjectNotFound(_) => {}
+                            kube::runtime::controller::Error::ObjectNotFound(gone) => {
+                                let key = match &gone.namespace {
+                                    Some(ns) => format!("{ns}/{}", gone.name),
+                                    None => gone.name.clone(),
+                                };
+                                metrics.dequeued(&key);
+                            }
                             kube::runtime::controller::Error::ReconcilerFailed(..) => {}
                             other => eprintln!(
                                 "{}: controller {}: {other}",
@@ -251,6 +266,7 @@ where
     let reg = &run.reg;
     let key = key_of(obj.as_ref());
     let cx = Context::new(run.shared.clone(), obj.namespace());
+    reg.metrics.dequeued(&key);
     reg.metrics.started();
     let began = Instant::now();
     let result = handle(reg, obj, cx).await;

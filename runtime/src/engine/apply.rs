@@ -88,7 +88,8 @@ pub async fn apply(
     for (i, d) in wanted.iter().enumerate() {
         by_key.insert(key_of(d), i);
     }
-    // Every precondition, before any write.
+    // Every precondition, before any write: the `external` objects as the plan found them, then each action's.
+    super::externals::recheck(conn, &resources, &plan.requires).await?;
     let rollback = plan.rollback_of.is_some();
     // The resourceVersion each write carries: what the precondition check just saw.
     let mut rvs: BTreeMap<String, String> = BTreeMap::new();

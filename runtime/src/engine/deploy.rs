@@ -31,6 +31,9 @@ pub enum DeployEvent {
         delete: usize,
         /// …
         unchanged: usize,
+        /// Warnings about the plan (an `external` object missing in the cluster, PCL0165).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
     },
     /// `deploy --resume` picked up an interrupted run.
     Resume {
@@ -158,6 +161,7 @@ fn plan_event(plan: &Plan) -> DeployEvent {
         update: count(&|k| matches!(k, ActionKind::Update | ActionKind::Adopt)),
         delete: count(&|k| *k == ActionKind::Delete),
         unchanged: count(&|k| matches!(k, ActionKind::Unchanged | ActionKind::Use)),
+        warnings: plan.requires.iter().filter_map(|r| r.warning()).collect(),
     }
 }
 

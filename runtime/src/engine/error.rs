@@ -76,6 +76,9 @@ pub enum EngineError {
     /// The app changed since the plan.
     #[error("{0}")]
     Stale(String),
+    /// An `external` object appeared, disappeared or was replaced since the plan.
+    #[error("{0}")]
+    ExternalChanged(String),
     /// A write failed.
     #[error("{0}")]
     Apply(String),
@@ -239,6 +242,7 @@ impl Coded for EngineError {
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
             EngineError::Precondition(_) => Code::PreconditionFailed,
             EngineError::Stale(_) => Code::PlanStale,
+            EngineError::ExternalChanged(_) => Code::ExternalChanged,
             EngineError::Apply(_) => Code::ApplyFailed,
             EngineError::Journal(e) => e.code(),
             EngineError::StateDir(_) => Code::JournalFailed,
@@ -280,7 +284,9 @@ impl Coded for EngineError {
             EngineError::ApprovalMismatch { planned, .. } => format!(
                 "review the changes with `deploy` (or `plan`), then run `deploy --approve {planned}`"
             ),
-            EngineError::UnknownPlan(_) | EngineError::Precondition(_) => {
+            EngineError::UnknownPlan(_)
+            | EngineError::Precondition(_)
+            | EngineError::ExternalChanged(_) => {
                 "run `plan` again and approve the hash it prints".into()
             }
             EngineError::Stale(_) => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
@@ -342,6 +348,7 @@ impl Coded for EngineError {
             | EngineError::UnknownPlan(_)
             | EngineError::Precondition(_)
             | EngineError::Stale(_)
+            | EngineError::ExternalChanged(_)
             | EngineError::ApprovalMismatch { .. }
             | EngineError::PlanTampered { .. }
             | EngineError::WrongTarget { .. }

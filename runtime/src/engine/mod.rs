@@ -9,6 +9,7 @@ pub mod deploy;
 pub mod diff;
 pub mod env_file;
 pub mod error;
+pub mod externals;
 pub mod flags;
 pub mod hash;
 pub mod key;

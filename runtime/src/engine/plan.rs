@@ -147,6 +147,9 @@ pub struct Plan {
     pub objects: Vec<Value>,
     /// The release this plan restores, for a rollback plan.
     pub rollback_of: Option<u64>,
+    /// The `external` objects the app refers to, as the plan found them (apply requires the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<super::externals::Requirement>,
     /// blake3 of everything above, canonical.
     pub hash: String,
 }
@@ -155,20 +158,35 @@ impl Plan {
     /// The hash of the plan's content (everything but `hash`).
     pub fn compute_hash(&self) -> String {
         // The plan's canonical form without `hash`: everything but the objects goes through a small
-        // value; the objects (most of the bytes) are written from where they are, not copied.
+        // value; the objects (most of the bytes) are written from where they are, not copied. Every
+        // field is named here (no `..`), so a new field cannot be left out of the hash unnoticed.
+        let Plan {
+            version,
+            app,
+            target,
+            server,
+            namespace,
+            namespace_uid,
+            actions,
+            objects,
+            rollback_of,
+            requires,
+            hash: _,
+        } = self;
         let head = serde_json::to_value(PlanHead {
-            version: self.version,
-            app: &self.app,
-            target: &self.target,
-            server: &self.server,
-            namespace: &self.namespace,
-            namespace_uid: &self.namespace_uid,
-            actions: &self.actions,
-            rollback_of: self.rollback_of,
+            version: *version,
+            app,
+            target,
+            server,
+            namespace,
+            namespace_uid,
+            actions,
+            rollback_of: *rollback_of,
+            requires,
         })
         .unwrap_or(Value::Null);
         match head.as_object() {
-            Some(head) => super::hash::digest_with(head, "objects", &self.objects),
+            Some(head) => super::hash::digest_with(head, "objects", objects),
             None => digest(&head),
         }
     }
@@ -189,6 +207,8 @@ struct PlanHead<'a> {
     namespace_uid: &'a Option<String>,
     actions: &'a [Action],
     rollback_of: Option<u64>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    requires: &'a [super::externals::Requirement],
 }
 
 /// An object an earlier release applied (for pruning).
@@ -281,6 +301,7 @@ pub async fn desired(
     resources: &Resources,
 ) -> Result<Vec<Desired>, EngineError> {
     let mut out = Vec::with_capacity(objects.len());
+    resources.expect_crds(objects);
     for o in objects {
         let served = resources.served(&conn.client, o).await?;
         let namespace = served.namespaced.then(|| {
@@ -370,6 +391,14 @@ pub async fn plan_source(
         .as_ref()
         .and_then(|n| n["metadata"]["uid"].as_str().map(str::to_string));
     let listed = super::listed::ours(conn, &desired, &app.name.v, namespace_live.is_some()).await;
+    let requires = super::externals::look_up(
+        app,
+        conn,
+        &resources,
+        &source.namespace,
+        namespace_live.is_some(),
+    )
+    .await?;
 
     // Read every live object and dry-run every desired one, concurrently, keeping order.
     let key = plan_opts.digest_key;
@@ -437,6 +466,7 @@ pub async fn plan_source(
             .map(|d| redact(&d.object, &key).into_owned())
             .collect(),
         rollback_of: source.rollback_of,
+        requires,
         hash: String::new(),
     };
     plan.hash = plan.compute_hash();
@@ -505,8 +535,9 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         .as_str()
         .unwrap_or_default()
         .to_string();
-    // A namespaced object in a namespace that does not exist yet cannot exist either.
-    let live = if namespace_missing && d.namespace.is_some() {
+    // A namespaced object in a namespace that does not exist yet cannot exist either; nor can an
+    // object of a CRD the plan creates.
+    let live = if d.served.pending_crd || (namespace_missing && d.namespace.is_some()) {
         None
     } else if let Some(found) = on.listed.get(&d.served, d.namespace.as_deref(), &name) {
         Some(found.clone())
@@ -531,8 +562,9 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         take: Vec::new(),
     };
     let Some(live) = live else {
-        // A create is dry-run too (when its namespace exists), so the server validates it at plan time.
-        if !namespace_missing || d.namespace.is_none() {
+        // A create is dry-run too (when its namespace and kind exist), so the server validates it at
+        // plan time.
+        if !d.served.pending_crd && (!namespace_missing || d.namespace.is_none()) {
             dry_run(conn, d, &name, &kind, false).await?;
         }
         return Ok(action);
@@ -784,20 +816,31 @@ mod hash_tests {
 
     #[test]
     fn the_plan_hash_is_the_digest_of_the_whole_plan_without_its_hash() {
-        let plan = Plan {
-            version: 1,
-            app: "hello".into(),
-            target: "local".into(),
-            server: "https://127.0.0.1:1".into(),
+        let required = super::super::externals::Requirement {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
             namespace: "hello".into(),
-            namespace_uid: None,
-            actions: Vec::new(),
-            objects: vec![json!({"kind": "ConfigMap", "data": {"b": "1", "a": "2"}})],
-            rollback_of: Some(3),
-            hash: "ignored".into(),
+            name: "tls".into(),
+            found: true,
+            uid: Some("u".into()),
         };
-        let mut whole = serde_json::to_value(&plan).expect("json");
-        whole.as_object_mut().expect("an object").remove("hash");
-        assert_eq!(plan.compute_hash(), digest(&whole));
+        for requires in [Vec::new(), vec![required]] {
+            let plan = Plan {
+                version: 1,
+                app: "hello".into(),
+                target: "local".into(),
+                server: "https://127.0.0.1:1".into(),
+                namespace: "hello".into(),
+                namespace_uid: None,
+                actions: Vec::new(),
+                objects: vec![json!({"kind": "ConfigMap", "data": {"b": "1", "a": "2"}})],
+                rollback_of: Some(3),
+                requires,
+                hash: "ignored".into(),
+            };
+            let mut whole = serde_json::to_value(&plan).expect("json");
+            whole.as_object_mut().expect("an object").remove("hash");
+            assert_eq!(plan.compute_hash(), digest(&whole));
+        }
     }
 }

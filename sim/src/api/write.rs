@@ -166,6 +166,27 @@ pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
     Ok(respond(r, out, 201))
 }
 
+/// A server-side apply that creates the object needs `create` besides `patch`, as kube-apiserver
+/// authorizes the create it turns into.
+fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<(), ApiError> {
+    if r.sub.is_some() || !app.rbac || req.user.is_master() {
+        return Ok(());
+    }
+    if app.store.get(&r.rt.store_key(), &r.ns, name)?.is_some() {
+        return Ok(());
+    }
+    let a = crate::apiserver::attributes::Attributes::resource(
+        &req.user,
+        "create",
+        &r.rt.group,
+        &r.rt.plural,
+        "",
+        &r.ns,
+        name,
+    );
+    crate::apiserver::rbac::authorize(app, &a)
+}
+
 /// PATCH an object (or its status), by content type.
 pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let sub = r.sub.as_deref().unwrap_or("");
@@ -180,6 +201,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 ));
             }
             let force = req.query.flag("force");
+            authorize_apply_create(app, req, r, name)?;
             object::write(&c, name, Mode::Apply, |_| {
                 Ok(Candidate::Apply {
                     config: body,

@@ -6,7 +6,9 @@ pub(crate) mod attributes;
 pub(crate) mod identity;
 pub(crate) mod policy;
 pub(crate) mod rbac;
+pub mod rbac_usage;
 pub(crate) mod reviews;
 pub(crate) mod tokens;
 
 pub use identity::UserInfo;
+pub use rbac_usage::RbacUse;

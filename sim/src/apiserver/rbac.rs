@@ -21,7 +21,10 @@ pub fn authorize(app: &App, a: &Attributes) -> Result<(), ApiError> {
         return Ok(());
     }
     match decide(app, a)? {
-        Some(_) => Ok(()),
+        Some(reason) => {
+            app.rbac_usage.record(a, &reason);
+            Ok(())
+        }
         None => Err(a.forbidden()),
     }
 }

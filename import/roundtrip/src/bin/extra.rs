@@ -37,6 +37,7 @@ piceli::app! {
         pod_labels: { app: "api" },
         image: "ghcr.io/example/api:2.4.1@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
         env: { DB_PASSWORD: secret(db-creds.password) },
+        ports: { http: 8080, metrics: 9090 },
         container: { volumeMounts: [{ name: "uploads", mountPath: "/uploads" }] },
         pod: {
             serviceAccountName: "api",
@@ -90,6 +91,21 @@ piceli::app! {
             },
         },
         spec: { concurrencyPolicy: "Forbid" },
+    }
+
+    service api -> api {
+        ports: { http: 80 => http, metrics: 9090 },
+        spec: { selector: { app: "api" } },
+    }
+
+    // piceli: issued by cert-manager for Certificate shop: declared `external`, so the app refers to it and never writes, adopts or prunes it
+    external secret shop-tls;
+
+    ingress shop {
+        annotations: { "nginx.ingress.kubernetes.io/proxy-body-size": "8m" },
+        class: "nginx",
+        tls: shop-tls,
+        rules: { "shop.example.com": { "/api": api => http }, "api.example.com": { "/": api => 80 } },
     }
 }
 

@@ -1,0 +1,199 @@
+//! The side-by-side comparison: the same handler (on create of a ConfigMap, append `NAME UNIX_NS` to a
+//! file) run as a separate process by piceli (`handle`), knete or kopf (benches/scripts/controller_*.py),
+//! measured by one driver: `drive-latency` creates COUNT ConfigMaps after a warm-up object was handled
+//! and reads the handler's wall-clock times against the instant before each POST; `drive-sync` starts
+//! the handler on a namespace already holding COUNT ConfigMaps and times it until every one was handled,
+//! with the handler process's peak RSS (VmHWM).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, PostParams};
+use piceli_runtime::controller::{Context, Controller, ControllerOptions, Controllers};
+
+fn unix_ns(t: SystemTime) -> u128 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// piceli's handler: one line per created ConfigMap.
+struct Record(Arc<Mutex<std::fs::File>>);
+
+impl Controller<ConfigMap> for Record {
+    type Error = std::io::Error;
+    async fn on_create(&self, cm: &ConfigMap, _cx: &Context) -> Result<(), Self::Error> {
+        let at = unix_ns(SystemTime::now());
+        let name = cm.metadata.name.as_deref().unwrap_or_default();
+        let mut out = self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?;
+        writeln!(out, "{name} {at}")
+    }
+}
+
+/// `handle KUBECONFIG NS OUT`: runs piceli's handler until killed.
+pub async fn handle(kubeconfig: &str, ns: &str, out: &str) -> Result<(), String> {
+    let client = super::client(kubeconfig).await?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("{out}: {e}"))?;
+    let controllers = Controllers::new("bench").edge(
+        "record",
+        ControllerOptions::default().namespaces([ns.to_string()]),
+        Record(Arc::new(Mutex::new(file))),
+    );
+    controllers
+        .run(client, super::run_options(), std::future::pending())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// The handled lines so far: name → wall-clock ns.
+fn handled(out: &str) -> HashMap<String, u128> {
+    std::fs::read_to_string(out)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (name, at) = l.split_once(' ')?;
+            Some((name.to_string(), at.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+fn spawn(cmd: &[String], kubeconfig: &str, ns: &str, out: &str) -> Result<Child, String> {
+    let (program, args) = cmd.split_first().ok_or("no handler command after --")?;
+    Command::new(program)
+        .args(args)
+        .env("BENCH_KUBECONFIG", kubeconfig)
+        .env("BENCH_NS", ns)
+        .env("BENCH_OUT", out)
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{program}: {e}"))
+}
+
+fn peak_rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    kb / 1024.0
+}
+
+async fn wait_for(out: &str, names: impl Fn(&HashMap<String, u128>) -> bool, within: Duration) {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline && !names(&handled(out)) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD…`.
+pub async fn latency(
+    kubeconfig: &str,
+    ns: &str,
+    count: usize,
+    out: &str,
+    label: &str,
+    cmd: &[String],
+) -> Result<(), String> {
+    let client = super::client(kubeconfig).await?;
+    super::namespace(&client, ns).await?;
+    let _ = std::fs::remove_file(out);
+    let mut child = spawn(cmd, kubeconfig, ns, out)?;
+    let api: Api<ConfigMap> = Api::namespaced(client, ns);
+    // Warm-up: the handler is watching once it handled this one.
+    let warm = Instant::now();
+    loop {
+        let _ = api
+            .create(&PostParams::default(), &super::configmap("warmup".into()))
+            .await;
+        wait_for(out, |h| h.contains_key("warmup"), Duration::from_secs(2)).await;
+        if handled(out).contains_key("warmup") || warm.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+    }
+    let began = SystemTime::now();
+    let sent: Vec<(String, SystemTime)> = super::create_stamped(&api, "cm", count, 16).await;
+    wait_for(
+        out,
+        |h| sent.iter().all(|(n, _)| h.contains_key(n)),
+        Duration::from_secs(300),
+    )
+    .await;
+    let rss = peak_rss_mib(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    let seen = handled(out);
+    let mut latencies: Vec<Duration> = sent
+        .iter()
+        .filter_map(|(n, at)| {
+            let h = *seen.get(n)?;
+            let at = unix_ns(*at);
+            Some(Duration::from_nanos(
+                u64::try_from(h.saturating_sub(at)).unwrap_or(u64::MAX),
+            ))
+        })
+        .collect();
+    latencies.sort();
+    let last = sent.iter().filter_map(|(n, _)| seen.get(n)).max().copied();
+    let elapsed = last.map_or(0.0, |l| l.saturating_sub(unix_ns(began)) as f64 / 1e9);
+    println!(
+        "{}: {count} ConfigMaps, {} handled; create→handler p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
+         {:.0} events/s ({elapsed:.2} s from the first create to the last handler); peak RSS {rss:.1} MiB",
+        label,
+        latencies.len(),
+        super::percentile(&latencies, 0.50).as_secs_f64() * 1e3,
+        super::percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+        latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+        latencies.len() as f64 / elapsed.max(1e-9),
+    );
+    Ok(())
+}
+
+/// `drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…` (NS seeded with `seed` first).
+pub async fn sync(
+    kubeconfig: &str,
+    ns: &str,
+    count: usize,
+    out: &str,
+    label: &str,
+    cmd: &[String],
+) -> Result<(), String> {
+    let _ = std::fs::remove_file(out);
+    let began = Instant::now();
+    let mut child = spawn(cmd, kubeconfig, ns, out)?;
+    let pid = child.id();
+    let mut peak = 0.0f64;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut n = 0;
+    while Instant::now() < deadline {
+        peak = peak.max(peak_rss_mib(pid));
+        n = handled(out).len();
+        if n >= count {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let took = began.elapsed();
+    peak = peak.max(peak_rss_mib(pid));
+    let _ = child.kill();
+    let _ = child.wait();
+    println!(
+        "{}: initial sync, {n} of {count} ConfigMaps handled in {:.2} s from process start; peak RSS {peak:.1} MiB",
+        label,
+        took.as_secs_f64(),
+    );
+    Ok(())
+}

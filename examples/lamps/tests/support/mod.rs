@@ -1,0 +1,215 @@
+//! What the lamps end-to-end tests share: the real kubectl (explicit kubeconfig, own discovery cache),
+//! polling, loopback HTTP to `serve`'s health port, starting and stopping `lamps serve`, and deploying
+//! the app with `plan` + `apply` to get a kubeconfig holding only the operator ServiceAccount's token.
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+/// The real kubectl: an explicit kubeconfig, KUBECONFIG cleared, a fresh discovery cache.
+pub fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut child = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("KUBECACHEDIR", cache.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
+    if let Some(text) = stdin {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("kubectl runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+pub fn ok(kubeconfig: &Path, args: &[&str]) -> String {
+    let (code, out, err) = kubectl(kubeconfig, args, None);
+    assert_eq!(code, 0, "kubectl {args:?}: {out}{err}");
+    out
+}
+
+pub fn wait_for(what: &str, within: Duration, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+pub fn free_port() -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr")
+}
+
+/// A plain HTTP/1.1 GET on loopback: (status, body).
+pub fn http_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let status = text.split_whitespace().nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string())?;
+    Some((status, body))
+}
+
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// `lamps serve` with the ServiceAccount's kubeconfig, as pod `name`; its stderr goes to `log`.
+pub fn serve(kubeconfig: &Path, addr: SocketAddr, name: &str, log: &Path) -> Child {
+    let log = std::fs::File::create(log).expect("log file");
+    Command::cargo_bin("lamps")
+        .expect("lamps binary")
+        .args([
+            "serve",
+            "--listen",
+            &addr.to_string(),
+            "--context",
+            "piceli-sim",
+        ])
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("POD_NAME", name)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("lamps serve starts")
+}
+
+pub fn stop(mut child: Child) -> std::process::ExitStatus {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("lamps serve did not stop on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+pub fn json(kubeconfig: &Path, args: &[&str]) -> Option<Value> {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    let (code, out, _) = kubectl(kubeconfig, &all, None);
+    (code == 0)
+        .then(|| serde_json::from_str(&out).ok())
+        .flatten()
+}
+
+pub fn lamp(name: &str, color: &str) -> String {
+    format!(
+        "apiVersion: example.com/v1\nkind: Lamp\nmetadata: {{name: {name}, namespace: lamps-system}}\nspec: {{color: {color}}}\n"
+    )
+}
+
+/// Deploys the app with `plan` + `apply --approve` and writes a kubeconfig holding only the operator
+/// ServiceAccount's token.
+pub fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
+    let kc = sim.kubeconfig_path().display().to_string();
+    let flags = ["--kubeconfig", &kc, "--context", "piceli-sim", "-o", "json"];
+    let lamps = |args: &[&str]| {
+        Command::cargo_bin("lamps")
+            .expect("lamps binary")
+            .current_dir(dir)
+            .env_remove("KUBECONFIG")
+            .env("HOME", dir)
+            .args(args)
+            .args(flags)
+            .output()
+            .expect("lamps runs")
+    };
+    let planned = lamps(&["plan"]);
+    assert_eq!(
+        planned.status.code(),
+        Some(3),
+        "{}{}",
+        String::from_utf8_lossy(&planned.stdout),
+        String::from_utf8_lossy(&planned.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
+    let hash = plan["hash"].as_str().expect("hash").to_string();
+    let kinds: Vec<&str> = plan["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter_map(|a| a["kind"].as_str())
+        .collect();
+    let at = |kind: &str| kinds.iter().position(|k| *k == kind);
+    assert!(
+        at("CustomResourceDefinition").is_some() && at("CustomResourceDefinition") < at("Lamp"),
+        "the CRD is applied before the Lamp the app ships with, in one plan on a fresh cluster: {kinds:?}"
+    );
+    let applied = lamps(&["apply", "--approve", &hash, "--timeout", "0"]);
+    assert!(
+        applied.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&applied.stdout),
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    let admin = sim.kubeconfig_path();
+    for object in ["serviceaccount/lamps", "role/lamps", "rolebinding/lamps"] {
+        ok(admin, &["-n", "lamps-system", "get", object]);
+    }
+    ok(admin, &["get", "crd/lamps.example.com"]);
+    ok(admin, &["-n", "lamps-system", "get", "lamp", "hall"]);
+    ok(admin, &["get", "clusterrole/lamps-system-lamps"]);
+    let explained = ok(admin, &["explain", "lamps.spec"]);
+    assert!(
+        explained.contains("color"),
+        "kubectl explain shows the schema: {explained}"
+    );
+    let token = ok(admin, &["-n", "lamps-system", "create", "token", "lamps"]);
+    let yaml = sim.kubeconfig_yaml();
+    let swapped: Vec<String> = yaml
+        .lines()
+        .map(|l| match l.trim_start().strip_prefix("token: ") {
+            Some(_) => format!("    token: {}", token.trim()),
+            None => l.to_string(),
+        })
+        .collect();
+    let path = dir.join("operator.kubeconfig");
+    std::fs::write(&path, swapped.join("\n") + "\n").expect("write kubeconfig");
+    let (code, _, _) = kubectl(&path, &["-n", "lamps-system", "get", "secrets"], None);
+    assert_ne!(code, 0, "the operator's token is not an admin's");
+    path
+}

@@ -1,0 +1,117 @@
+//! `external KIND NAME;` objects: `plan` looks each one up (a warning when it is missing, and the finding
+//! recorded in the plan); apply reads them again and refuses a plan whose findings no longer hold. They are
+//! never rendered, written, adopted or pruned.
+
+use super::error::EngineError;
+use super::resources::{Resources, api_for};
+use super::target::Connection;
+use piceli_core::Code;
+use piceli_core::model::App;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// What the plan found of one `external` object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Requirement {
+    /// apiVersion (`v1`).
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    /// kind (`Secret`).
+    pub kind: String,
+    /// The target namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Whether it exists.
+    pub found: bool,
+    /// Its UID when it exists: apply requires the same object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+}
+
+impl Requirement {
+    /// `Kind/namespace/name`.
+    pub fn key(&self) -> String {
+        super::key::ObjectKey::new(&self.kind, Some(&self.namespace), &self.name).to_string()
+    }
+
+    /// The warning `plan` prints for a missing one (`None` when it exists).
+    pub fn warning(&self) -> Option<String> {
+        (!self.found).then(|| {
+            format!(
+                "warning {}: {} is declared `external` and is not in the cluster: pods that use it will not start until someone makes it",
+                Code::ExternalMissing,
+                self.key()
+            )
+        })
+    }
+}
+
+/// Look up every `external` object of the app in `namespace` (none exists when the namespace does not).
+pub async fn look_up(
+    app: &App,
+    conn: &Connection,
+    resources: &Resources,
+    namespace: &str,
+    namespace_exists: bool,
+) -> Result<Vec<Requirement>, EngineError> {
+    let mut out = Vec::with_capacity(app.externals.len());
+    for e in &app.externals {
+        let kind = e.kind.kind();
+        let uid = if namespace_exists {
+            read_uid(conn, resources, kind, namespace, &e.name.v).await?
+        } else {
+            None
+        };
+        out.push(Requirement {
+            api_version: "v1".into(),
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: e.name.v.clone(),
+            found: uid.is_some(),
+            uid,
+        });
+    }
+    Ok(out)
+}
+
+/// Apply's check: every `external` object is still as the plan found it (there with the same UID, or
+/// still missing).
+pub async fn recheck(
+    conn: &Connection,
+    resources: &Resources,
+    requires: &[Requirement],
+) -> Result<(), EngineError> {
+    for r in requires {
+        let uid = read_uid(conn, resources, &r.kind, &r.namespace, &r.name).await?;
+        if uid != r.uid {
+            let what = match (&r.uid, &uid) {
+                (None, Some(_)) => "appeared",
+                (Some(_), None) => "disappeared",
+                _ => "was replaced (another UID)",
+            };
+            return Err(EngineError::ExternalChanged(format!(
+                "{} (external) {what} since the plan; nothing was written",
+                r.key()
+            )));
+        }
+    }
+    Ok(())
+}
+
+async fn read_uid(
+    conn: &Connection,
+    resources: &Resources,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<String>, EngineError> {
+    let probe = json!({"apiVersion": "v1", "kind": kind});
+    let served = resources.served(&conn.client, &probe).await?;
+    let api = api_for(&conn.client, &served, Some(namespace));
+    let found = api
+        .get_opt(name)
+        .await
+        .map_err(|e| EngineError::cluster(format!("reading {kind}/{name}"), e))?;
+    Ok(found.and_then(|o| o.metadata.uid))
+}

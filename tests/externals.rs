@@ -1,0 +1,207 @@
+//! `external` objects against the local API server (piceli-sim, in process): never rendered or planned as
+//! actions; `plan` records whether each exists (warning PCL0165 when missing); apply refuses a plan whose
+//! finding no longer holds (PCL0166); an external object the app stops naming is never pruned.
+
+use piceli::runtime::Coded;
+use piceli::runtime::engine::plan::{ActionKind, Plan};
+use piceli::runtime::engine::session::{Session, SessionOptions};
+use piceli::runtime::engine::target::ConnectOptions;
+use piceli_sim::{RunningSim, Sim, SimConfig};
+
+const IMAGE: &str = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d";
+
+piceli::app! {
+    app external-test;
+    target local = local(namespace: "ext");
+    external secret web-tls;
+    external config_map ca-bundle;
+    deployment web {
+        image: (IMAGE.to_string()),
+        ports: { http: 80 },
+        env_from: [config(ca-bundle)],
+        volumes: { certs: secret(web-tls) },
+        mounts: { "/etc/tls": certs },
+    }
+}
+
+/// The same app once it no longer names its external objects.
+mod without {
+    use super::*;
+
+    piceli::app! {
+        app external-test;
+        target local = local(namespace: "ext");
+        deployment web {
+            image: (IMAGE.to_string()),
+            ports: { http: 80 },
+        }
+    }
+}
+
+struct Fixture {
+    sim: RunningSim,
+    state: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        Fixture {
+            sim: Sim::start(SimConfig::default()).expect("sim"),
+            state: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    async fn session(&self, app: piceli::__private::App) -> Session {
+        let options = SessionOptions {
+            target: None,
+            namespace: None,
+            connect: ConnectOptions {
+                kubeconfig: Some(self.sim.kubeconfig_path().to_path_buf()),
+                context: Some("piceli-sim".into()),
+            },
+            state_dir: Some(self.state.path().to_path_buf()),
+            wait: Some(std::time::Duration::from_secs(30)),
+            wait_lock: None,
+            env_files: vec![],
+        };
+        Session::open(app, &options).await.expect("session")
+    }
+
+    /// Someone else (cert-manager, a platform team) makes the external objects.
+    async fn make_externals(&self) {
+        use kube::api::{Api, PostParams};
+        use piceli::k8s_openapi::api::core::v1::{ConfigMap, Secret};
+        let client = self.sim.client().expect("client");
+        let secret: Secret = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web-tls"},
+            "type": "kubernetes.io/tls",
+            "stringData": {"tls.crt": "crt", "tls.key": "key"},
+        }))
+        .expect("secret");
+        Api::<Secret>::namespaced(client.clone(), "ext")
+            .create(&PostParams::default(), &secret)
+            .await
+            .expect("create the Secret");
+        let config: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "ca-bundle"},
+            "data": {"CA": "pem"},
+        }))
+        .expect("config map");
+        Api::<ConfigMap>::namespaced(client, "ext")
+            .create(&PostParams::default(), &config)
+            .await
+            .expect("create the ConfigMap");
+    }
+}
+
+fn found(plan: &Plan) -> Vec<(String, bool)> {
+    plan.requires.iter().map(|r| (r.key(), r.found)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_records_external_objects_and_apply_requires_the_same() {
+    let fx = Fixture::new();
+    let session = fx.session(external_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    // Nothing of the external objects is rendered or planned: only the Deployment (and the Namespace).
+    let kinds: Vec<&str> = plan.actions.iter().map(|a| a.kind.as_str()).collect();
+    assert!(
+        !kinds.contains(&"Secret") && !kinds.contains(&"ConfigMap"),
+        "{kinds:?}"
+    );
+    assert!(
+        plan.objects
+            .iter()
+            .all(|o| o["kind"] != "Secret" && o["kind"] != "ConfigMap")
+    );
+    assert_eq!(
+        found(&plan),
+        vec![
+            ("Secret/ext/web-tls".to_string(), false),
+            ("ConfigMap/ext/ca-bundle".to_string(), false)
+        ]
+    );
+    let warning = plan.requires[0]
+        .warning()
+        .expect("a warning for a missing one");
+    assert!(
+        warning.starts_with("warning PCL0165: Secret/ext/web-tls"),
+        "{warning}"
+    );
+    // Missing is a warning, not a refusal: the app applies, and its pods wait for the Secret.
+    session.apply(&plan.hash).await.expect("apply");
+
+    fx.make_externals().await;
+    let plan = session.plan(vec![], false).await.expect("re-plan");
+    assert_eq!(
+        found(&plan),
+        vec![
+            ("Secret/ext/web-tls".to_string(), true),
+            ("ConfigMap/ext/ca-bundle".to_string(), true)
+        ]
+    );
+    assert!(plan.requires.iter().all(|r| r.warning().is_none()));
+    assert!(plan.requires.iter().all(|r| r.uid.is_some()));
+    assert!(!plan.has_changes(), "{:?}", plan.actions);
+
+    // The Secret is replaced after the plan: the plan's finding no longer holds.
+    use kube::api::{Api, DeleteParams};
+    use piceli::k8s_openapi::api::core::v1::Secret;
+    let secrets: Api<Secret> = Api::namespaced(fx.sim.client().expect("client"), "ext");
+    secrets
+        .delete("web-tls", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let err = session.apply(&plan.hash).await.expect_err("stale");
+    assert_eq!(err.code().as_str(), "PCL0166", "{err}");
+    assert!(err.to_string().contains("Secret/ext/web-tls"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_object_the_app_stops_naming_is_never_pruned() {
+    let fx = Fixture::new();
+    fx.make_externals_after_namespace().await;
+    let session = fx.session(external_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+
+    let session = fx.session(without::external_test::app()).await;
+    let plan = session.plan(vec![], false).await.expect("plan");
+    assert!(plan.requires.is_empty());
+    assert!(
+        plan.actions.iter().all(|a| a.action != ActionKind::Delete),
+        "{:?}",
+        plan.actions
+            .iter()
+            .map(|a| (a.key(), a.action))
+            .collect::<Vec<_>>()
+    );
+    session.apply(&plan.hash).await.expect("apply");
+    use kube::api::Api;
+    use piceli::k8s_openapi::api::core::v1::{ConfigMap, Secret};
+    let client = fx.sim.client().expect("client");
+    let cm = Api::<ConfigMap>::namespaced(client.clone(), "ext")
+        .get_opt("ca-bundle")
+        .await
+        .expect("get");
+    let secret = Api::<Secret>::namespaced(client, "ext")
+        .get_opt("web-tls")
+        .await
+        .expect("get");
+    assert!(cm.is_some() && secret.is_some(), "still there");
+}
+
+impl Fixture {
+    /// The namespace first (as a platform team would make it), then the external objects in it.
+    async fn make_externals_after_namespace(&self) {
+        use kube::api::{Api, PostParams};
+        use piceli::k8s_openapi::api::core::v1::Namespace;
+        let ns: Namespace =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "ext"}})).expect("ns");
+        Api::<Namespace>::all(self.sim.client().expect("client"))
+            .create(&PostParams::default(), &ns)
+            .await
+            .expect("create the namespace");
+        self.make_externals().await;
+    }
+}
