@@ -168,7 +168,10 @@ mod tests {
             );
         }
         let bare = json!({"kind": "ConfigMap"});
-        assert_eq!(normalized_digest(&bare), crate::engine::hash::digest(&normalize(&bare)));
+        assert_eq!(
+            normalized_digest(&bare),
+            crate::engine::hash::digest(&normalize(&bare))
+        );
     }
 
     #[test]

@@ -368,7 +368,10 @@ impl Coded for EngineError {
 impl EngineError {
     /// A cluster error while doing `what`: a TLS failure, a refused connection and rejected credentials
     /// get codes of their own; every message has the server's words and the causes below them.
-    pub fn cluster(what: impl Into<String>, e: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub fn cluster(
+        what: impl Into<String>,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
         super::cluster_error::engine_error(what.into(), Box::new(e))
     }
 }

@@ -107,7 +107,11 @@ pub fn digest_skipping(value: &Value, skip: Skip<'_>) -> String {
 /// same bytes as the digest of that object built as one value, without copying the items into it.
 pub fn digest_with(head: &serde_json::Map<String, Value>, key: &str, items: &[Value]) -> String {
     let mut out = blake3::Hasher::new();
-    let mut keys: Vec<&str> = head.keys().map(String::as_str).filter(|k| *k != key).collect();
+    let mut keys: Vec<&str> = head
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != key)
+        .collect();
     keys.push(key);
     keys.sort_unstable();
     let no_skip: Skip<'_> = &|_, _| false;

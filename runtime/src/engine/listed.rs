@@ -74,7 +74,8 @@ async fn list(
     selector: &str,
 ) -> Vec<(Key, Value)> {
     let params = ListParams::default().labels(selector);
-    let Ok(items) = super::resources::list(&conn.client, served, namespace.as_deref(), &params).await
+    let Ok(items) =
+        super::resources::list(&conn.client, served, namespace.as_deref(), &params).await
     else {
         return Vec::new();
     };

@@ -199,9 +199,10 @@ pub async fn wait_with(
         let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
         let served = resources.served(&conn.client, &probe).await?;
         loop {
-            let live = super::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
-                .await
-                .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
+            let live =
+                super::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
+                    .await
+                    .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
             let state = match &live {
                 Some(v) => readiness(v),
                 None => Readiness::Failed("it no longer exists".into()),

@@ -3,11 +3,11 @@
 
 use super::error::EngineError;
 use super::hash::secret_digest;
-use std::borrow::Cow;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use piceli_core::model::{App, SecretSource};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// What a plan records for a generated value that does not exist yet (made at apply time).
