@@ -200,12 +200,9 @@ async fn check_precondition(
 ) -> Result<(), EngineError> {
     let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
     let served = resources.served(&conn.client, &probe).await?;
-    let api = api_for(&conn.client, &served, a.namespace.as_deref());
-    let live = api
-        .get_opt(&a.name)
+    let live = super::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
         .await
-        .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
-        .map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
+        .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
     let current_rv = live.as_ref().and_then(|l| {
         l["metadata"]["resourceVersion"]
             .as_str()
@@ -402,11 +399,9 @@ async fn prepare_resumed(
     let (key, env) = (&plan_opts.digest_key, &*plan_opts.env);
     let live = if a.kind == "Secret" {
         let served = resources.served(&conn.client, &d.object).await?;
-        api_for(&conn.client, &served, d.namespace.as_deref())
-            .get_opt(&a.name)
+        super::resources::read(&conn.client, &served, d.namespace.as_deref(), &a.name)
             .await
             .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
-            .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
     } else {
         None
     };

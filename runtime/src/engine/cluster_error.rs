@@ -2,7 +2,7 @@
 //! refused connection, rejected credentials or another answer, described by the server's own words and the
 //! causes below it — never a `Debug` dump of a struct.
 
-use super::error::EngineError;
+use super::error::{Cause, EngineError};
 use std::error::Error as StdError;
 
 /// What kind of failure a cluster call met (ordered: a more telling kind wins over a vaguer one).
@@ -87,13 +87,29 @@ pub fn classify(e: &(dyn StdError + 'static)) -> (Failure, String) {
 }
 
 /// The engine error for a failed cluster call while doing `what`.
-pub fn engine_error(what: String, e: &(dyn StdError + 'static)) -> EngineError {
-    let (kind, reason) = classify(e);
+pub fn engine_error(what: String, source: Cause) -> EngineError {
+    let (kind, reason) = classify(source.as_ref());
     match kind {
-        Failure::Tls => EngineError::Tls { what, reason },
-        Failure::Unreachable => EngineError::Unreachable { what, reason },
-        Failure::Unauthorized => EngineError::Unauthorized { what, reason },
-        Failure::Other => EngineError::Cluster { what, reason },
+        Failure::Tls => EngineError::Tls {
+            what,
+            reason,
+            source,
+        },
+        Failure::Unreachable => EngineError::Unreachable {
+            what,
+            reason,
+            source,
+        },
+        Failure::Unauthorized => EngineError::Unauthorized {
+            what,
+            reason,
+            source,
+        },
+        Failure::Other => EngineError::Cluster {
+            what,
+            reason,
+            source,
+        },
     }
 }
 
@@ -123,5 +139,20 @@ mod tests {
         let (kind, text) = classify(&tls);
         assert_eq!(kind, Failure::Tls);
         assert!(text.contains("invalid peer certificate"), "{text}");
+    }
+
+    #[test]
+    fn the_kube_error_stays_reachable_as_the_source() {
+        let status = kube::core::Status::failure("gone", "NotFound").with_code(404);
+        let e = EngineError::cluster("reading ConfigMap/x", kube::Error::Api(Box::new(status)));
+        assert_eq!(
+            e.to_string(),
+            "reading ConfigMap/x: the server answered HTTP 404: gone (reason NotFound)"
+        );
+        let source = StdError::source(&e).expect("a source");
+        assert!(
+            matches!(source.downcast_ref::<kube::Error>(), Some(kube::Error::Api(s)) if s.code == 404),
+            "{source:?}"
+        );
     }
 }

@@ -24,6 +24,23 @@ const SERVER_METADATA: &[&str] = &[
     "selfLink",
 ];
 
+/// The annotation `kubectl apply` keeps its input in.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The digest of `normalize(object)`, without making the copy.
+pub fn normalized_digest(object: &Value) -> String {
+    // `normalize` drops the annotations when nothing but kubectl's is left.
+    let annotations_go = object["metadata"]["annotations"]
+        .as_object()
+        .is_some_and(|notes| notes.keys().all(|k| k == LAST_APPLIED));
+    super::hash::digest_skipping(object, &|path, key| match path {
+        [] => key == "status",
+        ["metadata"] => SERVER_METADATA.contains(&key) || (key == "annotations" && annotations_go),
+        ["metadata", "annotations"] => key == LAST_APPLIED,
+        _ => false,
+    })
+}
+
 /// An object as compared: without status and server-managed metadata.
 pub fn normalize(object: &Value) -> Value {
     let mut out = object.clone();
@@ -34,7 +51,7 @@ pub fn normalize(object: &Value) -> Value {
                 meta.remove(*key);
             }
             if let Some(notes) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
-                notes.remove("kubectl.kubernetes.io/last-applied-configuration");
+                notes.remove(LAST_APPLIED);
                 if notes.is_empty() {
                     meta.remove("annotations");
                 }
@@ -127,6 +144,35 @@ fn maps(path: &str, a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Ve
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_normalized_digest_is_the_digest_of_the_normalized_copy() {
+        let last = "kubectl.kubernetes.io/last-applied-configuration";
+        for annotations in [
+            json!({last: "{}"}),
+            json!({last: "{}", "team": "a"}),
+            json!({}),
+            json!({"team": "a"}),
+        ] {
+            let live = json!({
+                "apiVersion": "v1", "kind": "ConfigMap", "status": {"x": 1},
+                "metadata": {"name": "c", "uid": "u", "resourceVersion": "9", "generation": 2,
+                    "creationTimestamp": "2026-12-01T00:00:00Z", "managedFields": [{"manager": "m"}],
+                    "annotations": annotations, "labels": {"status": "kept"}},
+                "data": {"status": "kept"}
+            });
+            assert_eq!(
+                normalized_digest(&live),
+                crate::engine::hash::digest(&normalize(&live)),
+                "{live}"
+            );
+        }
+        let bare = json!({"kind": "ConfigMap"});
+        assert_eq!(
+            normalized_digest(&bare),
+            crate::engine::hash::digest(&normalize(&bare))
+        );
+    }
 
     #[test]
     fn server_noise_is_ignored() {

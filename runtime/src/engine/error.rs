@@ -2,6 +2,9 @@
 
 use piceli_core::{Code, Coded, ExitClass};
 
+/// The underlying error of a cluster or kubeconfig failure, kept as the error's `source()`.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// What can go wrong while planning or applying.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -15,6 +18,9 @@ pub enum EngineError {
         path: String,
         /// Why.
         reason: String,
+        /// The error itself, for callers that inspect it (`kube::Error`, …); its words are in `reason`.
+        #[source]
+        source: Cause,
     },
     /// The kubeconfig has no such context.
     #[error("kubeconfig `{path}` has no context `{context}`")]
@@ -31,6 +37,9 @@ pub enum EngineError {
         what: String,
         /// The server's words.
         reason: String,
+        /// The error itself, for callers that inspect it (`kube::Error`, …); its words are in `reason`.
+        #[source]
+        source: Cause,
     },
     /// The cluster does not serve this kind.
     #[error("the cluster does not serve {api_version} {kind}")]
@@ -179,6 +188,9 @@ pub enum EngineError {
         what: String,
         /// The causes, outermost first.
         reason: String,
+        /// The error itself, for callers that inspect it (`kube::Error`, …); its words are in `reason`.
+        #[source]
+        source: Cause,
     },
     /// Nothing accepted the connection at the API server's address.
     #[error("{what}: cannot connect to the API server: {reason}")]
@@ -187,6 +199,9 @@ pub enum EngineError {
         what: String,
         /// The causes, outermost first.
         reason: String,
+        /// The error itself, for callers that inspect it (`kube::Error`, …); its words are in `reason`.
+        #[source]
+        source: Cause,
     },
     /// An `--env-file` cannot be read or has a line that is not `KEY=VALUE`.
     #[error("{}", match line { Some(l) => format!("{path}:{l}: {reason}"), None => format!("cannot read env file `{path}`: {reason}") })]
@@ -208,6 +223,9 @@ pub enum EngineError {
         what: String,
         /// The server's words.
         reason: String,
+        /// The error itself, for callers that inspect it (`kube::Error`, …); its words are in `reason`.
+        #[source]
+        source: Cause,
     },
 }
 
@@ -350,7 +368,10 @@ impl Coded for EngineError {
 impl EngineError {
     /// A cluster error while doing `what`: a TLS failure, a refused connection and rejected credentials
     /// get codes of their own; every message has the server's words and the causes below them.
-    pub fn cluster(what: impl Into<String>, e: impl std::error::Error + 'static) -> Self {
-        super::cluster_error::engine_error(what.into(), &e)
+    pub fn cluster(
+        what: impl Into<String>,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        super::cluster_error::engine_error(what.into(), Box::new(e))
     }
 }

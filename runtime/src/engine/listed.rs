@@ -2,7 +2,7 @@
 //! a GET per object: what a plan of an app that is already applied reads.
 
 use super::plan::Desired;
-use super::resources::{Served, api_for};
+use super::resources::Served;
 use super::target::Connection;
 use futures::{StreamExt, stream};
 use kube::api::ListParams;
@@ -73,18 +73,17 @@ async fn list(
     namespace: Option<String>,
     selector: &str,
 ) -> Vec<(Key, Value)> {
-    let api = api_for(&conn.client, served, namespace.as_deref());
-    let Ok(list) = api.list(&ListParams::default().labels(selector)).await else {
+    let params = ListParams::default().labels(selector);
+    let Ok(items) =
+        super::resources::list(&conn.client, served, namespace.as_deref(), &params).await
+    else {
         return Vec::new();
     };
     let r = &served.resource;
-    list.items
+    items
         .into_iter()
-        .filter_map(|item| {
-            // Through `DynamicObject`, as a GET reads it: a precondition's digest is compared with one
-            // made from a GET at apply time, so both must see the same representation.
-            let mut value = serde_json::to_value(item).ok()?;
-            // List items may come without their type: give them the one a GET shows.
+        .filter_map(|mut value| {
+            // As a GET shows it (`resources::read`): list items may come without their type.
             let map = value.as_object_mut()?;
             map.entry("apiVersion")
                 .or_insert_with(|| Value::String(r.api_version.clone()));

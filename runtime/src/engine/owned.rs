@@ -20,7 +20,34 @@ pub fn same_as_applied(desired: &Value, live: &Value, manager: &str) -> bool {
     let Some(projection) = project(live, fields) else {
         return false;
     };
-    same(&identity_free(desired), &projection, false)
+    same_without_identity(desired, &projection)
+}
+
+/// `same(identity_free(desired), projection)` without copying `desired` (only its metadata is copied,
+/// to leave out the name and namespace).
+fn same_without_identity(desired: &Value, projection: &Value) -> bool {
+    let (Value::Object(d), Value::Object(p)) = (desired, projection) else {
+        return same(&identity_free(desired), projection, false);
+    };
+    let metadata = d
+        .get("metadata")
+        .and_then(Value::as_object)
+        .map(|meta| {
+            let mut meta = meta.clone();
+            meta.remove("name");
+            meta.remove("namespace");
+            meta
+        })
+        .filter(|meta| !meta.is_empty())
+        .map(Value::Object);
+    let fields = || {
+        d.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "status" | "metadata"))
+            .map(|(k, v)| (k.as_str(), v))
+            .chain(metadata.as_ref().map(|m| ("metadata", m)))
+    };
+    p.keys().all(|k| fields().any(|(dk, _)| dk == k))
+        && fields().all(|(k, dv)| p.get(k).is_some_and(|pv| same(dv, pv, k == "ports")))
 }
 
 /// Equal, but for one default the server writes into the key of a list element it owns for us: a port's
@@ -146,7 +173,7 @@ fn unique(items: &[Value], matches: impl Fn(&Value) -> bool) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::same_as_applied;
+    use super::{identity_free, same, same_as_applied, same_without_identity};
     use serde_json::{Value, json};
 
     fn live(spec: Value, fields: Value) -> Value {
@@ -200,6 +227,30 @@ mod tests {
                 {"name": "app", "image": image, "ports": [{"containerPort": 80}]}
             ]}}}
         })
+    }
+
+    #[test]
+    fn leaving_out_the_identity_in_place_agrees_with_the_copy() {
+        let d = desired("a:1");
+        let cases = [
+            json!({"metadata": {"labels": {"app": "web"}}, "spec": d["spec"].clone()}),
+            json!({"spec": d["spec"].clone()}),
+            json!({"metadata": {"labels": {"app": "other"}}, "spec": d["spec"].clone()}),
+            json!({"metadata": {"labels": {"app": "web"}}, "spec": d["spec"].clone(), "extra": 1}),
+            json!({"metadata": {}, "spec": d["spec"].clone()}),
+            json!({"kind": "Deployment", "metadata": {"labels": {"app": "web"}}, "spec": d["spec"].clone()}),
+        ];
+        let bare = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}});
+        for desired in [d.clone(), bare] {
+            for projection in &cases {
+                assert_eq!(
+                    same_without_identity(&desired, projection),
+                    same(&identity_free(&desired), projection, false),
+                    "{desired} vs {projection}"
+                );
+            }
+        }
+        assert!(same_without_identity(&d, &cases[0]));
     }
 
     #[test]

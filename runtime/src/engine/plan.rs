@@ -59,9 +59,14 @@ pub struct Precondition {
 
 /// The digest a precondition compares: the object without status and server-managed metadata.
 pub fn content_digest(live: &Value, key: &[u8; 32]) -> String {
-    // `normalize` first: it drops managedFields and status before `redact` copies the object (the two
-    // touch disjoint fields, so the order does not change the digest).
-    super::hash::digest(&redact(&super::diff::normalize(live), key))
+    if live.get("kind").and_then(Value::as_str) == Some("Secret") {
+        // `normalize` first: it drops managedFields and status before `redact` copies the object (the
+        // two touch disjoint fields, so the order does not change the digest).
+        super::hash::digest(&redact(&super::diff::normalize(live), key))
+    } else {
+        // Nothing to redact: the same digest, without copying the object.
+        super::diff::normalized_digest(live)
+    }
 }
 
 /// One object's action.
@@ -152,16 +157,58 @@ pub struct Plan {
 impl Plan {
     /// The hash of the plan's content (everything but `hash`).
     pub fn compute_hash(&self) -> String {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Some(map) = v.as_object_mut() {
-            map.remove("hash");
+        // The plan's canonical form without `hash`: everything but the objects goes through a small
+        // value; the objects (most of the bytes) are written from where they are, not copied. Every
+        // field is named here (no `..`), so a new field cannot be left out of the hash unnoticed.
+        let Plan {
+            version,
+            app,
+            target,
+            server,
+            namespace,
+            namespace_uid,
+            actions,
+            objects,
+            rollback_of,
+            requires,
+            hash: _,
+        } = self;
+        let head = serde_json::to_value(PlanHead {
+            version: *version,
+            app,
+            target,
+            server,
+            namespace,
+            namespace_uid,
+            actions,
+            rollback_of: *rollback_of,
+            requires,
+        })
+        .unwrap_or(Value::Null);
+        match head.as_object() {
+            Some(head) => super::hash::digest_with(head, "objects", objects),
+            None => digest(&head),
         }
-        digest(&v)
     }
     /// Whether anything would be written.
     pub fn has_changes(&self) -> bool {
         self.actions.iter().any(Action::changes)
     }
+}
+
+/// The fields of a [`Plan`] other than `objects` and `hash`, named as the plan names them.
+#[derive(Serialize)]
+struct PlanHead<'a> {
+    version: u32,
+    app: &'a str,
+    target: &'a str,
+    server: &'a str,
+    namespace: &'a str,
+    namespace_uid: &'a Option<String>,
+    actions: &'a [Action],
+    rollback_of: Option<u64>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    requires: &'a [super::externals::Requirement],
 }
 
 /// An object an earlier release applied (for pruning).
@@ -280,11 +327,9 @@ async fn get_live(
     namespace: Option<&str>,
     name: &str,
 ) -> Result<Option<Value>, EngineError> {
-    let api = api_for(&conn.client, served, namespace);
-    match api.get_opt(name).await {
-        Ok(found) => Ok(found.map(|o| serde_json::to_value(o).unwrap_or(Value::Null))),
-        Err(e) => Err(EngineError::cluster(format!("reading {name}"), e)),
-    }
+    super::resources::read(&conn.client, served, namespace, name)
+        .await
+        .map_err(|e| EngineError::cluster(format!("reading {name}"), e))
 }
 
 fn precondition(live: &Value, key: &[u8; 32]) -> Option<Precondition> {
@@ -416,7 +461,10 @@ pub async fn plan_source(
         namespace: source.namespace,
         namespace_uid,
         actions,
-        objects: desired.iter().map(|d| redact(&d.object, &key)).collect(),
+        objects: desired
+            .iter()
+            .map(|d| redact(&d.object, &key).into_owned())
+            .collect(),
         rollback_of: source.rollback_of,
         requires,
         hash: String::new(),
@@ -757,6 +805,42 @@ mod action_kind_tests {
         use ActionKind::*;
         for k in [Create, Update, Unchanged, Delete, Adopt, Use] {
             assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
+        }
+    }
+}
+
+#[cfg(test)]
+mod hash_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_plan_hash_is_the_digest_of_the_whole_plan_without_its_hash() {
+        let required = super::super::externals::Requirement {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+            namespace: "hello".into(),
+            name: "tls".into(),
+            found: true,
+            uid: Some("u".into()),
+        };
+        for requires in [Vec::new(), vec![required]] {
+            let plan = Plan {
+                version: 1,
+                app: "hello".into(),
+                target: "local".into(),
+                server: "https://127.0.0.1:1".into(),
+                namespace: "hello".into(),
+                namespace_uid: None,
+                actions: Vec::new(),
+                objects: vec![json!({"kind": "ConfigMap", "data": {"b": "1", "a": "2"}})],
+                rollback_of: Some(3),
+                requires,
+                hash: "ignored".into(),
+            };
+            let mut whole = serde_json::to_value(&plan).expect("json");
+            whole.as_object_mut().expect("an object").remove("hash");
+            assert_eq!(plan.compute_hash(), digest(&whole));
         }
     }
 }

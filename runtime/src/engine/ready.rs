@@ -5,7 +5,6 @@
 
 use super::error::EngineError;
 use super::plan::{ActionKind, Plan};
-use super::resources::api_for;
 use super::target::Connection;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -199,13 +198,11 @@ pub async fn wait_with(
     for a in watched {
         let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
         let served = resources.served(&conn.client, &probe).await?;
-        let api = api_for(&conn.client, &served, a.namespace.as_deref());
         loop {
-            let live = api
-                .get_opt(&a.name)
-                .await
-                .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
-            let live = live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
+            let live =
+                super::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
+                    .await
+                    .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
             let state = match &live {
                 Some(v) => readiness(v),
                 None => Readiness::Failed("it no longer exists".into()),

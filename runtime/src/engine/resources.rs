@@ -2,7 +2,7 @@
 //! does not serve yet but a CustomResourceDefinition of the same plan defines is served as that CRD says.
 
 use super::error::EngineError;
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource, DynamicObject, GetParams, ListParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{self, Scope};
 use serde_json::Value;
@@ -141,6 +141,43 @@ pub fn api_for(
         (true, Some(ns)) => Api::namespaced_with(client.clone(), ns, &served.resource),
         _ => Api::all_with(client.clone(), &served.resource),
     }
+}
+
+/// One live object as the server sent it (`None` when there is none). Read as JSON, without a typed
+/// round trip: a GET and a list item (`listed`) have the same representation, and nothing is copied.
+pub async fn read(
+    client: &kube::Client,
+    served: &Served,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Option<Value>, kube::Error> {
+    let api = api_for(client, served, namespace);
+    let request = kube::core::Request::new(api.resource_url())
+        .get(name, &GetParams::default())
+        .map_err(kube::Error::BuildRequest)?;
+    match client.request::<Value>(request).await {
+        Ok(object) => Ok(Some(object)),
+        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The items of a list, as the server sent them (list items may come without apiVersion and kind).
+pub async fn list(
+    client: &kube::Client,
+    served: &Served,
+    namespace: Option<&str>,
+    params: &ListParams,
+) -> Result<Vec<Value>, kube::Error> {
+    let api = api_for(client, served, namespace);
+    let request = kube::core::Request::new(api.resource_url())
+        .list(params)
+        .map_err(kube::Error::BuildRequest)?;
+    let mut list = client.request::<Value>(request).await?;
+    Ok(match list.get_mut("items").map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use piceli_core::model::{App, SecretSource};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// What a plan records for a generated value that does not exist yet (made at apply time).
@@ -130,11 +131,12 @@ fn random_text(len: usize) -> Result<String, String> {
 }
 
 /// The object with every Secret value replaced by its keyed digest (safe to print, store and hash).
-pub fn redact(object: &Value, key: &[u8; 32]) -> Value {
-    let mut out = object.clone();
-    if out.get("kind").and_then(Value::as_str) != Some("Secret") {
-        return out;
+/// Objects of other kinds come back as they are, without a copy.
+pub fn redact<'a>(object: &'a Value, key: &[u8; 32]) -> Cow<'a, Value> {
+    if object.get("kind").and_then(Value::as_str) != Some("Secret") {
+        return Cow::Borrowed(object);
     }
+    let mut out = object.clone();
     for field in ["data", "stringData"] {
         if let Some(map) = out.get_mut(field).and_then(Value::as_object_mut) {
             for v in map.values_mut() {
@@ -151,7 +153,7 @@ pub fn redact(object: &Value, key: &[u8; 32]) -> Value {
             }
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

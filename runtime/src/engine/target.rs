@@ -57,6 +57,7 @@ pub async fn connect_to(path: &Path, context: &str) -> Result<Connection, Engine
     let kubeconfig = Kubeconfig::read_from(path).map_err(|e| EngineError::Kubeconfig {
         path: shown.clone(),
         reason: e.to_string(),
+        source: Box::new(e),
     })?;
     if !kubeconfig.contexts.iter().any(|c| c.name == context) {
         return Err(EngineError::Context {
@@ -74,6 +75,7 @@ pub async fn connect_to(path: &Path, context: &str) -> Result<Connection, Engine
         .map_err(|e| EngineError::Kubeconfig {
             path: shown.clone(),
             reason: e.to_string(),
+            source: Box::new(e),
         })?;
     let server = config.cluster_url.to_string();
     let client =
