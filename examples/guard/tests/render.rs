@@ -46,13 +46,21 @@ fn objects_come_in_apply_order_with_least_privilege() {
             "Service",
             "ValidatingWebhookConfiguration",
             "MutatingWebhookConfiguration",
+            // The Tenant's CRD, included from its Rust type (the engine applies CRDs first).
+            "CustomResourceDefinition",
         ]
     );
     assert!(
         !kinds.iter().any(|k| k.contains("Role")),
         "pure webhooks need no RBAC"
     );
-    let deployment = &items[6];
+    let of_kind = |kind: &str| {
+        items
+            .iter()
+            .find(|o| o["kind"] == kind)
+            .unwrap_or_else(|| panic!("a {kind}"))
+    };
+    let deployment = of_kind("Deployment");
     let pod = &deployment["spec"]["template"]["spec"];
     assert_eq!(pod["containers"][0]["args"], serde_json::json!(["serve"]));
     assert_eq!(pod["automountServiceAccountToken"], false);
@@ -60,7 +68,7 @@ fn objects_come_in_apply_order_with_least_privilege() {
         pod["containers"][0]["readinessProbe"]["httpGet"]["path"],
         "/readyz"
     );
-    let validating = &items[9];
+    let validating = of_kind("ValidatingWebhookConfiguration");
     for hook in validating["webhooks"].as_array().expect("webhooks") {
         let excluded = &hook["namespaceSelector"]["matchExpressions"][0];
         assert_eq!(excluded["operator"], "NotIn");
@@ -75,6 +83,39 @@ fn objects_come_in_apply_order_with_least_privilege() {
     assert_eq!(no_secrets["failurePolicy"], "Ignore");
     assert_eq!(no_secrets["timeoutSeconds"], 5);
     assert_eq!(no_secrets["namespaceSelector"]["matchLabels"]["team"], "a");
+
+    // The webhooks on the app's own Tenant resource carry its CRD's group, version, plural and scope.
+    let crd = of_kind("CustomResourceDefinition");
+    assert_eq!(crd["metadata"]["name"], "tenants.guard.example.com");
+    let mutating = of_kind("MutatingWebhookConfiguration");
+    for (config, name) in [
+        (validating, "tenant-owner.guard.piceli.dev"),
+        (mutating, "tenant-defaults.guard.piceli.dev"),
+    ] {
+        let hook = config["webhooks"]
+            .as_array()
+            .expect("webhooks")
+            .iter()
+            .find(|h| h["name"] == name)
+            .unwrap_or_else(|| panic!("the webhook {name}"));
+        let rule = &hook["rules"][0];
+        assert_eq!(rule["apiGroups"], serde_json::json!(["guard.example.com"]));
+        assert_eq!(rule["apiVersions"], serde_json::json!(["v1"]));
+        assert_eq!(rule["resources"], serde_json::json!(["tenants"]));
+        assert_eq!(rule["scope"], "Namespaced");
+        assert_eq!(
+            hook["clientConfig"]["service"]["path"],
+            format!(
+                "/{}/{}",
+                if config == validating {
+                    "validate"
+                } else {
+                    "mutate"
+                },
+                name.split('.').next().unwrap_or_default()
+            )
+        );
+    }
 }
 
 #[test]
