@@ -515,6 +515,12 @@ codes! {
         "`serve --tls-from-secret NS/NAME` reads the serving certificate from a `kubernetes.io/tls` Secret \
          (keys tls.crt and tls.key, PEM) and reloads it when the Secret changes. The Secret must exist and the \
          credentials must allow get and watch on it; cert-manager writes it once its Certificate is issued.";
+    WebhookCustomResourceMismatch = "PCL0178", "a webhook's resource is not the name its custom resource type defines",
+        "A webhook on the app's own custom resource (`validate NAME on lamps.example.com (CREATE) => …`) is \
+         typed at compile time by the `custom_resource` type whose kind the plural names (`lamps` → `Lamp`); \
+         its configuration's rules take the group, versions, plural and scope from that type's CRD when the \
+         app is rendered, so the full name must be the CRD name the type defines (`plural.group` from its \
+         `#[kube(…)]` attributes). Write the name the message gives, or fix the type's group or plural.";
     ServeFailed = "PCL0160", "`serve` cannot start the webhook server",
         "`serve` binds `--listen` (default 0.0.0.0:8443) and loads the serving certificate from `--tls-cert` and \
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \

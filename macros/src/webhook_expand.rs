@@ -1,5 +1,5 @@
 //! Pass 3 for webhooks: `webhooks()`, the app's handlers registered on `piceli::webhook::Webhooks`, each
-//! typed by its resource's k8s-openapi type. Every handler is registered at its own span, so a handler of
+//! typed by its resource's k8s-openapi type or the app's `custom_resource` type. Every handler is registered at its own span, so a handler of
 //! the wrong shape or for another resource is reported at its path (PCL0065).
 
 use crate::valid::WebhookCode;
@@ -11,10 +11,16 @@ use syn::spanned::Spanned;
 /// The body of `webhooks()`.
 pub fn webhooks(hooks: &[WebhookCode]) -> TokenStream {
     let registrations = hooks.iter().filter_map(|h| {
-        // Validation accepted the resource, so it resolves.
-        let resource = piceli_core::resources::lookup(&h.resource)?;
-        let ty: syn::Path =
-            syn::parse_str(&format!("::piceli::k8s_openapi::api::{}", resource.rust_type)).ok()?;
+        // Validation accepted the resource, so it resolves: to the app's custom resource type, or to a
+        // 1.33 resource's k8s-openapi type.
+        let ty: syn::Path = match &h.object {
+            Some(path) => path.clone(),
+            None => {
+                let resource = piceli_core::resources::lookup(&h.resource)?;
+                syn::parse_str(&format!("::piceli::k8s_openapi::api::{}", resource.rust_type))
+                    .ok()?
+            }
+        };
         let name = &h.name;
         let timeout = h.timeout_seconds as u64;
         let ignore = h.ignore_failures;

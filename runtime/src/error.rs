@@ -27,7 +27,7 @@ pub enum Error {
     /// An object could not be built or serialized.
     #[error("{0}")]
     Render(String),
-    /// A controller declaration does not fit the app's types (PCL0175).
+    /// A controller or webhook declaration does not fit the app's types (PCL0175, PCL0178).
     #[error("{message}")]
     Controller {
         /// The code.

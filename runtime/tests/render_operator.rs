@@ -1,9 +1,11 @@
 //! The operator's objects for each way of getting its certificate (a ClusterIssuer, an existing Secret),
-//! one replica (no PDB, no anti-affinity), and the resource table the macro resolves webhook resources
-//! with, checked row by row against k8s-openapi.
+//! one replica (no PDB, no anti-affinity), a webhook on the app's own custom resource (its rule from the
+//! CRD; a name the CRD does not have is PCL0178), and the resource table the macro resolves webhook
+//! resources with, checked row by row against k8s-openapi.
 
 use k8s_openapi::Resource as _;
-use piceli_core::model::{App, Operator, OperatorTls, Target, Webhook, WebhookKind};
+use piceli_core::Coded;
+use piceli_core::model::{App, Include, Operator, OperatorTls, Target, Webhook, WebhookKind};
 use piceli_core::resources::{RESOURCES, lookup};
 use piceli_core::spanned::Spanned;
 use piceli_runtime::render::{Options, render, to_yaml};
@@ -60,6 +62,74 @@ fn certificate_from_an_existing_secret() {
     );
     assert!(text.contains("cert-manager.io/inject-ca-from-secret: policy/guard-serving"));
     insta::assert_snapshot!(text);
+}
+
+/// The app with a validating webhook on `resource`, one of its custom resources, and the CRD of a
+/// cluster-scoped `lamps.example.com` served at v1 and v2 (v1beta1 no longer served).
+fn custom_app(resource: &str) -> App {
+    let mut a = app(OperatorTls::SelfSigned, 1);
+    a.webhooks = vec![Webhook {
+        kind: WebhookKind::Validate,
+        name: s("lamp-color"),
+        resource: s(resource),
+        custom: true,
+        operations: vec![s("CREATE"), s("UPDATE")],
+        handlers: vec![s("policy::known_color")],
+        ..Webhook::default()
+    }];
+    let crd = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "lamps.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Lamp", "plural": "lamps", "singular": "lamp"},
+            "scope": "Cluster",
+            "versions": [
+                {"name": "v1beta1", "served": false, "storage": false},
+                {"name": "v1", "served": true, "storage": true},
+                {"name": "v2", "served": true, "storage": false},
+            ],
+        },
+    });
+    a.includes.push(Include::Objects {
+        at: piceli_core::spanned::Loc(0),
+        objects: vec![crd],
+    });
+    a
+}
+
+#[test]
+fn a_webhook_on_a_custom_resource_takes_its_rule_from_the_crd() {
+    let rendered = render(&custom_app("lamps.example.com"), &Options::default()).expect("renders");
+    let config = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "ValidatingWebhookConfiguration")
+        .expect("the validating configuration");
+    assert_eq!(
+        config["webhooks"][0]["rules"][0],
+        serde_json::json!({
+            "apiGroups": ["example.com"],
+            "apiVersions": ["v1", "v2"],
+            "resources": ["lamps"],
+            "operations": ["CREATE", "UPDATE"],
+            "scope": "Cluster",
+        })
+    );
+}
+
+#[test]
+fn a_custom_resource_name_the_crd_does_not_have_is_pcl0178() {
+    let err = render(&custom_app("lamps.example.org"), &Options::default())
+        .expect_err("the CRD is lamps.example.com");
+    assert_eq!(err.code(), piceli_core::Code::WebhookCustomResourceMismatch);
+    assert!(
+        err.to_string().contains("`lamps.example.org`")
+            && err.to_string().contains("lamps.example.com"),
+        "{err}"
+    );
+    assert!(err.help().contains("lamps.example.com"), "{}", err.help());
 }
 
 #[test]

@@ -60,8 +60,11 @@ pub struct Webhook {
     pub kind: WebhookKind,
     /// The name: the path `/KIND/NAME` and the webhook's `NAME.OPERATOR.piceli.dev`.
     pub name: Name,
-    /// The resource as written (`deployments.apps`, `pods`).
+    /// The resource as written (`deployments.apps`, `pods`, `lamps.example.com`).
     pub resource: Spanned<String>,
+    /// Whether the resource is one of the app's `custom_resource` types (resolved at compile time; its
+    /// group, versions, plural and scope come from the type's CRD when the configuration is rendered).
+    pub custom: bool,
     /// The operations (`CREATE`, `UPDATE`, `DELETE`, `CONNECT`, `*`).
     pub operations: Vec<Spanned<String>>,
     /// The handlers' Rust paths as written (`policy::no_latest_tag`); several for a composite mutator.

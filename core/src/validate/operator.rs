@@ -58,6 +58,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             }
         }
         if let Some(written) = cx.known(&w.resource)
+            && !w.custom
             && resources::lookup(written).is_none()
         {
             let names: Vec<String> = RESOURCES.iter().map(|r| r.written()).collect();
@@ -72,6 +73,9 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
                 });
             let help = match guess {
                 Some(s) => format!("did you mean `{s}`?"),
+                None if written.contains('.') => format!(
+                    "write a 1.33 resource (`pods`, `deployments.apps`), or declare the type of `{written}` in this app with `custom_resource crate::Lamp;`"
+                ),
                 None => {
                     "write the plural and the API group: `pods`, `deployments.apps`, `jobs.batch`"
                         .to_string()
@@ -264,6 +268,14 @@ mod tests {
                 (Code::WebhookOption, 14)
             ]
         );
+    }
+
+    #[test]
+    fn a_custom_resource_is_not_looked_up_in_the_1_33_table() {
+        let mut h = hook("lamp-owner", "lamps.example.com", "CREATE");
+        assert_eq!(codes(&app(vec![h.clone()])), [(Code::UnknownResource, 11)]);
+        h.custom = true;
+        assert_eq!(codes(&app(vec![h])), []);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The guard operator: the admission webhooks of issue 14's contract, served by this binary's `serve`
-//! (`guard render` prints the operator's Deployment, RBAC, Service, webhook configurations and
-//! cert-manager objects; `guard render --containerfile` the image that runs it).
+//! (`guard render` prints the operator's Deployment, RBAC, Service, webhook configurations,
+//! cert-manager objects and the CRD of its own `Tenant` resource; `guard render --containerfile` the
+//! image that runs it).
 
 piceli::app! {
     app guard;
@@ -16,6 +17,12 @@ piceli::app! {
     mutate pod-defaults on pods (CREATE) => [policy::add_team, policy::add_tier];
     validate no-secrets on configmaps (CREATE, UPDATE) { failure: ignore, timeout: 5, namespaces: { team: "a" } }
         => policy::NoSecrets;
+
+    // The app's own custom resource: its CRD is rendered from the Rust type, and its webhooks take
+    // `Request<Tenant>`.
+    custom_resource crate::policy::Tenant;
+    validate tenant-owner on tenants.guard.example.com (CREATE, UPDATE) => policy::tenant_has_owner;
+    mutate tenant-defaults on tenants.guard.example.com (CREATE) => policy::tenant_defaults;
 }
 
 fn main() -> std::process::ExitCode {

@@ -1,6 +1,11 @@
-//! The guard's handlers: async and sync fns, and a `Validate` impl (the class style).
+//! The guard's handlers: async and sync fns, and a `Validate` impl (the class style); and its own custom
+//! resource, `Tenant`, with a validating and a mutating webhook typed by it.
 
 use std::collections::BTreeMap;
+
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use piceli::k8s_openapi::api::{
     apps::v1::Deployment,
@@ -65,5 +70,102 @@ impl Validate for NoSecrets {
             )),
             None => Verdict::allow(),
         }
+    }
+}
+
+/// A team's tenancy: who owns it and how many pods it may run.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(
+    group = "guard.example.com",
+    version = "v1",
+    kind = "Tenant",
+    namespaced,
+    crates(k8s_openapi = "::piceli::k8s_openapi")
+)]
+pub struct TenantSpec {
+    /// Who answers for it (an email address).
+    pub owner: String,
+    /// How many pods it may run (default 10, set by `tenant_defaults`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pods: Option<u32>,
+}
+
+/// Refuses a Tenant without an owner's email address.
+pub fn tenant_has_owner(req: Request<Tenant>) -> Verdict {
+    let owner = req.object().spec.owner.trim();
+    if owner.contains('@') {
+        Verdict::allow()
+    } else {
+        let name = req.object().metadata.name.as_deref().unwrap_or_default();
+        Verdict::deny(format!(
+            "tenant {name} has no owner email (owner: {owner:?})"
+        ))
+    }
+}
+
+/// Gives a new Tenant the default pod quota.
+pub fn tenant_defaults(req: Request<Tenant>) -> Mutation {
+    match with_default_quota(req.object()) {
+        Some(tenant) => Mutation::object(tenant),
+        None => Mutation::none(),
+    }
+}
+
+/// The Tenant with `pods: 10`, when it sets no quota.
+fn with_default_quota(tenant: &Tenant) -> Option<Tenant> {
+    if tenant.spec.pods.is_some() {
+        return None;
+    }
+    let mut tenant = tenant.clone();
+    tenant.spec.pods = Some(10);
+    Some(tenant)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An AdmissionReview of a Tenant, as the API server sends it.
+    fn review(spec: serde_json::Value) -> Request<Tenant> {
+        let body = serde_json::json!({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": "0df28fbd-5f5f-11e8-bc74-36e6bb280816",
+                "kind": {"group": "guard.example.com", "version": "v1", "kind": "Tenant"},
+                "resource": {"group": "guard.example.com", "version": "v1", "resource": "tenants"},
+                "name": "web", "namespace": "shop", "operation": "CREATE",
+                "userInfo": {"username": "alice"},
+                "object": {"apiVersion": "guard.example.com/v1", "kind": "Tenant",
+                           "metadata": {"name": "web", "namespace": "shop"}, "spec": spec},
+                "dryRun": false,
+            },
+        });
+        Request::from_review_json(body.to_string().as_bytes()).expect("a well-formed review")
+    }
+
+    #[test]
+    fn a_tenant_needs_an_owners_email() {
+        assert!(
+            tenant_has_owner(review(serde_json::json!({"owner": "ana@example.com"}))).is_allowed()
+        );
+        let refused = tenant_has_owner(review(serde_json::json!({"owner": "ana"})));
+        assert!(!refused.is_allowed());
+        assert_eq!(
+            refused.message(),
+            Some("tenant web has no owner email (owner: \"ana\")")
+        );
+    }
+
+    #[test]
+    fn a_new_tenant_gets_the_default_quota_once() {
+        let req = review(serde_json::json!({"owner": "a@b"}));
+        let defaulted = with_default_quota(req.object()).expect("no quota: the default is set");
+        assert_eq!(defaulted.spec.pods, Some(10));
+        let req = review(serde_json::json!({"owner": "a@b", "pods": 3}));
+        assert!(
+            with_default_quota(req.object()).is_none(),
+            "a quota is kept"
+        );
     }
 }

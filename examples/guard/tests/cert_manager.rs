@@ -5,29 +5,16 @@
 //! `:latest` Deployment is refused; then the Secret is lost, cert-manager issues a new certificate,
 //! `serve` picks it up without a restart, and the webhook keeps refusing.
 
-use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
 
-use assert_cmd::cargo::CommandCargoExt;
 use piceli_sim::{Sim, SimConfig};
-use serde_json::Value;
 
 mod support;
-use support::{LATEST, free_port, kubectl, stop};
-
-/// Poll `check` until it gives a value, for at most `secs` seconds.
-fn wait_for<T>(what: &str, secs: u64, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = check() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
+use support::{
+    LATEST, deploy, free_port, issued, kubectl, serve_from_secret, stop, wait_for,
+    wait_for_ca_bundles,
+};
 
 /// The SHA-256 fingerprint of a PEM certificate, as openssl prints it.
 fn fingerprint(pem: &[u8]) -> String {
@@ -60,58 +47,6 @@ fn served(addr: SocketAddr) -> String {
     fingerprint(&out.stdout)
 }
 
-/// The issued `tls.crt` of the Secret, once it exists.
-fn issued(kc: &Path, dir: &Path) -> Option<Vec<u8>> {
-    let (code, out, _) = kubectl(
-        kc,
-        dir,
-        &[
-            "-n",
-            "guard-system",
-            "get",
-            "secret",
-            "guard-tls",
-            "-o",
-            "json",
-        ],
-    );
-    if code != 0 {
-        return None;
-    }
-    let secret: Value = serde_json::from_str(&out).ok()?;
-    let b64 = secret["data"]["tls.crt"].as_str()?;
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.decode(b64).ok()
-}
-
-/// `guard serve` with the serving certificate read from the Secret (and followed).
-fn serve_from_secret(addr: SocketAddr, kc: &Path, log: &Path) -> Child {
-    let mut child = Command::cargo_bin("guard")
-        .expect("guard binary")
-        .args(["serve", "--listen", &addr.to_string()])
-        .args(["--tls-from-secret", "guard-system/guard-tls"])
-        .arg("--kubeconfig")
-        .arg(kc)
-        .args(["--context", "piceli-sim"])
-        .env_remove("KUBECONFIG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).expect("log file"))
-        .spawn()
-        .expect("guard serve starts");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!(
-                "guard serve exited early ({status}): {}",
-                std::fs::read_to_string(log).unwrap_or_default()
-            );
-        }
-        assert!(Instant::now() < deadline, "guard serve never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child
-}
-
 #[test]
 fn the_clusters_cert_manager_issues_and_rotates_the_guards_certificate() {
     let sim = Sim::start(SimConfig {
@@ -129,63 +64,11 @@ fn the_clusters_cert_manager_issues_and_rotates_the_guards_certificate() {
     };
 
     // `guard plan` + `apply`: the operator's objects, its Issuers and Certificate among them.
-    let kcs = kc.display().to_string();
-    let flags = [
-        "--kubeconfig",
-        &kcs,
-        "--context",
-        "piceli-sim",
-        "-o",
-        "json",
-    ];
-    let guard = |args: &[&str]| {
-        Command::cargo_bin("guard")
-            .expect("guard binary")
-            .args(args)
-            .args(flags)
-            .current_dir(dir)
-            .env_remove("KUBECONFIG")
-            .env("HOME", dir)
-            .output()
-            .expect("guard runs")
-    };
-    let planned = guard(&["plan"]);
-    assert_eq!(
-        planned.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&planned.stderr)
-    );
-    let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
-    let hash = plan["hash"].as_str().expect("hash").to_string();
-    let applied = guard(&["apply", "--approve", &hash, "--timeout", "0"]);
-    assert!(
-        applied.status.success(),
-        "{}",
-        String::from_utf8_lossy(&applied.stderr)
-    );
+    deploy(&kc, dir);
 
     // cert-manager's part, done by the cluster: the Secret, and the CA in both configurations.
-    let first = wait_for("the issued Secret", 30, || issued(&kc, dir));
-    for kind in [
-        "validatingwebhookconfiguration",
-        "mutatingwebhookconfiguration",
-    ] {
-        wait_for("the injected caBundle", 30, || {
-            let config: Value =
-                serde_json::from_str(&ok(&["get", kind, "guard.guard-system", "-o", "json"]))
-                    .ok()?;
-            config["webhooks"]
-                .as_array()?
-                .iter()
-                .all(|w| {
-                    w["clientConfig"]["caBundle"]
-                        .as_str()
-                        .is_some_and(|b| !b.is_empty())
-                })
-                .then_some(())
-        });
-    }
+    let first = wait_for("the issued Secret", 30, || issued(&kc, dir, "tls.crt"));
+    wait_for_ca_bundles(&kc, dir);
 
     // `serve` with the Secret's pair, reached as the operator's Service.
     let addr = free_port();
@@ -214,7 +97,7 @@ fn the_clusters_cert_manager_issues_and_rotates_the_guards_certificate() {
     // The Secret is lost: cert-manager issues a new certificate, and `serve` follows it.
     ok(&["-n", "guard-system", "delete", "secret", "guard-tls"]);
     let second = wait_for("a new certificate", 30, || {
-        issued(&kc, dir).filter(|c| fingerprint(c) != fingerprint(&first))
+        issued(&kc, dir, "tls.crt").filter(|c| fingerprint(c) != fingerprint(&first))
     });
     wait_for("serve to present the new certificate", 30, || {
         (served(addr) == fingerprint(&second)).then_some(())

@@ -1,86 +1,23 @@
-//! The guard end to end on the local cluster, through the real kubectl: `guard deploy` applies the
-//! operator's objects, this test plays cert-manager (issues the Secret, injects the CA bundle), the
-//! operator's Service is routed to `guard serve` running on this machine, and then a `:latest`
-//! Deployment is refused with the handler's message, a Pod gains the labels of a mutator and of a
-//! composite (one call), a ConfigMap with a password is refused only in the namespaces the webhook
-//! selects, and `serve` stops cleanly on SIGTERM.
+//! The guard end to end on the local cluster, through the real kubectl: `guard plan` + `apply` deploy
+//! the operator's objects, the cluster's cert-manager issues the serving certificate and injects its CA
+//! into the webhook configurations, the operator's Service is routed to `guard serve --tls-from-secret`
+//! running on this machine, and then a `:latest` Deployment is refused with the handler's message, a
+//! Pod gains the labels of a mutator and of a composite (one call), a ConfigMap with a password is
+//! refused only in the namespaces the webhook selects, the app's own Tenant custom resource is refused
+//! without an owner and defaulted otherwise, and `serve` stops cleanly on SIGTERM.
 
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
-use base64::Engine;
 use piceli_sim::{Sim, SimConfig};
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::Value;
 
 mod support;
-use support::{LATEST, free_port, kubectl, stop};
-
-/// What cert-manager would issue for the guard's `Certificate guard-tls`: a CA and a serving certificate
-/// for `guard.guard-system.svc`, as PEM.
-struct Issued {
-    ca: String,
-    cert: String,
-    key: String,
-}
-
-fn issue() -> Issued {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "guard-ca");
-    let ca_key = KeyPair::generate().expect("ca key");
-    let ca = ca_params.self_signed(&ca_key).expect("ca");
-    let issuer = Issuer::new(ca_params, ca_key);
-    let params = CertificateParams::new(vec![
-        "guard.guard-system.svc".to_string(),
-        "guard.guard-system.svc.cluster.local".to_string(),
-    ])
-    .expect("params");
-    let mut params = params;
-    params
-        .distinguished_name
-        .push(DnType::CommonName, "guard.guard-system.svc");
-    let key = KeyPair::generate().expect("key");
-    let leaf = params.signed_by(&key, &issuer).expect("leaf");
-    Issued {
-        ca: ca.pem(),
-        cert: leaf.pem(),
-        key: key.serialize_pem(),
-    }
-}
-
-/// `guard serve` on this machine; stopped with SIGTERM by [`stop`].
-fn serve(addr: SocketAddr, dir: &Path) -> Child {
-    let mut child = Command::cargo_bin("guard")
-        .expect("guard binary")
-        .args(["serve", "--listen", &addr.to_string()])
-        .arg("--tls-cert")
-        .arg(dir.join("tls.crt"))
-        .arg("--tls-key")
-        .arg(dir.join("tls.key"))
-        .env_remove("KUBECONFIG")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("guard serve starts");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("guard serve exited early: {status}");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "guard serve never listened on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child
-}
+use support::{
+    LATEST, deploy, free_port, issued, kubectl, serve_from_secret, stop, wait_for,
+    wait_for_ca_bundles,
+};
 
 /// `/metrics` of the running `serve`, read with curl against the issued CA.
 fn metrics(addr: SocketAddr, ca: &Path) -> String {
@@ -128,9 +65,24 @@ data: {{db_password: hunter2}}
     )
 }
 
+/// A Tenant of the guard's own custom resource.
+fn tenant(name: &str, owner: &str) -> String {
+    format!(
+        "apiVersion: guard.example.com/v1
+kind: Tenant
+metadata: {{name: {name}, namespace: shop}}
+spec: {{owner: {owner:?}}}
+"
+    )
+}
+
 #[test]
 fn deployed_guard_refuses_and_mutates_through_kubectl() {
-    let sim = Sim::start(SimConfig::default()).expect("local cluster starts");
+    let sim = Sim::start(SimConfig {
+        cert_manager: true,
+        ..SimConfig::default()
+    })
+    .expect("local cluster starts");
     let work = tempfile::tempdir().expect("work dir");
     let dir = work.path();
     let kc = sim.kubeconfig_path().to_path_buf();
@@ -145,75 +97,8 @@ fn deployed_guard_refuses_and_mutates_through_kubectl() {
         name.to_string()
     };
 
-    // cert-manager is installed: its kinds exist.
-    let crds = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/cert-manager-crds.yaml"
-    );
-    ok(&["apply", "-f", crds]);
-
-    // What cert-manager will issue; `guard serve` runs on this machine with it, and the operator's pods
-    // (by their labels) reach it.
-    let issued = issue();
-    for (name, body) in [
-        ("tls.crt", &issued.cert),
-        ("tls.key", &issued.key),
-        ("ca.crt", &issued.ca),
-    ] {
-        std::fs::write(dir.join(name), body).expect("write pem");
-    }
-    // The operator's Service reaches `guard serve` on this machine.
-    let addr = free_port();
-    let server = serve(addr, dir);
-    sim.map_port(
-        "guard-system",
-        "app.kubernetes.io/name=guard,app.kubernetes.io/component=guard",
-        8443,
-        addr,
-    )
-    .expect("route the operator's pods to serve");
-
-    // `guard deploy`: plan, approve the hash, apply.
-    let kcs = kc.display().to_string();
-    let flags = [
-        "--kubeconfig",
-        &kcs,
-        "--context",
-        "piceli-sim",
-        "-o",
-        "json",
-    ];
-    let guard = || {
-        let mut cmd = Command::cargo_bin("guard").expect("guard binary");
-        cmd.current_dir(dir)
-            .env_remove("KUBECONFIG")
-            .env("HOME", dir);
-        cmd
-    };
-    let planned = guard()
-        .args(["plan"])
-        .args(flags)
-        .output()
-        .expect("guard plan");
-    assert_eq!(
-        planned.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&planned.stderr)
-    );
-    let plan: Value = serde_json::from_slice(&planned.stdout).expect("plan JSON");
-    let hash = plan["hash"].as_str().expect("hash").to_string();
-    let applied = guard()
-        .args(["apply", "--approve", &hash])
-        .args(flags)
-        .output()
-        .expect("guard apply");
-    assert!(
-        applied.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&applied.stdout),
-        String::from_utf8_lossy(&applied.stderr)
-    );
+    // `guard plan` + `apply`: the operator's objects, the Tenant CRD among them.
+    deploy(&kc, dir);
     for object in [
         "serviceaccount/guard",
         "deployment/guard",
@@ -224,21 +109,13 @@ fn deployed_guard_refuses_and_mutates_through_kubectl() {
     ] {
         ok(&["-n", "guard-system", "get", object]);
     }
+    ok(&["get", "crd", "tenants.guard.example.com"]);
 
-    // cert-manager's part: the Secret the Certificate names, and the CA injected into the webhook
-    // configurations annotated `cert-manager.io/inject-ca-from: guard-system/guard-tls`.
-    ok(&[
-        "-n",
-        "guard-system",
-        "create",
-        "secret",
-        "generic",
-        "guard-tls",
-        "--from-file=tls.crt",
-        "--from-file=tls.key",
-        "--from-file=ca.crt",
-    ]);
-    let bundle = base64::engine::general_purpose::STANDARD.encode(&issued.ca);
+    // cert-manager's part, done by the cluster: the Secret the Certificate names, and its CA injected
+    // into the configurations annotated `cert-manager.io/inject-ca-from: guard-system/guard-tls`.
+    let ca = wait_for("the issued Secret", 30, || issued(&kc, dir, "ca.crt"));
+    std::fs::write(dir.join("ca.crt"), &ca).expect("write the CA");
+    wait_for_ca_bundles(&kc, dir);
     for kind in [
         "validatingwebhookconfiguration",
         "mutatingwebhookconfiguration",
@@ -250,47 +127,13 @@ fn deployed_guard_refuses_and_mutates_through_kubectl() {
             config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
             "guard-system/guard-tls"
         );
-        let count = config["webhooks"].as_array().expect("webhooks").len();
-        let patch: Vec<Value> = (0..count)
-            .map(|i| {
-                serde_json::json!({
-                    "op": "add",
-                    "path": format!("/webhooks/{i}/clientConfig/caBundle"),
-                    "value": bundle,
-                })
-            })
-            .collect();
-        ok(&[
-            "patch",
-            kind,
-            "guard.guard-system",
-            "--type=json",
-            "-p",
-            &Value::Array(patch).to_string(),
-        ]);
     }
 
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while run(&[
-        "-n",
-        "guard-system",
-        "get",
-        "pods",
-        "-l",
-        "app.kubernetes.io/name=guard",
-        "-o",
-        "name",
-    ])
-    .1
-    .trim()
-    .is_empty()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the operator's pods never appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    // `guard serve` on this machine with the issued pair, reached as the operator's Service.
+    let addr = free_port();
+    let server = serve_from_secret(addr, &kc, &dir.join("serve.log"));
+    sim.route("guard-system", "guard", 443, addr)
+        .expect("route the operator's Service to serve");
 
     ok(&["create", "namespace", "shop"]);
     let (code, _, stderr) = run(&["apply", "-f", &file("latest.yaml", LATEST)]);
@@ -330,6 +173,37 @@ fn deployed_guard_refuses_and_mutates_through_kubectl() {
         "{stderr}"
     );
 
+    // The app's own custom resource: refused without an owner's email, defaulted otherwise.
+    let (code, _, stderr) = run(&[
+        "apply",
+        "-f",
+        &file("nobody.yaml", &tenant("nobody", "ana")),
+    ]);
+    assert_ne!(code, 0, "a Tenant without an owner email must be refused");
+    assert!(
+        stderr.contains(
+            "admission webhook \"tenant-owner.guard.piceli.dev\" denied the request: tenant nobody has no owner email (owner: \"ana\")"
+        ),
+        "{stderr}"
+    );
+    ok(&[
+        "apply",
+        "-f",
+        &file("web.yaml", &tenant("web", "ana@example.com")),
+    ]);
+    let web: Value = serde_json::from_str(&ok(&[
+        "-n",
+        "shop",
+        "get",
+        "tenants.guard.example.com",
+        "web",
+        "-o",
+        "json",
+    ]))
+    .expect("json");
+    assert_eq!(web["spec"]["owner"], "ana@example.com");
+    assert_eq!(web["spec"]["pods"], 10, "tenant-defaults set the quota");
+
     let text = metrics(addr, &dir.join("ca.crt"));
     let requests = |hook: &str, kind: &str| {
         metric(
@@ -351,6 +225,8 @@ fn deployed_guard_refuses_and_mutates_through_kubectl() {
         1.0,
         "only the team-a namespace"
     );
+    assert_eq!(requests("tenant-owner", "validate"), 2.0);
+    assert_eq!(requests("tenant-defaults", "mutate"), 2.0);
 
     let status = stop(server);
     assert!(status.success(), "serve exits 0 on SIGTERM: {status}");

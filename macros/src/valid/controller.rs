@@ -1,6 +1,7 @@
 //! Lowering `controller NAME on RESOURCE [(finalizer)] [{ … }] => handler;` and `custom_resource path::Type;`.
-//! Controllers are resolved once every item is read (a custom resource may be declared after its
-//! controller): built-in kinds from the 1.33 table, custom ones by the kind of a `custom_resource` type.
+//! Controllers (and webhooks on the app's own CRDs) are resolved once every item is read (a custom
+//! resource may be declared after them): built-in kinds from the 1.33 table, custom ones by the kind of a
+//! `custom_resource` type.
 
 use super::{DynamicKind, Fields, Lower};
 use crate::ast::controller::{ControllerTail, Tail};
@@ -268,8 +269,10 @@ fn options(
 /// A resource name resolved: (group, plural, namespaced, custom type).
 type Resolved = (String, String, bool, Option<syn::Path>);
 
-/// Resolves every controller's resource and `writes:` against the 1.33 table and the custom resources.
+/// Resolves every controller's resource and `writes:`, and the webhooks' resources, against the 1.33
+/// table and the custom resources.
 pub fn resolve(lw: &mut Lower) {
+    resolve_webhooks(lw);
     let pending = std::mem::take(&mut lw.controllers.pending);
     if let (Some(first), None) = (pending.first(), &lw.app.operator) {
         lw.fail(
@@ -316,25 +319,46 @@ pub fn resolve(lw: &mut Lower) {
     }
 }
 
+/// The `custom_resource` type a `PLURAL.GROUP` names: the one whose kind pluralizes to PLURAL. The scope
+/// and versions are the CRD's (rendered from the type); the group is checked against the type's CRD name
+/// when the app is loaded (PCL0175 for a controller, PCL0178 for a webhook).
+fn custom(lw: &Lower, written: &str) -> Option<Resolved> {
+    let (plural, group) = written.split_once('.')?;
+    let path = lw.controllers.custom.iter().find(|path| {
+        path.segments.last().is_some_and(|s| {
+            default_plurals(&s.ident.to_string())
+                .iter()
+                .any(|p| p == plural)
+        })
+    })?;
+    Some((group.into(), plural.into(), true, Some(path.clone())))
+}
+
+/// Resolves each webhook on a `PLURAL.GROUP` that is not a 1.33 resource to the app's `custom_resource`
+/// type, the same way a controller's resource is: the handlers are then typed by it. One that is neither
+/// is left to the model's validation (PCL0061 at its token).
+fn resolve_webhooks(lw: &mut Lower) {
+    for i in 0..lw.app.webhooks.len() {
+        let written = &lw.app.webhooks[i].resource.v;
+        if resources::lookup(written).is_some() {
+            continue;
+        }
+        if let Some((_, _, _, Some(path))) = custom(lw, written) {
+            lw.app.webhooks[i].custom = true;
+            if let Some(code) = lw.webhooks.get_mut(i) {
+                code.object = Some(path);
+            }
+        }
+    }
+}
+
 /// A resource as a controller writes it, or PCL0067 at its token.
 fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     if let Some(r) = resources::lookup(&written.text) {
         return Some((r.group.into(), r.plural.into(), r.namespaced, None));
     }
-    let (plural, group) = written.text.split_once('.').unwrap_or((&written.text, ""));
-    if !group.is_empty() {
-        let found = lw.controllers.custom.iter().find(|path| {
-            path.segments.last().is_some_and(|s| {
-                default_plurals(&s.ident.to_string())
-                    .iter()
-                    .any(|p| p == plural)
-            })
-        });
-        if let Some(path) = found {
-            // The scope is the CRD's (rendered from the type); the group is checked against the type's
-            // CRD name when the app is loaded (PCL0175).
-            return Some((group.into(), plural.into(), true, Some(path.clone())));
-        }
+    if let Some(found) = custom(lw, &written.text) {
+        return Some(found);
     }
     let mut known: Vec<String> = resources::RESOURCES.iter().map(|r| r.written()).collect();
     for path in &lw.controllers.custom {

@@ -21,6 +21,8 @@ pub struct WebhookCode {
     pub name: String,
     /// The resource as written, resolved by the expansion (after validation accepted it).
     pub resource: String,
+    /// The app's `custom_resource` type the resource names, when it is not a 1.33 resource.
+    pub object: Option<syn::Path>,
     /// The handlers as written, each with its own span.
     pub handlers: Vec<syn::Path>,
     /// `failure: ignore`.
@@ -273,6 +275,7 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
         kind,
         name: hook.name.v.clone(),
         resource: hook.resource.v.clone(),
+        object: None,
         handlers: tail.handlers.clone(),
         ignore_failures: hook.ignore_failures,
         timeout_seconds: hook.timeout_seconds(),

@@ -12,7 +12,7 @@ use kube::core::CustomResourceExt;
 use kube::runtime::controller::Action;
 use kube::runtime::finalizer::Event;
 use piceli_core::Code;
-use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, Include};
+use piceli_core::model::{App, ControllerDecl, ControllerNamespaces};
 
 use super::context::{Context, ScopeApi};
 use super::handler::Controller;
@@ -160,14 +160,8 @@ pub fn custom_resource<K: CustomResourceType>() -> Object {
 
 /// The CRDs the app includes, by name (`lamps.example.com`), with whether they are namespaced.
 fn crd_scopes(app: &App) -> Vec<(String, bool)> {
-    app.includes
-        .iter()
-        .filter_map(|inc| match inc {
-            Include::Objects { objects, .. } => Some(objects),
-            _ => None,
-        })
-        .flatten()
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
+    crate::render::custom_resources(app)
+        .into_iter()
         .filter_map(|o| {
             let name = o["metadata"]["name"].as_str()?;
             Some((name.to_string(), o["spec"]["scope"] != "Cluster"))

@@ -152,6 +152,19 @@ fn includes(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     Ok(())
 }
 
+/// The CustomResourceDefinitions the app includes (those of its `custom_resource` types among them).
+pub(crate) fn custom_resources(app: &App) -> Vec<&Value> {
+    app.includes
+        .iter()
+        .filter_map(|inc| match inc {
+            Include::Objects { objects, .. } => Some(objects),
+            _ => None,
+        })
+        .flatten()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .collect()
+}
+
 /// Multi-document YAML: every object starts with `---`. Long lines are never folded (image references stay
 /// on one line); multi-line strings (config files) use literal blocks.
 pub fn to_yaml(objects: &[Value]) -> Result<String, Error> {

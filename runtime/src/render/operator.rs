@@ -81,7 +81,10 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             let notes = m.entry("annotations").or_insert_with(|| json!({}));
             notes[annotation] = Value::String(format!("{}/{source}", cx.namespace));
         }
-        let webhooks: Vec<Value> = hooks.iter().map(|w| webhook(cx, name, w)).collect();
+        let webhooks = hooks
+            .iter()
+            .map(|w| webhook(cx, name, w))
+            .collect::<Result<Vec<Value>, Error>>()?;
         let config_kind = match kind {
             WebhookKind::Validate => "ValidatingWebhookConfiguration",
             WebhookKind::Mutate => "MutatingWebhookConfiguration",
@@ -248,15 +251,68 @@ fn controller_pod(pod: &mut Value, hooks: bool) {
     }
 }
 
-fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Value {
-    let resource = resources::lookup(&w.resource.v);
-    let rule = json!({
-        "apiGroups": [resource.map(|r| r.group).unwrap_or_default()],
-        "apiVersions": [resource.map(|r| r.version).unwrap_or("v1")],
-        "resources": [resource.map(|r| r.plural).unwrap_or(w.resource.v.as_str())],
-        "operations": w.operations.iter().map(|o| o.v.clone()).collect::<Vec<_>>(),
-        "scope": if resource.is_none_or(|r| r.namespaced) { "Namespaced" } else { "Cluster" },
-    });
+/// The rule's resource: a 1.33 resource from the table, one of the app's custom resources from its CRD.
+fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
+    let operations: Vec<String> = w.operations.iter().map(|o| o.v.clone()).collect();
+    if !w.custom {
+        let resource = resources::lookup(&w.resource.v);
+        return Ok(json!({
+            "apiGroups": [resource.map(|r| r.group).unwrap_or_default()],
+            "apiVersions": [resource.map(|r| r.version).unwrap_or("v1")],
+            "resources": [resource.map(|r| r.plural).unwrap_or(w.resource.v.as_str())],
+            "operations": operations,
+            "scope": if resource.is_none_or(|r| r.namespaced) { "Namespaced" } else { "Cluster" },
+        }));
+    }
+    let crds = super::custom_resources(cx.app);
+    let Some(crd) = crds
+        .iter()
+        .find(|crd| crd["metadata"]["name"] == w.resource.v.as_str())
+    else {
+        let names: Vec<&str> = crds
+            .iter()
+            .filter_map(|c| c["metadata"]["name"].as_str())
+            .collect();
+        return Err(Error::Controller {
+            code: piceli_core::Code::WebhookCustomResourceMismatch,
+            message: format!(
+                "{} {} admits `{}`, but the app's custom resource types define {}",
+                w.kind.keyword(),
+                w.name.v,
+                w.resource.v,
+                if names.is_empty() {
+                    "no CRD".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+            help: format!(
+                "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
+                names.first().copied().unwrap_or("plural.group")
+            ),
+        });
+    };
+    let spec = &crd["spec"];
+    let versions: Vec<&Value> = spec["versions"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter(|v| v["served"] != false)
+                .map(|v| &v["name"])
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(json!({
+        "apiGroups": [spec["group"]],
+        "apiVersions": versions,
+        "resources": [spec["names"]["plural"]],
+        "operations": operations,
+        "scope": if spec["scope"] == "Cluster" { "Cluster" } else { "Namespaced" },
+    }))
+}
+
+fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Result<Value, Error> {
+    let rule = rule(cx, w)?;
     let labels = |l: &piceli_core::model::Labels| {
         l.iter()
             .map(|(k, v)| (k.v.clone(), Value::String(v.v.clone())))
@@ -293,5 +349,5 @@ fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Value {
     if w.kind == WebhookKind::Mutate {
         hook["reinvocationPolicy"] = json!("Never");
     }
-    hook
+    Ok(hook)
 }
