@@ -240,6 +240,7 @@ pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Res
 mod tests {
     use super::*;
     use piceli_core::Coded;
+    use piceli_core::model::Include;
     use piceli_core::spanned::Spanned;
 
     fn app(resource: &str) -> App {
