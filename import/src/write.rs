@@ -35,17 +35,19 @@ impl PiceliDep {
     }
 }
 
-/// The dev profile of generated crates (docs/new.md explains and measures it): no debug info for
-/// dependencies, line tables for the app (backtraces keep file:line), and an optimised proc-macro so
-/// `app!` expands quickly.
+/// The dev profile of generated crates (docs/new.md explains and measures it): dependencies without
+/// debug info and lightly optimised (half the code for the linker, which is most of a rebuild), line
+/// tables for the app (backtraces keep file:line), and an optimised proc-macro so `app!` expands quickly.
 pub const DEV_PROFILE: &str = "\
-# Fast edit -> build -> render (see Piceli's docs/new.md): dependencies without debug info, the app with
-# line tables only (backtraces keep file:line), the app! macro and build scripts optimised.
+# Fast edit -> build -> render (see Piceli's docs/new.md): dependencies without debug info and lightly
+# optimised (less code to link), the app with line tables only (backtraces keep file:line), the app!
+# macro and build scripts optimised.
 [profile.dev]
 debug = \"line-tables-only\"
 
 [profile.dev.package.\"*\"]
 debug = false
+opt-level = 1
 
 [profile.dev.build-override]
 opt-level = 3
