@@ -82,6 +82,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         "nothing left"
     );
     let ended = session
+        .state
         .journal
         .release(ReleaseId(1))
         .expect("journal")

@@ -186,6 +186,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
         "the approved run takes the build cache: {events:?}"
     );
     let run = session
+        .state
         .journal
         .unfinished_deploy()
         .expect("journal")
@@ -194,7 +195,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
         (run.stage, run.plan_hash.as_str()),
         (DeployStage::Deliver, hash.as_str())
     );
-    let images = session.journal.deploy_images(run.id).expect("images");
+    let images = session.state.journal.deploy_images(run.id).expect("images");
     assert_eq!(images.len(), 1);
     assert_eq!(images[0].reference, reference);
     assert!(
@@ -217,7 +218,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
     let err = refused.expect_err("an edited journal image");
     assert_eq!(err.code().as_str(), "PCL0117", "{err}");
     assert!(!client.has_manifest(&digest).await.expect("head"));
-    assert!(session.journal.releases().expect("releases").is_empty());
+    assert!(session.state.journal.releases().expect("releases").is_empty());
     db.execute("UPDATE deploy_images SET reference = ?1", [&reference])
         .expect("restore");
     drop(session);
@@ -292,7 +293,7 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     let hash = first.expect("deploy").hash.expect("hash");
     let reference = session.app.workloads[0].containers[0].image.v.clone();
     assert!(
-        session.journal.deploy_runs().expect("runs").is_empty(),
+        session.state.journal.deploy_runs().expect("runs").is_empty(),
         "no run is journaled before approval"
     );
     drop(session);
@@ -332,7 +333,7 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     assert_eq!(err.code().as_str(), "PCL0131", "{err}");
     assert!(stages(&events).contains(&"plan:done".to_string()));
     assert!(!stages(&events).iter().any(|s| s.starts_with("deliver")));
-    assert!(session.journal.releases().expect("releases").is_empty());
+    assert!(session.state.journal.releases().expect("releases").is_empty());
     assert!(
         !client
             .has_manifest(&digest_of(&reference))
@@ -341,6 +342,7 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     );
     assert!(
         session
+            .state
             .journal
             .unfinished_deploy()
             .expect("journal")

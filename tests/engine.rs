@@ -677,13 +677,14 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
     // Not ready is not succeeded: the release stays running (resumable), nothing is live yet.
     assert_eq!(
         session
+            .state
             .journal
             .unfinished()
             .expect("journal")
             .map(|r| r.number),
         Some(1)
     );
-    assert_eq!(session.journal.last_succeeded().expect("journal"), None);
+    assert_eq!(session.state.journal.last_succeeded().expect("journal"), None);
 }
 
 mod fields {

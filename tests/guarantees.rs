@@ -189,7 +189,7 @@ async fn resume_refuses_a_plan_edited_after_approval() {
             "exit 2"
         );
         assert!(
-            session.journal.unfinished().expect("journal").is_some(),
+            session.state.journal.unfinished().expect("journal").is_some(),
             "nothing was recorded as done"
         );
         assert_ne!(
@@ -316,7 +316,7 @@ async fn one_apply_per_target_across_state_directories() {
     assert!(err.exit_class() == piceli::runtime::ExitClass::Rejected);
     assert!(err.to_string().contains(&lease_name("guard-test")), "{err}");
     assert!(
-        b.journal.releases().expect("journal").is_empty(),
+        b.state.journal.releases().expect("journal").is_empty(),
         "B began nothing"
     );
 
@@ -466,11 +466,11 @@ async fn a_stop_asked_while_nothing_runs_does_not_halt_the_next_apply() {
     let fx = Fixture::new();
     let opts = fx.options("a");
     let session = fx.session(&opts).await;
-    session.journal.request_stop().expect("stop");
+    session.state.journal.request_stop().expect("stop");
     let plan = session.plan(vec![], false).await.expect("plan");
     let applied = session.apply(&plan.hash).await.expect("not halted");
     assert_eq!(applied.release, Some(1));
-    assert!(!session.journal.stop_requested().expect("journal"));
+    assert!(!session.state.journal.stop_requested().expect("journal"));
 }
 
 /// A loopback TCP proxy in front of the local cluster whose connections can be cut, as a network would.
@@ -540,7 +540,7 @@ async fn a_lost_connection_leaves_the_release_resumable() {
     let err = session.apply(&plan.hash).await.expect_err("interrupted");
     assert!(matches!(err, EngineError::Interrupted(_)), "{err}");
     assert_eq!(err.code().as_str(), "PCL0143");
-    let running = session.journal.unfinished().expect("journal");
+    let running = session.state.journal.unfinished().expect("journal");
     assert_eq!(
         running.map(|r| r.number),
         Some(1),
@@ -587,7 +587,7 @@ async fn a_short_outage_is_ridden_out_by_retries() {
         .await
         .expect("applied despite the outage");
     assert_eq!(applied.release, Some(1));
-    assert!(session.journal.unfinished().expect("journal").is_none());
+    assert!(session.state.journal.unfinished().expect("journal").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -38,9 +38,10 @@ pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
         ),
         exit: REJECTED,
     })?;
-    Ok(PathBuf::from(".piceli")
-        .join(&app.name.v)
-        .join(&target.name.v))
+    Ok(piceli_runtime::engine::state::StateDir::default_path(
+        &app.name.v,
+        &target.name.v,
+    ))
 }
 
 /// A journal failure as a command failure (a damaged journal is refused with its own code).

@@ -151,9 +151,8 @@ async fn cluster(
             ));
         }
     };
-    let connection = connect_to(&path, &context)
-        .await
-        .map_err(|e| unreachable_cluster(e.to_string()))?;
+    // The engine's own error (kubeconfig, TLS, unreachable, unauthorized), with its code and cause.
+    let connection = connect_to(&path, &context).await.map_err(Failure::from)?;
     Ok((connection.client, target_namespace))
 }
 

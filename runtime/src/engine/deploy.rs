@@ -228,7 +228,7 @@ impl Session {
         })
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
-        self.journal.record_check_results(None, release, &records)?;
+        self.state.journal.record_check_results(None, release, &records)?;
         Ok(DeployReport {
             release,
             checks: outcomes,

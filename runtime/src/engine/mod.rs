@@ -23,6 +23,7 @@ pub mod resources;
 pub mod secrets;
 pub mod session;
 pub mod stages;
+pub mod state;
 pub mod target;
 
 pub use error::EngineError;

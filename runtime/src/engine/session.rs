@@ -4,9 +4,9 @@
 use super::apply::{Applied, FaultHook, apply, resume};
 use super::error::EngineError;
 use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
-use super::secrets::digest_key;
 use super::target::{ConnectOptions, Connection, connect};
-use crate::journal::{ApplyLock, Journal};
+use super::state::StateDir;
+use crate::journal::ApplyLock;
 use crate::render;
 use piceli_core::model::{App, Target};
 use std::path::PathBuf;
@@ -93,11 +93,9 @@ pub struct Session {
     pub target: Target,
     /// Render options (target and namespace).
     pub render: render::Options,
-    /// The state directory.
-    pub state_dir: PathBuf,
-    /// Its journal.
-    pub journal: Journal,
-    /// The cluster.
+    /// The state directory: its journal and stored plans.
+    pub state: StateDir,
+    /// The cluster connection.
     pub conn: Connection,
     /// Test-only: stop an apply or resume at a chosen point, as a kill would (always `None` without the
     /// `fault-injection` feature, whose [`FaultHook`] has no values).
@@ -145,14 +143,13 @@ impl Session {
                 declared: app.targets.iter().map(|t| t.name.v.clone()).collect(),
             })
         })?;
-        let state_dir = opts.state_dir.clone().unwrap_or_else(|| {
-            PathBuf::from(".piceli")
-                .join(&app.name.v)
-                .join(&target.name.v)
-        });
+        let state_dir = opts
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| StateDir::default_path(&app.name.v, &target.name.v));
         // Connect first: a command that fails before it reaches the cluster leaves no state directory.
         let conn = connect(&target, &opts.connect).await?;
-        let journal = Journal::open(&state_dir)?;
+        let state = StateDir::open(state_dir)?;
         let render = render::Options {
             target: Some(target.name.v.clone()),
             namespace: opts.namespace.clone(),
@@ -161,8 +158,7 @@ impl Session {
             app,
             target,
             render,
-            state_dir,
-            journal,
+            state,
             conn,
             fault_hook: None,
             wait: opts.wait,
@@ -176,7 +172,7 @@ impl Session {
     /// cannot be read is an error (never "pruning off"); a release made for another namespace or target
     /// prunes nothing here.
     fn previous_objects(&self) -> Result<Vec<ObjectRef>, EngineError> {
-        let Some(release) = self.journal.last_succeeded()? else {
+        let Some(release) = self.state.journal.last_succeeded()? else {
             return Ok(Vec::new());
         };
         let plan = match self.approved_plan(&release.plan_hash) {
@@ -205,7 +201,7 @@ impl Session {
             adopt,
             adopt_all,
             previous: self.previous_objects()?,
-            digest_key: digest_key(&self.state_dir)?,
+            digest_key: self.state.digest_key()?,
             env: self.env.clone(),
             force_dry_run: false,
             take_ownership: super::conflicts::TakeOwnership::None,
@@ -217,6 +213,7 @@ impl Session {
     /// holds (values are never stored, so no older value can be restored).
     pub async fn plan_rollback(&self, to: Option<u64>) -> Result<Plan, EngineError> {
         let succeeded: Vec<_> = self
+            .state
             .journal
             .releases()?
             .into_iter()
@@ -239,13 +236,14 @@ impl Session {
             rollback_of: Some(target.number),
         };
         let (plan, _) = plan_source(&self.app, &self.conn, source, &opts).await?;
-        self.store_plan(&plan)?;
+        self.state.store_plan(&plan)?;
         Ok(plan)
     }
 
     /// The plan a release applied (its objects are what the release made live).
     fn release_plan(&self, number: u64) -> Result<Plan, EngineError> {
         let release = self
+            .state
             .journal
             .release(crate::journal::ReleaseId(number))?
             .ok_or_else(|| {
@@ -256,7 +254,7 @@ impl Session {
 
     /// The number of the live release (the newest succeeded one).
     pub fn live_release(&self) -> Result<Option<u64>, EngineError> {
-        Ok(self.journal.last_succeeded()?.map(|r| r.number))
+        Ok(self.state.journal.last_succeeded()?.map(|r| r.number))
     }
 
     /// Field-level differences between the objects of two releases (secret values as digests).
@@ -287,15 +285,6 @@ impl Session {
             .await
     }
 
-    /// Store a plan under its hash: the one place plans are written ([`Session::approved_plan`] is the one
-    /// place they are read, verified).
-    fn store_plan(&self, plan: &Plan) -> Result<(), EngineError> {
-        let json = serde_json::to_string(plan)
-            .map_err(|e| EngineError::StateDir(format!("cannot encode the plan: {e}")))?;
-        self.journal.save_plan(&plan.hash, &plan.target, &json)?;
-        Ok(())
-    }
-
     /// Plan, taking over the conflicting fields `take` names from other field managers, and store it.
     pub async fn plan_taking(
         &self,
@@ -306,7 +295,7 @@ impl Session {
         let mut opts = self.plan_options(adopt, adopt_all)?;
         opts.take_ownership = take;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
-        self.store_plan(&plan)?;
+        self.state.store_plan(&plan)?;
         Ok(plan)
     }
 
@@ -330,15 +319,15 @@ impl Session {
         hash: &str,
         settle: Settle,
     ) -> Result<Applied, EngineError> {
-        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
+        let _lock: ApplyLock = self.state.lock()?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
-        if let Some(running) = self.journal.unfinished()? {
+        if let Some(running) = self.state.journal.unfinished()? {
             return Err(EngineError::ReleaseRunning(running.number));
         }
         // A stop asked for while nothing ran is not meant for this run.
-        if self.journal.stop_requested()? {
-            self.journal.clear_stop()?;
+        if self.state.journal.stop_requested()? {
+            self.state.journal.clear_stop()?;
         }
         let adopt: Vec<String> = planned
             .actions
@@ -348,7 +337,7 @@ impl Session {
             .collect();
         let opts = self.plan_options(adopt, false)?;
         let slot = if planned.has_changes() {
-            let next = self.journal.next_release_number()?;
+            let next = self.state.journal.next_release_number()?;
             Some(self.lock_slot(&planned, next)?)
         } else {
             None
@@ -356,7 +345,7 @@ impl Session {
         let applied = apply(
             &self.app,
             &self.conn,
-            &self.journal,
+            &self.state.journal,
             &planned,
             &opts,
             self.fault_hook.as_deref(),
@@ -379,21 +368,21 @@ impl Session {
 
     /// [`Session::resume`], ending the release as `settle` says.
     pub(super) async fn resume_settled(&self, settle: Settle) -> Result<Applied, EngineError> {
-        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
+        let _lock: ApplyLock = self.state.lock()?;
         let opts = self.plan_options(Vec::new(), false)?;
-        let Some(release) = self.journal.unfinished()? else {
+        let Some(release) = self.state.journal.unfinished()? else {
             self.repair_record().await?;
             return Ok(Applied::default());
         };
         let plan = self.running_plan(&release).await?;
-        if self.journal.stop_requested()? {
-            self.journal.clear_stop()?;
+        if self.state.journal.stop_requested()? {
+            self.state.journal.clear_stop()?;
         }
         let slot = self.lock_slot(&plan, release.number)?;
         let applied = resume(
             &self.app,
             &self.conn,
-            &self.journal,
+            &self.state.journal,
             &release,
             &plan,
             &opts,
@@ -434,7 +423,7 @@ impl Session {
     pub async fn complete_release(&self, plan: &Plan, number: u64) -> Result<(), EngineError> {
         super::apply::complete(
             &self.conn,
-            &self.journal,
+            &self.state.journal,
             plan,
             crate::journal::ReleaseId(number),
             self.fault_hook.as_deref(),
@@ -445,25 +434,25 @@ impl Session {
     /// `resume --abandon`: end the running release as `superseded` (journaled; nothing is written to the
     /// cluster), so a new plan can be approved. Returns the release ended (`None`: nothing was running).
     pub async fn abandon(&self) -> Result<Option<u64>, EngineError> {
-        let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
-        let Some(release) = self.journal.unfinished()? else {
+        let _lock: ApplyLock = self.state.lock()?;
+        let Some(release) = self.state.journal.unfinished()? else {
             return Ok(None);
         };
-        self.journal
+        self.state.journal
             .finish_release(release.id, crate::journal::ReleaseState::Superseded)?;
-        if let Some(run) = self.journal.unfinished_deploy()? {
+        if let Some(run) = self.state.journal.unfinished_deploy()? {
             let message = format!(
                 "release {} abandoned with `resume --abandon`",
                 release.number
             );
-            self.journal.finish_deploy(
+            self.state.journal.finish_deploy(
                 run.id,
                 crate::journal::DeployState::Failed,
                 None,
                 &message,
             )?;
         }
-        self.journal.clear_stop()?;
+        self.state.journal.clear_stop()?;
         // The Lease no longer records it (best effort: a Lease held by another live apply stays as is).
         if let Ok(plan) = self.approved_plan(&release.plan_hash)
             && let Ok(slot) = self.lock_slot(&plan, release.number)
@@ -478,7 +467,7 @@ impl Session {
     /// journal (a kill between the journal's `succeeded` and the record). A record naming a plan this
     /// journal never made (another machine's newer release) is left alone.
     pub async fn repair_record(&self) -> Result<bool, EngineError> {
-        let Some(live) = self.journal.last_succeeded()? else {
+        let Some(live) = self.state.journal.last_succeeded()? else {
             return Ok(false);
         };
         let plan = match self.approved_plan(&live.plan_hash) {
@@ -491,6 +480,7 @@ impl Session {
             None => true,
             Some((_, hash)) if *hash == live.plan_hash => false,
             Some((_, hash)) => self
+                .state
                 .journal
                 .releases()?
                 .iter()

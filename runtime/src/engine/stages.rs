@@ -114,7 +114,7 @@ impl Session {
         // A kill between the journal's `succeeded` and the cluster's record lost the record: repair it.
         self.repair_record().await?;
         let mut build = opts.images.clone().unwrap_or_default();
-        build.state_dir = self.state_dir.clone();
+        build.state_dir = self.state.path.clone();
         let mut run = RunState {
             id: None,
             started_at: String::new(),
@@ -129,7 +129,7 @@ impl Session {
             report: DeployReport::default(),
         };
         let mut stage = if opts.resume {
-            let Some(found) = self.journal.unfinished_deploy()? else {
+            let Some(found) = self.state.journal.unfinished_deploy()? else {
                 return Ok(DeployReport::default());
             };
             on_event(&DeployEvent::Resume {
@@ -155,7 +155,7 @@ impl Session {
                 .approve
                 .as_deref()
                 .and_then(|given| self.resolve_hash(given).ok())
-                && self.journal.unfinished()?.is_none()
+                && self.state.journal.unfinished()?.is_none()
             {
                 self.begin_run(&mut run, &hash)?;
             }
@@ -163,7 +163,7 @@ impl Session {
         };
         while stage != DeployStage::Done {
             if let Some(id) = run.id {
-                self.journal.deploy_stage(id, stage, run.released)?;
+                self.state.journal.deploy_stage(id, stage, run.released)?;
             }
             let started = Instant::now();
             let step = self.step(stage, &mut run, code, &mut on_event).await;
@@ -216,12 +216,12 @@ impl Session {
                 }
                 let inputs = std::mem::take(&mut run.inputs);
                 let prepared =
-                    images::build(inputs, &run.build, &self.journal, &mut image_event).await?;
+                    images::build(inputs, &run.build, &self.state.journal, &mut image_event).await?;
                 super::apply::checkpoint(self.fault_hook.as_deref(), "images built")?;
                 self.app = prepared.substitute(run.declared.clone());
                 run.prepared = prepared;
                 if let Some(id) = run.id {
-                    self.journal
+                    self.state.journal
                         .record_deploy_images(id, &run.prepared.records())?;
                 }
                 let built = run.prepared.built_now();
@@ -291,7 +291,7 @@ impl Session {
     fn load_approved(&mut self, run: &mut RunState, hash: &str) -> Result<(), EngineError> {
         run.plan = Some(self.approved_plan(hash)?);
         if let Some(id) = run.id {
-            let records = self.journal.deploy_images(id)?;
+            let records = self.state.journal.deploy_images(id)?;
             run.prepared = Prepared::from_records(&records, &run.build)?;
             if !records.is_empty() {
                 self.app = run.prepared.substitute(run.declared.clone());
@@ -301,10 +301,11 @@ impl Session {
     }
 
     fn begin_run(&self, run: &mut RunState, hash: &str) -> Result<(), EngineError> {
-        let id = self.journal.begin_deploy(hash)?;
+        let id = self.state.journal.begin_deploy(hash)?;
         run.id = Some(id);
         run.plan_hash = Some(hash.to_string());
         run.started_at = self
+            .state
             .journal
             .unfinished_deploy()?
             .map(|r| r.started_at)
@@ -335,7 +336,7 @@ impl Session {
                     let stale = matches!(self.resolve_hash(&given), Ok(h) if h != hash);
                     if let Some(id) = run.id {
                         let message = format!("the plan is now {hash}, not the approved {given}");
-                        self.journal
+                        self.state.journal
                             .finish_deploy(id, DeployState::Failed, None, &message)?;
                         run.id = None;
                     }
@@ -347,20 +348,20 @@ impl Session {
                 }
                 Some(_) => {}
             }
-            if let Some(running) = self.journal.unfinished()? {
+            if let Some(running) = self.state.journal.unfinished()? {
                 return Err(EngineError::ReleaseRunning(running.number));
             }
         }
         match run.id {
             None => self.begin_run(run, &hash)?,
             Some(id) if run.plan_hash.as_deref() != Some(hash.as_str()) => {
-                self.journal.deploy_replan(id, &hash)?;
+                self.state.journal.deploy_replan(id, &hash)?;
                 run.plan_hash = Some(hash.clone());
             }
             Some(_) => {}
         }
         if let Some(id) = run.id {
-            self.journal
+            self.state.journal
                 .record_deploy_images(id, &run.prepared.records())?;
         }
         Ok(if changes {
@@ -379,6 +380,7 @@ impl Session {
         let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
         let id = run.id.ok_or_else(missing_plan)?;
         let made = self
+            .state
             .journal
             .releases()?
             .into_iter()
@@ -394,7 +396,7 @@ impl Session {
                 // The apply ended without succeeding (rejected, abandoned): nothing to continue.
                 let message =
                     format!("the run's release {n} ended {state}: nothing to resume; plan again");
-                self.journal
+                self.state.journal
                     .finish_deploy(id, DeployState::Failed, None, &message)?;
                 return Ok(skipped(DeployStage::Done, message));
             }
@@ -439,7 +441,7 @@ impl Session {
         })
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
-        self.journal
+        self.state.journal
             .record_check_results(Some(id), release, &records)?;
         run.report.hash = Some(plan.hash.clone());
         run.report.release = release;
@@ -451,7 +453,7 @@ impl Session {
                 // Ready and checked: only now is the release `succeeded` (and recorded in the cluster).
                 self.complete_release(plan, n).await?;
             }
-            self.journal
+            self.state.journal
                 .finish_deploy(id, DeployState::Succeeded, None, "")?;
             return Ok(done(DeployStage::Done, format!("{total} check(s) passed")));
         }
@@ -474,7 +476,7 @@ impl Session {
             return Ok(done(DeployStage::Rollback, detail));
         }
         run.report.no_rollback = why_not;
-        self.journal
+        self.state.journal
             .finish_deploy(id, DeployState::Failed, None, &detail)?;
         Ok(done(DeployStage::Done, detail))
     }
@@ -488,7 +490,7 @@ impl Session {
     ) -> Result<Step, EngineError> {
         let id = run.id.ok_or_else(missing_plan)?;
         let failed_release = run.released.unwrap_or_default();
-        let (restored, rollback_release) = if self.journal.unfinished()?.is_some() {
+        let (restored, rollback_release) = if self.state.journal.unfinished()?.is_some() {
             let finished = self.resume_settled(Settle::DEFERRED).await?;
             if let Some(n) = finished.release {
                 self.ready_and_complete(n).await?;
@@ -516,7 +518,7 @@ impl Session {
         } else {
             format!("check(s) failed: {failed}")
         };
-        self.journal
+        self.state.journal
             .finish_deploy(id, DeployState::Failed, rollback_release, &message)?;
         Ok(done(
             DeployStage::Done,
@@ -530,6 +532,7 @@ impl Session {
     /// Wait until release `n`'s objects are ready, then mark it succeeded and record it.
     async fn ready_and_complete(&self, n: u64) -> Result<(), EngineError> {
         let release = self
+            .state
             .journal
             .release(ReleaseId(n))?
             .ok_or_else(|| EngineError::UnknownRelease(format!("there is no release {n}")))?;
@@ -547,7 +550,7 @@ impl Session {
         result: Result<T, EngineError>,
     ) -> Result<T, EngineError> {
         if let Err(e) = &result {
-            let _ = self.journal.deploy_interrupted(run, &e.to_string());
+            let _ = self.state.journal.deploy_interrupted(run, &e.to_string());
         }
         result
     }
@@ -561,6 +564,7 @@ impl Session {
     ) -> Result<(Option<u64>, Option<u64>), EngineError> {
         // The newest succeeded release before the failed one (the failed one never succeeded).
         let earlier = self
+            .state
             .journal
             .releases()?
             .into_iter()
@@ -573,7 +577,7 @@ impl Session {
             let message = format!(
                 "release {failed_release} failed its checks, and rolling it back failed: {e}"
             );
-            let _ = self.journal.deploy_interrupted(run, &message);
+            let _ = self.state.journal.deploy_interrupted(run, &message);
             EngineError::RollbackFailed(message)
         };
         let plan = self.plan_rollback(Some(earlier)).await.map_err(failed)?;
@@ -596,14 +600,16 @@ impl Session {
     /// Mark release `n` failed after its checks failed (from `running`, or `succeeded` when a resumed
     /// run finds it completed by an earlier attempt).
     fn fail_after_checks(&self, n: u64) -> Result<(), EngineError> {
-        let release = self.journal.release(ReleaseId(n))?;
+        let release = self.state.journal.release(ReleaseId(n))?;
         match release.map(|r| r.state) {
             Some(ReleaseState::Succeeded) => self
+                .state
                 .journal
                 .fail_release_after_checks(ReleaseId(n))
                 .map_err(EngineError::from),
             Some(ReleaseState::Failed) | None => Ok(()),
             Some(_) => self
+                .state
                 .journal
                 .finish_release(ReleaseId(n), ReleaseState::Failed)
                 .map_err(EngineError::from),

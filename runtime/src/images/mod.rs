@@ -255,7 +255,7 @@ pub fn delivered(
 /// The state directory of a target: `--state-dir`, or `.piceli/<app>/<target>` as sessions use.
 pub fn state_dir(app: &App, target: &str, flag: Option<&Path>) -> PathBuf {
     flag.map_or_else(
-        || PathBuf::from(".piceli").join(&app.name.v).join(target),
+        || crate::engine::state::StateDir::default_path(&app.name.v, target),
         Path::to_path_buf,
     )
 }

@@ -156,7 +156,7 @@ pub fn namespace(session: &Session) -> String {
 pub async fn status(session: &Session) -> Report {
     let ns = namespace(session);
     let journal_release = session.live_release().ok().flatten();
-    let checks = checks::last_check_results(&session.journal);
+    let checks = checks::last_check_results(&session.state.journal);
     let (live, unreachable) = match read_live(session, &ns).await {
         Ok(live) => (Some(live), None),
         Err(e) => (None, Some(e)),
