@@ -140,18 +140,20 @@ async fn main() {
         "rss with 10,000 ConfigMaps stored, before any list: {:.1} MiB",
         server.rss_mib()
     );
-    let count = api
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .items
-        .len();
+    // The namespace also holds the `kube-root-ca.crt` the controllers publish, as a real cluster's does.
+    let written = |items: &[ConfigMap]| {
+        items
+            .iter()
+            .filter(|c| c.metadata.name.as_deref() != Some("kube-root-ca.crt"))
+            .count()
+    };
+    let count = written(&api.list(&ListParams::default()).await.expect("list").items);
     assert_eq!(count, 10_000);
     let mut times = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
         let l = api.list(&ListParams::default()).await.expect("list");
-        assert_eq!(l.items.len(), 10_000);
+        assert_eq!(written(&l.items), 10_000);
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);
@@ -170,7 +172,7 @@ async fn main() {
                 lp = lp.continue_token(c);
             }
             let page = api.list(&lp).await.expect("page");
-            n += page.items.len();
+            n += written(&page.items);
             token = page.metadata.continue_.clone();
             if token.is_none() {
                 break;
