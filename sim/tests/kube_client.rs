@@ -247,6 +247,39 @@ async fn lists_page_with_limit_and_continue_and_filter_by_labels() {
         .await
         .expect("selector");
     assert_eq!(even.items.len(), 3);
+    // Objects without labels, negated requirements, and labels with a field selector together.
+    cms.create(&PostParams::default(), &cm("plain", json!({})))
+        .await
+        .expect("create");
+    let names = |list: kube::core::ObjectList<ConfigMap>| -> Vec<String> {
+        let mut names: Vec<String> = list
+            .items
+            .into_iter()
+            .filter_map(|c| c.metadata.name)
+            .filter(|n| n != "kube-root-ca.crt")
+            .collect();
+        names.sort();
+        names
+    };
+    let unlabelled = cms
+        .list(&ListParams::default().labels("!even"))
+        .await
+        .expect("selector");
+    assert_eq!(names(unlabelled), ["plain"]);
+    let odd_or_none = cms
+        .list(&ListParams::default().labels("even!=true"))
+        .await
+        .expect("selector");
+    assert_eq!(names(odd_or_none), ["c1", "c3", "plain"]);
+    let both = cms
+        .list(
+            &ListParams::default()
+                .labels("even in (true)")
+                .fields("metadata.name!=c2"),
+        )
+        .await
+        .expect("selector");
+    assert_eq!(names(both), ["c0", "c4"]);
 }
 
 #[tokio::test]

@@ -95,7 +95,14 @@ impl LabelSelector {
 
     /// Whether an object's labels match.
     pub fn matches(&self, obj: &Value) -> bool {
-        let labels = obj.pointer("/metadata/labels");
+        self.matches_labels(
+            obj.pointer("/metadata/labels")
+                .and_then(Value::as_object),
+        )
+    }
+
+    /// Whether a label map (an object's `metadata.labels`, `None` when it has none) matches.
+    pub fn matches_labels(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
         let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
             Req::Eq(k, v) => get(k) == Some(v.as_str()),

@@ -145,6 +145,19 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
     Ok((items, meta))
 }
 
+/// An object's labels and nothing else, read from its stored JSON.
+#[derive(serde::Deserialize)]
+struct LabelsOnly {
+    #[serde(default)]
+    metadata: MetadataLabels,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct MetadataLabels {
+    #[serde(default)]
+    labels: Option<serde_json::Map<String, Value>>,
+}
+
 /// GET a collection without a Table: the stored JSON of each object is passed through unparsed
 /// unless a selector needs to look inside it.
 fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
@@ -154,9 +167,15 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
     let page = app
         .store
         .list_raw(&r.rt.store_key(), ns, after.as_deref(), limit, |data| {
-            if selective {
+            if !filter.fields.is_empty() {
                 let v: Value = serde_json::from_str(data).map_err(ApiError::internal)?;
                 if !filter.matches(&v) {
+                    return Ok(None);
+                }
+            } else if selective {
+                // Only the labels are looked at: the rest of the object is skipped, not built.
+                let head: LabelsOnly = serde_json::from_str(data).map_err(ApiError::internal)?;
+                if !filter.labels.matches_labels(head.metadata.labels.as_ref()) {
                     return Ok(None);
                 }
             }
