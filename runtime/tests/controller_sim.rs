@@ -420,3 +420,61 @@ fn with_a_finalizer_on_delete_is_retried_with_backoff_until_it_succeeds() {
     );
     operator.stop();
 }
+
+#[test]
+fn action_requeue_reconciles_again_after_the_delay_with_no_change() {
+    let sim = sim();
+    let kc = sim.kubeconfig_path().to_path_buf();
+    let calls: Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>> = Arc::default();
+    let seen = calls.clone();
+    // `again` asks to be reconciled 300 ms later three times, then waits for a change; `still` waits at once.
+    let controllers = Controllers::new("requeue").reconcile(
+        "requeue",
+        ControllerOptions::default(),
+        move |cm: Arc<ConfigMap>, _cx: Context| {
+            let seen = seen.clone();
+            async move {
+                let name = cm.name_any();
+                let mut calls = seen.lock().expect("calls");
+                calls.push((name.clone(), std::time::Instant::now()));
+                let mine = calls.iter().filter(|(n, _)| *n == name).count();
+                Ok::<_, kube::Error>(if name == "again" && mine <= 3 {
+                    Action::requeue(Duration::from_millis(300))
+                } else {
+                    Action::await_change()
+                })
+            }
+        },
+    );
+    let operator = Operator::start(controllers, || sim.client().expect("client"), options());
+    ok(&kc, &["create", "configmap", "again"]);
+    ok(&kc, &["create", "configmap", "still"]);
+    let of = |name: &str| -> Vec<std::time::Instant> {
+        let calls = calls.lock().expect("calls");
+        calls
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, at)| *at)
+            .collect()
+    };
+    wait_for("three requeues", Duration::from_secs(20), || {
+        of("again").len() >= 4
+    });
+    // Nothing changed, nothing more was asked: no further reconcile of either.
+    std::thread::sleep(Duration::from_millis(1500));
+    let again = of("again");
+    assert_eq!(again.len(), 4, "once for the create, then three requeues");
+    for pair in again.windows(2) {
+        let waited = pair[1] - pair[0];
+        assert!(
+            waited >= Duration::from_millis(250),
+            "a requeue waits its delay: {waited:?}"
+        );
+    }
+    assert_eq!(
+        of("still").len(),
+        1,
+        "await_change reconciles on a change only"
+    );
+    operator.stop();
+}

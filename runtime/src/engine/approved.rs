@@ -60,7 +60,7 @@ impl Session {
         } else {
             let known = self
                 .state
-            .journal
+                .journal
                 .release(crate::journal::ReleaseId(recorded.release))?;
             known.is_none().then(|| {
                 format!(

@@ -228,7 +228,9 @@ impl Session {
         })
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
-        self.state.journal.record_check_results(None, release, &records)?;
+        self.state
+            .journal
+            .record_check_results(None, release, &records)?;
         Ok(DeployReport {
             release,
             checks: outcomes,

@@ -229,7 +229,11 @@ mod tests {
         // Around and across the hashing block: small tokens, a string longer than a block, many blocks.
         let long = "x".repeat(Hashing::BLOCK * 2 + 7);
         let many: Vec<Value> = (0..3000).map(|i| json!({"i": i, "s": "ab"})).collect();
-        for v in [json!({}), json!({"a": long}), json!({"many": many, "tail": long})] {
+        for v in [
+            json!({}),
+            json!({"a": long}),
+            json!({"many": many, "tail": long}),
+        ] {
             let expected = blake3::hash(canonical(&v).as_bytes()).to_hex().to_string();
             assert_eq!(digest(&v), expected);
         }

@@ -4,8 +4,8 @@
 use super::apply::{Applied, FaultHook, apply, resume};
 use super::error::EngineError;
 use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
-use super::target::{ConnectOptions, Connection, connect};
 use super::state::StateDir;
+use super::target::{ConnectOptions, Connection, connect};
 use crate::journal::ApplyLock;
 use crate::render;
 use piceli_core::model::{App, Target};
@@ -438,7 +438,8 @@ impl Session {
         let Some(release) = self.state.journal.unfinished()? else {
             return Ok(None);
         };
-        self.state.journal
+        self.state
+            .journal
             .finish_release(release.id, crate::journal::ReleaseState::Superseded)?;
         if let Some(run) = self.state.journal.unfinished_deploy()? {
             let message = format!(

@@ -216,12 +216,14 @@ impl Session {
                 }
                 let inputs = std::mem::take(&mut run.inputs);
                 let prepared =
-                    images::build(inputs, &run.build, &self.state.journal, &mut image_event).await?;
+                    images::build(inputs, &run.build, &self.state.journal, &mut image_event)
+                        .await?;
                 super::apply::checkpoint(self.fault_hook.as_deref(), "images built")?;
                 self.app = prepared.substitute(run.declared.clone());
                 run.prepared = prepared;
                 if let Some(id) = run.id {
-                    self.state.journal
+                    self.state
+                        .journal
                         .record_deploy_images(id, &run.prepared.records())?;
                 }
                 let built = run.prepared.built_now();
@@ -336,8 +338,12 @@ impl Session {
                     let stale = matches!(self.resolve_hash(&given), Ok(h) if h != hash);
                     if let Some(id) = run.id {
                         let message = format!("the plan is now {hash}, not the approved {given}");
-                        self.state.journal
-                            .finish_deploy(id, DeployState::Failed, None, &message)?;
+                        self.state.journal.finish_deploy(
+                            id,
+                            DeployState::Failed,
+                            None,
+                            &message,
+                        )?;
                         run.id = None;
                     }
                     return Err(EngineError::ApprovalMismatch {
@@ -361,7 +367,8 @@ impl Session {
             Some(_) => {}
         }
         if let Some(id) = run.id {
-            self.state.journal
+            self.state
+                .journal
                 .record_deploy_images(id, &run.prepared.records())?;
         }
         Ok(if changes {
@@ -396,7 +403,8 @@ impl Session {
                 // The apply ended without succeeding (rejected, abandoned): nothing to continue.
                 let message =
                     format!("the run's release {n} ended {state}: nothing to resume; plan again");
-                self.state.journal
+                self.state
+                    .journal
                     .finish_deploy(id, DeployState::Failed, None, &message)?;
                 return Ok(skipped(DeployStage::Done, message));
             }
@@ -441,7 +449,8 @@ impl Session {
         })
         .await;
         let records: Vec<_> = outcomes.iter().map(Outcome::record).collect();
-        self.state.journal
+        self.state
+            .journal
             .record_check_results(Some(id), release, &records)?;
         run.report.hash = Some(plan.hash.clone());
         run.report.release = release;
@@ -453,7 +462,8 @@ impl Session {
                 // Ready and checked: only now is the release `succeeded` (and recorded in the cluster).
                 self.complete_release(plan, n).await?;
             }
-            self.state.journal
+            self.state
+                .journal
                 .finish_deploy(id, DeployState::Succeeded, None, "")?;
             return Ok(done(DeployStage::Done, format!("{total} check(s) passed")));
         }
@@ -476,7 +486,8 @@ impl Session {
             return Ok(done(DeployStage::Rollback, detail));
         }
         run.report.no_rollback = why_not;
-        self.state.journal
+        self.state
+            .journal
             .finish_deploy(id, DeployState::Failed, None, &detail)?;
         Ok(done(DeployStage::Done, detail))
     }
@@ -518,7 +529,8 @@ impl Session {
         } else {
             format!("check(s) failed: {failed}")
         };
-        self.state.journal
+        self.state
+            .journal
             .finish_deploy(id, DeployState::Failed, rollback_release, &message)?;
         Ok(done(
             DeployStage::Done,
