@@ -218,7 +218,14 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
     let err = refused.expect_err("an edited journal image");
     assert_eq!(err.code().as_str(), "PCL0117", "{err}");
     assert!(!client.has_manifest(&digest).await.expect("head"));
-    assert!(session.state.journal.releases().expect("releases").is_empty());
+    assert!(
+        session
+            .state
+            .journal
+            .releases()
+            .expect("releases")
+            .is_empty()
+    );
     db.execute("UPDATE deploy_images SET reference = ?1", [&reference])
         .expect("restore");
     drop(session);
@@ -293,7 +300,12 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     let hash = first.expect("deploy").hash.expect("hash");
     let reference = session.app.workloads[0].containers[0].image.v.clone();
     assert!(
-        session.state.journal.deploy_runs().expect("runs").is_empty(),
+        session
+            .state
+            .journal
+            .deploy_runs()
+            .expect("runs")
+            .is_empty(),
         "no run is journaled before approval"
     );
     drop(session);
@@ -333,7 +345,14 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     assert_eq!(err.code().as_str(), "PCL0131", "{err}");
     assert!(stages(&events).contains(&"plan:done".to_string()));
     assert!(!stages(&events).iter().any(|s| s.starts_with("deliver")));
-    assert!(session.state.journal.releases().expect("releases").is_empty());
+    assert!(
+        session
+            .state
+            .journal
+            .releases()
+            .expect("releases")
+            .is_empty()
+    );
     assert!(
         !client
             .has_manifest(&digest_of(&reference))

@@ -684,7 +684,10 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
             .map(|r| r.number),
         Some(1)
     );
-    assert_eq!(session.state.journal.last_succeeded().expect("journal"), None);
+    assert_eq!(
+        session.state.journal.last_succeeded().expect("journal"),
+        None
+    );
 }
 
 mod fields {

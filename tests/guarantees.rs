@@ -189,7 +189,12 @@ async fn resume_refuses_a_plan_edited_after_approval() {
             "exit 2"
         );
         assert!(
-            session.state.journal.unfinished().expect("journal").is_some(),
+            session
+                .state
+                .journal
+                .unfinished()
+                .expect("journal")
+                .is_some(),
             "nothing was recorded as done"
         );
         assert_ne!(
@@ -587,7 +592,14 @@ async fn a_short_outage_is_ridden_out_by_retries() {
         .await
         .expect("applied despite the outage");
     assert_eq!(applied.release, Some(1));
-    assert!(session.state.journal.unfinished().expect("journal").is_none());
+    assert!(
+        session
+            .state
+            .journal
+            .unfinished()
+            .expect("journal")
+            .is_none()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

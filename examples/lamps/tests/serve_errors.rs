@@ -20,5 +20,8 @@ fn an_unreadable_kubeconfig_keeps_its_own_code() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("error[PCL0103]"), "{stderr}");
     assert!(!stderr.contains("PCL0176"), "{stderr}");
-    assert!(stderr.contains("help: pass `--kubeconfig PATH`"), "{stderr}");
+    assert!(
+        stderr.contains("help: pass `--kubeconfig PATH`"),
+        "{stderr}"
+    );
 }

@@ -95,10 +95,7 @@ impl LabelSelector {
 
     /// Whether an object's labels match.
     pub fn matches(&self, obj: &Value) -> bool {
-        self.matches_labels(
-            obj.pointer("/metadata/labels")
-                .and_then(Value::as_object),
-        )
+        self.matches_labels(obj.pointer("/metadata/labels").and_then(Value::as_object))
     }
 
     /// Whether a label map (an object's `metadata.labels`, `None` when it has none) matches.
