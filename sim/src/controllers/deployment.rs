@@ -123,14 +123,12 @@ pub fn reconcile(app: &App, st: &mut State) {
         return;
     };
     let all_rs = util::list(app, &rss);
+    let rs_of = util::by_controller(&all_rs, |r| !util::terminating(r));
     for d in util::list(app, &deps) {
         if util::terminating(&d) {
             continue;
         }
-        let owned: Vec<&Value> = all_rs
-            .iter()
-            .filter(|r| util::controller_uid(r) == Some(util::uid(&d)) && !util::terminating(r))
-            .collect();
+        let owned: Vec<&Value> = rs_of.get(util::uid(&d)).cloned().unwrap_or_default();
         let changed = sync(app, &deps, &rss, &d, &owned);
         if !changed {
             write_status(app, &deps, &d, &owned, st);

@@ -16,16 +16,14 @@ pub fn reconcile(app: &App, _st: &mut State) {
         return;
     };
     let all_pods = util::list(app, &pods);
+    let pods_of = util::by_controller(&all_pods, |p| !util::terminating(p));
     for job in util::list(app, &jobs) {
         if util::terminating(&job) {
             continue;
         }
         let ns = s(&job, "/metadata/namespace");
         let name = s(&job, "/metadata/name");
-        let mine: Vec<&Value> = all_pods
-            .iter()
-            .filter(|p| util::controller_uid(p) == Some(util::uid(&job)) && !util::terminating(p))
-            .collect();
+        let mine: Vec<&Value> = pods_of.get(util::uid(&job)).cloned().unwrap_or_default();
         let phase = |p: &&Value| s(p, "/status/phase").to_string();
         let succeeded = mine.iter().filter(|p| phase(p) == "Succeeded").count() as i64;
         let failed = mine.iter().filter(|p| phase(p) == "Failed").count() as i64;

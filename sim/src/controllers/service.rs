@@ -2,7 +2,8 @@
 //! one EndpointSlice (`<service>-<5 chars>`, labelled `kubernetes.io/service-name`) listing the
 //! selected pods that have an IP, ready ones as ready addresses.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 use super::util::{self, rt, s};
 use crate::app::App;
@@ -22,6 +23,11 @@ pub fn reconcile(app: &App) {
     };
     let all_pods = util::list(app, &pods);
     let all_slices = util::list(app, &slices);
+    // Indexed once per turn, not searched once per Service: a turn over S Services and P pods matched
+    // every Service's selector against every pod through JSON pointers (quadratic, and most of the
+    // local cluster's idle CPU with a few hundred of each).
+    let serving = serving_pods(&all_pods);
+    let slices_of = slices_by_service(&all_slices);
     // Endpoints this controller wrote whose Service is gone.
     for ep in util::list(app, &endpoints) {
         let ns = s(&ep, "/metadata/namespace");
@@ -50,15 +56,12 @@ pub fn reconcile(app: &App) {
         let Ok(selector) = LabelSelector::parse(&text.join(",")) else {
             continue;
         };
-        let mut chosen: Vec<&Value> = all_pods
-            .iter()
-            .filter(|p| {
-                s(p, "/metadata/namespace") == ns
-                    && selector.matches(p)
-                    && !util::terminating(p)
-                    && !s(p, "/status/podIP").is_empty()
-                    && !matches!(s(p, "/status/phase"), "Succeeded" | "Failed")
-            })
+        let mut chosen: Vec<&Value> = serving
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .filter(|(labels, _)| selector.matches_labels(*labels))
+            .map(|(_, p)| *p)
             .collect();
         chosen.sort_by_key(|p| s(p, "/status/podIP").to_string());
         let ports: Vec<Value> = svc
@@ -162,13 +165,12 @@ pub fn reconcile(app: &App) {
             .iter()
             .map(|p| json!({"name": s(p, "/name"), "port": resolve(p, first), "protocol": s(p, "/protocol")}))
             .collect();
-        let existing = all_slices.iter().find(|x| {
-            s(x, "/metadata/namespace") == ns
-                && x.pointer("/metadata/labels/kubernetes.io~1service-name")
-                    .and_then(Value::as_str)
-                    == Some(name)
-                && util::controller_uid(x) == Some(util::uid(&svc))
-        });
+        let existing = slices_of
+            .get(&(ns, name))
+            .into_iter()
+            .flatten()
+            .find(|x| util::controller_uid(x) == Some(util::uid(&svc)))
+            .copied();
         match existing {
             None => {
                 let mut labels = labels.clone();
@@ -202,4 +204,38 @@ pub fn reconcile(app: &App) {
             }
         }
     }
+}
+
+/// The pods that can serve, by namespace, each with its labels: not terminating, with an IP, not ended.
+fn serving_pods(pods: &[Value]) -> HashMap<&str, Vec<(Option<&Map<String, Value>>, &Value)>> {
+    let mut by_namespace: HashMap<&str, Vec<_>> = HashMap::new();
+    for p in pods {
+        if util::terminating(p)
+            || s(p, "/status/podIP").is_empty()
+            || matches!(s(p, "/status/phase"), "Succeeded" | "Failed")
+        {
+            continue;
+        }
+        let labels = p["metadata"].get("labels").and_then(Value::as_object);
+        by_namespace
+            .entry(s(p, "/metadata/namespace"))
+            .or_default()
+            .push((labels, p));
+    }
+    by_namespace
+}
+
+/// EndpointSlices by namespace and the Service their `kubernetes.io/service-name` label names.
+fn slices_by_service(slices: &[Value]) -> HashMap<(&str, &str), Vec<&Value>> {
+    let mut by_service: HashMap<(&str, &str), Vec<&Value>> = HashMap::new();
+    for x in slices {
+        let Some(service) = x["metadata"]["labels"]["kubernetes.io/service-name"].as_str() else {
+            continue;
+        };
+        by_service
+            .entry((s(x, "/metadata/namespace"), service))
+            .or_default()
+            .push(x);
+    }
+    by_service
 }

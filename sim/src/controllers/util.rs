@@ -25,6 +25,21 @@ pub fn list(app: &App, rt: &ResourceType) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not
+/// searched once per owner (which made a turn quadratic in the number of objects).
+pub fn by_controller<'a>(
+    objects: &'a [Value],
+    keep: impl Fn(&Value) -> bool,
+) -> std::collections::HashMap<&'a str, Vec<&'a Value>> {
+    let mut out: std::collections::HashMap<&str, Vec<&Value>> = std::collections::HashMap::new();
+    for o in objects.iter().filter(|o| keep(o)) {
+        if let Some(owner) = controller_uid(o) {
+            out.entry(owner).or_default().push(o);
+        }
+    }
+    out
+}
+
 /// A string at a JSON pointer, or "".
 pub fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
