@@ -6,7 +6,7 @@ use super::error::EngineError;
 use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
 use super::secrets::digest_key;
 use super::target::{ConnectOptions, Connection, connect};
-use crate::journal::{ApplyLock, Journal};
+use crate::journal::{ApplyLock, ApprovalKind, Journal};
 use crate::render;
 use piceli_core::model::{App, Target};
 use std::path::PathBuf;
@@ -312,8 +312,13 @@ impl Session {
 
     /// Apply the stored plan `hash` (verified: [`Session::approved_plan`]), holding the state
     /// directory's file lock and, when it writes anything, the target's cluster lock.
+    /// The approval is journaled first (`apply --approve HASH`), so `resume` may finish the release.
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
-        self.apply_settled(hash, self.command_settle()).await
+        let full = self.resolve_hash(hash)?;
+        let command = format!("apply --approve {}", hash.trim());
+        self.journal
+            .record_approval(&full, None, ApprovalKind::Approved, &command)?;
+        self.apply_settled(&full, self.command_settle()).await
     }
 
     /// `apply` and `resume` as commands: wait `--timeout`, then mark the release succeeded.
@@ -333,6 +338,9 @@ impl Session {
         let _lock: ApplyLock = Journal::lock(&self.state_dir)?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
+        if planned.has_changes() {
+            self.require_approval("this apply", &hash, None)?;
+        }
         if let Some(running) = self.journal.unfinished()? {
             return Err(EngineError::ReleaseRunning(running.number));
         }
@@ -386,6 +394,7 @@ impl Session {
             return Ok(Applied::default());
         };
         let plan = self.running_plan(&release).await?;
+        self.require_approval(&format!("release {}", release.number), &plan.hash, None)?;
         if self.journal.stop_requested()? {
             self.journal.clear_stop()?;
         }
