@@ -2,20 +2,16 @@
 //! delivering resumes from `deliver` (nothing rebuilt), and editing the state directory — the journal's
 //! images, the build cache, `images.json` — never changes what is pushed or deployed without a new approval.
 
+mod deploy_fixture;
 #[path = "../image/tests/support/mod.rs"]
 mod support;
 
-use std::sync::Arc;
-
+use deploy_fixture::{Fixture, built, digest_of, live_image, stages, uploaded};
 use piceli::core::Coded;
-use piceli::runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
+use piceli::runtime::engine::deploy::DeployEvent;
 use piceli::runtime::engine::error::EngineError;
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
-use piceli::runtime::images::{BuildOptions, ImageEvent};
 use piceli::runtime::journal::DeployStage;
-use piceli_image::{Digest, ImageSpec, RegistryClient, Repository, assemble};
-use piceli_sim::{Sim, SimConfig};
+use piceli_image::{ImageSpec, assemble};
 
 piceli::app! {
     app stage-test;
@@ -23,143 +19,9 @@ piceli::app! {
     deployment tiny { image: build(package: "tiny-app"), replicas: 1 }
 }
 
-struct Fixture {
-    registry: support::LocalRegistry,
-    _sim: piceli_sim::RunningSim,
-    state: tempfile::TempDir,
-    _work: tempfile::TempDir,
-    session: SessionOptions,
-    build: BuildOptions,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let registry = support::LocalRegistry::start();
-        let sim = Sim::start(SimConfig::default()).expect("sim");
-        let state = tempfile::tempdir().expect("state");
-        let work = tempfile::tempdir().expect("workspace");
-        std::fs::create_dir_all(work.path().join("src")).expect("mkdir");
-        for file in ["Cargo.toml", "Cargo.lock", "src/main.rs"] {
-            std::fs::copy(support::fixture_dir().join(file), work.path().join(file)).expect("copy");
-        }
-        let session = SessionOptions {
-            target: None,
-            namespace: None,
-            connect: ConnectOptions {
-                kubeconfig: Some(sim.kubeconfig_path().to_path_buf()),
-                context: Some("piceli-sim".into()),
-            },
-            state_dir: Some(state.path().to_path_buf()),
-            wait: Some(std::time::Duration::from_secs(30)),
-            wait_lock: None,
-            env_files: Vec::new(),
-        };
-        let build = BuildOptions {
-            workspace: work.path().to_path_buf(),
-            registry: Some(format!("{}/stg", registry.addr)),
-            oci_dir: None,
-            auth: None,
-            state_dir: state.path().to_path_buf(),
-            target_dir: Some(support::fixture_target().join("stages")),
-            ca: None,
-        };
-        Fixture {
-            registry,
-            _sim: sim,
-            state,
-            _work: work,
-            session,
-            build,
-        }
-    }
-
-    fn client(&self) -> RegistryClient {
-        let repo =
-            Repository::parse(&format!("{}/stg/tiny-app", self.registry.addr)).expect("repo");
-        RegistryClient::new(repo, None).expect("client")
-    }
-
-    /// One `deploy` (or `deploy --resume`), killed at `kill_at` when given.
-    async fn deploy(
-        &self,
-        approve: Option<String>,
-        resume: bool,
-        kill_at: Option<&'static str>,
-    ) -> (Result<DeployReport, EngineError>, Vec<DeployEvent>, Session) {
-        let mut session = Session::open(stage_test::app(), &self.session)
-            .await
-            .expect("session");
-        if let Some(at) = kill_at {
-            session.fault_hook = Some(Arc::new(move |here: &str| here != at));
-        }
-        let opts = DeployOptions {
-            approve,
-            resume,
-            images: Some(self.build.clone()),
-        };
-        let mut events = Vec::new();
-        let result = session.deploy(&opts, &[], |e| events.push(e.clone())).await;
-        (result, events, session)
-    }
-
-    fn journal(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.state.path().join("journal.db")).expect("journal")
-    }
-}
-
-/// `stage:outcome` of each stage event.
-fn stages(events: &[DeployEvent]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            DeployEvent::Stage { stage, outcome, .. } => Some(format!("{stage}:{outcome}")),
-            _ => None,
-        })
-        .collect()
-}
-
-fn built(events: &[DeployEvent]) -> bool {
-    events.iter().any(|e| {
-        matches!(
-            e,
-            DeployEvent::Image(ImageEvent::Build { skipped: false, .. })
-        )
-    })
-}
-
-fn uploaded(events: &[DeployEvent]) -> usize {
-    events
-        .iter()
-        .map(|e| match e {
-            DeployEvent::Image(ImageEvent::Deliver { uploaded, .. }) => *uploaded,
-            _ => 0,
-        })
-        .sum()
-}
-
-fn digest_of(reference: &str) -> Digest {
-    Digest::parse(reference.rsplit_once('@').expect("@").1).expect("digest")
-}
-
-/// The image the cluster's Deployment runs.
-async fn live_image(session: &Session) -> String {
-    let resource = kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
-        "apps",
-        "v1",
-        "Deployment",
-    ));
-    let api: kube::Api<kube::api::DynamicObject> =
-        kube::Api::namespaced_with(session.conn.client.clone(), "stg", &resource);
-    let d = api.get("tiny").await.expect("the Deployment");
-    d.data["spec"]["template"]["spec"]["containers"][0]["image"]
-        .as_str()
-        .expect("image")
-        .to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_dir_are_refused() {
-    let f = Fixture::new();
+    let f = Fixture::new(stage_test::app);
     let client = f.client();
 
     // No approval: inputs, build and plan run, the run waits at `approve`, nothing is journaled or pushed.
@@ -294,7 +156,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn images_json_edited_before_approval_needs_a_new_approval() {
-    let f = Fixture::new();
+    let f = Fixture::new(stage_test::app);
     let client = f.client();
     let (first, _, session) = f.deploy(None, false, None).await;
     let hash = first.expect("deploy").hash.expect("hash");

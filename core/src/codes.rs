@@ -389,6 +389,14 @@ codes! {
     NoForwards = "PCL0123", "the app declares no forward",
         "`access` serves the forwards Services declare with `access: forward(local: PORT, health: \"/\")`. \
          Add one to a Service in `app!`, or reach the app through the URLs `status` lists.";
+    PlanNotApproved = "PCL0124", "no recorded approval covers this plan",
+        "The journal records what approved each plan piceli carries out (`apply --approve HASH`, \
+         `deploy --approve HASH`, the automatic rollback; a deploy run's approval is bound to that run). A \
+         release or a deploy run names a plan with no such record: the run was pointed at another stored \
+         plan after approval, or it was left unfinished by a piceli whose journal had no approvals (schema \
+         3). Nothing was written or pushed. Finish or end a running release (`resume`, or \
+         `resume --abandon`), then run `deploy` (or `plan`) again and approve the hash it prints; a new \
+         `deploy --approve HASH` abandons the old run.";
     CheckFailed = "PCL0130", "a post-deploy check failed",
         "A declared check (`check http|exec|metric|code(…)` in `app!`) did not pass within its retries \
          (defaults: timeout 10s per attempt, 3 attempts, 2s apart). The message names the check and what it \

@@ -177,6 +177,14 @@ fn print_image_event(event: &images::ImageEvent) {
         } => println!(
             "Delivered {reference}: {uploaded} blob(s) uploaded ({bytes} bytes), {present} already there ({ms} ms)."
         ),
+        ImageEvent::Collect { removed: 0, .. } => {}
+        ImageEvent::Collect {
+            kept,
+            removed,
+            bytes,
+        } => println!(
+            "Build cache: {removed} blob(s) no release runs removed ({bytes} bytes); {kept} image(s) kept."
+        ),
     }
 }
 

@@ -1,12 +1,13 @@
 //! Approval guards: a stored plan is used only when its content hashes to the approved hash, for the
 //! target and namespace it was made for, and (for a running release) when the cluster's apply Lease
-//! records the same hash; and the cluster lock every apply and resume holds.
+//! records the same hash; the approval the journal records for every plan carried out (checked before an
+//! apply, a resume and a push); and the cluster lock every apply and resume holds.
 
 use super::error::EngineError;
 use super::lock::{Holder, LockSlot, Running, recorded_running};
 use super::plan::Plan;
 use super::session::Session;
-use crate::journal::Release;
+use crate::journal::{Approval, Release};
 
 /// The shortest hash prefix `--approve` accepts.
 pub use super::state::MIN_PREFIX;
@@ -91,5 +92,25 @@ impl Session {
             },
             self.wait_lock,
         ))
+    }
+}
+
+impl Session {
+    /// The approval that lets `what` carry out the stored plan `hash`: bound to deploy run `run` when
+    /// given (any kind: a run of a plan with no changes is carried out `unchanged`), else one allowing
+    /// writes. None recorded: [`EngineError::NotApproved`].
+    pub fn require_approval(
+        &self,
+        what: &str,
+        hash: &str,
+        run: Option<u64>,
+    ) -> Result<Approval, EngineError> {
+        self.state.journal
+            .approval(hash, run)?
+            .ok_or_else(|| EngineError::NotApproved {
+                what: what.to_string(),
+                hash: hash.to_string(),
+                run,
+            })
     }
 }

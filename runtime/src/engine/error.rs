@@ -112,6 +112,16 @@ pub enum EngineError {
         /// What does not match.
         reason: String,
     },
+    /// A release or a deploy run names a plan no recorded approval covers (see the journal's approvals).
+    #[error("{what} carries out plan `{hash}`, which no recorded approval covers{}; nothing was written or pushed", if run.is_some() { " for this run" } else { "" })]
+    NotApproved {
+        /// `deploy run 3`, `release 2`, …
+        what: String,
+        /// The plan's hash.
+        hash: String,
+        /// The deploy run the approval must be bound to, if any.
+        run: Option<u64>,
+    },
     /// The plan was made for another target or namespace than this command's.
     #[error(
         "the plan was made for target `{planned_target}`, namespace `{planned_namespace}`; this command runs for target `{target}`, namespace `{namespace}`; nothing was written"
@@ -252,6 +262,7 @@ impl Coded for EngineError {
             EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
             EngineError::RollbackFailed(_) => Code::RollbackFailed,
             EngineError::PlanTampered { .. } => Code::PlanTampered,
+            EngineError::NotApproved { .. } => Code::PlanNotApproved,
             EngineError::WrongTarget { .. } => Code::WrongTarget,
             EngineError::ClusterLocked { .. } => Code::ClusterLocked,
             EngineError::Interrupted(_) => Code::ApplyInterrupted,
@@ -351,6 +362,7 @@ impl Coded for EngineError {
             | EngineError::ExternalChanged(_)
             | EngineError::ApprovalMismatch { .. }
             | EngineError::PlanTampered { .. }
+            | EngineError::NotApproved { .. }
             | EngineError::WrongTarget { .. }
             | EngineError::ClusterLocked { .. }
             | EngineError::ReleaseRunning(_)

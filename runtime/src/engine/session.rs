@@ -6,7 +6,7 @@ use super::error::EngineError;
 use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
 use super::state::StateDir;
 use super::target::{ConnectOptions, Connection, connect};
-use crate::journal::ApplyLock;
+use crate::journal::{ApplyLock, ApprovalKind};
 use crate::render;
 use piceli_core::model::{App, Target};
 use std::path::PathBuf;
@@ -301,8 +301,13 @@ impl Session {
 
     /// Apply the stored plan `hash` (verified: [`Session::approved_plan`]), holding the state
     /// directory's file lock and, when it writes anything, the target's cluster lock.
+    /// The approval is journaled first (`apply --approve HASH`), so `resume` may finish the release.
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
-        self.apply_settled(hash, self.command_settle()).await
+        let full = self.resolve_hash(hash)?;
+        let command = format!("apply --approve {}", hash.trim());
+        self.state.journal
+            .record_approval(&full, None, ApprovalKind::Approved, &command)?;
+        self.apply_settled(&full, self.command_settle()).await
     }
 
     /// `apply` and `resume` as commands: wait `--timeout`, then mark the release succeeded.
@@ -322,6 +327,9 @@ impl Session {
         let _lock: ApplyLock = self.state.lock()?;
         let hash = self.resolve_hash(hash)?;
         let planned = self.approved_plan(&hash)?;
+        if planned.has_changes() {
+            self.require_approval("this apply", &hash, None)?;
+        }
         if let Some(running) = self.state.journal.unfinished()? {
             return Err(EngineError::ReleaseRunning(running.number));
         }
@@ -375,6 +383,7 @@ impl Session {
             return Ok(Applied::default());
         };
         let plan = self.running_plan(&release).await?;
+        self.require_approval(&format!("release {}", release.number), &plan.hash, None)?;
         if self.state.journal.stop_requested()? {
             self.state.journal.clear_stop()?;
         }

@@ -3,11 +3,16 @@
 //! run exists, and `deploy --resume` loading the stage and entering the same loop.
 //!
 //! The run is journaled from its first stage when `--approve` names a stored plan (so a kill while
-//! building resumes), else from the approval. Nothing is pushed or applied before `approve`: the plan shows
-//! every built image's digest and its hash covers them; `deliver` pushes only references the approved plan
-//! runs, with content that hashes to them. A resumed run uses the journal's approved plan (verified against
-//! its hash) and the journal's images, never `images.json`. Interrupted before `deliver`, a run resumes
-//! at `inputs` (their results are not kept mid-stage; the build cache keeps what was built).
+//! building resumes), else from the approval; either way with its approval bound to it in the journal
+//! (`approved`, or `unchanged` for a plan that changes and pushes nothing). Nothing is pushed or applied
+//! before `approve`: the plan shows every built image's digest and its hash covers them, and a plan that
+//! changes no object but has an image to push (the registry lost it) needs approval too — the push is
+//! part of what is approved. `deliver` pushes only under an approval that allows it, only references the
+//! approved plan runs, with content that hashes to them. A resumed run needs its recorded approval
+//! (PCL0124), and uses the journal's approved plan (verified against its hash) and the journal's images,
+//! never `images.json`. Interrupted before `deliver`, a run resumes at `inputs` (their results are not
+//! kept mid-stage; the build cache keeps what was built). After a run succeeds, the build cache keeps only
+//! the images of the running and the live release.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -18,7 +23,7 @@ use super::plan::Plan;
 use super::session::{Session, Settle};
 use crate::checks::{self, CodeCheck, Outcome};
 use crate::images::{self, BuildOptions, ImageInputs, Prepared};
-use crate::journal::{DeployStage, DeployState, ReleaseId, ReleaseState};
+use crate::journal::{ApprovalKind, DeployStage, DeployState, ReleaseId, ReleaseState};
 use piceli_core::model::App;
 
 /// What a run carries from stage to stage.
@@ -136,6 +141,12 @@ impl Session {
                 run: found.id,
                 stage: found.stage.as_str(),
             });
+            // Only a run whose plan an approval bound to it covers (never one pointed at another plan).
+            self.require_approval(
+                &format!("deploy run {}", found.id),
+                &found.plan_hash,
+                Some(found.id),
+            )?;
             run.id = Some(found.id);
             run.started_at = found.started_at;
             run.released = found.release;
@@ -151,13 +162,14 @@ impl Session {
             stage
         } else {
             // An approval naming a stored plan, with no release running: journaled from the first stage.
-            if let Some(hash) = opts
+            if let Some((given, hash)) = opts
                 .approve
                 .as_deref()
-                .and_then(|given| self.resolve_hash(given).ok())
+                .and_then(|given| Some((given, self.resolve_hash(given).ok()?)))
                 && self.state.journal.unfinished()?.is_none()
             {
-                self.begin_run(&mut run, &hash)?;
+                let command = format!("deploy --approve {}", given.trim());
+                self.begin_run(&mut run, &hash, ApprovalKind::Approved, &command)?;
             }
             DeployStage::Inputs
         };
@@ -250,6 +262,19 @@ impl Session {
                     return Ok(skipped(DeployStage::Apply, "no images to deliver"));
                 }
                 let approved = plan_images(plan);
+                if !run.prepared.unchanged() {
+                    // Pushing needs an approval that allows it, bound to this run.
+                    let id = run.id.ok_or_else(missing_plan)?;
+                    let approval =
+                        self.require_approval(&format!("deploy run {id}"), &plan.hash, Some(id))?;
+                    if !approval.kind.allows_writes() {
+                        return Err(EngineError::NotApproved {
+                            what: format!("deploy run {id}'s delivery"),
+                            hash: plan.hash.clone(),
+                            run: Some(id),
+                        });
+                    }
+                }
                 super::apply::checkpoint(self.fault_hook.as_deref(), "delivering")?;
                 for idx in 0..run.prepared.images.len() {
                     run.prepared
@@ -302,8 +327,14 @@ impl Session {
         Ok(())
     }
 
-    fn begin_run(&self, run: &mut RunState, hash: &str) -> Result<(), EngineError> {
-        let id = self.state.journal.begin_deploy(hash)?;
+    fn begin_run(
+        &self,
+        run: &mut RunState,
+        hash: &str,
+        kind: ApprovalKind,
+        command: &str,
+    ) -> Result<(), EngineError> {
+        let id = self.state.journal.begin_deploy(hash, kind, command)?;
         run.id = Some(id);
         run.plan_hash = Some(hash.to_string());
         run.started_at = self
@@ -315,22 +346,30 @@ impl Session {
         Ok(())
     }
 
-    /// `approve`: a plan with changes goes on only with its hash approved; the run is journaled from here
-    /// at the latest.
+    /// `approve`: a plan with changes — or with an image to push — goes on only with its hash approved; the
+    /// run is journaled from here at the latest.
     fn approve_stage(&self, run: &mut RunState) -> Result<Step, EngineError> {
         let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
         let hash = plan.hash.clone();
-        let changes = plan.has_changes();
+        let pushes = run.prepared.images.iter().filter(|i| !i.unchanged).count();
+        let changes = plan.has_changes() || pushes > 0;
         run.report.hash = Some(hash.clone());
         if changes {
             let approved = run.plan_hash.as_deref().or(run.approve.as_deref());
             match approved {
                 None => {
                     run.report.approval_required = true;
+                    let what = if plan.has_changes() {
+                        "the plan has changes".to_string()
+                    } else {
+                        format!(
+                            "the plan changes no object, but {pushes} image(s) it runs must be pushed (their destination lacks them)"
+                        )
+                    };
                     return Ok(Step {
                         next: DeployStage::Done,
                         outcome: "waiting",
-                        detail: format!("the plan has changes: approve with `--approve {hash}`"),
+                        detail: format!("{what}: approve with `--approve {hash}`"),
                     });
                 }
                 Some(given) if !approves(given, &hash) => {
@@ -358,10 +397,20 @@ impl Session {
                 return Err(EngineError::ReleaseRunning(running.number));
             }
         }
+        let (kind, command) = match (changes, run.approve.as_deref()) {
+            (true, Some(given)) => (
+                ApprovalKind::Approved,
+                format!("deploy --approve {}", given.trim()),
+            ),
+            _ => (
+                ApprovalKind::Unchanged,
+                "deploy (no changes, no push: nothing to approve)".to_string(),
+            ),
+        };
         match run.id {
-            None => self.begin_run(run, &hash)?,
+            None => self.begin_run(run, &hash, kind, &command)?,
             Some(id) if run.plan_hash.as_deref() != Some(hash.as_str()) => {
-                self.state.journal.deploy_replan(id, &hash)?;
+                self.state.journal.deploy_replan(id, &hash, kind, &command)?;
                 run.plan_hash = Some(hash.clone());
             }
             Some(_) => {}
@@ -465,7 +514,21 @@ impl Session {
             self.state
                 .journal
                 .finish_deploy(id, DeployState::Succeeded, None, "")?;
-            return Ok(done(DeployStage::Done, format!("{total} check(s) passed")));
+            let mut detail = format!("{total} check(s) passed");
+            if !run.declared.builds.is_empty() {
+                // The run succeeded: its outcome does not hang on the cache (a failure is said, not raised).
+                match images::gc::collect(&self.state.journal, &self.state.path) {
+                    Ok(c) => on_event(&DeployEvent::Image(images::ImageEvent::Collect {
+                        kept: c.kept,
+                        removed: c.removed,
+                        bytes: c.bytes,
+                    })),
+                    Err(e) => {
+                        detail.push_str(&format!(" (the build cache was not collected: {e})"))
+                    }
+                }
+            }
+            return Ok(done(DeployStage::Done, detail));
         }
         if let Some(n) = released {
             // Its checks failed: the release is `failed` (visible in `history`), never a rollback point.
@@ -595,6 +658,13 @@ impl Session {
         let plan = self.plan_rollback(Some(earlier)).await.map_err(failed)?;
         let restored = plan.rollback_of;
         let rollback_release = if plan.has_changes() {
+            let command = format!(
+                "deploy: automatic rollback to release {earlier} (target `{}` sets rollback_on_failed_checks)",
+                self.target.name.v
+            );
+            self.state.journal
+                .record_approval(&plan.hash, Some(run), ApprovalKind::Rollback, &command)
+                .map_err(|e| failed(e.into()))?;
             let applied = self
                 .apply_settled(&plan.hash, Settle::DEFERRED)
                 .await

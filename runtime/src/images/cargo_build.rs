@@ -42,6 +42,10 @@ pub(super) async fn build_image(
         None => None,
     };
     let mut spec = ImageSpec::new(binary, build.bin_name());
+    if build.this_app {
+        // `build(self)`: the app's own binary, run as its operator.
+        spec.args = vec!["serve".to_string()];
+    }
     spec.revision = identity.commit.clone();
     spec.annotations.insert(
         "dev.piceli.image.inputs".into(),

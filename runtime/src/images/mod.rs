@@ -6,9 +6,10 @@
 //! `build` builds what changed into the state directory's build cache (`builds/`, an OCI layout indexed in
 //! the journal), and — only once the plan that shows the digests is approved — `deliver` pushes. An image
 //! whose inputs are unchanged since its last delivery (and that the destination still has) is neither
-//! built nor pushed.
+//! built nor pushed. After a run succeeds, [`gc`] drops from the build cache what no release needs.
 
 mod cargo_build;
+pub mod gc;
 pub mod identity;
 pub mod stages;
 pub mod store;
@@ -165,6 +166,15 @@ pub enum ImageEvent {
         skipped: bool,
         /// Milliseconds this stage took.
         ms: u64,
+    },
+    /// After a run succeeded: the build cache garbage-collected (see [`gc`]).
+    Collect {
+        /// Images kept (those the running and the live release run).
+        kept: usize,
+        /// Blobs removed.
+        removed: usize,
+        /// Their bytes.
+        bytes: u64,
     },
 }
 

@@ -7,7 +7,8 @@ use super::Journal;
 use super::error::{JournalError, sql};
 use super::time::now_rfc3339;
 use super::types::{
-    CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, ReleaseId, ReleaseState,
+    ApprovalKind, CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, ReleaseId,
+    ReleaseState,
 };
 
 const DEPLOY_COLUMNS: &str =
@@ -28,9 +29,15 @@ fn read_deploy(row: &Row<'_>) -> rusqlite::Result<DeployRun> {
 }
 
 impl Journal {
-    /// Begins a deploy run of the saved plan `plan_hash` at stage `plan`. A run still `running` (an
-    /// interrupted one the user chose not to resume) becomes `abandoned` in the same transaction.
-    pub fn begin_deploy(&self, plan_hash: &str) -> Result<u64, JournalError> {
+    /// Begins a deploy run of the saved plan `plan_hash` at stage `plan`, with the approval it carries it
+    /// out under (`kind`, given by `command`) bound to it. A run still `running` (an interrupted one the
+    /// user chose not to resume) becomes `abandoned` in the same transaction.
+    pub fn begin_deploy(
+        &self,
+        plan_hash: &str,
+        kind: ApprovalKind,
+        command: &str,
+    ) -> Result<u64, JournalError> {
         self.write("beginning a deploy run", |tx| {
             let known: bool = tx.query_row(
                 "SELECT EXISTS (SELECT 1 FROM plans WHERE hash = ?1)",
@@ -49,7 +56,9 @@ impl Journal {
                 "INSERT INTO deploy_runs (plan_hash, stage, state, started_at) VALUES (?1, ?2, ?3, ?4)",
                 params![plan_hash, DeployStage::Plan, DeployState::Running, now],
             )?;
-            Ok(Ok(tx.last_insert_rowid() as u64))
+            let id = tx.last_insert_rowid() as u64;
+            super::approvals::insert(tx, plan_hash, Some(id), kind, command)?;
+            Ok(Ok(id))
         })
     }
 
@@ -77,13 +86,21 @@ impl Journal {
     }
 
     /// Records that run `id` carries out the stored plan `plan_hash` (a run journaled from its first stage
-    /// with the approved hash whose fresh plan has no changes: that plan needs no approval).
-    pub fn deploy_replan(&self, id: u64, plan_hash: &str) -> Result<(), JournalError> {
+    /// with the approved hash whose fresh plan has no changes: that plan needs no approval), with the
+    /// approval it does that under, in one transaction.
+    pub fn deploy_replan(
+        &self,
+        id: u64,
+        plan_hash: &str,
+        kind: ApprovalKind,
+        command: &str,
+    ) -> Result<(), JournalError> {
         self.write("recording a deploy run's plan", |tx| {
             tx.execute(
                 "UPDATE deploy_runs SET plan_hash = ?2 WHERE id = ?1",
                 params![id, plan_hash],
             )?;
+            super::approvals::insert(tx, plan_hash, Some(id), kind, command)?;
             Ok(Ok(()))
         })
     }
@@ -292,11 +309,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open(dir.path()).unwrap();
         assert!(matches!(
-            j.begin_deploy("nope"),
+            j.begin_deploy("nope", ApprovalKind::Approved, "deploy --approve nope"),
             Err(JournalError::UnknownPlan(_))
         ));
         j.save_plan("h1", "local", "{}").unwrap();
-        let first = j.begin_deploy("h1").unwrap();
+        let first = j
+            .begin_deploy("h1", ApprovalKind::Approved, "deploy --approve h1")
+            .unwrap();
         j.deploy_stage(first, DeployStage::Ready, Some(4)).unwrap();
         j.deploy_interrupted(first, "PCL0115: not ready").unwrap();
         let open = j.unfinished_deploy().unwrap().unwrap();
@@ -304,7 +323,9 @@ mod tests {
             (open.id, open.stage, open.release, open.message.as_str()),
             (first, DeployStage::Ready, Some(4), "PCL0115: not ready")
         );
-        let second = j.begin_deploy("h1").unwrap();
+        let second = j
+            .begin_deploy("h1", ApprovalKind::Approved, "deploy --approve h1")
+            .unwrap();
         let runs = j.deploy_runs().unwrap();
         assert_eq!(runs[1].state, DeployState::Abandoned);
         j.finish_deploy(second, DeployState::Failed, Some(5), "check failed")
@@ -356,5 +377,54 @@ mod tests {
         assert_eq!(j.last_succeeded().unwrap().unwrap().number, 1);
         assert!(j.last_check_results().unwrap().is_empty());
         assert!(j.unfinished_deploy().unwrap().is_none());
+        // Its release could only have begun approved: the migration says so.
+        let approval = j.approval("h", None).unwrap().expect("migrated approval");
+        assert_eq!(approval.kind, ApprovalKind::Migrated);
+        assert!(
+            approval.command.contains("release 1"),
+            "{}",
+            approval.command
+        );
+    }
+
+    #[test]
+    fn a_version_3_journal_gets_approvals_for_releases_and_none_for_deploy_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        // A journal as piceli with schema 3 left it: a running release and an unfinished deploy run.
+        {
+            let raw = rusqlite::Connection::open(dir.path().join(super::super::DB_FILE)).unwrap();
+            raw.execute_batch(super::super::schema::SCHEMA_V1).unwrap();
+            raw.execute_batch(super::super::schema::SCHEMA_V2).unwrap();
+            raw.execute_batch(super::super::schema::SCHEMA_V3).unwrap();
+            raw.pragma_update(None, "user_version", 3).unwrap();
+            for h in ["h1", "h2"] {
+                raw.execute(
+                    "INSERT INTO plans (hash, target, plan_json, created_at) VALUES (?1, 't', '{}', 'x')",
+                    [h],
+                )
+                .unwrap();
+            }
+            raw.execute(
+                "INSERT INTO releases (number, plan_hash, kind, state, started_at) \
+                 VALUES (1, 'h1', 'apply', 'running', '2026-01-01T00:00:00Z')",
+                [],
+            )
+            .unwrap();
+            raw.execute(
+                "INSERT INTO deploy_runs (plan_hash, stage, state, started_at) \
+                 VALUES ('h2', 'deliver', 'running', 'x')",
+                [],
+            )
+            .unwrap();
+        }
+        let j = Journal::open(dir.path()).unwrap();
+        let run = j.unfinished_deploy().unwrap().expect("the run is kept");
+        assert_eq!(j.approval("h2", Some(run.id)).unwrap(), None);
+        assert_eq!(j.approval("h2", None).unwrap(), None);
+        let migrated = j.approval("h1", None).unwrap().expect("the release's plan");
+        assert_eq!(
+            (migrated.kind, migrated.approved_at.as_str()),
+            (ApprovalKind::Migrated, "2026-01-01T00:00:00Z")
+        );
     }
 }

@@ -83,6 +83,23 @@ impl Journal {
         })
     }
 
+    /// Drops the build index's rows whose digest is not in `keep` (after the build cache dropped those
+    /// images); returns how many.
+    pub fn retain_builds(&self, keep: &[String]) -> Result<usize, JournalError> {
+        self.write("garbage-collecting the build index", |tx| {
+            let digests: Vec<String> = {
+                let mut stmt = tx.prepare("SELECT DISTINCT digest FROM image_builds")?;
+                let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let mut dropped = 0;
+            for d in digests.iter().filter(|d| !keep.contains(d)) {
+                dropped += tx.execute("DELETE FROM image_builds WHERE digest = ?1", [d])?;
+            }
+            Ok(Ok(dropped))
+        })
+    }
+
     /// The manifest digest the build cache holds for `image` built from `inputs`, if any.
     pub fn built(&self, image: &str, inputs: &str) -> Result<Option<String>, JournalError> {
         self.conn()
@@ -105,7 +122,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open(dir.path()).unwrap();
         j.save_plan("h1", "local", "{}").unwrap();
-        let run = j.begin_deploy("h1").unwrap();
+        let run = j
+            .begin_deploy(
+                "h1",
+                crate::journal::ApprovalKind::Approved,
+                "deploy --approve h1",
+            )
+            .unwrap();
         let image = DeployImage {
             image: "build:api".into(),
             reference: "127.0.0.1:5000/x/api@sha256:00".into(),

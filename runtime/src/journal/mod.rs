@@ -20,6 +20,7 @@
 //! **No secret values.** The journal stores only what it is given: object identity, actions, digests, detail
 //! text, and plan JSON in which secret values are already replaced by keyed digests. Callers must keep it so.
 
+mod approvals;
 mod deploys;
 mod error;
 pub mod fault;
@@ -40,12 +41,13 @@ use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
+pub use approvals::Approval;
 pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};
 pub use types::{
-    CheckRecord, CheckResult, DeployImage, DeployRun, DeployStage, DeployState, PlannedStep,
-    Release, ReleaseId, ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
+    ApprovalKind, CheckRecord, CheckResult, DeployImage, DeployRun, DeployStage, DeployState,
+    PlannedStep, Release, ReleaseId, ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
 };
 
 use error::sql;

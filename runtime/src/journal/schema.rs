@@ -2,7 +2,9 @@
 //!
 //! The schema version is `PRAGMA user_version`. A fresh file (version 0) gets the current schema in one
 //! transaction; an older one is migrated step by step (1 → 2 adds the deploy and check tables, 2 → 3 the
-//! images a deploy run builds and the build cache's index); a file of
+//! images a deploy run builds and the build cache's index, 3 → 4 the approvals, with a `migrated` one for
+//! the plan of each earlier release — only an approval could start one — and none for a deploy run: an
+//! unfinished run of an older journal is refused by `deploy --resume` with PCL0124); a file of
 //! the current version is used as is; a newer one is refused so an old piceli never
 //! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
 //! [`SCHEMA_VERSION`].
@@ -18,7 +20,7 @@ use super::error::{JournalError, sql};
 pub const DB_FILE: &str = "journal.db";
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a statement waits for another process's write to finish before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -67,7 +69,7 @@ CREATE TABLE control (
 
 /// Version 2 adds what `deploy` and `check` record: one row per deploy run (its stage, so
 /// `deploy --resume` continues it) and one row per check result, grouped by check run.
-const SCHEMA_V2: &str = "
+pub(crate) const SCHEMA_V2: &str = "
 CREATE TABLE deploy_runs (
     id               INTEGER PRIMARY KEY NOT NULL,
     plan_hash        TEXT NOT NULL REFERENCES plans(hash),
@@ -98,7 +100,7 @@ CREATE TABLE check_results (
 /// Version 3 adds the images `deploy` builds: one row per image of a deploy run (what it runs and the
 /// source identity it was built from), and the index of built images kept in the state directory's build
 /// cache (so an approved deploy does not build again what its unapproved run built).
-const SCHEMA_V3: &str = "
+pub(crate) const SCHEMA_V3: &str = "
 CREATE TABLE deploy_images (
     run         INTEGER NOT NULL REFERENCES deploy_runs(id),
     idx         INTEGER NOT NULL,
@@ -119,6 +121,31 @@ CREATE TABLE image_builds (
     built_at    TEXT NOT NULL,
     PRIMARY KEY (image, inputs)
 ) WITHOUT ROWID;
+";
+
+/// Version 4 adds what approved each plan the engine carries out (see `approvals.rs`): `resume` and
+/// `deploy --resume` continue only a plan with an approval (a deploy run's bound to that run).
+const SCHEMA_V4: &str = "
+CREATE TABLE approvals (
+    id          INTEGER PRIMARY KEY NOT NULL,
+    plan_hash   TEXT NOT NULL REFERENCES plans(hash),
+    deploy_run  INTEGER REFERENCES deploy_runs(id),
+    kind        TEXT NOT NULL CHECK (kind IN ('approved', 'unchanged', 'rollback', 'migrated')),
+    command     TEXT NOT NULL,
+    approved_at TEXT NOT NULL
+);
+CREATE INDEX approvals_by_plan ON approvals(plan_hash, deploy_run);
+";
+
+/// The migration to version 4 records, for the plan of each release an older journal holds, the approval
+/// that must have started it (releases began only at `apply --approve`, `deploy --approve` or an automatic
+/// rollback). Unfinished deploy runs get none: which plan such a run was approved for is not known.
+const MIGRATE_V4_RELEASES: &str = "
+INSERT INTO approvals (plan_hash, deploy_run, kind, command, approved_at)
+SELECT plan_hash, NULL, 'migrated',
+       'the journal migration to schema 4 (release ' || MIN(number) || ' applied this plan)',
+       MIN(started_at)
+FROM releases GROUP BY plan_hash ORDER BY MIN(number);
 ";
 
 /// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
@@ -241,7 +268,7 @@ fn create(dir: &Path, path: &Path) -> Result<(), JournalError> {
 }
 
 /// The tables every journal of [`SCHEMA_VERSION`] has.
-const TABLES: [&str; 8] = [
+const TABLES: [&str; 9] = [
     "plans",
     "releases",
     "steps",
@@ -250,6 +277,7 @@ const TABLES: [&str; 8] = [
     "check_results",
     "deploy_images",
     "image_builds",
+    "approvals",
 ];
 
 /// Refuses a journal whose schema version is current but which lacks one of its tables.
@@ -280,7 +308,7 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql("reading the schema version"))?;
     match found {
-        0..=2 => {
+        0..=3 => {
             if found == 0 {
                 tx.execute_batch(SCHEMA_V1)
                     .map_err(sql("creating the schema"))?;
@@ -289,8 +317,14 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
                 tx.execute_batch(SCHEMA_V2)
                     .map_err(sql("migrating the schema to version 2"))?;
             }
-            tx.execute_batch(SCHEMA_V3)
-                .map_err(sql("migrating the schema to version 3"))?;
+            if found <= 2 {
+                tx.execute_batch(SCHEMA_V3)
+                    .map_err(sql("migrating the schema to version 3"))?;
+            }
+            tx.execute_batch(SCHEMA_V4)
+                .map_err(sql("migrating the schema to version 4"))?;
+            tx.execute_batch(MIGRATE_V4_RELEASES)
+                .map_err(sql("migrating the schema to version 4"))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(sql("creating the schema"))?;
         }

@@ -74,6 +74,20 @@ macro_rules! stored_enum {
 }
 
 stored_enum! {
+    /// How a plan came to be carried out (see [`Journal::record_approval`](super::Journal::record_approval)).
+    ApprovalKind {
+        /// `--approve HASH` named it.
+        Approved = "approved",
+        /// It changes nothing and pushes nothing (a deploy run needs no approval for it).
+        Unchanged = "unchanged",
+        /// The automatic rollback of a release whose checks failed.
+        Rollback = "rollback",
+        /// Recorded by the schema migration for a plan an earlier release applied.
+        Migrated = "migrated",
+    }
+}
+
+stored_enum! {
     /// Why a release was made.
     ReleaseKind {
         /// An approved plan applied with `apply` or `deploy`.
