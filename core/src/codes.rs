@@ -313,6 +313,28 @@ codes! {
         "Someone else makes an `external` object, so the app says nothing about its contents, labels or \
          selectors: the line is only `external KIND NAME;`. To make the object from the app, declare it \
          (`secret NAME { … }`) instead.";
+    NetworkPolicyForm = "PCL0083", "a `network_policy` mixes its two forms, or has neither",
+        "A NetworkPolicy is written either for a workload of the app (`network_policy NAME -> WORKLOAD { from: \
+         [api, namespace(\"monitoring\")], ports: [http] }`, selecting pods by Piceli's labels) or with plain \
+         label selectors (`network_policy NAME { pods: { app: \"web\" }, ingress: [{ from: [pods({ role: \
+         \"frontend\" })], ports: [80] }] }`, rendered as written). Keep the keys of one form: `-> WORKLOAD`, \
+         `from:`, `ports:`, or `pods:` (`{}` for every pod), `types:`, `ingress:`, `egress:`.";
+    NetworkPolicyCidr = "PCL0084", "a network policy's `cidr(…)` is not a CIDR, or an `except` is not inside it",
+        "`cidr(\"10.0.0.0/8\", except: [\"10.1.0.0/16\"])` takes an IPv4 or IPv6 address and a prefix length \
+         (at most 32 or 128); each `except` is a smaller block of the same family inside it. Fix the block the \
+         message quotes.";
+    NetworkPolicyTypes = "PCL0085", "a network policy's `types:` is not valid, or leaves out rules it has",
+        "`types:` lists `\"Ingress\"` and/or `\"Egress\"`, each once. Kubernetes ignores the rules of a direction \
+         the types leave out, so `egress:` needs `\"Egress\"` in `types:` (and `ingress:` needs `\"Ingress\"`); \
+         leave `types:` out to let the API choose (Ingress, plus Egress when `egress:` is given).";
+    NetworkPolicyPortRange = "PCL0086", "a network policy's port range is not valid",
+        "`port(8000, end: 8080)` opens 8000 to 8080: `end` needs a port number (not a name) and is not below it; \
+         both are 1 to 65535.";
+    NetworkPolicySelector = "PCL0087", "a label in a network policy's selector is not valid",
+        "Selector keys are an optional DNS subdomain prefix and '/', then a name of at most 63 characters of \
+         letters, digits, '-', '_' and '.', starting and ending alphanumeric; values follow the same rule (and \
+         may be empty). Selectors match the labels the pods and namespaces carry as written, Piceli's own \
+         included.";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",

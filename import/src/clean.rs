@@ -199,6 +199,16 @@ fn pod_spec(p: &mut Map<String, Value>) {
     if p.get("serviceAccount") == p.get("serviceAccountName") {
         p.shift_remove("serviceAccount");
     }
+    // The API sets 0644 on ConfigMap and Secret volumes given no mode.
+    if let Some(Value::Array(vs)) = p.get_mut("volumes") {
+        for v in vs.iter_mut().filter_map(Value::as_object_mut) {
+            for source in ["configMap", "secret"] {
+                if let Some(Value::Object(s)) = v.get_mut(source) {
+                    drop_if(s, "defaultMode", json!(420));
+                }
+            }
+        }
+    }
     for list in ["containers", "initContainers"] {
         if let Some(Value::Array(cs)) = p.get_mut(list) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {

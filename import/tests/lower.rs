@@ -241,3 +241,97 @@ fn unnamed_ports_stay_in_blocks() {
         i.source
     );
 }
+
+const POD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {MODE: prod}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{name: http, containerPort: 80}]\n        resources: {limits: {memory: 128Mi}, requests: {cpu: 100m}}\n        readinessProbe: {httpGet: {path: /ready, port: http, httpHeaders: [{name: X-Probe, value: kubelet}]}, periodSeconds: 5}\n        livenessProbe: {tcpSocket: {port: 80}, initialDelaySeconds: 10}\n        startupProbe: {httpGet: {path: /, port: 8080}}\n        volumeMounts: [{name: conf, mountPath: /etc/web, readOnly: true}, {name: tmp, mountPath: /tmp}]\n      volumes: [{name: conf, configMap: {name: settings, defaultMode: 420}}, {name: tmp, emptyDir: {medium: Memory}}]\n";
+
+#[test]
+fn resources_probes_volumes_and_mounts_are_first_class_when_they_render_back() {
+    let i = run(POD, None);
+    let s = &i.source;
+    assert!(
+        s.contains("resources: { requests: { cpu: \"100m\" }, limits: { memory: \"128Mi\" } },"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "ready: http_get(\"/ready\", port: http, period: 5, headers: { \"X-Probe\": \"kubelet\" }),"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("live: tcp(port: 80, initial_delay: 10),"), "{s}");
+    assert!(
+        s.contains("mounts: { \"/etc/web\": volume(conf, read_only: true), \"/tmp\": tmp },"),
+        "{s}"
+    );
+    assert!(
+        s.contains("volumes: { conf: config_map(settings), tmp: empty_dir(memory: true) },"),
+        "{s}"
+    );
+    // Port 8080 is not one of the container's ports: the DSL would refuse the probe, so it stays as written.
+    assert!(
+        s.contains("container: { startupProbe: { httpGet: { path: \"/\", port: 8080 } } },"),
+        "{s}"
+    );
+
+    // A volume naming a ConfigMap the import does not declare, or a mount with `readOnly: false`, keeps
+    // the lists in their blocks (the DSL would refuse or drop them).
+    let i = run(
+        &POD.replace("name: settings, defaultMode", "name: other, defaultMode"),
+        None,
+    );
+    assert!(
+        i.source
+            .contains("{ name: \"conf\", configMap: { name: \"other\" } },"),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains("volumeMounts: ["), "{}", i.source);
+    let i = run(&POD.replace("readOnly: true", "readOnly: false"), None);
+    assert!(i.source.contains("volumes: { conf:"), "{}", i.source);
+    assert!(i.source.contains("volumeMounts: ["), "{}", i.source);
+}
+
+const POLICY: &str = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: db}\nspec:\n  podSelector: {matchLabels: {role: db}, matchExpressions: [{key: tier, operator: Exists}]}\n  policyTypes: [Ingress, Egress]\n  ingress:\n  - from: [{podSelector: {matchLabels: {role: api}}, namespaceSelector: {matchLabels: {team: shop}}}, {ipBlock: {cidr: 10.0.0.0/8, except: [10.1.0.0/16]}}]\n    ports: [{port: 5432}, {port: metrics}, {protocol: UDP, port: 53, endPort: 60}]\n  egress: [{}]\n";
+
+#[test]
+fn network_policies_use_the_selector_form() {
+    let i = run(POLICY, None);
+    let s = &i.source;
+    assert!(
+        s.contains("network_policy db {\n        pods: { role: \"db\" },"),
+        "{s}"
+    );
+    assert!(s.contains("types: [\"Ingress\", \"Egress\"],"), "{s}");
+    assert!(
+        s.contains("pods({ role: \"api\" }, namespaces: { team: \"shop\" }),")
+            && s.contains("cidr(\"10.0.0.0/8\", except: [\"10.1.0.0/16\"])"),
+        "{s}"
+    );
+    assert!(
+        s.contains("ports: [5432, \"metrics\", port(53, end: 60, protocol: \"UDP\")]"),
+        "{s}"
+    );
+    assert!(s.contains("egress: [{}],"), "{s}");
+    assert!(
+        s.contains("spec: { podSelector: { matchExpressions: [{ key: \"tier\", operator: \"Exists\" }] } },"),
+        "{s}"
+    );
+    assert!(i.includes.is_none());
+
+    // Expressions in a peer's selector, or rules for a direction `policyTypes` leaves out, have no form.
+    let expr = POLICY.replace(
+        "{podSelector: {matchLabels: {role: api}}, namespaceSelector",
+        "{podSelector: {matchExpressions: [{key: a, operator: Exists}]}, namespaceSelector",
+    );
+    assert!(
+        run(&expr, None)
+            .includes
+            .is_some_and(|j| j.contains("\"NetworkPolicy\""))
+    );
+    let ignored = POLICY.replace("policyTypes: [Ingress, Egress]", "policyTypes: [Ingress]");
+    assert!(
+        run(&ignored, None)
+            .includes
+            .is_some_and(|j| j.contains("\"NetworkPolicy\""))
+    );
+}

@@ -68,8 +68,12 @@ pub struct Access {
 pub struct NetworkPolicy {
     /// Its name.
     pub name: Name,
-    /// The workload it protects.
+    /// The workload it protects (`-> WORKLOAD`; empty in the selector form).
     pub applies_to: Name,
+    /// The selector form (`pods:`, `ingress:`, `egress:`, `types:`), rendered as written instead of the
+    /// workload form (`-> WORKLOAD`, `from:`, `ports:`).
+    #[serde(default)]
+    pub selector: Option<super::SelectorPolicy>,
     /// Workloads of this app that may connect.
     pub from_workloads: Vec<Name>,
     /// Namespaces whose pods may connect (by `kubernetes.io/metadata.name`).

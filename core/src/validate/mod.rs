@@ -7,6 +7,7 @@ mod blocks;
 mod builds;
 mod externals;
 mod names;
+mod netpol;
 mod operator;
 mod pods;
 mod refs;
@@ -26,6 +27,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     externals::check(&mut cx, app);
     pods::check(&mut cx, app);
     refs::check(&mut cx, app);
+    netpol::check(&mut cx, app);
     targets::check(&mut cx, app);
     blocks::check(&mut cx, app);
     operator::check(&mut cx, app);

@@ -210,7 +210,7 @@ fn services(cx: &mut Ctx, app: &App) {
 }
 
 fn network_policies(cx: &mut Ctx, app: &App) {
-    for n in &app.network_policies {
+    for n in app.network_policies.iter().filter(|n| n.selector.is_none()) {
         let w = workload(cx, app, &n.applies_to);
         for from in &n.from_workloads {
             workload(cx, app, from);

@@ -18,10 +18,8 @@ piceli::app! {
         containers: {
             master: {
                 image: unpinned("registry.k8s.io/redis:e2e"),
-                container: {
-                    resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                    ports: [{ containerPort: 6379 }],
-                },
+                resources: { requests: { cpu: "100m", memory: "100Mi" } },
+                container: { ports: [{ containerPort: 6379 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "redis", role: "master", tier: "backend" } } },
@@ -40,10 +38,8 @@ piceli::app! {
             replica: {
                 image: unpinned("gcr.io/google_samples/gb-redisslave:v1"),
                 env: { GET_HOSTS_FROM: "dns" },
-                container: {
-                    resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                    ports: [{ containerPort: 6379 }],
-                },
+                resources: { requests: { cpu: "100m", memory: "100Mi" } },
+                container: { ports: [{ containerPort: 6379 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "redis", role: "replica", tier: "backend" } } },
@@ -66,10 +62,8 @@ piceli::app! {
             "php-redis": {
                 image: unpinned("gcr.io/google-samples/gb-frontend:v5"),
                 env: { GET_HOSTS_FROM: "dns" },
-                container: {
-                    resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                    ports: [{ containerPort: 80 }],
-                },
+                resources: { requests: { cpu: "100m", memory: "100Mi" } },
+                container: { ports: [{ containerPort: 80 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "guestbook", tier: "frontend" } } },
@@ -99,22 +93,12 @@ piceli::app! {
                 ],
                 env: { PODINFO_UI_COLOR: "#34577c" },
                 ports: { http: 9898, "http-metrics": 9797, grpc: 9999 },
-                container: {
-                    livenessProbe: {
-                        exec: { command: ["podcli", "check", "http", "localhost:9898/healthz"] },
-                        initialDelaySeconds: 5,
-                        timeoutSeconds: 5,
-                    },
-                    readinessProbe: {
-                        exec: { command: ["podcli", "check", "http", "localhost:9898/readyz"] },
-                        initialDelaySeconds: 5,
-                        timeoutSeconds: 5,
-                    },
-                    resources: {
-                        limits: { cpu: "2000m", memory: "512Mi" },
-                        requests: { cpu: "100m", memory: "64Mi" },
-                    },
+                resources: {
+                    requests: { cpu: "100m", memory: "64Mi" },
+                    limits: { cpu: "2000m", memory: "512Mi" },
                 },
+                ready: exec(["podcli", "check", "http", "localhost:9898/readyz"], initial_delay: 5, timeout: 5),
+                live: exec(["podcli", "check", "http", "localhost:9898/healthz"], initial_delay: 5, timeout: 5),
             },
         },
         spec: {
@@ -180,22 +164,14 @@ super-read-only
                 image: unpinned("mysql:5.7"),
                 env: { MYSQL_ALLOW_EMPTY_PASSWORD: "1" },
                 ports: { mysql: 3306 },
+                resources: { requests: { cpu: "500m", memory: "1Gi" } },
+                ready: exec(["mysql", "-h", "127.0.0.1", "-e", "SELECT 1"], initial_delay: 5, period: 2),
+                live: exec(["mysqladmin", "ping"], initial_delay: 30, timeout: 5),
                 container: {
                     volumeMounts: [
                         { name: "data", mountPath: "/var/lib/mysql", subPath: "mysql" },
                         { name: "conf", mountPath: "/etc/mysql/conf.d" },
                     ],
-                    resources: { requests: { cpu: "500m", memory: "1Gi" } },
-                    livenessProbe: {
-                        exec: { command: ["mysqladmin", "ping"] },
-                        initialDelaySeconds: 30,
-                        timeoutSeconds: 5,
-                    },
-                    readinessProbe: {
-                        exec: { command: ["mysql", "-h", "127.0.0.1", "-e", "SELECT 1"] },
-                        initialDelaySeconds: 5,
-                        periodSeconds: 2,
-                    },
                 },
             },
             xtrabackup: {
@@ -244,12 +220,12 @@ exec ncat --listen --keep-open --send-only --max-conns=1 3307 -c \
 "#,
                 ],
                 ports: { xtrabackup: 3307 },
+                resources: { requests: { cpu: "100m", memory: "100Mi" } },
                 container: {
                     volumeMounts: [
                         { name: "data", mountPath: "/var/lib/mysql", subPath: "mysql" },
                         { name: "conf", mountPath: "/etc/mysql/conf.d" },
                     ],
-                    resources: { requests: { cpu: "100m", memory: "100Mi" } },
                 },
             },
         },
@@ -274,12 +250,7 @@ else
 fi
 "#,
                 ],
-                container: {
-                    volumeMounts: [
-                        { name: "conf", mountPath: "/mnt/conf.d" },
-                        { name: "config-map", mountPath: "/mnt/config-map" },
-                    ],
-                },
+                mounts: { "/mnt/conf.d": conf, "/mnt/config-map": config-map },
             },
             "clone-mysql": {
                 image: unpinned("gcr.io/google-samples/xtrabackup:1.0"),
@@ -307,9 +278,7 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
                 },
             },
         },
-        pod: {
-            volumes: [{ name: "conf", emptyDir: {} }, { name: "config-map", configMap: { name: "mysql" } }],
-        },
+        volumes: { conf: empty_dir(), "config-map": config_map(mysql) },
         spec: {
             selector: { matchLabels: { app: "mysql" } },
             serviceName: "mysql",
@@ -329,6 +298,27 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
         ],
     }
 
+    network_policy default-deny-ingress {
+        pods: {},
+        types: ["Ingress"],
+    }
+
+    network_policy test-network-policy {
+        pods: { role: "db" },
+        types: ["Ingress", "Egress"],
+        ingress: [
+            {
+                from: [
+                    cidr("172.17.0.0/16", except: ["172.17.1.0/24"]),
+                    namespaces({ project: "myproject" }),
+                    pods({ role: "frontend" }),
+                ],
+                ports: [port(6379, protocol: "TCP")],
+            },
+        ],
+        egress: [{ to: [cidr("10.0.0.0/24")], ports: [port(5978, protocol: "TCP")] }],
+    }
+
     // piceli: PCL0183 was in namespace `csr-signer-installer`, now in the target's `default`
     service_account installer;
 
@@ -336,7 +326,7 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
         rules: [rule(groups: [""], resources: ["pods"], verbs: ["get", "watch", "list"])],
     }
 
-    // piceli: kept as they are (no first-class item fits): ClusterRoleBinding insaller-binding, Deployment redis-master, HorizontalPodAutoscaler podinfo, IngressRoute podinfo-ingressroute, NetworkPolicy default-deny-ingress, NetworkPolicy test-network-policy, RoleBinding read-pods
+    // piceli: kept as they are (no first-class item fits): ClusterRoleBinding insaller-binding, Deployment redis-master, HorizontalPodAutoscaler podinfo, IngressRoute podinfo-ingressroute, RoleBinding read-pods
     include json("k8s/corpus.json");
 
     // piceli: PCL0182 ConfigMap alexisGooD left out, its name is not a DNS-1123 name:

@@ -176,7 +176,8 @@ pub(super) fn pvc(cx: &mut Cx, o: &Value) -> Option<Item> {
     if spec["resources"].as_object().is_some_and(|m| m.is_empty()) {
         spec.shift_remove("resources");
     }
-    let mut item = Item::new("pvc", o["metadata"]["name"].as_str()?);
+    let name = o["metadata"]["name"].as_str()?;
+    let mut item = Item::new("pvc", name);
     cx.meta(&mut item, o);
     item.entry("storage", Dsl::from_json(&storage)?);
     if let Some(a) = spec
@@ -194,6 +195,7 @@ pub(super) fn pvc(cx: &mut Cx, o: &Value) -> Option<Item> {
         item.entry("class", c);
     }
     item.json_entry("spec", Some(&Value::Object(spec)));
+    cx.pvcs.insert(name.to_string());
     Some(item)
 }
 

@@ -6,7 +6,9 @@
 //! then what refers to them.
 
 mod config;
+mod netpol;
 mod network;
+mod pod;
 mod policy;
 mod workload;
 
@@ -79,12 +81,16 @@ pub(crate) struct Cx {
     pub workloads: Vec<WorkloadRef>,
     pub secrets: BTreeSet<String>,
     pub config_maps: BTreeSet<String>,
+    /// PersistentVolumeClaims lowered first-class (pod volumes may name them).
+    pub pvcs: BTreeSet<String>,
     pub service_accounts: BTreeSet<String>,
     pub roles: BTreeSet<(bool, String)>,
     /// `--secrets external`.
     pub secrets_external: bool,
     /// The first-class container ports of the workload being lowered.
     pub container_ports: Vec<(String, i64)>,
+    /// The first-class pod volumes of the workload being lowered (first-class mounts name them).
+    pub pod_volumes: Vec<String>,
     /// Services lowered first-class, with their first-class ports `(name, port)` (Ingresses route to them).
     pub services: std::collections::BTreeMap<String, Vec<(String, i64)>>,
     /// [`Options::pin_failures`].
@@ -186,10 +192,12 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         workloads: Vec::new(),
         secrets: BTreeSet::new(),
         config_maps: BTreeSet::new(),
+        pvcs: BTreeSet::new(),
         service_accounts: BTreeSet::new(),
         roles: BTreeSet::new(),
         secrets_external: options.secrets == SecretMode::External,
         container_ports: Vec::new(),
+        pod_volumes: Vec::new(),
         services: std::collections::BTreeMap::new(),
         pin_failures: options.pin_failures.clone(),
     };
@@ -241,7 +249,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             "HorizontalPodAutoscaler",
             "PodDisruptionBudget",
         ],
-        &["Ingress"],
+        &["Ingress", "NetworkPolicy"],
     ];
     let mut items: Vec<(usize, Item)> = Vec::new();
     let mut lowered = vec![false; kept.len()];
@@ -316,6 +324,7 @@ fn lower_one(cx: &mut Cx, o: &Value, kind: &str) -> Option<Item> {
         ("autoscaling/v2", "HorizontalPodAutoscaler") => policy::autoscaler(cx, o),
         ("policy/v1", "PodDisruptionBudget") => policy::budget(cx, o),
         ("networking.k8s.io/v1", "Ingress") => network::ingress(cx, o),
+        ("networking.k8s.io/v1", "NetworkPolicy") => netpol::network_policy(cx, o),
         _ => None,
     }
 }

@@ -114,6 +114,12 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     }
     let unpinned_before = cx.out.unpinned.len();
     cx.container_ports.clear();
+    cx.pod_volumes.clear();
+    let volumes = pod.get("volumes").and_then(|v| super::pod::volumes(cx, v));
+    if let Some((_, names)) = &volumes {
+        pod.shift_remove("volumes");
+        cx.pod_volumes = names.clone();
+    }
     let containers = pod.shift_remove("containers")?;
     let init = pod.shift_remove("initContainers");
     let containers = containers.as_array()?;
@@ -132,6 +138,9 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
             item.entry("init_containers", container_map(cx, o, init)?);
             cx.container_ports.truncate(keep);
         }
+    }
+    if let Some((dsl, _)) = volumes {
+        item.entry("volumes", dsl);
     }
     let mut images: Vec<&str> = cx.out.unpinned[unpinned_before..]
         .iter()
@@ -205,11 +214,37 @@ fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, D
         rest.shift_remove("env");
         keys.push(("env".to_string(), env));
     }
+    let mut own_ports = Vec::new();
     if let Some((ports, named)) = rest.get("ports").and_then(container_ports) {
         rest.shift_remove("ports");
         keys.push(("ports".to_string(), ports));
-        cx.container_ports.extend(named);
+        own_ports = named;
     }
+    if let Some(r) = rest.get("resources").and_then(super::pod::resources) {
+        rest.shift_remove("resources");
+        keys.push(("resources".to_string(), r));
+    }
+    for (field, key) in [
+        ("readinessProbe", "ready"),
+        ("livenessProbe", "live"),
+        ("startupProbe", "startup"),
+    ] {
+        if let Some(p) = rest
+            .get(field)
+            .and_then(|p| super::pod::probe(p, &own_ports))
+        {
+            rest.shift_remove(field);
+            keys.push((key.to_string(), p));
+        }
+    }
+    if let Some(m) = rest
+        .get("volumeMounts")
+        .and_then(|m| super::pod::mounts(m, &cx.pod_volumes))
+    {
+        rest.shift_remove("volumeMounts");
+        keys.push(("mounts".to_string(), m));
+    }
+    cx.container_ports.extend(own_ports);
     Some((keys, Dsl::from_json(&Value::Object(rest))?))
 }
 

@@ -141,6 +141,14 @@ pub const BUDGET_OWNED: &Owned = &[
 /// Fields of a NetworkPolicySpec that first-class keys set.
 pub const NETWORK_POLICY_OWNED: &Owned = &[("ingress", Owner::Keys(&["from", "ports"]))];
 
+/// Fields of a NetworkPolicySpec that the selector form's keys set (`podSelector` is merged: its
+/// `matchExpressions` may come from the block).
+pub const NETWORK_POLICY_SELECTOR_OWNED: &Owned = &[
+    ("policyTypes", Owner::Key("types")),
+    ("ingress", Owner::Key("ingress")),
+    ("egress", Owner::Key("egress")),
+];
+
 /// Top-level fields of a ServiceAccount that the DSL sets.
 pub const SERVICE_ACCOUNT_OWNED: &Owned = &[
     ("apiVersion", Owner::Always("Piceli sets it")),

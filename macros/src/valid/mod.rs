@@ -12,6 +12,7 @@ mod container;
 mod controller;
 mod external;
 mod fields;
+mod netpol;
 mod network;
 mod operator;
 mod ops;

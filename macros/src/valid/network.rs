@@ -1,6 +1,8 @@
 //! Lowering Services, NetworkPolicies and Ingresses.
 
-use super::blocks::{INGRESS_OWNED, NETWORK_POLICY_OWNED, SERVICE_OWNED};
+use super::blocks::{
+    INGRESS_OWNED, NETWORK_POLICY_OWNED, NETWORK_POLICY_SELECTOR_OWNED, SERVICE_OWNED,
+};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
@@ -160,6 +162,34 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
         return;
     };
     let owner = format!("network_policy {}", name.v);
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    if super::netpol::SELECTOR_KEYS
+        .iter()
+        .any(|k| f.key(k).is_some())
+    {
+        let selector = super::netpol::selector_form(lw, item, &mut f, &owner);
+        let mut n = NetworkPolicy {
+            name,
+            selector,
+            ..NetworkPolicy::default()
+        };
+        (n.labels, n.annotations) = lw.meta(&mut f, &owner);
+        n.spec = lw.block(
+            &mut f,
+            "spec",
+            schema::NETWORK_POLICY_SPEC,
+            NETWORK_POLICY_SELECTOR_OWNED,
+            &owner,
+        );
+        let mut allowed = super::netpol::SELECTOR_KEYS.to_vec();
+        allowed.extend(["labels", "annotations", "spec"]);
+        f.finish(lw, &allowed);
+        // A mix of the two forms is reported once; the policy is left out (no follow-on errors).
+        if n.selector.is_some() {
+            lw.app.network_policies.push(n);
+        }
+        return;
+    }
     let Some(applies_to) = lw.item_arrow(item, "workload", &owner) else {
         return;
     };
@@ -168,7 +198,6 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
         applies_to,
         ..NetworkPolicy::default()
     };
-    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
     if let Some(v) = f.take("from") {
         let items: Vec<&Value> = match v {
             Value::List(items, _) => items.iter().collect(),

@@ -7,6 +7,7 @@
 mod config;
 mod containerfile;
 mod meta;
+mod netpol;
 mod network;
 mod operator;
 mod operator_rbac;

@@ -132,6 +132,10 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(object);
     }
     for n in &cx.app.network_policies {
+        if let Some(p) = &n.selector {
+            out.push(super::netpol::selector_policy(cx, n, p)?);
+            continue;
+        }
         let mut peers: Vec<net::NetworkPolicyPeer> = n
             .from_workloads
             .iter()

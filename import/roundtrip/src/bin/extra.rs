@@ -38,11 +38,9 @@ piceli::app! {
         image: "ghcr.io/example/api:2.4.1@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
         env: { DB_PASSWORD: secret(db-creds.password) },
         ports: { http: 8080, metrics: 9090 },
-        container: { volumeMounts: [{ name: "uploads", mountPath: "/uploads" }] },
-        pod: {
-            serviceAccountName: "api",
-            volumes: [{ name: "uploads", persistentVolumeClaim: { claimName: "uploads" } }],
-        },
+        mounts: { "/uploads": uploads },
+        volumes: { uploads: pvc(uploads) },
+        pod: { serviceAccountName: "api" },
         spec: { selector: { matchLabels: { app: "api" } } },
     }
 
