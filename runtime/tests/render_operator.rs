@@ -166,6 +166,7 @@ fn objects_come_in_the_engines_apply_order() {
     assert_eq!(
         kinds,
         [
+            "Namespace",
             "CustomResourceDefinition",
             "ServiceAccount",
             "Role",
