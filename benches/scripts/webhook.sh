@@ -45,7 +45,7 @@ load() {  # server port path mode body
     -m POST -H 'Content-Type: application/json' -D "$harness/$body" \
     "https://127.0.0.1:$port$path" > "$work/out.json"
   # "aborted due to deadline": the requests still in flight when -z ends, not failures.
-  python3 - "$work/out.json" "$server" "$mode" "$body" <<'PY'
+  python3 - "$work/out.json" "$server" "$mode" "$body" "$work/rps.tsv" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s, p = d["summary"], d["latencyPercentiles"]
@@ -54,6 +54,8 @@ errs = {k: n for k, n in d.get("errorDistribution", {}).items() if k != "aborted
 errors = sum(errs.values()) + sum(n for c, n in codes.items() if c != "200")
 print(f"{sys.argv[2]:7} {sys.argv[3]:15} {sys.argv[4]:27} {s['requestsPerSec']:8.0f} req/s  "
       f"p50 {p['p50']*1000:7.2f} ms  p99 {p['p99']*1000:7.2f} ms  errors {errors}{' ' + str(errs) if errs else ''}", end="")
+with open(sys.argv[5], "a") as f:
+    f.write(f"{sys.argv[2]}\t{sys.argv[3]}\t{sys.argv[4]}\t{s['requestsPerSec']}\t{p['p99']*1000}\n")
 PY
 }
 
@@ -121,3 +123,18 @@ for config in "keep-alive admissionreview-allow.json" "keep-alive admissionrevie
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Same-run ratios (oha only): serve and the server alone against the responder and knete.
+[ -f "$work/rps.tsv" ] && python3 - "$work/rps.tsv" <<'PY'
+import sys
+rps = {}
+for line in open(sys.argv[1]):
+    server, mode, body, r, p99 = line.rstrip("\n").split("\t")
+    rps[(server, mode, body)] = float(r)
+for (server, mode, body), r in sorted(rps.items()):
+    if server not in ("serve", "piceli"):
+        continue
+    parts = [f"{r / rps[(ref, mode, body)]:.2f}x {ref}" for ref in ("limit", "knete")
+             if rps.get((ref, mode, body))]
+    if parts:
+        print(f"ratio   {server:7} {mode:15} {body:27} " + ", ".join(parts))
+PY

@@ -132,6 +132,66 @@ fn a_custom_resource_name_the_crd_does_not_have_is_pcl0178() {
     assert!(err.help().contains("lamps.example.com"), "{}", err.help());
 }
 
+/// Render prints what `apply` applies, in its order: every object's apply level is at least the one
+/// before it (the engine sorts by level, stably), included objects at their kind's level after the
+/// generated ones.
+#[test]
+fn objects_come_in_the_engines_apply_order() {
+    let mut a = custom_app("lamps.example.com");
+    a.operator.as_mut().expect("operator").replicas = Spanned::bare(2);
+    a.controllers = vec![piceli_core::model::ControllerDecl {
+        name: s("lamps"),
+        resource: s("configmaps"),
+        plural: "configmaps".into(),
+        namespaced: true,
+        handler: s("policy::reconcile"),
+        ..Default::default()
+    }];
+    let included = |kind: &str, api_version: &str| serde_json::json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "extra"}});
+    a.includes.push(Include::Objects {
+        at: piceli_core::spanned::Loc(0),
+        objects: vec![
+            included("Ingress", "networking.k8s.io/v1"),
+            included("ConfigMap", "v1"),
+            included("Lamp", "example.com/v1"),
+            included("Service", "v1"),
+        ],
+    });
+    let rendered = render(&a, &Options::default()).expect("renders");
+    let kinds: Vec<&str> = rendered
+        .objects
+        .iter()
+        .filter_map(|o| o["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "CustomResourceDefinition",
+            "ServiceAccount",
+            "Role",
+            "RoleBinding",
+            "ConfigMap",
+            "Issuer",
+            "Certificate",
+            "Issuer",
+            "Certificate",
+            "Deployment",
+            "ValidatingWebhookConfiguration",
+            "Lamp",
+            "Service",
+            "Service",
+            "PodDisruptionBudget",
+            "Ingress",
+        ]
+    );
+    let levels: Vec<u32> = kinds
+        .iter()
+        .map(|k| piceli_runtime::engine::plan::level(k))
+        .collect();
+    assert!(levels.is_sorted(), "{kinds:?} at levels {levels:?}");
+}
+
 #[test]
 fn the_resource_table_matches_k8s_openapi() {
     macro_rules! check {
@@ -199,4 +259,34 @@ fn the_resource_table_matches_k8s_openapi() {
         storage::v1::VolumeAttachment,
     );
     assert_eq!(seen, RESOURCES.len(), "every row is checked");
+}
+
+/// The Containerfile builds with the toolchain the workspace pins (`rust-toolchain.toml`), runs as the
+/// distroless non-root user, and starts `serve`.
+#[test]
+fn the_containerfile_builds_with_the_pinned_toolchain_and_runs_serve_as_non_root() {
+    let pinned = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rust-toolchain.toml"
+    ))
+    .expect("rust-toolchain.toml");
+    let channel = pinned
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("channel = "))
+        .expect("a channel")
+        .trim_matches('"');
+    let text = piceli_runtime::render::containerfile(&app(OperatorTls::SelfSigned, 2), "guard");
+    assert!(
+        text.contains(&format!(
+            "FROM docker.io/library/rust:{channel}-slim-bookworm AS build"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("cargo build --release --locked --bin guard"),
+        "{text}"
+    );
+    assert!(text.contains("USER 65532:65532"), "{text}");
+    assert!(text.contains(":nonroot"), "{text}");
+    assert!(text.contains("CMD [\"serve\"]"), "{text}");
 }

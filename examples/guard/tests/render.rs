@@ -36,18 +36,18 @@ fn objects_come_in_apply_order_with_least_privilege() {
         kinds,
         [
             "Namespace",
+            // The Tenant's CRD, included from its Rust type: applied right after the namespace.
+            "CustomResourceDefinition",
             "ServiceAccount",
             "Issuer",
             "Certificate",
             "Issuer",
             "Certificate",
             "Deployment",
-            "PodDisruptionBudget",
-            "Service",
             "ValidatingWebhookConfiguration",
             "MutatingWebhookConfiguration",
-            // The Tenant's CRD, included from its Rust type (the engine applies CRDs first).
-            "CustomResourceDefinition",
+            "Service",
+            "PodDisruptionBudget",
         ]
     );
     assert!(

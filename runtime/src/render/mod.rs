@@ -1,7 +1,9 @@
 //! Render: the app model (for one target) as Kubernetes objects, printed as YAML or JSON.
 //!
-//! Deterministic: the same app renders byte-identical output. Objects come out in apply order
-//! (namespace, identity and RBAC, config, storage, workloads, Services, routing and policy, includes).
+//! Deterministic: the same app renders byte-identical output. Objects come out in apply order, level by
+//! level as `engine::plan::level` ranks kinds (namespace, CustomResourceDefinitions, identity and RBAC,
+//! config, storage, workloads, Services, routing and policy), the included objects of each level after
+//! the generated ones.
 //! Secret values are never read here: they render as a redaction marker.
 
 mod config;
@@ -115,42 +117,73 @@ pub fn render_into(
         .or_else(|| target.map(|t| t.namespace.v.clone()))
         .unwrap_or_else(|| "default".to_string());
     let cx = Cx::new(app, namespace.clone(), target.map(|t| t.name.v.clone()));
+    let mut included = Included::parse(&cx)?;
+    // One phase per apply level (`engine::plan::level`): what `apply` applies, in its order.
     config::namespace(&cx, out)?;
+    included.up_to(1, out); // Namespaces, then CustomResourceDefinitions
     policy::identity(&cx, out)?;
+    operator::identity(&cx, out)?;
+    included.up_to(2, out);
     config::config(&cx, out)?;
+    included.up_to(3, out);
     config::storage(&cx, out)?;
+    included.up_to(4, out);
     workloads::workloads(&cx, out)?;
+    operator::workload(&cx, out)?;
+    included.up_to(5, out);
     network::services(&cx, out)?;
-    operator::operator(&cx, out)?;
+    operator::service(&cx, out)?;
+    included.up_to(6, out);
     network::routing(&cx, out)?;
     policy::scaling(&cx, out)?;
-    includes(&cx, out)?;
+    operator::budget(&cx, out)?;
+    included.up_to(u32::MAX, out);
     Ok((target.map(|t| t.name.v.clone()), namespace))
 }
 
-fn includes(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
-    for inc in &cx.app.includes {
-        let objects: Vec<Value> = match inc {
-            Include::File {
-                path,
-                contents,
-                json,
-            } => piceli_core::include::parse_objects(&contents.v, *json)
-                .map_err(|e| Error::Include {
-                    code: e.code,
-                    message: e.describe(&path.v),
-                })?
-                .into_iter()
-                .map(|o| o.object)
-                .collect(),
-            Include::Objects { objects, .. } => objects.clone(),
-        };
-        for mut o in objects {
-            cx.mark_included(&mut o);
-            out.push(o);
+/// The app's included objects, marked as the app's and stably sorted by apply level, handed out level by
+/// level after the objects the app generates at that level.
+struct Included {
+    objects: std::iter::Peekable<std::vec::IntoIter<(u32, Value)>>,
+}
+
+impl Included {
+    fn parse(cx: &Cx) -> Result<Included, Error> {
+        let mut all = Vec::new();
+        for inc in &cx.app.includes {
+            let objects: Vec<Value> = match inc {
+                Include::File {
+                    path,
+                    contents,
+                    json,
+                } => piceli_core::include::parse_objects(&contents.v, *json)
+                    .map_err(|e| Error::Include {
+                        code: e.code,
+                        message: e.describe(&path.v),
+                    })?
+                    .into_iter()
+                    .map(|o| o.object)
+                    .collect(),
+                Include::Objects { objects, .. } => objects.clone(),
+            };
+            for mut o in objects {
+                cx.mark_included(&mut o);
+                let level = crate::engine::plan::level(o["kind"].as_str().unwrap_or_default());
+                all.push((level, o));
+            }
+        }
+        all.sort_by_key(|(level, _)| *level);
+        Ok(Included {
+            objects: all.into_iter().peekable(),
+        })
+    }
+
+    /// Writes the included objects of every level up to `level`.
+    fn up_to(&mut self, level: u32, out: &mut dyn Sink) {
+        while let Some((_, object)) = self.objects.next_if(|(l, _)| *l <= level) {
+            out.push(object);
         }
     }
-    Ok(())
 }
 
 /// The CustomResourceDefinitions the app includes (those of its `custom_resource` types among them).

@@ -1,6 +1,7 @@
-//! The operator's objects: ServiceAccount, cert-manager Issuers and Certificates, the Deployment that runs
-//! `serve` (and a PodDisruptionBudget with 2+ replicas), its Service, and the Validating/Mutating webhook
-//! configurations, whose caBundle cert-manager's CA injector fills in.
+//! The operator's objects, each at its apply level: ServiceAccount (and RBAC), cert-manager Issuers and
+//! Certificates, the Deployment that runs `serve`, the Validating/Mutating webhook configurations (whose
+//! caBundle cert-manager's CA injector fills in), its Service, and a PodDisruptionBudget with 2+
+//! replicas.
 
 use super::Sink;
 use super::json;
@@ -18,19 +19,28 @@ pub const SERVE_PORT: i32 = 8443;
 /// webhooks.
 pub const HEALTH_PORT: i32 = 8080;
 
-pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
+/// The operator's ServiceAccount and RBAC (apply level 2).
+pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     let Some(op) = &cx.app.operator else {
         return Ok(());
     };
     let name = op.name.v.as_str();
-    let meta = |object_name: &str| json("metadata", &cx.meta(object_name, &vec![], &vec![]));
     out.push(json!({
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": meta(name)?,
+        "metadata": object_meta(cx, name)?,
         "automountServiceAccountToken": false,
     }));
-    super::operator_rbac::rbac(cx, name, out)?;
+    super::operator_rbac::rbac(cx, name, out)
+}
+
+/// The cert-manager objects, the Deployment that runs `serve`, then the webhook configurations (apply
+/// level 5: the serving Secret is asked for before the pods that mount it).
+pub(super) fn workload(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
+    let Some(op) = &cx.app.operator else {
+        return Ok(());
+    };
+    let name = op.name.v.as_str();
     let hooks = !cx.app.webhooks.is_empty();
     for o in cert_manager(op, &cx.namespace)
         .into_iter()
@@ -40,30 +50,11 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(json!({
             "apiVersion": "cert-manager.io/v1",
             "kind": kind,
-            "metadata": meta(&object_name)?,
+            "metadata": object_meta(cx, &object_name)?,
             "spec": spec,
         }));
     }
-    out.push(deployment(cx, op, meta(name)?));
-    if op.replicas.v >= 2 {
-        out.push(json!({
-            "apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget",
-            "metadata": meta(name)?,
-            "spec": { "maxUnavailable": 1, "selector": { "matchLabels": cx.selector(name) } },
-        }));
-    }
-    if hooks {
-        out.push(json!({
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": meta(name)?,
-            "spec": {
-                "selector": cx.selector(name),
-                "ports": [{ "name": "https", "port": 443, "targetPort": "https", "protocol": "TCP" }],
-            },
-        }));
-    }
+    out.push(deployment(cx, op, object_meta(cx, name)?));
     for kind in [WebhookKind::Validate, WebhookKind::Mutate] {
         let hooks: Vec<&Webhook> = cx.app.webhooks.iter().filter(|w| w.kind == kind).collect();
         if hooks.is_empty() {
@@ -97,6 +88,48 @@ pub(super) fn operator(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         }));
     }
     Ok(())
+}
+
+/// The Service the webhook configurations call (apply level 6), when the app has webhooks.
+pub(super) fn service(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
+    let Some(op) = cx
+        .app
+        .operator
+        .as_ref()
+        .filter(|_| !cx.app.webhooks.is_empty())
+    else {
+        return Ok(());
+    };
+    let name = op.name.v.as_str();
+    out.push(json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": object_meta(cx, name)?,
+        "spec": {
+            "selector": cx.selector(name),
+            "ports": [{ "name": "https", "port": 443, "targetPort": "https", "protocol": "TCP" }],
+        },
+    }));
+    Ok(())
+}
+
+/// A PodDisruptionBudget with 2+ replicas (apply level 7).
+pub(super) fn budget(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
+    let Some(op) = cx.app.operator.as_ref().filter(|op| op.replicas.v >= 2) else {
+        return Ok(());
+    };
+    let name = op.name.v.as_str();
+    out.push(json!({
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": object_meta(cx, name)?,
+        "spec": { "maxUnavailable": 1, "selector": { "matchLabels": cx.selector(name) } },
+    }));
+    Ok(())
+}
+
+fn object_meta(cx: &Cx, name: &str) -> Result<Value, Error> {
+    json("metadata", &cx.meta(name, &vec![], &vec![]))
 }
 
 /// The secret holding the serving certificate.

@@ -1,10 +1,10 @@
 //! `Request<T>`: one AdmissionReview v1 request, typed by the resource the webhook handles.
 
 use k8s_openapi::api::authentication::v1::UserInfo;
-use kube::core::admission::{AdmissionRequest, AdmissionReview, Operation};
-use kube::core::{GroupVersionKind, GroupVersionResource};
-use serde::Serialize;
+use kube::core::admission::{AdmissionRequest, Operation};
+use kube::core::{GroupVersionKind, GroupVersionResource, TypeMeta};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 /// What a webhook's resource type must be: a Kubernetes object (k8s-openapi types, `kube::CustomResource`
 /// types, or `kube::core::DynamicObject`) that reads and writes as JSON.
@@ -26,32 +26,48 @@ pub struct MalformedReview(pub String);
 /// One admission request for a `T`, as the API server sent it.
 #[derive(Debug, Clone)]
 pub struct Request<T: kube::Resource> {
-    inner: AdmissionRequest<T>,
+    /// Boxed: a k8s-openapi object is kilobytes, and the request moves through the handler's futures.
+    inner: Box<AdmissionRequest<T>>,
 }
 
 impl<T: AdmissionObject> Request<T> {
     /// Reads a whole AdmissionReview body (`admission.k8s.io/v1`, kind `AdmissionReview`), as the server
     /// does: handy for unit tests of handlers with a fixture file.
     pub fn from_review_json(body: &[u8]) -> Result<Request<T>, MalformedReview> {
-        let review: AdmissionReview<T> =
+        let review: ReviewIn<T> =
             serde_json::from_slice(body).map_err(|e| MalformedReview(e.to_string()))?;
-        if review.types.kind != "AdmissionReview" {
+        if review.kind != "AdmissionReview" {
             return Err(MalformedReview(format!(
                 "kind is {:?}, expected \"AdmissionReview\"",
-                review.types.kind
+                review.kind
             )));
         }
-        if !review.types.api_version.starts_with("admission.k8s.io/") {
+        if !review.api_version.starts_with("admission.k8s.io/") {
             return Err(MalformedReview(format!(
                 "apiVersion is {:?}, expected \"admission.k8s.io/v1\"",
-                review.types.api_version
+                review.api_version
             )));
         }
-        let request: AdmissionRequest<T> = review
-            .try_into()
-            .map_err(|_| MalformedReview("the review has no `request`".into()))?;
-        Request::try_from(request)
+        let mut request = review
+            .request
+            .ok_or_else(|| MalformedReview("the review has no `request`".into()))?;
+        request.types = TypeMeta {
+            api_version: review.api_version,
+            kind: review.kind,
+        };
+        Request::new(request)
     }
+}
+
+/// The AdmissionReview as read: kube-core's `AdmissionReview` flattens its `TypeMeta` (serde then
+/// buffers `apiVersion` and `kind` as generic content before reading them again) and holds the request
+/// unboxed. A `response` in the body is skipped.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", bound(deserialize = "T: DeserializeOwned"))]
+struct ReviewIn<T: kube::Resource> {
+    api_version: String,
+    kind: String,
+    request: Option<Box<AdmissionRequest<T>>>,
 }
 
 impl<T: kube::Resource> TryFrom<AdmissionRequest<T>> for Request<T> {
@@ -59,6 +75,12 @@ impl<T: kube::Resource> TryFrom<AdmissionRequest<T>> for Request<T> {
 
     /// A request must carry the object (or, for DELETE, the old object) and a uid.
     fn try_from(inner: AdmissionRequest<T>) -> Result<Self, MalformedReview> {
+        Request::new(Box::new(inner))
+    }
+}
+
+impl<T: kube::Resource> Request<T> {
+    fn new(inner: Box<AdmissionRequest<T>>) -> Result<Self, MalformedReview> {
         if inner.uid.is_empty() {
             return Err(MalformedReview("request.uid is empty".into()));
         }
@@ -69,9 +91,7 @@ impl<T: kube::Resource> TryFrom<AdmissionRequest<T>> for Request<T> {
         }
         Ok(Request { inner })
     }
-}
 
-impl<T: kube::Resource> Request<T> {
     /// The object being admitted: the new object for CREATE, UPDATE and CONNECT; for DELETE, the object
     /// being deleted (the API server sends it as `oldObject`).
     pub fn object(&self) -> &T {
@@ -139,7 +159,7 @@ impl<T: kube::Resource> Request<T> {
     }
 
     pub(crate) fn into_inner(self) -> AdmissionRequest<T> {
-        self.inner
+        *self.inner
     }
 }
 
