@@ -105,7 +105,8 @@ impl Session {
         hash: &str,
         run: Option<u64>,
     ) -> Result<Approval, EngineError> {
-        self.state.journal
+        self.state
+            .journal
             .approval(hash, run)?
             .ok_or_else(|| EngineError::NotApproved {
                 what: what.to_string(),

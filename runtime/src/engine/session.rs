@@ -305,7 +305,8 @@ impl Session {
     pub async fn apply(&self, hash: &str) -> Result<Applied, EngineError> {
         let full = self.resolve_hash(hash)?;
         let command = format!("apply --approve {}", hash.trim());
-        self.state.journal
+        self.state
+            .journal
             .record_approval(&full, None, ApprovalKind::Approved, &command)?;
         self.apply_settled(&full, self.command_settle()).await
     }

@@ -410,7 +410,9 @@ impl Session {
         match run.id {
             None => self.begin_run(run, &hash, kind, &command)?,
             Some(id) if run.plan_hash.as_deref() != Some(hash.as_str()) => {
-                self.state.journal.deploy_replan(id, &hash, kind, &command)?;
+                self.state
+                    .journal
+                    .deploy_replan(id, &hash, kind, &command)?;
                 run.plan_hash = Some(hash.clone());
             }
             Some(_) => {}
@@ -662,7 +664,8 @@ impl Session {
                 "deploy: automatic rollback to release {earlier} (target `{}` sets rollback_on_failed_checks)",
                 self.target.name.v
             );
-            self.state.journal
+            self.state
+                .journal
                 .record_approval(&plan.hash, Some(run), ApprovalKind::Rollback, &command)
                 .map_err(|e| failed(e.into()))?;
             let applied = self
