@@ -206,8 +206,11 @@ pub fn reconcile(app: &App) {
     }
 }
 
+/// A pod and its labels (`None`: it has none).
+type Labelled<'a> = (Option<&'a Map<String, Value>>, &'a Value);
+
 /// The pods that can serve, by namespace, each with its labels: not terminating, with an IP, not ended.
-fn serving_pods(pods: &[Value]) -> HashMap<&str, Vec<(Option<&Map<String, Value>>, &Value)>> {
+fn serving_pods(pods: &[Value]) -> HashMap<&str, Vec<Labelled<'_>>> {
     let mut by_namespace: HashMap<&str, Vec<_>> = HashMap::new();
     for p in pods {
         if util::terminating(p)

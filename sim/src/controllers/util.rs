@@ -27,10 +27,10 @@ pub fn list(app: &App, rt: &ResourceType) -> Vec<Value> {
 
 /// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not
 /// searched once per owner (which made a turn quadratic in the number of objects).
-pub fn by_controller<'a>(
-    objects: &'a [Value],
+pub fn by_controller(
+    objects: &[Value],
     keep: impl Fn(&Value) -> bool,
-) -> std::collections::HashMap<&'a str, Vec<&'a Value>> {
+) -> std::collections::HashMap<&str, Vec<&Value>> {
     let mut out: std::collections::HashMap<&str, Vec<&Value>> = std::collections::HashMap::new();
     for o in objects.iter().filter(|o| keep(o)) {
         if let Some(owner) = controller_uid(o) {
