@@ -120,8 +120,32 @@ fn rules_of(list: &Value, peers_key: &str) -> Option<Dsl> {
     Some(Dsl::List(out))
 }
 
-/// `network_policy NAME { pods: { … }, types: [ … ], ingress: [ … ], egress: [ … ] }`, or `None` when a
-/// field has no place in that form (the policy is then included as it is).
+/// `policyTypes` as `types:` (empty: the API's default), when it can be: each entry `Ingress` or `Egress`
+/// once, and no rules for a direction it leaves out (those compile only as written, in `spec:`).
+fn first_class_types(spec: &Map<String, Value>) -> Option<Vec<String>> {
+    let types: Vec<String> = match spec.get("policyTypes") {
+        None => Vec::new(),
+        Some(t) => t
+            .as_array()?
+            .iter()
+            .map(|t| t.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()?,
+    };
+    for (i, t) in types.iter().enumerate() {
+        if !matches!(t.as_str(), "Ingress" | "Egress") || types[..i].contains(t) {
+            return None;
+        }
+    }
+    for (field, direction) in [("ingress", "Ingress"), ("egress", "Egress")] {
+        if spec.contains_key(field) && !types.is_empty() && !types.iter().any(|t| t == direction) {
+            return None;
+        }
+    }
+    Some(types)
+}
+
+/// `network_policy NAME { pods: { … }, types: [ … ], ingress: [ … ], egress: [ … ], spec: { … } }`, or
+/// `None` when its pod selector has no place in that form (the policy is then included as it is).
 pub(super) fn network_policy(cx: &mut Cx, o: &Value) -> Option<Item> {
     let name = o["metadata"]["name"].as_str()?;
     let mut spec = o["spec"].as_object()?.clone();
@@ -134,36 +158,23 @@ pub(super) fn network_policy(cx: &mut Cx, o: &Value) -> Option<Item> {
     } else {
         spec.insert("podSelector".into(), Value::Object(pod_rest));
     }
-    let types: Vec<&str> = match spec.get("policyTypes") {
-        None => Vec::new(),
-        Some(t) => t
-            .as_array()?
-            .iter()
-            .map(Value::as_str)
-            .collect::<Option<Vec<_>>>()?,
-    };
-    for (i, t) in types.iter().enumerate() {
-        if !matches!(*t, "Ingress" | "Egress") || types[..i].contains(t) {
-            return None;
+    // `types:` and the rules are first-class when they fit; what does not (a peer's `matchExpressions`,
+    // an empty list, rules for a direction `policyTypes` leaves out, which Kubernetes ignores) stays in
+    // the `spec:` block as written, so nothing is lost and nothing needs `include`.
+    if let Some(types) = first_class_types(&spec) {
+        if !types.is_empty() {
+            item.entry(
+                "types",
+                Dsl::List(types.iter().map(|t| Dsl::Str(t.to_string())).collect()),
+            );
         }
-    }
-    if !types.is_empty() {
-        item.entry(
-            "types",
-            Dsl::List(types.iter().map(|t| Dsl::Str(t.to_string())).collect()),
-        );
-    }
-    for (field, ty, peers) in [("ingress", "Ingress", "from"), ("egress", "Egress", "to")] {
-        if let Some(list) = spec.get(field) {
-            // Rules Kubernetes ignores (their direction left out of `policyTypes`) do not compile.
-            if !types.is_empty() && !types.contains(&ty) {
-                return None;
+        spec.shift_remove("policyTypes");
+        for (field, peers) in [("ingress", "from"), ("egress", "to")] {
+            if let Some(rules) = spec.get(field).and_then(|list| rules_of(list, peers)) {
+                item.entry(field, rules);
+                spec.shift_remove(field);
             }
-            item.entry(field, rules_of(list, peers)?);
         }
-    }
-    for field in ["policyTypes", "ingress", "egress"] {
-        spec.shift_remove(field);
     }
     item.json_entry("spec", Some(&Value::Object(spec)));
     Some(item)

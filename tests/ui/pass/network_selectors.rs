@@ -1,5 +1,6 @@
 //! NetworkPolicies written with plain label selectors (the selector form): the team's own labels, pods in
-//! other namespaces, namespaces, CIDR blocks, port ranges, egress, and a default deny.
+//! other namespaces, namespaces, CIDR blocks, port ranges, egress, a default deny, and
+//! rules kept as written in the `spec:` block.
 
 piceli::app! {
     app demo;
@@ -30,6 +31,21 @@ piceli::app! {
         pods: { role: "db" },
         ingress: [{ from: [cidr("fd00::/8", except: ["fd00:1::/32"])] }],
         spec: { podSelector: { matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] } },
+    }
+    // What `piceli import` writes for rules with no first-class form: as written, in `spec:`.
+    network_policy expressions {
+        pods: { role: "db" },
+        types: ["Ingress"],
+        spec: {
+            ingress: [{
+                from: [{ podSelector: { matchExpressions: [{ key: "team", operator: "Exists" }] } }],
+                ports: [{ port: 6379 }],
+            }],
+        },
+    }
+    network_policy ignored-egress {
+        pods: { role: "db" },
+        spec: { policyTypes: ["Ingress"], ingress: [], egress: [{}] },
     }
 }
 
