@@ -330,11 +330,15 @@ fn network_policies_use_the_selector_form() {
     assert!(s.contains("types: [\"Ingress\", \"Egress\"],"), "{s}");
     assert!(s.contains("egress: [{}],"), "{s}");
     assert!(
-        s.contains("ingress: [{")
+        s.contains("spec: {\n")
+            && s.contains("            ingress: [\n")
             && s.contains("matchExpressions: [{ key: \"a\", operator: \"Exists\" }]"),
         "{s}"
     );
-    assert!(!s.contains("        ingress: [{ from"), "the ingress rules are not first-class: {s}");
+    assert!(
+        !s.contains("        ingress: [{ from"),
+        "the ingress rules are not first-class: {s}"
+    );
     let ignored = POLICY.replace("policyTypes: [Ingress, Egress]", "policyTypes: [Ingress]");
     let i = run(&ignored, None);
     let s = &i.source;
