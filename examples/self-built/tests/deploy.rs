@@ -7,9 +7,13 @@
 #[path = "../../../image/tests/support/mod.rs"]
 mod support;
 
+#[path = "../../support/deploy_events.rs"]
+mod deploy_events;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use deploy_events::{event, lines, stages};
 use piceli_image::{Digest, RegistryClient, Repository};
 use piceli_sim::{Sim, SimConfig};
 
@@ -20,35 +24,6 @@ fn workspace() -> PathBuf {
         .nth(2)
         .expect("the workspace above examples/self-built")
         .to_path_buf()
-}
-
-fn lines(out: &assert_cmd::assert::Assert) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(&out.get_output().stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .filter(|l: &serde_json::Value| l["event"] != "progress")
-        .collect()
-}
-
-fn stages(lines: &[serde_json::Value]) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l["event"] == "stage")
-        .map(|l| {
-            format!(
-                "{}:{}",
-                l["stage"].as_str().unwrap_or("?"),
-                l["outcome"].as_str().unwrap_or("?")
-            )
-        })
-        .collect()
-}
-
-fn event<'a>(lines: &'a [serde_json::Value], name: &str) -> &'a serde_json::Value {
-    lines
-        .iter()
-        .find(|l| l["event"] == name)
-        .unwrap_or_else(|| panic!("no `{name}` event in {lines:#?}"))
 }
 
 #[test]

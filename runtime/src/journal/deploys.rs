@@ -5,6 +5,7 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::Journal;
 use super::error::{JournalError, sql};
+use super::plan_stored;
 use super::time::now_rfc3339;
 use super::types::{
     ApprovalKind, CheckRecord, CheckResult, DeployRun, DeployStage, DeployState, ReleaseId,
@@ -39,13 +40,8 @@ impl Journal {
         command: &str,
     ) -> Result<u64, JournalError> {
         self.write("beginning a deploy run", |tx| {
-            let known: bool = tx.query_row(
-                "SELECT EXISTS (SELECT 1 FROM plans WHERE hash = ?1)",
-                [plan_hash],
-                |r| r.get(0),
-            )?;
-            if !known {
-                return Ok(Err(JournalError::UnknownPlan(plan_hash.to_owned())));
+            if let Err(e) = plan_stored(tx, plan_hash)? {
+                return Ok(Err(e));
             }
             let now = now_rfc3339();
             tx.execute(

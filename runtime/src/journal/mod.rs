@@ -65,6 +65,24 @@ pub struct Journal {
 /// The `control` key of a pending stop request.
 const STOP_KEY: &str = "stop";
 
+/// Whether the plan `plan_hash` is stored (`Err(UnknownPlan)` inside: the transaction itself worked):
+/// what every record that names a plan checks first.
+pub(crate) fn plan_stored(
+    tx: &rusqlite::Transaction<'_>,
+    plan_hash: &str,
+) -> rusqlite::Result<Result<(), JournalError>> {
+    let known: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM plans WHERE hash = ?1)",
+        [plan_hash],
+        |r| r.get(0),
+    )?;
+    Ok(if known {
+        Ok(())
+    } else {
+        Err(JournalError::UnknownPlan(plan_hash.to_owned()))
+    })
+}
+
 impl Journal {
     /// Opens `DIR/journal.db`, creating the directory (`0700` on Unix) and the journal (`0600`) if missing.
     ///
@@ -139,12 +157,8 @@ impl Journal {
         steps: &[PlannedStep],
     ) -> Result<ReleaseId, JournalError> {
         self.write("beginning a release", |tx| {
-            let known: bool =
-                tx.query_row("SELECT EXISTS (SELECT 1 FROM plans WHERE hash = ?1)", [plan_hash], |r| {
-                    r.get(0)
-                })?;
-            if !known {
-                return Ok(Err(JournalError::UnknownPlan(plan_hash.to_owned())));
+            if let Err(e) = plan_stored(tx, plan_hash)? {
+                return Ok(Err(e));
             }
             let running: Option<u64> = tx
                 .query_row(
