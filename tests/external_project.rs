@@ -45,8 +45,9 @@ fn a_project_outside_the_workspace_builds_and_renders() {
     )
     .expect("write app.toml");
 
-    // A target dir of its own under ours, kept between runs so only the first run builds the dependencies.
-    let target = repo.join("target").join("external-project");
+    // A target dir of its own inside the one running this test (any CARGO_TARGET_DIR), kept between runs
+    // so only the first run builds the dependencies.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("external-project");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(&cargo)
         .args(["build", "--quiet"])

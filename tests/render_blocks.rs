@@ -285,3 +285,59 @@ fn cron_job_service_and_service_account_blocks_parse_back() {
 fn blocks_snapshot() {
     insta::assert_snapshot!("blocks_render", to_yaml(&objects()).expect("yaml"));
 }
+
+piceli::app! {
+    app referring;
+    target local = local(namespace: "shop");
+    include yaml("tests/fixtures/included-api.yaml");
+    service api -> api { port: 80 => http }
+    autoscaler api -> api { min: 2, max: 6, cpu: 70 }
+    disruption_budget api -> api { min_available: 1 }
+    network_policy api-ingress -> api { from: [namespace("monitoring")], ports: [http] }
+}
+
+#[test]
+fn items_refer_to_a_workload_of_an_included_file_by_its_own_selector() {
+    let objects = render(&referring::app(), &Options::default())
+        .expect("renders")
+        .objects;
+    let find = |kind: &str, name: &str| {
+        objects
+            .iter()
+            .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("{kind}/{name}"))
+    };
+    let service: core::v1::Service =
+        serde_json::from_value(find("Service", "api").clone()).expect("a Service");
+    let spec = service.spec.expect("spec");
+    assert_eq!(
+        spec.selector,
+        Some([("app".to_string(), "api".to_string())].into()),
+        "the included Deployment's own selector, not Piceli's labels"
+    );
+    assert_eq!(
+        spec.ports.expect("ports")[0].target_port,
+        Some(
+            piceli::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(
+                "http".into()
+            )
+        )
+    );
+    let hpa = find("HorizontalPodAutoscaler", "api");
+    assert_eq!(hpa["spec"]["scaleTargetRef"]["kind"], "Deployment");
+    assert_eq!(hpa["spec"]["scaleTargetRef"]["name"], "api");
+    let pdb = find("PodDisruptionBudget", "api");
+    assert_eq!(
+        pdb["spec"]["selector"]["matchLabels"],
+        serde_json::json!({"app": "api"})
+    );
+    let policy = find("NetworkPolicy", "api-ingress");
+    assert_eq!(
+        policy["spec"]["podSelector"]["matchLabels"],
+        serde_json::json!({"app": "api"})
+    );
+    // The included Deployment itself is rendered as written (in the target's namespace).
+    let deployment = find("Deployment", "api");
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(deployment["metadata"]["namespace"], "shop");
+}

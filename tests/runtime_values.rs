@@ -143,3 +143,123 @@ fn only_apps_with_run_time_values_are_checked_again_at_run_time() {
     let err = render::render(&hand_made, &Default::default()).expect_err("checked");
     assert_eq!(err.code().as_str(), "PCL0020", "{err}");
 }
+
+const NGINX: &str = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d";
+
+/// N similar workers, each with its Service, built by a function.
+fn workers(n: usize) -> piceli::App {
+    (0..n).fold(piceli::App::new("workers"), |app, i| {
+        let name = format!("worker-{i}");
+        app.with_workload(
+            piceli::Workload::deployment(&name, NGINX)
+                .port("http", 8080)
+                .env("SHARD", i.to_string()),
+        )
+        .with_service(piceli::Service::to(&name, &name).port(80, "http"))
+    })
+}
+
+piceli::app! {
+    app with-parts;
+    target local = local(namespace: "parts");
+    deployment web { image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d", ports: { http: 80 } }
+    include app((workers(2)));
+}
+
+piceli::app! {
+    app clashing-part;
+    deployment worker-0 { image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d" }
+    include app((workers(1).with_workload(piceli::Workload::deployment("Bad_Name", NGINX))));
+}
+
+#[test]
+fn parts_built_in_rust_render_with_the_macros_app() {
+    let app = with_parts::app();
+    assert!(
+        !app.checked_at_compile_time,
+        "a merged part is checked at run time"
+    );
+    let rendered = render::render(&app, &render::Options::default()).expect("renders");
+    let names: Vec<(String, String)> = rendered
+        .objects
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap_or_default().to_string(),
+                o["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+    for (kind, name) in [
+        ("Deployment", "web"),
+        ("Deployment", "worker-0"),
+        ("Deployment", "worker-1"),
+        ("Service", "worker-1"),
+    ] {
+        assert!(
+            names.contains(&(kind.to_string(), name.to_string())),
+            "{kind}/{name} in {names:?}"
+        );
+    }
+    let worker = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "worker-1")
+        .expect("worker-1");
+    let env = &worker["spec"]["template"]["spec"]["containers"][0]["env"];
+    assert_eq!(env[0]["value"], "1", "{env}");
+    assert_eq!(
+        worker["metadata"]["namespace"], "parts",
+        "the part deploys into the app's target"
+    );
+}
+
+#[test]
+fn a_part_that_breaks_a_rule_is_refused_with_the_macros_code() {
+    let err = render::render(&clashing_part::app(), &render::Options::default())
+        .expect_err("a clash and a bad name");
+    let text = err.to_string();
+    assert!(text.contains("PCL0003"), "the name both declare: {text}");
+    assert!(text.contains("PCL0001"), "the part's invalid name: {text}");
+}
+
+fn common_env() -> std::collections::BTreeMap<&'static str, u16> {
+    std::collections::BTreeMap::from([("PORT", 8080), ("WORKERS", 4)])
+}
+
+piceli::app! {
+    app env-expressions;
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        env: (common_env()),
+    }
+    deployment bad {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        env: ([("not a name", "x")]),
+    }
+}
+
+#[test]
+fn a_whole_env_map_from_rust_is_rendered_and_checked_by_the_same_rules() {
+    let app = env_expressions::app();
+    let web = app.workload("web").expect("web");
+    let env: Vec<(&str, &str)> = web.containers[0]
+        .env
+        .iter()
+        .map(|e| match &e.value {
+            piceli::core::model::EnvValue::Literal(v) => (e.name.v.as_str(), v.v.as_str()),
+            other => panic!("a literal, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(env, [("PORT", "8080"), ("WORKERS", "4")]);
+    let err = render::render(&app, &render::Options::default()).expect_err("a bad name");
+    let Error::Invalid(problems) = &err else {
+        panic!("expected Invalid, got {err}")
+    };
+    assert_eq!(problems.len(), 1, "{err}");
+    assert_eq!(problems[0].0.code.as_str(), "PCL0029", "{err}");
+    assert_eq!(problems[0].1, "deployment bad › container bad › env");
+}

@@ -248,6 +248,11 @@ codes! {
     BuildConflict = "PCL0056", "one package and binary is built two ways",
         "Every `build(package: …, bin: …)` of the same package and binary makes one image, so they must agree \
          on `base:`. Give them the same base, or build another binary.";
+    ServiceOnJob = "PCL0057", "a Service selects a job or cron_job",
+        "A `job` or `cron_job` runs pods to completion: a Service would route to pods that come and go, and a \
+         Job's pods have no stable label a Service could select. Point the Service at a `deployment`, \
+         `stateful_set` or `daemon_set`; for a job that must be reached while it runs, use a workload that \
+         stays up.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";
@@ -397,6 +402,11 @@ codes! {
          the plan, and the built content must hash to that digest. The state directory (the journal, the \
          build cache under `builds/`, `images.json`) was edited after the plan was made, or the cache lost \
          a blob. Run `deploy` again: it builds what is missing, plans, and asks for a new approval.";
+    ModelFormat = "PCL0118", "the app's embedded model is of another piceli release",
+        "`app!` embeds the checked app in the binary in a versioned form, and the runtime reads only its own \
+         version. A mismatch means the app was compiled by a piceli-macros of one release and linked with a \
+         piceli-runtime of another (two piceli versions in one lock file). The message gives the versions or \
+         the exact read error. Depend on the one `piceli` crate, run `cargo update -p piceli`, and rebuild.";
     PortInUse = "PCL0120", "a local port `access` needs is in use",
         "`access` listens on 127.0.0.1 at each declared forward's local port and refuses to start when one is \
          taken (nothing is started). Stop the other program holding the port (`ss -ltnp` shows it), serve \

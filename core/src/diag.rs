@@ -15,6 +15,9 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub help: String,
+    /// An earlier declaration the problem is about (the first of two with one name), which the
+    /// compile-time message names by its line.
+    pub earlier: Option<Loc>,
 }
 
 impl Diagnostic {
@@ -25,7 +28,14 @@ impl Diagnostic {
             at,
             message: message.into(),
             help: help.into(),
+            earlier: None,
         }
+    }
+
+    /// The same problem, about an earlier declaration as well (the first of two with one name).
+    pub fn with_earlier(mut self, at: Loc) -> Self {
+        self.earlier = Some(at);
+        self
     }
 
     /// The compile-time form: `PCL0001: message` (rustc prints `help:` separately).

@@ -4,6 +4,8 @@
 //! so both report the same code and position.
 
 use crate::codes::Code;
+use crate::model::{Container, ContainerPort, IncludedWorkload, Workload, WorkloadKind};
+use crate::spanned::{Loc, Spanned};
 use serde_json::Value;
 
 /// A problem in an included file.
@@ -175,6 +177,83 @@ fn flatten(line: usize, value: Value, out: &mut Vec<IncludedObject>) -> Result<(
     }
 }
 
+/// The workload kind of an object: an apps/v1 Deployment, StatefulSet or DaemonSet, a batch/v1 Job or
+/// CronJob.
+pub fn workload_kind(object: &Value) -> Option<WorkloadKind> {
+    Some(
+        match (object["apiVersion"].as_str()?, object["kind"].as_str()?) {
+            ("apps/v1", "Deployment") => WorkloadKind::Deployment,
+            ("apps/v1", "StatefulSet") => WorkloadKind::StatefulSet,
+            ("apps/v1", "DaemonSet") => WorkloadKind::DaemonSet,
+            ("batch/v1", "Job") => WorkloadKind::Job,
+            ("batch/v1", "CronJob") => WorkloadKind::CronJob,
+            _ => return None,
+        },
+    )
+}
+
+/// The workload an included object is — an apps/v1 Deployment, StatefulSet or DaemonSet, a batch/v1 Job or
+/// CronJob — as Services and the other items that refer to it see it (its name and the locations of what
+/// it declares at `at`); `None` for any other object.
+pub fn included_workload(object: &Value, at: Loc) -> Option<IncludedWorkload> {
+    let kind = workload_kind(object)?;
+    let name = object["metadata"]["name"].as_str()?;
+    let spec = match kind {
+        WorkloadKind::CronJob => &object["spec"]["jobTemplate"]["spec"],
+        _ => &object["spec"],
+    };
+    let template = &spec["template"];
+    let labels = |v: &Value| -> Vec<(String, String)> {
+        v.as_object()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut selector = labels(&spec["selector"]["matchLabels"]);
+    if selector.is_empty() {
+        selector = labels(&template["metadata"]["labels"]);
+    }
+    let spanned = |s: &str| Spanned::new(s.to_string(), at);
+    let containers = template["spec"]["containers"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| Container {
+                    name: spanned(c["name"].as_str().unwrap_or_default()),
+                    image: spanned(c["image"].as_str().unwrap_or_default()),
+                    ports: c["ports"]
+                        .as_array()
+                        .map(|ps| {
+                            ps.iter()
+                                .filter_map(|p| {
+                                    Some(ContainerPort {
+                                        name: spanned(p["name"].as_str().unwrap_or_default()),
+                                        number: Spanned::new(p["containerPort"].as_i64()?, at),
+                                        protocol: p["protocol"].as_str().map(spanned),
+                                    })
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    ..Container::default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(IncludedWorkload {
+        workload: Workload {
+            kind,
+            name: spanned(name),
+            containers,
+            ..Workload::default()
+        },
+        selector,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +307,24 @@ mod tests {
         assert_eq!(parse_objects(text, true).expect("parses").len(), 1);
         let err = parse_objects("{\n  \"kind\": \n}", true).expect_err("bad json");
         assert_eq!((err.code, err.line), (Code::IncludeMalformed, 3));
+    }
+
+    #[test]
+    fn an_included_deployment_is_known_by_its_selector_and_ports() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api, tier: backend}}\n    spec:\n      containers:\n        - name: server\n          image: ghcr.io/acme/api:1\n          ports: [{name: http, containerPort: 8000}, {containerPort: 9090}]\n";
+        let objects = parse_objects(text, false).expect("parses");
+        let w = included_workload(&objects[0].object, Loc(3)).expect("a workload");
+        assert_eq!(w.workload.kind, WorkloadKind::Deployment);
+        assert_eq!(w.workload.name.v, "api");
+        assert_eq!(w.selector, [("app".to_string(), "api".to_string())]);
+        let ports: Vec<(&str, i64)> = w.workload.containers[0]
+            .ports
+            .iter()
+            .map(|p| (p.name.v.as_str(), p.number.v))
+            .collect();
+        assert_eq!(ports, [("http", 8000), ("", 9090)]);
+        let cm =
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+        assert!(included_workload(&cm, Loc(0)).is_none());
     }
 }

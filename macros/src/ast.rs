@@ -34,6 +34,10 @@ impl Sp {
             end: other.end,
         }
     }
+    /// The line these tokens start on, when the compiler runs the macro (unit tests have no lines).
+    pub fn line(self) -> Option<usize> {
+        proc_macro::is_available().then(|| self.start.unwrap().line())
+    }
     /// An error underlining these tokens.
     pub fn error(self, message: impl std::fmt::Display) -> syn::Error {
         let mut tokens = TokenStream::new();
@@ -193,8 +197,23 @@ impl Parse for Input {
     }
 }
 
+/// `///` doc comments before an item or a key (`#[doc = "…"]` to the parser): they document the app for
+/// its readers and are dropped. Any other attribute is an error, since nothing inside `app!` reads one.
+fn skip_doc_comments(input: ParseStream) -> syn::Result<()> {
+    for attr in input.call(syn::Attribute::parse_outer)? {
+        if !attr.path().is_ident("doc") {
+            return Err(syn::Error::new_spanned(
+                attr.path(),
+                "only `///` doc comments may stand before an item or a key in `app!`",
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        skip_doc_comments(input)?;
         let keyword = parse_name(input)?;
         let mut item = Item {
             keyword,
@@ -308,6 +327,7 @@ impl Parse for Map {
         let brace = braced!(content in input);
         let mut entries = Vec::new();
         while !content.is_empty() {
+            skip_doc_comments(&content)?;
             let key = parse_key(&content)?;
             content.parse::<Token![:]>().map_err(|e| {
                 syn::Error::new(e.span(), format!("expected `:` after `{}`", key.text))

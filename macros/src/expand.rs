@@ -23,8 +23,8 @@ pub fn expand(checked: Checked) -> TokenStream {
     let fills = checked.dynamics.iter().map(|d| {
         let at = d.at.0;
         let value = match &d.kind {
-            DynamicKind::Str(e) => quote!(::piceli::__private::string(#e)),
-            DynamicKind::Int(e) => quote!(::piceli::__private::int(#e)),
+            DynamicKind::Str(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::string(#e)),
+            DynamicKind::Int(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::int(#e)),
             DynamicKind::Json(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::json(#e)),
             DynamicKind::File(path) => {
                 let path = format!("/{path}");
@@ -33,8 +33,13 @@ pub fn expand(checked: Checked) -> TokenStream {
                 )))
             }
             DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
+            DynamicKind::Env(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::env(#e)),
         };
         quote!((#at, #value))
+    });
+    // `include app((…))`: each part merged in, its type checked at the expression.
+    let parts = checked.parts.iter().map(|e| {
+        quote::quote_spanned!(syn::spanned::Spanned::span(e)=> .merge(::piceli::__private::part(#e)))
     });
     let paths = &checked.paths;
     // The same text the model stores for `CheckKind::Code { function }`, so the runtime finds each one.
@@ -46,6 +51,7 @@ pub fn expand(checked: Checked) -> TokenStream {
     let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
     let locations = &checked.app.locations;
+    let format = piceli_core::model::MODEL_FORMAT;
     let name = &checked.app.name.v;
     let doc =
         format!("The `{name}` app, as declared in `piceli::app!` and checked at compile time.");
@@ -57,7 +63,8 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             /// The app model, with the values written as Rust expressions filled in.
             pub fn app() -> ::piceli::__private::App {
-                ::piceli::__private::load(MODEL, LOCATIONS, ::std::vec![#(#fills),*])
+                ::piceli::__private::load(#format, MODEL, LOCATIONS, ::std::vec![#(#fills),*])
+                    #(#parts)*
             }
 
             /// The app's `check code(…)` functions, registered for the runtime to call.

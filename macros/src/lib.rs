@@ -12,7 +12,7 @@ mod webhook_expand;
 
 use proc_macro::TokenStream;
 
-/// Declares a Kubernetes application; see the DSL reference in `docs/dsl.md`.
+#[doc = include_str!("app_doc.md")]
 #[proc_macro]
 pub fn app(input: TokenStream) -> TokenStream {
     let input = match fragments::prepare(input.into()) {

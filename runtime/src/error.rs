@@ -27,6 +27,9 @@ pub enum Error {
     /// An object could not be built or serialized.
     #[error("{0}")]
     Render(String),
+    /// The model `app!` embedded cannot be read by this runtime (PCL0118).
+    #[error("{0}")]
+    EmbeddedModel(String),
     /// A controller or webhook declaration does not fit the app's types (PCL0175, PCL0178).
     #[error("{message}")]
     Controller {
@@ -47,6 +50,7 @@ impl Coded for Error {
             Error::Include { code, .. } => *code,
             Error::UnknownTarget { .. } => Code::UnknownTargetFlag,
             Error::Render(_) => Code::RenderFailed,
+            Error::EmbeddedModel(_) => Code::ModelFormat,
             Error::Controller { code, .. } => *code,
         }
     }
@@ -57,7 +61,7 @@ impl Coded for Error {
             | Error::Include { .. }
             | Error::UnknownTarget { .. }
             | Error::Controller { .. } => ExitClass::Rejected,
-            Error::Render(_) => ExitClass::Failed,
+            Error::Render(_) | Error::EmbeddedModel(_) => ExitClass::Failed,
         }
     }
 
@@ -78,6 +82,11 @@ impl Coded for Error {
                 format!("pass one of: {}", declared.join(", "))
             }
             Error::Render(_) => "this is a bug in piceli; please report it with the app".into(),
+            Error::EmbeddedModel(_) => {
+                "build the app against one piceli release: `cargo update -p piceli` \
+                 (or pin piceli-macros and piceli-runtime to the same version), then rebuild"
+                    .into()
+            }
             Error::Controller { help, .. } => help.clone(),
         }
     }

@@ -1,7 +1,8 @@
 //! Loading the model the macro embedded, filling in values known only at run time, and checking them.
 
 use crate::error::Error;
-use piceli_core::model::{App, Include};
+use piceli_core::model::{App, EnvValue, EnvVar, Include};
+use piceli_core::spanned::Spanned;
 use piceli_core::spanned::with_fills;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -10,18 +11,132 @@ use std::collections::HashMap;
 pub type Fill = (u32, Value);
 
 /// A string value (from a Rust expression or `include_str!`).
-pub fn string(v: impl Into<String>) -> Value {
-    Value::String(v.into())
+pub fn string(v: impl TextValue) -> Value {
+    Value::String(v.into_text())
 }
 
 /// An integer value from a Rust expression.
-pub fn int(v: impl Into<i64>) -> Value {
-    Value::from(v.into())
+pub fn int(v: impl IntegerValue) -> Value {
+    Value::from(v.into_integer())
 }
+
+/// What a Rust expression for a text field (`image:`, an env value, a quantity) may give.
+#[diagnostic::on_unimplemented(
+    message = "this Rust expression gives `{Self}`, and its field takes text",
+    label = "expected text (`String`, `&str`, `Cow<str>`, `char`), found `{Self}`",
+    note = "turn a number into text with `.to_string()` or `format!(\"{{n}}m\")`"
+)]
+pub trait TextValue {
+    /// The text.
+    fn into_text(self) -> String;
+}
+
+// Implemented for each text type rather than for every `Into<String>`, so that rustc reports a wrong
+// type with this trait's message instead of a `From` bound deep inside `Into`.
+macro_rules! text_values {
+    ($($t:ty),*) => {$(
+        impl TextValue for $t {
+            fn into_text(self) -> String {
+                self.into()
+            }
+        }
+    )*};
+}
+text_values!(
+    String,
+    &str,
+    &String,
+    &mut str,
+    Box<str>,
+    std::borrow::Cow<'_, str>,
+    char
+);
+
+/// What a Rust expression for a number field (`replicas:`, a port) may give.
+#[diagnostic::on_unimplemented(
+    message = "this Rust expression gives `{Self}`, and its field takes a number",
+    label = "expected an integer (`i8`–`i64`, `u8`–`u32`), found `{Self}`",
+    note = "a `usize` or `u64` converts with `i64::try_from(n)`; text parses with `.parse::<i64>()`"
+)]
+pub trait IntegerValue {
+    /// The number.
+    fn into_integer(self) -> i64;
+}
+
+macro_rules! integer_values {
+    ($($t:ty),*) => {$(
+        impl IntegerValue for $t {
+            fn into_integer(self) -> i64 {
+                self.into()
+            }
+        }
+    )*};
+}
+integer_values!(i8, i16, i32, i64, u8, u16, u32);
 
 /// A value for a schema-checked block, from a Rust expression giving a map, a list or an object.
 pub fn json(v: impl BlockJson) -> Value {
     v.into_block_json()
+}
+
+/// A whole `env:` map from a Rust expression: its pairs of names and values, in order.
+pub fn env(v: impl EnvPairs) -> Value {
+    Value::Array(
+        v.into_env_pairs()
+            .into_iter()
+            .map(|(k, v)| Value::Array(vec![Value::String(k), Value::String(v)]))
+            .collect(),
+    )
+}
+
+/// What `env: (…)` may give: pairs of a name and a value, such as `[("MODE", "prod")]`, a
+/// `BTreeMap<String, String>` or a `Vec<(String, u16)>`. The names and values are checked like written
+/// ones (PCL0029 for a name) before anything is rendered.
+#[diagnostic::on_unimplemented(
+    message = "`env: (…)` must give pairs of a name and a value, not `{Self}`",
+    label = "this gives `{Self}`",
+    note = "give e.g. `[(\"MODE\", \"prod\")]`, a `BTreeMap<String, String>`, or an iterator of `(name, value)` where the name converts into `String` and the value implements `Display`"
+)]
+pub trait EnvPairs {
+    /// The pairs, in order.
+    fn into_env_pairs(self) -> Vec<(String, String)>;
+}
+
+impl<I, K, V> EnvPairs for I
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: Into<String>,
+    V: std::fmt::Display,
+{
+    fn into_env_pairs(self) -> Vec<(String, String)> {
+        self.into_iter()
+            .map(|(k, v)| (k.into(), v.to_string()))
+            .collect()
+    }
+}
+
+/// Adds each container's `env: (…)` pairs to its variables, as literals located at the expression.
+fn fill_env(app: &mut App, lists: &mut HashMap<u32, Value>) {
+    let containers = app
+        .workloads
+        .iter_mut()
+        .flat_map(|w| w.containers.iter_mut().chain(w.init_containers.iter_mut()));
+    for c in containers {
+        let Some(at) = c.env_expr else { continue };
+        let Some(Value::Array(pairs)) = lists.remove(&at.0) else {
+            continue;
+        };
+        for pair in pairs {
+            if let Value::Array(kv) = pair
+                && let [Value::String(k), Value::String(v)] = kv.as_slice()
+            {
+                c.env.push(EnvVar {
+                    name: Spanned::new(k.clone(), at),
+                    value: EnvValue::Literal(Spanned::new(v.clone(), at)),
+                });
+            }
+        }
+    }
 }
 
 /// What a Rust expression in a `pod:`/`container:`/`spec:` block may give: anything serde serializes
@@ -82,10 +197,20 @@ impl IntoObjects for Vec<Object> {
     }
 }
 
-/// The app from the macro's JSON, its location table and the run-time values. The JSON is generated by
-/// the macro from the same model type, so a mismatch is a piceli bug: it yields an app with no name, which
-/// [`check`] reports (never a panic).
-pub fn load(model: &str, locations: &[&str], fills: Vec<Fill>) -> App {
+/// The app from the macro's JSON (of model format `format`), its location table and the run-time values.
+/// The JSON is generated by the macro from the same model type, so a mismatch — another format, or JSON
+/// this runtime cannot read — means piceli-macros and piceli-runtime of different releases: it yields an
+/// app with no name and the reason in `load_error`, which [`check`] reports (never a panic).
+pub fn load(format: u32, model: &str, locations: &[&str], fills: Vec<Fill>) -> App {
+    if format != piceli_core::model::MODEL_FORMAT {
+        return App {
+            load_error: Some(format!(
+                "the app was compiled with model format {format}, and this runtime reads format {}",
+                piceli_core::model::MODEL_FORMAT
+            )),
+            ..App::default()
+        };
+    }
     // Lists fill either a block value (`tolerations: (gpu())`) or an `include objects((…))`, whose
     // location no spanned value has; both maps are keyed by the same locations.
     let mut objects: HashMap<u32, Value> = fills
@@ -95,7 +220,18 @@ pub fn load(model: &str, locations: &[&str], fills: Vec<Fill>) -> App {
         .collect();
     let no_run_time_values = fills.is_empty();
     let values: HashMap<u32, Value> = fills.into_iter().collect();
-    let mut app: App = with_fills(values, || serde_json::from_str(model)).unwrap_or_default();
+    let mut app: App = match with_fills(values, || serde_json::from_str(model)) {
+        Ok(app) => app,
+        Err(e) => {
+            return App {
+                load_error: Some(format!(
+                    "the embedded model does not read as this runtime's: {e}"
+                )),
+                ..App::default()
+            };
+        }
+    };
+    fill_env(&mut app, &mut objects);
     for inc in &mut app.includes {
         if let Include::Objects { at, objects: slot } = inc
             && let Some(Value::Array(items)) = objects.remove(&at.0)
@@ -113,6 +249,9 @@ pub fn load(model: &str, locations: &[&str], fills: Vec<Fill>) -> App {
 /// Every problem in the app now that all values are known: the same rules, codes and messages as at
 /// compile time, located by description instead of span. Also checks included files.
 pub fn check(app: &App) -> Result<(), Error> {
+    if let Some(reason) = &app.load_error {
+        return Err(Error::EmbeddedModel(reason.clone()));
+    }
     if app.name.v.is_empty() {
         return Err(Error::Render(
             "the embedded app model could not be read".into(),
@@ -158,4 +297,47 @@ pub fn check(app: &App) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use piceli_core::Coded;
+
+    #[test]
+    fn a_model_of_another_format_is_refused_with_both_versions() {
+        let app = load(piceli_core::model::MODEL_FORMAT + 1, "{}", &[], Vec::new());
+        let err = check(&app).expect_err("another format is refused");
+        assert_eq!(err.code(), piceli_core::Code::ModelFormat);
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("format {}", piceli_core::model::MODEL_FORMAT + 1)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "reads format {}",
+                piceli_core::model::MODEL_FORMAT
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_model_this_runtime_cannot_read_is_refused_with_the_serde_error() {
+        let app = load(
+            piceli_core::model::MODEL_FORMAT,
+            r#"{"name": 7}"#,
+            &[],
+            Vec::new(),
+        );
+        let err = check(&app).expect_err("an unreadable model is refused");
+        assert_eq!(err.code(), piceli_core::Code::ModelFormat);
+        assert!(err.to_string().contains("invalid type"), "{err}");
+        assert!(
+            err.help().contains("cargo update -p piceli"),
+            "{}",
+            err.help()
+        );
+    }
 }

@@ -6,6 +6,7 @@
 
 mod block;
 mod build;
+mod builder;
 mod config;
 mod controller;
 mod netpol;
@@ -86,6 +87,9 @@ pub struct App {
     /// Images built from this workspace (`image: build(…)`), one per placeholder.
     #[serde(default)]
     pub builds: Vec<ImageBuild>,
+    /// Workloads of included files (`include yaml(…)`), which Services and the other items may refer to.
+    #[serde(default)]
+    pub included_workloads: Vec<IncludedWorkload>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table.
     #[serde(skip)]
@@ -97,7 +101,18 @@ pub struct App {
     /// check has nothing to add. Never serialized; an app built any other way is checked at run time.
     #[serde(skip)]
     pub checked_at_compile_time: bool,
+    /// Why the model embedded by `app!` could not be read (a format or serde mismatch between the macro
+    /// that wrote it and the runtime reading it); [`crate::validate`]'s caller refuses such an app with it.
+    /// Never serialized.
+    #[serde(skip)]
+    pub load_error: Option<String>,
 }
+
+/// The version of the model's JSON form that `app!` embeds in each app binary. The macro writes the value it
+/// was built with next to the JSON; the runtime refuses a model of another version instead of misreading
+/// it (a piceli-macros and a piceli-runtime of different releases in one build). Raise it with any change
+/// to the serialized model that an older reader would misread.
+pub const MODEL_FORMAT: u32 = 1;
 
 impl App {
     /// The human description of a location (`deployment web › image`), or `app` when unknown.
@@ -113,9 +128,20 @@ impl App {
         self.targets.iter().find(|t| t.name.v == name)
     }
 
-    /// The workload called `name`.
+    /// The workload called `name`: one the app declares, else one of an included file (as far as the
+    /// items that refer to it need: kind, containers, ports).
     pub fn workload(&self, name: &str) -> Option<&Workload> {
-        self.workloads.iter().find(|w| w.name.v == name)
+        self.workloads
+            .iter()
+            .find(|w| w.name.v == name)
+            .or_else(|| self.included_workload(name).map(|i| &i.workload))
+    }
+
+    /// The included workload called `name` (`include yaml(…)`), with the labels selecting its pods.
+    pub fn included_workload(&self, name: &str) -> Option<&IncludedWorkload> {
+        self.included_workloads
+            .iter()
+            .find(|i| i.workload.name.v == name)
     }
 
     /// The build whose placeholder is `image` (`build:shop-api`), if the image is built here.

@@ -102,6 +102,18 @@ pub struct Workload {
     pub spread: Vec<Spanned<String>>,
 }
 
+/// A workload the app includes as YAML or JSON (`include yaml(…)`), as the items that refer to it see it
+/// (a Service, network policy, autoscaler, disruption budget, check, `access`): its kind, name, containers
+/// and their ports as a [`Workload`] (nothing else of it is set, and it is never rendered from the model:
+/// the included object is), and the labels that select its pods.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IncludedWorkload {
+    /// Its kind, name, containers and ports.
+    pub workload: Workload,
+    /// The labels of its pods that select them: `spec.selector.matchLabels`, else the pod template's.
+    pub selector: Vec<(String, String)>,
+}
+
 /// One container.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Container {
@@ -135,6 +147,10 @@ pub struct Container {
     pub block: Block,
     /// `env_from: [config(settings), secret(db)]`: every key of these as environment variables.
     pub env_from: Vec<EnvFrom>,
+    /// `env: (common_env())`: a Rust expression giving the variables, whose value the runtime's `load`
+    /// adds to `env` (as literals, located here) before the app is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_expr: Option<crate::spanned::Loc>,
 }
 
 /// A whole ConfigMap or Secret as environment variables.

@@ -88,7 +88,8 @@ fn selectors(cx: &mut Ctx, app: &App) {
         let Some(BlockValue::Map(labels)) = s.spec.get("selector") else {
             continue;
         };
-        let Some(w) = app.workload(&s.selects.v) else {
+        // A declared workload's pod labels (an included one's selector is its own).
+        let Some(w) = app.workloads.iter().find(|w| w.name.v == s.selects.v) else {
             continue;
         };
         let what = format!("{} {}", w.kind.keyword(), w.name.v);

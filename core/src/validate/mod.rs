@@ -88,6 +88,22 @@ impl Ctx {
         }
     }
 
+    /// Record that a name is declared a second time: the problem is at the later one, and names the
+    /// earlier one too.
+    pub(crate) fn declared_twice(
+        &mut self,
+        code: Code,
+        at: Loc,
+        first: Loc,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        if !self.dynamic.contains(&at) {
+            self.diags
+                .push(Diagnostic::new(code, at, message, help).with_earlier(first));
+        }
+    }
+
     /// Record a rule's verdict on a value.
     pub(crate) fn rule(&mut self, code: Code, at: Loc, verdict: Result<(), RuleError>) {
         if let Err(e) = verdict {

@@ -4,7 +4,7 @@ use super::Ctx;
 use crate::codes::Code;
 use crate::model::{App, Labels, WorkloadKind};
 use crate::rules;
-use crate::spanned::Name;
+use crate::spanned::{Loc, Name};
 use std::collections::HashMap;
 
 /// Characters a CronJob's Jobs and a StatefulSet's revision hashes add to the name.
@@ -73,7 +73,14 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
                 .chain(w.volume_claims.iter().map(|c| &c.name)),
         );
     }
-    duplicates(cx, "workload", app.workloads.iter().map(|w| &w.name));
+    duplicates(
+        cx,
+        "workload",
+        app.workloads
+            .iter()
+            .chain(app.included_workloads.iter().map(|i| &i.workload))
+            .map(|w| &w.name),
+    );
 
     for s in &app.services {
         cx.rule(
@@ -208,20 +215,23 @@ fn subdomains<'a>(cx: &mut Ctx, kind: &str, names: impl Iterator<Item = &'a Name
 
 /// Report every name seen before (the later declaration is the one flagged).
 pub(super) fn duplicates<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a Name>) {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, Loc> = HashMap::new();
     for n in names {
-        if seen.insert(n.v.as_str(), ()).is_some() {
+        if let Some(&first) = seen.get(n.v.as_str()) {
             let code = match what {
                 "target" => Code::UnknownTarget,
                 "Service port" => Code::DuplicatePort,
                 _ => Code::DuplicateObject,
             };
-            cx.error(
+            cx.declared_twice(
                 code,
                 n.at,
+                first,
                 format!("{what} `{}` is declared twice", n.v),
                 "rename or remove one of them",
             );
+        } else {
+            seen.insert(n.v.as_str(), n.at);
         }
     }
 }

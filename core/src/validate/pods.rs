@@ -7,7 +7,7 @@ use crate::model::{
     App, Container, EnvFrom, EnvValue, ExternalKind, PortRef, ProbeAction, VolumeSource, Workload,
 };
 use crate::rules::{self, Quantity};
-use crate::spanned::{Name, Spanned};
+use crate::spanned::{Loc, Name, Spanned};
 use std::collections::HashMap;
 
 pub(super) fn check(cx: &mut Ctx, app: &App) {
@@ -93,45 +93,54 @@ pub(super) const ACCESS_MODES: &[&str] = &[
 
 fn duplicates_containers(cx: &mut Ctx, w: &Workload) {
     let all = w.containers.iter().chain(&w.init_containers);
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, Loc> = HashMap::new();
     for c in all {
-        if seen.insert(c.name.v.as_str(), ()).is_some() {
-            cx.error(
+        if let Some(&first) = seen.get(c.name.v.as_str()) {
+            cx.declared_twice(
                 Code::DuplicateContainer,
                 c.name.at,
+                first,
                 format!(
                     "container `{}` is declared twice in `{}`",
                     c.name.v, w.name.v
                 ),
                 "rename one of the containers",
             );
+        } else {
+            seen.insert(c.name.v.as_str(), c.name.at);
         }
     }
     // Port names and numbers are unique across the pod's containers.
-    let mut names: HashMap<&str, ()> = HashMap::new();
-    let mut numbers: HashMap<(i64, &str), ()> = HashMap::new();
+    let mut names: HashMap<&str, Loc> = HashMap::new();
+    let mut numbers: HashMap<(i64, &str), Loc> = HashMap::new();
     for p in w.containers.iter().flat_map(|c| &c.ports) {
-        if names.insert(p.name.v.as_str(), ()).is_some() {
-            cx.error(
+        if let Some(&first) = names.get(p.name.v.as_str()) {
+            cx.declared_twice(
                 Code::DuplicatePort,
                 p.name.at,
+                first,
                 format!(
                     "port name `{}` is declared twice in `{}`",
                     p.name.v, w.name.v
                 ),
                 "give each port its own name",
             );
+        } else {
+            names.insert(p.name.v.as_str(), p.name.at);
         }
         let proto = p.protocol.as_ref().map(|s| s.v.as_str()).unwrap_or("TCP");
         if let Some(&n) = cx.known(&p.number)
-            && numbers.insert((n, proto), ()).is_some()
+            && let Some(&first) = numbers.get(&(n, proto))
         {
-            cx.error(
+            cx.declared_twice(
                 Code::DuplicatePort,
                 p.number.at,
+                first,
                 format!("port {n}/{proto} is declared twice in `{}`", w.name.v),
                 "remove the duplicate port",
             );
+        } else if let Some(&n) = cx.known(&p.number) {
+            numbers.insert((n, proto), p.number.at);
         }
     }
 }

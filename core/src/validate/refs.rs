@@ -18,13 +18,21 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
 }
 
 fn workload<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Workload> {
-    let found = cx.workloads.get(&name.v).map(|&i| &app.workloads[i]);
+    // A declared workload, else one of an included file (`include yaml(…)`).
+    let found = cx
+        .workloads
+        .get(&name.v)
+        .map(|&i| &app.workloads[i])
+        .or_else(|| app.included_workload(&name.v).map(|i| &i.workload));
     if found.is_none() {
         cx.unknown(
             Code::UnknownWorkload,
             "workload",
             name,
-            app.workloads.iter().map(|w| w.name.v.as_str()),
+            app.workloads
+                .iter()
+                .chain(app.included_workloads.iter().map(|i| &i.workload))
+                .map(|w| w.name.v.as_str()),
         );
     }
     found
@@ -87,6 +95,42 @@ fn workload_port(cx: &mut Ctx, w: &Workload, port: &PortRef, code: Code) {
     }
 }
 
+/// A Service port written without `=> target` forwards to the container port of the same number, so the
+/// workload must expose it (`port: 81` on a workload with only port 80 would route nowhere).
+fn same_number_target(cx: &mut Ctx, w: &Workload, s: &Service, p: &crate::model::ServicePort) {
+    let Some(&num) = cx.known(&p.port) else {
+        return;
+    };
+    let exposed: Vec<(&str, i64)> = w
+        .containers
+        .iter()
+        .flat_map(|c| &c.ports)
+        .map(|c| (c.name.v.as_str(), c.number.v))
+        .collect();
+    if exposed.iter().any(|&(_, n)| n == num) {
+        return;
+    }
+    let help = match exposed.first() {
+        Some((name, _)) => format!(
+            "map it to a container port of `{}`: `port: {num} => {name}`, or declare port {num} under its `ports:`",
+            w.name.v
+        ),
+        None => format!(
+            "declare the port on `{}`: `ports: {{ http: {num} }}`",
+            w.name.v
+        ),
+    };
+    cx.error(
+        Code::UnknownTargetPort,
+        p.port.at,
+        format!(
+            "Service `{}` forwards port {num} to the same port of `{}`, which exposes no port {num}",
+            s.name.v, w.name.v
+        ),
+        help,
+    );
+}
+
 /// A reference to a port of a Service, by name or number.
 fn service_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
     let ok = match port {
@@ -113,7 +157,20 @@ fn service_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
 fn services(cx: &mut Ctx, app: &App) {
     let mut local_ports: HashMap<i64, ()> = HashMap::new();
     for s in &app.services {
-        let w = workload(cx, app, &s.selects);
+        let mut w = workload(cx, app, &s.selects);
+        if let Some(job) = w.filter(|w| w.kind.runs_to_completion()) {
+            cx.error(
+                Code::ServiceOnJob,
+                s.selects.at,
+                format!(
+                    "`{}` is a {}, whose pods run to completion: a Service cannot route to it",
+                    job.name.v,
+                    job.kind.keyword()
+                ),
+                "point the Service at a deployment, stateful_set or daemon_set",
+            );
+            w = None; // its ports are not checked: that would only repeat the problem
+        }
         if s.ports.is_empty() && s.spec.get("ports").is_none() {
             cx.error(
                 Code::MissingKey,
@@ -141,8 +198,10 @@ fn services(cx: &mut Ctx, app: &App) {
                     "give each Service port its own number",
                 );
             }
-            if let (Some(w), Some(target)) = (w, &p.target) {
-                workload_port(cx, w, target, Code::UnknownTargetPort);
+            match (w, &p.target) {
+                (Some(w), Some(target)) => workload_port(cx, w, target, Code::UnknownTargetPort),
+                (Some(w), None) => same_number_target(cx, w, s, p),
+                (None, _) => {}
             }
             if let Some(np) = &p.node_port {
                 if let Some(&n) = cx.known(np) {

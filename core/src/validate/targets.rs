@@ -21,6 +21,15 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             }
         }
         for o in &t.overrides {
+            if app.included_workload(&o.object.v).is_some() {
+                cx.error(
+                    Code::UnknownOverride,
+                    o.object.at,
+                    format!("`{}` comes from an included file", o.object.v),
+                    "target overrides change workloads the app declares; change the included file, or declare the workload in `app!`",
+                );
+                continue;
+            }
             let Some(w) = app.workload(&o.object.v) else {
                 cx.unknown(
                     Code::UnknownOverride,

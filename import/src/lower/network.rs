@@ -35,7 +35,9 @@ pub(super) fn service_ports(
             return None;
         }
         let value = match p.get("targetPort") {
-            None => Dsl::Int(port),
+            // `port: 80` forwards to container port 80, which the workload must expose first-class.
+            None if container_ports.iter().any(|(_, c)| *c == port) => Dsl::Int(port),
+            None => return None,
             Some(Value::String(t)) if container_ports.iter().any(|(n, _)| n == t) => {
                 if print::name(t) != *t {
                     return None;

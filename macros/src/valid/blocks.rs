@@ -229,12 +229,13 @@ impl Lower {
             if skip.contains(&k.text.as_str()) {
                 continue;
             }
-            if entries.iter().any(|(seen, _)| seen.v == k.text) {
+            if let Some((first, _)) = entries.iter().find(|(seen, _)| seen.v == k.text) {
+                let first = self.span_at(first.at);
                 self.fail(
                     Code::DuplicateKey,
                     k.sp,
                     format!("`{}` is given twice in {desc}", k.text),
-                    "keep one of them",
+                    super::keep_one(first),
                 );
                 continue;
             }

@@ -24,7 +24,7 @@ pub(super) fn config_map(lw: &mut Lower, item: &Item) {
     };
     if long_form {
         (c.labels, c.annotations) = lw.meta(&mut f, &owner);
-        f.finish(lw, &["data", "labels", "annotations"]);
+        f.finish_keys(lw, super::keys::CONFIG_MAP);
     }
     for (k, v) in data.all() {
         let desc = format!("{owner} › {}", k.text);
@@ -136,7 +136,7 @@ pub(super) fn secret(lw: &mut Lower, item: &Item) {
     };
     if long_form {
         (s.labels, s.annotations) = lw.meta(&mut f, &owner);
-        f.finish(lw, &["type", "data", "labels", "annotations"]);
+        f.finish_keys(lw, super::keys::SECRET);
     }
     for (k, v) in data.all() {
         let desc = format!("{owner} › {}", k.text);
@@ -203,11 +203,17 @@ pub(super) fn secret(lw: &mut Lower, item: &Item) {
                     format!("the value of secret key `{}` is written in the source", k.text),
                     "read it when applying instead: `from_env(\"VAR\")`, `from_file(\"path\")` or `generated(length: 32)`",
                 );
-                continue;
+                // The key stays declared (the build fails, so this source is never used): references to
+                // it add no follow-on "no key" error.
+                SecretSource::Generated {
+                    length: Spanned::new(32, key.at),
+                }
             }
             other => {
                 lw.wrong_type(other, "a secret source", "from_env(\"API_KEY\")");
-                continue;
+                SecretSource::Generated {
+                    length: Spanned::new(32, key.at),
+                }
             }
         };
         s.data.push((key, source));
@@ -248,17 +254,7 @@ pub(super) fn pvc(lw: &mut Lower, item: &Item) {
         PVC_OWNED,
         &owner,
     );
-    f.finish(
-        lw,
-        &[
-            "storage",
-            "access",
-            "class",
-            "labels",
-            "annotations",
-            "spec",
-        ],
-    );
+    f.finish_keys(lw, super::keys::PVC);
     if let Some(storage) = storage {
         lw.app.pvcs.push(Pvc {
             name,

@@ -9,22 +9,6 @@ use piceli_core::model::*;
 use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
-pub(super) const CONTAINER_KEYS: &[&str] = &[
-    "image",
-    "command",
-    "args",
-    "env",
-    "ports",
-    "resources",
-    "ready",
-    "live",
-    "startup",
-    "mounts",
-    "pull_policy",
-    "container",
-    "env_from",
-];
-
 pub(super) fn containers(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Container> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › containers"));
@@ -33,7 +17,7 @@ pub(super) fn containers(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Containe
         let name = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
         let mut cf = Fields::of(lw, Some(body), desc.clone());
         let c = container_fields(lw, &mut cf, name, k.sp, &desc);
-        cf.finish(lw, CONTAINER_KEYS);
+        cf.finish_keys(lw, super::keys::CONTAINER);
         out.extend(c);
     }
     out
@@ -89,8 +73,14 @@ pub(super) fn container_fields(
     if let Some(v) = f.take("pull_policy") {
         c.pull_policy = lw.str(v, format!("{owner} › pull_policy"));
     }
-    if let Some(v) = f.take("env") {
-        c.env = env(lw, v, owner);
+    match f.take("env") {
+        Some(Value::Expr(e, sp)) => {
+            let at = lw.loc(*sp, format!("{owner} › env"));
+            lw.dynamic(at, super::DynamicKind::Env(e.clone()));
+            c.env_expr = Some(at);
+        }
+        Some(v) => c.env = env(lw, v, owner),
+        None => {}
     }
     if let Some(v) = f.take("env_from") {
         c.env_from = env_from(lw, v, owner);

@@ -15,9 +15,6 @@ use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 use syn::spanned::Spanned as _;
 
-/// The keys of a controller's block.
-const OPTION_KEYS: &[&str] = &["labels", "namespaces", "every", "writes"];
-
 /// What the expansion registers for one controller.
 pub struct ControllerCode {
     /// The declared name.
@@ -262,7 +259,7 @@ fn options(
             other => lw.wrong_type(other, "a list of resources", "writes: [status, configmaps]"),
         }
     }
-    f.finish(lw, OPTION_KEYS);
+    f.finish_keys(lw, super::keys::CONTROLLER_OPTIONS);
     writes
 }
 

@@ -22,15 +22,15 @@ impl<'a> Fields<'a> {
         match value {
             Some(Value::Map(m)) => {
                 for (k, v) in &m.entries {
-                    if entries
+                    if let Some((first, _, _)) = entries
                         .iter()
-                        .any(|(seen, _, _): &(&NameTok, &Value, bool)| seen.text == k.text)
+                        .find(|(seen, _, _): &&(&NameTok, &Value, bool)| seen.text == k.text)
                     {
                         lw.fail(
                             Code::DuplicateKey,
                             k.sp,
                             format!("`{}` is given twice in {owner}", k.text),
-                            "keep one of them",
+                            super::keep_one(first.sp),
                         );
                         continue;
                     }
@@ -79,6 +79,12 @@ impl<'a> Fields<'a> {
                 (e.0, e.1)
             })
             .collect()
+    }
+
+    /// Report every key not taken, with the closest key of an item's table (every workload kind).
+    pub fn finish_keys(self, lw: &mut Lower, table: &[super::keys::Key]) {
+        let allowed = super::keys::names(table, super::keys::Kinds::ALL);
+        self.finish(lw, &allowed);
     }
 
     /// Report every key not taken, with the closest allowed key.

@@ -12,6 +12,7 @@ mod container;
 mod controller;
 mod external;
 mod fields;
+mod keys;
 mod netpol;
 mod network;
 mod operator;
@@ -42,6 +43,8 @@ pub struct Checked {
     pub webhooks: Vec<WebhookCode>,
     /// The controllers' handlers, for `controllers()`.
     pub controllers: Vec<ControllerCode>,
+    /// `include app((…))`: Rust expressions giving parts of the app, merged in when `app()` runs.
+    pub parts: Vec<syn::Expr>,
 }
 
 /// A value known only at run time.
@@ -64,6 +67,8 @@ pub enum DynamicKind {
     File(String),
     /// k8s-openapi objects built in Rust.
     Objects(syn::Expr),
+    /// A whole `env:` map built in Rust (pairs of names and values).
+    Env(syn::Expr),
 }
 
 /// The state of pass 2: the model being built, the location table, and the errors so far.
@@ -73,6 +78,7 @@ pub struct Lower {
     locations: Vec<String>,
     dynamics: Vec<Dynamic>,
     paths: Vec<syn::Path>,
+    parts: Vec<syn::Expr>,
     webhooks: Vec<WebhookCode>,
     controllers: controller::State,
     /// The app being built.
@@ -121,6 +127,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         locations: Vec::new(),
         dynamics: Vec::new(),
         paths: Vec::new(),
+        parts: Vec::new(),
         webhooks: Vec::new(),
         controllers: controller::State::default(),
         app: App::default(),
@@ -155,13 +162,13 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
     lw.app.locations = lw.locations.clone();
     lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
     for d in piceli_core::validate::validate(&lw.app) {
-        let sp = lw
-            .spans
-            .get(d.at.0 as usize)
-            .copied()
-            .unwrap_or(Sp::one(proc_macro2::Span::call_site()));
+        let sp = lw.span_at(d.at);
+        let help = match d.earlier.and_then(|first| lw.span_at(first).line()) {
+            Some(line) => format!("{}; the first is on line {line}", d.help),
+            None => d.help.clone(),
+        };
         lw.errors
-            .push(sp.error(format!("{}\n\nhelp: {}", d.headline(), d.help)));
+            .push(sp.error(format!("{}\n\nhelp: {help}", d.headline())));
     }
     let name = app_names.first().map(|n| n.text.clone());
     if lw.errors.is_empty() {
@@ -171,9 +178,18 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             paths: lw.paths,
             webhooks: lw.webhooks,
             controllers: lw.controllers.code,
+            parts: lw.parts,
         })
     } else {
         Err((lw.errors, name))
+    }
+}
+
+/// The help for a key given twice: keep one, naming the line of the first when the compiler knows it.
+fn keep_one(first: Sp) -> String {
+    match first.line() {
+        Some(line) => format!("keep one of them; the first is on line {line}"),
+        None => "keep one of them".to_string(),
     }
 }
 
@@ -183,6 +199,14 @@ impl Lower {
         self.spans.push(sp);
         self.locations.push(description.into());
         Loc(self.spans.len() as u32 - 1)
+    }
+
+    /// The tokens a location was recorded for (the macro's call site when unknown).
+    pub(super) fn span_at(&self, at: Loc) -> Sp {
+        self.spans
+            .get(at.0 as usize)
+            .copied()
+            .unwrap_or(Sp::one(proc_macro2::Span::call_site()))
     }
 
     /// Record a problem found while lowering.

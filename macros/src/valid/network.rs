@@ -82,19 +82,7 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
     }
     (s.labels, s.annotations) = lw.meta(&mut f, &owner);
     s.spec = lw.block(&mut f, "spec", schema::SERVICE_SPEC, SERVICE_OWNED, &owner);
-    f.finish(
-        lw,
-        &[
-            "port",
-            "ports",
-            "type",
-            "node_ports",
-            "access",
-            "labels",
-            "annotations",
-            "spec",
-        ],
-    );
+    f.finish_keys(lw, super::keys::SERVICE);
     lw.app.services.push(s);
 }
 
@@ -181,9 +169,7 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
             NETWORK_POLICY_SELECTOR_OWNED,
             &owner,
         );
-        let mut allowed = super::netpol::SELECTOR_KEYS.to_vec();
-        allowed.extend(["labels", "annotations", "spec"]);
-        f.finish(lw, &allowed);
+        f.finish_keys(lw, super::keys::NETWORK_POLICY_SELECTOR);
         // A mix of the two forms is reported once; the policy is left out (no follow-on errors).
         if n.selector.is_some() {
             lw.app.network_policies.push(n);
@@ -239,7 +225,7 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
         NETWORK_POLICY_OWNED,
         &owner,
     );
-    f.finish(lw, &["from", "ports", "labels", "annotations", "spec"]);
+    f.finish_keys(lw, super::keys::NETWORK_POLICY);
     lw.app.network_policies.push(n);
 }
 
@@ -278,20 +264,7 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     i.path_type = f
         .take("path_type")
         .and_then(|v| lw.str(v, format!("{owner} › path_type")));
-    f.finish(
-        lw,
-        &[
-            "host",
-            "class",
-            "tls",
-            "paths",
-            "rules",
-            "path_type",
-            "labels",
-            "annotations",
-            "spec",
-        ],
-    );
+    f.finish_keys(lw, super::keys::INGRESS);
     lw.app.ingresses.push(i);
 }
 

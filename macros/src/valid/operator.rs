@@ -8,11 +8,6 @@ use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind};
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 
-/// The keys of `operator NAME { … }`.
-const OPERATOR_KEYS: &[&str] = &["image", "replicas", "tls"];
-/// The options of a webhook (`{ failure: ignore, timeout: 5, namespaces: { … } }`).
-const OPTION_KEYS: &[&str] = &["failure", "timeout", "namespaces", "objects"];
-
 /// One webhook as the expansion registers it.
 pub struct WebhookCode {
     /// Validating or mutating.
@@ -87,7 +82,7 @@ pub fn operator(lw: &mut Lower, item: &Item) {
     {
         op.tls = tls;
     }
-    f.finish(lw, OPERATOR_KEYS);
+    f.finish_keys(lw, super::keys::OPERATOR);
     lw.app.operator = Some(op);
 }
 
@@ -238,7 +233,7 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
         if let Some(v) = f.take("objects") {
             hook.objects = lw.labels(v, &format!("{owner} › objects"));
         }
-        f.finish(lw, OPTION_KEYS);
+        f.finish_keys(lw, super::keys::WEBHOOK_OPTIONS);
     }
     if kind == WebhookKind::Validate
         && let Some(list) = tail.list

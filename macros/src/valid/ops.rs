@@ -339,9 +339,26 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
         );
         return;
     };
-    let Some(call) = lw.call(v, &["yaml", "json", "objects"], "yaml(\"k8s/extra.yaml\")") else {
+    let Some(call) = lw.call(
+        v,
+        &["yaml", "json", "objects", "app"],
+        "yaml(\"k8s/extra.yaml\")",
+    ) else {
         return;
     };
+    if call.name.text == "app" {
+        let example = "app((extra::workers(3)))";
+        let Some(arg) = lw.arg(call, 0, "a Rust expression giving a `piceli::App`", example) else {
+            return;
+        };
+        lw.max_args(call, 1, example);
+        match arg {
+            Value::Expr(e, _) => lw.parts.push(e.clone()),
+            Value::RustPath(p) => lw.parts.push(syn::parse_quote!(#p)),
+            other => lw.wrong_type(other, "a Rust expression in parentheses", example),
+        }
+        return;
+    }
     if call.name.text == "objects" {
         let Some(arg) = lw.arg(call, 0, "a Rust expression", "objects((my_objects()))") else {
             return;
@@ -379,17 +396,33 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
     let Some(path) = lw.str(arg, format!("include {}", call.name.text)) else {
         return;
     };
-    if let Some(text) = read_crate_file(lw, &path.v, arg)
-        && let Err(e) = piceli_core::include::parse_objects(&text, json)
-    {
-        let help = match e.code {
-            Code::IncludeNotObject => {
-                "every document needs `apiVersion`, `kind` and `metadata.name`"
+    if let Some(text) = read_crate_file(lw, &path.v, arg) {
+        match piceli_core::include::parse_objects(&text, json) {
+            // Its workloads are known to the items that refer to them (`service api -> api`).
+            Ok(objects) => {
+                for o in &objects {
+                    if piceli_core::include::workload_kind(&o.object).is_none() {
+                        continue;
+                    }
+                    let kind = o.object["kind"].as_str().unwrap_or_default();
+                    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+                    let at = lw.loc(arg.sp(), format!("include {} › {kind} {name}", path.v));
+                    if let Some(w) = piceli_core::include::included_workload(&o.object, at) {
+                        lw.app.included_workloads.push(w);
+                    }
+                }
             }
-            _ => "fix the file so it parses (documents are separated by `---`)",
-        };
-        lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
-        return;
+            Err(e) => {
+                let help = match e.code {
+                    Code::IncludeNotObject => {
+                        "every document needs `apiVersion`, `kind` and `metadata.name`"
+                    }
+                    _ => "fix the file so it parses (documents are separated by `---`)",
+                };
+                lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
+                return;
+            }
+        }
     }
     let at = lw.loc(arg.sp(), format!("include {} contents", path.v));
     lw.dynamic(at, DynamicKind::File(path.v.clone()));

@@ -45,18 +45,7 @@ pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
         AUTOSCALER_OWNED,
         &owner,
     );
-    f.finish(
-        lw,
-        &[
-            "min",
-            "max",
-            "cpu",
-            "memory",
-            "labels",
-            "annotations",
-            "spec",
-        ],
-    );
+    f.finish_keys(lw, super::keys::AUTOSCALER);
     if let (Some(min), Some(max)) = (min, max) {
         lw.app.autoscalers.push(Autoscaler {
             name,
@@ -95,16 +84,7 @@ pub(super) fn disruption_budget(lw: &mut Lower, item: &Item) {
         BUDGET_OWNED,
         &owner,
     );
-    f.finish(
-        lw,
-        &[
-            "min_available",
-            "max_unavailable",
-            "labels",
-            "annotations",
-            "spec",
-        ],
-    );
+    f.finish_keys(lw, super::keys::DISRUPTION_BUDGET);
     lw.app.disruption_budgets.push(DisruptionBudget {
         name,
         protects,
@@ -131,7 +111,7 @@ pub(super) fn service_account(lw: &mut Lower, item: &Item) {
         SERVICE_ACCOUNT_OWNED,
         &owner,
     );
-    f.finish(lw, &["automount", "labels", "annotations", "spec"]);
+    f.finish_keys(lw, super::keys::SERVICE_ACCOUNT);
     lw.app.service_accounts.push(ServiceAccountDecl {
         name,
         automount_token,
@@ -178,7 +158,7 @@ pub(super) fn role(lw: &mut Lower, item: &Item) {
         }
     }
     let (labels, annotations) = lw.meta(&mut f, &owner);
-    f.finish(lw, &["rules", "labels", "annotations"]);
+    f.finish_keys(lw, super::keys::ROLE);
     lw.app.roles.push(RoleDecl {
         name,
         cluster,
@@ -212,7 +192,7 @@ pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
         .map(|v| lw.name_list(v, &format!("{owner} › subjects")))
         .unwrap_or_default();
     let (labels, annotations) = lw.meta(&mut f, &owner);
-    f.finish(lw, &["role", "subjects", "labels", "annotations"]);
+    f.finish_keys(lw, super::keys::ROLE_BINDING);
     if let Some(role) = role {
         lw.app.role_bindings.push(RoleBindingDecl {
             name,

@@ -104,7 +104,7 @@ fn strategy(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &st
                 Code::UnknownKey,
                 k.sp,
                 format!("`strategy` does not apply to a {}", w.kind.keyword()),
-                "remove it",
+                "remove it: `strategy` applies to deployment, stateful_set, daemon_set",
             );
             return;
         }

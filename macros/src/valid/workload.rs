@@ -1,41 +1,14 @@
 //! Lowering workloads: pod-level keys, blocks and shortcuts, volumes and claim templates (containers: `container.rs`).
 
 use super::blocks::{Owned, POD_JOB_OWNED, POD_OWNED, WORKLOAD_SPEC_OWNED};
-use super::container::{CONTAINER_KEYS, container_fields, containers};
+use super::container::{container_fields, containers};
+use super::keys::{self, Kinds};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
 use piceli_core::schema;
 use piceli_core::spanned::Spanned;
-
-const POD_KEYS: &[&str] = &[
-    "replicas",
-    "containers",
-    "init_containers",
-    "volumes",
-    "labels",
-    "annotations",
-    "service_account",
-    "schedule",
-    "service",
-    "volume_claims",
-    "restart",
-    "backoff_limit",
-    "completions",
-    "parallelism",
-    "node_selector",
-    "spec",
-    "pod",
-    "pod_labels",
-    "pod_annotations",
-    "grace",
-    "priority",
-    "pull_secrets",
-    "security",
-    "spread",
-    "strategy",
-];
 
 pub(super) fn workload(lw: &mut Lower, item: &Item) {
     let kind = match item.keyword.text.as_str() {
@@ -150,7 +123,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     }
     if let Some(v) = f.take("containers") {
         // With `containers:`, container keys at the top belong inside one of them.
-        for key in CONTAINER_KEYS {
+        for key in keys::names(keys::CONTAINER, Kinds::ALL) {
             if let Some(k) = f.key(key) {
                 f.take(key);
                 lw.fail(
@@ -176,7 +149,9 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
             w.containers.push(c);
         }
     }
-    let allowed: Vec<&str> = POD_KEYS.iter().chain(CONTAINER_KEYS).copied().collect();
+    // Only this kind's keys: "accepts:" and did-you-mean never offer `schedule` to a deployment.
+    let mut allowed = keys::names(keys::WORKLOAD, Kinds::of(kind));
+    allowed.extend(keys::names(keys::CONTAINER, Kinds::ALL));
     f.finish(lw, &allowed);
     lw.app.workloads.push(w);
 }
@@ -185,13 +160,21 @@ fn name_sp(item: &Item) -> Sp {
     item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp)
 }
 
+/// A key of another workload kind, saying which kinds it is for (from the key table).
 fn not_for(lw: &mut Lower, f: &Fields, key: &str, kind: WorkloadKind) {
     if let Some(k) = f.key(key) {
+        let help = match keys::find(keys::WORKLOAD, key) {
+            Some(entry) => format!(
+                "remove it: `{key}` applies to {}",
+                entry.kinds.keywords().join(", ")
+            ),
+            None => "remove it".to_string(),
+        };
         lw.fail(
             Code::UnknownKey,
             k.sp,
             format!("`{key}` does not apply to a {}", kind.keyword()),
-            "remove it",
+            help,
         );
     }
 }

@@ -46,6 +46,9 @@ impl<'a> Cx<'a> {
 
     /// The labels that select a workload's pods.
     pub fn selector(&self, workload: &str) -> BTreeMap<String, String> {
+        if let Some(included) = self.app.included_workload(workload) {
+            return included.selector.iter().cloned().collect();
+        }
         BTreeMap::from([
             (NAME_LABEL.to_string(), self.app.name.v.clone()),
             (COMPONENT_LABEL.to_string(), workload.to_string()),

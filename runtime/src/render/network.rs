@@ -19,6 +19,22 @@ fn int_or_string(p: &PortRef) -> IntOrString {
     }
 }
 
+/// The arrow form's ingress rules: one rule for the peers and ports it names (no `from:` is every peer, no
+/// `ports:` every port, as in a Kubernetes rule), and none at all when it names neither — `{}` denies all
+/// ingress to the workload. (A rule `{}` would allow every peer on every port.)
+fn ingress_rules(
+    peers: Vec<net::NetworkPolicyPeer>,
+    ports: Option<Vec<net::NetworkPolicyPort>>,
+) -> Vec<net::NetworkPolicyIngressRule> {
+    if peers.is_empty() && ports.is_none() {
+        return Vec::new();
+    }
+    vec![net::NetworkPolicyIngressRule {
+        from: (!peers.is_empty()).then_some(peers),
+        ports,
+    }]
+}
+
 pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     for s in &cx.app.services {
         let (type_, cluster_ip) = match s.service_type {
@@ -176,10 +192,7 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                         ..LabelSelector::default()
                     }),
                     policy_types: Some(vec!["Ingress".to_string()]),
-                    ingress: Some(vec![net::NetworkPolicyIngressRule {
-                        from: (!peers.is_empty()).then_some(peers),
-                        ports,
-                    }]),
+                    ingress: Some(ingress_rules(peers, ports)),
                     ..net::NetworkPolicySpec::default()
                 }),
             },
@@ -188,4 +201,30 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(object);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_naming_no_peer_and_no_port_denies_all_ingress() {
+        assert!(ingress_rules(Vec::new(), None).is_empty());
+    }
+
+    #[test]
+    fn a_policy_naming_only_ports_opens_them_to_every_peer() {
+        let port = net::NetworkPolicyPort {
+            port: Some(IntOrString::String("http".into())),
+            ..net::NetworkPolicyPort::default()
+        };
+        let rules = ingress_rules(Vec::new(), Some(vec![port.clone()]));
+        assert_eq!(
+            rules,
+            [net::NetworkPolicyIngressRule {
+                from: None,
+                ports: Some(vec![port])
+            }]
+        );
+    }
 }

@@ -1,0 +1,174 @@
+//! The keys every item accepts, one table per item kind: what lowering lists when a key is unknown (only
+//! that kind's keys), what it says about a key of another workload kind, and what docs/dsl.md's key
+//! reference is generated from (a test keeps the two equal).
+
+use piceli_core::model::WorkloadKind;
+
+mod tables;
+pub use tables::*;
+
+/// The workload kinds a key applies to (every kind for items that are not workloads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kinds(u8);
+
+impl Kinds {
+    pub const DEPLOYMENT: Kinds = Kinds(1);
+    pub const STATEFUL_SET: Kinds = Kinds(2);
+    pub const DAEMON_SET: Kinds = Kinds(4);
+    pub const JOB: Kinds = Kinds(8);
+    pub const CRON_JOB: Kinds = Kinds(16);
+    pub const ALL: Kinds = Kinds(31);
+    /// Deployments and StatefulSets: `replicas`, autoscalers.
+    pub const SCALABLE: Kinds = Kinds(3);
+    /// Workloads that run until stopped: rollout strategies.
+    pub const LONG_RUNNING: Kinds = Kinds(7);
+    /// Jobs and CronJobs: pods that run to completion.
+    pub const TO_COMPLETION: Kinds = Kinds(24);
+
+    /// The kind of a workload.
+    pub fn of(kind: WorkloadKind) -> Kinds {
+        match kind {
+            WorkloadKind::Deployment => Kinds::DEPLOYMENT,
+            WorkloadKind::StatefulSet => Kinds::STATEFUL_SET,
+            WorkloadKind::DaemonSet => Kinds::DAEMON_SET,
+            WorkloadKind::Job => Kinds::JOB,
+            WorkloadKind::CronJob => Kinds::CRON_JOB,
+        }
+    }
+
+    /// Whether these kinds include `kind`.
+    pub fn has(self, kind: Kinds) -> bool {
+        self.0 & kind.0 == kind.0
+    }
+
+    /// The workload keywords, for messages and docs (`deployment, stateful_set`).
+    pub fn keywords(self) -> Vec<&'static str> {
+        [
+            (Kinds::DEPLOYMENT, "deployment"),
+            (Kinds::STATEFUL_SET, "stateful_set"),
+            (Kinds::DAEMON_SET, "daemon_set"),
+            (Kinds::JOB, "job"),
+            (Kinds::CRON_JOB, "cron_job"),
+        ]
+        .into_iter()
+        .filter(|(k, _)| self.has(*k))
+        .map(|(_, word)| word)
+        .collect()
+    }
+}
+
+/// One key: its name, the workload kinds it applies to, and what it means.
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    pub name: &'static str,
+    pub kinds: Kinds,
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "read by the test that writes the docs' key tables"
+        )
+    )]
+    pub doc: &'static str,
+}
+
+/// The keys of `keys` that apply to `kind`, in table order.
+pub fn names(keys: &[Key], kind: Kinds) -> Vec<&'static str> {
+    keys.iter()
+        .filter(|k| k.kinds.has(kind))
+        .map(|k| k.name)
+        .collect()
+}
+
+/// The entry for a key, if the table has it.
+pub fn find(keys: &[Key], name: &str) -> Option<Key> {
+    keys.iter().find(|k| k.name == name).copied()
+}
+
+/// The key reference of docs/dsl.md, between its markers.
+#[cfg(test)]
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for t in TABLES {
+        out.push_str(&format!("\n#### {}\n\n", t.item));
+        if t.per_kind {
+            out.push_str("| key | applies to | meaning |\n|---|---|---|\n");
+        } else {
+            out.push_str("| key | meaning |\n|---|---|\n");
+        }
+        for k in t.keys {
+            if t.per_kind {
+                let kinds = if k.kinds == Kinds::ALL {
+                    "every workload".to_string()
+                } else {
+                    k.kinds.keywords().join(", ")
+                };
+                out.push_str(&format!("| `{}` | {kinds} | {} |\n", k.name, k.doc));
+            } else {
+                out.push_str(&format!("| `{}` | {} |\n", k.name, k.doc));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "<!-- keys: generated from macros/src/valid/keys.rs -->\n";
+    const END: &str = "<!-- end of keys -->";
+
+    /// docs/dsl.md's key reference, and the rustdoc of `app!` (what an editor shows on hover), are this
+    /// table; `PICELI_UPDATE_DOCS=1 cargo test -p piceli-macros` rewrites them after a change.
+    #[test]
+    fn the_dsl_reference_and_the_macros_rustdoc_list_every_key_of_the_table() {
+        let generated = markdown();
+        for file in ["../docs/dsl.md", "src/app_doc.md"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let doc = std::fs::read_to_string(&path).expect(file);
+            let (Some(start), Some(end)) = (doc.find(START), doc.find(END)) else {
+                panic!("{file} lacks the key reference markers `{START}` … `{END}`");
+            };
+            let current = &doc[start + START.len()..end];
+            if current == generated {
+                continue;
+            }
+            if std::env::var_os("PICELI_UPDATE_DOCS").is_some() {
+                let updated = format!("{}{START}{generated}{}", &doc[..start], &doc[end..]);
+                std::fs::write(&path, updated).expect(file);
+            } else {
+                panic!(
+                    "{file}'s key reference is out of date: run `PICELI_UPDATE_DOCS=1 cargo test -p piceli-macros`"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_table_lists_a_key_twice() {
+        for t in TABLES {
+            for (i, k) in t.keys.iter().enumerate() {
+                assert!(
+                    !t.keys[..i].iter().any(|e| e.name == k.name),
+                    "{} lists `{}` twice",
+                    t.item,
+                    k.name
+                );
+            }
+        }
+        for k in CONTAINER {
+            assert!(find(WORKLOAD, k.name).is_none(), "`{}` is in both", k.name);
+        }
+    }
+
+    #[test]
+    fn a_deployment_accepts_replicas_and_not_schedule() {
+        let keys = names(WORKLOAD, Kinds::DEPLOYMENT);
+        assert!(keys.contains(&"replicas") && !keys.contains(&"schedule"));
+        assert_eq!(
+            find(WORKLOAD, "schedule").map(|k| k.kinds.keywords()),
+            Some(vec!["cron_job"])
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! PCL0009: `port: 81` forwards to container port 81, which the workload does not expose.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+    }
+
+    service web -> web { port: 81 }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}
