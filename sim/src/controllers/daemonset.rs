@@ -28,7 +28,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         .collect();
     let all_pods = util::list(app, &pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &sets) {
+    for set in util::list(app, &sets).iter() {
         if util::terminating(&set) {
             continue;
         }

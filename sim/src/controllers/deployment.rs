@@ -124,7 +124,7 @@ pub fn reconcile(app: &App, st: &mut State) {
     };
     let all_rs = util::list(app, &rss);
     let rs_of = util::by_controller(&all_rs, |r| !util::terminating(r));
-    for d in util::list(app, &deps) {
+    for d in util::list(app, &deps).iter() {
         if util::terminating(&d) {
             continue;
         }

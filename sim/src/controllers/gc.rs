@@ -27,8 +27,11 @@ pub fn reconcile(app: &App, st: &mut super::State) {
     foreground(app, st);
     let now = Instant::now();
     let full = st.last_full_sweep.is_none_or(|t| now >= t + FULL_SWEEP);
-    if full {
-        st.last_full_sweep = Some(now);
+    match st.last_full_sweep {
+        // A turn ran, so something changed: the other kinds get their sweep when it is due, even
+        // if nothing else changes by then (idle turns are skipped).
+        Some(t) if !full => st.wake_at(t + FULL_SWEEP),
+        _ => st.last_full_sweep = Some(now),
     }
     orphans(app, full);
 }
@@ -93,7 +96,7 @@ fn orphans(app: &App, full: bool) {
         }
     }
     for kind in kinds {
-        for obj in util::list(app, &kind) {
+        for obj in util::list(app, &kind).iter() {
             let Some(refs) = obj
                 .pointer("/metadata/ownerReferences")
                 .and_then(Value::as_array)

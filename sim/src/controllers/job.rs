@@ -17,7 +17,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
     };
     let all_pods = util::list(app, &pods);
     let pods_of = util::by_controller(&all_pods, |p| !util::terminating(p));
-    for job in util::list(app, &jobs) {
+    for job in util::list(app, &jobs).iter() {
         if util::terminating(&job) {
             continue;
         }

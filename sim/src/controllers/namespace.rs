@@ -28,7 +28,7 @@ pub fn reconcile(app: &App) {
     ) else {
         return;
     };
-    for ns in util::list(app, &namespaces) {
+    for ns in util::list(app, &namespaces).iter() {
         if util::terminating(&ns) {
             continue;
         }

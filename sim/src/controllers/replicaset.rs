@@ -61,7 +61,7 @@ pub fn reconcile(app: &App, st: &mut State) {
     };
     let all_pods = util::list(app, &pods);
     let owned = pods_by_owner(&all_pods);
-    for rs in util::list(app, &rss) {
+    for rs in util::list(app, &rss).iter() {
         if util::terminating(&rs) {
             continue;
         }

@@ -29,7 +29,7 @@ pub fn reconcile(app: &App) {
     let serving = serving_pods(&all_pods);
     let slices_of = slices_by_service(&all_slices);
     // Endpoints this controller wrote whose Service is gone.
-    for ep in util::list(app, &endpoints) {
+    for ep in util::list(app, &endpoints).iter() {
         let ns = s(&ep, "/metadata/namespace");
         let name = s(&ep, "/metadata/name");
         let ours = ep
@@ -40,7 +40,7 @@ pub fn reconcile(app: &App) {
             let _ = util::remove(app, &endpoints, ns, name);
         }
     }
-    for svc in util::list(app, &services) {
+    for svc in util::list(app, &services).iter() {
         let Some(sel) = svc.pointer("/spec/selector").and_then(Value::as_object) else {
             continue;
         };

@@ -39,7 +39,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
     };
     let all_pods = util::list(app, &k.pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &k.sets) {
+    for set in util::list(app, &k.sets).iter() {
         if util::terminating(&set) {
             continue;
         }
@@ -148,9 +148,9 @@ fn ensure_revision(app: &App, k: &Kinds, set: &Value, rev: &str) {
         return;
     }
     let existing = util::list(app, &k.revisions)
-        .into_iter()
+        .iter()
         .filter(|r| util::controller_uid(r) == Some(util::uid(set)))
-        .map(|r| util::i(&r, "/revision", 0))
+        .map(|r| util::i(r, "/revision", 0))
         .max()
         .unwrap_or(0);
     let mut template = set.pointer("/spec/template").cloned().unwrap_or(json!({}));

@@ -48,7 +48,7 @@ pub fn reconcile(app: &App) {
         })
         .map(|c| s(c, "/metadata/name").to_string());
     let claims = util::list(app, &pvcs);
-    for pvc in &claims {
+    for pvc in claims.iter() {
         if util::terminating(pvc) || s(pvc, "/status/phase") == "Bound" {
             continue;
         }
@@ -137,7 +137,7 @@ pub fn reconcile(app: &App) {
         );
     }
     // Volumes whose claim is gone.
-    for pv in util::list(app, &pvs) {
+    for pv in util::list(app, &pvs).iter() {
         let Some(claim_uid) = pv.pointer("/spec/claimRef/uid").and_then(Value::as_str) else {
             continue;
         };

@@ -177,7 +177,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         .map(|p| s(p, "/status/podIP").to_string())
         .filter(|ip| !ip.is_empty())
         .collect();
-    for pod in &all {
+    for pod in all.iter() {
         if util::terminating(pod) {
             continue;
         }

@@ -11,7 +11,7 @@ pub fn reconcile(app: &App) {
     let Ok(pods) = rt(app, "", "v1", "pods") else {
         return;
     };
-    for pod in util::list(app, &pods) {
+    for pod in util::list(app, &pods).iter() {
         if !crate::kubelet::pod_deletion::awaiting_kubelet(&pod) {
             continue;
         }
