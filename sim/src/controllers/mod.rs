@@ -84,6 +84,9 @@ pub(crate) struct State {
     pub scheduled_at: HashMap<String, Instant>,
     /// When each crash-looping pod last restarted.
     pub last_restart: HashMap<String, Instant>,
+    /// Running pods (by uid) whose status was in line with their behaviour, at the resourceVersion
+    /// and port-mapping changes it was checked at.
+    pub settled: HashMap<String, (String, u64)>,
     /// The earliest time something timed is due.
     pub wake: Option<Instant>,
     /// HTTP readiness probes of pods whose probed port is mapped.
