@@ -153,22 +153,16 @@ pub fn reconcile(app: &App, wake: &mut dyn FnMut(Instant)) {
         return;
     };
     for issuer in util::list(app, &issuers).iter() {
-        let ns = s(&issuer, "/metadata/namespace").to_string();
-        mark_issuer(app, &issuers, &issuer, &ns);
+        let ns = s(issuer, "/metadata/namespace").to_string();
+        mark_issuer(app, &issuers, issuer, &ns);
     }
     for issuer in util::list(app, &cluster_issuers).iter() {
         // A ClusterIssuer's CA Secret lives in the cluster resource namespace (cert-manager's).
-        mark_issuer(app, &cluster_issuers, &issuer, "cert-manager");
+        mark_issuer(app, &cluster_issuers, issuer, "cert-manager");
     }
     for cert in util::list(app, &certs).iter() {
-        if let Err(e) = certificate(app, &certs, &issuers, &cluster_issuers, &cert, wake) {
-            set_status(
-                app,
-                &certs,
-                &cert,
-                condition(false, "Failed", &e, &cert),
-                &[],
-            );
+        if let Err(e) = certificate(app, &certs, &issuers, &cluster_issuers, cert, wake) {
+            set_status(app, &certs, cert, condition(false, "Failed", &e, cert), &[]);
         }
     }
     inject(app);
@@ -446,7 +440,7 @@ fn inject(app: &App) {
             let Some(ca) = ca_for(app, &config["metadata"]["annotations"]) else {
                 continue;
             };
-            let name = s(&config, "/metadata/name");
+            let name = s(config, "/metadata/name");
             let _ = util::update(app, &kind, "", name, "", INJECTOR, |o| {
                 let mut changed = false;
                 for hook in o

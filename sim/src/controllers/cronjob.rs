@@ -120,8 +120,8 @@ pub fn reconcile(app: &App, st: &mut State) {
     };
     let all_jobs = util::list(app, &jobs);
     for cj in util::list(app, &cjs).iter() {
-        if !util::terminating(&cj) {
-            one(app, st, &cjs, &jobs, &cj, &all_jobs);
+        if !util::terminating(cj) {
+            one(app, st, &cjs, &jobs, cj, &all_jobs);
         }
     }
 }

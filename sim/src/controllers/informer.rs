@@ -12,10 +12,13 @@ use serde_json::Value;
 
 use crate::storage::Store;
 
-/// Parsed lists by store key, each with the hub's last change of that key when it was read.
+/// A kind's objects with the hub's last change of its store key when they were read.
+type Stamped = (u64, Arc<[Value]>);
+
+/// Parsed lists by store key.
 #[derive(Default)]
 pub struct Informers {
-    lists: Mutex<HashMap<String, (u64, Arc<[Value]>)>>,
+    lists: Mutex<HashMap<String, Stamped>>,
     reads: AtomicU64,
 }
 

@@ -40,12 +40,12 @@ pub fn reconcile(app: &App, _st: &mut State) {
     let all_pods = util::list(app, &k.pods);
     let owned = pods_by_owner(&all_pods);
     for set in util::list(app, &k.sets).iter() {
-        if util::terminating(&set) {
+        if util::terminating(set) {
             continue;
         }
-        let mine: Vec<&Value> = owned.get(util::uid(&set)).cloned().unwrap_or_default();
-        if !sync(app, &k, &set, &mine) {
-            write_status(app, &k, &set, &mine);
+        let mine: Vec<&Value> = owned.get(util::uid(set)).cloned().unwrap_or_default();
+        if !sync(app, &k, set, &mine) {
+            write_status(app, &k, set, &mine);
         }
     }
 }

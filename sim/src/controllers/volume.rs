@@ -144,16 +144,14 @@ pub fn reconcile(app: &App) {
         let provisioned = pv
             .pointer("/metadata/annotations/pv.kubernetes.io~1provisioned-by")
             .is_some();
-        if !provisioned
-            || claims.iter().any(|c| util::uid(c) == claim_uid)
-            || util::terminating(&pv)
+        if !provisioned || claims.iter().any(|c| util::uid(c) == claim_uid) || util::terminating(pv)
         {
             continue;
         }
-        let name = s(&pv, "/metadata/name");
-        if s(&pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {
+        let name = s(pv, "/metadata/name");
+        if s(pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {
             let _ = util::remove(app, &pvs, "", name);
-        } else if s(&pv, "/status/phase") != "Released" {
+        } else if s(pv, "/status/phase") != "Released" {
             let _ = util::update(
                 app,
                 &pvs,

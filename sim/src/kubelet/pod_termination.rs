@@ -12,7 +12,7 @@ pub fn reconcile(app: &App) {
         return;
     };
     for pod in util::list(app, &pods).iter() {
-        if !crate::kubelet::pod_deletion::awaiting_kubelet(&pod) {
+        if !crate::kubelet::pod_deletion::awaiting_kubelet(pod) {
             continue;
         }
         let opts = DeleteOptions {
@@ -22,8 +22,8 @@ pub fn reconcile(app: &App) {
         let _ = delete::delete(
             app,
             &pods,
-            s(&pod, "/metadata/namespace"),
-            s(&pod, "/metadata/name"),
+            s(pod, "/metadata/namespace"),
+            s(pod, "/metadata/name"),
             &opts,
         );
     }
