@@ -43,6 +43,10 @@ pub struct App {
     pub(crate) token_cache: crate::apiserver::tokens::TokenCache,
     /// Which binding allowed each request, when a test asked for it.
     pub rbac_usage: crate::apiserver::rbac_usage::RbacUsage,
+    /// The controllers' parsed lists, read again per change of their kind.
+    pub(crate) informers: crate::controllers::informer::Informers,
+    /// How many controller turns ran and were skipped.
+    pub(crate) turns: crate::controllers::Turns,
 }
 
 impl App {
@@ -67,6 +71,8 @@ impl App {
             rbac_policy: Default::default(),
             token_cache: Default::default(),
             rbac_usage: Default::default(),
+            informers: Default::default(),
+            turns: Default::default(),
         };
         app.reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;

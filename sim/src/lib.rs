@@ -26,7 +26,9 @@ pub mod time;
 
 pub use apiserver::kubeconfig;
 pub use apiserver::server::{RunningSim, Sim, SimConfig};
-pub use controllers::{BEHAVIOR_ANNOTATION, ControllerConfig, SCHEDULE_EVERY_ANNOTATION};
+pub use controllers::{
+    BEHAVIOR_ANNOTATION, ControllerConfig, ControllerStats, SCHEDULE_EVERY_ANNOTATION,
+};
 pub use error::SimError;
 pub use kubelet::hooks;
 pub use registry::ResourceType;

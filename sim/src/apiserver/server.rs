@@ -443,6 +443,11 @@ impl RunningSim {
         self.app.rbac_usage.uses()
     }
 
+    /// The controllers' turn and list-read counters so far (turns skipped while nothing changed).
+    pub fn controller_stats(&self) -> crate::controllers::ControllerStats {
+        self.app.controller_stats()
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app.store.current_rv().map_err(SimError::from)

@@ -152,23 +152,17 @@ pub fn reconcile(app: &App, wake: &mut dyn FnMut(Instant)) {
     ) else {
         return;
     };
-    for issuer in util::list(app, &issuers) {
-        let ns = s(&issuer, "/metadata/namespace").to_string();
-        mark_issuer(app, &issuers, &issuer, &ns);
+    for issuer in util::list(app, &issuers).iter() {
+        let ns = s(issuer, "/metadata/namespace").to_string();
+        mark_issuer(app, &issuers, issuer, &ns);
     }
-    for issuer in util::list(app, &cluster_issuers) {
+    for issuer in util::list(app, &cluster_issuers).iter() {
         // A ClusterIssuer's CA Secret lives in the cluster resource namespace (cert-manager's).
-        mark_issuer(app, &cluster_issuers, &issuer, "cert-manager");
+        mark_issuer(app, &cluster_issuers, issuer, "cert-manager");
     }
-    for cert in util::list(app, &certs) {
-        if let Err(e) = certificate(app, &certs, &issuers, &cluster_issuers, &cert, wake) {
-            set_status(
-                app,
-                &certs,
-                &cert,
-                condition(false, "Failed", &e, &cert),
-                &[],
-            );
+    for cert in util::list(app, &certs).iter() {
+        if let Err(e) = certificate(app, &certs, &issuers, &cluster_issuers, cert, wake) {
+            set_status(app, &certs, cert, condition(false, "Failed", &e, cert), &[]);
         }
     }
     inject(app);
@@ -442,11 +436,11 @@ fn inject(app: &App) {
         let Ok(kind) = rt(app, "admissionregistration.k8s.io", "v1", plural) else {
             continue;
         };
-        for config in util::list(app, &kind) {
+        for config in util::list(app, &kind).iter() {
             let Some(ca) = ca_for(app, &config["metadata"]["annotations"]) else {
                 continue;
             };
-            let name = s(&config, "/metadata/name");
+            let name = s(config, "/metadata/name");
             let _ = util::update(app, &kind, "", name, "", INJECTOR, |o| {
                 let mut changed = false;
                 for hook in o

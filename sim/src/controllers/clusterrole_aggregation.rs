@@ -54,7 +54,7 @@ pub fn reconcile(app: &App) {
     for _ in 0..PASSES {
         let roles = list(app, &cluster_roles);
         let mut wrote = false;
-        for role in &roles {
+        for role in roles.iter() {
             let Some(rules) = aggregated_rules(role, &roles) else {
                 continue;
             };

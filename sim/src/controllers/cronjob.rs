@@ -119,9 +119,9 @@ pub fn reconcile(app: &App, st: &mut State) {
         return;
     };
     let all_jobs = util::list(app, &jobs);
-    for cj in util::list(app, &cjs) {
-        if !util::terminating(&cj) {
-            one(app, st, &cjs, &jobs, &cj, &all_jobs);
+    for cj in util::list(app, &cjs).iter() {
+        if !util::terminating(cj) {
+            one(app, st, &cjs, &jobs, cj, &all_jobs);
         }
     }
 }

@@ -28,14 +28,14 @@ pub fn reconcile(app: &App, _st: &mut State) {
         .collect();
     let all_pods = util::list(app, &pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &sets) {
-        if util::terminating(&set) {
+    for set in util::list(app, &sets).iter() {
+        if util::terminating(set) {
             continue;
         }
-        let ns = s(&set, "/metadata/namespace");
-        let mine: Vec<&Value> = owned.get(util::uid(&set)).cloned().unwrap_or_default();
+        let ns = s(set, "/metadata/namespace");
+        let mine: Vec<&Value> = owned.get(util::uid(set)).cloned().unwrap_or_default();
         let template = set.pointer("/spec/template").cloned().unwrap_or(json!({}));
-        let hash = template_hash(&template, util::i(&set, "/status/collisionCount", 0));
+        let hash = template_hash(&template, util::i(set, "/status/collisionCount", 0));
         let mut wrote = false;
         for node in &node_names {
             let on_node: Vec<&&Value> = mine
@@ -43,7 +43,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                 .filter(|p| s(p, "/spec/nodeName") == node)
                 .collect();
             if on_node.is_empty() {
-                let pod = pod_for(&set, node, &hash);
+                let pod = pod_for(set, node, &hash);
                 wrote |= util::create(app, &pods, ns, pod, MANAGER).is_ok();
             }
             for extra in on_node.iter().skip(1) {
@@ -56,7 +56,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         {
             wrote |= util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok();
         }
-        if !wrote && s(&set, "/spec/updateStrategy/type") != "OnDelete" {
+        if !wrote && s(set, "/spec/updateStrategy/type") != "OnDelete" {
             let max_unavailable =
                 match set.pointer("/spec/updateStrategy/rollingUpdate/maxUnavailable") {
                     Some(Value::Number(n)) => n.as_i64().unwrap_or(1),
@@ -79,7 +79,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         if wrote {
             continue;
         }
-        let min_ready = util::i(&set, "/spec/minReadySeconds", 0);
+        let min_ready = util::i(set, "/spec/minReadySeconds", 0);
         let desired = node_names.len();
         let scheduled = node_names
             .iter()
@@ -96,7 +96,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
             "desiredNumberScheduled": desired,
             "numberMisscheduled": 0,
             "numberReady": n_ready,
-            "observedGeneration": util::i(&set, "/metadata/generation", 1),
+            "observedGeneration": util::i(set, "/metadata/generation", 1),
             "updatedNumberScheduled": updated,
         });
         if n_avail > 0 {
@@ -108,7 +108,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         if set.get("status") == Some(&status) {
             continue;
         }
-        let name = s(&set, "/metadata/name");
+        let name = s(set, "/metadata/name");
         let _ = util::update(app, &sets, ns, name, "status", MANAGER, |x| {
             x["status"] = status;
             true

@@ -124,14 +124,14 @@ pub fn reconcile(app: &App, st: &mut State) {
     };
     let all_rs = util::list(app, &rss);
     let rs_of = util::by_controller(&all_rs, |r| !util::terminating(r));
-    for d in util::list(app, &deps) {
-        if util::terminating(&d) {
+    for d in util::list(app, &deps).iter() {
+        if util::terminating(d) {
             continue;
         }
-        let owned: Vec<&Value> = rs_of.get(util::uid(&d)).cloned().unwrap_or_default();
-        let changed = sync(app, &deps, &rss, &d, &owned);
+        let owned: Vec<&Value> = rs_of.get(util::uid(d)).cloned().unwrap_or_default();
+        let changed = sync(app, &deps, &rss, d, &owned);
         if !changed {
-            write_status(app, &deps, &d, &owned, st);
+            write_status(app, &deps, d, &owned, st);
         }
     }
 }

@@ -6,7 +6,7 @@
 //! their change events, or by a scan of every namespaced kind at start and after missed events —
 //! get a `delete::foreground_step` every turn until they are gone.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -27,8 +27,11 @@ pub fn reconcile(app: &App, st: &mut super::State) {
     foreground(app, st);
     let now = Instant::now();
     let full = st.last_full_sweep.is_none_or(|t| now >= t + FULL_SWEEP);
-    if full {
-        st.last_full_sweep = Some(now);
+    match st.last_full_sweep {
+        // A turn ran, so something changed: the other kinds get their sweep when it is due, even
+        // if nothing else changes by then (idle turns are skipped).
+        Some(t) if !full => st.wake_at(t + FULL_SWEEP),
+        _ => st.last_full_sweep = Some(now),
     }
     orphans(app, full);
 }
@@ -70,10 +73,14 @@ fn foreground(app: &App, st: &mut super::State) {
     }
 }
 
+/// Owner kinds by (apiVersion, kind): the served type and the uids of its objects (`None`: not
+/// served), found once per sweep.
+type Owners = HashMap<(String, String), Option<(ResourceType, HashSet<String>)>>;
+
 /// Deletes objects whose owners (by ownerReference uid) are all gone: the kinds the controllers
 /// create on every turn, every namespaced kind on a `full` sweep.
 fn orphans(app: &App, full: bool) {
-    let mut types: HashMap<(String, String), Option<ResourceType>> = HashMap::new();
+    let mut owners = Owners::new();
     let mut kinds: Vec<ResourceType> = [
         ("apps", "replicasets"),
         ("apps", "controllerrevisions"),
@@ -83,17 +90,25 @@ fn orphans(app: &App, full: bool) {
     .iter()
     .filter_map(|(group, plural)| rt(app, group, "v1", plural).ok())
     .collect();
+    let shared = kinds.len();
     if full {
-        let mut seen: std::collections::HashSet<String> =
-            kinds.iter().map(ResourceType::store_key).collect();
+        let mut seen: HashSet<String> = kinds.iter().map(ResourceType::store_key).collect();
         for t in app.registry.all() {
             if t.namespaced && !t.create_only && seen.insert(t.store_key()) {
                 kinds.push(t);
             }
         }
     }
-    for kind in kinds {
-        for obj in util::list(app, &kind) {
+    for (at, kind) in kinds.into_iter().enumerate() {
+        // The controllers' kinds come from the shared lists; the others (ConfigMaps, Secrets,
+        // Events, custom resources…) are read for this sweep only, parsing just the objects that
+        // have owner references.
+        let objects = if at < shared {
+            util::list(app, &kind)
+        } else {
+            owned_objects(app, &kind)
+        };
+        for obj in objects.iter() {
             let Some(refs) = obj
                 .pointer("/metadata/ownerReferences")
                 .and_then(Value::as_array)
@@ -101,30 +116,51 @@ fn orphans(app: &App, full: bool) {
             else {
                 continue;
             };
-            let ns = s(&obj, "/metadata/namespace");
-            let alive = refs.iter().any(|r| owner_exists(app, &mut types, ns, r));
+            let ns = s(obj, "/metadata/namespace");
+            let alive = refs.iter().any(|r| owner_exists(app, &mut owners, ns, r));
             if !alive {
-                let _ = util::remove(app, &kind, ns, s(&obj, "/metadata/name"));
+                let _ = util::remove(app, &kind, ns, s(obj, "/metadata/name"));
             }
         }
     }
 }
 
-fn owner_exists(
-    app: &App,
-    types: &mut HashMap<(String, String), Option<ResourceType>>,
-    ns: &str,
-    r: &Value,
-) -> bool {
+/// The objects of a kind that name owners (the others are not parsed).
+fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<[Value]> {
+    let page = app
+        .store
+        .list_raw(&kind.store_key(), None, None, None, |data| {
+            Ok(data
+                .contains("\"ownerReferences\"")
+                .then(|| serde_json::from_str::<Value>(data).ok())
+                .flatten())
+        });
+    page.map(|p| p.items.into_iter().map(|(_, _, o)| o).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the owner `r` names exists: found by uid in the shared list of its kind, or (a list may
+/// lag another process's writes until they are polled) read from the store when it is not there.
+fn owner_exists(app: &App, owners: &mut Owners, ns: &str, r: &Value) -> bool {
     let key = (s(r, "/apiVersion").to_string(), s(r, "/kind").to_string());
-    let Some(ort) = types
+    let Some((ort, uids)) = owners
         .entry(key)
-        .or_insert_with_key(|(av, k)| app.registry.by_kind(av, k))
+        .or_insert_with_key(|(av, k)| {
+            let ort = app.registry.by_kind(av, k)?;
+            let uids = util::list(app, &ort)
+                .iter()
+                .map(|o| util::uid(o).to_string())
+                .collect();
+            Some((ort, uids))
+        })
         .as_ref()
     else {
         // An owner of a kind this server does not serve: leave the dependent alone.
         return true;
     };
+    if uids.contains(s(r, "/uid")) {
+        return true;
+    }
     let ons = if ort.namespaced { ns } else { "" };
     match app.store.get(&ort.store_key(), ons, s(r, "/name")) {
         Ok(Some(o)) => util::uid(&o) == s(r, "/uid"),

@@ -17,13 +17,13 @@ pub fn reconcile(app: &App, _st: &mut State) {
     };
     let all_pods = util::list(app, &pods);
     let pods_of = util::by_controller(&all_pods, |p| !util::terminating(p));
-    for job in util::list(app, &jobs) {
-        if util::terminating(&job) {
+    for job in util::list(app, &jobs).iter() {
+        if util::terminating(job) {
             continue;
         }
-        let ns = s(&job, "/metadata/namespace");
-        let name = s(&job, "/metadata/name");
-        let mine: Vec<&Value> = pods_of.get(util::uid(&job)).cloned().unwrap_or_default();
+        let ns = s(job, "/metadata/namespace");
+        let name = s(job, "/metadata/name");
+        let mine: Vec<&Value> = pods_of.get(util::uid(job)).cloned().unwrap_or_default();
         let phase = |p: &&Value| s(p, "/status/phase").to_string();
         let succeeded = mine.iter().filter(|p| phase(p) == "Succeeded").count() as i64;
         let failed = mine.iter().filter(|p| phase(p) == "Failed").count() as i64;
@@ -39,9 +39,9 @@ pub fn reconcile(app: &App, _st: &mut State) {
                     (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True"
                 })
             });
-        let parallelism = util::i(&job, "/spec/parallelism", 1).max(0);
+        let parallelism = util::i(job, "/spec/parallelism", 1).max(0);
         let completions = job.pointer("/spec/completions").and_then(Value::as_i64);
-        let backoff = util::i(&job, "/spec/backoffLimit", 6);
+        let backoff = util::i(job, "/spec/backoffLimit", 6);
         let suspended = job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
         let done = match completions {
             Some(c) => succeeded >= c,
@@ -53,11 +53,11 @@ pub fn reconcile(app: &App, _st: &mut State) {
             let missing = remaining - active.len() as i64;
             let mut wrote = false;
             for _ in 0..missing.max(0) {
-                if let Ok(p) = util::create(app, &pods, ns, pod_for(&job), MANAGER) {
+                if let Ok(p) = util::create(app, &pods, ns, pod_for(job), MANAGER) {
                     wrote = true;
                     util::event(
                         app,
-                        &job,
+                        job,
                         false,
                         "SuccessfulCreate",
                         &format!("Created pod: {}", s(&p, "/metadata/name")),
@@ -118,7 +118,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                 status["completionTime"] = json!(now);
                 util::event(
                     app,
-                    &job,
+                    job,
                     false,
                     "Completed",
                     "Job completed",
@@ -142,7 +142,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                 status["ready"] = json!(0);
                 util::event(
                     app,
-                    &job,
+                    job,
                     true,
                     "BackoffLimitExceeded",
                     "Job has reached the specified backoff limit",

@@ -28,11 +28,11 @@ pub fn reconcile(app: &App) {
     ) else {
         return;
     };
-    for ns in util::list(app, &namespaces) {
-        if util::terminating(&ns) {
+    for ns in util::list(app, &namespaces).iter() {
+        if util::terminating(ns) {
             continue;
         }
-        let name = util::s(&ns, "/metadata/name").to_string();
+        let name = util::s(ns, "/metadata/name").to_string();
         if matches!(app.store.get(&sas.store_key(), &name, "default"), Ok(None)) {
             let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
             let _ = util::create(app, &sas, &name, sa, super::MANAGER);

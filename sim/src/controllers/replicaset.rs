@@ -61,21 +61,21 @@ pub fn reconcile(app: &App, st: &mut State) {
     };
     let all_pods = util::list(app, &pods);
     let owned = pods_by_owner(&all_pods);
-    for rs in util::list(app, &rss) {
-        if util::terminating(&rs) {
+    for rs in util::list(app, &rss).iter() {
+        if util::terminating(rs) {
             continue;
         }
-        let ns = s(&rs, "/metadata/namespace");
-        let name = s(&rs, "/metadata/name");
-        let mine: Vec<&Value> = owned.get(util::uid(&rs)).cloned().unwrap_or_default();
-        let want = util::i(&rs, "/spec/replicas", 1).max(0) as usize;
+        let ns = s(rs, "/metadata/namespace");
+        let name = s(rs, "/metadata/name");
+        let mine: Vec<&Value> = owned.get(util::uid(rs)).cloned().unwrap_or_default();
+        let want = util::i(rs, "/spec/replicas", 1).max(0) as usize;
         if mine.len() < want {
             for _ in mine.len()..want {
-                let pod = pod_for(&rs, ns, name);
+                let pod = pod_for(rs, ns, name);
                 match util::create(app, &pods, ns, pod, MANAGER) {
                     Ok(p) => util::event(
                         app,
-                        &rs,
+                        rs,
                         false,
                         "SuccessfulCreate",
                         &format!("Created pod: {}", s(&p, "/metadata/name")),
@@ -98,7 +98,7 @@ pub fn reconcile(app: &App, st: &mut State) {
                 if util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok() {
                     util::event(
                         app,
-                        &rs,
+                        rs,
                         false,
                         "SuccessfulDelete",
                         &format!("Deleted pod: {}", s(p, "/metadata/name")),
@@ -107,7 +107,7 @@ pub fn reconcile(app: &App, st: &mut State) {
                 }
             }
         }
-        let min_ready = util::i(&rs, "/spec/minReadySeconds", 0);
+        let min_ready = util::i(rs, "/spec/minReadySeconds", 0);
         let ready_n = mine.iter().filter(|p| ready(p)).count();
         let avail_n = mine.iter().filter(|p| available(p, min_ready)).count();
         if avail_n < ready_n {
@@ -116,7 +116,7 @@ pub fn reconcile(app: &App, st: &mut State) {
         let mut status = json!({
             "replicas": mine.len(),
             "fullyLabeledReplicas": mine.len(),
-            "observedGeneration": util::i(&rs, "/metadata/generation", 1),
+            "observedGeneration": util::i(rs, "/metadata/generation", 1),
         });
         if ready_n > 0 {
             status["readyReplicas"] = json!(ready_n);

@@ -29,9 +29,9 @@ pub fn reconcile(app: &App) {
     let serving = serving_pods(&all_pods);
     let slices_of = slices_by_service(&all_slices);
     // Endpoints this controller wrote whose Service is gone.
-    for ep in util::list(app, &endpoints) {
-        let ns = s(&ep, "/metadata/namespace");
-        let name = s(&ep, "/metadata/name");
+    for ep in util::list(app, &endpoints).iter() {
+        let ns = s(ep, "/metadata/namespace");
+        let name = s(ep, "/metadata/name");
         let ours = ep
             .pointer("/metadata/managedFields")
             .and_then(Value::as_array)
@@ -40,15 +40,15 @@ pub fn reconcile(app: &App) {
             let _ = util::remove(app, &endpoints, ns, name);
         }
     }
-    for svc in util::list(app, &services) {
+    for svc in util::list(app, &services).iter() {
         let Some(sel) = svc.pointer("/spec/selector").and_then(Value::as_object) else {
             continue;
         };
-        if sel.is_empty() || util::terminating(&svc) {
+        if sel.is_empty() || util::terminating(svc) {
             continue;
         }
-        let ns = s(&svc, "/metadata/namespace");
-        let name = s(&svc, "/metadata/name");
+        let ns = s(svc, "/metadata/namespace");
+        let name = s(svc, "/metadata/name");
         let text: Vec<String> = sel
             .iter()
             .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
@@ -169,7 +169,7 @@ pub fn reconcile(app: &App) {
             .get(&(ns, name))
             .into_iter()
             .flatten()
-            .find(|x| util::controller_uid(x) == Some(util::uid(&svc)))
+            .find(|x| util::controller_uid(x) == Some(util::uid(svc)))
             .copied();
         match existing {
             None => {
@@ -179,7 +179,7 @@ pub fn reconcile(app: &App) {
                 let slice = json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
                     "metadata": {"name": format!("{name}-{}", &crate::registry::object::new_uid()[..5]),
                                  "namespace": ns, "labels": labels,
-                                 "ownerReferences": [util::owner_ref(&svc)]},
+                                 "ownerReferences": [util::owner_ref(svc)]},
                     "addressType": "IPv4", "endpoints": slice_endpoints, "ports": slice_ports});
                 let _ = util::create(app, &slices, ns, slice, "endpointslice-controller");
             }

@@ -39,13 +39,13 @@ pub fn reconcile(app: &App, _st: &mut State) {
     };
     let all_pods = util::list(app, &k.pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &k.sets) {
-        if util::terminating(&set) {
+    for set in util::list(app, &k.sets).iter() {
+        if util::terminating(set) {
             continue;
         }
-        let mine: Vec<&Value> = owned.get(util::uid(&set)).cloned().unwrap_or_default();
-        if !sync(app, &k, &set, &mine) {
-            write_status(app, &k, &set, &mine);
+        let mine: Vec<&Value> = owned.get(util::uid(set)).cloned().unwrap_or_default();
+        if !sync(app, &k, set, &mine) {
+            write_status(app, &k, set, &mine);
         }
     }
 }
@@ -148,9 +148,9 @@ fn ensure_revision(app: &App, k: &Kinds, set: &Value, rev: &str) {
         return;
     }
     let existing = util::list(app, &k.revisions)
-        .into_iter()
+        .iter()
         .filter(|r| util::controller_uid(r) == Some(util::uid(set)))
-        .map(|r| util::i(&r, "/revision", 0))
+        .map(|r| util::i(r, "/revision", 0))
         .max()
         .unwrap_or(0);
     let mut template = set.pointer("/spec/template").cloned().unwrap_or(json!({}));

@@ -17,12 +17,10 @@ pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<Resourc
         .ok_or_else(|| ApiError::internal(format!("type {group}/{version}/{plural} not served")))
 }
 
-/// Every object of a type, in every namespace.
-pub fn list(app: &App, rt: &ResourceType) -> Vec<Value> {
-    app.store
-        .list(&rt.store_key(), None, None)
-        .map(|(items, _)| items.into_iter().map(|s| s.object).collect())
-        .unwrap_or_default()
+/// Every object of a type, in every namespace, shared with the other controllers: parsed once per
+/// change of the type ([`super::informer::Informers`]).
+pub fn list(app: &App, rt: &ResourceType) -> std::sync::Arc<[Value]> {
+    app.informers.list(&app.store, &rt.store_key())
 }
 
 /// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not

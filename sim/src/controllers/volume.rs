@@ -48,7 +48,7 @@ pub fn reconcile(app: &App) {
         })
         .map(|c| s(c, "/metadata/name").to_string());
     let claims = util::list(app, &pvcs);
-    for pvc in &claims {
+    for pvc in claims.iter() {
         if util::terminating(pvc) || s(pvc, "/status/phase") == "Bound" {
             continue;
         }
@@ -137,23 +137,21 @@ pub fn reconcile(app: &App) {
         );
     }
     // Volumes whose claim is gone.
-    for pv in util::list(app, &pvs) {
+    for pv in util::list(app, &pvs).iter() {
         let Some(claim_uid) = pv.pointer("/spec/claimRef/uid").and_then(Value::as_str) else {
             continue;
         };
         let provisioned = pv
             .pointer("/metadata/annotations/pv.kubernetes.io~1provisioned-by")
             .is_some();
-        if !provisioned
-            || claims.iter().any(|c| util::uid(c) == claim_uid)
-            || util::terminating(&pv)
+        if !provisioned || claims.iter().any(|c| util::uid(c) == claim_uid) || util::terminating(pv)
         {
             continue;
         }
-        let name = s(&pv, "/metadata/name");
-        if s(&pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {
+        let name = s(pv, "/metadata/name");
+        if s(pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {
             let _ = util::remove(app, &pvs, "", name);
-        } else if s(&pv, "/status/phase") != "Released" {
+        } else if s(pv, "/status/phase") != "Released" {
             let _ = util::update(
                 app,
                 &pvs,

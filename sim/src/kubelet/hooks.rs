@@ -104,6 +104,9 @@ pub struct Hooks {
     execs: RwLock<Vec<ExecHook>>,
     /// Log lines added by tests (`RunningSim::append_log`), read by `pods/log`.
     pub logs: crate::kubelet::stream::log_buffer::LogBuffer,
+    /// How many times the port mappings changed (the controllers take a turn when they do: a
+    /// mapped port makes a readiness probe reachable).
+    port_changes: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -139,7 +142,14 @@ impl Hooks {
             port,
             to,
         });
+        self.port_changes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// How many times the port mappings changed so far.
+    pub fn port_changes(&self) -> u64 {
+        self.port_changes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Removes every mapping of `port` in `namespace`.
@@ -147,6 +157,8 @@ impl Hooks {
         if let Ok(mut list) = self.ports.write() {
             list.retain(|m| !(m.namespace == namespace && m.port == port));
         }
+        self.port_changes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Registers what commands starting with `prefix` (every command when `prefix` is empty) do in

@@ -169,6 +169,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     let live: std::collections::HashSet<&str> = all.iter().map(util::uid).collect();
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
+    st.settled.retain(|k, _| live.contains(k.as_str()));
     st.probes.retain(&live);
     st.pulls.retain(&live);
     app.hooks.logs.retain_pods(&live);
@@ -177,7 +178,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         .map(|p| s(p, "/status/podIP").to_string())
         .filter(|ip| !ip.is_empty())
         .collect();
-    for pod in &all {
+    for pod in all.iter() {
         if util::terminating(pod) {
             continue;
         }
@@ -271,6 +272,15 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             });
             continue;
         }
+        // A pod found in line at this resourceVersion (and these port mappings) stays so until one
+        // of them changes: its status is not rebuilt every turn.
+        let seen_as = (
+            s(pod, "/metadata/resourceVersion").to_string(),
+            app.hooks.port_changes(),
+        );
+        if st.settled.get(&uid) == Some(&seen_as) {
+            continue;
+        }
         // Keep the status in line with the behaviour (an annotation may change on a live pod) and
         // let crash loops restart.
         let restarts = util::i(pod, "/status/containerStatuses/0/restartCount", 0);
@@ -314,6 +324,9 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 }
             }
         } else if same_shape(pod, &want) {
+            if probed.is_none() {
+                st.settled.insert(uid, seen_as);
+            }
             continue;
         }
         let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {

@@ -11,8 +11,8 @@ pub fn reconcile(app: &App) {
     let Ok(pods) = rt(app, "", "v1", "pods") else {
         return;
     };
-    for pod in util::list(app, &pods) {
-        if !crate::kubelet::pod_deletion::awaiting_kubelet(&pod) {
+    for pod in util::list(app, &pods).iter() {
+        if !crate::kubelet::pod_deletion::awaiting_kubelet(pod) {
             continue;
         }
         let opts = DeleteOptions {
@@ -22,8 +22,8 @@ pub fn reconcile(app: &App) {
         let _ = delete::delete(
             app,
             &pods,
-            s(&pod, "/metadata/namespace"),
-            s(&pod, "/metadata/name"),
+            s(pod, "/metadata/namespace"),
+            s(pod, "/metadata/name"),
             &opts,
         );
     }
