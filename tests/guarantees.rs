@@ -734,3 +734,78 @@ async fn an_autoscaled_workload_leaves_its_replicas_to_the_autoscaler() {
         Some(5)
     );
 }
+
+/// A write that races the apply between its precondition check and its own write: a status update (what
+/// controllers do all the time) leaves the plan's precondition holding, so the optimistic write's 409 is
+/// ridden out with the new resourceVersion; a change of the object itself in that window is refused,
+/// naming it, and nothing of it is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_write_racing_the_apply_is_ridden_out_and_a_real_change_is_refused() {
+    for (patch, subresource, applies) in [
+        (
+            r#"{"status":{"observedGeneration":41}}"#,
+            Some("status"),
+            true,
+        ),
+        (r#"{"metadata":{"labels":{"edited":"yes"}}}"#, None, false),
+    ] {
+        let fx = Fixture::new();
+        let opts = fx.options("a");
+        let session = fx.session(&opts).await;
+        let first = session.plan(vec![], false).await.expect("plan");
+        session.apply(&first.hash).await.expect("first apply");
+        drop(session);
+
+        let mut session = Session::open(app_with_image("1.28"), &opts)
+            .await
+            .expect("session");
+        let plan = session.plan(vec![], false).await.expect("plan");
+        let kubeconfig = fx.sim.kubeconfig_path().to_path_buf();
+        let cache = fx.dirs.path().join("kubectl-cache");
+        let patched = Arc::new(AtomicBool::new(false));
+        let p = patched.clone();
+        // After every precondition was checked and before any write: someone else writes the Deployment.
+        session.fault_hook = Some(Arc::new(move |at: &str| {
+            if at == "preconditions checked" && !p.swap(true, Ordering::SeqCst) {
+                let mut kubectl = std::process::Command::new("kubectl");
+                kubectl
+                    .arg("--kubeconfig")
+                    .arg(&kubeconfig)
+                    .args(["--context", "piceli-sim", "-n", "g-one"])
+                    .args(["patch", "deployment", "web", "--type=merge", "-p", patch])
+                    .env("KUBECACHEDIR", &cache)
+                    .env_remove("KUBECONFIG");
+                if let Some(s) = subresource {
+                    kubectl.arg(format!("--subresource={s}"));
+                }
+                let out = kubectl.output().expect("run kubectl");
+                assert!(
+                    out.status.success(),
+                    "kubectl patch: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            true
+        }));
+        let result = session.apply(&plan.hash).await;
+        assert!(patched.load(Ordering::SeqCst), "the racing write happened");
+        if applies {
+            result.expect("a status update does not stop the apply");
+            assert_eq!(
+                deployment_image(&fx.sim, "g-one").await,
+                Some(image("1.28"))
+            );
+        } else {
+            let err = result.expect_err("a changed object is refused");
+            assert!(
+                err.to_string().contains("was changed since the plan"),
+                "{err}"
+            );
+            assert_eq!(
+                deployment_image(&fx.sim, "g-one").await,
+                Some(image("1.27")),
+                "nothing of it was written"
+            );
+        }
+    }
+}

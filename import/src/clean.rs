@@ -222,8 +222,10 @@ fn container(c: &mut Map<String, Value>) {
     drop_if(c, "terminationMessagePath", json!("/dev/termination-log"));
     drop_if(c, "terminationMessagePolicy", json!("File"));
     drop_if(c, "resources", json!({}));
-    let tag_latest = c["image"]
-        .as_str()
+    // `get`, not indexing: a container may come without an image (a mutating webhook sets it).
+    let tag_latest = c
+        .get("image")
+        .and_then(Value::as_str)
         .is_some_and(|i| !i.contains('@') && (i.ends_with(":latest") || !has_tag(i)));
     if !tag_latest {
         drop_if(c, "imagePullPolicy", json!("IfNotPresent"));

@@ -47,6 +47,28 @@ fn a_service_finds_its_workload_by_selector() {
 }
 
 #[test]
+fn a_service_of_a_workload_kept_as_it_is_is_still_first_class() {
+    // The Deployment's container has no image (a mutating webhook sets it): it is included as it is, and
+    // `app!` knows it from the include file, so its Service (selecting exactly its pods) is an item.
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers:\n      - name: api\n        ports: [{name: http, containerPort: 8080}]\n";
+    let svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec:\n  selector: {app: api}\n  ports: [{name: http, port: 80, targetPort: http}]\n";
+    let narrower = "---\napiVersion: v1\nkind: Service\nmetadata: {name: api-wide}\nspec:\n  selector: {app: api, tier: x}\n  ports: [{name: http, port: 80, targetPort: http}]\n";
+    let i = run(&format!("{deploy}{svc}{narrower}"), None);
+    assert!(!i.source.contains("deployment api"), "{}", i.source);
+    assert!(i.source.contains("service api -> api {"), "{}", i.source);
+    assert!(
+        i.source.contains("ports: { http: 80 => http },"),
+        "{}",
+        i.source
+    );
+    let includes = i.includes.as_deref().unwrap_or_default();
+    assert!(includes.contains("\"Deployment\""), "{includes}");
+    // A selector that is not the workload's own would render differently: it stays included.
+    assert!(includes.contains("\"api-wide\""), "{includes}");
+    assert!(!i.source.contains("service api-wide"), "{}", i.source);
+}
+
+#[test]
 fn secrets_read_the_environment_and_never_hold_values() {
     let s = "apiVersion: v1\nkind: Secret\nmetadata: {name: db}\ntype: kubernetes.io/basic-auth\ndata: {password: c2VjcmV0}\nstringData: {user: admin}\n";
     let i = run(s, None);

@@ -30,6 +30,7 @@ fn app(tls: OperatorTls, replicas: i64) -> App {
             unpinned: false,
             replicas: Spanned::bare(replicas),
             tls,
+            annotations: Vec::new(),
         }),
         webhooks: vec![Webhook {
             kind: WebhookKind::Mutate,

@@ -1,4 +1,5 @@
-//! `history`: the target's releases from its journal, newest first.
+//! `history`: the target's releases from its journal, newest first, with their check outcomes and the
+//! approval that started each (its kind and the command that gave it).
 
 use crate::args::{Global, Output};
 use crate::exit::{FAILED, Failure, REJECTED};
@@ -63,6 +64,8 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let journal = Journal::open(&dir).map_err(journal_failure)?;
     let releases = journal.releases().map_err(journal_failure)?;
     let checks = journal.check_outcomes().map_err(journal_failure)?;
+    let approvals = journal.approvals().map_err(journal_failure)?;
+    let approval_of = |r| piceli_runtime::journal::approval_of(&approvals, r);
     let outcome = |n: u64| match checks.get(&n) {
         Some((passed, total)) if passed == total => format!("passed {passed}/{total}"),
         Some((passed, total)) => format!("FAILED {}/{total}", total - passed),
@@ -82,6 +85,13 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
                     "checks": checks.get(&r.number).map(|(passed, total)| {
                         serde_json::json!({ "passed": passed, "total": total })
                     }),
+                    "approval": approval_of(r).map(|a| {
+                        serde_json::json!({
+                            "kind": a.kind.as_str(),
+                            "command": a.command,
+                            "approved_at": a.approved_at,
+                        })
+                    }),
                 })
             })
             .collect();
@@ -93,18 +103,21 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
         return Ok(());
     }
     println!(
-        "{:>7}  {:<10} {:<9} {:<24}  {:<16}  CHECKS",
-        "RELEASE", "STATE", "KIND", "STARTED", "PLAN"
+        "{:>7}  {:<10} {:<9} {:<24}  {:<16}  {:<14}  {:<9}  APPROVED BY",
+        "RELEASE", "STATE", "KIND", "STARTED", "PLAN", "CHECKS", "APPROVAL"
     );
     for r in &releases {
+        let (kind, command) = approval_of(r).map_or(("-", "-"), |a| (a.kind.as_str(), &a.command));
         println!(
-            "{:>7}  {:<10} {:<9} {:<24}  {:<16}  {}",
+            "{:>7}  {:<10} {:<9} {:<24}  {:<16}  {:<14}  {:<9}  {}",
             r.number,
             r.state.as_str(),
             r.kind.as_str(),
             r.started_at,
             &r.plan_hash[..r.plan_hash.len().min(16)],
-            outcome(r.number)
+            outcome(r.number),
+            kind,
+            command
         );
     }
     Ok(())

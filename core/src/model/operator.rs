@@ -18,6 +18,10 @@ pub struct Operator {
     pub replicas: Spanned<i64>,
     /// Where the serving certificate comes from.
     pub tls: OperatorTls,
+    /// Annotations of the operator's Deployment: the source revision and dirtiness of the image `deploy`
+    /// built for it (`build(self)`), set when the built image is substituted.
+    #[serde(default)]
+    pub annotations: super::Labels,
 }
 
 /// Where the operator's serving certificate comes from.

@@ -89,7 +89,15 @@ fn plan_approve_apply_with_exit_codes_and_json() {
         .args(flags)
         .assert()
         .success();
-    assert_eq!(json(&history)["releases"][0]["state"], "succeeded");
+    let history = json(&history);
+    assert_eq!(history["releases"][0]["state"], "succeeded");
+    let approval = &history["releases"][0]["approval"];
+    assert_eq!(approval["kind"], "approved", "{history}");
+    assert_eq!(
+        approval["command"],
+        format!("apply --approve {hash}"),
+        "the command that approved the release: {history}"
+    );
     // The state directory is the documented default, under the working directory.
     assert!(dir.path().join(".piceli/hello/local/journal.db").exists());
 }

@@ -123,6 +123,13 @@ fn status_is_unknown_before_a_deploy_and_up_after() {
     assert_eq!(after["state"], "up");
     assert_eq!(after["release"]["journal"], 1);
     assert_eq!(after["release"]["cluster"], 1);
+    assert_eq!(after["release"]["approval"]["kind"], "approved", "{after}");
+    assert!(
+        after["release"]["approval"]["command"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("apply --approve ")),
+        "{after}"
+    );
     let web = &after["workloads"][0];
     assert_eq!(
         (&web["kind"], &web["name"], &web["health"]),

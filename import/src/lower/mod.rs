@@ -71,6 +71,9 @@ pub(crate) struct WorkloadRef {
     pub pod_labels: Map<String, Value>,
     /// Its first-class container ports, `(name, number)`.
     pub ports: Vec<(String, i64)>,
+    /// Kept as it is in the include file: items refer to it by its own selector (`pod_labels`), which a
+    /// Service's selector must then equal.
+    pub included: bool,
 }
 
 /// The state of one lowering.
@@ -95,6 +98,34 @@ pub(crate) struct Cx {
     pub services: std::collections::BTreeMap<String, Vec<(String, i64)>>,
     /// [`Options::pin_failures`].
     pub pin_failures: std::collections::BTreeMap<String, String>,
+}
+
+/// Records the apps/v1 and batch/v1 workloads left to the include file, as `app!` will know them (its
+/// `include json(…)` is read at compile time), so that Services, budgets and autoscalers of them can still
+/// be first-class.
+fn included_workloads(cx: &mut Cx, objects: &[Value], lowered: &[bool]) {
+    for (o, _) in objects.iter().zip(lowered).filter(|(_, done)| !**done) {
+        let Some(w) = piceli_core::include::included_workload(o, piceli_core::Loc::NONE) else {
+            continue;
+        };
+        cx.workloads.push(WorkloadRef {
+            kind: w.workload.kind.kind().to_string(),
+            name: w.workload.name.v.clone(),
+            pod_labels: w
+                .selector
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+            ports: w
+                .workload
+                .containers
+                .iter()
+                .flat_map(|c| &c.ports)
+                .map(|p| (p.name.v.clone(), p.number.v))
+                .collect(),
+            included: true,
+        });
+    }
 }
 
 /// Labels Piceli sets itself: `app!` rejects them, render adds them.
@@ -253,7 +284,11 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     ];
     let mut items: Vec<(usize, Item)> = Vec::new();
     let mut lowered = vec![false; kept.len()];
-    for pass in passes {
+    for (n, pass) in passes.iter().enumerate() {
+        if n == 2 {
+            // Workloads kept as they are are still known to what selects or scales them.
+            included_workloads(&mut cx, &kept, &lowered);
+        }
         for (i, o) in kept.iter().enumerate() {
             let kind = o["kind"].as_str().unwrap_or_default();
             if !pass.contains(&kind) {
@@ -432,9 +467,14 @@ impl Cx {
         if selector.is_empty() {
             return None;
         }
-        self.workloads
-            .iter()
-            .find(|w| selector.iter().all(|(k, v)| w.pod_labels.get(k) == Some(v)))
+        self.workloads.iter().find(|w| {
+            if w.included {
+                // Rendered with the included workload's own selector: only an equal one round-trips.
+                *selector == w.pod_labels
+            } else {
+                selector.iter().all(|(k, v)| w.pod_labels.get(k) == Some(v))
+            }
+        })
     }
 
     /// Record a warning.

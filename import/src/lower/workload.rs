@@ -167,6 +167,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
         name,
         pod_labels,
         ports: std::mem::take(&mut cx.container_ports),
+        included: false,
     });
     Some(item)
 }
@@ -334,6 +335,10 @@ pub(super) fn service(cx: &mut Cx, o: &Value) -> Option<Item> {
     let spec = o["spec"].as_object()?.clone();
     let selector = spec.get("selector")?.as_object()?;
     let workload = cx.workload_selected_by(selector)?;
+    // A Service cannot select a Job's or CronJob's pods in `app!` (PCL0057): such a one stays included.
+    if matches!(workload.kind.as_str(), "Job" | "CronJob") {
+        return None;
+    }
     let target = workload.name.clone();
     let mut spec = spec;
     let first_class = super::network::service_ports(&spec, &workload.ports);

@@ -493,6 +493,9 @@ async fn run_step(
     };
     let mut backoff = FIRST_BACKOFF;
     let mut attempt = 1;
+    // The resourceVersion an optimistic write carries: the checked one, or the one a conflict re-read.
+    let mut rv = step.rvs.get(&a.key()).cloned();
+    let mut conflicts = 0;
     let result = loop {
         let Some(write) = &write else {
             break Err(WriteError::Rejected(format!(
@@ -500,7 +503,29 @@ async fn run_step(
                 a.key()
             )));
         };
-        match write_once(step, &api, a, write, attempt).await {
+        match write_once(step, &api, a, write, attempt, rv.as_deref()).await {
+            // Someone wrote the object between the check and this write — a controller updating its
+            // status, usually. The write goes ahead only if what the plan saw still holds.
+            Err(kube::Error::Api(s))
+                if s.code == 409 && step.optimistic && attempt == 1 && a.precondition.is_some() =>
+            {
+                conflicts += 1;
+                match unchanged_since_plan(step, &served, a).await {
+                    Some(now) if conflicts <= CONFLICT_RETRIES => rv = Some(now),
+                    Some(_) => {
+                        break Err(WriteError::Transient(format!(
+                            "the object kept changing while it was written ({conflicts} conflicts)"
+                        )));
+                    }
+                    None => {
+                        break Err(WriteError::Rejected(
+                            "the object was changed since the plan (the server refused the write with \
+                             HTTP 409); nothing of it was written: plan again"
+                                .to_string(),
+                        ));
+                    }
+                }
+            }
             Err(kube_error) if is_transient(&kube_error) => {
                 if attempt >= WRITE_ATTEMPTS {
                     break Err(WriteError::Transient(format!(
@@ -552,14 +577,40 @@ enum Write<'a> {
     Apply(&'a Desired),
 }
 
+/// How often a write that conflicted with a change that left the plan's precondition holding (a status
+/// update) is sent again with the new resourceVersion.
+const CONFLICT_RETRIES: u32 = 3;
+
+/// The object's resourceVersion now, if it is still what the plan saw: the same object (uid) with the same
+/// content (status and server-managed metadata aside). `None` when it changed, is gone or cannot be read.
+async fn unchanged_since_plan(
+    step: &Step<'_>,
+    served: &super::resources::Served,
+    a: &Action,
+) -> Option<String> {
+    let p = a.precondition.as_ref()?;
+    let live = super::resources::read(&step.conn.client, served, a.namespace.as_deref(), &a.name)
+        .await
+        .ok()??;
+    let same = live["metadata"]["uid"].as_str() == Some(p.uid.as_str())
+        && super::plan::content_digest(&live, step.key) == p.content;
+    same.then(|| {
+        live["metadata"]["resourceVersion"]
+            .as_str()
+            .map(str::to_string)
+    })?
+}
+
 /// One attempt at a step's write. A retry (`attempt > 1`) sends no resourceVersion and takes a missing
-/// object as deleted: the earlier attempt may have landed with its answer lost.
+/// object as deleted: the earlier attempt may have landed with its answer lost. `rv` is the
+/// resourceVersion an optimistic first attempt carries.
 async fn write_once(
     step: &Step<'_>,
     api: &kube::Api<DynamicObject>,
     a: &Action,
     write: &Write<'_>,
     attempt: u32,
+    rv: Option<&str>,
 ) -> Result<StepOutcome, kube::Error> {
     let optimistic = step.optimistic && attempt == 1;
     match write {
@@ -569,7 +620,7 @@ async fn write_once(
                 preconditions: Some(Preconditions {
                     uid: pre.map(|p| p.uid.clone()),
                     resource_version: if optimistic {
-                        step.rvs.get(&a.key()).cloned()
+                        rv.map(str::to_string)
                     } else {
                         None
                     },
@@ -592,13 +643,11 @@ async fn write_once(
         Write::Apply(d) => {
             let mut body = d.object.clone();
             if optimistic
-                && let (Some(rv), Some(meta)) = (
-                    step.rvs.get(&a.key()),
-                    body.get_mut("metadata").and_then(Value::as_object_mut),
-                )
+                && let (Some(rv), Some(meta)) =
+                    (rv, body.get_mut("metadata").and_then(Value::as_object_mut))
             {
                 // Optimistic concurrency: the write fails if the object changed since the check.
-                meta.insert("resourceVersion".into(), Value::String(rv.clone()));
+                meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
             }
             let mut params = PatchParams::apply(FIELD_MANAGER);
             // Adopting, or taking fields over that the approved plan lists (`--take-ownership`).

@@ -417,23 +417,30 @@ pub(super) fn substitute(mut app: App, images: &[(String, String, SourceIdentity
             }
         }
         if let Some(id) = identity {
-            let revision = id.commit.as_deref().unwrap_or("none");
-            let dirty = if id.dirty { "true" } else { "false" };
-            for (key, value) in [(SOURCE_REVISION, revision), (SOURCE_DIRTY, dirty)] {
-                w.annotations.retain(|(k, _)| k.v != key);
-                w.annotations.push((
-                    Spanned::bare(key.to_string()),
-                    Spanned::bare(value.to_string()),
-                ));
-            }
+            annotate_source(&mut w.annotations, id);
         }
     }
     if let Some(op) = &mut app.operator
-        && let Some((_, reference, _)) = find(&op.image.v)
+        && let Some((_, reference, id)) = find(&op.image.v)
     {
         op.image.v = reference.clone();
+        annotate_source(&mut op.annotations, id);
     }
     app
+}
+
+/// The commit and dirtiness of the sources an image was built from, as the annotations of the workload
+/// (or the operator's Deployment) that runs it.
+fn annotate_source(annotations: &mut piceli_core::model::Labels, id: &SourceIdentity) {
+    let revision = id.commit.as_deref().unwrap_or("none");
+    let dirty = if id.dirty { "true" } else { "false" };
+    for (key, value) in [(SOURCE_REVISION, revision), (SOURCE_DIRTY, dirty)] {
+        annotations.retain(|(k, _)| k.v != key);
+        annotations.push((
+            Spanned::bare(key.to_string()),
+            Spanned::bare(value.to_string()),
+        ));
+    }
 }
 
 fn workspace(opts: &BuildOptions) -> PathBuf {
@@ -472,5 +479,52 @@ fn store_error(state_dir: &Path, e: crate::journal::JournalError) -> ImagesError
             .display()
             .to_string(),
         detail: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use piceli_core::model::{Container, Operator, Workload};
+
+    #[test]
+    fn a_built_image_annotates_its_workload_and_the_operator_with_its_source() {
+        let placeholder = "build:shop";
+        let app = App {
+            workloads: vec![Workload {
+                name: Spanned::bare("api".into()),
+                containers: vec![Container {
+                    image: Spanned::bare(placeholder.into()),
+                    ..Container::default()
+                }],
+                ..Workload::default()
+            }],
+            operator: Some(Operator {
+                name: Spanned::bare("shop".into()),
+                image: Spanned::bare(placeholder.into()),
+                ..Operator::default()
+            }),
+            ..App::default()
+        };
+        let id = SourceIdentity {
+            commit: Some("0123abcd".into()),
+            dirty: true,
+            inputs: Digest::of(b"inputs"),
+            toolchain: "rustc 1.95.0".into(),
+        };
+        let reference = "127.0.0.1:5000/shop@sha256:00".to_string();
+        let app = substitute(app, &[(placeholder.into(), reference.clone(), id)]);
+        let op = app.operator.expect("operator");
+        assert_eq!(op.image.v, reference);
+        for annotations in [&app.workloads[0].annotations, &op.annotations] {
+            let get = |key: &str| {
+                annotations
+                    .iter()
+                    .find(|(k, _)| k.v == key)
+                    .map(|(_, v)| v.v.as_str())
+            };
+            assert_eq!(get(SOURCE_REVISION), Some("0123abcd"));
+            assert_eq!(get(SOURCE_DIRTY), Some("true"));
+        }
     }
 }

@@ -14,7 +14,7 @@ use super::Journal;
 use super::error::{JournalError, sql};
 use super::plan_stored;
 use super::time::now_rfc3339;
-use super::types::ApprovalKind;
+use super::types::{ApprovalKind, Release};
 
 impl ApprovalKind {
     /// Whether it allows writing objects and pushing images (everything but `unchanged`).
@@ -38,6 +38,23 @@ pub struct Approval {
     pub command: String,
     /// When (RFC 3339 UTC).
     pub approved_at: String,
+}
+
+/// The approval that started `release`, among `approvals` (newest first, as [`Journal::approvals`] gives
+/// them): the newest one of its plan given before it began — or, for a release older than the approvals
+/// table, the one the migration recorded for its plan.
+pub fn approval_of<'a>(approvals: &'a [Approval], release: &Release) -> Option<&'a Approval> {
+    let of_plan = |a: &&Approval| a.plan_hash == release.plan_hash;
+    approvals
+        .iter()
+        .filter(of_plan)
+        .find(|a| a.approved_at <= release.started_at)
+        .or_else(|| {
+            approvals
+                .iter()
+                .filter(of_plan)
+                .find(|a| a.kind == ApprovalKind::Migrated)
+        })
 }
 
 const COLUMNS: &str = "id, plan_hash, deploy_run, kind, command, approved_at";

@@ -54,7 +54,11 @@ pub(super) fn workload(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             "spec": spec,
         }));
     }
-    out.push(deployment(cx, op, object_meta(cx, name)?));
+    out.push(deployment(
+        cx,
+        op,
+        json("metadata", &cx.meta(name, &vec![], &op.annotations))?,
+    ));
     for kind in [WebhookKind::Validate, WebhookKind::Mutate] {
         let hooks: Vec<&Webhook> = cx.app.webhooks.iter().filter(|w| w.kind == kind).collect();
         if hooks.is_empty() {

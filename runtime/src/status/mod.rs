@@ -151,6 +151,23 @@ pub fn namespace(session: &Session) -> String {
         .unwrap_or_else(|| session.target.namespace.v.clone())
 }
 
+/// How the journal's release `number` was approved (none when the journal cannot say).
+fn approval(session: &Session, number: u64) -> Option<report::ApprovalInfo> {
+    let journal = &session.state.journal;
+    let release = journal
+        .releases()
+        .ok()?
+        .into_iter()
+        .find(|r| r.number == number)?;
+    let approvals = journal.approvals().ok()?;
+    let a = crate::journal::approval_of(&approvals, &release)?;
+    Some(report::ApprovalInfo {
+        kind: a.kind.as_str().to_string(),
+        command: a.command.clone(),
+        approved_at: a.approved_at.clone(),
+    })
+}
+
 /// Read everything and decide the app's state. Never fails: a cluster that cannot be read makes the state
 /// `unknown` with the reason.
 pub async fn status(session: &Session) -> Report {
@@ -191,6 +208,7 @@ pub async fn status(session: &Session) -> Report {
             journal: journal_release,
             cluster: cluster_release.as_ref().map(|r| r.0),
             plan: cluster_release.map(|r| r.1),
+            approval: journal_release.and_then(|n| approval(session, n)),
         },
         workloads,
         checks,

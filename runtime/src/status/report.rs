@@ -20,6 +20,19 @@ pub struct ReleaseInfo {
     pub cluster: Option<u64>,
     /// The plan hash the cluster's record names.
     pub plan: Option<String>,
+    /// How the journal's live release was approved: `{kind, command, approved_at}`.
+    pub approval: Option<ApprovalInfo>,
+}
+
+/// An approval as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovalInfo {
+    /// `approved`, `unchanged`, `rollback` or `migrated`.
+    pub kind: String,
+    /// The command that gave it (`deploy --approve 1a2b3c4d5e6f`).
+    pub command: String,
+    /// When (RFC 3339 UTC).
+    pub approved_at: String,
 }
 
 /// The whole status of an app on one target.
@@ -62,6 +75,10 @@ impl Report {
             (_, Some(n)) => format!("release {n}"),
             (Some(n), None) => format!("release {n} (journal)"),
             (None, None) => "no release".into(),
+        };
+        let release = match &self.release.approval {
+            Some(a) => format!("{release}, approved by `{}`", a.command),
+            None => release,
         };
         let _ = writeln!(
             out,
