@@ -211,8 +211,8 @@ pub fn load(format: u32, model: &str, locations: &[&str], fills: Vec<Fill>) -> A
             ..App::default()
         };
     }
-    // Lists fill either a block value (`tolerations: (gpu())`) or an `include objects((…))`, whose
-    // location no spanned value has; both maps are keyed by the same locations.
+    // Lists fill a block value (`tolerations: (gpu())`), an `include objects((…))` or a whole
+    // `env: (…)`; the last two at locations no spanned value has. Both maps are keyed by location.
     let mut objects: HashMap<u32, Value> = fills
         .iter()
         .filter(|(_, v)| v.is_array())

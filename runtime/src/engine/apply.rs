@@ -215,9 +215,10 @@ async fn check_precondition(
             l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
         }
         (Some(p), Some(l)) => {
-            l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
-                && (current_rv.as_deref() == Some(p.resource_version.as_str())
-                    || super::plan::content_digest(l, &plan_opts.digest_key) == p.content)
+            // The resourceVersion alone proves it cheaply; else the content decides.
+            (l["metadata"]["uid"].as_str() == Some(p.uid.as_str())
+                && current_rv.as_deref() == Some(p.resource_version.as_str()))
+                || as_planned(p, l, &plan_opts.digest_key)
         }
         _ => false,
     };
@@ -592,13 +593,18 @@ async fn unchanged_since_plan(
     let live = super::resources::read(&step.conn.client, served, a.namespace.as_deref(), &a.name)
         .await
         .ok()??;
-    let same = live["metadata"]["uid"].as_str() == Some(p.uid.as_str())
-        && super::plan::content_digest(&live, step.key) == p.content;
-    same.then(|| {
+    as_planned(p, &live, step.key).then(|| {
         live["metadata"]["resourceVersion"]
             .as_str()
             .map(str::to_string)
     })?
+}
+
+/// Whether a live object is still what the plan saw: the same object (uid) with the same content (status
+/// and server-managed metadata aside, so a controller's status update is no change).
+fn as_planned(p: &super::plan::Precondition, live: &Value, key: &[u8; 32]) -> bool {
+    live["metadata"]["uid"].as_str() == Some(p.uid.as_str())
+        && super::plan::content_digest(live, key) == p.content
 }
 
 /// One attempt at a step's write. A retry (`attempt > 1`) sends no resourceVersion and takes a missing
