@@ -20,6 +20,12 @@
 
 pub use piceli_macros::{app, fragment};
 
+/// The allocator of every binary built with piceli (the `mimalloc` feature, on by default): the app's
+/// deploy binary and its operator allocate per object rendered and per request served.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub use piceli_core as core;
 pub use piceli_runtime as runtime;
 pub use piceli_runtime::Object;

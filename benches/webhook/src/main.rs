@@ -29,7 +29,8 @@ async fn no_latest_tag(req: Request<Deployment>) -> Verdict {
     Verdict::allow()
 }
 
-#[tokio::main]
+// One worker thread, as `serve` runs by default (`--workers`).
+#[tokio::main(worker_threads = 1)]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(cert), Some(key)) = (args.first(), args.get(1)) else {

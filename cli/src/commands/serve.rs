@@ -3,7 +3,7 @@
 //! is `--kubeconfig`/`--context` (or the target's) outside a pod, the in-cluster configuration inside
 //! one. A port, certificate or Secret that cannot be used is refused (exit 2) before anything is served.
 
-use super::session::block_on;
+use super::session::block_on_with_workers;
 use crate::args::Global;
 use crate::exit::{Failure, REJECTED};
 use clap::Args;
@@ -35,6 +35,11 @@ pub struct ServeArgs {
     /// (without webhooks they answer on --listen, default 0.0.0.0:8080).
     #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8080")]
     pub health_listen: std::net::SocketAddr,
+    /// Threads that run requests and reconcilers. One answers tens of thousands of admission requests
+    /// a second with the tightest latency (docs/benchmarks.md); raise it for handlers or reconcilers
+    /// that compute for long, or scale out with the operator's replicas.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
 }
 
 /// What `serve` does to the cluster, for `help-json`.
@@ -95,7 +100,7 @@ pub fn run(
         context: global.context.clone(),
     };
     let target = global.target.clone();
-    block_on(async move {
+    block_on_with_workers(usize::from(args.workers), async move {
         let (client, target_namespace) = if needs_cluster {
             let (client, ns) = cluster(&app, target.as_deref(), &connect).await?;
             (Some(client), ns)

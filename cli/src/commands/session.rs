@@ -30,8 +30,17 @@ pub fn options(global: &Global) -> SessionOptions {
 
 /// Run an async operation to completion on a runtime of its own.
 pub fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, Failure> {
+    block_on_with_workers(2, f)
+}
+
+/// Run an async operation to completion on a runtime with `workers` worker threads (at least one).
+pub fn block_on_with_workers<F: std::future::Future>(
+    workers: usize,
+    f: F,
+) -> Result<F::Output, Failure> {
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers.max(1))
+        .thread_name("piceli-worker")
         .enable_all()
         .build()
         .map_err(|e| Failure {

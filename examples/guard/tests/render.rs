@@ -183,7 +183,8 @@ fn help_json_lists_serve_with_its_cluster_effects() {
             "tls-cert",
             "tls-key",
             "tls-from-secret",
-            "health-listen"
+            "health-listen",
+            "workers"
         ]
     );
 }

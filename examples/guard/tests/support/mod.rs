@@ -2,6 +2,8 @@
 //! the issued TLS Secret's keys, `guard serve --tls-from-secret` started and stopped with SIGTERM, and
 //! the `:latest` Deployment the guard refuses.
 
+#![allow(dead_code)] // each test crate uses a part
+
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
