@@ -675,6 +675,21 @@ codes! {
          `Docker-Content-Digest`). The registry was unreachable, refused, or has no such tag, so the image is \
          imported as `unpinned(\"…\")` with a `// piceli:` comment giving the reason. Pin it by hand \
          (`…@sha256:…`), or run `import --pin` again where the registry is reachable.";
+    ImportConvertedVersion = "PCL0216", "an imported object's API version is no longer served; it was converted",
+        "Kubernetes stopped serving this object's apiVersion (`apps/v1beta2` Deployments in 1.16, \
+         `extensions/v1beta1` Ingresses in 1.22, `autoscaling/v2beta1` autoscalers in 1.25, …), so no 1.33 \
+         cluster accepts it as written. The importer rewrote it to the version that serves the kind now, \
+         as the API server converts stored objects (an Ingress backend's `serviceName`/`servicePort` become \
+         `service.name`/`service.port`, v2beta1 metric targets become `target:` blocks, a missing workload \
+         selector becomes the template's labels), and kept the old version's defaults where the new one \
+         changed them (a DaemonSet's or StatefulSet's `OnDelete` updates). The message says what changed; \
+         review it.";
+    ImportRemovedVersion = "PCL0217", "an imported object's API version is no longer served and was kept as written",
+        "Kubernetes stopped serving this object's apiVersion and its conversion changes meaning in ways the \
+         importer does not guess (webhook configurations' defaults, CustomResourceDefinition schemas, \
+         flow-control shares), or the kind is gone (PodSecurityPolicy). It is kept in the include file as \
+         written, and a 1.33 cluster will refuse it: rewrite it for the version the message names (upstream \
+         `kubectl convert` does it for most kinds), or leave it out.";
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod diag;
 pub mod include;
 pub mod model;
 pub mod overrides;
+pub mod removed;
 pub mod resources;
 pub mod rules;
 pub mod schema;

@@ -1,8 +1,10 @@
 //! `piceli import`: turns Kubernetes manifests (files, directories, stdin) or a running namespace into a
-//! checked `piceli::app!` module, losing no field: reading ([`read`]) → cleaning ([`clean`]) → lowering
+//! checked `piceli::app!` module, losing no field: reading ([`read`]) → cleaning ([`clean`]) and converting
+//! removed API versions ([`convert`]) → lowering
 //! ([`lower`]) → printing ([`print`]); [`write`] lays out a crate around it, as `piceli new` does.
 
 pub mod clean;
+pub mod convert;
 pub mod dsl;
 pub mod error;
 pub mod lower;

@@ -368,3 +368,35 @@ fn network_policies_use_the_selector_form() {
     assert!(!s.contains("types:"), "{s}");
     assert!(s.contains("policyTypes: [\"Ingress\"]"), "{s}");
 }
+
+#[test]
+fn objects_of_removed_api_versions_are_converted_and_first_class() {
+    let y = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{name: http, containerPort: 8080}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]\n---\napiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: shop}\nspec:\n  rules:\n  - http:\n      paths:\n      - {path: /, backend: {serviceName: web, servicePort: http}}\n---\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata: {name: restricted}\nspec: {privileged: false}\n";
+    let i = run(y, None);
+    let s = &i.source;
+    // The Deployment got its template's labels as the selector, so the Service finds it.
+    assert!(s.contains("deployment web {"), "{s}");
+    assert!(s.contains("service web -> web {"), "{s}");
+    assert!(
+        s.contains("// piceli: PCL0216: Deployment web: extensions/v1beta1 is not served since Kubernetes 1.16; converted to apps/v1; its selector is the template's labels"),
+        "{s}"
+    );
+    // The Ingress's v1beta1 backend is v1's, routed to the declared Service.
+    assert!(s.contains("ingress shop {"), "{s}");
+    assert!(s.contains("paths: { \"/\": web => http },"), "{s}");
+    assert!(s.contains("path_type: \"ImplementationSpecific\","), "{s}");
+    // A kind that is gone stays as written, with the reason.
+    let included = i.includes.expect("includes");
+    assert!(included.contains("\"restricted\""), "{included}");
+    assert!(
+        s.contains("// piceli: PCL0217: PodSecurityPolicy restricted: policy/v1beta1 is not served since Kubernetes 1.25, and PodSecurityPolicy has no replacement; kept as written"),
+        "{s}"
+    );
+    let codes: Vec<&str> = i.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == "PCL0216").count(),
+        2,
+        "{codes:?}"
+    );
+    assert!(codes.contains(&"PCL0217"), "{codes:?}");
+}

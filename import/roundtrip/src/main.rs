@@ -110,6 +110,13 @@ piceli::app! {
         },
     }
 
+    // piceli: PCL0216: HorizontalPodAutoscaler podinfo: autoscaling/v2beta1 is not served since Kubernetes 1.25; converted to autoscaling/v2; 1 metric(s) rewritten to autoscaling/v2's `target:` form
+    autoscaler podinfo -> podinfo {
+        min: 2,
+        max: 4,
+        cpu: 99,
+    }
+
     service podinfo -> podinfo {
         labels: { test: "1" },
         ports: { http: 9898 => http, grpc: 9999 => grpc },
@@ -326,7 +333,7 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
         rules: [rule(groups: [""], resources: ["pods"], verbs: ["get", "watch", "list"])],
     }
 
-    // piceli: kept as they are (no first-class item fits): ClusterRoleBinding insaller-binding, Deployment redis-master, HorizontalPodAutoscaler podinfo, IngressRoute podinfo-ingressroute, RoleBinding read-pods
+    // piceli: kept as they are (no first-class item fits): ClusterRoleBinding insaller-binding, IngressRoute podinfo-ingressroute, RoleBinding read-pods
     include json("k8s/corpus.json");
 
     // piceli: PCL0182 ConfigMap alexisGooD left out, its name is not a DNS-1123 name:

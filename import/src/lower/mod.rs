@@ -13,6 +13,7 @@ mod policy;
 mod workload;
 
 use crate::clean;
+use crate::convert::{self, Conversion};
 use crate::dsl::{Dsl, Item, Module};
 use crate::error::Warning;
 use crate::read::Source;
@@ -159,6 +160,8 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     let mut seen = BTreeSet::new();
     // Secrets and ConfigMaps something else makes: `external` when a workload refers to them.
     let mut made_elsewhere = Vec::new();
+    // The `// piceli:` comment of each object whose API version was converted (or is no longer served).
+    let mut notes: std::collections::BTreeMap<String, String> = Default::default();
     for s in sources {
         let mut o = s.object;
         let what = describe(&o);
@@ -173,6 +176,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             continue;
         }
         clean::clean(&mut o);
+        let conversion = convert::to_served(&mut o);
         let key = (
             o["apiVersion"].as_str().unwrap_or_default().to_string(),
             o["kind"].as_str().unwrap_or_default().to_string(),
@@ -192,6 +196,15 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
                 format!("read again at {}; the first one is imported", s.origin),
             ));
             continue;
+        }
+        if let Some(c) = conversion {
+            let code = match c {
+                Conversion::Converted { .. } => Code::ImportConvertedVersion,
+                Conversion::Kept { .. } => Code::ImportRemovedVersion,
+            };
+            let warning = Warning::new(code, &what, c.message());
+            notes.insert(describe(&o), format!("piceli: {}", warning.line()));
+            out.warnings.push(warning);
         }
         objects.push(o);
     }
@@ -303,6 +316,9 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
                         "piceli: PCL0183 was in namespace `{ns}`, now in the target's `{namespace}`"
                     ));
                 }
+                if let Some(note) = notes.get(&describe(o)) {
+                    item.comments.push(note.clone());
+                }
                 items.push((i, item));
                 lowered[i] = true;
             }
@@ -310,6 +326,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     }
     items.sort_by_key(|(i, _)| *i);
     cx.out.module.items = items.into_iter().map(|(_, item)| item).collect();
+    let mut included_notes = Vec::new();
     for (i, o) in kept.into_iter().enumerate() {
         if lowered[i] {
             continue;
@@ -320,6 +337,9 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             ));
             continue;
         }
+        if let Some(note) = notes.remove(&describe(&o)) {
+            included_notes.push(note);
+        }
         cx.out.includes.push(o);
     }
     if !cx.out.includes.is_empty() {
@@ -329,6 +349,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             "piceli: kept as they are (no first-class item fits): {}",
             kinds.into_iter().collect::<Vec<_>>().join(", ")
         ));
+        inc.comments.extend(included_notes);
         inc.keyword = format!("include json({:?})", options.include_path);
         cx.out.module.items.push(inc);
     }
