@@ -97,7 +97,7 @@ fn config_maps_pvcs_and_service_accounts() {
 
 #[test]
 fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
-    let y = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: api-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: jane-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n";
+    let y = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: api-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: jane-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: viewers}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}, {kind: ServiceAccount, name: deployer, namespace: ci}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: not-a-role}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: elsewhere}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n";
     let i = run(y, None);
     assert!(
         i.source
@@ -108,10 +108,22 @@ fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
     assert!(i.source.contains(
         "role_binding api-reads {\n        role: reader,\n        subjects: [api],\n    }"
     ));
+    // Users, groups, ServiceAccounts of other namespaces and ClusterRoles someone else makes.
     assert!(
-        i.includes
-            .as_deref()
-            .is_some_and(|s| s.contains("jane-reads"))
+        i.source.contains(
+            "role_binding jane-reads {\n        role: reader,\n        subjects: [user(\"jane\")],\n    }"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains(
+        "role_binding viewers {\n        role: cluster_role(\"view\"),\n        subjects: [group(\"devs\"), service_account(\"ci\", \"deployer\")],\n    }"
+    ), "{}", i.source);
+    // A Role the input does not have: kept as it is.
+    let included = i.includes.expect("includes");
+    assert!(
+        included.contains("not-a-role") && !included.contains("jane-reads"),
+        "{included}"
     );
 }
 

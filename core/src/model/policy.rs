@@ -96,14 +96,37 @@ pub struct RoleBindingDecl {
     pub name: Name,
     /// ClusterRoleBinding rather than RoleBinding.
     pub cluster: bool,
-    /// The declared role it grants.
+    /// The role it grants: a declared role (a `role` for a RoleBinding, or a `cluster_role`), or with
+    /// [`RoleBindingDecl::external_cluster_role`] a ClusterRole the app does not declare.
     pub role: Name,
-    /// Declared ServiceAccounts it grants it to.
-    pub subjects: Vec<Name>,
+    /// `role: cluster_role("view")`: a ClusterRole someone else makes (Kubernetes' `view`, `edit`,
+    /// `admin`, another app's), not checked against the app's roles.
+    #[serde(default)]
+    pub external_cluster_role: bool,
+    /// Who it grants the role to, in the written order.
+    pub subjects: Vec<Subject>,
     /// Labels.
     pub labels: Labels,
     /// Annotations.
     pub annotations: Labels,
+}
+
+/// One subject of a binding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Subject {
+    /// A ServiceAccount of the app's namespace: declared, `external`, or the operator's.
+    Account(Name),
+    /// `user("jane@example.com")`: a user the cluster's authentication names.
+    User(Spanned<String>),
+    /// `group("system:authenticated")`: a group of users.
+    Group(Spanned<String>),
+    /// `service_account("NAMESPACE", "NAME")`: a ServiceAccount of another namespace.
+    ForeignAccount {
+        /// Its namespace.
+        namespace: Spanned<String>,
+        /// Its name.
+        name: Spanned<String>,
+    },
 }
 
 /// RBAC verbs Kubernetes knows.

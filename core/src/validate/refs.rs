@@ -3,7 +3,9 @@
 use super::Ctx;
 use super::pods::{one_of, port_number};
 use crate::codes::Code;
-use crate::model::{App, CheckKind, ExternalKind, PortRef, Service, ServiceType, Workload};
+use crate::model::{
+    App, CheckKind, ExternalKind, PortRef, Service, ServiceType, Subject, Workload,
+};
 use crate::rules;
 use crate::spanned::{Name, Spanned};
 use std::collections::HashMap;
@@ -459,10 +461,31 @@ fn rbac(cx: &mut Ctx, app: &App) {
         }
     }
     for b in &app.role_bindings {
-        let role_ok = app
-            .roles
-            .iter()
-            .any(|r| r.name.v == b.role.v && (r.cluster || !b.cluster));
+        if b.external_cluster_role {
+            if app.roles.iter().any(|r| r.cluster && r.name.v == b.role.v) {
+                cx.error(
+                    Code::InvalidValue,
+                    b.role.at,
+                    format!(
+                        "cluster_role `{}` is declared by the app, so it is not someone else's",
+                        b.role.v
+                    ),
+                    format!("write `role: {}`", b.role.v),
+                );
+            } else if b.role.v.is_empty() {
+                cx.error(
+                    Code::InvalidValue,
+                    b.role.at,
+                    "the ClusterRole's name is empty",
+                    "write the name of an existing ClusterRole, e.g. `role: cluster_role(\"view\")`",
+                );
+            }
+        }
+        let role_ok = b.external_cluster_role
+            || app
+                .roles
+                .iter()
+                .any(|r| r.name.v == b.role.v && (r.cluster || !b.cluster));
         if !role_ok {
             let candidates = app
                 .roles
@@ -476,9 +499,32 @@ fn rbac(cx: &mut Ctx, app: &App) {
                 candidates,
             );
         }
-        for s in &b.subjects {
-            if !accounts().any(|a| a == s.v) {
-                cx.unknown(Code::UnknownRole, "service_account", s, accounts());
+        for subject in &b.subjects {
+            match subject {
+                Subject::Account(s) => {
+                    if !accounts().any(|a| a == s.v) {
+                        cx.unknown(Code::UnknownRole, "service_account", s, accounts());
+                    }
+                }
+                Subject::User(who) | Subject::Group(who) if who.v.is_empty() => cx.error(
+                    Code::InvalidValue,
+                    who.at,
+                    "the subject's name is empty",
+                    "write the name the cluster's authentication gives, e.g. `user(\"jane@example.com\")`",
+                ),
+                Subject::User(_) | Subject::Group(_) => {}
+                Subject::ForeignAccount { namespace, name } => {
+                    cx.rule(
+                        Code::InvalidValue,
+                        namespace.at,
+                        rules::names::dns1123_label(&namespace.v),
+                    );
+                    cx.rule(
+                        Code::InvalidValue,
+                        name.at,
+                        rules::names::dns1123_subdomain(&name.v),
+                    );
+                }
             }
         }
     }

@@ -305,6 +305,11 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
         ],
     }
 
+    cluster_role_binding insaller-binding {
+        role: installer-role,
+        subjects: [service_account("csr-signer-installer", "installer")],
+    }
+
     network_policy default-deny-ingress {
         pods: {},
         types: ["Ingress"],
@@ -333,7 +338,12 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
         rules: [rule(groups: [""], resources: ["pods"], verbs: ["get", "watch", "list"])],
     }
 
-    // piceli: kept as they are (no first-class item fits): ClusterRoleBinding insaller-binding, IngressRoute podinfo-ingressroute, RoleBinding read-pods
+    role_binding read-pods {
+        role: pod-reader,
+        subjects: [user("jane")],
+    }
+
+    // piceli: kept as they are (no first-class item fits): IngressRoute podinfo-ingressroute
     include json("k8s/corpus.json");
 
     // piceli: PCL0182 ConfigMap alexisGooD left out, its name is not a DNS-1123 name:

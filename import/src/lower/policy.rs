@@ -64,24 +64,58 @@ pub(super) fn role(cx: &mut Cx, o: &Value) -> Option<Item> {
     Some(item)
 }
 
-/// `role_binding NAME { role: ROLE, subjects: [SA, …] }` when the role and every subject were imported
-/// (ServiceAccounts of the target's namespace); other bindings are included as they are.
+/// `role_binding NAME { role: ROLE, subjects: [SA, user("…"), group("…"), service_account("NS", "SA")] }`
+/// when the role is imported (or is a ClusterRole someone else makes: `role: cluster_role("view")`) and
+/// every subject has a first-class form; other bindings are included as they are.
 pub(super) fn role_binding(cx: &mut Cx, o: &Value) -> Option<Item> {
+    const RBAC: &str = "rbac.authorization.k8s.io";
     let cluster = o["kind"] == "ClusterRoleBinding";
     let role_ref = &o["roleRef"];
     let role = role_ref["name"].as_str()?;
-    let role_is_cluster = role_ref["kind"] == "ClusterRole";
-    if role_is_cluster != cluster || !cx.roles.contains(&(cluster, role.to_string())) {
+    if role_ref["apiGroup"] != RBAC {
         return None;
     }
+    let role = match role_ref["kind"].as_str()? {
+        "ClusterRole" if cx.roles.contains(&(true, role.to_string())) => Dsl::Name(role.into()),
+        // A RoleBinding's ClusterRole that a namespaced role of the app would shadow renders as a Role.
+        "ClusterRole" if cx.roles.contains(&(false, role.to_string())) => return None,
+        "ClusterRole" => Dsl::Call("cluster_role".into(), vec![Dsl::Str(role.into())], vec![]),
+        "Role" if !cluster && cx.roles.contains(&(false, role.to_string())) => {
+            Dsl::Name(role.into())
+        }
+        _ => return None,
+    };
     let mut subjects = Vec::new();
     for s in o["subjects"].as_array().cloned().unwrap_or_default() {
+        let fields = s.as_object()?;
         let name = s["name"].as_str()?;
-        let ns_ok = s["namespace"].as_str().is_none_or(|ns| ns == cx.namespace);
-        if s["kind"] != "ServiceAccount" || !ns_ok || !cx.service_accounts.contains(name) {
-            return None;
-        }
-        subjects.push(Dsl::Name(name.to_string()));
+        let namespace = s["namespace"].as_str();
+        let api_group = s["apiGroup"].as_str();
+        let known = |keys: &[&str]| fields.keys().all(|k| keys.contains(&k.as_str()));
+        subjects.push(match s["kind"].as_str()? {
+            "ServiceAccount" if !known(&["kind", "name", "namespace", "apiGroup"]) => return None,
+            "ServiceAccount" if api_group.is_some_and(|g| !g.is_empty()) => return None,
+            "ServiceAccount"
+                if namespace.is_none_or(|ns| ns == cx.namespace)
+                    && cx.service_accounts.contains(name) =>
+            {
+                Dsl::Name(name.into())
+            }
+            "ServiceAccount" => Dsl::Call(
+                "service_account".into(),
+                vec![
+                    Dsl::Str(namespace.unwrap_or(&cx.namespace).into()),
+                    Dsl::Str(name.into()),
+                ],
+                vec![],
+            ),
+            kind @ ("User" | "Group")
+                if known(&["kind", "name", "apiGroup"]) && api_group == Some(RBAC) =>
+            {
+                Dsl::Call(kind.to_lowercase(), vec![Dsl::Str(name.into())], vec![])
+            }
+            _ => return None,
+        });
     }
     let keyword = if cluster {
         "cluster_role_binding"
@@ -90,7 +124,7 @@ pub(super) fn role_binding(cx: &mut Cx, o: &Value) -> Option<Item> {
     };
     let mut item = Item::new(keyword, o["metadata"]["name"].as_str()?);
     cx.meta(&mut item, o);
-    item.entry("role", Dsl::Name(role.to_string()));
+    item.entry("role", role);
     item.entry("subjects", Dsl::List(subjects));
     Some(item)
 }

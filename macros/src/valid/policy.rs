@@ -175,7 +175,17 @@ pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
     let cluster = item.keyword.text == "cluster_role_binding";
     let owner = format!("{} {}", item.keyword.text, name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let mut external_cluster_role = false;
     let role = match f.take("role") {
+        Some(v @ Value::Call(_)) => {
+            let example = "cluster_role(\"view\")";
+            external_cluster_role = true;
+            lw.call(v, &["cluster_role"], example).and_then(|c| {
+                let arg = lw.arg(c, 0, "the ClusterRole's name", example);
+                lw.max_args(c, 1, example);
+                lw.str(arg?, format!("{owner} › role"))
+            })
+        }
         Some(v) => lw.name(v, format!("{owner} › role")),
         None => {
             lw.fail(
@@ -189,7 +199,7 @@ pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
     };
     let subjects = f
         .take("subjects")
-        .map(|v| lw.name_list(v, &format!("{owner} › subjects")))
+        .map(|v| subjects(lw, v, &format!("{owner} › subjects")))
         .unwrap_or_default();
     let (labels, annotations) = lw.meta(&mut f, &owner);
     f.finish_keys(lw, super::keys::ROLE_BINDING);
@@ -198,9 +208,42 @@ pub(super) fn role_binding(lw: &mut Lower, item: &Item) {
             name,
             cluster,
             role,
+            external_cluster_role,
             subjects,
             labels,
             annotations,
         });
+    }
+}
+
+/// `[web, user("jane@example.com"), group("devs"), service_account("ci", "deployer")]`: declared
+/// ServiceAccounts by name, the rest by call.
+fn subjects(lw: &mut Lower, v: &Value, desc: &str) -> Vec<Subject> {
+    let one = |lw: &mut Lower, v: &Value| -> Option<Subject> {
+        let Value::Call(c) = v else {
+            return lw.name(v, desc).map(Subject::Account);
+        };
+        let example = "user(\"jane@example.com\")";
+        let call = lw.call(v, &["user", "group", "service_account"], example)?;
+        if call.name.text == "service_account" {
+            let example = "service_account(\"NAMESPACE\", \"NAME\")";
+            let namespace = lw.arg(c, 0, "the ServiceAccount's namespace", example);
+            let name = lw.arg(c, 1, "the ServiceAccount's name", example);
+            lw.max_args(c, 2, example);
+            let namespace = lw.str(namespace?, format!("{desc} › service_account namespace"))?;
+            let name = lw.str(name?, format!("{desc} › service_account name"))?;
+            return Some(Subject::ForeignAccount { namespace, name });
+        }
+        let arg = lw.arg(c, 0, "the name", example);
+        lw.max_args(c, 1, example);
+        let who = lw.str(arg?, format!("{desc} › {}", call.name.text))?;
+        Some(match call.name.text.as_str() {
+            "user" => Subject::User(who),
+            _ => Subject::Group(who),
+        })
+    };
+    match v {
+        Value::List(items, _) => items.iter().filter_map(|i| one(lw, i)).collect(),
+        _ => one(lw, v).into_iter().collect(),
     }
 }

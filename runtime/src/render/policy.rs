@@ -10,6 +10,7 @@ use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::rbac::v1 as rbac;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use piceli_core::model::Subject;
 use piceli_core::schema;
 
 pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
@@ -62,7 +63,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         });
     }
     for b in &cx.app.role_bindings {
-        let role_is_cluster = cx
+        let declared_cluster_role = cx
             .app
             .roles
             .iter()
@@ -72,6 +73,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 .roles
                 .iter()
                 .any(|r| r.name.v == b.role.v && !r.cluster && !b.cluster);
+        let role_is_cluster = b.external_cluster_role || declared_cluster_role;
         let role_ref = rbac::RoleRef {
             api_group: "rbac.authorization.k8s.io".into(),
             kind: if role_is_cluster {
@@ -85,12 +87,7 @@ pub(super) fn identity(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         let subjects = b
             .subjects
             .iter()
-            .map(|s| rbac::Subject {
-                kind: "ServiceAccount".into(),
-                name: s.v.clone(),
-                namespace: Some(cx.namespace.clone()),
-                ..rbac::Subject::default()
-            })
+            .map(|s| subject(s, &cx.namespace))
             .collect();
         out.push(if b.cluster {
             json(
@@ -200,4 +197,23 @@ pub(super) fn scaling(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
         out.push(object);
     }
     Ok(())
+}
+
+/// A binding's subject as the RBAC API writes it.
+fn subject(s: &Subject, namespace: &str) -> rbac::Subject {
+    let (kind, name, namespace) = match s {
+        Subject::Account(name) => ("ServiceAccount", &name.v, Some(namespace.to_string())),
+        Subject::ForeignAccount { namespace, name } => {
+            ("ServiceAccount", &name.v, Some(namespace.v.clone()))
+        }
+        Subject::User(name) => ("User", &name.v, None),
+        Subject::Group(name) => ("Group", &name.v, None),
+    };
+    rbac::Subject {
+        // Users and groups are named by the RBAC API group; ServiceAccounts by the core group ("").
+        api_group: (kind != "ServiceAccount").then(|| "rbac.authorization.k8s.io".to_string()),
+        kind: kind.into(),
+        name: name.clone(),
+        namespace,
+    }
 }

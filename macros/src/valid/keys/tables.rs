@@ -333,10 +333,13 @@ pub const ROLE: &[Key] = &[
 
 /// `role_binding` / `cluster_role_binding NAME { … }`.
 pub const ROLE_BINDING: &[Key] = &[
-    key("role", "the declared role it grants"),
+    key(
+        "role",
+        "the declared role it grants, or `cluster_role(\"view\")`: a ClusterRole someone else makes",
+    ),
     key(
         "subjects",
-        "the declared or `external` ServiceAccounts it grants it to",
+        "who it grants it to: declared or `external` ServiceAccounts by name, `user(\"…\")`, `group(\"…\")`, `service_account(\"NAMESPACE\", \"NAME\")`",
     ),
     LABELS,
     ANNOTATIONS,
