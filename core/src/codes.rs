@@ -253,6 +253,17 @@ codes! {
          Job's pods have no stable label a Service could select. Point the Service at a `deployment`, \
          `stateful_set` or `daemon_set`; for a job that must be reached while it runs, use a workload that \
          stays up.";
+    IncludeRemovedVersion = "PCL0058", "an included object's API version is not served by Kubernetes 1.33",
+        "Kubernetes stopped serving this apiVersion for the kind (`apps/v1beta2` Deployments in 1.16, \
+         `extensions/v1beta1` Ingresses in 1.22, `autoscaling/v2beta1` autoscalers and `policy/v1beta1` \
+         budgets in 1.25, …), so the cluster would refuse the object at apply time. Rewrite it for the \
+         version the help names — `piceli import yaml FILE` converts it and says what changed — or remove \
+         it when the kind is gone (PodSecurityPolicy).";
+    IncludeInvalidName = "PCL0059", "an included object's name is not one its kind allows",
+        "The API server checks `metadata.name` by kind: a Service's is an RFC 1035 label (lowercase letters, \
+         digits and '-', starting with a letter, at most 63), a Namespace's a DNS-1123 label, RBAC objects' \
+         anything without '/' or '%', and the other built-in kinds' a DNS-1123 subdomain (at most 253, \
+         dot-separated lowercase labels). Rename the object in the file (and what refers to it).";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";
@@ -684,12 +695,13 @@ codes! {
          selector becomes the template's labels), and kept the old version's defaults where the new one \
          changed them (a DaemonSet's or StatefulSet's `OnDelete` updates). The message says what changed; \
          review it.";
-    ImportRemovedVersion = "PCL0217", "an imported object's API version is no longer served and was kept as written",
+    ImportRemovedVersion = "PCL0217", "an imported object's API version is no longer served and was left out",
         "Kubernetes stopped serving this object's apiVersion and its conversion changes meaning in ways the \
          importer does not guess (webhook configurations' defaults, CustomResourceDefinition schemas, \
-         flow-control shares), or the kind is gone (PodSecurityPolicy). It is kept in the include file as \
-         written, and a 1.33 cluster will refuse it: rewrite it for the version the message names (upstream \
-         `kubectl convert` does it for most kinds), or leave it out.";
+         flow-control shares), or the kind is gone (PodSecurityPolicy). A 1.33 cluster refuses it, and so \
+         does `app!` in an included file (PCL0058), so it is left out of the generated module; the \
+         `// piceli:` comment at the end of the module has its JSON. Rewrite it for the version the message \
+         names (upstream `kubectl convert` does it for most kinds) and add it back, or drop it.";
 }
 
 #[cfg(test)]

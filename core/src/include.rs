@@ -59,7 +59,10 @@ pub fn check_values(values: &[Value]) -> Result<(), IncludeError> {
     for (i, v) in values.iter().enumerate() {
         flatten(i + 1, v.clone(), &mut out)?;
     }
-    Ok(())
+    match out.iter().flat_map(object_problems).next() {
+        Some((error, _)) => Err(error),
+        None => Ok(()),
+    }
 }
 
 fn parse_json(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
@@ -177,6 +180,45 @@ fn flatten(line: usize, value: Value, out: &mut Vec<IncludedObject>) -> Result<(
     }
 }
 
+/// What a 1.33 cluster would refuse in an included object, each as an error of the object's document:
+/// an API version that is no longer served (PCL0058, with its replacement) and a name its kind does not
+/// allow (PCL0059). Every problem, not only the first.
+pub fn object_problems(o: &IncludedObject) -> Vec<(IncludeError, String)> {
+    let api_version = o.object["apiVersion"].as_str().unwrap_or_default();
+    let kind = o.object["kind"].as_str().unwrap_or_default();
+    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+    let error = |code, message: String| IncludeError {
+        code,
+        line: o.line,
+        column: 1,
+        message,
+    };
+    let mut out = Vec::new();
+    if let Some(gone) = crate::removed::removed(api_version, kind) {
+        let message = format!(
+            "{api_version} {kind} `{name}`: {api_version} is not served since Kubernetes {}",
+            gone.removed_in
+        );
+        let help = match gone.replacement {
+            Some(to) => format!(
+                "write it as {to} (`piceli import yaml FILE` converts it and says what changed)"
+            ),
+            None => format!("remove it: Kubernetes 1.33 has no {kind}"),
+        };
+        out.push((error(Code::IncludeRemovedVersion, message), help));
+    }
+    if let Some(Err(e)) = crate::rules::names::object_name(api_version, kind, name) {
+        out.push((
+            error(
+                Code::IncludeInvalidName,
+                format!("{kind} `{name}`: {}", e.message),
+            ),
+            e.help,
+        ));
+    }
+    out
+}
+
 /// The workload kind of an object: an apps/v1 Deployment, StatefulSet or DaemonSet, a batch/v1 Job or
 /// CronJob.
 pub fn workload_kind(object: &Value) -> Option<WorkloadKind> {
@@ -257,6 +299,28 @@ pub fn included_workload(object: &Value, at: Loc) -> Option<IncludedWorkload> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_removed_version_and_a_bad_name_are_both_reported_and_rust_objects_too() {
+        let text = "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: Web}\n";
+        let objects = parse_objects(text, false).expect("parses");
+        let problems = object_problems(&objects[0]);
+        let codes: Vec<Code> = problems.iter().map(|(e, _)| e.code).collect();
+        assert_eq!(
+            codes,
+            [Code::IncludeRemovedVersion, Code::IncludeInvalidName]
+        );
+        assert!(problems[0].1.contains("policy/v1"), "{}", problems[0].1);
+        let err = check_values(&[serde_json::json!({
+            "apiVersion": "extensions/v1beta1", "kind": "Ingress", "metadata": {"name": "web"}
+        })])
+        .expect_err("refused");
+        assert_eq!(err.code, Code::IncludeRemovedVersion);
+        assert!(err.message.contains("1.22"), "{}", err.message);
+        let fine = serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                                      "metadata": {"name": "system:aggregate-to-view"}});
+        assert_eq!(check_values(&[fine]), Ok(()));
+    }
 
     #[test]
     fn multi_document_yaml_with_lines() {

@@ -2,7 +2,7 @@
 //! in 1.33 (the table is `piceli_core::removed`), as the API server converts stored objects: fields that
 //! moved are moved, a default the old version had and the new one changed is written out, and what has no
 //! place in the new version is reported. Conversions that would change meaning (webhook configurations,
-//! CRD schemas, flow control) are not guessed: those objects stay as written, with a warning.
+//! CRD schemas, flow control) are not guessed: those objects are reported and left for the user.
 
 use piceli_core::removed::removed;
 use serde_json::{Map, Value, json};
@@ -64,7 +64,7 @@ pub fn to_served(o: &mut Value) -> Option<Conversion> {
         return Some(Conversion::Kept {
             from,
             reason: format!(
-                "is not served since Kubernetes {}, and {kind} has no replacement; kept as written",
+                "is not served since Kubernetes {}, and {kind} has no replacement",
                 gone.removed_in
             ),
         });
@@ -72,7 +72,7 @@ pub fn to_served(o: &mut Value) -> Option<Conversion> {
     let by_hand = |what: &str| Conversion::Kept {
         from: from.clone(),
         reason: format!(
-            "is not served since Kubernetes {}; kept as written: rewrite it for {to} by hand ({what})",
+            "is not served since Kubernetes {}: rewrite it for {to} by hand ({what})",
             gone.removed_in
         ),
     };
@@ -433,7 +433,7 @@ mod tests {
         let c = to_served(&mut o).expect("removed");
         assert_eq!(
             c.message(),
-            "policy/v1beta1 is not served since Kubernetes 1.25, and PodSecurityPolicy has no replacement; kept as written"
+            "policy/v1beta1 is not served since Kubernetes 1.25, and PodSecurityPolicy has no replacement"
         );
     }
 

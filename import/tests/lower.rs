@@ -397,13 +397,13 @@ fn objects_of_removed_api_versions_are_converted_and_first_class() {
     assert!(s.contains("ingress shop {"), "{s}");
     assert!(s.contains("paths: { \"/\": web => http },"), "{s}");
     assert!(s.contains("path_type: \"ImplementationSpecific\","), "{s}");
-    // A kind that is gone stays as written, with the reason.
-    let included = i.includes.expect("includes");
-    assert!(included.contains("\"restricted\""), "{included}");
+    // A kind that is gone is left out (`app!` would refuse it), its JSON in a comment at the end.
+    assert!(i.includes.is_none(), "{:?}", i.includes);
     assert!(
-        s.contains("// piceli: PCL0217: PodSecurityPolicy restricted: policy/v1beta1 is not served since Kubernetes 1.25, and PodSecurityPolicy has no replacement; kept as written"),
+        s.contains("// piceli: PCL0217 PodSecurityPolicy restricted left out, policy/v1beta1 is not served since Kubernetes 1.25, and PodSecurityPolicy has no replacement:\n"),
         "{s}"
     );
+    assert!(s.contains("\"privileged\":false"), "{s}");
     let codes: Vec<&str> = i.warnings.iter().map(|w| w.code.as_str()).collect();
     assert_eq!(
         codes.iter().filter(|c| **c == "PCL0216").count(),

@@ -171,6 +171,39 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// A path segment name (what Kubernetes accepts for RBAC objects, e.g. `system:aggregate-to-view`):
+/// not empty, not `.` or `..`, and without `/` or `%`.
+pub fn path_segment(s: &str) -> Result<(), RuleError> {
+    let help = "RBAC names may hold any character but '/' and '%', and may not be '.' or '..'";
+    if s.is_empty() {
+        return Err(RuleError::new("name must not be empty", help));
+    }
+    if s == "." || s == ".." {
+        return Err(RuleError::new(format!("name `{s}` is not allowed"), help));
+    }
+    if let Some(c) = s.chars().find(|c| matches!(c, '/' | '%')) {
+        return Err(RuleError::new(format!("name `{s}` contains {c:?}"), help));
+    }
+    Ok(())
+}
+
+/// The name rule the API server applies to an object of a built-in kind: an RFC 1035 label for Services,
+/// a DNS-1123 label for Namespaces, a path segment for RBAC objects, a DNS-1123 subdomain for the rest.
+/// `None` for kinds of other API groups (custom resources), whose rules the CRD's server decides.
+pub fn object_name(api_version: &str, kind: &str, name: &str) -> Option<Result<(), RuleError>> {
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let built_in = group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io");
+    if !built_in {
+        return None;
+    }
+    Some(match (group, kind) {
+        ("", "Service") => rfc1035_label(name),
+        ("", "Namespace") => dns1123_label(name),
+        ("rbac.authorization.k8s.io", _) => path_segment(name),
+        _ => dns1123_subdomain(name),
+    })
+}
+
 /// An IANA service name (container/Service port names): 1–15 of `[a-z0-9-]`,
 /// at least one letter, no leading/trailing '-', no "--".
 pub fn port_name(s: &str) -> Result<(), RuleError> {

@@ -197,14 +197,31 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             ));
             continue;
         }
-        if let Some(c) = conversion {
-            let code = match c {
-                Conversion::Converted { .. } => Code::ImportConvertedVersion,
-                Conversion::Kept { .. } => Code::ImportRemovedVersion,
-            };
-            let warning = Warning::new(code, &what, c.message());
-            notes.insert(describe(&o), format!("piceli: {}", warning.line()));
-            out.warnings.push(warning);
+        match conversion {
+            Some(c @ Conversion::Converted { .. }) => {
+                let warning = Warning::new(Code::ImportConvertedVersion, &what, c.message());
+                notes.insert(describe(&o), format!("piceli: {}", warning.line()));
+                out.warnings.push(warning);
+            }
+            // `app!` refuses an included object that no 1.33 cluster serves (PCL0058): left out, its JSON
+            // kept in a comment, as for names no cluster accepts.
+            Some(c @ Conversion::Kept { .. }) => {
+                let json = serde_json::to_string(&o).unwrap_or_default();
+                out.warnings.push(Warning::new(
+                    Code::ImportRemovedVersion,
+                    &what,
+                    format!(
+                        "{}; left out (its JSON is in a comment at the end)",
+                        c.message()
+                    ),
+                ));
+                out.module.trailer.push(format!(
+                    "piceli: PCL0217 {what} left out, {}:\n{json}",
+                    c.message()
+                ));
+                continue;
+            }
+            None => {}
         }
         objects.push(o);
     }

@@ -401,6 +401,9 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
             // Its workloads are known to the items that refer to them (`service api -> api`).
             Ok(objects) => {
                 for o in &objects {
+                    for (e, help) in piceli_core::include::object_problems(o) {
+                        lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
+                    }
                     if piceli_core::include::workload_kind(&o.object).is_none() {
                         continue;
                     }
