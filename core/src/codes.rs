@@ -264,6 +264,11 @@ codes! {
          digits and '-', starting with a letter, at most 63), a Namespace's a DNS-1123 label, RBAC objects' \
          anything without '/' or '%', and the other built-in kinds' a DNS-1123 subdomain (at most 253, \
          dot-separated lowercase labels). Rename the object in the file (and what refers to it).";
+    IncludeOtherNamespace = "PCL0073", "an included object names a namespace other than a target's",
+        "`render` keeps an included object's own `metadata.namespace`, so an object of another namespace \
+         would be deployed there, beside the app rather than with it. Remove its `metadata.namespace` to \
+         deploy it to each target's namespace with the rest of the app, or, when it must live elsewhere (a \
+         shared monitoring namespace), say so: `include yaml(\"k8s/monitoring.yaml\") { namespace: keep }`.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";

@@ -180,6 +180,37 @@ fn flatten(line: usize, value: Value, out: &mut Vec<IncludedObject>) -> Result<(
     }
 }
 
+/// Built-in kinds that are not namespaced (an included object of one keeps no namespace).
+pub const CLUSTER_SCOPED: &[&str] = &[
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "StorageClass",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "IngressClass",
+    "PriorityClass",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "APIService",
+    "RuntimeClass",
+    "CSIDriver",
+    "CSINode",
+    "VolumeAttachment",
+    "ClusterIssuer",
+];
+
+/// The namespace an included object names for itself, when it is namespaced and names one.
+pub fn own_namespace(object: &Value) -> Option<&str> {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    object["metadata"]["namespace"]
+        .as_str()
+        .filter(|_| !CLUSTER_SCOPED.contains(&kind))
+}
+
 /// What a 1.33 cluster would refuse in an included object, each as an error of the object's document:
 /// an API version that is no longer served (PCL0058, with its replacement) and a name its kind does not
 /// allow (PCL0059). Every problem, not only the first.

@@ -18,6 +18,7 @@ use crate::dsl::{Dsl, Item, Module};
 use crate::error::Warning;
 use crate::read::Source;
 use piceli_core::Code;
+use piceli_core::include::CLUSTER_SCOPED;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -134,23 +135,6 @@ pub(crate) const RESERVED_LABELS: &[&str] = &[
     "app.kubernetes.io/name",
     "app.kubernetes.io/component",
     "app.kubernetes.io/managed-by",
-];
-
-/// Kinds that live in no namespace (the "other namespace" warning does not apply to them).
-const CLUSTER_SCOPED: &[&str] = &[
-    "Namespace",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "CustomResourceDefinition",
-    "PersistentVolume",
-    "StorageClass",
-    "PriorityClass",
-    "IngressClass",
-    "APIService",
-    "ValidatingWebhookConfiguration",
-    "MutatingWebhookConfiguration",
-    "Node",
-    "RuntimeClass",
 ];
 
 /// Lower every source object.
@@ -356,6 +340,14 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         }
         if let Some(note) = notes.remove(&describe(&o)) {
             included_notes.push(note);
+        }
+        // Imported into the target's namespace (PCL0183), as the first-class items are: render gives an
+        // included object without one the target's.
+        let mut o = o;
+        if piceli_core::include::own_namespace(&o).is_some_and(|ns| ns != namespace)
+            && let Some(meta) = o["metadata"].as_object_mut()
+        {
+            meta.shift_remove("namespace");
         }
         cx.out.includes.push(o);
     }

@@ -81,8 +81,20 @@ pub struct Lower {
     parts: Vec<syn::Expr>,
     webhooks: Vec<WebhookCode>,
     controllers: controller::State,
+    /// Included objects that name a namespace of their own, checked against the targets' at the end.
+    included_namespaces: Vec<IncludedNamespace>,
     /// The app being built.
     pub app: App,
+}
+
+/// An included object that names its own namespace (`metadata.namespace`).
+pub(crate) struct IncludedNamespace {
+    /// `k8s/legacy.yaml:12: Deployment `api``.
+    pub what: String,
+    /// The namespace it names.
+    pub namespace: String,
+    /// The file's token.
+    pub sp: Sp,
 }
 
 /// The top-level keywords, in the order `did you mean` prefers.
@@ -130,6 +142,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         parts: Vec::new(),
         webhooks: Vec::new(),
         controllers: controller::State::default(),
+        included_namespaces: Vec::new(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
@@ -137,6 +150,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         lw.item(item, &mut app_names);
     }
     controller::resolve(&mut lw);
+    other_namespaces(&mut lw);
     match app_names.as_slice() {
         [one] => lw.app.name = Spanned::new(one.text.clone(), lw.loc(one.sp, "app name")),
         [] => {
@@ -182,6 +196,32 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         })
     } else {
         Err((lw.errors, name))
+    }
+}
+
+/// An included object deploys to the namespace it names, so one naming another namespace than a target's
+/// is refused unless its `include` says `namespace: keep`.
+fn other_namespaces(lw: &mut Lower) {
+    let pending = std::mem::take(&mut lw.included_namespaces);
+    for inc in pending {
+        let Some(target) = lw
+            .app
+            .targets
+            .iter()
+            .find(|t| t.namespace.v != inc.namespace)
+        else {
+            continue;
+        };
+        let message = format!(
+            "{} is in namespace `{}`, not target `{}`'s `{}`",
+            inc.what, inc.namespace, target.name.v, target.namespace.v
+        );
+        lw.fail(
+            Code::IncludeOtherNamespace,
+            inc.sp,
+            message,
+            "remove its `metadata.namespace` to deploy it with the app, or write `{ namespace: keep }` after the include to keep it there",
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! Lowering targets (with overrides), checks and includes.
 
 use super::config::read_crate_file;
-use super::{DynamicKind, Fields, Lower};
+use super::{DynamicKind, Fields, IncludedNamespace, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
@@ -346,6 +346,15 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
     ) else {
         return;
     };
+    if matches!(call.name.text.as_str(), "app" | "objects") {
+        // Only files take options.
+        Fields::of(
+            lw,
+            item.body.as_ref(),
+            format!("include {}", call.name.text),
+        )
+        .finish(lw, &[]);
+    }
     if call.name.text == "app" {
         let example = "app((extra::workers(3)))";
         let Some(arg) = lw.arg(call, 0, "a Rust expression giving a `piceli::App`", example) else {
@@ -384,6 +393,24 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
         return;
     }
     let json = call.name.text == "json";
+    let mut options = Fields::of(
+        lw,
+        item.body.as_ref(),
+        format!("include {}", call.name.text),
+    );
+    let keep_namespace = match options.take("namespace") {
+        Some(Value::Path(p)) if p.len() == 1 && p[0].text == "keep" => true,
+        Some(other) => {
+            lw.wrong_type(
+                other,
+                "`keep`",
+                "include yaml(\"k8s/other-team.yaml\") { namespace: keep }",
+            );
+            false
+        }
+        None => false,
+    };
+    options.finish(lw, &["namespace"]);
     let Some(arg) = lw.arg(
         call,
         0,
@@ -403,6 +430,17 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
                 for o in &objects {
                     for (e, help) in piceli_core::include::object_problems(o) {
                         lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
+                    }
+                    if let Some(ns) = piceli_core::include::own_namespace(&o.object)
+                        && !keep_namespace
+                    {
+                        let kind = o.object["kind"].as_str().unwrap_or_default();
+                        let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+                        lw.included_namespaces.push(IncludedNamespace {
+                            what: format!("{}:{}: {kind} `{name}`", path.v, o.line),
+                            namespace: ns.to_string(),
+                            sp: arg.sp(),
+                        });
                     }
                     if piceli_core::include::workload_kind(&o.object).is_none() {
                         continue;

@@ -113,27 +113,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-/// Built-in kinds that are not namespaced.
-pub const CLUSTER_SCOPED: &[&str] = &[
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "StorageClass",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "CustomResourceDefinition",
-    "IngressClass",
-    "PriorityClass",
-    "ValidatingWebhookConfiguration",
-    "MutatingWebhookConfiguration",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "APIService",
-    "RuntimeClass",
-    "CSIDriver",
-    "CSINode",
-    "VolumeAttachment",
-];
+pub use piceli_core::include::CLUSTER_SCOPED;
 
 /// Labels as a sorted map.
 pub fn to_map(labels: &Labels) -> BTreeMap<String, String> {
