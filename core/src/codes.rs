@@ -269,6 +269,11 @@ codes! {
          would be deployed there, beside the app rather than with it. Remove its `metadata.namespace` to \
          deploy it to each target's namespace with the rest of the app, or, when it must live elsewhere (a \
          shared monitoring namespace), say so: `include yaml(\"k8s/monitoring.yaml\") { namespace: keep }`.";
+    IncludeUnpinnedImage = "PCL0074", "an included object runs an image that is not pinned by digest",
+        "As for the app's own workloads, an image of an included Pod, workload, Job or CronJob must name its \
+         digest (`nginx:1.27@sha256:…`), so that what was planned is what runs. Pin it in the file \
+         (`piceli import yaml FILE --pin` looks digests up from the registry), or accept tags that can move \
+         for that file: `include yaml(\"k8s/legacy.yaml\") { images: unpinned }`.";
     WebhookWithoutOperator = "PCL0060", "a webhook is declared without an operator, or the operator twice",
         "`validate` and `mutate` items are served by the app's operator: declare exactly one `operator NAME { \
          image: \"…\", replicas: 2, tls: cert_manager(issuer: self_signed) }` in the same app.";

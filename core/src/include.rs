@@ -250,6 +250,28 @@ pub fn object_problems(o: &IncludedObject) -> Vec<(IncludeError, String)> {
     out
 }
 
+/// The images of a built-in object's pod template (Pods, workloads, Jobs, CronJobs: containers, init and
+/// ephemeral containers) that are not pinned by digest.
+pub fn unpinned_images(object: &Value) -> Vec<String> {
+    let pod = match object["kind"].as_str() {
+        Some("Pod") => &object["spec"],
+        Some("Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Job") => {
+            &object["spec"]["template"]["spec"]
+        }
+        Some("CronJob") => &object["spec"]["jobTemplate"]["spec"]["template"]["spec"],
+        _ => return Vec::new(),
+    };
+    ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|list| pod[list].as_array().into_iter().flatten())
+        .filter_map(|c| c["image"].as_str())
+        .filter(|image| {
+            crate::rules::image::parse_image(image).map_or(true, |parsed| parsed.digest.is_none())
+        })
+        .map(String::from)
+        .collect()
+}
+
 /// The workload kind of an object: an apps/v1 Deployment, StatefulSet or DaemonSet, a batch/v1 Job or
 /// CronJob.
 pub fn workload_kind(object: &Value) -> Option<WorkloadKind> {

@@ -412,3 +412,14 @@ fn objects_of_removed_api_versions_are_converted_and_first_class() {
     );
     assert!(codes.contains(&"PCL0217"), "{codes:?}");
 }
+
+#[test]
+fn an_included_object_with_an_unpinned_image_marks_its_include() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: debug}\nspec:\n  containers: [{name: sh, image: 'busybox:1.36'}]\n";
+    let i = run(pod, None);
+    let s = &i.source;
+    assert!(
+        s.contains("// piceli: not pinned by digest: Pod debug (busybox:1.36); pin them in the file to drop `images: unpinned`\n    include json(\"k8s/imported.json\") {\n        images: unpinned,\n    }"),
+        "{s}"
+    );
+}

@@ -359,6 +359,23 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             kinds.into_iter().collect::<Vec<_>>().join(", ")
         ));
         inc.comments.extend(included_notes);
+        let unpinned: Vec<String> = cx
+            .out
+            .includes
+            .iter()
+            .flat_map(|o| {
+                piceli_core::include::unpinned_images(o)
+                    .into_iter()
+                    .map(move |image| format!("{} ({image})", describe(o)))
+            })
+            .collect();
+        if !unpinned.is_empty() {
+            inc.comments.push(format!(
+                "piceli: not pinned by digest: {}; pin them in the file to drop `images: unpinned`",
+                unpinned.join(", ")
+            ));
+            inc.entry("images", Dsl::Name("unpinned".into()));
+        }
         inc.keyword = format!("include json({:?})", options.include_path);
         cx.out.module.items.push(inc);
     }

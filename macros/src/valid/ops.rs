@@ -410,7 +410,19 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
         }
         None => false,
     };
-    options.finish(lw, &["namespace"]);
+    let images_unpinned = match options.take("images") {
+        Some(Value::Path(p)) if p.len() == 1 && p[0].text == "unpinned" => true,
+        Some(other) => {
+            lw.wrong_type(
+                other,
+                "`unpinned`",
+                "include yaml(\"k8s/legacy.yaml\") { images: unpinned }",
+            );
+            false
+        }
+        None => false,
+    };
+    options.finish(lw, &["namespace", "images"]);
     let Some(arg) = lw.arg(
         call,
         0,
@@ -430,6 +442,21 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
                 for o in &objects {
                     for (e, help) in piceli_core::include::object_problems(o) {
                         lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
+                    }
+                    if !images_unpinned {
+                        for image in piceli_core::include::unpinned_images(&o.object) {
+                            let kind = o.object["kind"].as_str().unwrap_or_default();
+                            let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+                            lw.fail(
+                                Code::IncludeUnpinnedImage,
+                                arg.sp(),
+                                format!(
+                                    "{}:{}: {kind} `{name}` runs `{image}`, which is not pinned by digest",
+                                    path.v, o.line
+                                ),
+                                "pin it in the file (`…@sha256:<digest>`; `piceli import yaml FILE --pin` looks digests up), or write `{ images: unpinned }` after the include to accept tags that can move",
+                            );
+                        }
                     }
                     if let Some(ns) = piceli_core::include::own_namespace(&o.object)
                         && !keep_namespace

@@ -1,4 +1,5 @@
-//! `include … { namespace: keep }`: an included object stays in the namespace it names.
+//! Options of included files: `{ namespace: keep }` (an object stays in the namespace it names) and
+//! `{ images: unpinned }` (images without a digest accepted).
 //!
 //! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
 
@@ -7,6 +8,7 @@ piceli::app! {
     target local = local(namespace: "shop");
 
     include yaml("fixtures/monitoring.yaml") { namespace: keep }
+    include yaml("fixtures/unpinned.yaml") { images: unpinned }
 }
 
 fn main() -> std::process::ExitCode {
