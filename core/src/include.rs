@@ -250,6 +250,36 @@ pub fn object_problems(o: &IncludedObject) -> Vec<(IncludeError, String)> {
     out
 }
 
+/// Every problem of an included object's `spec` (or a ServiceAccount's fields) against the 1.33 schema of
+/// its kind, for the kinds whose types the schema tables carry: unknown fields with did-you-mean, value
+/// types, enum values, required fields. `what` prefixes each message (`k8s/legacy.yaml:12: Deployment api`).
+pub fn schema_problems(object: &Value, what: &str) -> Vec<crate::diag::Diagnostic> {
+    use crate::schema::*;
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let root = match (api_version, kind) {
+        ("apps/v1", "Deployment") => DEPLOYMENT_SPEC,
+        ("apps/v1", "StatefulSet") => STATEFUL_SET_SPEC,
+        ("apps/v1", "DaemonSet") => DAEMON_SET_SPEC,
+        ("batch/v1", "Job") => JOB_SPEC,
+        ("batch/v1", "CronJob") => CRON_JOB_SPEC,
+        ("v1", "Service") => SERVICE_SPEC,
+        ("v1", "PersistentVolumeClaim") => PERSISTENT_VOLUME_CLAIM_SPEC,
+        ("networking.k8s.io/v1", "Ingress") => INGRESS_SPEC,
+        ("networking.k8s.io/v1", "NetworkPolicy") => NETWORK_POLICY_SPEC,
+        ("autoscaling/v2", "HorizontalPodAutoscaler") => HORIZONTAL_POD_AUTOSCALER_SPEC,
+        ("policy/v1", "PodDisruptionBudget") => POD_DISRUPTION_BUDGET_SPEC,
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    if let Some(crate::model::BlockValue::Map(spec)) =
+        object.get("spec").and_then(|v| crate::model::BlockValue::from_json(v, Loc::NONE))
+    {
+        check::check(&spec, root, &format!("{what} › spec"), &[], &mut out);
+    }
+    out
+}
+
 /// The images of a built-in object's pod template (Pods, workloads, Jobs, CronJobs: containers, init and
 /// ephemeral containers) that are not pinned by digest.
 pub fn unpinned_images(object: &Value) -> Vec<String> {
@@ -352,6 +382,23 @@ pub fn included_workload(object: &Value, at: Loc) -> Option<IncludedWorkload> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_included_spec_is_checked_against_its_kinds_schema() {
+        let o = serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
+            "spec": {"replica": 2, "selector": {"matchLabels": {"app": "api"}},
+                     "template": {"metadata": {"labels": {"app": "api"}},
+                                  "spec": {"containers": [{"name": "api", "image": "x"}]}}}
+        });
+        let problems = schema_problems(&o, "f.yaml:1: Deployment `api`");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].message.contains("replica"), "{}", problems[0].message);
+        assert!(problems[0].help.contains("replicas"), "{}", problems[0].help);
+        let fine = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"},
+                                      "spec": {"selector": {"app": "api"}, "ports": [{"port": 80}]}});
+        assert!(schema_problems(&fine, "f").is_empty());
+    }
 
     #[test]
     fn a_removed_version_and_a_bad_name_are_both_reported_and_rust_objects_too() {

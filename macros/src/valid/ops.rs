@@ -443,6 +443,12 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
                     for (e, help) in piceli_core::include::object_problems(o) {
                         lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
                     }
+                    let kind = o.object["kind"].as_str().unwrap_or_default();
+                    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+                    let what = format!("{}:{}: {kind} `{name}`", path.v, o.line);
+                    for d in piceli_core::include::schema_problems(&o.object, &what) {
+                        lw.fail(d.code, arg.sp(), &d.message, &d.help);
+                    }
                     if !images_unpinned {
                         for image in piceli_core::include::unpinned_images(&o.object) {
                             let kind = o.object["kind"].as_str().unwrap_or_default();

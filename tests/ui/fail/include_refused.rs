@@ -1,6 +1,7 @@
 //! PCL0058 and PCL0059: included objects a 1.33 API server refuses — API versions it no longer serves
 //! (with the replacement, or "remove it" for a kind that is gone) and names their kind does not allow —
-//! every problem of every object; RBAC names with ':' and custom resources pass.
+//! and fields their kind's 1.33 schema does not have or types it does not take — every problem of every
+//! object; RBAC names with ':' and custom resources pass.
 //!
 //! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
 
