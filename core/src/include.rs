@@ -272,8 +272,9 @@ pub fn schema_problems(object: &Value, what: &str) -> Vec<crate::diag::Diagnosti
         _ => return Vec::new(),
     };
     let mut out = Vec::new();
-    if let Some(crate::model::BlockValue::Map(spec)) =
-        object.get("spec").and_then(|v| crate::model::BlockValue::from_json(v, Loc::NONE))
+    if let Some(crate::model::BlockValue::Map(spec)) = object
+        .get("spec")
+        .and_then(|v| crate::model::BlockValue::from_json(v, Loc::NONE))
     {
         check::check(&spec, root, &format!("{what} › spec"), &[], &mut out);
     }
@@ -393,8 +394,16 @@ mod tests {
         });
         let problems = schema_problems(&o, "f.yaml:1: Deployment `api`");
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].message.contains("replica"), "{}", problems[0].message);
-        assert!(problems[0].help.contains("replicas"), "{}", problems[0].help);
+        assert!(
+            problems[0].message.contains("replica"),
+            "{}",
+            problems[0].message
+        );
+        assert!(
+            problems[0].help.contains("replicas"),
+            "{}",
+            problems[0].help
+        );
         let fine = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"},
                                       "spec": {"selector": {"app": "api"}, "ports": [{"port": 80}]}});
         assert!(schema_problems(&fine, "f").is_empty());
