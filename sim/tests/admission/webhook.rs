@@ -1,6 +1,8 @@
 //! A real admission webhook server for the tests: HTTPS (tokio + rustls) with a fresh CA and a
 //! serving certificate for 127.0.0.1 and the given DNS names, answering AdmissionReview v1 with what
-//! a handler decides, optionally after a delay. Every request it receives is kept.
+//! a handler decides, optionally after a delay, with a Content-Length or (as Go's `net/http` does for
+//! bodies over its 2 KiB buffer) chunked. Every request it receives is kept, every TLS connection it
+//! accepts counted.
 
 #![allow(dead_code)]
 
@@ -9,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full, StreamBody};
 use hyper::body::Bytes;
+use hyper::body::Frame;
 use hyper_util::rt::TokioIo;
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
 use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -38,22 +41,40 @@ pub fn new_ca() -> (String, Issuer<'static, KeyPair>) {
     (cert.pem(), Issuer::new(params, key))
 }
 
+/// A serving certificate for 127.0.0.1 and `dns_names` signed by a fresh CA: the chain, its key and
+/// the CA's PEM.
+fn issue(
+    dns_names: &[&str],
+) -> (
+    Vec<rustls::pki_types::CertificateDer<'static>>,
+    PrivateKeyDer<'static>,
+    String,
+) {
+    let (ca_pem, issuer) = new_ca();
+    let names: Vec<String> = dns_names.iter().map(|s| s.to_string()).collect();
+    let mut params = CertificateParams::new(names).expect("leaf params");
+    params
+        .subject_alt_names
+        .push(SanType::IpAddress(std::net::IpAddr::V4(
+            std::net::Ipv4Addr::LOCALHOST,
+        )));
+    let key = KeyPair::generate().expect("leaf key");
+    let leaf = params.signed_by(&key, &issuer).expect("leaf cert");
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    (vec![leaf.der().clone()], key, ca_pem)
+}
+
 impl WebhookServer {
     /// Starts a server answering with `handler` after `delay`.
     pub fn start(dns_names: &[&str], delay: Duration, handler: Handler) -> WebhookServer {
-        let (ca_pem, issuer) = new_ca();
-        let names: Vec<String> = dns_names.iter().map(|s| s.to_string()).collect();
-        let mut params = CertificateParams::new(names).expect("leaf params");
-        params
-            .subject_alt_names
-            .push(SanType::IpAddress(std::net::IpAddr::V4(
-                std::net::Ipv4Addr::LOCALHOST,
-            )));
-        let key = KeyPair::generate().expect("leaf key");
-        let leaf = params.signed_by(&key, &issuer).expect("leaf cert");
-        let chain = vec![leaf.der().clone()];
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-        Self::serve(chain, key, ca_pem, delay, handler)
+        let (chain, key, ca_pem) = issue(dns_names);
+        Self::serve(chain, key, ca_pem, delay, handler, false)
+    }
+
+    /// Starts a server for 127.0.0.1 answering with `handler` in chunked responses (no Content-Length).
+    pub fn start_chunked(handler: Handler) -> WebhookServer {
+        let (chain, key, ca_pem) = issue(&[]);
+        Self::serve(chain, key, ca_pem, Duration::ZERO, handler, true)
     }
 
     /// Starts a server with a given certificate and key (PEM), e.g. ones cert-manager issued.
@@ -64,7 +85,7 @@ impl WebhookServer {
             .collect::<Result<Vec<_>, _>>()
             .expect("certificate PEM");
         let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).expect("key PEM");
-        Self::serve(chain, key, String::new(), Duration::ZERO, handler)
+        Self::serve(chain, key, String::new(), Duration::ZERO, handler, false)
     }
 
     fn serve(
@@ -73,6 +94,7 @@ impl WebhookServer {
         ca_pem: String,
         delay: Duration,
         handler: Handler,
+        chunked: bool,
     ) -> WebhookServer {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
@@ -115,11 +137,21 @@ impl WebhookServer {
                             let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                             let request = review.get("request").cloned().unwrap_or(Value::Null);
                             seen.lock().expect("requests").push(request.clone());
-                            tokio::time::sleep(delay).await;
+                            // Not even a zero sleep: it waits for the timer's next 1 ms tick.
+                            if !delay.is_zero() {
+                                tokio::time::sleep(delay).await;
+                            }
                             let mut response = handler(&request);
                             response["uid"] = request.get("uid").cloned().unwrap_or(Value::Null);
                             let out = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response});
-                            let mut resp = hyper::Response::new(Full::new(Bytes::from(out.to_string())));
+                            let out = Bytes::from(out.to_string());
+                            let body = if chunked {
+                                let frames = futures_util::stream::iter([Ok::<_, hyper::Error>(Frame::data(out))]);
+                                Either::Right(StreamBody::new(frames))
+                            } else {
+                                Either::Left(Full::new(out))
+                            };
+                            let mut resp = hyper::Response::new(body);
                             resp.headers_mut().insert(
                                 hyper::header::CONTENT_TYPE,
                                 hyper::header::HeaderValue::from_static("application/json"),
