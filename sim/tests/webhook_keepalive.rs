@@ -142,3 +142,25 @@ fn concurrent_writers_use_a_bounded_few_connections() {
         );
     });
 }
+
+#[test]
+fn a_connection_the_webhook_closed_while_idle_is_replaced() {
+    let sim = common::sim();
+    let server = WebhookServer::start_closing_idle(Duration::from_millis(300), allow());
+    block_on(async {
+        let client = sim.client().expect("client");
+        register(&client, &server).await;
+        let cms: Api<ConfigMap> = Api::default_namespaced(client);
+        create_sequentially(&cms, "before", 3).await;
+        assert_eq!(connections(&server), 1, "three calls, one connection");
+        // The server closes the pooled connection; the next call must not fail with its EOF.
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        create_sequentially(&cms, "after", 3).await;
+        assert_eq!(server.seen().len(), 6, "every create called the webhook");
+        assert_eq!(
+            connections(&server),
+            2,
+            "a new connection after the idle close"
+        );
+    });
+}

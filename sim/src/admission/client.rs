@@ -1,7 +1,7 @@
 //! The HTTPS client of webhook calls: hyper's HTTP/1.1 client over keep-alive TLS connections
 //! pooled per webhook (`pool.rs`), verified against the webhook's `caBundle` only, the whole call
 //! (connecting, sending, reading the response) bounded by the webhook's timeout. The write pipeline
-//! calls it on the server runtime's blocking threads and waits for the call there. Errors are worded
+//! calls it on blocking threads and waits for the call there. Errors are worded
 //! like Go's `net/http` client's, which the real API server quotes in its `failed calling webhook`
 //! messages.
 
@@ -95,23 +95,21 @@ pub fn post(
     }
 }
 
-/// Runs a call to completion on the calling (blocking) thread, with the connections' tasks on the
-/// runtime the caller belongs to: the server's, for every write. Outside any runtime (a library
-/// caller's own thread), on a small runtime of the webhook client's own, made on first use.
+/// Runs a call to completion on the calling (blocking) thread, on the webhook client's runtime: a
+/// current-thread runtime with no thread of its own, driven by whichever caller is waiting for a call.
+/// A call's connection task, its TLS and its socket are then run on the thread that waits for the
+/// response — no hand-off to another thread and back, as with a blocking socket — while a connection
+/// stays registered with one runtime whichever thread calls next. Concurrent callers take turns
+/// driving it (tokio hands the runtime over when a caller's call is done).
 fn block_on<F: Future>(call: F) -> Result<F::Output, String> {
-    if let Ok(handle) = tokio::runtime::Handle::try_current() {
-        return Ok(handle.block_on(call));
-    }
-    static OWN: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    let own = OWN.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("piceli-sim-webhooks")
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    let runtime = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| format!("no runtime for webhook calls: {e}"))
     });
-    match own {
+    match runtime {
         Ok(rt) => Ok(rt.block_on(call)),
         Err(e) => Err(e.clone()),
     }

@@ -95,15 +95,11 @@ pub fn validate(
     if let [hook] = hooks.as_slice() {
         return call(app, hook, req, object, false, warnings).map(|_| ());
     }
-    // The calls' connections live on the caller's runtime (the server's), entered in each thread.
-    let runtime = tokio::runtime::Handle::try_current().ok();
     let results: Vec<(Result<(), ApiError>, Vec<String>)> = std::thread::scope(|s| {
         let running: Vec<_> = hooks
             .iter()
             .map(|hook| {
-                let runtime = runtime.clone();
                 s.spawn(move || {
-                    let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
                     let mut w = Vec::new();
                     let r = call(app, hook, req, object, false, &mut w).map(|_| ());
                     (r, w)

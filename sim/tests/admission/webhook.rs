@@ -41,6 +41,17 @@ pub fn new_ca() -> (String, Issuer<'static, KeyPair>) {
     (cert.pem(), Issuer::new(params, key))
 }
 
+/// How a server answers.
+#[derive(Default)]
+struct How {
+    /// Before each answer.
+    delay: Duration,
+    /// Chunked bodies instead of a Content-Length.
+    chunked: bool,
+    /// Close connections idle for this long.
+    close_idle_after: Option<Duration>,
+}
+
 /// A serving certificate for 127.0.0.1 and `dns_names` signed by a fresh CA: the chain, its key and
 /// the CA's PEM.
 fn issue(
@@ -68,13 +79,32 @@ impl WebhookServer {
     /// Starts a server answering with `handler` after `delay`.
     pub fn start(dns_names: &[&str], delay: Duration, handler: Handler) -> WebhookServer {
         let (chain, key, ca_pem) = issue(dns_names);
-        Self::serve(chain, key, ca_pem, delay, handler, false)
+        let how = How {
+            delay,
+            ..How::default()
+        };
+        Self::serve(chain, key, ca_pem, how, handler)
     }
 
     /// Starts a server for 127.0.0.1 answering with `handler` in chunked responses (no Content-Length).
     pub fn start_chunked(handler: Handler) -> WebhookServer {
         let (chain, key, ca_pem) = issue(&[]);
-        Self::serve(chain, key, ca_pem, Duration::ZERO, handler, true)
+        let how = How {
+            chunked: true,
+            ..How::default()
+        };
+        Self::serve(chain, key, ca_pem, how, handler)
+    }
+
+    /// Starts a server for 127.0.0.1 that closes a connection idle for `after` (as servers with a
+    /// keep-alive timeout do).
+    pub fn start_closing_idle(after: Duration, handler: Handler) -> WebhookServer {
+        let (chain, key, ca_pem) = issue(&[]);
+        let how = How {
+            close_idle_after: Some(after),
+            ..How::default()
+        };
+        Self::serve(chain, key, ca_pem, how, handler)
     }
 
     /// Starts a server with a given certificate and key (PEM), e.g. ones cert-manager issued.
@@ -85,17 +115,21 @@ impl WebhookServer {
             .collect::<Result<Vec<_>, _>>()
             .expect("certificate PEM");
         let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).expect("key PEM");
-        Self::serve(chain, key, String::new(), Duration::ZERO, handler, false)
+        Self::serve(chain, key, String::new(), How::default(), handler)
     }
 
     fn serve(
         chain: Vec<rustls::pki_types::CertificateDer<'static>>,
         key: PrivateKeyDer<'static>,
         ca_pem: String,
-        delay: Duration,
+        how: How,
         handler: Handler,
-        chunked: bool,
     ) -> WebhookServer {
+        let How {
+            delay,
+            chunked,
+            close_idle_after,
+        } = how;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -159,7 +193,12 @@ impl WebhookServer {
                             Ok::<_, hyper::Error>(resp)
                         }
                     });
-                    let _ = hyper::server::conn::http1::Builder::new()
+                    let mut builder = hyper::server::conn::http1::Builder::new();
+                    if let Some(after) = close_idle_after {
+                        // Also bounds the wait for the next request on a kept-alive connection.
+                        builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(after);
+                    }
+                    let _ = builder
                         .serve_connection(TokioIo::new(tls), service)
                         .await;
                 });
