@@ -121,7 +121,8 @@ impl tower_service::Service<Uri> for Connector {
     }
 }
 
-/// A TLS connection to a webhook, as hyper reads and writes it.
+/// A TLS connection to a webhook, as hyper reads and writes it (not vectored: hyper gathers a request's
+/// head and body into one buffer, which goes out as one TLS record).
 pub struct TlsConnection(TokioIo<tokio_rustls::client::TlsStream<TcpStream>>);
 
 impl Connection for TlsConnection {
@@ -147,18 +148,6 @@ impl hyper::rt::Write for TlsConnection {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
