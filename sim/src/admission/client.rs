@@ -1,9 +1,8 @@
 //! The HTTPS client of webhook calls: hyper's HTTP/1.1 client over keep-alive TLS connections
 //! pooled per webhook (`pool.rs`), verified against the webhook's `caBundle` only, the whole call
 //! (connecting, sending, reading the response) bounded by the webhook's timeout. The write pipeline
-//! calls it on blocking threads and waits for the call there. Errors are worded
-//! like Go's `net/http` client's, which the real API server quotes in its `failed calling webhook`
-//! messages.
+//! calls it on blocking threads and waits for the call there. Errors are worded like Go's `net/http`
+//! client's, which the real API server quotes in its `failed calling webhook` messages.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -16,6 +15,7 @@ use http_body_util::{BodyExt, Full};
 use rustls::pki_types::{CertificateDer, pem::PemObject};
 
 use super::pool::{ConnectError, Pool};
+
 /// Where one call goes.
 pub struct Target {
     /// The address to connect to.

@@ -1,6 +1,7 @@
 //! Keep-alive connections to webhooks: one hyper client per webhook and server name, whose pool keeps
 //! idle TLS connections per dialled address, at most [`MAX_IDLE_PER_ADDRESS`] each, dropped after
-//! [`IDLE_FOR`], as Go's `http.Transport` does for kube-apiserver's webhook clients. A webhook's pool
+//! [`IDLE_FOR`] (checked when a call looks for one: the client's runtime runs only while a call waits,
+//! `client.rs`), as Go's `http.Transport` does for kube-apiserver's webhook clients. A webhook's pool
 //! lives in the parsed configuration (`config.rs`), so a changed `caBundle` never reuses a connection
 //! verified against the old one.
 
