@@ -164,3 +164,22 @@ fn a_connection_the_webhook_closed_while_idle_is_replaced() {
         );
     });
 }
+
+#[test]
+fn a_webhook_offering_http2_is_called_over_one_http2_connection() {
+    let sim = common::sim();
+    let server = WebhookServer::start_h2(allow());
+    block_on(async {
+        let client = sim.client().expect("client");
+        register(&client, &server).await;
+        let cms: Api<ConfigMap> = Api::default_namespaced(client);
+        create_sequentially(&cms, "h2", 10).await;
+        assert_eq!(server.seen().len(), 10, "every create called the webhook");
+        assert_eq!(
+            server.http2_requests.load(Ordering::SeqCst),
+            10,
+            "over HTTP/2"
+        );
+        assert_eq!(connections(&server), 1, "one multiplexed connection");
+    });
+}

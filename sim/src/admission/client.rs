@@ -1,5 +1,5 @@
-//! The HTTPS client of webhook calls: hyper's HTTP/1.1 client over keep-alive TLS connections
-//! pooled per webhook (`pool.rs`), verified against the webhook's `caBundle` only, the whole call
+//! The HTTPS client of webhook calls: hyper's client (HTTP/2 when the webhook's TLS offers it, else
+//! HTTP/1.1) over keep-alive TLS connections pooled per webhook (`pool.rs`), verified against the webhook's `caBundle` only, the whole call
 //! (connecting, sending, reading the response) bounded by the webhook's timeout. The write pipeline
 //! calls it on blocking threads and waits for the call there. Errors are worded like Go's `net/http`
 //! client's, which the real API server quotes in its `failed calling webhook` messages.
@@ -41,7 +41,7 @@ pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String>
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
-    let config = if bundle.is_empty() {
+    let mut config = if bundle.is_empty() {
         builder
             .with_root_certificates(rustls::RootCertStore::empty())
             .with_no_client_auth()
@@ -52,6 +52,8 @@ pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String>
             .with_custom_certificate_verifier(Arc::new(verifier))
             .with_no_client_auth()
     };
+    // As Go's transport in kube-apiserver: HTTP/2 when the webhook offers it, else HTTP/1.1.
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 

@@ -117,18 +117,30 @@ impl tower_service::Service<Uri> for Connector {
                 .connect(name, tcp)
                 .await
                 .map_err(|e| ConnectError(tls_or_io(&e)))?;
-            Ok(TlsConnection(TokioIo::new(stream)))
+            let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
+            Ok(TlsConnection {
+                io: TokioIo::new(stream),
+                h2,
+            })
         })
     }
 }
 
 /// A TLS connection to a webhook, as hyper reads and writes it (not vectored: hyper gathers a request's
 /// head and body into one buffer, which goes out as one TLS record).
-pub struct TlsConnection(TokioIo<tokio_rustls::client::TlsStream<TcpStream>>);
+pub struct TlsConnection {
+    io: TokioIo<tokio_rustls::client::TlsStream<TcpStream>>,
+    /// The server chose HTTP/2 (ALPN `h2`).
+    h2: bool,
+}
 
 impl Connection for TlsConnection {
     fn connected(&self) -> Connected {
-        Connected::new()
+        if self.h2 {
+            Connected::new().negotiated_h2()
+        } else {
+            Connected::new()
+        }
     }
 }
 
@@ -138,7 +150,7 @@ impl hyper::rt::Read for TlsConnection {
         cx: &mut Context<'_>,
         buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_read(cx, buf)
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
     }
 }
 
@@ -148,15 +160,15 @@ impl hyper::rt::Write for TlsConnection {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
     }
 }
 

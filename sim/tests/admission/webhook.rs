@@ -29,6 +29,8 @@ pub struct WebhookServer {
     pub requests: Arc<Mutex<Vec<Value>>>,
     /// TLS connections accepted so far.
     pub connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Requests received over HTTP/2.
+    pub http2_requests: Arc<std::sync::atomic::AtomicUsize>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -50,6 +52,8 @@ struct How {
     chunked: bool,
     /// Close connections idle for this long.
     close_idle_after: Option<Duration>,
+    /// Offer only HTTP/2 (ALPN `h2`) and serve it.
+    h2: bool,
 }
 
 /// A serving certificate for 127.0.0.1 and `dns_names` signed by a fresh CA: the chain, its key and
@@ -96,6 +100,16 @@ impl WebhookServer {
         Self::serve(chain, key, ca_pem, how, handler)
     }
 
+    /// Starts a server for 127.0.0.1 speaking only HTTP/2 (as Go servers offer it).
+    pub fn start_h2(handler: Handler) -> WebhookServer {
+        let (chain, key, ca_pem) = issue(&[]);
+        let how = How {
+            h2: true,
+            ..How::default()
+        };
+        Self::serve(chain, key, ca_pem, how, handler)
+    }
+
     /// Starts a server for 127.0.0.1 that closes a connection idle for `after` (as servers with a
     /// keep-alive timeout do).
     pub fn start_closing_idle(after: Duration, handler: Handler) -> WebhookServer {
@@ -129,6 +143,7 @@ impl WebhookServer {
             delay,
             chunked,
             close_idle_after,
+            h2,
         } = how;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
@@ -137,7 +152,11 @@ impl WebhookServer {
             .with_no_client_auth()
             .with_single_cert(chain, key)
             .expect("server config");
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = vec![if h2 {
+            b"h2".to_vec()
+        } else {
+            b"http/1.1".to_vec()
+        }];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -152,13 +171,15 @@ impl WebhookServer {
         let seen = requests.clone();
         let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let accepted = connections.clone();
+        let http2_requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let over_h2 = http2_requests.clone();
         runtime.spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else {
                     continue;
                 };
                 let (acceptor, handler, seen) = (acceptor.clone(), handler.clone(), seen.clone());
-                let accepted = accepted.clone();
+                let (accepted, over_h2) = (accepted.clone(), over_h2.clone());
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(tcp).await else {
                         return;
@@ -166,6 +187,9 @@ impl WebhookServer {
                     accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                         let (handler, seen) = (handler.clone(), seen.clone());
+                        if req.version() == hyper::Version::HTTP_2 {
+                            over_h2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        }
                         async move {
                             let body = req.into_body().collect().await?.to_bytes();
                             let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -193,6 +217,12 @@ impl WebhookServer {
                             Ok::<_, hyper::Error>(resp)
                         }
                     });
+                    if h2 {
+                        let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                            .serve_connection(TokioIo::new(tls), service)
+                            .await;
+                        return;
+                    }
                     let mut builder = hyper::server::conn::http1::Builder::new();
                     if let Some(after) = close_idle_after {
                         // Also bounds the wait for the next request on a kept-alive connection.
@@ -209,6 +239,7 @@ impl WebhookServer {
             ca_pem,
             requests,
             connections,
+            http2_requests,
             runtime: Some(runtime),
         }
     }
