@@ -54,8 +54,9 @@ pub struct Webhook {
     /// `admissionReviewVersions` includes v1 (the only version the simulator sends).
     pub speaks_v1: bool,
     pub client: ClientConfig,
-    /// The TLS client trusting `caBundle`, or why it could not be built.
-    pub tls: Result<Arc<rustls::ClientConfig>, String>,
+    /// The keep-alive connections of this webhook, verified against `caBundle` only, or why its TLS
+    /// client could not be built.
+    pub pool: Result<super::pool::Pool, String>,
 }
 
 /// The parsed configurations at one point in time, in calling order (configuration name, then the
@@ -212,10 +213,11 @@ fn parse_webhook(h: &Value) -> Webhook {
             "exactly one of clientConfig.url and clientConfig.service must be set".into(),
         ),
     };
-    let tls = base64::engine::general_purpose::STANDARD
+    let pool = base64::engine::general_purpose::STANDARD
         .decode(s("/clientConfig/caBundle").unwrap_or(""))
         .map_err(|e| format!("invalid caBundle: {e}"))
-        .and_then(|pem| super::client::tls_config(&pem));
+        .and_then(|pem| super::client::tls_config(&pem))
+        .map(super::pool::Pool::new);
     let empty = || Value::Object(Default::default());
     Webhook {
         name: s("/name").unwrap_or("").to_string(),
@@ -230,7 +232,7 @@ fn parse_webhook(h: &Value) -> Webhook {
             .iter()
             .any(|v| v == "v1"),
         client,
-        tls,
+        pool,
     }
 }
 
@@ -262,10 +264,10 @@ mod tests {
         );
         assert!(!a.ignore_failure && a.dry_run_safe && a.speaks_v1 && !a.reinvoke_if_needed);
         assert_eq!(a.timeout, Duration::from_secs(10));
-        assert!(a.tls.is_ok());
+        assert!(a.pool.is_ok());
         assert!(b.ignore_failure && !b.dry_run_safe && !b.speaks_v1 && b.reinvoke_if_needed);
         assert_eq!(b.timeout, Duration::from_secs(3));
-        assert!(b.tls.is_err());
+        assert!(b.pool.is_err());
     }
 
     #[test]

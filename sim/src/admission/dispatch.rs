@@ -155,7 +155,7 @@ fn call(
         return failed("webhook does not accept known AdmissionReview versions".into());
     }
     let deadline = Instant::now() + hook.timeout;
-    let tls = match &hook.tls {
+    let pool = match &hook.pool {
         Ok(t) => t,
         Err(e) => return failed(format!("failed to call webhook: {e}")),
     };
@@ -165,7 +165,7 @@ fn call(
     };
     let body = serde_json::to_vec(&review::request(req, object))
         .map_err(|e| ApiError::internal(format!("encoding AdmissionReview: {e}")))?;
-    let (code, resp) = match client::post(tls, &to, &body, deadline) {
+    let (code, resp) = match client::post(pool, &to, body, deadline) {
         Ok(r) => r,
         Err(e) => return failed(format!("failed to call webhook: {e}")),
     };
