@@ -329,6 +329,19 @@ pub(super) fn check(lw: &mut Lower, item: &Item) {
     });
 }
 
+/// An include option that takes one word (`namespace: keep`): whether it was given; another value is an
+/// error at the value.
+fn word_option(lw: &mut Lower, options: &mut Fields, key: &str, word: &str, example: &str) -> bool {
+    match options.take(key) {
+        Some(Value::Path(p)) if p.len() == 1 && p[0].text == word => true,
+        Some(other) => {
+            lw.wrong_type(other, &format!("`{word}`"), example);
+            false
+        }
+        None => false,
+    }
+}
+
 pub(super) fn include(lw: &mut Lower, item: &Item) {
     let Some(v) = item.call.as_ref() else {
         lw.fail(
@@ -398,30 +411,20 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
         item.body.as_ref(),
         format!("include {}", call.name.text),
     );
-    let keep_namespace = match options.take("namespace") {
-        Some(Value::Path(p)) if p.len() == 1 && p[0].text == "keep" => true,
-        Some(other) => {
-            lw.wrong_type(
-                other,
-                "`keep`",
-                "include yaml(\"k8s/other-team.yaml\") { namespace: keep }",
-            );
-            false
-        }
-        None => false,
-    };
-    let images_unpinned = match options.take("images") {
-        Some(Value::Path(p)) if p.len() == 1 && p[0].text == "unpinned" => true,
-        Some(other) => {
-            lw.wrong_type(
-                other,
-                "`unpinned`",
-                "include yaml(\"k8s/legacy.yaml\") { images: unpinned }",
-            );
-            false
-        }
-        None => false,
-    };
+    let keep_namespace = word_option(
+        lw,
+        &mut options,
+        "namespace",
+        "keep",
+        "include yaml(\"k8s/other-team.yaml\") { namespace: keep }",
+    );
+    let images_unpinned = word_option(
+        lw,
+        &mut options,
+        "images",
+        "unpinned",
+        "include yaml(\"k8s/legacy.yaml\") { images: unpinned }",
+    );
     options.finish(lw, &["namespace", "images"]);
     let Some(arg) = lw.arg(
         call,
