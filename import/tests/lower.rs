@@ -97,7 +97,7 @@ fn config_maps_pvcs_and_service_accounts() {
 
 #[test]
 fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
-    let y = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: api-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: jane-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: viewers}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}, {kind: ServiceAccount, name: deployer, namespace: ci}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: not-a-role}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: elsewhere}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n";
+    let y = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: api}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: api-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: jane-reads}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: viewers}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}, {kind: ServiceAccount, name: deployer, namespace: ci}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: not-a-role}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: elsewhere}\nsubjects: [{kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\nrules: [{apiGroups: [''], resources: [nodes], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: shadowed}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}\nsubjects: [{kind: ServiceAccount, name: api}]\n";
     let i = run(y, None);
     assert!(
         i.source
@@ -119,10 +119,13 @@ fn rbac_binds_declared_roles_and_accounts_and_includes_the_rest() {
     assert!(i.source.contains(
         "role_binding viewers {\n        role: cluster_role(\"view\"),\n        subjects: [group(\"devs\"), service_account(\"ci\", \"deployer\")],\n    }"
     ), "{}", i.source);
-    // A Role the input does not have: kept as it is.
+    // A Role the input does not have, and a RoleBinding of the ClusterRole `reader` that `role: reader`
+    // would render as the Role `reader`: kept as they are.
     let included = i.includes.expect("includes");
     assert!(
-        included.contains("not-a-role") && !included.contains("jane-reads"),
+        included.contains("not-a-role")
+            && included.contains("shadowed")
+            && !included.contains("jane-reads"),
         "{included}"
     );
 }

@@ -15,6 +15,7 @@ use common::cm;
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
+use piceli_sim::RunningSim;
 use serde_json::{Value, json};
 use webhook::WebhookServer;
 
@@ -40,6 +41,34 @@ async fn register(client: &kube::Client, server: &WebhookServer) {
         .create(&PostParams::default(), &config)
         .await
         .expect("create the webhook configuration");
+}
+
+/// The namespace's ConfigMaps, once `server` is their validating webhook.
+async fn configmaps_behind(sim: &RunningSim, server: &WebhookServer) -> Api<ConfigMap> {
+    let client = sim.client().expect("client");
+    register(&client, server).await;
+    Api::default_namespaced(client)
+}
+
+/// `WRITES` sequential creates: every one calls the webhook, all over one TLS connection.
+async fn sequential_writes_use_one_connection(
+    sim: &RunningSim,
+    server: &WebhookServer,
+    prefix: &str,
+    what: &str,
+) {
+    let cms = configmaps_behind(sim, server).await;
+    create_sequentially(&cms, prefix, WRITES).await;
+    assert_eq!(
+        server.seen().len(),
+        WRITES,
+        "every create called the webhook"
+    );
+    assert_eq!(
+        connections(server),
+        1,
+        "{WRITES} sequential admission calls{what} and their TLS connections"
+    );
 }
 
 /// Creates `n` ConfigMaps one after the other, each admitted by the webhook.
@@ -71,44 +100,21 @@ fn block_on<F: std::future::Future>(test: F) -> F::Output {
 fn sequential_writes_through_one_validating_webhook_use_one_connection() {
     let sim = common::sim();
     let server = WebhookServer::start(&[], Duration::ZERO, allow());
-    block_on(async {
-        let client = sim.client().expect("client");
-        register(&client, &server).await;
-        let cms: Api<ConfigMap> = Api::default_namespaced(client);
-        create_sequentially(&cms, "plain", WRITES).await;
-        assert_eq!(
-            server.seen().len(),
-            WRITES,
-            "every create called the webhook"
-        );
-        assert_eq!(
-            connections(&server),
-            1,
-            "{WRITES} sequential admission calls and their TLS connections"
-        );
-    });
+    block_on(sequential_writes_use_one_connection(
+        &sim, &server, "plain", "",
+    ));
 }
 
 #[test]
 fn chunked_webhook_responses_keep_their_connection() {
     let sim = common::sim();
     let server = WebhookServer::start_chunked(allow());
-    block_on(async {
-        let client = sim.client().expect("client");
-        register(&client, &server).await;
-        let cms: Api<ConfigMap> = Api::default_namespaced(client);
-        create_sequentially(&cms, "chunked", WRITES).await;
-        assert_eq!(
-            server.seen().len(),
-            WRITES,
-            "every create called the webhook"
-        );
-        assert_eq!(
-            connections(&server),
-            1,
-            "{WRITES} sequential admission calls answered chunked and their TLS connections"
-        );
-    });
+    block_on(sequential_writes_use_one_connection(
+        &sim,
+        &server,
+        "chunked",
+        " answered chunked",
+    ));
 }
 
 #[test]
@@ -117,9 +123,7 @@ fn concurrent_writers_use_a_bounded_few_connections() {
     let sim = common::sim();
     let server = WebhookServer::start(&[], Duration::from_millis(5), allow());
     block_on(async {
-        let client = sim.client().expect("client");
-        register(&client, &server).await;
-        let cms: Api<ConfigMap> = Api::default_namespaced(client);
+        let cms = configmaps_behind(&sim, &server).await;
         let writers = (0..WRITERS).map(|w| {
             let cms = cms.clone();
             tokio::spawn(async move { create_sequentially(&cms, &format!("w{w}"), 10).await })
@@ -148,9 +152,7 @@ fn a_connection_the_webhook_closed_while_idle_is_replaced() {
     let sim = common::sim();
     let server = WebhookServer::start_closing_idle(Duration::from_millis(300), allow());
     block_on(async {
-        let client = sim.client().expect("client");
-        register(&client, &server).await;
-        let cms: Api<ConfigMap> = Api::default_namespaced(client);
+        let cms = configmaps_behind(&sim, &server).await;
         create_sequentially(&cms, "before", 3).await;
         assert_eq!(connections(&server), 1, "three calls, one connection");
         // The server closes the pooled connection; the next call must not fail with its EOF.
@@ -170,9 +172,7 @@ fn a_webhook_offering_http2_is_called_over_one_http2_connection() {
     let sim = common::sim();
     let server = WebhookServer::start_h2(allow());
     block_on(async {
-        let client = sim.client().expect("client");
-        register(&client, &server).await;
-        let cms: Api<ConfigMap> = Api::default_namespaced(client);
+        let cms = configmaps_behind(&sim, &server).await;
         create_sequentially(&cms, "h2", 10).await;
         assert_eq!(server.seen().len(), 10, "every create called the webhook");
         assert_eq!(

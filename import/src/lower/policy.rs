@@ -75,14 +75,14 @@ pub(super) fn role_binding(cx: &mut Cx, o: &Value) -> Option<Item> {
     if role_ref["apiGroup"] != RBAC {
         return None;
     }
+    let declared = |cluster_role: bool| cx.roles.contains(&(cluster_role, role.to_string()));
     let role = match role_ref["kind"].as_str()? {
-        "ClusterRole" if cx.roles.contains(&(true, role.to_string())) => Dsl::Name(role.into()),
-        // A RoleBinding's ClusterRole that a namespaced role of the app would shadow renders as a Role.
-        "ClusterRole" if cx.roles.contains(&(false, role.to_string())) => return None,
+        // By name, a RoleBinding's role is the app's Role when it has one of that name too (render's
+        // rule), so such a binding of the ClusterRole stays as it is.
+        "ClusterRole" if declared(true) && !cluster && declared(false) => return None,
+        "ClusterRole" if declared(true) => Dsl::Name(role.into()),
         "ClusterRole" => Dsl::Call("cluster_role".into(), vec![Dsl::Str(role.into())], vec![]),
-        "Role" if !cluster && cx.roles.contains(&(false, role.to_string())) => {
-            Dsl::Name(role.into())
-        }
+        "Role" if !cluster && declared(false) => Dsl::Name(role.into()),
         _ => return None,
     };
     let mut subjects = Vec::new();

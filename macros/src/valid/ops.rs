@@ -2,7 +2,7 @@
 
 use super::config::read_crate_file;
 use super::{DynamicKind, Fields, IncludedNamespace, Lower};
-use crate::ast::{Item, Value};
+use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
 use piceli_core::spanned::{Loc, Spanned};
@@ -329,6 +329,62 @@ pub(super) fn check(lw: &mut Lower, item: &Item) {
     });
 }
 
+/// What an `include yaml/json(…) { … }` accepts of its objects.
+#[derive(Clone, Copy)]
+struct IncludeOptions {
+    /// `namespace: keep`: an object may name a namespace other than the targets'.
+    keep_namespace: bool,
+    /// `images: unpinned`: images without a digest are accepted.
+    images_unpinned: bool,
+}
+
+/// One object of an included file: what a 1.33 API server would refuse (reported at the file's token),
+/// its namespace for the end-of-app check, and, for a workload, what the items referring to it see.
+fn included_object(
+    lw: &mut Lower,
+    o: &piceli_core::include::IncludedObject,
+    path: &str,
+    sp: Sp,
+    options: IncludeOptions,
+) {
+    use piceli_core::include as inc;
+    let kind = o.object["kind"].as_str().unwrap_or_default();
+    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+    let what = format!("{path}:{}: {kind} `{name}`", o.line);
+    for (e, help) in inc::object_problems(o) {
+        lw.fail(e.code, sp, e.describe(path), help);
+    }
+    for d in inc::schema_problems(&o.object, &what) {
+        lw.fail(d.code, sp, &d.message, &d.help);
+    }
+    if !options.images_unpinned {
+        for image in inc::unpinned_images(&o.object) {
+            lw.fail(
+                Code::IncludeUnpinnedImage,
+                sp,
+                format!("{what} runs `{image}`, which is not pinned by digest"),
+                "pin it in the file (`…@sha256:<digest>`; `piceli import yaml FILE --pin` looks digests up), or write `{ images: unpinned }` after the include to accept tags that can move",
+            );
+        }
+    }
+    if let Some(ns) = inc::own_namespace(&o.object)
+        && !options.keep_namespace
+    {
+        lw.included_namespaces.push(IncludedNamespace {
+            what: what.clone(),
+            namespace: ns.to_string(),
+            sp,
+        });
+    }
+    // Its workloads are known to the items that refer to them (`service api -> api`).
+    if inc::workload_kind(&o.object).is_some() {
+        let at = lw.loc(sp, format!("include {path} › {kind} {name}"));
+        if let Some(w) = inc::included_workload(&o.object, at) {
+            lw.app.included_workloads.push(w);
+        }
+    }
+}
+
 /// An include option that takes one word (`namespace: keep`): whether it was given; another value is an
 /// error at the value.
 fn word_option(lw: &mut Lower, options: &mut Fields, key: &str, word: &str, example: &str) -> bool {
@@ -442,51 +498,12 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
         match piceli_core::include::parse_objects(&text, json) {
             // Its workloads are known to the items that refer to them (`service api -> api`).
             Ok(objects) => {
+                let options = IncludeOptions {
+                    keep_namespace,
+                    images_unpinned,
+                };
                 for o in &objects {
-                    for (e, help) in piceli_core::include::object_problems(o) {
-                        lw.fail(e.code, arg.sp(), e.describe(&path.v), help);
-                    }
-                    let kind = o.object["kind"].as_str().unwrap_or_default();
-                    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
-                    let what = format!("{}:{}: {kind} `{name}`", path.v, o.line);
-                    for d in piceli_core::include::schema_problems(&o.object, &what) {
-                        lw.fail(d.code, arg.sp(), &d.message, &d.help);
-                    }
-                    if !images_unpinned {
-                        for image in piceli_core::include::unpinned_images(&o.object) {
-                            let kind = o.object["kind"].as_str().unwrap_or_default();
-                            let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
-                            lw.fail(
-                                Code::IncludeUnpinnedImage,
-                                arg.sp(),
-                                format!(
-                                    "{}:{}: {kind} `{name}` runs `{image}`, which is not pinned by digest",
-                                    path.v, o.line
-                                ),
-                                "pin it in the file (`…@sha256:<digest>`; `piceli import yaml FILE --pin` looks digests up), or write `{ images: unpinned }` after the include to accept tags that can move",
-                            );
-                        }
-                    }
-                    if let Some(ns) = piceli_core::include::own_namespace(&o.object)
-                        && !keep_namespace
-                    {
-                        let kind = o.object["kind"].as_str().unwrap_or_default();
-                        let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
-                        lw.included_namespaces.push(IncludedNamespace {
-                            what: format!("{}:{}: {kind} `{name}`", path.v, o.line),
-                            namespace: ns.to_string(),
-                            sp: arg.sp(),
-                        });
-                    }
-                    if piceli_core::include::workload_kind(&o.object).is_none() {
-                        continue;
-                    }
-                    let kind = o.object["kind"].as_str().unwrap_or_default();
-                    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
-                    let at = lw.loc(arg.sp(), format!("include {} › {kind} {name}", path.v));
-                    if let Some(w) = piceli_core::include::included_workload(&o.object, at) {
-                        lw.app.included_workloads.push(w);
-                    }
+                    included_object(lw, o, &path.v, arg.sp(), options);
                 }
             }
             Err(e) => {
