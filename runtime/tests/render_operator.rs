@@ -279,10 +279,21 @@ fn the_containerfile_builds_with_the_pinned_toolchain_and_runs_serve_as_non_root
     let text = piceli_runtime::render::containerfile(&app(OperatorTls::SelfSigned, 2), "guard");
     assert!(
         text.contains(&format!(
-            "FROM docker.io/library/rust:{channel}-slim-bookworm AS build"
+            "FROM docker.io/library/rust:{channel}-slim-bookworm@sha256:"
         )),
         "{text}"
     );
+    // Both stages are pinned by digest: a tag can be moved, a digest cannot.
+    let froms: Vec<&str> = text.lines().filter(|l| l.starts_with("FROM ")).collect();
+    assert_eq!(froms.len(), 2, "{text}");
+    for from in froms {
+        let image = from.split_whitespace().nth(1).expect("an image");
+        let (_, digest) = image.split_once("@sha256:").expect("pinned by digest");
+        assert!(
+            digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{from}"
+        );
+    }
     assert!(
         text.contains("cargo build --release --locked --bin guard"),
         "{text}"
