@@ -1,7 +1,7 @@
 //! A shop-sized app deployed from source (issue 17's benchmark, `benches/scripts/deploy-source.sh BIN
-//! RUNS shop-source`): four workloads whose images `deploy` builds from the packages of the workspace it is
+//! RUNS shop-source`): five workloads whose four images `deploy` builds from the packages of the workspace it is
 //! given (`--workspace benches/shop-source/fixture`), with the Services, config, Secret, autoscaler,
-//! budgets and policy a shop has. `render` shows each image as `build:PACKAGE` until it is delivered.
+//! budgets, storage, RBAC, Ingress and policy a shop has (the migration Job runs the API's image). `render` shows each image as `build:PACKAGE` until it is delivered.
 
 piceli::app! {
     app shop-source;
@@ -11,7 +11,12 @@ piceli::app! {
 
     config_map settings { LOG_LEVEL: "info", CURRENCY: "EUR" }
     secret session { key: generated(length: 48) }
+    pvc uploads { storage: "1Gi", access: ["ReadWriteOnce"] }
     service_account api;
+    role config-reader {
+        rules: [rule(groups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"])],
+    }
+    role_binding api-reads-config { role: config-reader, subjects: [api] }
 
     deployment api {
         image: build(package: "shop-api"),
@@ -20,6 +25,8 @@ piceli::app! {
         env: { LOG_LEVEL: config(settings.LOG_LEVEL), SESSION_KEY: secret(session.key) },
         resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } },
         service_account: api,
+        volumes: { uploads: pvc(uploads) },
+        mounts: { "/var/uploads": uploads },
     }
     deployment web {
         image: build(package: "shop-web"),
@@ -40,8 +47,16 @@ piceli::app! {
         resources: { cpu: "50m", memory: "32Mi" },
     }
 
+    job migrate {
+        image: build(package: "shop-api"),
+        args: ["migrate"],
+        backoff_limit: 2,
+        restart: "OnFailure",
+    }
+
     service api -> api { port: 80 => http }
     service web -> web { port: 80 => http }
+    ingress shop { host: "shop.example.com", paths: { "/": web => http, "/api": api => http } }
     network_policy api-from-web -> api { from: [web], ports: [http] }
     autoscaler api -> api { min: 2, max: 6, cpu: 70 }
     disruption_budget api -> api { min_available: 1 }
