@@ -1,7 +1,8 @@
 //! A shop-sized app deployed from source (issue 17's benchmark, `benches/scripts/deploy-source.sh BIN
 //! RUNS shop-source`): five workloads whose four images `deploy` builds from the packages of the workspace it is
 //! given (`--workspace benches/shop-source/fixture`), with the Services, config, Secret, autoscaler,
-//! budgets, storage, RBAC, Ingress and policy a shop has (the migration Job runs the API's image). `render` shows each image as `build:PACKAGE` until it is delivered.
+//! budgets, storage, RBAC, Ingress and policy a shop has (the admin Deployment runs the API's image).
+//! `render` shows each image as `build:PACKAGE` until it is delivered.
 
 piceli::app! {
     app shop-source;
@@ -47,11 +48,12 @@ piceli::app! {
         resources: { cpu: "50m", memory: "32Mi" },
     }
 
-    job migrate {
+    deployment admin {
         image: build(package: "shop-api"),
-        args: ["migrate"],
-        backoff_limit: 2,
-        restart: "OnFailure",
+        args: ["admin"],
+        replicas: 1,
+        env: { SESSION_KEY: secret(session.key) },
+        resources: { cpu: "50m", memory: "32Mi" },
     }
 
     service api -> api { port: 80 => http }

@@ -1,5 +1,5 @@
-//! `shop-source render`, as a user runs it: offline, never building, every image of the app (the migration Job
-//! shares the API's) shows as the placeholder of the fixture package `deploy` builds it from.
+//! `shop-source render`, as a user runs it: offline, never building, every image of the app (the admin
+//! Deployment shares the API's) shows as the placeholder of the fixture package `deploy` builds it from.
 
 use assert_cmd::Command;
 
@@ -33,8 +33,8 @@ fn every_built_image_renders_as_its_placeholder() {
             "build:shop-api",
             "build:shop-web",
             "build:shop-worker",
-            "build:shop-report",
             "build:shop-api",
+            "build:shop-report",
         ]
     );
     assert!(items.len() >= 19, "shop-sized: {} objects", items.len());

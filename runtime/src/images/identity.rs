@@ -27,15 +27,38 @@ pub struct SourceIdentity {
 /// Directories never part of a package's sources.
 const SKIPPED: &[&str] = &["target", ".git", ".piceli"];
 
+/// What every build of one workspace shares, found once per run: its toolchain (`rustc -V` as the
+/// workspace's `rust-toolchain.toml` selects it) and its git commit. An app with several `build(…)` images
+/// asks for them once, not once per image (each is a process: through rustup, tens of milliseconds).
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    dir: PathBuf,
+    toolchain: String,
+    commit: Option<String>,
+}
+
+impl Workspace {
+    /// Reads the toolchain and the commit of the workspace at `dir`.
+    pub fn read(dir: &Path) -> Result<Workspace, ImagesError> {
+        let toolchain = piceli_image::cargo::rustc_version(dir).map_err(ImagesError::Image)?;
+        let commit = git(dir, &["rev-parse", "HEAD"]);
+        Ok(Workspace {
+            dir: dir.to_path_buf(),
+            toolchain,
+            commit,
+        })
+    }
+}
+
 /// The identity of building `package_dir` (with the path dependencies in `dep_dirs`) in `workspace`
 /// with `settings` (package, bin, base).
 pub fn identity(
-    workspace: &Path,
+    workspace: &Workspace,
     package_dir: &Path,
     dep_dirs: &[PathBuf],
     settings: &str,
 ) -> Result<SourceIdentity, ImagesError> {
-    let toolchain = piceli_image::cargo::rustc_version(workspace).map_err(ImagesError::Image)?;
+    let toolchain = workspace.toolchain.clone();
     // (name in the listing, path): the package's files as `src/…`, dependency N's as `depN/…` (the
     // listing names no absolute path, so the same sources give the same digest on any machine).
     let mut files: Vec<(String, PathBuf)> = Vec::new();
@@ -66,7 +89,7 @@ pub fn identity(
     };
     add("settings", settings.as_bytes());
     add("toolchain", toolchain.as_bytes());
-    let lock = workspace.join("Cargo.lock");
+    let lock = workspace.dir.join("Cargo.lock");
     add("Cargo.lock", &std::fs::read(&lock).unwrap_or_default());
     for (name, path) in &files {
         let bytes = std::fs::read(path).map_err(|e| ImagesError::Sources {
@@ -77,10 +100,9 @@ pub fn identity(
     }
     let mut dirs = vec![package_dir.to_path_buf()];
     dirs.extend(dep_dirs.iter().cloned());
-    let (commit, dirty) = git(workspace, &dirs);
     Ok(SourceIdentity {
-        commit,
-        dirty,
+        commit: workspace.commit.clone(),
+        dirty: dirty(workspace, &dirs),
         inputs: Digest::of(&listing),
         toolchain,
     })
@@ -108,27 +130,28 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> 
     Ok(())
 }
 
-/// The commit, and whether the files of `dirs` or Cargo.lock differ from it.
-fn git(workspace: &Path, dirs: &[PathBuf]) -> (Option<String>, bool) {
-    let run = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(workspace)
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let Some(commit) = run(&["rev-parse", "HEAD"]) else {
-        return (None, true);
-    };
+/// Whether the files of `dirs` or Cargo.lock differ from the workspace's commit (always, outside git).
+fn dirty(workspace: &Workspace, dirs: &[PathBuf]) -> bool {
+    if workspace.commit.is_none() {
+        return true;
+    }
     let mut args = vec!["status".to_string(), "--porcelain".into(), "--".into()];
     args.extend(dirs.iter().map(|d| d.to_string_lossy().into_owned()));
     args.push("Cargo.lock".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let status = run(&args);
-    (Some(commit), status.is_none_or(|s| !s.is_empty()))
+    git(&workspace.dir, &args).is_none_or(|s| !s.is_empty())
+}
+
+/// The trimmed output of `git ARGS` in `dir`, when it succeeds.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
 #[cfg(test)]
@@ -143,21 +166,22 @@ mod tests {
         std::fs::write(dir.path().join("Cargo.lock"), "lock").expect("write");
         std::fs::write(dir.path().join("app/src/main.rs"), "fn main() {}").expect("write");
         std::fs::write(dir.path().join("app/target/junk"), "1").expect("write");
-        let a = identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity");
+        let ws = Workspace::read(dir.path()).expect("the workspace's toolchain");
+        let a = identity(&ws, &dir.path().join("app"), &[], "app").expect("identity");
         std::fs::write(dir.path().join("app/target/junk"), "2").expect("write");
         assert_eq!(
-            identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity"),
+            identity(&ws, &dir.path().join("app"), &[], "app").expect("identity"),
             a
         );
         std::fs::write(dir.path().join("app/src/main.rs"), "fn main() { }").expect("write");
-        let b = identity(dir.path(), &dir.path().join("app"), &[], "app").expect("identity");
+        let b = identity(&ws, &dir.path().join("app"), &[], "app").expect("identity");
         assert_ne!(a.inputs, b.inputs);
         assert!(
             a.commit.is_none() && a.dirty,
             "not a git checkout: no commit, said dirty"
         );
         assert_ne!(
-            identity(dir.path(), &dir.path().join("app"), &[], "other")
+            identity(&ws, &dir.path().join("app"), &[], "other")
                 .expect("identity")
                 .inputs,
             b.inputs
@@ -166,11 +190,10 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("core/src")).expect("mkdir");
         std::fs::write(dir.path().join("core/src/lib.rs"), "pub fn f() {}").expect("write");
         let deps = [dir.path().join("core")];
-        let with = identity(dir.path(), &dir.path().join("app"), &deps, "app").expect("identity");
+        let with = identity(&ws, &dir.path().join("app"), &deps, "app").expect("identity");
         assert_ne!(with.inputs, b.inputs);
         std::fs::write(dir.path().join("core/src/lib.rs"), "pub fn g() {}").expect("write");
-        let changed =
-            identity(dir.path(), &dir.path().join("app"), &deps, "app").expect("identity");
+        let changed = identity(&ws, &dir.path().join("app"), &deps, "app").expect("identity");
         assert_ne!(changed.inputs, with.inputs);
     }
 }

@@ -87,6 +87,7 @@ pub async fn read_inputs(
     let auth = docker_config(opts.auth.as_deref())?;
     let ca = read_ca(opts.ca.as_deref())?;
     let workspace = workspace(opts);
+    let facts = identity::Workspace::read(&workspace)?;
     let mut out = Vec::new();
     for build in &app.builds {
         let destination = destination(app, target, opts, build)?;
@@ -105,7 +106,7 @@ pub async fn read_inputs(
             build.bin_name(),
             build.base.as_ref().map(|b| &b.v)
         );
-        let identity = identity::identity(&workspace, &package_dir, &dep_dirs, &settings)?;
+        let identity = identity::identity(&facts, &package_dir, &dep_dirs, &settings)?;
         let unchanged = match last {
             Some(d)
                 if d.identity.inputs == identity.inputs
