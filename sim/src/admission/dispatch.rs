@@ -15,9 +15,15 @@ use super::{client, matching, review, target};
 use crate::apiserver::request_log::{self, WebhookCall};
 use crate::app::App;
 use crate::status::ApiError;
+use crate::storage::Store;
 
 /// Whether a webhook selects this request.
-fn applies(app: &App, hook: &Webhook, req: &AdmissionRequest<'_>, object: Option<&Value>) -> bool {
+fn applies(
+    store: &Store,
+    hook: &Webhook,
+    req: &AdmissionRequest<'_>,
+    object: Option<&Value>,
+) -> bool {
     hook.rules
         .iter()
         .any(|r| matching::rule_matches(r, req.operation, req.resource, req.subresource))
@@ -27,12 +33,7 @@ fn applies(app: &App, hook: &Webhook, req: &AdmissionRequest<'_>, object: Option
             req.resource,
             object,
             req.old,
-            || {
-                app.store
-                    .get("/namespaces", "", req.namespace)
-                    .ok()
-                    .flatten()
-            },
+            || store.get("/namespaces", "", req.namespace).ok().flatten(),
         )
 }
 
@@ -54,7 +55,7 @@ pub fn mutate(
             if round == 1 && !reinvoke.contains(&i) {
                 continue;
             }
-            if !applies(app, hook, req, object.as_deref()) {
+            if !applies(&app.store, hook, req, object.as_deref()) {
                 continue;
             }
             let patch = call(app, hook, req, object.as_deref(), true, warnings)?;
@@ -91,7 +92,7 @@ pub fn validate(
     let hooks: Vec<&Webhook> = snapshot
         .validating
         .iter()
-        .filter(|h| applies(app, h, req, object))
+        .filter(|h| applies(&app.store, h, req, object))
         .collect();
     if let [hook] = hooks.as_slice() {
         return call(app, hook, req, object, false, warnings).map(|_| ());

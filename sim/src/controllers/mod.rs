@@ -195,8 +195,8 @@ impl Controllers {
 
 /// Frees leadership held by a process of this machine that no longer exists (killed without
 /// releasing it), so the others need not wait for the row to expire. Holders are `<pid>-<random>`.
-fn take_over_from_dead(app: &App) {
-    let Some(holder) = app.store.lead_holder() else {
+fn take_over_from_dead(store: &crate::storage::Store) {
+    let Some(holder) = store.lead_holder() else {
         return;
     };
     let Some(pid) = holder.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
@@ -207,7 +207,7 @@ fn take_over_from_dead(app: &App) {
         && proc.join("self").exists()
         && !proc.join(pid.to_string()).exists()
     {
-        app.store.release_lead(&holder);
+        store.release_lead(&holder);
     }
 }
 
@@ -288,7 +288,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
         let called = std::mem::replace(&mut due, [false; table::COUNT]);
         let turn = tokio::task::spawn_blocking(move || {
             if a.store.file_backed() {
-                take_over_from_dead(&a);
+                take_over_from_dead(&a.store);
             }
             let leading = !a.store.file_backed()
                 || a.store
