@@ -18,6 +18,7 @@ mod cli_route;
 pub(crate) mod controllers;
 pub mod error;
 pub(crate) mod kubelet;
+mod outbound;
 mod process;
 pub(crate) mod registry;
 pub mod status;

@@ -1,35 +1,43 @@
 //! An idle local cluster costs nothing between changes: once a rollout (through the real kubectl) has
 //! settled, the controllers' periodic wake-ups find nothing changed and no timer due and skip their
-//! turn, reading no list from the store; the next change is acted on as before.
+//! turn, reading no list from the store; the next change is acted on as before. And a change runs only
+//! the controllers that watch its kind: a ConfigMap write runs no workload controller.
 
 mod common;
 
 use std::time::Duration;
 
 use common::{DEPLOYMENT, Kubectl, eventually};
-use piceli_sim::{ControllerStats, Sim, SimConfig};
+use piceli_sim::{ControllerStats, RunningSim, Sim, SimConfig};
+
+/// A simulator whose controllers wake up every 100 ms, so a second holds ten wake-ups.
+fn sim_waking_often() -> RunningSim {
+    let mut config = SimConfig::default();
+    config.controllers.resync = Duration::from_millis(100);
+    Sim::start(config).expect("simulator starts")
+}
+
+/// Timed follow-ups (the garbage collector's sweep of every kind) may still be due right after a
+/// rollout: waits for a second in which every wake-up was skipped; the counters around it.
+fn settled(sim: &RunningSim) -> (ControllerStats, ControllerStats) {
+    eventually("a second of skipped turns", 30, || {
+        let before = sim.controller_stats();
+        std::thread::sleep(Duration::from_secs(1));
+        let after = sim.controller_stats();
+        (after.turns == before.turns && after.skipped >= before.skipped + 5)
+            .then_some((before, after))
+    })
+}
 
 #[test]
 fn an_idle_cluster_skips_its_controller_turns_and_reads_no_lists() {
-    let mut config = SimConfig::default();
-    // Wake-ups every 100 ms, so a second holds ten of them.
-    config.controllers.resync = Duration::from_millis(100);
-    let sim = Sim::start(config).expect("simulator starts");
+    let sim = sim_waking_often();
     let k = Kubectl::new(&sim);
     let f = k.file("d.yaml", DEPLOYMENT);
     k.ok(&["apply", "-f", &f]);
     k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
 
-    // Timed follow-ups (the garbage collector's sweep of every kind) may still be due right after
-    // the rollout: wait for a second in which every wake-up was skipped.
-    let (before, after): (ControllerStats, ControllerStats) =
-        eventually("a second of skipped turns", 30, || {
-            let before = sim.controller_stats();
-            std::thread::sleep(Duration::from_secs(1));
-            let after = sim.controller_stats();
-            (after.turns == before.turns && after.skipped >= before.skipped + 5)
-                .then_some((before, after))
-        });
+    let (before, after) = settled(&sim);
     assert_eq!(
         after.list_reads, before.list_reads,
         "skipped turns read no lists: {before:?} → {after:?}"
@@ -43,5 +51,61 @@ fn an_idle_cluster_skips_its_controller_turns_and_reads_no_lists() {
     let later = sim.controller_stats();
     assert!(later.turns > after.turns, "{after:?} → {later:?}");
     assert!(later.list_reads > after.list_reads, "{after:?} → {later:?}");
+    sim.stop();
+}
+
+#[test]
+fn a_configmap_write_runs_no_workload_controller() {
+    let sim = sim_waking_often();
+    let k = Kubectl::new(&sim);
+    let f = k.file("d.yaml", DEPLOYMENT);
+    k.ok(&["apply", "-f", &f]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    settled(&sim);
+    let before = sim.controller_runs();
+
+    k.ok(&[
+        "create",
+        "configmap",
+        "settings",
+        "--from-literal=level=debug",
+    ]);
+    k.ok(&["label", "configmap/settings", "tier=web"]);
+    // The root CA publisher watches its own ConfigMap: deleting it calls for that controller, which
+    // puts it back. Changes are taken in order, so once it is back the writes above were seen too.
+    k.ok(&["delete", "configmap", "kube-root-ca.crt"]);
+    eventually("kube-root-ca.crt published again", 30, || {
+        let out = k.run(&["get", "configmap", "kube-root-ca.crt", "-o", "name"]);
+        (out.code == 0).then_some(())
+    });
+    let after = sim.controller_runs();
+    assert!(
+        after["namespace-defaults"] > before["namespace-defaults"],
+        "{before:?} → {after:?}"
+    );
+    for workload in [
+        "deployment",
+        "replicaset",
+        "statefulset",
+        "daemonset",
+        "job",
+        "cronjob",
+        "kubelet",
+        "endpoints",
+    ] {
+        assert_eq!(
+            after[workload], before[workload],
+            "{workload} ran for ConfigMap writes: {before:?} → {after:?}"
+        );
+    }
+
+    // A change of a kind it watches runs it.
+    k.ok(&["scale", "deploy/web", "--replicas=3"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=30s"]);
+    let scaled = sim.controller_runs();
+    assert!(
+        scaled["deployment"] > after["deployment"],
+        "{after:?} → {scaled:?}"
+    );
     sim.stop();
 }

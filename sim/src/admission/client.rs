@@ -4,9 +4,8 @@
 //! calls it on blocking threads and waits for the call there. Errors are worded like Go's `net/http`
 //! client's, which the real API server quotes in its `failed calling webhook` messages.
 
-use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -91,29 +90,9 @@ pub fn post(
     };
     let deadline = tokio::time::Instant::from_std(deadline);
     let bounded = async move { tokio::time::timeout_at(deadline, call).await };
-    match block_on(bounded).map_err(fail)? {
+    match crate::outbound::block_on(bounded).map_err(fail)? {
         Ok(done) => done.map_err(fail),
         Err(_elapsed) => Err(fail("context deadline exceeded".into())),
-    }
-}
-
-/// Runs a call to completion on the calling (blocking) thread, on the webhook client's runtime: a
-/// current-thread runtime with no thread of its own, driven by whichever caller is waiting for a call.
-/// A call's connection task, its TLS and its socket are then run on the thread that waits for the
-/// response — no hand-off to another thread and back, as with a blocking socket — while a connection
-/// stays registered with one runtime whichever thread calls next. Concurrent callers take turns
-/// driving it (tokio hands the runtime over when a caller's call is done).
-fn block_on<F: Future>(call: F) -> Result<F::Output, String> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    let runtime = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("no runtime for webhook calls: {e}"))
-    });
-    match runtime {
-        Ok(rt) => Ok(rt.block_on(call)),
-        Err(e) => Err(e.clone()),
     }
 }
 

@@ -37,6 +37,22 @@ pub enum ClientConfig {
     Invalid(String),
 }
 
+impl ClientConfig {
+    /// The URL calls go to, as the configuration names it (a Service as `https://NAME.NAMESPACE.svc:PORT/PATH`).
+    pub fn url(&self) -> String {
+        match self {
+            ClientConfig::Url(url) => url.clone(),
+            ClientConfig::Service {
+                namespace,
+                name,
+                path,
+                port,
+            } => format!("https://{name}.{namespace}.svc:{port}{path}"),
+            ClientConfig::Invalid(_) => String::new(),
+        }
+    }
+}
+
 /// One webhook of a configuration, with the API's defaults applied.
 #[derive(Debug)]
 pub struct Webhook {

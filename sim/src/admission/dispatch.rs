@@ -12,11 +12,18 @@ use serde_json::Value;
 use super::AdmissionRequest;
 use super::config::{Snapshot, Webhook};
 use super::{client, matching, review, target};
+use crate::apiserver::request_log::{self, WebhookCall};
 use crate::app::App;
 use crate::status::ApiError;
+use crate::storage::Store;
 
 /// Whether a webhook selects this request.
-fn applies(app: &App, hook: &Webhook, req: &AdmissionRequest<'_>, object: Option<&Value>) -> bool {
+fn applies(
+    store: &Store,
+    hook: &Webhook,
+    req: &AdmissionRequest<'_>,
+    object: Option<&Value>,
+) -> bool {
     hook.rules
         .iter()
         .any(|r| matching::rule_matches(r, req.operation, req.resource, req.subresource))
@@ -26,12 +33,7 @@ fn applies(app: &App, hook: &Webhook, req: &AdmissionRequest<'_>, object: Option
             req.resource,
             object,
             req.old,
-            || {
-                app.store
-                    .get("/namespaces", "", req.namespace)
-                    .ok()
-                    .flatten()
-            },
+            || store.get("/namespaces", "", req.namespace).ok().flatten(),
         )
 }
 
@@ -53,7 +55,7 @@ pub fn mutate(
             if round == 1 && !reinvoke.contains(&i) {
                 continue;
             }
-            if !applies(app, hook, req, object.as_deref()) {
+            if !applies(&app.store, hook, req, object.as_deref()) {
                 continue;
             }
             let patch = call(app, hook, req, object.as_deref(), true, warnings)?;
@@ -90,7 +92,7 @@ pub fn validate(
     let hooks: Vec<&Webhook> = snapshot
         .validating
         .iter()
-        .filter(|h| applies(app, h, req, object))
+        .filter(|h| applies(&app.store, h, req, object))
         .collect();
     if let [hook] = hooks.as_slice() {
         return call(app, hook, req, object, false, warnings).map(|_| ());
@@ -126,7 +128,8 @@ pub fn validate(
 }
 
 /// Calls one matching webhook. `Ok(Some(patch))` when a mutating webhook patched; `Ok(None)` when
-/// it admitted unchanged (or failed with `failurePolicy: Ignore`).
+/// it admitted unchanged (or failed with `failurePolicy: Ignore`). The call is a line of the request
+/// log when the log is on.
 fn call(
     app: &App,
     hook: &Webhook,
@@ -141,50 +144,80 @@ fn call(
             hook.name
         )));
     }
-    let failed = |why: String| {
-        if hook.ignore_failure {
-            Ok(None)
-        } else {
-            Err(ApiError::internal(format!(
-                "failed calling webhook {:?}: {why}",
-                hook.name
-            )))
+    let started = Instant::now();
+    let mut status = None;
+    let answer = exchange(app, hook, req, object, mutating, &mut status);
+    if request_log::enabled() {
+        request_log::webhook_call(&WebhookCall {
+            webhook: &hook.name,
+            mutating,
+            operation: req.operation,
+            resource: &req.resource.plural,
+            url: &hook.client.url(),
+            status,
+            outcome: match &answer {
+                Ok(v) if !v.allowed => "denied",
+                Ok(v) if v.patch.is_some() => "patched",
+                Ok(_) => "allowed",
+                Err(_) if hook.ignore_failure => "ignored",
+                Err(_) => "failed",
+            },
+            error: answer.as_ref().err().map(String::as_str),
+            latency: started.elapsed(),
+        });
+    }
+    match answer {
+        Ok(verdict) => {
+            warnings.extend(verdict.warnings);
+            if verdict.allowed {
+                Ok(verdict.patch)
+            } else {
+                Err(denial(&hook.name, verdict.status.as_ref()))
+            }
         }
-    };
+        Err(_) if hook.ignore_failure => Ok(None),
+        Err(why) => Err(ApiError::internal(format!(
+            "failed calling webhook {:?}: {why}",
+            hook.name
+        ))),
+    }
+}
+
+/// Sends the AdmissionReview and reads the webhook's verdict, or why the call failed (worded as the
+/// real server words it after `failed calling webhook "NAME": `); `status` gets the HTTP status of
+/// the response, if one came.
+fn exchange(
+    app: &App,
+    hook: &Webhook,
+    req: &AdmissionRequest<'_>,
+    object: Option<&Value>,
+    mutating: bool,
+    status: &mut Option<u16>,
+) -> Result<review::Verdict, String> {
     if !hook.speaks_v1 {
-        return failed("webhook does not accept known AdmissionReview versions".into());
+        return Err("webhook does not accept known AdmissionReview versions".into());
     }
     let deadline = Instant::now() + hook.timeout;
-    let pool = match &hook.pool {
-        Ok(t) => t,
-        Err(e) => return failed(format!("failed to call webhook: {e}")),
-    };
-    let to = match target::resolve(app, &hook.client, hook.timeout.as_secs()) {
-        Ok(t) => t,
-        Err(e) => return failed(format!("failed to call webhook: {e}")),
-    };
+    let pool = hook
+        .pool
+        .as_ref()
+        .map_err(|e| format!("failed to call webhook: {e}"))?;
+    let to = target::resolve(app, &hook.client, hook.timeout.as_secs())
+        .map_err(|e| format!("failed to call webhook: {e}"))?;
     let body = serde_json::to_vec(&review::request(req, object))
-        .map_err(|e| ApiError::internal(format!("encoding AdmissionReview: {e}")))?;
-    let (code, resp) = match client::post(pool, &to, body, deadline) {
-        Ok(r) => r,
-        Err(e) => return failed(format!("failed to call webhook: {e}")),
-    };
+        .map_err(|e| format!("failed to call webhook: encoding AdmissionReview: {e}"))?;
+    let (code, resp) = client::post(pool, &to, body, deadline)
+        .map_err(|e| format!("failed to call webhook: {e}"))?;
+    *status = Some(code);
     if !(200..300).contains(&code) {
         let text = String::from_utf8_lossy(&resp);
-        return failed(format!(
+        return Err(format!(
             "failed to call webhook: an error on the server ({:?}) has prevented the request from succeeding",
             text.trim()
         ));
     }
-    let verdict = match review::parse(&resp, &req.uid, mutating) {
-        Ok(v) => v,
-        Err(e) => return failed(format!("received invalid webhook response: {e}")),
-    };
-    warnings.extend(verdict.warnings);
-    if !verdict.allowed {
-        return Err(denial(&hook.name, verdict.status.as_ref()));
-    }
-    Ok(verdict.patch)
+    review::parse(&resp, &req.uid, mutating)
+        .map_err(|e| format!("received invalid webhook response: {e}"))
 }
 
 /// The Status of a denial: the webhook's code (at least 400, default 403) and reason, the message

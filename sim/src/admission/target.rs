@@ -101,7 +101,7 @@ fn from_service(
         .ok_or_else(|| format!("no service port {port} found for service \"{name}\""))?;
     let host = format!("{name}.{ns}.svc");
     let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
-    if let Some(addr) = crate::apiserver::routes::lookup(app, ns, name, port) {
+    if let Some(addr) = crate::apiserver::routes::lookup(&app.store, ns, name, port) {
         return Ok(Target {
             addr,
             server_name: host.clone(),

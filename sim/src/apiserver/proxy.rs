@@ -35,7 +35,11 @@ fn parse_name(text: &str) -> (&str, &str, &str) {
 }
 
 /// Where a pod's `port` (a number, a named container port, or the first container port) is served.
-fn pod_address(app: &App, pod: &Value, port: &str) -> Option<SocketAddr> {
+fn pod_address(
+    hooks: &crate::kubelet::hooks::Hooks,
+    pod: &Value,
+    port: &str,
+) -> Option<SocketAddr> {
     let number = if port.is_empty() {
         pod.pointer("/spec/containers/0/ports/0/containerPort")
             .and_then(Value::as_u64)
@@ -43,7 +47,7 @@ fn pod_address(app: &App, pod: &Value, port: &str) -> Option<SocketAddr> {
     } else {
         crate::admission::pod_port(pod, &Value::from(port))?
     };
-    app.hooks.resolve_port(pod, number)
+    hooks.resolve_port(pod, number)
 }
 
 fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, ApiError> {
@@ -53,7 +57,7 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
             .store
             .get("/pods", ns, name)?
             .ok_or_else(|| ApiError::not_found("", "pods", name))?;
-        return pod_address(app, &pod, port).ok_or_else(|| {
+        return pod_address(&app.hooks, &pod, port).ok_or_else(|| {
             unavailable(format!(
                 "error trying to reach service: pod {ns}/{name} port {port} is not mapped to this machine (RunningSim::map_port)"
             ))
@@ -89,7 +93,7 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
         .and_then(Value::as_u64)
         .and_then(|n| u16::try_from(n).ok())
         .unwrap_or(0);
-    if let Some(addr) = crate::apiserver::routes::lookup(app, ns, name, number) {
+    if let Some(addr) = crate::apiserver::routes::lookup(&app.store, ns, name, number) {
         return Ok(addr);
     }
     let target = chosen

@@ -75,22 +75,22 @@ pub struct Policy {
 #[derive(Default)]
 pub struct PolicyCache(Mutex<Option<(u64, Arc<Policy>)>>);
 
-fn stamp(app: &App) -> u64 {
-    let hub = app.store.hub();
+fn stamp(store: &crate::storage::Store) -> u64 {
+    let hub = store.hub();
     KEYS.iter().map(|k| hub.last_change(k)).max().unwrap_or(0)
 }
 
 impl PolicyCache {
     /// Whether the cached policy is current, so evaluating needs no store read.
     pub fn is_fresh(&self, app: &App) -> bool {
-        let stamp = stamp(app);
+        let stamp = stamp(&app.store);
         self.0
             .lock()
             .is_ok_and(|g| g.as_ref().is_some_and(|(at, _)| *at == stamp))
     }
 
     fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
-        let stamp = stamp(app);
+        let stamp = stamp(&app.store);
         if let Ok(guard) = self.0.lock()
             && let Some((at, policy)) = guard.as_ref()
             && *at == stamp

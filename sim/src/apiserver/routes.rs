@@ -13,6 +13,7 @@ use serde_json::json;
 use crate::app::App;
 use crate::controllers::util;
 use crate::status::ApiError;
+use crate::storage::Store;
 
 /// The namespace and name of the ConfigMap holding the routes.
 pub const CONFIGMAP: (&str, &str) = ("kube-system", "piceli-sim-routes");
@@ -40,9 +41,9 @@ pub fn parse_target(text: &str) -> Result<(String, String, u16), String> {
 }
 
 /// Where a Service port is routed, if it is.
-pub fn lookup(app: &App, namespace: &str, service: &str, port: u16) -> Option<SocketAddr> {
+pub fn lookup(store: &Store, namespace: &str, service: &str, port: u16) -> Option<SocketAddr> {
     let (ns, name) = CONFIGMAP;
-    let cm = app.store.get("/configmaps", ns, name).ok()??;
+    let cm = store.get("/configmaps", ns, name).ok()??;
     cm.pointer(&format!("/data/{}", key(namespace, service, port)))?
         .as_str()?
         .parse()

@@ -448,6 +448,13 @@ impl RunningSim {
         self.app.controller_stats()
     }
 
+    /// How many turns each controller ran, by name (`deployment`, `replicaset`, `kubelet`,
+    /// `garbage-collector`, …): a controller runs when a kind it watches changed or a timer it set
+    /// is due.
+    pub fn controller_runs(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.app.controller_runs()
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app.store.current_rv().map_err(SimError::from)

@@ -65,8 +65,8 @@ struct Verified {
 /// Most tokens remembered; the cache is emptied when it would grow past it.
 const CACHED_TOKENS: usize = 1024;
 
-fn stamp(app: &App, keys: &[&str]) -> u64 {
-    let hub = app.store.hub();
+fn stamp(store: &crate::storage::Store, keys: &[&str]) -> u64 {
+    let hub = store.hub();
     keys.iter().map(|k| hub.last_change(k)).max().unwrap_or(0)
 }
 
@@ -76,7 +76,7 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
     if let Ok(cache) = app.token_cache.0.lock()
         && let Some(v) = cache.get(token)
         && v.exp > now_secs()
-        && v.stamp == stamp(app, &v.keys)
+        && v.stamp == stamp(&app.store, &v.keys)
     {
         return Some(v.user.clone());
     }
@@ -88,7 +88,7 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
     if claims["kubernetes.io"].get("secret").is_some() {
         keys.push("/secrets");
     }
-    let at = stamp(app, &keys);
+    let at = stamp(&app.store, &keys);
     let user = check(app, &claims)?;
     if let Ok(mut cache) = app.token_cache.0.lock() {
         if cache.len() >= CACHED_TOKENS {

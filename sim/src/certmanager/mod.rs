@@ -31,17 +31,14 @@ const INJECTOR: &str = "cert-manager-cainjector";
 const SPEC_HASH: &str = "sim.piceli.dev/certificate-spec-hash";
 
 /// Store keys whose changes make the built-in cert-manager look again.
-pub fn triggers(rk: &str) -> bool {
-    matches!(
-        rk,
-        "cert-manager.io/certificates"
-            | "cert-manager.io/issuers"
-            | "cert-manager.io/clusterissuers"
-            | "/secrets"
-            | "admissionregistration.k8s.io/validatingwebhookconfigurations"
-            | "admissionregistration.k8s.io/mutatingwebhookconfigurations"
-    )
-}
+pub(crate) const WATCHES: &[&str] = &[
+    "cert-manager.io/certificates",
+    "cert-manager.io/issuers",
+    "cert-manager.io/clusterissuers",
+    "/secrets",
+    "admissionregistration.k8s.io/validatingwebhookconfigurations",
+    "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+];
 
 /// Creates the cert-manager.io/v1 CRDs that are missing.
 pub fn install(app: &App) -> Result<(), ApiError> {

@@ -110,6 +110,9 @@ fn job_ref(job: &Value) -> Value {
            "resourceVersion": s(job, "/metadata/resourceVersion")})
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &["batch/cronjobs", "batch/jobs"];
+
 /// One turn over every CronJob.
 pub fn reconcile(app: &App, st: &mut State) {
     let (Ok(cjs), Ok(jobs)) = (

@@ -12,6 +12,9 @@ use crate::app::App;
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &["apps/daemonsets", "/pods", "/nodes"];
+
 /// One turn over every DaemonSet.
 pub fn reconcile(app: &App, _st: &mut State) {
     let (Ok(sets), Ok(pods), Ok(nodes)) = (

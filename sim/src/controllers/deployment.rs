@@ -114,6 +114,9 @@ struct Rs<'a> {
     available: i64,
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &["apps/deployments", "apps/replicasets"];
+
 /// One turn over every Deployment.
 pub fn reconcile(app: &App, st: &mut State) {
     let (Ok(deps), Ok(rss)) = (

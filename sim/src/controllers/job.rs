@@ -10,6 +10,9 @@ use super::util::{self, rt, s};
 use super::{MANAGER, State};
 use crate::app::App;
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &["batch/jobs", "/pods"];
+
 /// One turn over every Job.
 pub fn reconcile(app: &App, _st: &mut State) {
     let (Ok(jobs), Ok(pods)) = (rt(app, "batch", "v1", "jobs"), rt(app, "", "v1", "pods")) else {

@@ -1,8 +1,10 @@
-//! Simulated controllers (kwok-like, no containers): one loop per process that reconciles the whole
-//! cluster whenever the store's event hub reports a change of a kind it manages, and on a timer for
-//! timed transitions (pod readiness, crash-loop restarts, progress deadlines). A periodic wake-up
-//! finding nothing published since the last turn and no timer due is skipped, and the controllers
-//! read their objects from lists shared per kind (`informer.rs`), so an idle cluster costs nothing.
+//! Simulated controllers (kwok-like, no containers): one loop per process whose turns run the
+//! controllers that the changes since the last turn call for — each declares what it watches
+//! (`table.rs`), as the store's event hub reports changes — and those whose timers are due (pod
+//! readiness, crash-loop restarts, progress deadlines). A ConfigMap write runs no workload
+//! controller; a periodic wake-up with nothing changed and no timer due is skipped; and the
+//! controllers read their objects from lists shared per kind (`informer.rs`), so an idle cluster
+//! costs nothing.
 //!
 //! Writes go through the API's own write pipeline (`object::write`, `delete::delete`) with the field
 //! managers the real components use (`kube-controller-manager`, `kube-scheduler`, `kubelet`), so
@@ -28,6 +30,7 @@ mod node;
 mod replicaset;
 mod service;
 mod statefulset;
+pub(crate) mod table;
 pub(crate) mod util;
 mod volume;
 
@@ -89,8 +92,11 @@ pub(crate) struct State {
     /// Running pods (by uid) whose status was in line with their behaviour, at the resourceVersion
     /// and port-mapping changes it was checked at.
     pub settled: HashMap<String, (String, u64)>,
-    /// The earliest time something timed is due.
+    /// The earliest time something timed is due, as the running controller asks for it
+    /// ([`State::wake_at`]); the loop keeps each controller's in `wakes`.
     pub wake: Option<Instant>,
+    /// When each controller (by its index in [`table::CONTROLLERS`]) asked for its next turn.
+    pub wakes: [Option<Instant>; table::COUNT],
     /// HTTP readiness probes of pods whose probed port is mapped.
     pub probes: crate::kubelet::probe::Probes,
     /// Image pulls from loopback registries (pods of images pinned there).
@@ -101,9 +107,11 @@ pub(crate) struct State {
     pub foreground_scanned: bool,
     /// When every namespaced kind was last swept for objects whose owners are gone.
     pub last_full_sweep: Option<Instant>,
-    /// What the last turn started from (the hub's last resourceVersion and the port mappings'
-    /// changes); `None` forces the next turn (at start, after missed events, on taking the lead).
-    pub last_seen: Option<(u64, u64)>,
+    /// The port mappings' change count the kubelet last ran at.
+    pub ports_seen: Option<u64>,
+    /// Whether the controllers ran since the last missed events; `false` (at start, after missed
+    /// events, on taking the lead) runs every controller in the next turn.
+    pub synced: bool,
 }
 
 impl State {
@@ -125,11 +133,12 @@ pub struct ControllerStats {
     pub list_reads: u64,
 }
 
-/// The turn counters behind [`ControllerStats`].
+/// The turn counters behind [`ControllerStats`], and each controller's turns.
 #[derive(Default)]
 pub(crate) struct Turns {
     run: AtomicU64,
     skipped: AtomicU64,
+    of: [AtomicU64; table::COUNT],
 }
 
 impl App {
@@ -141,19 +150,15 @@ impl App {
             list_reads: self.informers.reads(),
         }
     }
-}
 
-/// Whether a turn can be skipped: it would start from what the last one started from (no event
-/// published since, no port mapping changed) and no timer is due. Nothing a controller reads
-/// changed, so the last turn's writes (if any) already triggered the turn that saw them.
-fn can_skip(app: &App, st: &mut State, now: Instant) -> bool {
-    let seen = (app.store.hub().last_published(), app.hooks.port_changes());
-    let due = st.wake.is_some_and(|w| now >= w);
-    if !due && st.last_seen == Some(seen) {
-        return true;
+    /// How many turns each controller ran, by name.
+    pub(crate) fn controller_runs(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        table::CONTROLLERS
+            .iter()
+            .zip(&self.turns.of)
+            .map(|(c, n)| (c.name, n.load(Ordering::Relaxed)))
+            .collect()
     }
-    st.last_seen = Some(seen);
-    false
 }
 
 /// The controllers of one process; dropping it does not stop them (the runtime does).
@@ -190,8 +195,8 @@ impl Controllers {
 
 /// Frees leadership held by a process of this machine that no longer exists (killed without
 /// releasing it), so the others need not wait for the row to expire. Holders are `<pid>-<random>`.
-fn take_over_from_dead(app: &App) {
-    let Some(holder) = app.store.lead_holder() else {
+fn take_over_from_dead(store: &crate::storage::Store) {
+    let Some(holder) = store.lead_holder() else {
         return;
     };
     let Some(pid) = holder.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
@@ -202,21 +207,8 @@ fn take_over_from_dead(app: &App) {
         && proc.join("self").exists()
         && !proc.join(pid.to_string()).exists()
     {
-        app.store.release_lead(&holder);
+        store.release_lead(&holder);
     }
-}
-
-/// Store keys whose changes start a turn.
-fn relevant(rk: &str) -> bool {
-    matches!(
-        rk,
-        "apps/deployments"
-            | "apps/replicasets"
-            | "/pods"
-            | "/nodes"
-            | "batch/jobs"
-            | "batch/cronjobs"
-    ) || clusterrole_aggregation::WATCHES.contains(&rk)
 }
 
 /// Notes an object put in foreground deletion for the garbage collector; whether it was one.
@@ -231,15 +223,72 @@ fn note_foreground(state: &Mutex<State>, e: &crate::storage::Event) -> bool {
     true
 }
 
+/// The controllers (by index) a batch of changes called for.
+type Due = [bool; table::COUNT];
+
+/// Marks the controllers `e` calls for; whether it called for any.
+fn mark(app: &App, due: &mut Due, e: &crate::storage::Event) -> bool {
+    let mut any = false;
+    for (c, d) in table::CONTROLLERS.iter().zip(due.iter_mut()) {
+        if (c.enabled)(app) && c.watches(e) {
+            *d = true;
+            any = true;
+        }
+    }
+    any
+}
+
+/// Forgets what was seen: the next turn runs every controller (after missed events, or when
+/// another process led).
+fn unsync(state: &Mutex<State>) {
+    if let Ok(mut st) = state.lock() {
+        st.foreground_scanned = false;
+        st.synced = false;
+    }
+}
+
+/// One turn (the leader's): the controllers the changes called for, those whose timers are due,
+/// and the kubelet when the port mappings changed — every one when not `synced`. Returns whether
+/// any ran and when the next timer is due.
+fn turn(
+    app: &App,
+    config: &ControllerConfig,
+    st: &mut State,
+    due: &Due,
+) -> (bool, Option<Instant>) {
+    let now = Instant::now();
+    let ports = app.hooks.port_changes();
+    let all = !st.synced;
+    let mut ran = false;
+    for (i, c) in table::CONTROLLERS.iter().enumerate() {
+        let timer = st.wakes[i].is_some_and(|w| now >= w);
+        let ports_changed = c.watches_ports() && st.ports_seen != Some(ports);
+        if !(c.enabled)(app) || !(all || due[i] || timer || ports_changed) {
+            continue;
+        }
+        st.wake = None;
+        c.run_turn(app, config, st);
+        st.wakes[i] = st.wake;
+        app.turns.of[i].fetch_add(1, Ordering::Relaxed);
+        ran = true;
+    }
+    st.ports_seen = Some(ports);
+    st.synced = true;
+    st.wake = st.wakes.iter().flatten().min().copied();
+    (ran, st.wake)
+}
+
 async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
     let mut rx = app.store.hub().subscribe();
     let state = Arc::new(Mutex::new(State::default()));
     let mut node_ready = false;
+    let mut due: Due = [false; table::COUNT];
     loop {
         let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
+        let called = std::mem::replace(&mut due, [false; table::COUNT]);
         let turn = tokio::task::spawn_blocking(move || {
             if a.store.file_backed() {
-                take_over_from_dead(&a);
+                take_over_from_dead(&a.store);
             }
             let leading = !a.store.file_backed()
                 || a.store
@@ -253,35 +302,17 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 return (leading && node_ready, None);
             };
             if !leading {
-                st.last_seen = None;
+                st.synced = false;
                 return (false, None);
             }
-            if node_ready && can_skip(&a, &mut st, Instant::now()) {
-                a.turns.skipped.fetch_add(1, Ordering::Relaxed);
-                return (true, st.wake);
-            }
-            a.turns.run.fetch_add(1, Ordering::Relaxed);
-            st.wake = None;
             if !node_ready {
                 node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
+                st.synced = false;
             }
-            crate::kubelet::pod_termination::reconcile(&a);
-            crate::kubelet::pod::reconcile(&a, &c, &mut st);
-            replicaset::reconcile(&a, &mut st);
-            deployment::reconcile(&a, &mut st);
-            statefulset::reconcile(&a, &mut st);
-            daemonset::reconcile(&a, &mut st);
-            cronjob::reconcile(&a, &mut st);
-            job::reconcile(&a, &mut st);
-            service::reconcile(&a);
-            namespace::reconcile(&a);
-            volume::reconcile(&a);
-            gc::reconcile(&a, &mut st);
-            clusterrole_aggregation::reconcile(&a);
-            if a.cert_manager {
-                crate::certmanager::reconcile(&a, &mut |at| st.wake_at(at));
-            }
-            (node_ready, st.wake)
+            let (ran, wake) = turn(&a, &c, &mut st, &called);
+            let counter = if ran { &a.turns.run } else { &a.turns.skipped };
+            counter.fetch_add(1, Ordering::Relaxed);
+            (node_ready, wake)
         })
         .await;
         let (ready, wake) = turn.unwrap_or((false, None));
@@ -291,7 +322,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
         if let Some(w) = wake {
             until = until.min(w.max(now));
         }
-        // Sleep until something relevant changes or something timed is due.
+        // Sleep until a change calls for a controller or something timed is due.
         let deadline = tokio::time::sleep_until(until.into());
         tokio::pin!(deadline);
         loop {
@@ -299,19 +330,13 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 _ = &mut deadline => break,
                 got = rx.recv() => match got {
                     Ok(e) => {
-                        if note_foreground(&state, &e)
-                            || relevant(&e.rk)
-                            || (app.cert_manager && crate::certmanager::triggers(&e.rk))
-                            || namespace::triggers(&e.rk, &e.name)
-                        {
+                        note_foreground(&state, &e);
+                        if mark(&app, &mut due, &e) {
                             break;
                         }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if let Ok(mut st) = state.lock() {
-                            st.foreground_scanned = false;
-                            st.last_seen = None;
-                        }
+                        unsync(&state);
                         break;
                     }
                     Err(_) => return,
@@ -323,13 +348,9 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
             match rx.try_recv() {
                 Ok(e) => {
                     note_foreground(&state, &e);
+                    mark(&app, &mut due, &e);
                 }
-                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
-                    if let Ok(mut st) = state.lock() {
-                        st.foreground_scanned = false;
-                        st.last_seen = None;
-                    }
-                }
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => unsync(&state),
                 Err(_) => break,
             }
         }

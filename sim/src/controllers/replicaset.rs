@@ -51,6 +51,9 @@ pub fn pods_by_owner(pods: &[Value]) -> HashMap<String, Vec<&Value>> {
     out
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &["apps/replicasets", "/pods"];
+
 /// One turn over every ReplicaSet.
 pub fn reconcile(app: &App, st: &mut State) {
     let (Ok(rss), Ok(pods)) = (

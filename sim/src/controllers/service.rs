@@ -11,6 +11,14 @@ use crate::registry::selectors::LabelSelector;
 
 const SLICE_MANAGER: &str = "endpointslice-controller.k8s.io";
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &[
+    "/services",
+    "/pods",
+    "/endpoints",
+    "discovery.k8s.io/endpointslices",
+];
+
 /// One turn over every Service.
 pub fn reconcile(app: &App) {
     let (Ok(services), Ok(pods), Ok(endpoints), Ok(slices)) = (

@@ -21,6 +21,14 @@ struct Kinds {
     revisions: ResourceType,
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &[
+    "apps/statefulsets",
+    "/pods",
+    "/persistentvolumeclaims",
+    "apps/controllerrevisions",
+];
+
 /// One turn over every StatefulSet.
 pub fn reconcile(app: &App, _st: &mut State) {
     let (Ok(sets), Ok(pods), Ok(pvcs), Ok(revisions)) = (

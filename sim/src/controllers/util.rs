@@ -18,9 +18,11 @@ pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<Resourc
 }
 
 /// Every object of a type, in every namespace, shared with the other controllers: parsed once per
-/// change of the type ([`super::informer::Informers`]).
+/// change of the type ([`super::informer::Informers`]). A controller lists only kinds it declares to watch (`table.rs`; checked in debug builds).
 pub fn list(app: &App, rt: &ResourceType) -> std::sync::Arc<[Value]> {
-    app.informers.list(&app.store, &rt.store_key())
+    let rk = rt.store_key();
+    super::table::debug_check_declared(&rk);
+    app.informers.list(&app.store, &rk)
 }
 
 /// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not

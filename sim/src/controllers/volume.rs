@@ -28,6 +28,13 @@ pub fn ensure_class(app: &App) -> Result<(), ApiError> {
     }
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(super) const WATCHES: &[&str] = &[
+    "storage.k8s.io/storageclasses",
+    "/persistentvolumeclaims",
+    "/persistentvolumes",
+];
+
 /// One turn over every claim and provisioned volume.
 pub fn reconcile(app: &App) {
     let (Ok(classes), Ok(pvcs), Ok(pvs)) = (

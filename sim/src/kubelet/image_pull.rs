@@ -1,16 +1,23 @@
 //! The kubelet's image pull, for pods of images pinned in a registry this machine reaches: a container
 //! image written `HOST:PORT/NAME@sha256:…` on a loopback registry is pulled (a `HEAD` of
-//! `/v2/NAME/manifests/DIGEST`, as a kubelet's pull first resolves the manifest) before the pod starts.
+//! `/v2/NAME/manifests/DIGEST` with hyper's client, as a kubelet's pull first resolves the manifest)
+//! before the pod starts.
 //! A manifest the registry does not have keeps the pod Pending with the container waiting
 //! `ErrImagePull`, then `ImagePullBackOff`, as a real kubelet reports; the pull is retried every
 //! [`RETRY`], so pushing the image later lets the pod start. Other images (no digest, no port, a
 //! registry that does not answer) start as before: the sim has no container runtime to pull with.
 
 use std::collections::HashMap;
-use std::io::{Read as _, Write as _};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http::header::{ACCEPT, HOST, USER_AGENT};
+use http_body_util::Empty;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde_json::{Value, json};
 
 /// How long one pull may take.
@@ -248,26 +255,50 @@ impl<'a> Pinned<'a> {
         }
     }
 
-    fn ask(&self, addr: SocketAddr) -> std::io::Result<u16> {
-        let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT)?;
-        stream.set_read_timeout(Some(TIMEOUT))?;
-        stream.set_write_timeout(Some(TIMEOUT))?;
-        let request = format!(
-            "HEAD /v2/{}/manifests/{} HTTP/1.1\r\nHost: {}\r\nAccept: application/vnd.oci.image.manifest.v1+json, \
-             application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, \
-             application/vnd.docker.distribution.manifest.list.v2+json\r\nConnection: close\r\n\r\n",
-            self.name, self.digest, self.host
-        );
-        stream.write_all(request.as_bytes())?;
-        let mut head = [0u8; 64];
-        let n = stream.read(&mut head)?;
-        let line = String::from_utf8_lossy(&head[..n]);
-        line.split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .filter(|_| line.starts_with("HTTP/"))
-            .ok_or_else(|| std::io::Error::other("not an HTTP answer"))
+    /// The status of the manifest's `HEAD`; an error when nothing answered in time with HTTP.
+    fn ask(&self, addr: SocketAddr) -> Result<u16, String> {
+        let request = http::Request::head(format!(
+            "http://{addr}/v2/{}/manifests/{}",
+            self.name, self.digest
+        ))
+        .header(HOST, self.host)
+        .header(USER_AGENT, "piceli-sim-kubelet")
+        .header(ACCEPT, MANIFEST_TYPES)
+        .body(Empty::new())
+        .map_err(|e| e.to_string())?;
+        let call = async move {
+            let response = client().request(request).await;
+            response.map(|r| r.status().as_u16())
+        };
+        let bounded = async move { tokio::time::timeout(TIMEOUT, call).await };
+        match crate::outbound::block_on(bounded)? {
+            Ok(answered) => answered.map_err(|e| e.to_string()),
+            Err(_elapsed) => Err("timed out".into()),
+        }
     }
+}
+
+/// The manifest media types a pull accepts (OCI and Docker, single images and indexes).
+const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, \
+    application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, \
+    application/vnd.docker.distribution.manifest.list.v2+json";
+
+/// The kubelet's registry client (plain HTTP to loopback registries), keeping idle connections to them
+/// for the next pull; its connections run on the outgoing calls' runtime (`outbound.rs`).
+fn client() -> Client<HttpConnector, Empty<Bytes>> {
+    static CLIENT: OnceLock<Client<HttpConnector, Empty<Bytes>>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            let mut connector = HttpConnector::new();
+            connector.set_connect_timeout(Some(TIMEOUT));
+            connector.set_nodelay(true);
+            Client::builder(TokioExecutor::new())
+                .pool_idle_timeout(Duration::from_secs(30))
+                .pool_max_idle_per_host(2)
+                .pool_timer(TokioTimer::new())
+                .build(connector)
+        })
+        .clone()
 }
 
 #[cfg(test)]

@@ -159,6 +159,9 @@ fn fnv(text: &str) -> u32 {
     h
 }
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(crate) const WATCHES: &[&str] = &["/pods"];
+
 /// One turn over every pod.
 pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     let Ok(pods) = rt(app, "", "v1", "pods") else {

@@ -6,6 +6,9 @@ use crate::app::App;
 use crate::controllers::util::{self, rt, s};
 use crate::registry::delete::{self, DeleteOptions};
 
+/// The store keys whose changes call for a turn of this controller (the kinds it lists).
+pub(crate) const WATCHES: &[&str] = &["/pods"];
+
 /// One turn over every pod.
 pub fn reconcile(app: &App) {
     let Ok(pods) = rt(app, "", "v1", "pods") else {

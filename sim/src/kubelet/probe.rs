@@ -37,7 +37,7 @@ pub struct Target {
 }
 
 /// The mapped http readiness probes of a pod, one per probed container (in container order).
-pub fn targets(app: &App, pod: &Value) -> Vec<Target> {
+pub fn targets(hooks: &crate::kubelet::hooks::Hooks, pod: &Value) -> Vec<Target> {
     let containers = pod
         .pointer("/spec/containers")
         .and_then(Value::as_array)
@@ -61,7 +61,7 @@ pub fn targets(app: &App, pod: &Value) -> Vec<Target> {
             _ => None,
         };
         let Some(port) = port else { continue };
-        let Some(addr) = app.hooks.resolve_port(pod, port) else {
+        let Some(addr) = hooks.resolve_port(pod, port) else {
             continue;
         };
         let path = match get.get("path").and_then(Value::as_str) {
@@ -140,7 +140,7 @@ impl Probes {
         period: Duration,
         now: Instant,
     ) -> Option<bool> {
-        let targets = targets(app, pod);
+        let targets = targets(&app.hooks, pod);
         if targets.is_empty() {
             self.sent.remove(uid);
             return None;

@@ -103,12 +103,6 @@ impl Hub {
         let _ = self.tx.send(event);
     }
 
-    /// The resourceVersion of the last event published (local writes when they return, other
-    /// processes' once polled): unchanged means nothing changed.
-    pub fn last_published(&self) -> u64 {
-        self.last.lock().map(|l| *l).unwrap_or(0)
-    }
-
     /// A receiver of every event published from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
         self.tx.subscribe()

@@ -143,7 +143,7 @@ fn check(
         .get("/pods", ns, name)?
         .ok_or_else(|| ApiError::not_found("", "pods", name))?;
     params.container = super::exec::pick_container(&pod, name, &params.container)?;
-    log_lines::lines(app, &pod, &params.container, params.previous)
+    log_lines::lines(&app.hooks, &pod, &params.container, params.previous)
 }
 
 /// The lines the first read shows: since the given time, the last `tailLines` of them.
@@ -196,7 +196,7 @@ pub async fn stream_into(
         if uid.get_or_insert_with(|| pod_uid.clone()) != &pod_uid {
             return;
         }
-        let Ok(now) = log_lines::lines(&app, &pod, &params.container, params.previous) else {
+        let Ok(now) = log_lines::lines(&app.hooks, &pod, &params.container, params.previous) else {
             return;
         };
         let fresh: Vec<Line> = if first {

@@ -5,7 +5,6 @@
 
 use serde_json::Value;
 
-use crate::app::App;
 use crate::status::ApiError;
 
 /// One log line.
@@ -63,7 +62,12 @@ fn image(pod: &Value, container: &str) -> String {
 }
 
 /// The lines of `container` in `pod` (current instance, or the previous one).
-pub fn lines(app: &App, pod: &Value, container: &str, previous: bool) -> Result<Lines, ApiError> {
+pub fn lines(
+    hooks: &crate::kubelet::hooks::Hooks,
+    pod: &Value,
+    container: &str,
+    previous: bool,
+) -> Result<Lines, ApiError> {
     let name = str_at(pod, "/metadata/name");
     let uid = str_at(pod, "/metadata/uid");
     let fallback = nanos(str_at(pod, "/status/startTime")).unwrap_or(0);
@@ -163,7 +167,7 @@ pub fn lines(app: &App, pod: &Value, container: &str, previous: bool) -> Result<
     } else {
         return Err(waiting());
     };
-    for added in app.hooks.logs.lines(uid, container, instance) {
+    for added in hooks.logs.lines(uid, container, instance) {
         derived.push(Line {
             at: added.at,
             id: format!("{instance}:added:{}", added.seq),
