@@ -361,6 +361,14 @@ codes! {
          letters, digits, '-', '_' and '.', starting and ending alphanumeric; values follow the same rule (and \
          may be empty). Selectors match the labels the pods and namespaces carry as written, Piceli's own \
          included.";
+    ServiceOfNoWorkload = "PCL0088", "a Service of no workload is not valid as written",
+        "`service NAME { spec: { … } }` (no `-> WORKLOAD`) is a Service rendered as written: an ExternalName \
+         Service (`type: \"ExternalName\"` with `externalName`, a lowercase DNS name, and no `clusterIP`), a \
+         Service selecting pods by their own labels (`selector:`, valid label keys and values), or one without \
+         a selector whose Endpoints someone else makes. Kubernetes requires the ports of every type but \
+         ExternalName and headless (`clusterIP: \"None\"`), and ignores `externalName` on other types. Keys \
+         that route to a workload's container ports (`port:`, `ports:`, `type:`, `node_ports:`, `access:`) \
+         need `-> WORKLOAD` (PCL0026).";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",

@@ -40,10 +40,50 @@ fn a_service_finds_its_workload_by_selector() {
     let svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: front}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
     let i = run(&format!("{DEPLOY}{svc}"), None);
     assert!(i.source.contains("service front -> web {"), "{}", i.source);
+}
+
+#[test]
+fn services_of_no_imported_workload_are_written_as_they_are() {
+    // Another app's pods, an ExternalName, no selector (Endpoints made by hand): `service NAME { spec }`.
     let orphan = "apiVersion: v1\nkind: Service\nmetadata: {name: ext}\nspec:\n  selector: {app: nothing}\n  ports: [{port: 80}]\n";
-    let i = run(orphan, None);
-    assert!(!i.source.contains("service ext"));
-    assert!(i.includes.as_deref().is_some_and(|s| s.contains("\"ext\"")));
+    let external = "---\napiVersion: v1\nkind: Service\nmetadata: {name: db, labels: {tier: data}}\nspec:\n  type: ExternalName\n  externalName: db.example.com\n";
+    let manual = "---\napiVersion: v1\nkind: Service\nmetadata: {name: legacy}\nspec:\n  ports: [{name: pg, port: 5432}]\n---\napiVersion: v1\nkind: Endpoints\nmetadata: {name: legacy}\nsubsets: [{addresses: [{ip: 10.0.0.7}], ports: [{name: pg, port: 5432}]}]\n---\napiVersion: v1\nkind: Endpoints\nmetadata: {name: ext}\nsubsets: []\n";
+    let job = "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    metadata: {labels: {app: once}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: once, image: busybox:1.36}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: once}\nspec:\n  selector: {app: once}\n  ports: [{port: 80}]\n";
+    let i = run(&format!("{orphan}{external}{manual}{job}"), None);
+    assert!(
+        i.source.contains(
+            "    service ext {\n        spec: { selector: { app: \"nothing\" }, ports: [{ port: 80 }] },\n    }"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(
+        i.source.contains(
+            "    service db {\n        labels: { tier: \"data\" },\n        spec: { type: \"ExternalName\", externalName: \"db.example.com\" },\n    }"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains(
+        "    service legacy {\n        spec: { ports: [{ name: \"pg\", port: 5432 }] },"
+    ));
+    assert!(
+        i.source
+            .contains("    service once {\n        spec: { selector: { app: \"once\" }")
+    );
+    // The hand-made Endpoints of the Service without a selector are kept (included); those of a Service
+    // with one are the cluster's.
+    let includes = i.includes.as_deref().unwrap_or_default();
+    assert!(
+        includes.contains("\"Endpoints\"") && includes.contains("10.0.0.7"),
+        "{includes}"
+    );
+    assert!(!includes.contains("\"Service\""), "{includes}");
+    assert!(
+        i.skipped.iter().any(|s| s.starts_with("Endpoints ext")),
+        "{:?}",
+        i.skipped
+    );
 }
 
 #[test]
@@ -63,9 +103,13 @@ fn a_service_of_a_workload_kept_as_it_is_is_still_first_class() {
     );
     let includes = i.includes.as_deref().unwrap_or_default();
     assert!(includes.contains("\"Deployment\""), "{includes}");
-    // A selector that is not the workload's own would render differently: it stays included.
-    assert!(includes.contains("\"api-wide\""), "{includes}");
-    assert!(!i.source.contains("service api-wide"), "{}", i.source);
+    // A selector that is not the workload's own would render differently: it is written as it is.
+    assert!(!includes.contains("\"api-wide\""), "{includes}");
+    assert!(
+        i.source.contains("    service api-wide {\n        spec: {\n            selector: { app: \"api\", tier: \"x\" },"),
+        "{}",
+        i.source
+    );
 }
 
 #[test]

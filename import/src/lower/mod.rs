@@ -146,10 +146,11 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     let mut made_elsewhere = Vec::new();
     // The `// piceli:` comment of each object whose API version was converted (or is no longer served).
     let mut notes: std::collections::BTreeMap<String, String> = Default::default();
+    let by_hand = clean::selectorless_services(sources.iter().map(|s| &s.object));
     for s in sources {
         let mut o = s.object;
         let what = describe(&o);
-        if let Some(why) = clean::cluster_made(&o) {
+        if let Some(why) = clean::cluster_made(&o).filter(|_| !clean::endpoints_of(&o, &by_hand)) {
             if matches!(o["kind"].as_str(), Some("Secret" | "ConfigMap"))
                 && config::maker(&o).is_some()
             {

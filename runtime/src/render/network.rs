@@ -58,9 +58,10 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             "Service",
             &core::Service {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
+                // A Service of no workload is its `spec:` as written (no selector of Piceli's).
                 spec: Some(core::ServiceSpec {
-                    selector: Some(cx.selector(&s.selects.v)),
-                    ports: Some(ports),
+                    selector: (!s.of_no_workload()).then(|| cx.selector(&s.selects.v)),
+                    ports: (!s.of_no_workload()).then_some(ports),
                     type_,
                     cluster_ip,
                     ..core::ServiceSpec::default()
@@ -91,10 +92,16 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     name: None,
                     number: Some(n.v as i32),
                 }),
-                None => s.ports.first().map(|sp| net::ServiceBackendPort {
-                    name: None,
-                    number: Some(sp.port.v as i32),
-                }),
+                // The Service's first port (of `spec: { ports }` when it has no first-class ones).
+                None => s
+                    .ports
+                    .first()
+                    .map(|sp| sp.port.v)
+                    .or_else(|| s.spec_ports()?.first().map(|(_, p)| p.v))
+                    .map(|n| net::ServiceBackendPort {
+                        name: None,
+                        number: Some(n as i32),
+                    }),
             });
             net::HTTPIngressPath {
                 path: Some(p.path.v.clone()),
