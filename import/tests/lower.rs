@@ -210,6 +210,34 @@ fn diagnostics_for_names_namespaces_and_duplicates() {
 }
 
 #[test]
+fn rbac_objects_named_by_path_segments_are_first_class() {
+    // RBAC names are path segments (`system:…`), so these are imported, as strings; a Service's name is
+    // an RFC 1035 label, so one with a dot is left out (PCL0182) instead of breaking the module's build.
+    let y = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: 'prometheus:reader'}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: 'prometheus:reader'}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: 'prometheus:reader'}\nsubjects: [{kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:monitoring'}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web.v2}\nspec: {type: ExternalName, externalName: web.example.com}\n";
+    let i = run(y, None);
+    assert!(
+        i.source.contains("    cluster_role \"prometheus:reader\" {\n        rules: [rule(groups: [\"\"], resources: [\"pods\"], verbs: [\"get\"])],"),
+        "{}",
+        i.source
+    );
+    assert!(
+        i.source.contains("    cluster_role_binding \"prometheus:reader\" {\n        role: \"prometheus:reader\",\n        subjects: [group(\"system:monitoring\")],"),
+        "{}",
+        i.source
+    );
+    let codes: Vec<&str> = i.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["PCL0182"], "{:?}", i.warnings);
+    assert!(
+        i.source.contains(
+            "// piceli: PCL0182 Service web.v2 left out, its name is not a valid Service name"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(i.includes.is_none(), "{:?}", i.includes);
+}
+
+#[test]
 fn cluster_made_objects_and_server_fields_are_skipped() {
     let y = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kube-root-ca.crt}\n---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-1, ownerReferences: [{kind: Deployment, name: web, apiVersion: apps/v1, uid: x}]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: mine, uid: abc, resourceVersion: '7', managedFields: []}\ndata: {a: b}\n";
     let i = run(y, None);
@@ -288,7 +316,7 @@ const NAMED_PORTS: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {nam
 #[test]
 fn named_ports_and_ingresses_to_imported_services_are_first_class() {
     let y = format!(
-        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n"
+        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: again}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{name: http}}}}}}}}\n"
     );
     let i = run(&y, None);
     let s = &i.source;
@@ -304,11 +332,21 @@ fn named_ports_and_ingresses_to_imported_services_are_first_class() {
         s.contains("    ingress shop {\n        class: \"nginx\",\n        paths: { \"/\": web => http },\n        rules: { \"shop.example.com\": { \"/api\": web => 80 } },\n        path_type: \"Exact\",\n    }"),
         "{s}"
     );
-    // A backend the app does not declare: kept as it is.
-    let included = i.includes.expect("includes");
+    // A backend the input does not have (another app's Service): `external service`, declared once,
+    // before the first Ingress that routes to it.
+    assert!(i.includes.is_none(), "{:?}", i.includes);
     assert!(
-        included.contains("\"elsewhere\"") && !included.contains("\"shop\""),
-        "{included}"
+        s.contains("// piceli: Ingress elsewhere routes to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it\n    external service not-imported;\n\n    ingress elsewhere {\n        paths: { \"/\": not-imported => 80 },"),
+        "{s}"
+    );
+    assert_eq!(
+        s.matches("external service not-imported;").count(),
+        1,
+        "{s}"
+    );
+    assert!(
+        s.contains("    ingress again {\n        paths: { \"/\": not-imported => http },"),
+        "{s}"
     );
 }
 
@@ -469,4 +507,29 @@ fn an_included_object_with_an_unpinned_image_marks_its_include() {
         s.contains("// piceli: not pinned by digest: Pod debug (busybox:1.36); pin them in the file to drop `images: unpinned`\n    include json(\"k8s/imported.json\") {\n        images: unpinned,\n    }"),
         "{s}"
     );
+}
+
+#[test]
+fn network_policies_with_refused_selector_labels_are_left_out() {
+    // No cluster accepts these selectors (a number as a value, a key with a space, a peer's invalid
+    // value): left out with PCL0218 and their JSON at the end, not included (the include broke the build).
+    let y = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: numbered}\nspec:\n  podSelector: {matchLabels: {version: 2}}\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: spaced}\nspec:\n  podSelector: {matchLabels: {'my app': web}}\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: peer}\nspec:\n  podSelector: {matchLabels: {app: db}}\n  ingress: [{from: [{namespaceSelector: {matchLabels: {team: -ops}}}]}]\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: fine}\nspec:\n  podSelector: {matchLabels: {app: db}}\n  policyTypes: [Ingress]\n";
+    let i = run(y, None);
+    let codes: Vec<&str> = i.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["PCL0218", "PCL0218", "PCL0218"], "{:?}", i.warnings);
+    for name in ["numbered", "spaced", "peer"] {
+        assert!(
+            i.source.contains(&format!(
+                "// piceli: PCL0218 NetworkPolicy {name} left out, selector label"
+            )),
+            "{}",
+            i.source
+        );
+    }
+    assert!(
+        i.source.contains("    network_policy fine {"),
+        "{}",
+        i.source
+    );
+    assert!(i.includes.is_none(), "{:?}", i.includes);
 }

@@ -40,6 +40,9 @@ pub struct Service {
     pub spec: Block,
 }
 
+/// A port of a Service's `spec: { ports }`: its name, if it has one, and its number.
+pub type SpecPort<'a> = (Option<&'a Spanned<String>>, &'a Spanned<i64>);
+
 impl Service {
     /// Whether it is a Service of no workload (`service NAME { spec: { … } }`, rendered as written).
     pub fn of_no_workload(&self) -> bool {
@@ -48,7 +51,7 @@ impl Service {
 
     /// The ports written in `spec: { ports: [ … ] }`, `(name, port)`; `None` when there are none, or one
     /// is not a map with a literal `port` (a Rust expression).
-    pub fn spec_ports(&self) -> Option<Vec<(Option<&Spanned<String>>, &Spanned<i64>)>> {
+    pub fn spec_ports(&self) -> Option<Vec<SpecPort<'_>>> {
         let Some(super::BlockValue::List(_, items)) = self.spec.get("ports") else {
             return None;
         };

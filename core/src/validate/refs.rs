@@ -47,7 +47,12 @@ fn service<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Service> {
             Code::UnknownService,
             "Service",
             name,
-            app.services.iter().map(|s| s.name.v.as_str()),
+            app.services.iter().map(|s| s.name.v.as_str()).chain(
+                app.externals
+                    .iter()
+                    .filter(|e| e.kind == ExternalKind::Service)
+                    .map(|e| e.name.v.as_str()),
+            ),
         );
     }
     found
@@ -328,6 +333,24 @@ fn ingresses(cx: &mut Ctx, app: &App) {
         }
         for p in &i.paths {
             cx.rule(Code::InvalidPath, p.path.at, rules::http_path(&p.path.v));
+            if app.is_external(ExternalKind::Service, &p.service.v) {
+                // Someone else's Service: its ports are not known here, so the path names one.
+                if p.port.is_none() {
+                    cx.error(
+                        Code::UnknownServicePort,
+                        p.service.at,
+                        format!(
+                            "Service `{}` is external, so its ports are not known",
+                            p.service.v
+                        ),
+                        format!(
+                            "name the port: `{} => 80` or `{} => http`",
+                            p.service.v, p.service.v
+                        ),
+                    );
+                }
+                continue;
+            }
             if let Some(s) = service(cx, app, &p.service)
                 && let Some(port) = &p.port
             {

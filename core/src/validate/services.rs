@@ -61,7 +61,7 @@ pub(super) fn check(cx: &mut Ctx, s: &Service) {
             );
         }
     } else if spec.get("ports").is_none()
-        && !cluster_ip.is_some_and(|ip| cx.known(ip).is_none_or(|v| v == "None"))
+        && cluster_ip.is_none_or(|ip| cx.known(ip).is_some_and(|v| v != "None"))
         && ty.is_none_or(|t| cx.known(t).is_some())
     {
         cx.error(

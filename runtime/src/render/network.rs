@@ -83,7 +83,8 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             .map(|t| t.v.clone())
             .unwrap_or_else(|| "Prefix".to_string());
         let backend = |p: &piceli_core::model::IngressPath| {
-            let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
+            // The port as written (also to an `external service`), else the declared Service's first.
+            let port = match &p.port {
                 Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
                     name: Some(n.v.clone()),
                     number: None,
@@ -92,17 +93,18 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     name: None,
                     number: Some(n.v as i32),
                 }),
-                // The Service's first port (of `spec: { ports }` when it has no first-class ones).
-                None => s
-                    .ports
-                    .first()
-                    .map(|sp| sp.port.v)
-                    .or_else(|| s.spec_ports()?.first().map(|(_, p)| p.v))
-                    .map(|n| net::ServiceBackendPort {
-                        name: None,
-                        number: Some(n as i32),
-                    }),
-            });
+                None => cx.app.service(&p.service.v).and_then(|s| {
+                    // Its first port (of `spec: { ports }` when it has no first-class ones).
+                    s.ports
+                        .first()
+                        .map(|sp| sp.port.v)
+                        .or_else(|| s.spec_ports()?.first().map(|(_, p)| p.v))
+                        .map(|n| net::ServiceBackendPort {
+                            name: None,
+                            number: Some(n as i32),
+                        })
+                }),
+            };
             net::HTTPIngressPath {
                 path: Some(p.path.v.clone()),
                 path_type: path_type.clone(),
