@@ -726,7 +726,8 @@ codes! {
     ImportRefusedSelector = "PCL0218", "an imported NetworkPolicy's selector labels are not valid and it was left out",
         "A NetworkPolicy's `podSelector`, or a rule peer's `podSelector`/`namespaceSelector`, has a label key \
          or value the API server refuses (a key or value that does not start and end with a letter or digit, \
-         a space, a value of more than 63 characters, a number or boolean where a string belongs). No cluster \
+         a space, a value of more than 63 characters, a number or boolean where a string belongs), or the \
+         policy has no `podSelector` at all (`{}` selects every pod). No cluster \
          accepts the policy, and `app!` checks the same rules (PCL0087), so it is left out of the generated \
          module; the `// piceli:` comment at the end of the module has its JSON. Fix the labels (quote a \
          number: `version: \"2\"`) and add it back as `network_policy NAME { pods: { … }, … }`.";

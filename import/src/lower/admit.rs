@@ -69,13 +69,17 @@ fn leave_out(cx: &mut Cx, o: &Value, code: Code, why: String) {
         .push(format!("piceli: {code} {what} left out, {why}:\n{json}"));
 }
 
-/// What is wrong with a NetworkPolicy's selector labels (`podSelector`, and the peers' `podSelector` and
-/// `namespaceSelector`): a key or value the API server refuses, or a value that is not a string.
+/// What is wrong with a NetworkPolicy's selectors (`podSelector`, and the peers' `podSelector` and
+/// `namespaceSelector`): no `podSelector`, a label key or value the API server refuses, a value that is not
+/// a string, `matchLabels` that is not a map.
 fn refused_selector(o: &Value) -> Option<String> {
     if o["kind"] != "NetworkPolicy" {
         return None;
     }
     let spec = &o["spec"];
+    if spec.is_object() && !spec["podSelector"].is_object() {
+        return Some("it has no `spec.podSelector` (`{}` selects every pod)".into());
+    }
     let mut selectors = vec![&spec["podSelector"]];
     for (rules_key, peers_key) in [("ingress", "from"), ("egress", "to")] {
         for rule in spec[rules_key].as_array().into_iter().flatten() {
@@ -90,9 +94,14 @@ fn refused_selector(o: &Value) -> Option<String> {
         .find_map(|s| map_problem(&s["matchLabels"], "selector label"))
 }
 
-/// The first key or value of a label map the API server refuses.
+/// The first key or value of a label map the API server refuses (or a map that is not one).
 fn map_problem(labels: &Value, what: &str) -> Option<String> {
-    for (k, v) in labels.as_object()? {
+    let labels = match labels {
+        Value::Null => return None,
+        Value::Object(m) => m,
+        other => return Some(format!("{what}s are {other}, not a map")),
+    };
+    for (k, v) in labels {
         if let Err(e) = rules::label_key(k) {
             return Some(format!("{what} key: {}", e.message));
         }
