@@ -141,7 +141,7 @@ fn same_number_target(cx: &mut Ctx, w: &Workload, s: &Service, p: &crate::model:
 /// A reference to a port of a Service, by name or number.
 fn service_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
     if s.ports.is_empty() && s.spec.get("ports").is_some() {
-        return spec_port(cx, s, port);
+        return super::services::spec_port(cx, s, port);
     }
     let ok = match port {
         PortRef::Name(n) => s.ports.iter().any(|p| p.name.v == n.v),
@@ -672,47 +672,6 @@ fn forward_target(cx: &mut Ctx, app: &App, target: &Name, port: Option<&PortRef>
             "Service or workload",
             target,
             candidates,
-        );
-    }
-}
-
-/// A reference to a port of a Service whose ports are written in `spec: { ports: [ … ] }` (not checked
-/// when one of them is a Rust expression).
-fn spec_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
-    let Some(ports) = s.spec_ports() else { return };
-    if ports
-        .iter()
-        .any(|(n, p)| cx.known(p).is_none() || n.is_some_and(|n| cx.known(n).is_none()))
-    {
-        return;
-    }
-    let (ok, at, shown) = match port {
-        PortRef::Name(n) => (
-            ports
-                .iter()
-                .any(|(name, _)| name.is_some_and(|x| x.v == n.v)),
-            n.at,
-            n.v.clone(),
-        ),
-        PortRef::Number(n) => match cx.known(n) {
-            Some(&num) => (ports.iter().any(|(_, p)| p.v == num), n.at, num.to_string()),
-            None => return,
-        },
-    };
-    if !ok {
-        let listed: Vec<String> = ports
-            .iter()
-            .map(|(n, p)| n.map(|n| n.v.clone()).unwrap_or_else(|| p.v.to_string()))
-            .collect();
-        let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
-        cx.error(
-            Code::UnknownServicePort,
-            at,
-            format!(
-                "Service `{}` has no port `{shown}` in its `spec: {{ ports }}`",
-                s.name.v
-            ),
-            format!("use one of {}", super::list(&listed)),
         );
     }
 }

@@ -1,10 +1,11 @@
 //! Services of no workload (`service NAME { spec: { … } }`: ExternalName, a selector of the pods' own labels,
 //! or none with Endpoints made by hand), rendered as written: what the API server would refuse, or
-//! silently ignore, found at compile time (PCL0088).
+//! silently ignore, found at compile time (PCL0088); and references to ports written in a Service's
+//! `spec: { ports }` (PCL0023).
 
 use super::Ctx;
 use crate::codes::Code;
-use crate::model::{BlockValue, Service};
+use crate::model::{BlockValue, PortRef, Service};
 use crate::rules;
 
 pub(super) fn check(cx: &mut Ctx, s: &Service) {
@@ -82,5 +83,46 @@ pub(super) fn check(cx: &mut Ctx, s: &Service) {
                 cx.rule(Code::ServiceOfNoWorkload, v.at(), rules::label_value(value));
             }
         }
+    }
+}
+
+/// A reference to a port of a Service whose ports are written in `spec: { ports: [ … ] }` (not checked
+/// when one of them is a Rust expression).
+pub(super) fn spec_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
+    let Some(ports) = s.spec_ports() else { return };
+    if ports
+        .iter()
+        .any(|(n, p)| cx.known(p).is_none() || n.is_some_and(|n| cx.known(n).is_none()))
+    {
+        return;
+    }
+    let (ok, at, shown) = match port {
+        PortRef::Name(n) => (
+            ports
+                .iter()
+                .any(|(name, _)| name.is_some_and(|x| x.v == n.v)),
+            n.at,
+            n.v.clone(),
+        ),
+        PortRef::Number(n) => match cx.known(n) {
+            Some(&num) => (ports.iter().any(|(_, p)| p.v == num), n.at, num.to_string()),
+            None => return,
+        },
+    };
+    if !ok {
+        let listed: Vec<String> = ports
+            .iter()
+            .map(|(n, p)| n.map(|n| n.v.clone()).unwrap_or_else(|| p.v.to_string()))
+            .collect();
+        let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+        cx.error(
+            Code::UnknownServicePort,
+            at,
+            format!(
+                "Service `{}` has no port `{shown}` in its `spec: {{ ports }}`",
+                s.name.v
+            ),
+            format!("use one of {}", super::list(&listed)),
+        );
     }
 }

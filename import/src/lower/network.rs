@@ -1,10 +1,10 @@
 //! Lowering what routes to workloads: a Service's ports as first-class `ports:` (when its workload's
-//! container ports are first-class too), and networking.k8s.io/v1 Ingresses to imported Services as
+//! container ports are first-class too), and networking.k8s.io/v1 Ingresses to imported Services (or, by
+//! the port they name, to Services the input lacks, declared `external service NAME;`) as
 //! `ingress NAME { host, class, tls, paths | rules, path_type }`.
 //!
-//! NetworkPolicies stay included: the DSL's `from: [WORKLOAD]` selects pods by Piceli's own labels, so a
-//! policy written with the team's labels (`podSelector: {matchLabels: {app: api}}`) would not render as
-//! written.
+//! NetworkPolicies are in `netpol.rs`: the selector form, with the team's own labels as written (the
+//! workload form's `from: [WORKLOAD]` selects pods by Piceli's labels).
 
 use super::Cx;
 use crate::dsl::{Dsl, Item};
