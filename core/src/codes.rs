@@ -328,13 +328,14 @@ codes! {
          kind, e.g. `Lamp` for a `LampSpec` with `#[kube(kind = \"Lamp\")]`), once. Its CRD is rendered with the \
          OpenAPI schema of the type and applied before objects of it.";
     ExternalConflict = "PCL0080", "an `external` object is also declared by the app, or declared twice",
-        "`external secret NAME;` (also `config_map`, `service_account`, `pvc`) says someone else makes the \
+        "`external secret NAME;` (also `config_map`, `service_account`, `pvc`, `service`) says someone else makes the \
          object, so the app never renders, changes or prunes it. The app cannot also declare it (`secret NAME \
          { … }`), and one `external` line per object is enough. Keep one of the two.";
     ExternalKindUnknown = "PCL0081", "`external` names a kind that cannot be external",
-        "The app may refer to a Secret, ConfigMap, ServiceAccount or PersistentVolumeClaim it does not own: \
-         `external secret NAME;`, `external config_map NAME;`, `external service_account NAME;`, `external \
-         pvc NAME;`. Anything else is declared by the app, or included (`include yaml(\"…\")`).";
+        "The app may refer to a Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim or Service it does \
+         not own: `external secret NAME;`, `external config_map NAME;`, `external service_account NAME;`, \
+         `external pvc NAME;`, `external service NAME;`. Anything else is declared by the app, or included \
+         (`include yaml(\"…\")`).";
     ExternalWithBody = "PCL0082", "an `external` declaration has more than a kind and a name",
         "Someone else makes an `external` object, so the app says nothing about its contents, labels or \
          selectors: the line is only `external KIND NAME;`. To make the object from the app, declare it \
@@ -361,6 +362,14 @@ codes! {
          letters, digits, '-', '_' and '.', starting and ending alphanumeric; values follow the same rule (and \
          may be empty). Selectors match the labels the pods and namespaces carry as written, Piceli's own \
          included.";
+    ServiceOfNoWorkload = "PCL0088", "a Service of no workload is not valid as written",
+        "`service NAME { spec: { … } }` (no `-> WORKLOAD`) is a Service rendered as written: an ExternalName \
+         Service (`type: \"ExternalName\"` with `externalName`, a lowercase DNS name, and no `clusterIP`), a \
+         Service selecting pods by their own labels (`selector:`, valid label keys and values), or one without \
+         a selector whose Endpoints someone else makes. Kubernetes requires the ports of every type but \
+         ExternalName and headless (`clusterIP: \"None\"`), and ignores `externalName` on other types. Keys \
+         that route to a workload's container ports (`port:`, `ports:`, `type:`, `node_ports:`, `access:`) \
+         need `-> WORKLOAD` (PCL0026).";
     RenderFailed = "PCL0100", "rendering failed",
         "An object could not be built from the app model. The message names the object.";
     OutputFailed = "PCL0101", "writing output failed",
@@ -660,10 +669,12 @@ codes! {
          `apiVersion`, `kind` and `metadata.name`; a `kind: List` is read item by item). The message names the \
          file, line and column. Fix the document, or leave the file out.";
     ImportInvalidName = "PCL0182", "an imported object's name is not a valid Kubernetes name",
-        "The object's `metadata.name` is not a DNS-1123 name (lowercase letters, digits, '-' and '.', at most \
-         253 characters), so no cluster would accept it and `app!` cannot declare it. It is left out of the \
-         generated module; the `// piceli:` comment at the end of the module has its JSON. Rename it there \
-         and declare it by hand.";
+        "The object's `metadata.name` is not one its kind allows, as the API server checks it: a DNS-1123 \
+         subdomain for most built-in kinds (lowercase letters, digits, '-' and '.', at most 253 characters), \
+         an RFC 1035 label for Services, a DNS-1123 label for Namespaces, a path segment for RBAC objects (no \
+         '/' or '%'). No cluster would accept it and `app!` refuses it, so it is left out of the generated \
+         module; the `// piceli:` comment at the end of the module has its JSON. Rename it there and declare \
+         it by hand.";
     ImportOtherNamespace = "PCL0183", "an imported object is in another namespace",
         "The app deploys every namespaced object to its target's namespace, but this object names another \
          one. It is imported into the target's namespace (marked with a `// piceli:` comment). Keep it if that \
@@ -712,6 +723,14 @@ codes! {
          does `app!` in an included file (PCL0058), so it is left out of the generated module; the \
          `// piceli:` comment at the end of the module has its JSON. Rewrite it for the version the message \
          names (upstream `kubectl convert` does it for most kinds) and add it back, or drop it.";
+    ImportRefusedSelector = "PCL0218", "an imported NetworkPolicy's selector labels are not valid and it was left out",
+        "A NetworkPolicy's `podSelector`, or a rule peer's `podSelector`/`namespaceSelector`, has a label key \
+         or value the API server refuses (a key or value that does not start and end with a letter or digit, \
+         a space, a value of more than 63 characters, a number or boolean where a string belongs), or the \
+         policy has no `podSelector` at all (`{}` selects every pod). No cluster \
+         accepts the policy, and `app!` checks the same rules (PCL0087), so it is left out of the generated \
+         module; the `// piceli:` comment at the end of the module has its JSON. Fix the labels (quote a \
+         number: `version: \"2\"`) and add it back as `network_policy NAME { pods: { … }, … }`.";
 }
 
 #[cfg(test)]

@@ -32,6 +32,47 @@ pub fn cluster_made(o: &Value) -> Option<&'static str> {
     }
 }
 
+/// The Services without a selector (and not ExternalName): the cluster makes no Endpoints for them, so
+/// theirs are made by hand (or by another controller) and are imported.
+pub fn selectorless_services<'a>(
+    objects: impl Iterator<Item = &'a Value>,
+) -> std::collections::BTreeSet<String> {
+    objects
+        .filter(|o| o["kind"] == "Service" && o["apiVersion"] == "v1")
+        .filter(|o| {
+            o["spec"]["selector"]
+                .as_object()
+                .is_none_or(|s| s.is_empty())
+        })
+        .filter(|o| o["spec"]["type"] != "ExternalName")
+        .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Whether `o` is the Endpoints (or an EndpointSlice not mirrored by the cluster) of one of `services`.
+pub fn endpoints_of(o: &Value, services: &std::collections::BTreeSet<String>) -> bool {
+    let labels = &o["metadata"]["labels"];
+    match o["kind"].as_str() {
+        Some("Endpoints") => o["metadata"]["name"]
+            .as_str()
+            .is_some_and(|n| services.contains(n)),
+        Some("EndpointSlice") => {
+            let managed = labels["endpointslice.kubernetes.io/managed-by"].as_str();
+            let by_cluster = managed.is_some_and(|m| {
+                matches!(
+                    m,
+                    "endpointslice-controller.k8s.io" | "endpointslicemirroring-controller.k8s.io"
+                )
+            });
+            !by_cluster
+                && labels["kubernetes.io/service-name"]
+                    .as_str()
+                    .is_some_and(|n| services.contains(n))
+        }
+        _ => false,
+    }
+}
+
 /// Drop what the server sets and what equals the 1.33 defaults.
 pub fn clean(o: &mut Value) {
     let Some(obj) = o.as_object_mut() else {

@@ -40,10 +40,6 @@ fn a_service_finds_its_workload_by_selector() {
     let svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: front}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
     let i = run(&format!("{DEPLOY}{svc}"), None);
     assert!(i.source.contains("service front -> web {"), "{}", i.source);
-    let orphan = "apiVersion: v1\nkind: Service\nmetadata: {name: ext}\nspec:\n  selector: {app: nothing}\n  ports: [{port: 80}]\n";
-    let i = run(orphan, None);
-    assert!(!i.source.contains("service ext"));
-    assert!(i.includes.as_deref().is_some_and(|s| s.contains("\"ext\"")));
 }
 
 #[test]
@@ -63,9 +59,13 @@ fn a_service_of_a_workload_kept_as_it_is_is_still_first_class() {
     );
     let includes = i.includes.as_deref().unwrap_or_default();
     assert!(includes.contains("\"Deployment\""), "{includes}");
-    // A selector that is not the workload's own would render differently: it stays included.
-    assert!(includes.contains("\"api-wide\""), "{includes}");
-    assert!(!i.source.contains("service api-wide"), "{}", i.source);
+    // A selector that is not the workload's own would render differently: it is written as it is.
+    assert!(!includes.contains("\"api-wide\""), "{includes}");
+    assert!(
+        i.source.contains("    service api-wide {\n        spec: {\n            selector: { app: \"api\", tier: \"x\" },"),
+        "{}",
+        i.source
+    );
 }
 
 #[test]
@@ -244,7 +244,7 @@ const NAMED_PORTS: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {nam
 #[test]
 fn named_ports_and_ingresses_to_imported_services_are_first_class() {
     let y = format!(
-        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n"
+        "{NAMED_PORTS}---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop}}\nspec:\n  ingressClassName: nginx\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Exact, backend: {{service: {{name: web, port: {{name: http}}}}}}}}\n  - host: shop.example.com\n    http:\n      paths:\n      - {{path: /api, pathType: Exact, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: elsewhere}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{number: 80}}}}}}}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: again}}\nspec:\n  rules:\n  - http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: not-imported, port: {{name: http}}}}}}}}\n"
     );
     let i = run(&y, None);
     let s = &i.source;
@@ -260,11 +260,21 @@ fn named_ports_and_ingresses_to_imported_services_are_first_class() {
         s.contains("    ingress shop {\n        class: \"nginx\",\n        paths: { \"/\": web => http },\n        rules: { \"shop.example.com\": { \"/api\": web => 80 } },\n        path_type: \"Exact\",\n    }"),
         "{s}"
     );
-    // A backend the app does not declare: kept as it is.
-    let included = i.includes.expect("includes");
+    // A backend the input does not have (another app's Service): `external service`, declared once,
+    // before the first Ingress that routes to it.
+    assert!(i.includes.is_none(), "{:?}", i.includes);
     assert!(
-        included.contains("\"elsewhere\"") && !included.contains("\"shop\""),
-        "{included}"
+        s.contains("// piceli: Ingress elsewhere routes to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it\n    external service not-imported;\n\n    ingress elsewhere {\n        paths: { \"/\": not-imported => 80 },"),
+        "{s}"
+    );
+    assert_eq!(
+        s.matches("external service not-imported;").count(),
+        1,
+        "{s}"
+    );
+    assert!(
+        s.contains("    ingress again {\n        paths: { \"/\": not-imported => http },"),
+        "{s}"
     );
 }
 

@@ -136,6 +136,8 @@ pub enum ExternalKind {
     ServiceAccount,
     /// A PersistentVolumeClaim (`external pvc NAME;`).
     Pvc,
+    /// A Service (`external service NAME;`): another app's, an Ingress routes to it.
+    Service,
 }
 
 impl ExternalKind {
@@ -145,6 +147,7 @@ impl ExternalKind {
         ("config_map", ExternalKind::ConfigMap),
         ("service_account", ExternalKind::ServiceAccount),
         ("pvc", ExternalKind::Pvc),
+        ("service", ExternalKind::Service),
     ];
 
     /// The Kubernetes kind (`Secret`).
@@ -154,6 +157,7 @@ impl ExternalKind {
             ExternalKind::ConfigMap => "ConfigMap",
             ExternalKind::ServiceAccount => "ServiceAccount",
             ExternalKind::Pvc => "PersistentVolumeClaim",
+            ExternalKind::Service => "Service",
         }
     }
 

@@ -23,7 +23,8 @@ pub enum ServiceType {
 pub struct Service {
     /// Its name.
     pub name: Name,
-    /// The workload whose pods it selects.
+    /// The workload whose pods it selects; empty for a Service of no workload (`service NAME { spec: { … }
+    /// }`: ExternalName, its own selector, or none), whose spec is rendered as written.
     pub selects: Name,
     /// Its type.
     pub service_type: ServiceType,
@@ -37,6 +38,42 @@ pub struct Service {
     pub annotations: Labels,
     /// `spec: { … }`: ServiceSpec fields, merged under the DSL's.
     pub spec: Block,
+}
+
+/// A port of a Service's `spec: { ports }`: its name, if it has one, and its number.
+pub type SpecPort<'a> = (Option<&'a Spanned<String>>, &'a Spanned<i64>);
+
+impl Service {
+    /// Whether it is a Service of no workload (`service NAME { spec: { … } }`, rendered as written).
+    pub fn of_no_workload(&self) -> bool {
+        self.selects.v.is_empty()
+    }
+
+    /// The ports written in `spec: { ports: [ … ] }`, `(name, port)`; `None` when there are none, or one
+    /// is not a map with a literal `port` (a Rust expression).
+    pub fn spec_ports(&self) -> Option<Vec<SpecPort<'_>>> {
+        let Some(super::BlockValue::List(_, items)) = self.spec.get("ports") else {
+            return None;
+        };
+        items
+            .iter()
+            .map(|i| {
+                let super::BlockValue::Map(m) = i else {
+                    return None;
+                };
+                let port = match m.get("port") {
+                    Some(super::BlockValue::Int(n)) => n,
+                    _ => return None,
+                };
+                let name = match m.get("name") {
+                    Some(super::BlockValue::Str(n)) => Some(n),
+                    None => None,
+                    Some(_) => return None,
+                };
+                Some((name, port))
+            })
+            .collect()
+    }
 }
 
 /// One Service port: `http: 80 => http`.

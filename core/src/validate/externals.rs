@@ -10,11 +10,11 @@ use std::collections::HashSet;
 pub(super) fn check(cx: &mut Ctx, app: &App) {
     let mut seen = HashSet::new();
     for e in &app.externals {
-        cx.rule(
-            Code::InvalidName,
-            e.name.at,
-            rules::dns1123_subdomain(&e.name.v),
-        );
+        let verdict = match e.kind {
+            ExternalKind::Service => rules::rfc1035_label(&e.name.v),
+            _ => rules::dns1123_subdomain(&e.name.v),
+        };
+        cx.rule(Code::InvalidName, e.name.at, verdict);
         let word = e.kind.word();
         if !seen.insert((e.kind, e.name.v.as_str())) {
             cx.error(
@@ -48,5 +48,6 @@ fn declared(app: &App, kind: ExternalKind, name: &str) -> bool {
         ExternalKind::ConfigMap => app.config_maps.iter().any(|c| c.name.v == name),
         ExternalKind::ServiceAccount => app.service_accounts.iter().any(|s| s.name.v == name),
         ExternalKind::Pvc => app.pvcs.iter().any(|p| p.name.v == name),
+        ExternalKind::Service => app.services.iter().any(|s| s.name.v == name),
     }
 }

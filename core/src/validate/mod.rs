@@ -11,6 +11,7 @@ mod netpol;
 mod operator;
 mod pods;
 mod refs;
+mod services;
 mod targets;
 
 use crate::codes::Code;

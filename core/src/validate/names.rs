@@ -176,17 +176,17 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
         "ServiceAccount",
         app.service_accounts.iter().map(|s| &s.name),
     );
-    subdomains(
+    path_segments(
         cx,
         "Role",
         app.roles.iter().filter(|r| !r.cluster).map(|r| &r.name),
     );
-    subdomains(
+    path_segments(
         cx,
         "ClusterRole",
         app.roles.iter().filter(|r| r.cluster).map(|r| &r.name),
     );
-    subdomains(
+    path_segments(
         cx,
         "RoleBinding",
         app.role_bindings
@@ -194,7 +194,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             .filter(|r| !r.cluster)
             .map(|r| &r.name),
     );
-    subdomains(
+    path_segments(
         cx,
         "ClusterRoleBinding",
         app.role_bindings
@@ -204,6 +204,15 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     );
     duplicates(cx, "check", app.checks.iter().map(|c| &c.name));
     duplicates(cx, "target", app.targets.iter().map(|t| &t.name));
+}
+
+/// RBAC objects' names are path segments (`system:aggregate-to-view` is fine; `/`, `%`, `.` and `..` are
+/// not), as the API server checks them.
+fn path_segments<'a>(cx: &mut Ctx, kind: &str, names: impl Iterator<Item = &'a Name> + Clone) {
+    for n in names.clone() {
+        cx.rule(Code::InvalidName, n.at, rules::names::path_segment(&n.v));
+    }
+    duplicates(cx, kind, names);
 }
 
 fn subdomains<'a>(cx: &mut Ctx, kind: &str, names: impl Iterator<Item = &'a Name> + Clone) {

@@ -47,7 +47,12 @@ fn service<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Service> {
             Code::UnknownService,
             "Service",
             name,
-            app.services.iter().map(|s| s.name.v.as_str()),
+            app.services.iter().map(|s| s.name.v.as_str()).chain(
+                app.externals
+                    .iter()
+                    .filter(|e| e.kind == ExternalKind::Service)
+                    .map(|e| e.name.v.as_str()),
+            ),
         );
     }
     found
@@ -135,6 +140,9 @@ fn same_number_target(cx: &mut Ctx, w: &Workload, s: &Service, p: &crate::model:
 
 /// A reference to a port of a Service, by name or number.
 fn service_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
+    if s.ports.is_empty() && s.spec.get("ports").is_some() {
+        return super::services::spec_port(cx, s, port);
+    }
     let ok = match port {
         PortRef::Name(n) => s.ports.iter().any(|p| p.name.v == n.v),
         PortRef::Number(n) => cx
@@ -159,6 +167,11 @@ fn service_port(cx: &mut Ctx, s: &Service, port: &PortRef) {
 fn services(cx: &mut Ctx, app: &App) {
     let mut local_ports: HashMap<i64, ()> = HashMap::new();
     for s in &app.services {
+        if s.of_no_workload() {
+            // Rendered as written: its own checks (it has no first-class ports or access).
+            super::services::check(cx, s);
+            continue;
+        }
         let mut w = workload(cx, app, &s.selects);
         if let Some(job) = w.filter(|w| w.kind.runs_to_completion()) {
             cx.error(
@@ -320,6 +333,24 @@ fn ingresses(cx: &mut Ctx, app: &App) {
         }
         for p in &i.paths {
             cx.rule(Code::InvalidPath, p.path.at, rules::http_path(&p.path.v));
+            if app.is_external(ExternalKind::Service, &p.service.v) {
+                // Someone else's Service: its ports are not known here, so the path names one.
+                if p.port.is_none() {
+                    cx.error(
+                        Code::UnknownServicePort,
+                        p.service.at,
+                        format!(
+                            "Service `{}` is external, so its ports are not known",
+                            p.service.v
+                        ),
+                        format!(
+                            "name the port: `{} => 80` or `{} => http`",
+                            p.service.v, p.service.v
+                        ),
+                    );
+                }
+                continue;
+            }
             if let Some(s) = service(cx, app, &p.service)
                 && let Some(port) = &p.port
             {

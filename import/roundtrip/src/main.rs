@@ -346,7 +346,7 @@ xtrabackup --prepare --target-dir=/var/lib/mysql
     // piceli: kept as they are (no first-class item fits): IngressRoute podinfo-ingressroute
     include json("k8s/corpus.json");
 
-    // piceli: PCL0182 ConfigMap alexisGooD left out, its name is not a DNS-1123 name:
+    // piceli: PCL0182 ConfigMap alexisGooD left out, its name is not a valid ConfigMap name: name `alexisGooD` contains uppercase letter 'G':
     // {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"alexisGooD","namespace":"main"},"data":{"key":"value"}}
 }
 

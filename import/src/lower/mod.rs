@@ -5,6 +5,7 @@
 //! name them), then workloads (Services, autoscalers and budgets find theirs by selector or reference),
 //! then what refers to them.
 
+mod admit;
 mod config;
 mod netpol;
 mod network;
@@ -100,6 +101,10 @@ pub(crate) struct Cx {
     pub services: std::collections::BTreeMap<String, Vec<(String, i64)>>,
     /// [`Options::pin_failures`].
     pub pin_failures: std::collections::BTreeMap<String, String>,
+    /// Services Ingresses route to that the input lacks, declared `external service NAME;`.
+    pub external_services: BTreeSet<String>,
+    /// Items an item needs declared before it (`external service NAME;` of an Ingress).
+    pub pending: Vec<Item>,
 }
 
 /// Records the apps/v1 and batch/v1 workloads left to the include file, as `app!` will know them (its
@@ -146,10 +151,11 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     let mut made_elsewhere = Vec::new();
     // The `// piceli:` comment of each object whose API version was converted (or is no longer served).
     let mut notes: std::collections::BTreeMap<String, String> = Default::default();
+    let by_hand = clean::selectorless_services(sources.iter().map(|s| &s.object));
     for s in sources {
         let mut o = s.object;
         let what = describe(&o);
-        if let Some(why) = clean::cluster_made(&o) {
+        if let Some(why) = clean::cluster_made(&o).filter(|_| !clean::endpoints_of(&o, &by_hand)) {
             if matches!(o["kind"].as_str(), Some("Secret" | "ConfigMap"))
                 && config::maker(&o).is_some()
             {
@@ -245,37 +251,11 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         pod_volumes: Vec::new(),
         services: std::collections::BTreeMap::new(),
         pin_failures: options.pin_failures.clone(),
+        external_services: BTreeSet::new(),
+        pending: Vec::new(),
     };
-    // Names that no cluster accepts, and objects of other namespaces, are reported before lowering.
-    let mut kept = Vec::new();
-    for o in objects {
-        let what = describe(&o);
-        let name = o["metadata"]["name"].as_str().unwrap_or_default();
-        if piceli_core::rules::names::dns1123_subdomain(name).is_err() {
-            let json = serde_json::to_string(&o).unwrap_or_default();
-            cx.out.warnings.push(Warning::new(
-                Code::ImportInvalidName,
-                &what,
-                format!("`{name}` is not a DNS-1123 name; left out (its JSON is in a comment at the end)"),
-            ));
-            cx.out.module.trailer.push(format!(
-                "piceli: PCL0182 {what} left out, its name is not a DNS-1123 name:\n{json}"
-            ));
-            continue;
-        }
-        let kind = o["kind"].as_str().unwrap_or_default();
-        if let Some(ns) = o["metadata"]["namespace"].as_str()
-            && ns != namespace
-            && !CLUSTER_SCOPED.contains(&kind)
-        {
-            cx.out.warnings.push(Warning::new(
-                Code::ImportOtherNamespace,
-                &what,
-                format!("it names namespace `{ns}`; imported into the target's `{namespace}`"),
-            ));
-        }
-        kept.push(o);
-    }
+    // Objects no cluster accepts are left out, and objects of other namespaces warned, before lowering.
+    let kept = admit::admit(&mut cx, objects);
     // Pass order: what workloads and bindings name, then workloads, then what selects or scales them.
     let passes: &[&[&str]] = &[
         &[
@@ -308,7 +288,9 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             if !pass.contains(&kind) {
                 continue;
             }
-            if let Some(mut item) = lower_one(&mut cx, o, kind) {
+            let lowered_one = lower_one(&mut cx, o, kind);
+            items.extend(cx.pending.drain(..).map(|p| (i, p)));
+            if let Some(mut item) = lowered_one {
                 if let Some(ns) = o["metadata"]["namespace"].as_str()
                     && ns != namespace
                     && !CLUSTER_SCOPED.contains(&kind)

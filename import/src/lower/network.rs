@@ -1,10 +1,10 @@
 //! Lowering what routes to workloads: a Service's ports as first-class `ports:` (when its workload's
-//! container ports are first-class too), and networking.k8s.io/v1 Ingresses to imported Services as
+//! container ports are first-class too), and networking.k8s.io/v1 Ingresses to imported Services (or, by
+//! the port they name, to Services the input lacks, declared `external service NAME;`) as
 //! `ingress NAME { host, class, tls, paths | rules, path_type }`.
 //!
-//! NetworkPolicies stay included: the DSL's `from: [WORKLOAD]` selects pods by Piceli's own labels, so a
-//! policy written with the team's labels (`podSelector: {matchLabels: {app: api}}`) would not render as
-//! written.
+//! NetworkPolicies are in `netpol.rs`: the selector form, with the team's own labels as written (the
+//! workload form's `from: [WORKLOAD]` selects pods by Piceli's labels).
 
 use super::Cx;
 use crate::dsl::{Dsl, Item};
@@ -69,12 +69,13 @@ pub(super) fn ingress(cx: &mut Cx, o: &Value) -> Option<Item> {
     let mut path_type: Option<String> = None;
     let mut hostless: Option<Dsl> = None;
     let mut by_host: Vec<(String, Dsl)> = Vec::new();
+    let mut externals = Vec::new();
     for (i, rule) in rules.as_array()?.iter().enumerate() {
         let rule = rule.as_object()?;
         if rule.keys().any(|k| !matches!(k.as_str(), "host" | "http")) {
             return None;
         }
-        let paths = paths(cx, rule.get("http")?, &mut path_type)?;
+        let paths = paths(cx, rule.get("http")?, &mut path_type, &mut externals)?;
         match rule.get("host") {
             None if i == 0 => hostless = Some(paths),
             Some(Value::String(h)) if !by_host.iter().any(|(k, _)| k == h) => {
@@ -106,6 +107,16 @@ pub(super) fn ingress(cx: &mut Cx, o: &Value) -> Option<Item> {
         }
         Some(_) => return None,
     };
+    // Services the input does not have (another app's): `external service NAME;` before the Ingress.
+    for svc in externals {
+        if cx.external_services.insert(svc.clone()) {
+            let mut ext = Item::new("external service", &svc);
+            ext.comments.push(format!(
+                "piceli: Ingress {name} routes to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it"
+            ));
+            cx.pending.push(ext);
+        }
+    }
     let mut item = Item::new("ingress", name);
     cx.meta(&mut item, o);
     if let Some(class) = spec.shift_remove("ingressClassName") {
@@ -127,8 +138,14 @@ pub(super) fn ingress(cx: &mut Cx, o: &Value) -> Option<Item> {
     Some(item)
 }
 
-/// `{ "/": web => http, "/api": api => 8080 }`: one rule's paths, each to an imported Service's port.
-fn paths(cx: &Cx, http: &Value, path_type: &mut Option<String>) -> Option<Dsl> {
+/// `{ "/": web => http, "/api": api => 8080 }`: one rule's paths, each to an imported Service's port, or to
+/// a port of a Service the input lacks (added to `externals`).
+fn paths(
+    cx: &Cx,
+    http: &Value,
+    path_type: &mut Option<String>,
+    externals: &mut Vec<String>,
+) -> Option<Dsl> {
     let http = http.as_object()?;
     if http.len() != 1 {
         return None;
@@ -153,13 +170,19 @@ fn paths(cx: &Cx, http: &Value, path_type: &mut Option<String>) -> Option<Dsl> {
             return None;
         }
         let svc = service.get("name")?.as_str()?;
-        let ports = cx.services.get(svc)?;
+        // `None`: a Service the input does not have, whose ports are someone else's.
+        let ports = cx.services.get(svc);
         let port = service.get("port")?.as_object()?;
         if port.len() != 1 || print::name(svc) != svc {
             return None;
         }
+        if ports.is_none() && piceli_core::rules::names::rfc1035_label(svc).is_err() {
+            return None;
+        }
         let port = match (port.get("name"), port.get("number")) {
-            (Some(Value::String(n)), None) if ports.iter().any(|(p, _)| p == n) => {
+            (Some(Value::String(n)), None)
+                if ports.is_none_or(|ports| ports.iter().any(|(p, _)| p == n)) =>
+            {
                 if print::name(n) != *n {
                     return None;
                 }
@@ -167,13 +190,16 @@ fn paths(cx: &Cx, http: &Value, path_type: &mut Option<String>) -> Option<Dsl> {
             }
             (None, Some(Value::Number(n))) => {
                 let n = n.as_i64()?;
-                if !ports.iter().any(|(_, p)| *p == n) {
+                if ports.is_some_and(|ports| !ports.iter().any(|(_, p)| *p == n)) {
                     return None;
                 }
                 Dsl::Int(n)
             }
             _ => return None,
         };
+        if ports.is_none() && !externals.iter().any(|e| e == svc) {
+            externals.push(svc.to_string());
+        }
         if out.iter().any(|(k, _)| k == path) {
             return None;
         }

@@ -333,25 +333,54 @@ fn env(cx: &Cx, list: &Value) -> Option<Dsl> {
 pub(super) fn service(cx: &mut Cx, o: &Value) -> Option<Item> {
     let name = o["metadata"]["name"].as_str()?;
     let spec = o["spec"].as_object()?.clone();
-    let selector = spec.get("selector")?.as_object()?;
-    let workload = cx.workload_selected_by(selector)?;
-    // A Service cannot select a Job's or CronJob's pods in `app!` (PCL0057): such a one stays included.
-    if matches!(workload.kind.as_str(), "Job" | "CronJob") {
-        return None;
-    }
+    // A Service cannot select a Job's or CronJob's pods in `app!` (PCL0057); one of no imported workload
+    // (ExternalName, no selector, another app's pods, a subset of an included workload's) is written as is.
+    let workload = spec
+        .get("selector")
+        .and_then(Value::as_object)
+        .and_then(|selector| cx.workload_selected_by(selector))
+        .filter(|w| !matches!(w.kind.as_str(), "Job" | "CronJob"));
+    let Some(workload) = workload else {
+        return Some(service_of_no_workload(cx, o, name, spec));
+    };
     let target = workload.name.clone();
     let mut spec = spec;
     let first_class = super::network::service_ports(&spec, &workload.ports);
     let mut item = Item::new("service", name);
     item.arrow = Some(target);
     cx.meta(&mut item, o);
-    let mut ports = Vec::new();
-    if let Some((dsl, named)) = first_class {
-        spec.shift_remove("ports");
-        item.entry("ports", dsl);
-        ports = named;
-    }
+    let ports = match first_class {
+        Some((dsl, named)) => {
+            spec.shift_remove("ports");
+            item.entry("ports", dsl);
+            named
+        }
+        None => spec_ports(&spec),
+    };
     item.json_entry("spec", Some(&Value::Object(spec)));
     cx.services.insert(name.to_string(), ports);
     Some(item)
+}
+
+/// `service NAME { spec: { … } }`: the Service as written (`app!` checks it, PCL0088).
+fn service_of_no_workload(cx: &mut Cx, o: &Value, name: &str, spec: Map<String, Value>) -> Item {
+    let mut item = Item::new("service", name);
+    cx.meta(&mut item, o);
+    cx.services.insert(name.to_string(), spec_ports(&spec));
+    item.json_entry("spec", Some(&Value::Object(spec)));
+    item
+}
+
+/// The `(name, port)` of each port in a ServiceSpec (`""` for one without a name): what an Ingress may
+/// route to by name or number.
+fn spec_ports(spec: &Map<String, Value>) -> Vec<(String, i64)> {
+    spec.get("ports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let name = p["name"].as_str().unwrap_or_default().to_string();
+            Some((name, p["port"].as_i64()?))
+        })
+        .collect()
 }

@@ -15,6 +15,9 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
         return;
     };
     let owner = format!("service {}", name.v);
+    if item.arrow.is_none() {
+        return service_of_no_workload(lw, item, name, owner);
+    }
     let Some(selects) = lw.item_arrow(item, "workload", &owner) else {
         return;
     };
@@ -84,6 +87,44 @@ pub(super) fn service(lw: &mut Lower, item: &Item) {
     s.spec = lw.block(&mut f, "spec", schema::SERVICE_SPEC, SERVICE_OWNED, &owner);
     f.finish_keys(lw, super::keys::SERVICE);
     lw.app.services.push(s);
+}
+
+/// Keys that route to a workload's container ports: a Service without `-> WORKLOAD` has none of them.
+const WORKLOAD_KEYS: &[&str] = &["port", "ports", "type", "node_ports", "access"];
+
+/// `service NAME { labels, annotations, spec: { … } }`: a Service of no workload (ExternalName, a selector
+/// of the pods' own labels, or none), rendered as written; its spec is checked in piceli-core (PCL0088).
+fn service_of_no_workload(lw: &mut Lower, item: &Item, name: Spanned<String>, owner: String) {
+    let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
+    let routing: Vec<&str> = WORKLOAD_KEYS
+        .iter()
+        .copied()
+        .filter(|k| f.key(k).is_some())
+        .collect();
+    if let Some(first) = routing.first() {
+        // One error at the name (the item is left out: no follow-on errors about its ports).
+        lw.fail(
+            Code::MissingKey,
+            item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
+            format!("`{owner}` does not say which workload it is for"),
+            format!(
+                "`{first}:` routes to a workload's container ports: write `service NAME -> WORKLOAD {{ … }}`; a Service of no workload gives its ports in `spec: {{ ports: [ … ] }}`"
+            ),
+        );
+        for k in &routing {
+            f.take(k);
+        }
+    }
+    let mut s = Service {
+        name,
+        ..Service::default()
+    };
+    (s.labels, s.annotations) = lw.meta(&mut f, &owner);
+    s.spec = lw.block(&mut f, "spec", schema::SERVICE_SPEC, &[], &owner);
+    f.finish_keys(lw, super::keys::SERVICE_OF_NO_WORKLOAD);
+    if routing.is_empty() {
+        lw.app.services.push(s);
+    }
 }
 
 /// `80 => http`, `80 => 8080`, or `80` (same number on the pod).

@@ -58,9 +58,10 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             "Service",
             &core::Service {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
+                // A Service of no workload is its `spec:` as written (no selector of Piceli's).
                 spec: Some(core::ServiceSpec {
-                    selector: Some(cx.selector(&s.selects.v)),
-                    ports: Some(ports),
+                    selector: (!s.of_no_workload()).then(|| cx.selector(&s.selects.v)),
+                    ports: (!s.of_no_workload()).then_some(ports),
                     type_,
                     cluster_ip,
                     ..core::ServiceSpec::default()
@@ -82,7 +83,8 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             .map(|t| t.v.clone())
             .unwrap_or_else(|| "Prefix".to_string());
         let backend = |p: &piceli_core::model::IngressPath| {
-            let port = cx.app.service(&p.service.v).and_then(|s| match &p.port {
+            // The port as written (also to an `external service`), else the declared Service's first.
+            let port = match &p.port {
                 Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
                     name: Some(n.v.clone()),
                     number: None,
@@ -91,11 +93,18 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     name: None,
                     number: Some(n.v as i32),
                 }),
-                None => s.ports.first().map(|sp| net::ServiceBackendPort {
-                    name: None,
-                    number: Some(sp.port.v as i32),
+                None => cx.app.service(&p.service.v).and_then(|s| {
+                    // Its first port (of `spec: { ports }` when it has no first-class ones).
+                    s.ports
+                        .first()
+                        .map(|sp| sp.port.v)
+                        .or_else(|| s.spec_ports()?.first().map(|(_, p)| p.v))
+                        .map(|n| net::ServiceBackendPort {
+                            name: None,
+                            number: Some(n as i32),
+                        })
                 }),
-            });
+            };
             net::HTTPIngressPath {
                 path: Some(p.path.v.clone()),
                 path_type: path_type.clone(),

@@ -1,5 +1,5 @@
-//! `external KIND NAME;`: objects someone else makes, referred to from env, volumes, ingress TLS and
-//! `service_account:` like declared ones (only their names are checked; their keys are theirs).
+//! `external KIND NAME;`: objects someone else makes, referred to from env, volumes, ingress TLS and paths,
+//! and `service_account:` like declared ones (only their names are checked; their keys and ports are theirs).
 
 piceli::app! {
     app demo;
@@ -9,6 +9,7 @@ piceli::app! {
     external config_map ca-bundle;
     external service_account platform-runner;
     external pvc shared-data;
+    external service billing;
 
     deployment web {
         image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
@@ -23,7 +24,7 @@ piceli::app! {
     ingress web {
         host: "web.example.com",
         tls: web-tls,
-        paths: { "/": web => http },
+        paths: { "/": web => http, "/billing": billing => 8080, "/pay": billing => http },
     }
 }
 

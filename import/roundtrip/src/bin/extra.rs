@@ -105,6 +105,23 @@ piceli::app! {
         tls: shop-tls,
         rules: { "shop.example.com": { "/api": api => http }, "api.example.com": { "/": api => 80 } },
     }
+
+    service payments {
+        spec: { type: "ExternalName", externalName: "payments.example.net" },
+    }
+
+    service legacy {
+        labels: { tier: "legacy" },
+        spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] },
+    }
+
+    ingress legacy {
+        class: "nginx",
+        rules: { "legacy.example.com": { "/": legacy => http } },
+    }
+
+    // piceli: kept as they are (no first-class item fits): Endpoints legacy
+    include json("k8s/extra.json");
 }
 
 fn main() -> std::process::ExitCode {

@@ -184,6 +184,17 @@ pub const SERVICE: &[Key] = &[
     key("spec", "a block of ServiceSpec fields"),
 ];
 
+/// `service NAME { spec: { … } }`: a Service of no workload (ExternalName, its own selector, or none with
+/// Endpoints made by hand), rendered as written.
+pub const SERVICE_OF_NO_WORKLOAD: &[Key] = &[
+    LABELS,
+    ANNOTATIONS,
+    key(
+        "spec",
+        "the whole ServiceSpec as written: `type: \"ExternalName\"` with `externalName`, or `ports` (and a `selector` of the pods' own labels)",
+    ),
+];
+
 /// `config_map NAME { … }` with metadata (the short form's keys are all data).
 pub const CONFIG_MAP: &[Key] = &[
     key(
@@ -416,6 +427,11 @@ pub const TABLES: &[Table] = &[
     Table {
         item: "`service NAME -> WORKLOAD { … }`",
         keys: SERVICE,
+        per_kind: false,
+    },
+    Table {
+        item: "`service NAME { spec: … }` (a Service of no workload)",
+        keys: SERVICE_OF_NO_WORKLOAD,
         per_kind: false,
     },
     Table {
