@@ -533,7 +533,11 @@ codes! {
         "`plan` sends every object as a server-side-apply dry run (nothing is written) and the API server \
          refused one: the object is invalid for this cluster. The message has the server's words. Fix the \
          object in `app!`, then run `plan` again. No plan was stored. (Fields another field manager owns are \
-         listed all at once as PCL0147.)";
+         listed all at once as PCL0147.) When the server says a field `is immutable` (a Job's pod template, \
+         e.g. its image; a Deployment's selector; a StatefulSet's volumeClaimTemplates or serviceName; a \
+         Service's clusterIP), the object is valid but cannot be changed in place: it must be replaced. \
+         Piceli does not delete it for you; delete it yourself when that is safe (`kubectl delete job \
+         NAME` for a finished Job), or give the item a new name, then run `plan` again.";
     TlsFailed = "PCL0154", "the cluster's certificate was not accepted (TLS)",
         "The connection reached the API server, but its TLS certificate is not signed by the \
          certificate-authority the kubeconfig names (or names another host, or expired). The kubeconfig is \
