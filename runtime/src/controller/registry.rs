@@ -237,10 +237,12 @@ impl Controllers {
             identity: options.identity.clone(),
         };
         let mut shutdown = std::pin::pin!(shutdown.fuse());
-        metrics.running.store(true, Relaxed);
+        // Each flag is set only after the watches it makes readiness wait for are counted (`start`), so a
+        // health check in between never sees a leader with nothing to sync.
         let Some(election) = options.leader else {
-            metrics.leader.store(true, Relaxed);
             let (stop_tx, watches) = self.start(&env);
+            metrics.leader.store(true, Relaxed);
+            metrics.running.store(true, Relaxed);
             // MaybeDone: awaiting it again after it finished in the select is fine.
             let mut watches = std::pin::pin!(futures::future::maybe_done(watches));
             tokio::select! {
@@ -252,6 +254,8 @@ impl Controllers {
             metrics.running.store(false, Relaxed);
             return Ok(());
         };
+        // A standby is ready (it serves, but does not reconcile).
+        metrics.running.store(true, Relaxed);
         let mut elector = Elector::new(
             client,
             &options.operator_namespace,
@@ -279,8 +283,8 @@ impl Controllers {
                     _ = tokio::time::sleep(retry) => {}
                 }
             }
-            metrics.leader.store(true, Relaxed);
             let (stop_tx, watches) = self.start(&env);
+            metrics.leader.store(true, Relaxed);
             // MaybeDone: awaiting it again after it finished in the select is fine.
             let mut watches = std::pin::pin!(futures::future::maybe_done(watches));
             let mut renewed = Instant::now();

@@ -104,6 +104,9 @@ where
             .into_iter()
             .map(|ns| {
                 let api: Api<K> = <K::Scope as ScopeApi>::api(env.client.clone(), ns.as_deref());
+                // Counted unsynced here, before the watch is spawned: counted inside it, a health check
+                // between the spawn and the task's first poll saw no watch at all and said ready.
+                self.metrics.watching(1);
                 self.clone().watch(api, env.clone(), stop.clone()).boxed()
             })
             .collect()
@@ -122,8 +125,7 @@ where
         if let Some(labels) = &self.options.labels {
             config = config.labels(labels);
         }
-        self.metrics.watching(1);
-        // The first InitDone marks the cache synced. (Not `Store::wait_until_ready`: kube's own
+        // The first InitDone marks the cache synced (the watch was counted unsynced by `start`). (Not `Store::wait_until_ready`: kube's own
         // applier waits on it too, and its one-shot channel wakes only the last waiter.)
         let synced = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let synced_at_end = synced.clone();
