@@ -33,8 +33,8 @@ fn every_built_image_renders_as_its_placeholder() {
             "build:shop-api",
             "build:shop-web",
             "build:shop-worker",
-            "build:shop-api",
             "build:shop-report",
+            "build:shop-api",
         ]
     );
     assert!(items.len() >= 19, "shop-sized: {} objects", items.len());
