@@ -4,165 +4,18 @@
 //! before the release is journaled or before the cluster's record is written recovers, a lost
 //! connection leaves the release resumable, and a stale `stop` never halts the next apply (`resume --abandon`: tests/abandon.rs).
 
+mod engine_fixture;
+
+use engine_fixture::*;
 use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::lock::lease_name;
-use piceli::runtime::engine::plan::Plan;
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
-use piceli_sim::{RunningSim, Sim, SimConfig};
-use std::cell::RefCell;
+use piceli::runtime::engine::session::Session;
+use piceli_sim::RunningSim;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-thread_local! {
-    static IMAGE: RefCell<String> = RefCell::new(image("1.27"));
-}
-
-fn image(tag: &str) -> String {
-    format!("docker.io/library/nginx:{tag}@sha256:{}", "ab".repeat(32))
-}
-
-fn current_image() -> String {
-    IMAGE.with(|i| i.borrow().clone())
-}
-
-fn app_with_image(tag: &str) -> piceli::__private::App {
-    IMAGE.with(|i| *i.borrow_mut() = image(tag));
-    guard_test::app()
-}
-
-piceli::app! {
-    app guard-test;
-    target local = local(namespace: "g-one");
-    target staging = local(namespace: "g-stage");
-    secret api { key: from_env("GUARD_TEST_API_KEY") }
-    deployment web {
-        image: (current_image()),
-        replicas: 1,
-        ports: { http: 80 },
-        env: { KEY: secret(api.key) },
-    }
-    service web -> web { port: 80 => http }
-}
-
-struct Fixture {
-    sim: RunningSim,
-    dirs: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        Fixture {
-            sim: Sim::start(SimConfig::default()).expect("sim"),
-            dirs: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn state(&self, name: &str) -> PathBuf {
-        self.dirs.path().join(name)
-    }
-
-    fn options(&self, state: &str) -> SessionOptions {
-        self.options_with(state, self.sim.kubeconfig_path())
-    }
-
-    fn options_with(&self, state: &str, kubeconfig: &Path) -> SessionOptions {
-        SessionOptions {
-            target: None,
-            namespace: None,
-            connect: ConnectOptions {
-                kubeconfig: Some(kubeconfig.to_path_buf()),
-                context: Some("piceli-sim".into()),
-            },
-            state_dir: Some(self.state(state)),
-            wait: None,
-            wait_lock: None,
-            env_files: vec![self.env_file()],
-        }
-    }
-
-    /// The secret source's variable, as `--env-file` gives it (the process environment is not touched).
-    fn env_file(&self) -> PathBuf {
-        let path = self.dirs.path().join("test.env");
-        std::fs::write(&path, "GUARD_TEST_API_KEY=first-value\n").expect("env file");
-        path
-    }
-
-    async fn session(&self, opts: &SessionOptions) -> Session {
-        Session::open(app_with_image("1.27"), opts)
-            .await
-            .expect("session")
-    }
-}
-
-fn kill_at(point: &'static str) -> Arc<piceli::runtime::engine::apply::FaultHook> {
-    Arc::new(move |at: &str| at != point)
-}
-
-async fn deployment_image(sim: &RunningSim, namespace: &str) -> Option<String> {
-    use piceli::k8s_openapi::api::apps::v1::Deployment;
-    let api: kube::Api<Deployment> =
-        kube::Api::namespaced(sim.client().expect("client"), namespace);
-    let d = api.get_opt("web").await.expect("get")?;
-    d.spec?.template.spec?.containers.first()?.image.clone()
-}
-
-/// Rewrites the stored plan `hash` as someone who can edit the state directory would: the Deployment's
-/// image replaced and its desired digest recomputed. With `rehash`, the plan's hash is recomputed too and
-/// the plan row and the running release are moved to it.
-fn tamper(state: &Path, hash: &str, new_image: &str, rehash: bool) -> String {
-    let db = rusqlite::Connection::open(state.join("journal.db")).expect("journal");
-    let json: String = db
-        .query_row("SELECT plan_json FROM plans WHERE hash = ?1", [hash], |r| {
-            r.get(0)
-        })
-        .expect("stored plan");
-    let mut plan: Plan = serde_json::from_str(&json).expect("plan json");
-    for o in &mut plan.objects {
-        if o["kind"] == "Deployment" {
-            o["spec"]["template"]["spec"]["containers"][0]["image"] = new_image.into();
-        }
-    }
-    let edited = plan
-        .objects
-        .iter()
-        .find(|o| o["kind"] == "Deployment")
-        .cloned()
-        .expect("deployment");
-    for a in &mut plan.actions {
-        if a.kind == "Deployment" {
-            a.desired_digest = Some(piceli::runtime::engine::hash::digest(&edited));
-        }
-    }
-    if rehash {
-        plan.hash = plan.compute_hash();
-    }
-    let new_hash = plan.hash.clone();
-    let json = serde_json::to_string(&plan).expect("json");
-    if rehash {
-        db.execute(
-            "INSERT INTO plans (hash, target, plan_json, created_at) \
-             SELECT ?1, target, ?2, created_at FROM plans WHERE hash = ?3",
-            rusqlite::params![new_hash, json, hash],
-        )
-        .expect("store the edited plan");
-        db.execute(
-            "UPDATE releases SET plan_hash = ?1 WHERE plan_hash = ?2",
-            rusqlite::params![new_hash, hash],
-        )
-        .expect("point the release at it");
-    } else {
-        db.execute(
-            "UPDATE plans SET plan_json = ?1 WHERE hash = ?2",
-            rusqlite::params![json, hash],
-        )
-        .expect("edit plan");
-    }
-    new_hash
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_refuses_a_plan_edited_after_approval() {

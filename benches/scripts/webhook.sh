@@ -5,7 +5,10 @@
 # bodies and the same RSA-2048 certificate. Load: oha, 20 connections, keep-alive and a new TLS connection
 # per request (and HTTP/2 for piceli alone). Prints one line per run: server, mode, body, req/s, p50, p99,
 # errors, RSS idle / peak.
-# Usage: benches/scripts/webhook.sh   (env: HARNESS, OHA, KNETE_PY, DURATION, LIMIT_TARGET, SERVERS)
+# Usage: benches/scripts/webhook.sh   (env: HARNESS, OHA, KNETE_PY, DURATION, LIMIT_TARGET, SERVERS, BIN_DIR, PIN)
+#   BIN_DIR: where `guard` and `webhook-bench` are (default: build them into target/release).
+#   PIN=S:L: run every server on CPU S and the load generator on CPU L (taskset), so that the two do not
+#   preempt each other on a small machine; the same for every server compared.
 # Needs: oha (`cargo install oha --locked`) or wrk (`LOAD=wrk`, Debian's package), knete in a venv
 #   (`python3.12 -m venv /tmp/knete-venv && /tmp/knete-venv/bin/pip install knete==0.3.0`), openssl.
 set -euo pipefail
@@ -23,9 +26,16 @@ cp -r "$harness/limit" "$work/limit"
 chmod -R u+w "$work/limit"
 (cd "$work/limit" && CARGO_TARGET_DIR=${LIMIT_TARGET:-$work/limit-target} cargo build --release -q)
 limit_bin=${LIMIT_TARGET:-$work/limit-target}/release/limit
-(cd "$root" && cargo build --release -q -p webhook-bench -p guard)
-piceli_bin=$root/target/release/webhook-bench
-guard_bin=$root/target/release/guard
+if [ -z "${BIN_DIR:-}" ]; then
+  (cd "$root" && cargo build --release -q -p webhook-bench -p guard)
+fi
+bin_dir=${BIN_DIR:-$root/target/release}
+piceli_bin=$bin_dir/webhook-bench
+guard_bin=$bin_dir/guard
+server_pin=() load_pin=()
+if [ -n "${PIN:-}" ]; then
+  server_pin=(taskset -c "${PIN%%:*}") load_pin=(taskset -c "${PIN##*:}")
+fi
 
 wait_port() {  # until something accepts on 127.0.0.1:$1
   for _ in $(seq 1 100); do
@@ -41,7 +51,7 @@ load() {  # server port path mode body
   local server=$1 port=$2 path=$3 mode=$4 body=$5 flags=()
   [ "$mode" = new-connection ] && flags=(--disable-keepalive)
   [ "$mode" = http2 ] && flags=(--http2)
-  timeout 120 "$oha" -z "$duration" -c 20 --insecure --no-tui --output-format json "${flags[@]}" \
+  timeout 120 "${load_pin[@]}" "$oha" -z "$duration" -c 20 --insecure --no-tui --output-format json "${flags[@]}" \
     -m POST -H 'Content-Type: application/json' -D "$harness/$body" \
     "https://127.0.0.1:$port$path" > "$work/out.json"
   # "aborted due to deadline": the requests still in flight when -z ends, not failures.
@@ -85,7 +95,7 @@ PY
 
 start() {  # server port command...: starts it alone, waits until it listens
   local server=$1 port=$2; shift 2
-  "$@" >"$work/$server.log" 2>&1 &
+  "${server_pin[@]}" "$@" >"$work/$server.log" 2>&1 &
   pid=$!
   wait_port "$port"
   sleep 1
@@ -105,7 +115,7 @@ launch() {  # server
 }
 
 if [ "${LOAD:-oha}" = wrk ]; then tool="$({ wrk -v 2>&1 || true; } | head -1 | cut -d' ' -f1-2)"; else tool="oha $("$oha" --version | cut -d' ' -f2)"; fi
-echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; $tool; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(nproc) cores, $(uname -r); duration $duration per run; $tool; pinned ${PIN:-no}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # Each configuration runs against the three servers back to back (each alone, freshly started), so that
 # the machine's other load is alike for the figures compared.
 for config in "keep-alive admissionreview-allow.json" "keep-alive admissionreview-deny.json" \

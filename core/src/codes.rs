@@ -735,6 +735,23 @@ codes! {
          accepts the policy, and `app!` checks the same rules (PCL0087), so it is left out of the generated \
          module; the `// piceli:` comment at the end of the module has its JSON. Fix the labels (quote a \
          number: `version: \"2\"`) and add it back as `network_policy NAME { pods: { … }, … }`.";
+    ApprovalKeyUnusable = "PCL0219", "the approval key cannot be read or created",
+        "Every approval piceli records (`apply --approve`, `deploy --approve`, an automatic rollback) is \
+         sealed with the approving user's key, kept outside the state directory so that editing the state \
+         directory cannot forge one: the file `PICELI_APPROVAL_KEY_FILE` names, else \
+         `$XDG_CONFIG_HOME/piceli/approval.key`, else `~/.config/piceli/approval.key` (64 hex digits, mode \
+         0600, created on the first approval). It could not be read or created: HOME is unset, the directory \
+         is not writable, or the file is not 64 hex digits. Fix the path or the file, or point \
+         `PICELI_APPROVAL_KEY_FILE` at a private file this user can write.";
+    ApprovalUnsealed = "PCL0220", "an approval in the journal is not sealed by this user's approval key",
+        "`resume`, `deploy --resume` and `apply` carry out a stored plan only under an approval whose seal \
+         this user's approval key reproduces (see PCL0219 for where the key lives). The journal has an \
+         approval for the plan, but its seal is missing or does not match: the journal was edited by hand \
+         (someone who can write the state directory planted or changed the row), the approval was given by \
+         another user or machine with another key, or it was written by a piceli before approvals were \
+         sealed. Nothing was written or pushed. Look at the plan (`plan`, `diff`) and approve it again \
+         yourself (`deploy --approve HASH` starts a new run; `apply --approve HASH`); a team that approves \
+         in one place and resumes in another shares one key file through `PICELI_APPROVAL_KEY_FILE`.";
 }
 
 #[cfg(test)]

@@ -90,6 +90,7 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
                             "kind": a.kind.as_str(),
                             "command": a.command,
                             "approved_at": a.approved_at,
+                            "sealed": a.sealed(),
                         })
                     }),
                 })
@@ -107,7 +108,14 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
         "RELEASE", "STATE", "KIND", "STARTED", "PLAN", "CHECKS", "APPROVAL"
     );
     for r in &releases {
-        let (kind, command) = approval_of(r).map_or(("-", "-"), |a| (a.kind.as_str(), &a.command));
+        let (kind, command) = approval_of(r).map_or(("-", "-".to_string()), |a| {
+            let unsealed = if a.sealed() {
+                ""
+            } else {
+                " (not sealed by your approval key)"
+            };
+            (a.kind.as_str(), format!("{}{unsealed}", a.command))
+        });
         println!(
             "{:>7}  {:<10} {:<9} {:<24}  {:<16}  {:<14}  {:<9}  {}",
             r.number,

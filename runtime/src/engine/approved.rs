@@ -98,20 +98,30 @@ impl Session {
 impl Session {
     /// The approval that lets `what` carry out the stored plan `hash`: bound to deploy run `run` when
     /// given (any kind: a run of a plan with no changes is carried out `unchanged`), else one allowing
-    /// writes. None recorded: [`EngineError::NotApproved`].
+    /// writes. None recorded: [`EngineError::NotApproved`]; none sealed by this user's approval key (a
+    /// row planted or edited in the journal, or sealed with another key): [`EngineError::ApprovalUnsealed`].
     pub fn require_approval(
         &self,
         what: &str,
         hash: &str,
         run: Option<u64>,
     ) -> Result<Approval, EngineError> {
-        self.state
-            .journal
-            .approval(hash, run)?
-            .ok_or_else(|| EngineError::NotApproved {
+        let approval =
+            self.state
+                .journal
+                .approval(hash, run)?
+                .ok_or_else(|| EngineError::NotApproved {
+                    what: what.to_string(),
+                    hash: hash.to_string(),
+                    run,
+                })?;
+        match approval.seal.refusal() {
+            None => Ok(approval),
+            Some(reason) => Err(EngineError::ApprovalUnsealed {
                 what: what.to_string(),
                 hash: hash.to_string(),
-                run,
-            })
+                reason,
+            }),
+        }
     }
 }

@@ -122,6 +122,17 @@ pub enum EngineError {
         /// The deploy run the approval must be bound to, if any.
         run: Option<u64>,
     },
+    /// The journal's approval of the plan is not sealed by this user's approval key (edited, planted,
+    /// sealed with another key, or older than seals).
+    #[error("{what} carries out plan `{hash}`, but {reason}; nothing was written or pushed")]
+    ApprovalUnsealed {
+        /// `deploy run 3`, `release 2`, …
+        what: String,
+        /// The plan's hash.
+        hash: String,
+        /// Why the seal is not trusted.
+        reason: String,
+    },
     /// The plan was made for another target or namespace than this command's.
     #[error(
         "the plan was made for target `{planned_target}`, namespace `{planned_namespace}`; this command runs for target `{target}`, namespace `{namespace}`; nothing was written"
@@ -263,6 +274,7 @@ impl Coded for EngineError {
             EngineError::RollbackFailed(_) => Code::RollbackFailed,
             EngineError::PlanTampered { .. } => Code::PlanTampered,
             EngineError::NotApproved { .. } => Code::PlanNotApproved,
+            EngineError::ApprovalUnsealed { .. } => Code::ApprovalUnsealed,
             EngineError::WrongTarget { .. } => Code::WrongTarget,
             EngineError::ClusterLocked { .. } => Code::ClusterLocked,
             EngineError::Interrupted(_) => Code::ApplyInterrupted,
@@ -301,6 +313,10 @@ impl Coded for EngineError {
                 "run `plan` again and approve the hash it prints".into()
             }
             EngineError::Stale(_) => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
+            EngineError::ApprovalUnsealed { hash, .. } => format!(
+                "review the plan (`plan`, `diff`), then approve it yourself: `deploy --approve {}` (a new run) or `apply --approve {}`; `resume --abandon` ends a running release first. Where another user or machine approved it, share its key with PICELI_APPROVAL_KEY_FILE",
+                &hash[..hash.len().min(12)], &hash[..hash.len().min(12)]
+            ),
             EngineError::PlanTampered { .. } => "the state directory was edited after approval: run `plan` again, review, and approve the new hash (`resume --abandon` ends a running release first)".into(),
             EngineError::WrongTarget { planned_target, planned_namespace, .. } => format!(
                 "run it with `--target {planned_target} --namespace {planned_namespace}`, or plan again for this target and namespace"
@@ -363,6 +379,7 @@ impl Coded for EngineError {
             | EngineError::ApprovalMismatch { .. }
             | EngineError::PlanTampered { .. }
             | EngineError::NotApproved { .. }
+            | EngineError::ApprovalUnsealed { .. }
             | EngineError::WrongTarget { .. }
             | EngineError::ClusterLocked { .. }
             | EngineError::ReleaseRunning(_)

@@ -39,6 +39,7 @@ impl Journal {
         kind: ApprovalKind,
         command: &str,
     ) -> Result<u64, JournalError> {
+        let key = self.sealing_key()?;
         self.write("beginning a deploy run", |tx| {
             if let Err(e) = plan_stored(tx, plan_hash)? {
                 return Ok(Err(e));
@@ -53,7 +54,7 @@ impl Journal {
                 params![plan_hash, DeployStage::Plan, DeployState::Running, now],
             )?;
             let id = tx.last_insert_rowid() as u64;
-            super::approvals::insert(tx, plan_hash, Some(id), kind, command)?;
+            super::approvals::insert(tx, &key, plan_hash, Some(id), kind, command)?;
             Ok(Ok(id))
         })
     }
@@ -91,12 +92,13 @@ impl Journal {
         kind: ApprovalKind,
         command: &str,
     ) -> Result<(), JournalError> {
+        let key = self.sealing_key()?;
         self.write("recording a deploy run's plan", |tx| {
             tx.execute(
                 "UPDATE deploy_runs SET plan_hash = ?2 WHERE id = ?1",
                 params![id, plan_hash],
             )?;
-            super::approvals::insert(tx, plan_hash, Some(id), kind, command)?;
+            super::approvals::insert(tx, &key, plan_hash, Some(id), kind, command)?;
             Ok(Ok(()))
         })
     }
@@ -376,6 +378,7 @@ mod tests {
         // Its release could only have begun approved: the migration says so.
         let approval = j.approval("h", None).unwrap().expect("migrated approval");
         assert_eq!(approval.kind, ApprovalKind::Migrated);
+        assert!(!approval.sealed(), "migrated rows carry no seal");
         assert!(
             approval.command.contains("release 1"),
             "{}",

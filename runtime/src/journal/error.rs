@@ -120,6 +120,14 @@ pub enum JournalError {
     /// re-initialized: its history and rollback points would be lost silently.
     #[error("the journal is damaged: {0}")]
     Corrupt(String),
+    /// The user's approval key (see `seal.rs`) cannot be found, read or created.
+    #[error("the approval key `{}` cannot be used: {detail}", path.display())]
+    ApprovalKey {
+        /// The key file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 impl Coded for JournalError {
@@ -130,6 +138,7 @@ impl Coded for JournalError {
             JournalError::UnknownPlan(_) => Code::UnknownPlan,
             JournalError::UnknownRelease(_) => Code::UnknownRelease,
             JournalError::ReleaseRunning(_) => Code::ReleaseRunning,
+            JournalError::ApprovalKey { .. } => Code::ApprovalKeyUnusable,
             JournalError::Io { .. }
             | JournalError::Sqlite { .. }
             | JournalError::NewerSchema { .. }
@@ -152,6 +161,7 @@ impl Coded for JournalError {
             | JournalError::UnknownStep { .. }
             | JournalError::ReleaseRunning(_) => ExitClass::Rejected,
             JournalError::Io { .. }
+            | JournalError::ApprovalKey { .. }
             | JournalError::Sqlite { .. }
             | JournalError::PlanConflict(_)
             | JournalError::StepTransition { .. }
@@ -184,6 +194,10 @@ impl Coded for JournalError {
             | JournalError::ReleaseNotRunning { .. }
             | JournalError::ReleaseTransition { .. }
             | JournalError::StepsNotDone { .. } => "this is a bug in piceli; please report it",
+            JournalError::ApprovalKey { .. } => {
+                "set PICELI_APPROVAL_KEY_FILE to a private file this user can write (created on first \
+                 approval), or fix HOME / XDG_CONFIG_HOME"
+            }
             JournalError::Corrupt(_) => {
                 "restore the state directory from a backup; or move it aside (its history and rollback \
                  points are lost with it) and run `plan` again"

@@ -28,6 +28,7 @@ mod images;
 mod lock;
 mod rows;
 mod schema;
+mod seal;
 mod time;
 mod types;
 
@@ -45,6 +46,7 @@ pub use approvals::{Approval, approval_of};
 pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};
+pub use seal::{KEY_FILE_ENV as APPROVAL_KEY_ENV, Seal, key_path as approval_key_path};
 pub use types::{
     ApprovalKind, CheckRecord, CheckResult, DeployImage, DeployRun, DeployStage, DeployState,
     PlannedStep, Release, ReleaseId, ReleaseKind, ReleaseState, Step, StepOutcome, StepState,
@@ -60,6 +62,8 @@ use time::now_rfc3339;
 pub struct Journal {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// This user's approval key, once read (see `seal.rs`).
+    approval_key: std::sync::OnceLock<seal::ApprovalKey>,
 }
 
 /// The `control` key of a pending stop request.
@@ -93,6 +97,7 @@ impl Journal {
         Ok(Journal {
             conn: Mutex::new(conn),
             path: dir.join(DB_FILE),
+            approval_key: std::sync::OnceLock::new(),
         })
     }
 

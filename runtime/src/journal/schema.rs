@@ -4,7 +4,8 @@
 //! transaction; an older one is migrated step by step (1 → 2 adds the deploy and check tables, 2 → 3 the
 //! images a deploy run builds and the build cache's index, 3 → 4 the approvals, with a `migrated` one for
 //! the plan of each earlier release — only an approval could start one — and none for a deploy run: an
-//! unfinished run of an older journal is refused by `deploy --resume` with PCL0124); a file of
+//! unfinished run of an older journal is refused by `deploy --resume` with PCL0124, 4 → 5 the approvals'
+//! seals, none for the rows already there: PCL0220 until they are approved again); a file of
 //! the current version is used as is; a newer one is refused so an old piceli never
 //! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
 //! [`SCHEMA_VERSION`].
@@ -20,7 +21,7 @@ use super::error::{JournalError, sql};
 pub const DB_FILE: &str = "journal.db";
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a statement waits for another process's write to finish before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -147,6 +148,11 @@ SELECT plan_hash, NULL, 'migrated',
        MIN(started_at)
 FROM releases GROUP BY plan_hash ORDER BY MIN(number);
 ";
+
+/// Version 5 seals approvals: each row written from now on carries a keyed digest under the approving
+/// user's key (`seal.rs`). Rows of earlier versions keep none, so the engine no longer trusts them alone:
+/// a release or deploy run they started is resumed only after its plan is approved again.
+const SCHEMA_V5: &str = "ALTER TABLE approvals ADD COLUMN seal TEXT;";
 
 /// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
 /// cluster, so it is private to its owner). An existing directory keeps its mode.
@@ -308,7 +314,7 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql("reading the schema version"))?;
     match found {
-        0..=3 => {
+        0..=4 => {
             if found == 0 {
                 tx.execute_batch(SCHEMA_V1)
                     .map_err(sql("creating the schema"))?;
@@ -321,10 +327,14 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
                 tx.execute_batch(SCHEMA_V3)
                     .map_err(sql("migrating the schema to version 3"))?;
             }
-            tx.execute_batch(SCHEMA_V4)
-                .map_err(sql("migrating the schema to version 4"))?;
-            tx.execute_batch(MIGRATE_V4_RELEASES)
-                .map_err(sql("migrating the schema to version 4"))?;
+            if found <= 3 {
+                tx.execute_batch(SCHEMA_V4)
+                    .map_err(sql("migrating the schema to version 4"))?;
+                tx.execute_batch(MIGRATE_V4_RELEASES)
+                    .map_err(sql("migrating the schema to version 4"))?;
+            }
+            tx.execute_batch(SCHEMA_V5)
+                .map_err(sql("migrating the schema to version 5"))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(sql("creating the schema"))?;
         }

@@ -165,6 +165,7 @@ fn approval(session: &Session, number: u64) -> Option<report::ApprovalInfo> {
         kind: a.kind.as_str().to_string(),
         command: a.command.clone(),
         approved_at: a.approved_at.clone(),
+        sealed: a.sealed(),
     })
 }
 

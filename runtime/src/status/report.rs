@@ -20,7 +20,7 @@ pub struct ReleaseInfo {
     pub cluster: Option<u64>,
     /// The plan hash the cluster's record names.
     pub plan: Option<String>,
-    /// How the journal's live release was approved: `{kind, command, approved_at}`.
+    /// How the journal's live release was approved: `{kind, command, approved_at, sealed}`.
     pub approval: Option<ApprovalInfo>,
 }
 
@@ -33,6 +33,9 @@ pub struct ApprovalInfo {
     pub command: String,
     /// When (RFC 3339 UTC).
     pub approved_at: String,
+    /// Whether this user's approval key reproduces its seal (`false`: edited, planted, sealed with another
+    /// key, or older than seals — `resume` refuses it with PCL0220).
+    pub sealed: bool,
 }
 
 /// The whole status of an app on one target.
@@ -77,7 +80,11 @@ impl Report {
             (None, None) => "no release".into(),
         };
         let release = match &self.release.approval {
-            Some(a) => format!("{release}, approved by `{}`", a.command),
+            Some(a) if a.sealed => format!("{release}, approved by `{}`", a.command),
+            Some(a) => format!(
+                "{release}, approved by `{}` (not sealed by your approval key)",
+                a.command
+            ),
             None => release,
         };
         let _ = writeln!(
