@@ -7,17 +7,11 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::ResourceExt;
-use piceli_runtime::controller::{
-    Action, Context, ControllerOptions, Controllers, LeaderElection, RunOptions,
-};
+use piceli_runtime::controller::{ControllerOptions, Controllers, LeaderElection, RunOptions};
 use piceli_sim::{RunningSim, Sim, SimConfig};
-use serde_json::Value;
-use support::{kubectl, ok, wait_for};
+use support::{logged, ok, wait_for};
 
 const LEASE: Duration = Duration::from_secs(2);
 
@@ -43,33 +37,11 @@ fn operator_process() {
         .build()
         .expect("runtime");
     runtime.block_on(async move {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let kc = kube::config::Kubeconfig::read_from(&kubeconfig).expect("kubeconfig");
-        let options = kube::config::KubeConfigOptions {
-            context: Some(piceli_sim::kubeconfig::CONTEXT.to_string()),
-            ..Default::default()
-        };
-        let config = kube::Config::from_custom_kubeconfig(kc, &options)
-            .await
-            .expect("config");
-        let client = kube::Client::try_from(config).expect("client");
-        let who = identity.clone();
+        let client = support::sim_client(&kubeconfig).await;
         let controllers = Controllers::new("procs").reconcile(
             "lamp",
             ControllerOptions::default(),
-            move |cm: Arc<ConfigMap>, _cx: Context| {
-                let line = format!("{who} {}\n", cm.name_any());
-                let log = log.clone();
-                async move {
-                    use std::io::Write;
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&log)?;
-                    file.write_all(line.as_bytes())?;
-                    Ok::<_, std::io::Error>(Action::await_change())
-                }
-            },
+            support::logging_reconciler(identity.clone(), log),
         );
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .expect("SIGTERM handler");
@@ -108,19 +80,7 @@ fn spawn(sim: &RunningSim, identity: &str, log: &Path) -> Child {
 }
 
 fn holder(sim: &RunningSim) -> Option<String> {
-    let (code, out, _) = kubectl(
-        sim.kubeconfig_path(),
-        &["get", "lease", "procs-leader", "-o", "json"],
-    );
-    if code != 0 {
-        return None;
-    }
-    let lease: Value = serde_json::from_str(&out).expect("lease JSON");
-    lease["spec"]["holderIdentity"].as_str().map(str::to_string)
-}
-
-fn logged(log: &Path, line: &str) -> bool {
-    std::fs::read_to_string(log).is_ok_and(|text| text.lines().any(|l| l == line))
+    support::lease_holder(sim.kubeconfig_path(), "procs-leader")
 }
 
 #[test]

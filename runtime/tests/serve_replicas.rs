@@ -12,18 +12,14 @@ mod webhook_support;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
-use controller_support::{kubectl, ok, wait_for};
+use controller_support::{logged, ok, wait_for};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::ResourceExt;
-use piceli_runtime::controller::{Action, Context, ControllerOptions, Controllers};
+use piceli_runtime::controller::{ControllerOptions, Controllers};
 use piceli_runtime::serve::{self, ServeConfig};
 use piceli_runtime::webhook::{Request, Verdict, Webhooks};
 use piceli_sim::{RunningSim, Sim, SimConfig};
-use serde_json::Value;
 use webhook_support::{Certs, Http1, deployment_review};
 
 const APP: &str = "replicas";
@@ -63,33 +59,11 @@ fn serve_replica() {
         .build()
         .expect("runtime");
     let result = runtime.block_on(async move {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let kc = kube::config::Kubeconfig::read_from(&kubeconfig).expect("kubeconfig");
-        let options = kube::config::KubeConfigOptions {
-            context: Some(piceli_sim::kubeconfig::CONTEXT.to_string()),
-            ..Default::default()
-        };
-        let config = kube::Config::from_custom_kubeconfig(kc, &options)
-            .await
-            .expect("config");
-        let client = kube::Client::try_from(config).expect("client");
-        let who = identity.clone();
+        let client = controller_support::sim_client(&kubeconfig).await;
         let controllers = Controllers::new(APP).reconcile(
             "settings",
             ControllerOptions::default(),
-            move |cm: Arc<ConfigMap>, _cx: Context| {
-                let line = format!("{who} {}\n", cm.name_any());
-                let log = log.clone();
-                async move {
-                    use std::io::Write;
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&log)?;
-                    file.write_all(line.as_bytes())?;
-                    Ok::<_, std::io::Error>(Action::await_change())
-                }
-            },
+            controller_support::logging_reconciler(identity.clone(), log),
         );
         let config = ServeConfig {
             listen: Some(listen),
@@ -151,19 +125,7 @@ fn spawn(sim: &RunningSim, certs: &Certs, identity: &str, log: &Path) -> Replica
 }
 
 fn holder(sim: &RunningSim) -> Option<String> {
-    let (code, out, _) = kubectl(
-        sim.kubeconfig_path(),
-        &["get", "lease", LEASE, "-o", "json"],
-    );
-    if code != 0 {
-        return None;
-    }
-    let lease: Value = serde_json::from_str(&out).expect("lease JSON");
-    lease["spec"]["holderIdentity"].as_str().map(str::to_string)
-}
-
-fn logged(log: &Path, line: &str) -> bool {
-    std::fs::read_to_string(log).is_ok_and(|text| text.lines().any(|l| l == line))
+    controller_support::lease_holder(sim.kubeconfig_path(), LEASE)
 }
 
 /// Whether `addr` accepts TCP connections yet.

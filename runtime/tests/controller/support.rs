@@ -208,3 +208,64 @@ pub fn health_server(metrics: Arc<Metrics>) -> (std::net::SocketAddr, tokio::run
     runtime.spawn(server.run(std::future::pending()));
     (addr, runtime)
 }
+
+/// A client for the local cluster from its kubeconfig file (its own context), as an operator process
+/// started by a test builds it — never from `~/.kube/config` or `KUBECONFIG`.
+pub async fn sim_client(kubeconfig: &str) -> kube::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let kc = kube::config::Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
+    let options = kube::config::KubeConfigOptions {
+        context: Some(piceli_sim::kubeconfig::CONTEXT.to_string()),
+        ..Default::default()
+    };
+    let config = kube::Config::from_custom_kubeconfig(kc, &options)
+        .await
+        .expect("config");
+    kube::Client::try_from(config).expect("client")
+}
+
+/// A reconciler of ConfigMaps that appends `WHO NAME` to `log` for every object it reconciles (the
+/// process tests read the file to see which process reconciled what).
+pub fn logging_reconciler(
+    who: String,
+    log: std::path::PathBuf,
+) -> impl Fn(
+    Arc<k8s_openapi::api::core::v1::ConfigMap>,
+    piceli_runtime::controller::Context,
+) -> std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<piceli_runtime::controller::Action, std::io::Error>>
+            + Send,
+    >,
+> + Send
++ Sync
++ 'static {
+    move |cm, _cx| {
+        let line = format!("{who} {}\n", kube::ResourceExt::name_any(cm.as_ref()));
+        let log = log.clone();
+        Box::pin(async move {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)?;
+            file.write_all(line.as_bytes())?;
+            Ok(piceli_runtime::controller::Action::await_change())
+        })
+    }
+}
+
+/// Who holds the Lease `name` in the default namespace (read with the real kubectl), if anyone.
+pub fn lease_holder(kubeconfig: &Path, name: &str) -> Option<String> {
+    let (code, out, _) = kubectl(kubeconfig, &["get", "lease", name, "-o", "json"]);
+    if code != 0 {
+        return None;
+    }
+    let lease: serde_json::Value = serde_json::from_str(&out).expect("lease JSON");
+    lease["spec"]["holderIdentity"].as_str().map(str::to_string)
+}
+
+/// Whether the file `log` has the line `line`.
+pub fn logged(log: &Path, line: &str) -> bool {
+    std::fs::read_to_string(log).is_ok_and(|text| text.lines().any(|l| l == line))
+}
