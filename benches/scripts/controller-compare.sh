@@ -7,14 +7,16 @@
 #     16 requests in flight, into a fresh namespace per framework;
 #  2. initial sync: the handler started on a namespace holding 10,000 ConfigMaps, until it handled every
 #     one (time from process start, peak RSS of the handler process).
-# Usage: benches/scripts/controller-compare.sh [VENV] [COUNT] [SYNC_COUNT]
+# The floor: kube's bare watcher appending the same line (controller-bench handle-raw), what the API
+# server, the creator and the machine take with no framework at all.
+# Usage: benches/scripts/controller-compare.sh [VENV] [COUNT] [SYNC_COUNT]   (env: FRAMEWORKS, BIN_DIR)
 #   Build first: cargo build --release -p controller-bench -p piceli-sim
 #   VENV (default /work/venv-ctl) holds knete==0.3.0 and kopf.
 set -euo pipefail
 venv=${1:-/work/venv-ctl} count=${2:-1000} sync_count=${3:-10000}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bench=$root/target/release/controller-bench
-sim=$root/target/release/piceli-sim
+bench=${BIN_DIR:-$root/target/release}/controller-bench
+sim=${BIN_DIR:-$root/target/release}/piceli-sim
 scripts=$root/benches/scripts
 work=$(mktemp -d)
 unset KUBECONFIG
@@ -31,9 +33,10 @@ run() {  # $1: mode, $2: label, $3: namespace, $4: count; the handler command fo
   local mode=$1 label=$2 ns=$3 n=$4; shift 4
   "$bench" "$mode" "$kc" "$ns" "$n" "$work/$label-$mode.out" "$label" -- "$@"
 }
-for fw in piceli knete kopf; do
+for fw in ${FRAMEWORKS:-floor piceli knete kopf}; do
   ns=lat-$fw
   case $fw in
+    floor) run drive-latency "$fw" "$ns" "$count" "$bench" handle-raw "$kc" "$ns" "$work/$fw-drive-latency.out" ;;
     piceli) run drive-latency "$fw" "$ns" "$count" "$bench" handle "$kc" "$ns" "$work/$fw-drive-latency.out" ;;
     knete) run drive-latency "$fw" "$ns" "$count" "$venv/bin/python" "$scripts/controller_knete.py" ;;
     kopf) run drive-latency "$fw" "$ns" "$count" env KUBECONFIG="$kc" "$venv/bin/kopf" run --standalone \
@@ -42,8 +45,9 @@ for fw in piceli knete kopf; do
 done
 echo "load between: $(uptime)"
 "$bench" seed "$kc" sync "$sync_count"
-for fw in piceli knete kopf; do
+for fw in ${FRAMEWORKS:-floor piceli knete kopf}; do
   case $fw in
+    floor) run drive-sync "$fw" sync "$sync_count" "$bench" handle-raw "$kc" sync "$work/$fw-drive-sync.out" ;;
     piceli) run drive-sync "$fw" sync "$sync_count" "$bench" handle "$kc" sync "$work/$fw-drive-sync.out" ;;
     knete) run drive-sync "$fw" sync "$sync_count" "$venv/bin/python" "$scripts/controller_knete.py" ;;
     kopf) run drive-sync "$fw" sync "$sync_count" env KUBECONFIG="$kc" "$venv/bin/kopf" run --standalone \

@@ -56,6 +56,33 @@ pub async fn handle(kubeconfig: &str, ns: &str, out: &str) -> Result<(), String>
         .map_err(|e| e.to_string())
 }
 
+/// `handle-raw KUBECONFIG NS OUT`: the floor under every framework — kube's bare watcher (no cache, no
+/// controller, no queue) appending the same line for each ConfigMap the first time it sees it. What a
+/// framework adds over this is its own; what this takes is the API server's, the creator's and the
+/// machine's.
+pub async fn handle_raw(kubeconfig: &str, ns: &str, out: &str) -> Result<(), String> {
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, watcher};
+    let client = super::client(kubeconfig).await?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("{out}: {e}"))?;
+    let api: Api<ConfigMap> = Api::namespaced(client, ns);
+    let mut seen = std::collections::HashSet::new();
+    let mut events = std::pin::pin!(watcher(api, watcher::Config::default()).applied_objects());
+    while let Some(event) = events.next().await {
+        let Ok(cm) = event else { continue };
+        let name = cm.metadata.name.clone().unwrap_or_default();
+        if seen.insert(name.clone()) {
+            let at = unix_ns(SystemTime::now());
+            writeln!(file, "{name} {at}").map_err(|e| format!("{out}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// The handled lines so far: name → wall-clock ns.
 fn handled(out: &str) -> HashMap<String, u128> {
     std::fs::read_to_string(out)

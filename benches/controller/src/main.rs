@@ -273,6 +273,7 @@ fn main() -> ExitCode {
         };
         match head.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
             ["handle", kc, ns, out] => external::handle(kc, ns, out).await,
+            ["handle-raw", kc, ns, out] => external::handle_raw(kc, ns, out).await,
             ["drive-latency", kc, ns, n, out, label] => {
                 let n = number(Some(&n.to_string())).ok_or("COUNT")?;
                 external::latency(kc, ns, n, out, label, cmd).await
@@ -285,7 +286,7 @@ fn main() -> ExitCode {
             ["seed", kc, ns, n] => seed(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             ["sync", kc, ns, n] => sync(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             _ => Err("usage: controller-bench latency KUBECONFIG COUNT | seed KUBECONFIG NS COUNT | sync KUBECONFIG NS COUNT \
-                      | handle KUBECONFIG NS OUT | drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD… | drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…".into()),
+                      | handle KUBECONFIG NS OUT | handle-raw KUBECONFIG NS OUT | drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD… | drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…".into()),
         }
     });
     match result {
