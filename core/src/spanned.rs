@@ -79,11 +79,15 @@ pub fn with_fills<R>(fills: HashMap<u32, serde_json::Value>, f: impl FnOnce() ->
     out
 }
 
+/// The run-time value [`with_fills`] gives for location `at`, if any.
+pub(crate) fn fill_at(at: Loc) -> Option<serde_json::Value> {
+    FILLS.with(|cell| cell.borrow().as_ref().and_then(|m| m.get(&at.0).cloned()))
+}
+
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Spanned<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let (v, at): (T, Loc) = Deserialize::deserialize(deserializer)?;
-        let fill = FILLS.with(|cell| cell.borrow().as_ref().and_then(|m| m.get(&at.0).cloned()));
-        match fill {
+        match fill_at(at) {
             Some(value) => serde_json::from_value(value)
                 .map(|v| Spanned { v, at })
                 .map_err(serde::de::Error::custom),

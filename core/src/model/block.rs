@@ -3,12 +3,15 @@
 //! A block keeps the API's own field names and every value's location, so the schema check
 //! ([`crate::schema::check`]) points at the offending key or value, at compile time and (for values
 //! written as Rust expressions) at run time. Rendering merges it under what the DSL generates.
+//!
+//! In the model the macro embeds, a block is written the way it reads (`block_serde.rs`): every value
+//! is `[at, value]` with the value as plain JSON, a map's entries `{"key": [key_at, [at, value]]}`, so
+//! loading a block costs little more than reading its JSON.
 
 use crate::spanned::{Loc, Name, Spanned};
-use serde::{Deserialize, Serialize};
 
 /// A value in a block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum BlockValue {
     /// A string (also a Rust expression giving one).
     Str(Spanned<String>),
@@ -28,7 +31,7 @@ pub enum BlockValue {
 }
 
 /// A map in a block: `{ key: value, … }`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Block {
     /// Where the braces are.
     pub at: Loc,

@@ -5,6 +5,7 @@
 //! renders Kubernetes objects from it.
 
 mod block;
+mod block_serde;
 mod build;
 mod builder;
 mod config;
@@ -112,7 +113,7 @@ pub struct App {
 /// was built with next to the JSON; the runtime refuses a model of another version instead of misreading
 /// it (a piceli-macros and a piceli-runtime of different releases in one build). Raise it with any change
 /// to the serialized model that an older reader would misread.
-pub const MODEL_FORMAT: u32 = 2;
+pub const MODEL_FORMAT: u32 = 3;
 
 impl App {
     /// The human description of a location (`deployment web › image`), or `app` when unknown.

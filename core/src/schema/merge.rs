@@ -6,35 +6,36 @@
 use super::{ListKind, Shape, TypeId};
 use serde_json::Value;
 
-/// Merge `block` (an object of type `ty`) under `target` (the DSL's rendering of the same object).
-pub fn merge_under(target: &mut Value, block: &Value, ty: TypeId) {
+/// Merge `block` (an object of type `ty`) under `target` (the DSL's rendering of the same object). The
+/// block's values move into `target` where it fills a gap, so nothing is copied.
+pub fn merge_under(target: &mut Value, block: Value, ty: TypeId) {
     merge(target, block, &Shape::Object(ty));
 }
 
-fn merge(target: &mut Value, block: &Value, shape: &Shape) {
+fn merge(target: &mut Value, block: Value, shape: &Shape) {
     match (target, block) {
         (Value::Object(t), Value::Object(b)) => {
             for (k, bv) in b {
                 let inner = match shape {
-                    Shape::Object(ty) => ty.field(k).map(|f| f.shape).unwrap_or(Shape::Any),
+                    Shape::Object(ty) => ty.field(&k).map(|f| f.shape).unwrap_or(Shape::Any),
                     Shape::Map(v) => **v,
                     _ => Shape::Any,
                 };
-                match t.get_mut(k) {
+                match t.get_mut(&k) {
                     Some(tv) if !tv.is_null() => merge(tv, bv, &inner),
                     _ => {
-                        t.insert(k.clone(), bv.clone());
+                        t.insert(k, bv);
                     }
                 }
             }
         }
-        (Value::Array(t), Value::Array(b)) if t.is_empty() => t.clone_from(b),
+        (Value::Array(t), Value::Array(b)) if t.is_empty() => *t = b,
         (Value::Array(t), Value::Array(b)) => {
             if let Shape::List(item, ListKind::Map(keys)) = shape {
                 for bv in b {
-                    match t.iter_mut().find(|tv| same_item(tv, bv, keys)) {
+                    match t.iter_mut().find(|tv| same_item(tv, &bv, keys)) {
                         Some(tv) => merge(tv, bv, item),
-                        None => t.push(bv.clone()),
+                        None => t.push(bv),
                     }
                 }
             }
@@ -45,10 +46,10 @@ fn merge(target: &mut Value, block: &Value, shape: &Shape) {
 
 /// Two items of a keyed list are the same when every key agrees (`protocol` defaults to TCP).
 fn same_item(a: &Value, b: &Value, keys: &[&str]) -> bool {
-    keys.iter().all(|k| {
-        let default = (*k == "protocol").then(|| Value::String("TCP".into()));
-        let get = |v: &Value| v.get(*k).cloned().or_else(|| default.clone());
-        get(a) == get(b)
+    keys.iter().all(|k| match (a.get(*k), b.get(*k)) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => true,
+        (Some(v), None) | (None, Some(v)) => *k == "protocol" && v.as_str() == Some("TCP"),
     })
 }
 
@@ -66,7 +67,7 @@ mod tests {
         });
         merge_under(
             &mut pod,
-            &json!({
+            json!({
                 "containers": [{ "name": "web", "image": "b", "tty": true }, { "name": "side", "image": "c" }],
                 "securityContext": { "runAsNonRoot": false, "runAsUser": 1000 },
                 "priorityClassName": "high",
@@ -88,7 +89,7 @@ mod tests {
         let mut c = json!({ "name": "web", "ports": [{ "containerPort": 80, "name": "http" }], "args": ["x"] });
         merge_under(
             &mut c,
-            &json!({ "ports": [{ "containerPort": 80, "protocol": "TCP", "hostPort": 8080 }, { "containerPort": 81 }], "args": ["y"] }),
+            json!({ "ports": [{ "containerPort": 80, "protocol": "TCP", "hostPort": 8080 }, { "containerPort": 81 }], "args": ["y"] }),
             CONTAINER,
         );
         assert_eq!(
