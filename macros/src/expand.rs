@@ -50,7 +50,7 @@ pub fn expand(checked: Checked) -> TokenStream {
     });
     let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
-    let locations = &checked.app.locations;
+    let locations: Vec<&str> = checked.app.locations.iter().collect();
     let format = piceli_core::model::MODEL_FORMAT;
     let name = &checked.app.name.v;
     let doc =

@@ -92,9 +92,9 @@ pub struct App {
     #[serde(default)]
     pub included_workloads: Vec<IncludedWorkload>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
-    /// serialized model: the macro emits it as a static table.
+    /// serialized model: the macro emits it as a static table, which the app borrows.
     #[serde(skip)]
-    pub locations: Vec<String>,
+    pub locations: Locations,
     /// Locations whose value is a Rust expression, filled in at run time.
     pub dynamic: Vec<Loc>,
     /// Set by the runtime's `load` when the model the macro embedded has no value known only at run
@@ -115,13 +115,54 @@ pub struct App {
 /// to the serialized model that an older reader would misread.
 pub const MODEL_FORMAT: u32 = 3;
 
+/// The descriptions of an app's locations: the macro's static table in an app binary (borrowed, never
+/// copied), or the macro's own list while it checks the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Locations {
+    /// A table compiled into the binary.
+    Static(&'static [&'static str]),
+    /// Built at run time (the macro, tests).
+    Owned(Vec<String>),
+}
+
+impl Default for Locations {
+    fn default() -> Self {
+        Locations::Static(&[])
+    }
+}
+
+impl Locations {
+    /// The description of location `index`.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        match self {
+            Locations::Static(table) => table.get(index).copied(),
+            Locations::Owned(list) => list.get(index).map(String::as_str),
+        }
+    }
+
+    /// Every description, in location order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Locations::Static(table) => table.len(),
+            Locations::Owned(list) => list.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl App {
     /// The human description of a location (`deployment web › image`), or `app` when unknown.
     pub fn describe(&self, at: Loc) -> &str {
-        self.locations
-            .get(at.0 as usize)
-            .map(String::as_str)
-            .unwrap_or("app")
+        self.locations.get(at.0 as usize).unwrap_or("app")
     }
 
     /// The target called `name`.

@@ -173,7 +173,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             "keep one `app NAME;`",
         ),
     }
-    lw.app.locations = lw.locations.clone();
+    lw.app.locations = piceli_core::model::Locations::Owned(lw.locations.clone());
     lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
     for d in piceli_core::validate::validate(&lw.app) {
         let sp = lw.span_at(d.at);
