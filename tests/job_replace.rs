@@ -63,6 +63,21 @@ async fn live_job(fx: &Fixture) -> Option<(String, String)> {
     Some((uid, image))
 }
 
+/// The pods owned by the Job `uid`, and the pods with no owner (a Job deleted without a propagation
+/// policy leaves its pods so: batch/v1's default is Orphan).
+async fn pods_of(fx: &Fixture, uid: &str) -> (usize, usize) {
+    use piceli::k8s_openapi::api::core::v1::Pod;
+    let api: kube::Api<Pod> = kube::Api::namespaced(fx.sim.client().expect("client"), NS);
+    let pods = api.list(&Default::default()).await.expect("pods").items;
+    let owners = |p: &Pod| p.metadata.owner_references.clone().unwrap_or_default();
+    let owned = pods
+        .iter()
+        .filter(|p| owners(p).iter().any(|o| o.uid == uid))
+        .count();
+    let orphans = pods.iter().filter(|p| owners(p).is_empty()).count();
+    (owned, orphans)
+}
+
 async fn cron_image(fx: &Fixture) -> Option<String> {
     let api: kube::Api<CronJob> = kube::Api::namespaced(fx.sim.client().expect("client"), NS);
     let cron = api.get_opt("report").await.expect("get cronjob")?;
@@ -115,6 +130,7 @@ async fn deployed_and_complete(fx: &Fixture) -> String {
 async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() {
     let fx = Fixture::new();
     let first_uid = deployed_and_complete(&fx).await;
+    assert_eq!(pods_of(&fx, &first_uid).await.0, 1, "the Job's pod");
 
     // Unchanged: no replace churn for a Job the server defaulted, labelled and completed.
     let same = session(&fx, "a")
@@ -157,6 +173,11 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
     let (uid, live_image) = live_job(&fx).await.expect("the new Job");
     assert_eq!(live_image, image("b"));
     assert_ne!(uid, first_uid, "a new Job, not the old one changed");
+    assert_eq!(
+        pods_of(&fx, &first_uid).await,
+        (0, 0),
+        "the old Job's pods went with it (Background), none orphaned"
+    );
     assert_eq!(cron_image(&fx).await, Some(image("b")));
     let steps = s
         .state
