@@ -147,9 +147,10 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
     let reason = job.reason.as_deref().expect("a reason");
     assert!(reason.contains("spec.template is immutable"), "{reason}");
     assert!(
-        job.diff.iter().any(|c| c.path
-            == "spec.template.spec.containers[migrate].image"
-            && c.after == Some(image("b").into())),
+        job.diff
+            .iter()
+            .any(|c| c.path == "spec.template.spec.containers[migrate].image"
+                && c.after == Some(image("b").into())),
         "{:?}",
         job.diff
     );
@@ -167,7 +168,11 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
     assert_eq!(stored_job["reason"], reason);
     let mut edited = plan.clone();
     edited.actions.iter_mut().for_each(|a| a.reason = None);
-    assert_ne!(edited.compute_hash(), plan.hash, "the hash covers the reason");
+    assert_ne!(
+        edited.compute_hash(),
+        plan.hash,
+        "the hash covers the reason"
+    );
 
     let applied = s.apply(&plan.hash).await.expect("apply");
     let (uid, live_image) = live_job(&fx).await.expect("the new Job");
@@ -272,8 +277,16 @@ async fn a_running_job_is_refused_and_left_running() {
     assert!(matches!(err, EngineError::JobRunning { .. }), "{err}");
     assert_eq!(err.code().as_str(), "PCL0221");
     assert!(err.to_string().contains("spec.template"), "{err}");
-    assert!(err.help().contains("kubectl -n jobs wait"), "{}", err.help());
-    assert_eq!(live_job(&fx).await, Some((uid, image("a"))), "left as it was");
+    assert!(
+        err.help().contains("kubectl -n jobs wait"),
+        "{}",
+        err.help()
+    );
+    assert_eq!(
+        live_job(&fx).await,
+        Some((uid, image("a"))),
+        "left as it was"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

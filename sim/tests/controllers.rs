@@ -810,8 +810,14 @@ fn deleting_a_job_orphans_its_pods_unless_the_request_names_a_policy() {
     eventually("the Job's pods", 10, || {
         (job_pods(&k, &uid).0 == 2).then_some(())
     });
-    k.ok(&["delete", "--raw", "/apis/batch/v1/namespaces/default/jobs/once"]);
-    eventually("the Job gone", 10, || get_json(&k, "job/once").is_none().then_some(()));
+    k.ok(&[
+        "delete",
+        "--raw",
+        "/apis/batch/v1/namespaces/default/jobs/once",
+    ]);
+    eventually("the Job gone", 10, || {
+        get_json(&k, "job/once").is_none().then_some(())
+    });
     assert_eq!(job_pods(&k, &uid), (0, 2), "orphaned, not deleted");
     k.ok(&["delete", "pods", "--all"]);
     // kubectl names Background (its default cascade): the pods go with the Job.
@@ -835,8 +841,16 @@ fn a_jobs_immutable_fields_are_refused_and_elastic_completions_allowed() {
     let k = Kubectl::new(&sim);
     k.ok(&["apply", "--server-side", "-f", &k.file("job.yaml", JOB)]);
     for (what, from, to) in [
-        ("spec.template", "image: 'busybox:1.36'", "image: 'busybox:1.37'"),
-        ("spec.completionMode", "completionMode: Indexed", "completionMode: NonIndexed"),
+        (
+            "spec.template",
+            "image: 'busybox:1.36'",
+            "image: 'busybox:1.37'",
+        ),
+        (
+            "spec.completionMode",
+            "completionMode: Indexed",
+            "completionMode: NonIndexed",
+        ),
         ("spec.completions", "parallelism: 2", "parallelism: 3"),
         (
             "spec.podFailurePolicy",
@@ -844,8 +858,20 @@ fn a_jobs_immutable_fields_are_refused_and_elastic_completions_allowed() {
             "  podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}\n  template:",
         ),
     ] {
-        let changed = JOB.replace(from, to).replace("completions: 2", if what == "spec.completions" { "completions: 4" } else { "completions: 2" });
-        let out = k.run(&["apply", "--server-side", "-f", &k.file("changed.yaml", &changed)]);
+        let changed = JOB.replace(from, to).replace(
+            "completions: 2",
+            if what == "spec.completions" {
+                "completions: 4"
+            } else {
+                "completions: 2"
+            },
+        );
+        let out = k.run(&[
+            "apply",
+            "--server-side",
+            "-f",
+            &k.file("changed.yaml", &changed),
+        ]);
         assert_eq!(out.code, 1, "{what}: {}", out.stdout);
         let expected = if what == "spec.completions" {
             "can only be modified in tandem with spec.parallelism"
@@ -859,7 +885,17 @@ fn a_jobs_immutable_fields_are_refused_and_elastic_completions_allowed() {
         );
     }
     // An Indexed Job's completions change together with its parallelism.
-    let elastic = JOB.replace("completions: 2", "completions: 3").replace("parallelism: 2", "parallelism: 3");
-    k.ok(&["apply", "--server-side", "-f", &k.file("elastic.yaml", &elastic)]);
-    assert_eq!(get_json(&k, "job/once").expect("job")["spec"]["completions"], 3);
+    let elastic = JOB
+        .replace("completions: 2", "completions: 3")
+        .replace("parallelism: 2", "parallelism: 3");
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("elastic.yaml", &elastic),
+    ]);
+    assert_eq!(
+        get_json(&k, "job/once").expect("job")["spec"]["completions"],
+        3
+    );
 }

@@ -515,10 +515,12 @@ async fn run_step(
         step.rvs.get(&a.key()).cloned()
     };
     let mut conflicts = 0;
-    let result = if let Err(e) = cleared {
-        Err(e)
-    } else {
-        loop {
+    let mut cleared = Some(cleared);
+    let result = loop {
+        if let Some(Err(e)) = cleared.take() {
+            // The delete half of a replace failed: nothing is created.
+            break Err(e);
+        }
         let Some(write) = &write else {
             break Err(WriteError::Rejected(format!(
                 "{} has no desired object",
@@ -570,7 +572,6 @@ async fn run_step(
                 ));
             }
             Ok(outcome) => break Ok(outcome),
-        }
         }
     };
     checkpoint(step.hook, &format!("step {index} written"))?;
@@ -626,21 +627,22 @@ async fn clear_for_replace(
     let mut backoff = FIRST_BACKOFF;
     let mut attempt = 1;
     let mut conflicts = 0;
-    let mut retry = |e: &kube::Error, attempt: &mut u32| -> Result<std::time::Duration, WriteError> {
-        if !is_transient(e) {
-            return Err(WriteError::Rejected(super::cluster_error::classify(e).1));
-        }
-        if *attempt >= WRITE_ATTEMPTS {
-            return Err(WriteError::Transient(format!(
-                "{} (after {attempt} attempts)",
-                super::cluster_error::classify(e).1
-            )));
-        }
-        *attempt += 1;
-        let pause = backoff;
-        backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
-        Ok(pause)
-    };
+    let mut retry =
+        |e: &kube::Error, attempt: &mut u32| -> Result<std::time::Duration, WriteError> {
+            if !is_transient(e) {
+                return Err(WriteError::Rejected(super::cluster_error::classify(e).1));
+            }
+            if *attempt >= WRITE_ATTEMPTS {
+                return Err(WriteError::Transient(format!(
+                    "{} (after {attempt} attempts)",
+                    super::cluster_error::classify(e).1
+                )));
+            }
+            *attempt += 1;
+            let pause = backoff;
+            backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
+            Ok(pause)
+        };
     loop {
         let live = match api.get_opt(&a.name).await {
             Ok(live) => live,

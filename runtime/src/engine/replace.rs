@@ -210,7 +210,8 @@ mod tests {
             reason(&fields),
             "Job spec.template is immutable: the finished Job is deleted (its pods with it) and created again"
         );
-        let failed = json!([{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]);
+        let failed =
+            json!([{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]);
         assert!(matches!(
             decide(&desired("db:2"), &live("db:1", failed), MANAGER),
             Decision::Replace { .. }
@@ -227,7 +228,10 @@ mod tests {
         // A mutable field only (backoffLimit): an ordinary update.
         let mut d = desired("db:1");
         d["spec"]["backoffLimit"] = json!(5);
-        assert_eq!(decide(&d, &live("db:1", complete()), MANAGER), Decision::InPlace);
+        assert_eq!(
+            decide(&d, &live("db:1", complete()), MANAGER),
+            Decision::InPlace
+        );
     }
 
     #[test]
