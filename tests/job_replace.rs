@@ -26,6 +26,10 @@ fn job_image() -> String {
     TAG.with(|t| image(&t.borrow()))
 }
 
+fn cron_image() -> String {
+    TAG.with(|t| image(&format!("cron-{}", t.borrow())))
+}
+
 piceli::app! {
     app job-test;
     target local = local(namespace: "jobs");
@@ -37,7 +41,7 @@ piceli::app! {
     }
     cron_job report {
         schedule: "30 2 * * *",
-        image: (job_image()),
+        image: (cron_image()),
         command: ["/report"],
     }
 }
@@ -78,7 +82,7 @@ async fn pods_of(fx: &Fixture, uid: &str) -> (usize, usize) {
     (owned, orphans)
 }
 
-async fn cron_image(fx: &Fixture) -> Option<String> {
+async fn live_cron_image(fx: &Fixture) -> Option<String> {
     let api: kube::Api<CronJob> = kube::Api::namespaced(fx.sim.client().expect("client"), NS);
     let cron = api.get_opt("report").await.expect("get cronjob")?;
     cron.spec?
@@ -156,6 +160,9 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
     );
     // A CronJob's jobTemplate is mutable: an ordinary update.
     assert_eq!(action(&plan, "CronJob").action, ActionKind::Update);
+    // The new Job was validated by a dry-run create under a generated name: nothing was made.
+    let all = jobs(&fx).list(&Default::default()).await.expect("jobs");
+    assert_eq!(all.items.len(), 1, "the plan created nothing");
     // The plan's JSON (what is stored and hashed) says `replace` and why.
     let stored = serde_json::to_value(&plan).expect("json");
     let stored_job = stored["actions"]
@@ -183,7 +190,7 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
         (0, 0),
         "the old Job's pods went with it (Background), none orphaned"
     );
-    assert_eq!(cron_image(&fx).await, Some(image("b")));
+    assert_eq!(live_cron_image(&fx).await, Some(image("cron-b")));
     let steps = s
         .state
         .journal

@@ -9,7 +9,7 @@ use super::secrets::{materialize, redact};
 use super::target::Connection;
 use crate::render;
 use futures::{StreamExt, stream};
-use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use piceli_core::model::App;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -606,6 +606,8 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         match super::replace::decide(&d.object, &live, FIELD_MANAGER) {
             super::replace::Decision::InPlace => {}
             super::replace::Decision::Replace { fields, diff } => {
+                // The server checks the new Job before apply deletes the old one.
+                dry_run_replacement(conn, d, &name, &kind).await?;
                 action.action = ActionKind::Replace;
                 action.reason = Some(super::replace::reason(&fields));
                 action.diff = diff;
@@ -703,6 +705,34 @@ async fn dry_run(
         .await
         .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))?;
     Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+}
+
+/// A dry-run create of the object a replace creates, so the server validates it at plan time (apply deletes
+/// the old object before it creates this one). The name is still the old object's, so the create uses a
+/// name generated from it (`generateName`; the name itself was validated when the old object was made).
+async fn dry_run_replacement(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+) -> Result<(), EngineError> {
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut body = d.object.clone();
+    if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("name");
+        meta.insert("generateName".into(), Value::String(format!("{name}-")));
+    }
+    let object: DynamicObject = serde_json::from_value(body).map_err(|e| {
+        EngineError::DryRun(format!("{kind}/{name} cannot be sent for a dry run: {e}"))
+    })?;
+    let params = PostParams {
+        dry_run: true,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+    };
+    api.create(&params, &object)
+        .await
+        .map(|_| ())
+        .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))
 }
 
 /// Fill a desired Secret's values: from the app's sources, or — restoring a release, whose values were
