@@ -536,8 +536,9 @@ codes! {
          listed all at once as PCL0147.) When the server says a field `is immutable` (a Job's pod template, \
          e.g. its image; a Deployment's selector; a StatefulSet's volumeClaimTemplates or serviceName; a \
          Service's clusterIP), the object is valid but cannot be changed in place: it must be replaced. \
-         Piceli does not delete it for you; delete it yourself when that is safe (`kubectl delete job \
-         NAME` for a finished Job), or give the item a new name, then run `plan` again.";
+         A finished `job` of the app is replaced by the plan itself (the action `replace`; a running one \
+         is PCL0221); for other kinds Piceli does not delete the object for you: delete it yourself when \
+         that is safe, or give the item a new name, then run `plan` again.";
     TlsFailed = "PCL0154", "the cluster's certificate was not accepted (TLS)",
         "The connection reached the API server, but its TLS certificate is not signed by the \
          certificate-authority the kubeconfig names (or names another host, or expired). The kubeconfig is \
@@ -752,6 +753,17 @@ codes! {
          sealed. Nothing was written or pushed. Look at the plan (`plan`, `diff`) and approve it again \
          yourself (`deploy --approve HASH` starts a new run; `apply --approve HASH`); a team that approves \
          in one place and resumes in another shares one key file through `PICELI_APPROVAL_KEY_FILE`.";
+    JobRunning = "PCL0221", "a Job whose pod template (or another immutable field) changes is still running",
+        "A Job's pod template (its image, env, command, …), selector, completions, completionMode, \
+         podFailurePolicy, backoffLimitPerIndex, managedBy and successPolicy cannot be changed in place: the \
+         API server refuses the update. `plan` therefore replaces a `job` of the app whose such fields \
+         change — apply deletes the live Job (its pods with it) and creates the new one, the action \
+         `replace` — but only once the Job has finished (condition `Complete` or `Failed`). This one is \
+         still running: replacing it would kill its pods mid-run (a migration half done), so nothing was \
+         planned. Wait for it to finish (`kubectl wait --for=condition=complete job/NAME`) and run `plan` \
+         again; or, when stopping it now is safe, delete it yourself (`kubectl delete job NAME \
+         --cascade=foreground`) and plan again (the plan then creates it). A Job that is not the app's is \
+         never deleted (PCL0108 first).";
 }
 
 #[cfg(test)]

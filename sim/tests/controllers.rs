@@ -763,3 +763,139 @@ fn kubectl_create_deployment_rolls_out() {
         (ep["subsets"][0]["addresses"].as_array().map(Vec::len) == Some(2)).then_some(())
     });
 }
+
+const JOB: &str = "apiVersion: batch/v1
+kind: Job
+metadata: {name: once}
+spec:
+  completionMode: Indexed
+  completions: 2
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: app, image: 'busybox:1.36'}]
+";
+
+/// The pods whose owner is the Job `uid`, and those with no owner left.
+fn job_pods(k: &Kubectl, uid: &str) -> (usize, usize) {
+    let pods = items(k, "pods");
+    let owned = pods
+        .iter()
+        .filter(|p| p["metadata"]["ownerReferences"][0]["uid"] == uid)
+        .count();
+    let orphans = pods
+        .iter()
+        .filter(|p| {
+            p["metadata"]["ownerReferences"]
+                .as_array()
+                .is_none_or(|r| r.is_empty())
+        })
+        .count();
+    (owned, orphans)
+}
+
+#[test]
+fn deleting_a_job_orphans_its_pods_unless_the_request_names_a_policy() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    let f = k.file("job.yaml", JOB);
+    // No propagationPolicy (a raw DELETE): batch/v1 Jobs keep their pods, without their owner, as
+    // kube-apiserver does for compatibility.
+    k.ok(&["apply", "-f", &f]);
+    let uid = get_json(&k, "job/once").expect("job")["metadata"]["uid"]
+        .as_str()
+        .expect("uid")
+        .to_string();
+    eventually("the Job's pods", 10, || {
+        (job_pods(&k, &uid).0 == 2).then_some(())
+    });
+    k.ok(&[
+        "delete",
+        "--raw",
+        "/apis/batch/v1/namespaces/default/jobs/once",
+    ]);
+    eventually("the Job gone", 10, || {
+        get_json(&k, "job/once").is_none().then_some(())
+    });
+    assert_eq!(job_pods(&k, &uid), (0, 2), "orphaned, not deleted");
+    k.ok(&["delete", "pods", "--all"]);
+    // kubectl names Background (its default cascade): the pods go with the Job.
+    k.ok(&["apply", "-f", &f]);
+    let uid = get_json(&k, "job/once").expect("job")["metadata"]["uid"]
+        .as_str()
+        .expect("uid")
+        .to_string();
+    eventually("the Job's pods", 10, || {
+        (job_pods(&k, &uid).0 == 2).then_some(())
+    });
+    k.ok(&["delete", "job/once"]);
+    eventually("pods deleted with the Job", 10, || {
+        items(&k, "pods").is_empty().then_some(())
+    });
+}
+
+#[test]
+fn a_jobs_immutable_fields_are_refused_and_elastic_completions_allowed() {
+    let sim = common::live_sim();
+    let k = Kubectl::new(&sim);
+    k.ok(&["apply", "--server-side", "-f", &k.file("job.yaml", JOB)]);
+    for (what, from, to) in [
+        (
+            "spec.template",
+            "image: 'busybox:1.36'",
+            "image: 'busybox:1.37'",
+        ),
+        (
+            "spec.completionMode",
+            "completionMode: Indexed",
+            "completionMode: NonIndexed",
+        ),
+        ("spec.completions", "parallelism: 2", "parallelism: 3"),
+        (
+            "spec.podFailurePolicy",
+            "  template:",
+            "  podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}\n  template:",
+        ),
+    ] {
+        let changed = JOB.replace(from, to).replace(
+            "completions: 2",
+            if what == "spec.completions" {
+                "completions: 4"
+            } else {
+                "completions: 2"
+            },
+        );
+        let out = k.run(&[
+            "apply",
+            "--server-side",
+            "-f",
+            &k.file("changed.yaml", &changed),
+        ]);
+        assert_eq!(out.code, 1, "{what}: {}", out.stdout);
+        let expected = if what == "spec.completions" {
+            "can only be modified in tandem with spec.parallelism"
+        } else {
+            "field is immutable"
+        };
+        assert!(
+            out.stderr.contains(what) && out.stderr.contains(expected),
+            "{what}: {}",
+            out.stderr
+        );
+    }
+    // An Indexed Job's completions change together with its parallelism.
+    let elastic = JOB
+        .replace("completions: 2", "completions: 3")
+        .replace("parallelism: 2", "parallelism: 3");
+    k.ok(&[
+        "apply",
+        "--server-side",
+        "-f",
+        &k.file("elastic.yaml", &elastic),
+    ]);
+    assert_eq!(
+        get_json(&k, "job/once").expect("job")["spec"]["completions"],
+        3
+    );
+}

@@ -643,3 +643,20 @@ async fn admission_plugins_mutate_and_reject() {
     );
     assert!(sim.resource_version().expect("rv") > rv);
 }
+
+#[tokio::test]
+async fn a_generated_name_cuts_a_long_prefix_to_stay_a_valid_name() {
+    let sim = common::sim();
+    let cms: Api<ConfigMap> = Api::default_namespaced(sim.client().expect("client"));
+    let prefix = "p".repeat(70);
+    let mut object = cm("", json!({}));
+    object.metadata.name = None;
+    object.metadata.generate_name = Some(prefix.clone());
+    let made = cms
+        .create(&PostParams::default(), &object)
+        .await
+        .expect("create");
+    let name = made.metadata.name.expect("name");
+    assert_eq!(name.len(), 63, "{name}");
+    assert!(name.starts_with(&prefix[..58]), "{name}");
+}

@@ -50,8 +50,13 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
+        Fixture::with_config(SimConfig::default())
+    }
+
+    /// A local cluster started with `config` (its controllers' timing, …).
+    pub fn with_config(config: SimConfig) -> Fixture {
         Fixture {
-            sim: Sim::start(SimConfig::default()).expect("sim"),
+            sim: Sim::start(config).expect("sim"),
             dirs: tempfile::tempdir().expect("temp dir"),
         }
     }

@@ -99,6 +99,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "action": a.action,
             "diff": a.diff,
             "take": a.take,
+            "reason": a.reason,
         })).collect::<Vec<_>>(),
     })
 }
@@ -117,7 +118,7 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
         "Plan for {} → target {} ({}, namespace {})",
         plan.app, plan.target, plan.server, plan.namespace
     );
-    let mut counts = [0usize; 5];
+    let mut counts = [0usize; 6];
     for a in &plan.actions {
         let (mark, code, slot) = match a.action {
             ActionKind::Create => ("+ create   ", "32", 0),
@@ -126,12 +127,16 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
             ActionKind::Delete => ("- delete   ", "31", 3),
             ActionKind::Unchanged => ("  unchanged", "2", 4),
             ActionKind::Use => ("  use as is", "2", 4),
+            ActionKind::Replace => ("± replace  ", "35", 5),
         };
         counts[slot] += 1;
         if changes_only && !a.changes() {
             continue;
         }
         println!("  {} {}", paint(code, mark.to_string()), a.key());
+        if let Some(reason) = &a.reason {
+            println!("      because {reason}");
+        }
         for t in &a.take {
             println!("      takes {} from {}", t.field, t.from);
         }
@@ -149,9 +154,14 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
             );
         }
     }
+    let replaced = if counts[5] > 0 {
+        format!("{} to replace, ", counts[5])
+    } else {
+        String::new()
+    };
     println!(
-        "{} to create, {} to update, {} to adopt, {} to delete, {} unchanged.",
-        counts[0], counts[1], counts[2], counts[3], counts[4]
+        "{} to create, {} to update, {}{} to adopt, {} to delete, {} unchanged.",
+        counts[0], counts[1], replaced, counts[2], counts[3], counts[4]
     );
     for r in &plan.requires {
         let seen = if r.found {

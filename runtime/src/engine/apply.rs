@@ -494,10 +494,33 @@ async fn run_step(
     };
     let mut backoff = FIRST_BACKOFF;
     let mut attempt = 1;
-    // The resourceVersion an optimistic write carries: the checked one, or the one a conflict re-read.
-    let mut rv = step.rvs.get(&a.key()).cloned();
+    let replace = a.action == ActionKind::Replace;
+    // A replace deletes the planned object first (and waits until it is gone); the apply below then
+    // creates the new one. A resumed replace finds it deleted (it creates) or created again (the apply
+    // changes nothing).
+    let cleared = if replace {
+        let cleared = clear_for_replace(step, &api, &served, a).await;
+        if cleared.is_ok() {
+            checkpoint(step.hook, &format!("step {index} deleted"))?;
+        }
+        cleared
+    } else {
+        Ok(())
+    };
+    // The resourceVersion an optimistic write carries: the checked one, or the one a conflict re-read
+    // (none for the object a replace creates).
+    let mut rv = if replace {
+        None
+    } else {
+        step.rvs.get(&a.key()).cloned()
+    };
     let mut conflicts = 0;
+    let mut cleared = Some(cleared);
     let result = loop {
+        if let Some(Err(e)) = cleared.take() {
+            // The delete half of a replace failed: nothing is created.
+            break Err(e);
+        }
         let Some(write) = &write else {
             break Err(WriteError::Rejected(format!(
                 "{} has no desired object",
@@ -508,7 +531,11 @@ async fn run_step(
             // Someone wrote the object between the check and this write — a controller updating its
             // status, usually. The write goes ahead only if what the plan saw still holds.
             Err(kube::Error::Api(s))
-                if s.code == 409 && step.optimistic && attempt == 1 && a.precondition.is_some() =>
+                if s.code == 409
+                    && step.optimistic
+                    && attempt == 1
+                    && a.precondition.is_some()
+                    && !replace =>
             {
                 conflicts += 1;
                 match unchanged_since_plan(step, &served, a).await {
@@ -567,6 +594,122 @@ async fn run_step(
             "writing {}: {e}",
             a.key()
         ))),
+    }
+}
+
+/// How long a replace waits for the object it deleted to be gone (finalizers may hold it).
+const REPLACE_GONE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The first half of a replace: delete the object the plan saw (its uid) with `propagationPolicy:
+/// Background`, then wait until it is gone. Background, because the object is a finished Job: its pods
+/// no longer run, so nothing of the old and the new Job runs at once, and the new Job need not wait
+/// for the garbage collector to delete every old pod (Foreground keeps the Job, and so its name, until
+/// then). Without a policy, a batch/v1 Job's pods would be orphaned. Done already when the object is
+/// missing, or another object of that name is there (the interrupted run created it).
+async fn clear_for_replace(
+    step: &Step<'_>,
+    api: &kube::Api<DynamicObject>,
+    served: &super::resources::Served,
+    a: &Action,
+) -> Result<(), WriteError> {
+    let Some(uid) = a.precondition.as_ref().map(|p| p.uid.clone()) else {
+        return Err(WriteError::Rejected(format!(
+            "{} has no planned object to replace",
+            a.key()
+        )));
+    };
+    // The checked resourceVersion on a first run (a resume cannot know it).
+    let mut rv = if step.optimistic {
+        step.rvs.get(&a.key()).cloned()
+    } else {
+        None
+    };
+    let mut backoff = FIRST_BACKOFF;
+    let mut attempt = 1;
+    let mut conflicts = 0;
+    let mut retry =
+        |e: &kube::Error, attempt: &mut u32| -> Result<std::time::Duration, WriteError> {
+            if !is_transient(e) {
+                return Err(WriteError::Rejected(super::cluster_error::classify(e).1));
+            }
+            if *attempt >= WRITE_ATTEMPTS {
+                return Err(WriteError::Transient(format!(
+                    "{} (after {attempt} attempts)",
+                    super::cluster_error::classify(e).1
+                )));
+            }
+            *attempt += 1;
+            let pause = backoff;
+            backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
+            Ok(pause)
+        };
+    loop {
+        let live = match api.get_opt(&a.name).await {
+            Ok(live) => live,
+            Err(e) => {
+                tokio::time::sleep(retry(&e, &mut attempt)?).await;
+                continue;
+            }
+        };
+        match live {
+            None => return Ok(()),
+            Some(o) if o.metadata.uid.as_deref() != Some(uid.as_str()) => return Ok(()),
+            Some(o) if o.metadata.deletion_timestamp.is_some() => break,
+            Some(_) => {}
+        }
+        let params = DeleteParams {
+            preconditions: Some(Preconditions {
+                uid: Some(uid.clone()),
+                resource_version: rv.clone(),
+            }),
+            ..DeleteParams::background()
+        };
+        match api.delete(&a.name, &params).await {
+            Ok(_) => break,
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
+            // The uid precondition failed (another object now: the loop sees it), or the resourceVersion
+            // did: a controller wrote (status); the delete goes ahead only if what the plan saw holds.
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                conflicts += 1;
+                if conflicts > CONFLICT_RETRIES {
+                    return Err(WriteError::Transient(format!(
+                        "the object kept changing while it was deleted ({conflicts} conflicts)"
+                    )));
+                }
+                if rv.is_some() {
+                    match unchanged_since_plan(step, served, a).await {
+                        Some(now) => rv = Some(now),
+                        None => {
+                            return Err(WriteError::Rejected(
+                                "the object was changed since the plan (the server refused the delete \
+                                 with HTTP 409); nothing of it was written: plan again"
+                                    .to_string(),
+                            ));
+                        }
+                    }
+                }
+            }
+            Err(e) => tokio::time::sleep(retry(&e, &mut attempt)?).await,
+        }
+    }
+    // Gone when it is missing or another object has its name.
+    let deadline = tokio::time::Instant::now() + REPLACE_GONE_WAIT;
+    loop {
+        match api.get_opt(&a.name).await {
+            Ok(None) => return Ok(()),
+            Ok(Some(o)) if o.metadata.uid.as_deref() != Some(uid.as_str()) => return Ok(()),
+            Ok(Some(_)) => {}
+            Err(e) if is_transient(&e) => {}
+            Err(e) => return Err(WriteError::Rejected(super::cluster_error::classify(&e).1)),
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(WriteError::Transient(format!(
+                "{} was deleted but is still there after {}s (finalizers?)",
+                a.key(),
+                REPLACE_GONE_WAIT.as_secs()
+            )));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
 

@@ -180,7 +180,12 @@ pub(super) fn plan_event(plan: &Plan) -> DeployEvent {
         hash: plan.hash.clone(),
         changes: plan.has_changes(),
         create: count(&|k| *k == ActionKind::Create),
-        update: count(&|k| matches!(k, ActionKind::Update | ActionKind::Adopt)),
+        update: count(&|k| {
+            matches!(
+                k,
+                ActionKind::Update | ActionKind::Adopt | ActionKind::Replace
+            )
+        }),
         delete: count(&|k| *k == ActionKind::Delete),
         unchanged: count(&|k| matches!(k, ActionKind::Unchanged | ActionKind::Use)),
         warnings: plan.requires.iter().filter_map(|r| r.warning()).collect(),

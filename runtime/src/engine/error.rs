@@ -57,6 +57,16 @@ pub enum EngineError {
         /// Name.
         name: String,
     },
+    /// A Job of the app whose immutable fields change is still running: replacing it would kill its pods.
+    #[error("Job/{namespace}/{name} is still running and its {} cannot change in place (replacing it would delete the running Job and its pods)", fields.join(", "))]
+    JobRunning {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The immutable fields that change (`spec.template`, …).
+        fields: Vec<String>,
+    },
     /// A secret source is missing.
     #[error("secret `{secret}` key `{key}`: {reason}")]
     SecretSource {
@@ -259,6 +269,7 @@ impl Coded for EngineError {
             EngineError::Cluster { .. } => Code::ClusterError,
             EngineError::UnknownKind { .. } => Code::UnknownKind,
             EngineError::NotOwned { .. } => Code::NotOwned,
+            EngineError::JobRunning { .. } => Code::JobRunning,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
             EngineError::Precondition(_) => Code::PreconditionFailed,
@@ -304,6 +315,9 @@ impl Coded for EngineError {
             EngineError::NotOwned { kind, name } => {
                 format!("to take it over, plan with `--adopt {kind}/{name}` (or `--adopt-all`) and approve that plan")
             }
+            EngineError::JobRunning { namespace, name, .. } => format!(
+                "wait until the Job has finished (`kubectl -n {namespace} wait --for=condition=complete job/{name}`), then run `plan` again; or, if stopping it now is safe, delete it (`kubectl -n {namespace} delete job {name} --cascade=foreground`) and plan again"
+            ),
             EngineError::ApprovalMismatch { planned, .. } => format!(
                 "review the changes with `deploy` (or `plan`), then run `deploy --approve {planned}`"
             ),
@@ -371,6 +385,7 @@ impl Coded for EngineError {
             | EngineError::Context { .. }
             | EngineError::UnknownKind { .. }
             | EngineError::NotOwned { .. }
+            | EngineError::JobRunning { .. }
             | EngineError::SecretSource { .. }
             | EngineError::UnknownPlan(_)
             | EngineError::Precondition(_)

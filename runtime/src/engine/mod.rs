@@ -19,6 +19,7 @@ pub mod owned;
 pub mod plan;
 pub mod ready;
 pub mod record;
+pub mod replace;
 pub mod resources;
 pub mod secrets;
 pub mod session;

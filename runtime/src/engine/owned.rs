@@ -23,6 +23,30 @@ pub fn same_as_applied(desired: &Value, live: &Value, manager: &str) -> bool {
     same_without_identity(desired, &projection)
 }
 
+/// What `manager` last applied to `live`, read back: its owned fields with their live values (the
+/// projection [`same_as_applied`] compares). `None` when it cannot be read with certainty.
+pub fn applied(live: &Value, manager: &str) -> Option<Value> {
+    project(live, applied_fields(live, manager)?)
+}
+
+/// The fields under `paths` (JSON pointers, e.g. `/spec/template`) where `desired` differs from what was
+/// applied (see [`applied`]): a value set, changed or no longer set. Only the fields the app sets count,
+/// so what the server defaulted or another manager added is never a difference.
+pub fn changed_under<'p>(desired: &Value, applied: &Value, paths: &[&'p str]) -> Vec<&'p str> {
+    paths
+        .iter()
+        .copied()
+        .filter(|path| {
+            let ports = path.ends_with("/ports");
+            match (desired.pointer(path), applied.pointer(path)) {
+                (None, None) => false,
+                (Some(d), Some(p)) => !same(d, p, ports),
+                _ => true,
+            }
+        })
+        .collect()
+}
+
 /// `same(identity_free(desired), projection)` without copying `desired` (only its metadata is copied,
 /// to leave out the name and namespace).
 fn same_without_identity(desired: &Value, projection: &Value) -> bool {

@@ -9,7 +9,7 @@ use super::secrets::{materialize, redact};
 use super::target::Connection;
 use crate::render;
 use futures::{StreamExt, stream};
-use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use piceli_core::model::App;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -43,6 +43,9 @@ pub enum ActionKind {
     /// A Namespace that exists and is not the app's (a platform team made it): used as it is — never
     /// written, adopted, labelled or deleted; apply only checks it still exists (same UID).
     Use,
+    /// It exists, is ours, and a field that cannot change in place changes (a finished Job's pod
+    /// template): apply deletes it and creates it again. The action's `reason` says why.
+    Replace,
 }
 
 /// What the plan saw of a live object; apply refuses if it changed. A change of status alone (controllers
@@ -94,6 +97,9 @@ pub struct Action {
     /// Fields taken over from other field managers (`plan --take-ownership`): the write uses force.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub take: Vec<super::conflicts::Taken>,
+    /// Why the object is replaced rather than updated ([`ActionKind::Replace`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl ActionKind {
@@ -106,6 +112,7 @@ impl ActionKind {
             ActionKind::Delete => "delete",
             ActionKind::Adopt => "adopt",
             ActionKind::Use => "use",
+            ActionKind::Replace => "replace",
         }
     }
 }
@@ -560,6 +567,7 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         precondition: None,
         desired_digest,
         take: Vec::new(),
+        reason: None,
     };
     let Some(live) = live else {
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at
@@ -591,6 +599,28 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         // Exactly what this app last applied, still as it left it: a dry run would change nothing.
         action.action = ActionKind::Unchanged;
         return Ok(action);
+    }
+    if !adopt {
+        // A Job of the app whose immutable fields change cannot be updated: replaced when it has finished,
+        // refused while it runs. Never for an object that is not the app's (adopting one updates it).
+        match super::replace::decide(&d.object, &live, FIELD_MANAGER) {
+            super::replace::Decision::InPlace => {}
+            super::replace::Decision::Replace { fields, diff } => {
+                // The server checks the new Job before apply deletes the old one.
+                dry_run_replacement(conn, d, &name, &kind).await?;
+                action.action = ActionKind::Replace;
+                action.reason = Some(super::replace::reason(&fields));
+                action.diff = diff;
+                return Ok(action);
+            }
+            super::replace::Decision::Running { fields } => {
+                return Err(EngineError::JobRunning {
+                    namespace: d.namespace.clone().unwrap_or_default(),
+                    name,
+                    fields,
+                });
+            }
+        }
     }
     // A controller may write between the read and the dry run (status, annotations): compare the dry
     // run with the version it was made against, reading again when they differ.
@@ -675,6 +705,34 @@ async fn dry_run(
         .await
         .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))?;
     Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+}
+
+/// A dry-run create of the object a replace creates, so the server validates it at plan time (apply deletes
+/// the old object before it creates this one). The name is still the old object's, so the create uses a
+/// name generated from it (`generateName`; the name itself was validated when the old object was made).
+async fn dry_run_replacement(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+) -> Result<(), EngineError> {
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut body = d.object.clone();
+    if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("name");
+        meta.insert("generateName".into(), Value::String(format!("{name}-")));
+    }
+    let object: DynamicObject = serde_json::from_value(body).map_err(|e| {
+        EngineError::DryRun(format!("{kind}/{name} cannot be sent for a dry run: {e}"))
+    })?;
+    let params = PostParams {
+        dry_run: true,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+    };
+    api.create(&params, &object)
+        .await
+        .map(|_| ())
+        .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))
 }
 
 /// Fill a desired Secret's values: from the app's sources, or — restoring a release, whose values were
@@ -791,6 +849,7 @@ async fn prune(
             precondition: precondition(&live, &opts.digest_key),
             desired_digest: None,
             take: Vec::new(),
+            reason: None,
         });
     }
     Ok(out)
@@ -803,7 +862,7 @@ mod action_kind_tests {
     #[test]
     fn stored_names_are_the_serde_names() {
         use ActionKind::*;
-        for k in [Create, Update, Unchanged, Delete, Adopt, Use] {
+        for k in [Create, Update, Unchanged, Delete, Adopt, Use, Replace] {
             assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
         }
     }

@@ -185,7 +185,7 @@ pub async fn wait_with(
         .filter(|a| {
             matches!(
                 a.action,
-                ActionKind::Create | ActionKind::Update | ActionKind::Adopt
+                ActionKind::Create | ActionKind::Update | ActionKind::Adopt | ActionKind::Replace
             )
         })
         .filter(|a| {

@@ -28,6 +28,17 @@ pub struct DeleteOptions {
     pub dry_run: bool,
     /// `gracePeriodSeconds` (body or query); Pods only.
     pub grace_period: Option<i64>,
+    /// The request named neither `propagationPolicy` nor `orphanDependents`: the resource's default
+    /// policy applies ([`orphans_by_default`]). `false` for the simulator's own deletions (its
+    /// controllers name Background, as kube-controller-manager's do).
+    pub policy_absent: bool,
+}
+
+/// Whether a DELETE that names no propagation policy orphans the object's dependents: for batch/v1 Jobs,
+/// as kube-apiserver keeps for backwards compatibility (the Job strategy's
+/// `DefaultGarbageCollectionPolicy`: its pods stay, without their owner); Background for everything else.
+pub fn orphans_by_default(rt: &ResourceType) -> bool {
+    rt.group == "batch" && rt.version == "v1" && rt.kind == "Job"
 }
 
 /// The finalizer of an object whose dependents are being deleted before it.
@@ -76,6 +87,7 @@ impl DeleteOptions {
             uid: s("/preconditions/uid"),
             resource_version: s("/preconditions/resourceVersion"),
             orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
+            policy_absent: policy.is_none() && v.get("orphanDependents").is_none(),
             dry_run: dry,
         })
     }
@@ -106,6 +118,16 @@ pub fn delete(
 ) -> Result<Value, ApiError> {
     let rk = rt.store_key();
     let ns = if rt.namespaced { ns } else { "" };
+    let defaulted;
+    let opts = if opts.policy_absent && orphans_by_default(rt) {
+        defaulted = DeleteOptions {
+            orphan: true,
+            ..opts.clone()
+        };
+        &defaulted
+    } else {
+        opts
+    };
     admit(app, rt, ns, name, opts)?;
     let out = app.store.write(|w| {
         let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };

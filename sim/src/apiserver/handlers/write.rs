@@ -131,7 +131,13 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty())
         {
-            Some(prefix) => format!("{prefix}{}", crate::registry::object::random::name_suffix()),
+            // As names.SimpleNameGenerator: the prefix cut to 58 characters, so the name with its
+            // five random ones stays within 63.
+            Some(prefix) => format!(
+                "{}{}",
+                prefix.chars().take(58).collect::<String>(),
+                crate::registry::object::random::name_suffix()
+            ),
             None => {
                 return Err(ApiError::invalid(
                     &r.rt.group,

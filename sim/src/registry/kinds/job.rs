@@ -33,11 +33,36 @@ impl Strategy for Job {
         );
     }
 
+    /// `ValidateJobSpecUpdate` (1.33): completions (but for elastic Indexed Jobs), selector, template,
+    /// completionMode, podFailurePolicy, backoffLimitPerIndex, managedBy and successPolicy cannot change.
+    /// (The scheduling directives a suspended Job that never started may change are not simulated.)
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        let indexed = new.pointer("/spec/completionMode") == Some(&Value::from("Indexed"));
+        let completions = new.pointer("/spec/completions");
+        if indexed && old.pointer("/spec/completions") != completions {
+            // Elastic Indexed Jobs: completions may change, in tandem with parallelism.
+            if let Some(c) = completions.filter(|c| !c.is_null())
+                && Some(c) != new.pointer("/spec/parallelism")
+            {
+                out.push(Cause {
+                    reason: "FieldValueInvalid".into(),
+                    message: format!(
+                        "Invalid value: {c}: can only be modified in tandem with spec.parallelism"
+                    ),
+                    field: "spec.completions".into(),
+                });
+            }
+        } else {
+            immutable_if_changed(old, new, "/spec/completions", "spec.completions", out);
+        }
         for (ptr, field) in [
             ("/spec/selector", "spec.selector"),
             ("/spec/template", "spec.template"),
-            ("/spec/completions", "spec.completions"),
+            ("/spec/completionMode", "spec.completionMode"),
+            ("/spec/podFailurePolicy", "spec.podFailurePolicy"),
+            ("/spec/backoffLimitPerIndex", "spec.backoffLimitPerIndex"),
+            ("/spec/managedBy", "spec.managedBy"),
+            ("/spec/successPolicy", "spec.successPolicy"),
         ] {
             immutable_if_changed(old, new, ptr, field, out);
         }
