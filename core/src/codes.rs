@@ -603,9 +603,12 @@ codes! {
          files.";
     ExternalMissing = "PCL0165", "an `external` object the app refers to is not in the cluster",
         "`plan` looks up every `external` object in the target's namespace: one that is missing is reported as a \
-         warning and recorded in the plan (`requires`, with `found: false`). Applying still works, but pods that \
-         mount or read it do not start until someone makes it (cert-manager issuing the certificate, External \
-         Secrets syncing, the platform team). Make it, or check its name and the target's namespace.";
+         warning and recorded in the plan (`requires`, with `found: false`). Applying still works, but what \
+         needs it waits until someone makes it (cert-manager issuing the certificate, External Secrets \
+         syncing, the platform team, another app): pods that mount or read a Secret or ConfigMap do not start, \
+         pods that run as a ServiceAccount are not created, pods that mount a claim stay Pending, an Ingress \
+         serves no certificate of its own from a missing TLS Secret, and requests an Ingress routes to a \
+         missing Service fail. The warning says which. Make it, or check its name and the target's namespace.";
     ExternalChanged = "PCL0166", "an `external` object changed between plan and apply",
         "The plan recorded whether each `external` object existed (and its UID). At apply it is read again: one \
          that appeared, disappeared or was replaced since the plan makes the plan stale. Run `plan` again and \
@@ -692,8 +695,10 @@ codes! {
     ImportFieldChanged = "PCL0185", "an imported field cannot be carried over as written",
         "A field of an imported object has no place in `app!` as written: a label Piceli sets itself \
          (`app.kubernetes.io/name`, `app.kubernetes.io/component`, `app.kubernetes.io/managed-by`), pod \
-         template metadata other than labels and annotations, or a Secret's `immutable`. The message says \
-         what was dropped or changed; set it by hand if it matters.";
+         template metadata other than labels and annotations, a Secret's `immutable`, or a label or annotation \
+         value that is a number or boolean (written as a string, with a `// piceli:` comment on the item: the \
+         API server takes only strings there and refused the object as it was). The message says what was \
+         dropped or changed; set it by hand if it matters.";
     ImportOutputFailed = "PCL0186", "`import` or `new` cannot write its output",
         "Writing the generated source, crate, `.env.example` or included objects failed (the directory is \
          not writable, or the disk is full), or `--crate DIR` / `piceli new NAME` points at a directory \

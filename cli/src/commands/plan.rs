@@ -165,9 +165,12 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
     );
     for r in &plan.requires {
         let seen = if r.found {
-            "present"
+            "present".to_string()
         } else {
-            "MISSING (made by someone else; pods that use it wait)"
+            format!(
+                "MISSING (made by someone else; {} until it exists)",
+                r.while_missing().trim_end_matches(',')
+            )
         };
         println!("  requires   {} (external): {seen}", r.key());
     }

@@ -134,8 +134,15 @@ pub struct Ingress {
     pub host: Option<Spanned<String>>,
     /// IngressClass name.
     pub class: Option<Spanned<String>>,
-    /// A declared Secret holding the TLS certificate.
+    /// A declared Secret holding the TLS certificate, for every host (`tls: NAME`).
     pub tls_secret: Option<Name>,
+    /// `tls: { SECRET: ["host", …], … }`: one TLS entry per Secret, for the hosts listed (none: the hosts
+    /// the controller picks), in the order written.
+    #[serde(default)]
+    pub tls: Vec<IngressTls>,
+    /// `default: SERVICE => PORT`: where requests no rule matches go (`spec.defaultBackend`).
+    #[serde(default)]
+    pub default_backend: Option<IngressBackend>,
     /// Path → backend.
     pub paths: Vec<IngressPath>,
     /// Annotations (controllers read them).
@@ -159,4 +166,25 @@ pub struct IngressPath {
     pub port: Option<PortRef>,
     /// The host of its rule (`rules: { "host": { … } }`); `None` is the Ingress's `host:`.
     pub host: Option<Spanned<String>>,
+    /// Its own path type (`"/healthz": exact(web => http)`); `None` is the Ingress's `path_type:`.
+    #[serde(default)]
+    pub path_type: Option<Spanned<String>>,
+}
+
+/// One TLS entry of an Ingress: `web-tls: ["shop.example.com"]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IngressTls {
+    /// A declared or `external` Secret with the certificate.
+    pub secret: Name,
+    /// The hosts it covers, in order (none: the field is left out).
+    pub hosts: Vec<Spanned<String>>,
+}
+
+/// A Service backend of an Ingress outside its rules: `default: web => http`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IngressBackend {
+    /// The declared or `external` Service.
+    pub service: Name,
+    /// The Service port, by name or number (`None`: the Service's first).
+    pub port: Option<PortRef>,
 }

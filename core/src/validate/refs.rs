@@ -267,13 +267,22 @@ fn services(cx: &mut Ctx, app: &App) {
             && let Some(s) = service(cx, app, sn)
             && s.selects.v != w.name.v
         {
-            cx.error(
-                Code::UnknownService,
-                sn.at,
+            let message = if s.of_no_workload() {
+                // `service NAME { spec: { … } }`: it selects no workload of the app.
+                format!(
+                    "Service `{}` is declared without `-> WORKLOAD`, so it does not select `{}`",
+                    s.name.v, w.name.v
+                )
+            } else {
                 format!(
                     "Service `{}` selects `{}`, not `{}`",
                     s.name.v, s.selects.v, w.name.v
-                ),
+                )
+            };
+            cx.error(
+                Code::UnknownService,
+                sn.at,
+                message,
                 format!(
                     "a StatefulSet's governing Service must select it: `service {} -> {} {{ … }}`",
                     s.name.v, w.name.v
@@ -302,15 +311,21 @@ fn network_policies(cx: &mut Ctx, app: &App) {
 
 fn ingresses(cx: &mut Ctx, app: &App) {
     for i in &app.ingresses {
-        if i.paths.is_empty() {
+        // A `spec: { defaultBackend }` of another kind (a resource backend) also routes every request.
+        let default = i.default_backend.is_some() || i.spec.get("defaultBackend").is_some();
+        if i.paths.is_empty() && !default {
             cx.error(
                 Code::MissingKey,
                 i.name.at,
-                format!("Ingress `{}` has no paths", i.name.v),
-                "add `paths: { \"/\": web => http }` or `rules: { \"host\": { \"/\": web => http } }`",
+                format!("Ingress `{}` has no paths and no default backend", i.name.v),
+                "add `paths: { \"/\": web => http }`, `rules: { \"host\": { \"/\": web => http } }` or `default: web => http`",
             );
         }
-        if let Some(t) = &i.path_type {
+        for t in i
+            .path_type
+            .iter()
+            .chain(i.paths.iter().filter_map(|p| p.path_type.as_ref()))
+        {
             super::pods::one_of(
                 cx,
                 t,
@@ -321,10 +336,14 @@ fn ingresses(cx: &mut Ctx, app: &App) {
         if let Some(t) = &i.tls_secret {
             super::pods::secret_ref(cx, app, t);
         }
+        for t in &i.tls {
+            super::pods::secret_ref(cx, app, &t.secret);
+        }
         for h in i
             .host
             .iter()
             .chain(i.paths.iter().filter_map(|p| p.host.as_ref()))
+            .chain(i.tls.iter().flat_map(|t| &t.hosts))
         {
             if let Some(host) = cx.known(h) {
                 let bare = host.strip_prefix("*.").unwrap_or(host);
@@ -333,30 +352,38 @@ fn ingresses(cx: &mut Ctx, app: &App) {
         }
         for p in &i.paths {
             cx.rule(Code::InvalidPath, p.path.at, rules::http_path(&p.path.v));
-            if app.is_external(ExternalKind::Service, &p.service.v) {
-                // Someone else's Service: its ports are not known here, so the path names one.
-                if p.port.is_none() {
-                    cx.error(
-                        Code::UnknownServicePort,
-                        p.service.at,
-                        format!(
-                            "Service `{}` is external, so its ports are not known",
-                            p.service.v
-                        ),
-                        format!(
-                            "name the port: `{} => 80` or `{} => http`",
-                            p.service.v, p.service.v
-                        ),
-                    );
-                }
-                continue;
-            }
-            if let Some(s) = service(cx, app, &p.service)
-                && let Some(port) = &p.port
-            {
-                service_port(cx, s, port);
-            }
+            ingress_backend(cx, app, &p.service, p.port.as_ref());
         }
+        if let Some(d) = &i.default_backend {
+            ingress_backend(cx, app, &d.service, d.port.as_ref());
+        }
+    }
+}
+
+/// An Ingress backend: a declared Service and one of its ports, or an `external service` and the port it
+/// names (its ports are someone else's).
+fn ingress_backend(cx: &mut Ctx, app: &App, service_name: &Name, port: Option<&PortRef>) {
+    if app.is_external(ExternalKind::Service, &service_name.v) {
+        if port.is_none() {
+            cx.error(
+                Code::UnknownServicePort,
+                service_name.at,
+                format!(
+                    "Service `{}` is external, so its ports are not known",
+                    service_name.v
+                ),
+                format!(
+                    "name the port: `{} => 80` or `{} => http`",
+                    service_name.v, service_name.v
+                ),
+            );
+        }
+        return;
+    }
+    if let Some(s) = service(cx, app, service_name)
+        && let Some(port) = port
+    {
+        service_port(cx, s, port);
     }
 }
 

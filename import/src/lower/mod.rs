@@ -86,6 +86,9 @@ pub(crate) struct Cx {
     pub out: Lowered,
     pub workloads: Vec<WorkloadRef>,
     pub secrets: BTreeSet<String>,
+    /// Every Secret of the input, first-class or not (a Secret left to the include file is not one
+    /// `tls:` can name; one the input lacks is declared `external`).
+    pub input_secrets: BTreeSet<String>,
     pub config_maps: BTreeSet<String>,
     /// PersistentVolumeClaims lowered first-class (pod volumes may name them).
     pub pvcs: BTreeSet<String>,
@@ -242,6 +245,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         out,
         workloads: Vec::new(),
         secrets: BTreeSet::new(),
+        input_secrets: BTreeSet::new(),
         config_maps: BTreeSet::new(),
         pvcs: BTreeSet::new(),
         service_accounts: BTreeSet::new(),
@@ -256,6 +260,11 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     };
     // Objects no cluster accepts are left out, and objects of other namespaces warned, before lowering.
     let kept = admit::admit(&mut cx, objects);
+    cx.input_secrets = kept
+        .iter()
+        .filter(|o| o["kind"] == "Secret")
+        .filter_map(|o| o["metadata"]["name"].as_str().map(String::from))
+        .collect();
     // Pass order: what workloads and bindings name, then workloads, then what selects or scales them.
     let passes: &[&[&str]] = &[
         &[
@@ -462,19 +471,20 @@ impl Cx {
     /// than Piceli's is a warning).
     pub fn meta(&mut self, item: &mut Item, o: &Value) {
         let what = describe(o);
-        if let Some(l) = self.labels(&o["metadata"]["labels"], &what) {
+        if let Some(l) = self.labels(item, &o["metadata"]["labels"], &what, "label") {
             item.entry("labels", l);
         }
         if let Some(a) = o["metadata"]["annotations"]
             .as_object()
             .filter(|a| !a.is_empty())
         {
-            item.entry("annotations", Dsl::str_map(a));
+            let a = self.strings(item, a, &what, "annotation");
+            item.entry("annotations", a);
         }
     }
 
     /// A label map without Piceli's own labels, or `None` when nothing is left.
-    pub fn labels(&mut self, v: &Value, what: &str) -> Option<Dsl> {
+    pub fn labels(&mut self, item: &mut Item, v: &Value, what: &str, field: &str) -> Option<Dsl> {
         let mut labels = v.as_object()?.clone();
         for k in RESERVED_LABELS {
             if let Some(val) = labels.shift_remove(*k) {
@@ -488,7 +498,34 @@ impl Cx {
                 }
             }
         }
-        (!labels.is_empty()).then(|| Dsl::str_map(&labels))
+        (!labels.is_empty()).then(|| self.strings(item, &labels, what, field))
+    }
+
+    /// A map of label or annotation values as strings: a number or boolean (which the API server refuses
+    /// there) is written as its text, with a warning and a `// piceli:` comment on the item.
+    pub fn strings(
+        &mut self,
+        item: &mut Item,
+        m: &Map<String, Value>,
+        what: &str,
+        field: &str,
+    ) -> Dsl {
+        let quoted: Vec<String> = m
+            .iter()
+            .filter(|(_, v)| !v.is_string())
+            .map(|(k, v)| format!("`{k}: {v}`"))
+            .collect();
+        if !quoted.is_empty() {
+            let message = format!(
+                "{field} value {} written as a string (the API server takes only strings there and refuses the object as it was)",
+                quoted.join(", ")
+            );
+            item.comments.push(format!("piceli: PCL0185 {message}"));
+            self.out
+                .warnings
+                .push(Warning::new(Code::ImportFieldChanged, what, message));
+        }
+        Dsl::str_map(m)
     }
 
     /// The lowered workload whose pods carry every label of `selector`.

@@ -77,7 +77,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     if let Some(Value::Object(mut meta)) = template.shift_remove("metadata") {
         if let Some(labels) = meta.shift_remove("labels") {
             pod_labels = labels.as_object().cloned().unwrap_or_default();
-            if let Some(l) = cx.labels(&labels, &describe(o)) {
+            if let Some(l) = cx.labels(&mut item, &labels, &describe(o), "pod label") {
                 item.entry("pod_labels", l);
             }
         }
@@ -87,7 +87,8 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
             .and_then(Value::as_object)
             && !a.is_empty()
         {
-            item.entry("pod_annotations", Dsl::str_map(a));
+            let a = cx.strings(&mut item, a, &describe(o), "pod annotation");
+            item.entry("pod_annotations", a);
         }
         meta.shift_remove("creationTimestamp");
         if !meta.is_empty() {

@@ -113,6 +113,7 @@ pub const INGRESS_OWNED: &Owned = &[
     ("rules", Owner::Keys(&["paths", "host", "rules"])),
     ("ingressClassName", Owner::Key("class")),
     ("tls", Owner::Key("tls")),
+    ("defaultBackend", Owner::Key("default")),
 ];
 
 /// Fields of a PersistentVolumeClaimSpec that first-class pvc keys set.

@@ -286,9 +286,30 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     i.class = f
         .take("class")
         .and_then(|v| lw.str(v, format!("{owner} › class")));
-    i.tls_secret = f
-        .take("tls")
-        .and_then(|v| lw.name(v, format!("{owner} › tls")));
+    match f.take("tls") {
+        // `tls: { web-tls: ["shop.example.com"], api-tls: ["api.example.com"] }`: one entry per Secret.
+        Some(v @ Value::Map(_)) => {
+            let mut tf = Fields::of(lw, Some(v), format!("{owner} › tls"));
+            for (k, hosts) in tf.all() {
+                let desc = format!("{owner} › tls {}", k.text);
+                let secret = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+                let hosts = match hosts {
+                    Value::List(..) => lw.str_list(hosts, &format!("{desc} › host")),
+                    other => {
+                        lw.wrong_type(
+                            other,
+                            "a list of the hosts the Secret's certificate covers",
+                            "[\"shop.example.com\"]",
+                        );
+                        Vec::new()
+                    }
+                };
+                i.tls.push(IngressTls { secret, hosts });
+            }
+        }
+        Some(v) => i.tls_secret = lw.name(v, format!("{owner} › tls")),
+        None => {}
+    }
     (i.labels, i.annotations) = lw.meta(&mut f, &owner);
     i.spec = lw.block(&mut f, "spec", schema::INGRESS_SPEC, INGRESS_OWNED, &owner);
     if let Some(v) = f.take("paths") {
@@ -302,6 +323,12 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
             ingress_paths(lw, paths, Some(host), &owner, &mut i.paths);
         }
     }
+    if let Some(v) = f.take("default") {
+        let desc = format!("{owner} › default");
+        if let Some((service, port)) = ingress_backend(lw, v, &desc) {
+            i.default_backend = Some(IngressBackend { service, port });
+        }
+    }
     i.path_type = f
         .take("path_type")
         .and_then(|v| lw.str(v, format!("{owner} › path_type")));
@@ -309,7 +336,15 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     lw.app.ingresses.push(i);
 }
 
-/// `{ "/": web => http, … }`: paths of one rule (the Ingress's `host:` when `host` is `None`).
+/// The calls that give one path a path type of its own: `"/healthz": exact(web => http)`.
+const PATH_TYPES: &[(&str, &str)] = &[
+    ("prefix", "Prefix"),
+    ("exact", "Exact"),
+    ("implementation_specific", "ImplementationSpecific"),
+];
+
+/// `{ "/": web => http, "/healthz": exact(web => http), … }`: paths of one rule (the Ingress's `host:` when
+/// `host` is `None`).
 fn ingress_paths(
     lw: &mut Lower,
     v: &Value,
@@ -321,17 +356,56 @@ fn ingress_paths(
     for (k, val) in pf.all() {
         let desc = format!("{owner} › path {}", k.text);
         let path = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-        let (svc, port) = match val {
-            Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
+        let (backend, path_type) = match val {
+            Value::Call(_) => {
+                let names: Vec<&str> = PATH_TYPES.iter().map(|(n, _)| *n).collect();
+                let Some(call) = lw.call(val, &names, "exact(web => http)") else {
+                    continue;
+                };
+                lw.max_args(call, 1, "exact(web => http)");
+                if let Some((k, _)) = call.named.first() {
+                    lw.fail(
+                        Code::UnknownKey,
+                        k.sp,
+                        format!("`{}(…)` takes no named arguments", call.name.text),
+                        "write the backend alone: `exact(web => http)`",
+                    );
+                }
+                let Some(inner) = lw.arg(call, 0, "the backend", "exact(web => http)") else {
+                    continue;
+                };
+                let t = PATH_TYPES
+                    .iter()
+                    .find(|(n, _)| *n == call.name.text)
+                    .map(|(_, t)| *t)
+                    .unwrap_or_default();
+                let at = lw.loc(call.name.sp, format!("{desc} › path type"));
+                (inner, Some(Spanned::new(t.to_string(), at)))
+            }
             other => (other, None),
         };
-        if let Some(service) = lw.name(svc, format!("{desc} › service")) {
+        if let Some((service, port)) = ingress_backend(lw, backend, &desc) {
             out.push(IngressPath {
                 path,
                 service,
                 port,
                 host: host.clone(),
+                path_type,
             });
         }
     }
+}
+
+/// `web => http`, `web => 8080` or `web` (the Service's first port).
+fn ingress_backend(
+    lw: &mut Lower,
+    v: &Value,
+    desc: &str,
+) -> Option<(Spanned<String>, Option<PortRef>)> {
+    let (svc, port) = match v {
+        Value::Arrow(a, b) => (a.as_ref(), lw.port_ref(b, &format!("{desc} › port"))),
+        other => (other, None),
+    };
+    let service = lw.name(svc, format!("{desc} › service"))?;
+    Some((service, port))
 }

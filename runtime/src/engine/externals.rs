@@ -39,11 +39,25 @@ impl Requirement {
     pub fn warning(&self) -> Option<String> {
         (!self.found).then(|| {
             format!(
-                "warning {}: {} is declared `external` and is not in the cluster: pods that use it will not start until someone makes it",
+                "warning {}: {} is declared `external` and is not in the cluster: {} until someone makes it",
                 Code::ExternalMissing,
-                self.key()
+                self.key(),
+                self.while_missing()
             )
         })
+    }
+
+    /// What goes wrong while it is missing, by kind.
+    pub fn while_missing(&self) -> &'static str {
+        match self.kind.as_str() {
+            "Secret" => {
+                "pods that use it will not start, and an Ingress whose TLS certificate it holds serves none of its own,"
+            }
+            "ServiceAccount" => "pods that run as it will not be created",
+            "PersistentVolumeClaim" => "pods that mount it stay Pending",
+            "Service" => "requests that Ingresses route to it fail",
+            _ => "pods that use it will not start",
+        }
     }
 }
 
@@ -114,4 +128,45 @@ async fn read_uid(
         .await
         .map_err(|e| EngineError::cluster(format!("reading {kind}/{name}"), e))?;
     Ok(found.and_then(|o| o.metadata.uid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Requirement;
+
+    fn missing(kind: &str) -> Requirement {
+        Requirement {
+            api_version: "v1".into(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: "x".into(),
+            found: false,
+            uid: None,
+        }
+    }
+
+    #[test]
+    fn the_missing_warning_says_what_each_kind_holds_up() {
+        let service = missing("Service").warning().expect("a warning");
+        assert!(
+            service.ends_with("Service/shop/x is declared `external` and is not in the cluster: requests that Ingresses route to it fail until someone makes it"),
+            "{service}"
+        );
+        assert!(!service.contains("pods"), "{service}");
+        let config = missing("ConfigMap").warning().expect("a warning");
+        assert!(config.contains("pods that use it will not start until someone makes it"));
+        let account = missing("ServiceAccount").warning().expect("a warning");
+        assert!(account.contains("pods that run as it will not be created"));
+        let claim = missing("PersistentVolumeClaim")
+            .warning()
+            .expect("a warning");
+        assert!(claim.contains("pods that mount it stay Pending"));
+        let secret = missing("Secret").warning().expect("a warning");
+        assert!(secret.contains("an Ingress whose TLS certificate it holds"));
+        let present = Requirement {
+            found: true,
+            ..missing("Secret")
+        };
+        assert!(present.warning().is_none());
+    }
 }

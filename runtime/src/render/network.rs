@@ -82,9 +82,9 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             .as_ref()
             .map(|t| t.v.clone())
             .unwrap_or_else(|| "Prefix".to_string());
-        let backend = |p: &piceli_core::model::IngressPath| {
+        let service_backend = |service: &str, port: Option<&PortRef>| {
             // The port as written (also to an `external service`), else the declared Service's first.
-            let port = match &p.port {
+            let port = match port {
                 Some(PortRef::Name(n)) => Some(net::ServiceBackendPort {
                     name: Some(n.v.clone()),
                     number: None,
@@ -93,7 +93,7 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                     name: None,
                     number: Some(n.v as i32),
                 }),
-                None => cx.app.service(&p.service.v).and_then(|s| {
+                None => cx.app.service(service).and_then(|s| {
                     // Its first port (of `spec: { ports }` when it has no first-class ones).
                     s.ports
                         .first()
@@ -105,17 +105,21 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                         })
                 }),
             };
-            net::HTTPIngressPath {
-                path: Some(p.path.v.clone()),
-                path_type: path_type.clone(),
-                backend: net::IngressBackend {
-                    service: Some(net::IngressServiceBackend {
-                        name: p.service.v.clone(),
-                        port,
-                    }),
-                    ..net::IngressBackend::default()
-                },
+            net::IngressBackend {
+                service: Some(net::IngressServiceBackend {
+                    name: service.to_string(),
+                    port,
+                }),
+                ..net::IngressBackend::default()
             }
+        };
+        let backend = |p: &piceli_core::model::IngressPath| net::HTTPIngressPath {
+            path: Some(p.path.v.clone()),
+            path_type: p
+                .path_type
+                .as_ref()
+                .map_or_else(|| path_type.clone(), |t| t.v.clone()),
+            backend: service_backend(&p.service.v, p.port.as_ref()),
         };
         // One rule per host, in the order hosts first appear; `None` is the Ingress's `host:`.
         let mut rules: Vec<net::IngressRule> = Vec::new();
@@ -135,20 +139,36 @@ pub(super) fn routing(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             }
         }
         let hosts: Vec<String> = rules.iter().filter_map(|r| r.host.clone()).collect();
+        let tls = match &i.tls_secret {
+            Some(t) => Some(vec![net::IngressTLS {
+                hosts: (!hosts.is_empty()).then_some(hosts),
+                secret_name: Some(t.v.clone()),
+            }]),
+            None if !i.tls.is_empty() => Some(
+                i.tls
+                    .iter()
+                    .map(|t| net::IngressTLS {
+                        hosts: (!t.hosts.is_empty())
+                            .then(|| t.hosts.iter().map(|h| h.v.clone()).collect()),
+                        secret_name: Some(t.secret.v.clone()),
+                    })
+                    .collect(),
+            ),
+            None => None,
+        };
         let mut object = json(
             "Ingress",
             &net::Ingress {
                 metadata: cx.meta(&i.name.v, &i.labels, &i.annotations),
                 spec: Some(net::IngressSpec {
                     ingress_class_name: i.class.as_ref().map(|c| c.v.clone()),
-                    rules: Some(rules),
-                    tls: i.tls_secret.as_ref().map(|t| {
-                        vec![net::IngressTLS {
-                            hosts: (!hosts.is_empty()).then_some(hosts),
-                            secret_name: Some(t.v.clone()),
-                        }]
-                    }),
-                    ..net::IngressSpec::default()
+                    // An Ingress of a default backend alone has no rules.
+                    rules: (!rules.is_empty()).then_some(rules),
+                    tls,
+                    default_backend: i
+                        .default_backend
+                        .as_ref()
+                        .map(|d| service_backend(&d.service.v, d.port.as_ref())),
                 }),
                 ..net::Ingress::default()
             },

@@ -56,10 +56,9 @@ pub fn urls(
         }
     }
     for i in &app.ingresses {
-        let scheme = if i.tls_secret.is_some() {
-            "https"
-        } else {
-            "http"
+        // `tls: NAME` covers every host; `tls: { SECRET: [hosts] }` the hosts it lists.
+        let tls_for = |host: &str| {
+            i.tls_secret.is_some() || i.tls.iter().any(|t| t.hosts.iter().any(|h| h.v == host))
         };
         let hosts: Vec<String> = match &i.host {
             Some(h) => vec![h.v.clone()],
@@ -77,6 +76,7 @@ pub fn urls(
             });
         }
         for h in hosts {
+            let scheme = if tls_for(&h) { "https" } else { "http" };
             for p in &i.paths {
                 out.push(Url {
                     kind: "ingress",

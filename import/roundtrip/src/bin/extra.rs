@@ -120,7 +120,43 @@ piceli::app! {
         rules: { "legacy.example.com": { "/": legacy => http } },
     }
 
-    // piceli: kept as they are (no first-class item fits): Endpoints legacy
+    service warehouse {
+        spec: { ports: [{ name: "grpc", port: 9000 }] },
+    }
+
+    ingress fallback {
+        class: "nginx",
+        default: api => http,
+    }
+
+    // piceli: Ingress portal takes its TLS certificate from it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it
+    external secret admin-tls;
+
+    ingress portal {
+        class: "nginx",
+        tls: {
+            "shop-tls": ["portal.example.com"],
+            "admin-tls": ["admin.example.com", "*.admin.example.com"],
+        },
+        rules: {
+            "portal.example.com": {
+                "/": api => http,
+                "/healthz": exact(api => 80),
+                "/legacy": implementation_specific(legacy => http),
+            },
+            "admin.example.com": { "/": api => metrics },
+        },
+        default: legacy => 80,
+    }
+
+    ingress docs {
+        rules: {
+            "docs.example.com": { "/": api => http, "/v1": api => http, "/assets": prefix(api => 80) },
+        },
+        path_type: "Exact",
+    }
+
+    // piceli: kept as they are (no first-class item fits): EndpointSlice warehouse-1, Endpoints legacy
     include json("k8s/extra.json");
 }
 

@@ -270,7 +270,7 @@ pub const INGRESS: &[Key] = &[
     key("class", "`ingressClassName`"),
     key(
         "tls",
-        "a declared or `external` Secret with the certificate, for every host",
+        "a declared or `external` Secret with the certificate, for every host; or `{ SECRET: [\"HOST\", …], … }`, one TLS entry per Secret",
     ),
     key(
         "paths",
@@ -281,8 +281,12 @@ pub const INGRESS: &[Key] = &[
         "several hosts: `{ \"HOST\": { \"/\": SERVICE => PORT } }`",
     ),
     key(
+        "default",
+        "`SERVICE => PORT`: the default backend, for requests no path matches",
+    ),
+    key(
         "path_type",
-        "`\"Prefix\"` (default), `\"Exact\"` or `\"ImplementationSpecific\"`, for every path",
+        "`\"Prefix\"` (default), `\"Exact\"` or `\"ImplementationSpecific\"`, for every path; one path's own: `exact(…)`, `prefix(…)`, `implementation_specific(…)` around its backend",
     ),
     LABELS,
     ANNOTATIONS,

@@ -1,0 +1,24 @@
+//! PCL0001: a host of an Ingress's TLS entry that is not a DNS-1123 subdomain.
+
+piceli::app! {
+    app demo;
+
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 80 },
+    }
+
+    service web -> web { port: 80 => http }
+
+    external secret shop-tls;
+
+    ingress web {
+        host: "shop.example.com",
+        paths: { "/": web },
+        tls: { shop-tls: ["Shop.example.com"] },
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    demo::main()
+}
