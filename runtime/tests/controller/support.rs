@@ -224,6 +224,14 @@ pub async fn sim_client(kubeconfig: &str) -> kube::Client {
     kube::Client::try_from(config).expect("client")
 }
 
+/// What [`logging_reconciler`] returns for each object.
+pub type Reconciled = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<piceli_runtime::controller::Action, std::io::Error>>
+            + Send,
+    >,
+>;
+
 /// A reconciler of ConfigMaps that appends `WHO NAME` to `log` for every object it reconciles (the
 /// process tests read the file to see which process reconciled what).
 pub fn logging_reconciler(
@@ -232,12 +240,8 @@ pub fn logging_reconciler(
 ) -> impl Fn(
     Arc<k8s_openapi::api::core::v1::ConfigMap>,
     piceli_runtime::controller::Context,
-) -> std::pin::Pin<
-    Box<
-        dyn std::future::Future<Output = Result<piceli_runtime::controller::Action, std::io::Error>>
-            + Send,
-    >,
-> + Send
+) -> Reconciled
++ Send
 + Sync
 + 'static {
     move |cm, _cx| {
