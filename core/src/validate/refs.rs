@@ -315,10 +315,11 @@ fn ingresses(cx: &mut Ctx, app: &App) {
         let default = i.default_backend.is_some() || i.spec.get("defaultBackend").is_some();
         // Rules written as the API's (`spec: { rules: [ … ] }`, what `import` writes for rules the DSL
         // cannot say) route as the DSL's do.
-        let spec_rules = matches!(
-            i.spec.get("rules"),
-            Some(crate::model::BlockValue::List(_, rules)) if !rules.is_empty()
-        ) || matches!(i.spec.get("rules"), Some(crate::model::BlockValue::Json(_)));
+        let spec_rules =
+            matches!(
+                i.spec.get("rules"),
+                Some(crate::model::BlockValue::List(_, rules)) if !rules.is_empty()
+            ) || matches!(i.spec.get("rules"), Some(crate::model::BlockValue::Json(_)));
         if i.paths.is_empty() && !default && !spec_rules {
             cx.error(
                 Code::MissingKey,
