@@ -313,12 +313,19 @@ fn ingresses(cx: &mut Ctx, app: &App) {
     for i in &app.ingresses {
         // A `spec: { defaultBackend }` of another kind (a resource backend) also routes every request.
         let default = i.default_backend.is_some() || i.spec.get("defaultBackend").is_some();
-        if i.paths.is_empty() && !default {
+        // Rules written as the API's (`spec: { rules: [ … ] }`, what `import` writes for rules the DSL
+        // cannot say) route as the DSL's do.
+        let spec_rules =
+            matches!(
+                i.spec.get("rules"),
+                Some(crate::model::BlockValue::List(_, rules)) if !rules.is_empty()
+            ) || matches!(i.spec.get("rules"), Some(crate::model::BlockValue::Json(_)));
+        if i.paths.is_empty() && !default && !spec_rules {
             cx.error(
                 Code::MissingKey,
                 i.name.at,
                 format!("Ingress `{}` has no paths and no default backend", i.name.v),
-                "add `paths: { \"/\": web => http }`, `rules: { \"host\": { \"/\": web => http } }` or `default: web => http`",
+                "add `paths: { \"/\": web => http }`, `rules: { \"host\": { \"/\": web => http } }`, `default: web => http`, or the API's rules in `spec: { rules: [ … ] }`",
             );
         }
         for t in i

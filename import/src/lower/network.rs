@@ -64,9 +64,31 @@ pub(super) fn service_ports(
 /// (`external service NAME;`). The most common path type is the Ingress's `path_type:`, each other path's
 /// wraps its backend (`exact(…)`); one TLS entry for every host is `tls: NAME`, several are `tls: { NAME:
 /// [hosts] }` (a Secret the input lacks is declared `external secret NAME;`). TLS entries the DSL cannot
-/// name (no Secret, a Secret twice, one kept in the include file) stay in `spec:`; anything else is
-/// included as it is.
+/// name (no Secret, a Secret twice, one kept in the include file, `hosts: []`) stay in `spec:`; rules the
+/// DSL cannot write put the whole spec in `spec:` ([`ingress_in_spec`]).
 pub(super) fn ingress(cx: &mut Cx, o: &Value) -> Option<Item> {
+    first_class_ingress(cx, o).or_else(|| ingress_in_spec(cx, o))
+}
+
+/// An Ingress whose rules the DSL's `paths:`/`rules:` cannot write (a host-less rule after the first, a
+/// host twice, a rule without `http`, a resource backend in a path, a port the Service does not declare):
+/// first-class all the same, its whole spec in the schema-checked `spec:` block — never the include file.
+fn ingress_in_spec(cx: &mut Cx, o: &Value) -> Option<Item> {
+    let name = o["metadata"]["name"].as_str()?;
+    let mut spec = o["spec"].as_object()?.clone();
+    let mut item = Item::new("ingress", name);
+    cx.meta(&mut item, o);
+    if let Some(class) = spec.shift_remove("ingressClassName") {
+        item.entry("class", Dsl::from_json(&class)?);
+    }
+    item.comments.push(
+        "piceli: its rules are written as the API's `spec:` (the DSL's `paths:`/`rules:` cannot say them as they are); the Services they name are not checked by name".to_string(),
+    );
+    item.json_entry("spec", Some(&Value::Object(spec)));
+    Some(item)
+}
+
+fn first_class_ingress(cx: &mut Cx, o: &Value) -> Option<Item> {
     let name = o["metadata"]["name"].as_str()?;
     let mut spec = o["spec"].as_object()?.clone();
     // `rules: []` is kept as written in `spec:` (the DSL renders no rules at all).
@@ -225,6 +247,8 @@ fn tls(cx: &Cx, t: &Value, rule_hosts: &[&String]) -> Option<(Dsl, Vec<String>)>
         let secret = e.get("secretName")?.as_str()?;
         let hosts: Vec<String> = match e.get("hosts") {
             None => Vec::new(),
+            // `hosts: []` as written renders as no `hosts` at all from `tls:`: kept in `spec:`.
+            Some(Value::Array(h)) if h.is_empty() => return None,
             Some(h) => h
                 .as_array()?
                 .iter()

@@ -156,6 +156,51 @@ piceli::app! {
         path_type: "Exact",
     }
 
+    // piceli: its rules are written as the API's `spec:` (the DSL's `paths:`/`rules:` cannot say them as they are); the Services they name are not checked by name
+    ingress assets {
+        class: "nginx",
+        spec: {
+            tls: [{ secretName: "shop-tls", hosts: [] }],
+            rules: [
+                {
+                    host: "assets.shop.example.com",
+                    http: {
+                        paths: [
+                            {
+                                path: "/",
+                                pathType: "Prefix",
+                                backend: { service: { name: "api", port: { name: "http" } } },
+                            },
+                            {
+                                path: "/bucket",
+                                pathType: "ImplementationSpecific",
+                                backend: {
+                                    resource: {
+                                        apiGroup: "storage.example.com",
+                                        kind: "Bucket",
+                                        name: "shop-assets",
+                                    },
+                                },
+                            },
+                        ],
+                    },
+                },
+                {
+                    http: {
+                        paths: [
+                            {
+                                path: "/status",
+                                pathType: "Exact",
+                                backend: { service: { name: "api", port: { name: "http" } } },
+                            },
+                        ],
+                    },
+                },
+                { host: "parked.shop.example.com" },
+            ],
+        },
+    }
+
     // piceli: kept as they are (no first-class item fits): EndpointSlice warehouse-1, Endpoints legacy
     include json("k8s/extra.json");
 }
