@@ -9,7 +9,6 @@ mod engine_fixture;
 use engine_fixture::*;
 use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
-use piceli::runtime::engine::deploy::DeployOptions;
 use rusqlite::params;
 use std::path::Path;
 
@@ -113,11 +112,7 @@ async fn deploy_resume_refuses_a_run_and_approval_planted_in_the_journal() {
     let opts = fx.options("a");
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
-    let approve = DeployOptions {
-        approve: Some(plan.hash.clone()),
-        resume: false,
-        images: None,
-    };
+    let approve = deploy_options(Some(plan.hash.clone()), false);
     let report = session.deploy(&approve, &[], |_| {}).await.expect("deploy");
     assert_eq!(report.release, Some(1));
     drop(session);
@@ -137,11 +132,7 @@ async fn deploy_resume_refuses_a_run_and_approval_planted_in_the_journal() {
     plant_approval(&state, &planted, Some(run), true);
 
     let mut session = fx.session(&opts).await;
-    let resume = DeployOptions {
-        approve: None,
-        resume: true,
-        images: None,
-    };
+    let resume = deploy_options(None, true);
     let err = session
         .deploy(&resume, &[], |_| {})
         .await

@@ -245,11 +245,7 @@ async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
     session.fault_hook = Some(kill_at("preconditions checked"));
-    let deploy = piceli::runtime::engine::deploy::DeployOptions {
-        approve: Some(plan.hash.clone()),
-        resume: false,
-        images: None,
-    };
+    let deploy = deploy_options(Some(plan.hash.clone()), false);
     let err = session
         .deploy(&deploy, &[], |_| {})
         .await
@@ -257,11 +253,7 @@ async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
     assert!(matches!(err, EngineError::Killed(_)), "{err}");
     drop(session);
     let mut session = fx.session(&opts).await;
-    let resume = piceli::runtime::engine::deploy::DeployOptions {
-        approve: None,
-        resume: true,
-        images: None,
-    };
+    let resume = deploy_options(None, true);
     let report = session
         .deploy(&resume, &[], |_| {})
         .await

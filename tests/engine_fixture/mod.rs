@@ -163,3 +163,16 @@ pub fn tamper(state: &Path, hash: &str, new_image: &str, rehash: bool) -> String
     }
     new_hash
 }
+
+/// `deploy --approve HASH` (`approve`), `deploy --resume` (`resume`) or a plain `deploy`, as the engine
+/// takes them (no images to build).
+pub fn deploy_options(
+    approve: Option<String>,
+    resume: bool,
+) -> piceli::runtime::engine::deploy::DeployOptions {
+    piceli::runtime::engine::deploy::DeployOptions {
+        approve,
+        resume,
+        images: None,
+    }
+}

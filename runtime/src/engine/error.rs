@@ -327,10 +327,12 @@ impl Coded for EngineError {
                 "run `plan` again and approve the hash it prints".into()
             }
             EngineError::Stale(_) => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
-            EngineError::ApprovalUnsealed { hash, .. } => format!(
-                "review the plan (`plan`, `diff`), then approve it yourself: `deploy --approve {}` (a new run) or `apply --approve {}`; `resume --abandon` ends a running release first. Where another user or machine approved it, share its key with PICELI_APPROVAL_KEY_FILE",
-                &hash[..hash.len().min(12)], &hash[..hash.len().min(12)]
-            ),
+            EngineError::ApprovalUnsealed { hash, .. } => {
+                let short = &hash[..hash.len().min(12)];
+                format!(
+                    "review the plan (`plan`, `diff`), then approve it yourself: `deploy --approve {short}` (a new run) or `apply --approve {short}`; `resume --abandon` ends a running release first. Where another user or machine approved it, share its key with PICELI_APPROVAL_KEY_FILE"
+                )
+            }
             EngineError::PlanTampered { .. } => "the state directory was edited after approval: run `plan` again, review, and approve the new hash (`resume --abandon` ends a running release first)".into(),
             EngineError::WrongTarget { planned_target, planned_namespace, .. } => format!(
                 "run it with `--target {planned_target} --namespace {planned_namespace}`, or plan again for this target and namespace"

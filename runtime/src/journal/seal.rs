@@ -36,7 +36,7 @@ impl Seal {
         match self {
             Seal::Valid => None,
             Seal::Missing => Some(
-                "the approval has no seal (it was written by hand, or by a piceli before 0.9)"
+                "the approval has no seal (it was written by hand, or into a journal older than schema 5, before approvals were sealed)"
                     .into(),
             ),
             Seal::Invalid => Some(format!(
