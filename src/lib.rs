@@ -159,6 +159,7 @@ pub fn run(app: App) -> std::process::ExitCode {
 #[doc(hidden)]
 pub mod __private {
     pub use piceli_core::model::App;
+    pub use piceli_runtime::assign::{assign_container, assign_workload, pairs, strings};
     pub use piceli_runtime::checks::{CodeCheck, code_check};
     pub use piceli_runtime::load::{env, int, json, load, objects, string};
 

@@ -263,3 +263,65 @@ fn a_whole_env_map_from_rust_is_rendered_and_checked_by_the_same_rules() {
     assert_eq!(problems[0].0.code.as_str(), "PCL0029", "{err}");
     assert_eq!(problems[0].1, "deployment bad › container bad › env");
 }
+
+fn team_labels() -> Vec<(String, String)> {
+    vec![
+        ("team".into(), "shop".into()),
+        ("tier".into(), "web".into()),
+    ]
+}
+
+fn flags(port: u16) -> Vec<String> {
+    vec!["--port".into(), port.to_string()]
+}
+
+piceli::app! {
+    app list-expressions;
+    deployment web {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        labels: (team_labels()),
+        pod_labels: (team_labels()),
+        pod_annotations: ([("prometheus.io/port", 9090)]),
+        node_selector: (std::collections::BTreeMap::from([("kubernetes.io/arch", "amd64")])),
+        command: ("/bin/web"),
+        args: (flags(8080)),
+        init_containers: { migrate: {
+            image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+            args: (["migrate", "--all"]),
+        } },
+    }
+    deployment bad {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        node_selector: ([("not a label key!", "x")]),
+    }
+}
+
+#[test]
+fn maps_and_lists_from_rust_are_assigned_to_their_fields_and_checked_by_the_same_rules() {
+    let mut app = list_expressions::app();
+    let err = render::render(&app, &render::Options::default()).expect_err("a bad key");
+    let Error::Invalid(problems) = &err else {
+        panic!("expected Invalid, got {err}")
+    };
+    assert_eq!(problems.len(), 1, "{err}");
+    assert_eq!(problems[0].1, "deployment bad › node_selector", "{err}");
+    app.workloads.retain(|w| w.name.v != "bad");
+    let out = render::render(&app, &render::Options::default()).expect("renders");
+    let deploy = &out.objects[0];
+    assert_eq!(deploy["metadata"]["labels"]["team"], "shop", "{deploy}");
+    let template = &deploy["spec"]["template"];
+    assert_eq!(template["metadata"]["labels"]["tier"], "web", "{deploy}");
+    assert_eq!(
+        template["metadata"]["annotations"]["prometheus.io/port"],
+        "9090"
+    );
+    assert_eq!(
+        template["spec"]["nodeSelector"]["kubernetes.io/arch"],
+        "amd64"
+    );
+    let web = &template["spec"]["containers"][0];
+    assert_eq!(web["command"], serde_json::json!(["/bin/web"]));
+    assert_eq!(web["args"], serde_json::json!(["--port", "8080"]));
+    let migrate = &template["spec"]["initContainers"][0];
+    assert_eq!(migrate["args"], serde_json::json!(["migrate", "--all"]));
+}

@@ -4,6 +4,7 @@
 //! Kubernetes objects ([`render`]). Plan, apply, the journal, checks and status build on these.
 
 pub mod access;
+pub mod assign;
 pub mod checks;
 pub mod controller;
 pub mod engine;

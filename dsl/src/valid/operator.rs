@@ -65,6 +65,7 @@ pub fn operator(lw: &mut Lower, item: &Item) {
                 op.image = s;
             }
         }
+        None if f.misspells("image", &[super::keys::OPERATOR]) => {}
         None => lw.fail(
             Code::MissingKey,
             item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),

@@ -69,6 +69,21 @@ pub enum DynamicKind {
     Objects(syn::Expr),
     /// A whole `env:` map built in Rust (pairs of names and values).
     Env(syn::Expr),
+    /// A map of text built in Rust (`labels: (common())`), assigned to its field when `app()` runs.
+    Pairs(syn::Expr, Place),
+    /// A list of text built in Rust (`args: (flags())`), assigned to its field when `app()` runs.
+    Strings(syn::Expr, Place),
+}
+
+/// The model field a map or list from Rust goes to: a field of a workload, or of one of its containers.
+/// The expansion turns it into a typed assignment (`|w| &mut w.pod_labels`), found by name.
+pub struct Place {
+    /// The workload's name.
+    pub workload: String,
+    /// The container's name, when the field is a container's.
+    pub container: Option<String>,
+    /// The field of `Workload` or `Container`.
+    pub field: &'static str,
 }
 
 /// The state of pass 2: the model being built, the location table, and the errors so far.

@@ -37,16 +37,16 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
         }
     }
     if let Some(v) = f.take("labels") {
-        w.labels = lw.labels(v, &format!("{owner} › labels"));
+        w.labels = text_map(lw, v, &owner, &name.v, "labels");
     }
     if let Some(v) = f.take("annotations") {
-        w.annotations = lw.labels(v, &format!("{owner} › annotations"));
+        w.annotations = text_map(lw, v, &owner, &name.v, "annotations");
     }
     if let Some(v) = f.take("pod_labels") {
-        w.pod_labels = lw.labels(v, &format!("{owner} › pod_labels"));
+        w.pod_labels = text_map(lw, v, &owner, &name.v, "pod_labels");
     }
     if let Some(v) = f.take("pod_annotations") {
-        w.pod_annotations = lw.labels(v, &format!("{owner} › pod_annotations"));
+        w.pod_annotations = text_map(lw, v, &owner, &name.v, "pod_annotations");
     }
     w.spec = lw.block(
         &mut f,
@@ -63,7 +63,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     w.pod = lw.block(&mut f, "pod", schema::POD_SPEC, pod_owned, &owner);
     super::shortcuts::workload(lw, &mut f, &mut w, &owner);
     if let Some(v) = f.take("node_selector") {
-        w.node_selector = lw.labels(v, &format!("{owner} › node_selector"));
+        w.node_selector = text_map(lw, v, &owner, &name.v, "node_selector");
     }
     if let Some(v) = f.take("service_account") {
         w.service_account = lw.name(v, format!("{owner} › service_account"));
@@ -119,7 +119,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
         w.volumes = volumes(lw, v, &owner);
     }
     if let Some(v) = f.take("init_containers") {
-        w.init_containers = containers(lw, v, &owner);
+        w.init_containers = containers(lw, v, &owner, &name.v);
     }
     if let Some(v) = f.take("containers") {
         // With `containers:`, container keys at the top belong inside one of them.
@@ -134,8 +134,10 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
                 );
             }
         }
-        w.containers = containers(lw, v, &owner);
-        if w.containers.is_empty() {
+        w.containers = containers(lw, v, &owner, &name.v);
+        // A container left out for its own error (no image) is not also "no containers".
+        let given = matches!(v, Value::Map(m) if !m.entries.is_empty());
+        if w.containers.is_empty() && !given {
             lw.fail(
                 Code::MissingKey,
                 v.sp(),
@@ -145,7 +147,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
         }
     } else {
         let desc = format!("{owner} › container {}", name.v);
-        if let Some(c) = container_fields(lw, &mut f, name.clone(), name_sp(item), &desc) {
+        if let Some(c) = container_fields(lw, &mut f, name.clone(), name_sp(item), &desc, &name.v) {
             w.containers.push(c);
         }
     }
@@ -259,4 +261,21 @@ fn claims(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ClaimTemplate> {
         }
     }
     out
+}
+
+/// A workload's map of text (`labels:`, `pod_labels:`, `node_selector:`, …): written out, or a Rust
+/// expression giving pairs, assigned to the field when `app()` runs and checked then by the same rules.
+fn text_map(lw: &mut Lower, v: &Value, owner: &str, workload: &str, field: &'static str) -> Labels {
+    let desc = format!("{owner} › {field}");
+    if let Value::Expr(e, sp) = v {
+        let at = lw.loc(*sp, desc);
+        let place = super::Place {
+            workload: workload.to_string(),
+            container: None,
+            field,
+        };
+        lw.dynamic(at, super::DynamicKind::Pairs(e.clone(), place));
+        return Labels::new();
+    }
+    lw.labels(v, &desc)
 }

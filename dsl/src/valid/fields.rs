@@ -81,6 +81,19 @@ impl<'a> Fields<'a> {
             .collect()
     }
 
+    /// Whether a key not taken yet, and not one of `tables`, is a misspelling of `key`: the unknown-key
+    /// error will offer `key`, so a "missing `key`" error would only repeat it.
+    pub fn misspells(&self, key: &str, tables: &[&[super::keys::Key]]) -> bool {
+        self.entries.iter().any(|(k, _, used)| {
+            !used
+                && k.text != key
+                && !tables
+                    .iter()
+                    .any(|t| super::keys::find(t, &k.text).is_some())
+                && did_you_mean(&k.text, [key]).is_some()
+        })
+    }
+
     /// Report every key not taken, with the closest key of an item's table (every workload kind).
     pub fn finish_keys(self, lw: &mut Lower, table: &[super::keys::Key]) {
         let allowed = super::keys::names(table, super::keys::Kinds::ALL);

@@ -20,7 +20,7 @@ pub fn expand(checked: Checked) -> TokenStream {
             return quote!(::core::compile_error!(#msg););
         }
     };
-    let fills = checked.dynamics.iter().map(|d| {
+    let fills = checked.dynamics.iter().filter_map(|d| {
         let at = d.at.0;
         let value = match &d.kind {
             DynamicKind::Str(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::string(#e)),
@@ -34,9 +34,11 @@ pub fn expand(checked: Checked) -> TokenStream {
             }
             DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
             DynamicKind::Env(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::env(#e)),
+            DynamicKind::Pairs(..) | DynamicKind::Strings(..) => return None,
         };
-        quote!((#at, #value))
+        Some(quote!((#at, #value)))
     });
+    let assignments = checked.dynamics.iter().filter_map(assignment);
     // `include app((…))`: each part merged in, its type checked at the expression.
     let parts = checked.parts.iter().map(|e| {
         quote::quote_spanned!(syn::spanned::Spanned::span(e)=> .merge(::piceli::__private::part(#e)))
@@ -63,8 +65,11 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             /// The app model, with the values written as Rust expressions filled in.
             pub fn app() -> ::piceli::__private::App {
-                ::piceli::__private::load(#format, MODEL, LOCATIONS, ::std::vec![#(#fills),*])
-                    #(#parts)*
+                #[allow(unused_mut)]
+                let mut app =
+                    ::piceli::__private::load(#format, MODEL, LOCATIONS, ::std::vec![#(#fills),*]);
+                #(#assignments)*
+                app #(#parts)*
             }
 
             /// The app's `check code(…)` functions, registered for the runtime to call.
@@ -99,6 +104,35 @@ pub fn expand(checked: Checked) -> TokenStream {
             const LOCATIONS: &[&str] = &[#(#locations),*];
         }
     }
+}
+
+/// A map or list from Rust, assigned to its field by a typed path: `app.workload("web").pod_labels`, or
+/// a container's `args`. The runtime finds the workload and container by name and records a load error
+/// if the model lacks them (it cannot: both come from the same checked app).
+fn assignment(d: &crate::valid::Dynamic) -> Option<TokenStream> {
+    // The conversion carries the expression's span, so a wrong type is reported there.
+    let (place, value) = match &d.kind {
+        DynamicKind::Pairs(e, place) => (
+            place,
+            quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::pairs(#e)),
+        ),
+        DynamicKind::Strings(e, place) => (
+            place,
+            quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::strings(#e)),
+        ),
+        _ => return None,
+    };
+    let at = d.at.0;
+    let workload = &place.workload;
+    let field = format_ident!("{}", place.field);
+    Some(match &place.container {
+        None => quote! {
+            ::piceli::__private::assign_workload(&mut app, #workload, #at, |w| &mut w.#field, #value);
+        },
+        Some(container) => quote! {
+            ::piceli::__private::assign_container(&mut app, #workload, #container, #at, |c| &mut c.#field, #value);
+        },
+    })
 }
 
 /// What is emitted when the app has errors: the errors, plus a module with the same items so that code

@@ -9,14 +9,14 @@ use piceli_core::model::*;
 use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
-pub(super) fn containers(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Container> {
+pub(super) fn containers(lw: &mut Lower, v: &Value, owner: &str, workload: &str) -> Vec<Container> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › containers"));
     for (k, body) in f.all() {
         let desc = format!("{owner} › container {}", k.text);
         let name = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
         let mut cf = Fields::of(lw, Some(body), desc.clone());
-        let c = container_fields(lw, &mut cf, name, k.sp, &desc);
+        let c = container_fields(lw, &mut cf, name, k.sp, &desc, workload);
         cf.finish_keys(lw, super::keys::CONTAINER);
         out.extend(c);
     }
@@ -30,6 +30,7 @@ pub(super) fn container_fields(
     name: Spanned<String>,
     name_sp: Sp,
     owner: &str,
+    workload: &str,
 ) -> Option<Container> {
     let mut c = Container {
         name,
@@ -56,19 +57,22 @@ pub(super) fn container_fields(
         }
         None => {
             has_image = false;
-            lw.fail(
-                Code::MissingKey,
-                name_sp,
-                format!("{owner} has no image"),
-                "add `image: \"registry/repo:tag@sha256:…\"`",
-            )
+            // A misspelled `image` is reported once, as the unknown key with its did-you-mean.
+            if !f.misspells("image", &[super::keys::WORKLOAD, super::keys::CONTAINER]) {
+                lw.fail(
+                    Code::MissingKey,
+                    name_sp,
+                    format!("{owner} has no image"),
+                    "add `image: \"registry/repo:tag@sha256:…\"`",
+                )
+            }
         }
     }
     if let Some(v) = f.take("command") {
-        c.command = lw.str_list(v, &format!("{owner} › command"));
+        c.command = text_list(lw, v, owner, workload, &c.name.v, "command");
     }
     if let Some(v) = f.take("args") {
-        c.args = lw.str_list(v, &format!("{owner} › args"));
+        c.args = text_list(lw, v, owner, workload, &c.name.v, "args");
     }
     if let Some(v) = f.take("pull_policy") {
         c.pull_policy = lw.str(v, format!("{owner} › pull_policy"));
@@ -382,4 +386,28 @@ fn mounts(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Mount> {
         out.push(m);
     }
     out
+}
+
+/// A container's `command:` or `args:`: written out, or a Rust expression giving one string or a list,
+/// assigned to the field when `app()` runs.
+fn text_list(
+    lw: &mut Lower,
+    v: &Value,
+    owner: &str,
+    workload: &str,
+    container: &str,
+    field: &'static str,
+) -> Vec<Spanned<String>> {
+    let desc = format!("{owner} › {field}");
+    if let Value::Expr(e, sp) = v {
+        let at = lw.loc(*sp, desc);
+        let place = super::Place {
+            workload: workload.to_string(),
+            container: Some(container.to_string()),
+            field,
+        };
+        lw.dynamic(at, super::DynamicKind::Strings(e.clone(), place));
+        return Vec::new();
+    }
+    lw.str_list(v, &desc)
 }

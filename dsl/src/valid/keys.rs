@@ -116,15 +116,15 @@ pub fn markdown() -> String {
 mod tests {
     use super::*;
 
-    const START: &str = "<!-- keys: generated from macros/src/valid/keys.rs -->\n";
+    const START: &str = "<!-- keys: generated from dsl/src/valid/keys.rs -->\n";
     const END: &str = "<!-- end of keys -->";
 
     /// docs/dsl.md's key reference, and the rustdoc of `app!` (what an editor shows on hover), are this
-    /// table; `PICELI_UPDATE_DOCS=1 cargo test -p piceli-macros` rewrites them after a change.
+    /// table; `PICELI_UPDATE_DOCS=1 cargo test -p piceli-dsl` rewrites them after a change.
     #[test]
     fn the_dsl_reference_and_the_macros_rustdoc_list_every_key_of_the_table() {
         let generated = markdown();
-        for file in ["../docs/dsl.md", "src/app_doc.md"] {
+        for file in ["../docs/dsl.md", "../macros/src/app_doc.md"] {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
             let doc = std::fs::read_to_string(&path).expect(file);
             let (Some(start), Some(end)) = (doc.find(START), doc.find(END)) else {
@@ -139,7 +139,7 @@ mod tests {
                 std::fs::write(&path, updated).expect(file);
             } else {
                 panic!(
-                    "{file}'s key reference is out of date: run `PICELI_UPDATE_DOCS=1 cargo test -p piceli-macros`"
+                    "{file}'s key reference is out of date: run `PICELI_UPDATE_DOCS=1 cargo test -p piceli-dsl`"
                 );
             }
         }

@@ -1,0 +1,165 @@
+//! The DSL's passes tested as a library: sources parsed with `syn::parse_str`, checked and expanded
+//! without a compiler run (the trybuild cases in `tests/ui` show the same errors as rustc prints them).
+
+use crate::ast::Input;
+use crate::valid::{self, Checked};
+
+const IMAGE: &str = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d";
+
+/// An app of `items` after `app demo;`, its image pinned.
+fn source(items: &str) -> String {
+    format!(
+        "app demo; {}",
+        items.replace("IMAGE", &format!("{IMAGE:?}"))
+    )
+}
+
+/// Parse and check; the errors as their messages, in the order the macro reports them.
+fn check(items: &str) -> Result<Checked, Vec<String>> {
+    let input: Input = syn::parse_str(&source(items)).map_err(|e| vec![e.to_string()])?;
+    valid::check(input).map_err(|(errors, _)| errors.iter().map(ToString::to_string).collect())
+}
+
+fn errors(items: &str) -> Vec<String> {
+    match check(items) {
+        Ok(_) => panic!("expected errors from {items}"),
+        Err(errors) => errors,
+    }
+}
+
+#[test]
+fn a_small_app_checks_into_its_model() {
+    let Ok(checked) = check(
+        "deployment web { image: IMAGE, ports: { http: 80 }, replicas: 2 } \
+         service web -> web { port: 80 => http }",
+    ) else {
+        panic!("the app should check")
+    };
+    assert_eq!(checked.app.name.v, "demo");
+    assert_eq!(checked.app.workloads.len(), 1);
+    assert_eq!(checked.app.services.len(), 1);
+    assert!(checked.dynamics.is_empty());
+}
+
+#[test]
+fn a_rust_expression_becomes_a_value_filled_at_run_time() {
+    let Ok(checked) = check("deployment web { image: IMAGE, replicas: (count()) }") else {
+        panic!("the app should check")
+    };
+    assert_eq!(checked.dynamics.len(), 1);
+    assert!(matches!(
+        checked.dynamics[0].kind,
+        valid::DynamicKind::Int(_)
+    ));
+}
+
+#[test]
+fn every_problem_is_reported_in_one_pass_with_its_code_and_help() {
+    let errors = errors(
+        "deployment web { image: IMAGE, replicaz: 2, \
+           pod: { tolerationz: [] }, \
+           container: { securityContext: { runAsUser: \"root\" }, imagePullPolicy: \"Sometimes\" } }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 4, "{all}");
+    assert!(
+        all.contains("PCL0025: unknown key `replicaz`") && all.contains("did you mean `replicas`?"),
+        "{all}"
+    );
+    assert!(
+        all.contains("PCL0045") && all.contains("did you mean `tolerations`?"),
+        "{all}"
+    );
+    assert!(
+        all.contains("runAsUser") && all.contains("integer"),
+        "{all}"
+    );
+    assert!(
+        all.contains("imagePullPolicy") && all.contains("IfNotPresent"),
+        "{all}"
+    );
+    assert!(errors.iter().all(|e| e.starts_with("PCL")), "{all}");
+    assert!(errors.iter().all(|e| e.contains("\n\nhelp: ")), "{all}");
+}
+
+#[test]
+fn a_misspelled_image_is_one_error_not_also_a_missing_image() {
+    for items in [
+        "deployment web { imgae: IMAGE }",
+        "deployment web { containers: { web: { imag: IMAGE } } }",
+    ] {
+        let errors = errors(items);
+        assert_eq!(errors.len(), 1, "{items}: {errors:?}");
+        assert!(errors[0].contains("did you mean `image`?"), "{}", errors[0]);
+    }
+    // With no near miss, the missing image is still an error.
+    let errors = errors("deployment web { replicas: 2 }");
+    assert!(
+        errors[0].starts_with("PCL0026: deployment web › container web has no image"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_wrong_port_name_is_one_error_and_no_follow_on() {
+    let errors = errors(
+        "deployment web { image: IMAGE, ports: { http: 80 } } \
+         service web -> web { port: 80 => htp }",
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("PCL0009: `web` exposes no port named `htp`"),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0].contains("did you mean `http`?"), "{}", errors[0]);
+}
+
+#[test]
+fn labels_on_a_config_map_are_metadata_when_data_is_given() {
+    let Ok(checked) =
+        check("config_map settings { labels: { tier: \"web\" }, data: { labels: \"x\" } }")
+    else {
+        panic!("the app should check")
+    };
+    let json = serde_json::to_value(&checked.app.config_maps[0]).expect("serializes");
+    let text = json.to_string();
+    assert!(text.contains("\"tier\""), "{text}");
+}
+
+#[test]
+fn the_expansion_is_a_module_named_after_the_app() {
+    let out = crate::app(
+        source("deployment web { image: IMAGE }")
+            .parse()
+            .expect("tokens"),
+    );
+    let text = out.to_string();
+    assert!(text.contains("pub mod demo"), "{text}");
+    assert!(!text.contains("compile_error"), "{text}");
+}
+
+#[test]
+fn errors_expand_to_compile_errors_and_a_fallback_module_so_rustc_adds_none() {
+    let out = crate::app(
+        source("deployment web { imgae: IMAGE }")
+            .parse()
+            .expect("tokens"),
+    );
+    let text = out.to_string();
+    assert!(text.contains("compile_error"), "{text}");
+    assert!(text.contains("pub mod demo"), "{text}");
+    assert!(text.contains("unreachable"), "{text}");
+}
+
+#[test]
+fn a_syntax_error_has_its_code_and_points_to_the_grammar() {
+    let out = crate::app(
+        "app demo; deployment web { image \"x\" }"
+            .parse()
+            .expect("tokens"),
+    )
+    .to_string();
+    assert!(out.contains("PCL0044"), "{out}");
+    assert!(out.contains("docs/dsl.md"), "{out}");
+}
