@@ -9,7 +9,10 @@ use crate::spanned::{Loc, Spanned};
 use serde_json::Value;
 
 mod checks;
+mod service;
+
 pub use checks::*;
+pub use service::included_service;
 
 /// A problem in an included file.
 #[derive(Debug, Clone, PartialEq, Eq)]

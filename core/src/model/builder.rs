@@ -63,6 +63,7 @@ impl App {
             externals,
             builds,
             included_workloads,
+            included_services,
             // The app's own: its identity and where it deploys, and what only `app!` can declare (the
             // operator's handlers are Rust code the macro registers).
             name: _,
@@ -94,6 +95,7 @@ impl App {
         self.externals.extend(externals);
         self.builds.extend(builds);
         self.included_workloads.extend(included_workloads);
+        self.included_services.extend(included_services);
         self.checked_at_compile_time = false;
         self
     }

@@ -91,6 +91,10 @@ pub struct App {
     /// Workloads of included files (`include yaml(…)`), which Services and the other items may refer to.
     #[serde(default)]
     pub included_workloads: Vec<IncludedWorkload>,
+    /// Services of included files, which Ingresses, checks and `access` may refer to (not rendered: the
+    /// include is).
+    #[serde(default)]
+    pub included_services: Vec<Service>,
     /// Human-readable description of every [`Loc`] (index = `Loc.0`), for run-time errors. Not in the
     /// serialized model: the macro emits it as a static table, which the app borrows.
     #[serde(skip)]
@@ -198,9 +202,12 @@ impl App {
             .any(|e| e.kind == kind && e.name.v == name)
     }
 
-    /// The service called `name`.
+    /// The service called `name`: one the app declares, else one of an included file.
     pub fn service(&self, name: &str) -> Option<&Service> {
-        self.services.iter().find(|s| s.name.v == name)
+        self.services
+            .iter()
+            .chain(&self.included_services)
+            .find(|s| s.name.v == name)
     }
 }
 

@@ -90,7 +90,14 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
         );
         labels(cx, &s.labels, &s.annotations);
     }
-    duplicates(cx, "Service", app.services.iter().map(|s| &s.name));
+    duplicates(
+        cx,
+        "Service",
+        app.services
+            .iter()
+            .chain(&app.included_services)
+            .map(|s| &s.name),
+    );
 
     for c in &app.config_maps {
         cx.rule(

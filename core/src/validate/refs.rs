@@ -41,18 +41,26 @@ fn workload<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Workload>
 }
 
 fn service<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Service> {
-    let found = cx.services.get(&name.v).map(|&i| &app.services[i]);
+    let found = cx
+        .services
+        .get(&name.v)
+        .map(|&i| &app.services[i])
+        .or_else(|| app.included_services.iter().find(|s| s.name.v == name.v));
     if found.is_none() {
         cx.unknown(
             Code::UnknownService,
             "Service",
             name,
-            app.services.iter().map(|s| s.name.v.as_str()).chain(
-                app.externals
-                    .iter()
-                    .filter(|e| e.kind == ExternalKind::Service)
-                    .map(|e| e.name.v.as_str()),
-            ),
+            app.services
+                .iter()
+                .chain(&app.included_services)
+                .map(|s| s.name.v.as_str())
+                .chain(
+                    app.externals
+                        .iter()
+                        .filter(|e| e.kind == ExternalKind::Service)
+                        .map(|e| e.name.v.as_str()),
+                ),
         );
     }
     found
@@ -699,6 +707,7 @@ fn forward_target(cx: &mut Ctx, app: &App, target: &Name, port: Option<&PortRef>
         let candidates = app
             .services
             .iter()
+            .chain(&app.included_services)
             .map(|s| s.name.v.as_str())
             .chain(app.workloads.iter().map(|w| w.name.v.as_str()));
         cx.unknown(

@@ -385,6 +385,20 @@ fn included_object(
     }
 }
 
+/// A Service of an included file, known to the items that refer to it by name and port.
+fn included_service(lw: &mut Lower, o: &piceli_core::include::IncludedObject, path: &str, sp: Sp) {
+    if o.object["kind"] != "Service" {
+        return;
+    }
+    let name = o.object["metadata"]["name"].as_str().unwrap_or_default();
+    let at = lw.loc(sp, format!("include {path} › Service {name}"));
+    if let Some(s) =
+        piceli_core::include::included_service(&o.object, at, &lw.app.included_workloads)
+    {
+        lw.app.included_services.push(s);
+    }
+}
+
 /// An include option that takes one word (`namespace: keep`): whether it was given; another value is an
 /// error at the value.
 fn word_option(lw: &mut Lower, options: &mut Fields, key: &str, word: &str, example: &str) -> bool {
@@ -504,6 +518,10 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
                 };
                 for o in &objects {
                     included_object(lw, o, &path.v, arg.sp(), options);
+                }
+                // Its Services too (`"/": api => http`), each after every workload of the file is known.
+                for o in &objects {
+                    included_service(lw, o, &path.v, arg.sp());
                 }
             }
             Err(e) => {
