@@ -32,18 +32,20 @@ fn an_ingress_routes_to_a_service_of_an_included_file() {
     assert_eq!(paths[0]["backend"]["service"]["name"], "web");
     assert_eq!(port(0), &serde_json::json!({ "name": "http" }));
     assert_eq!(port(1), &serde_json::json!({ "number": 9090 }));
-    assert_eq!(port(2), &serde_json::json!({ "number": 80 }), "its first port");
+    assert_eq!(
+        port(2),
+        &serde_json::json!({ "number": 80 }),
+        "its first port"
+    );
 }
 
 #[test]
 fn checks_and_access_reach_the_pods_of_the_workload_the_service_selects() {
     let app = included_services::app();
-    for (port, expected) in [
-        (None, 8000),
-        (Some("http"), 8000),
-        (Some("metrics"), 9091),
-    ] {
-        let port = port.map(|p| piceli::core::model::PortRef::Name(piceli::core::spanned::Spanned::bare(p.to_string())));
+    for (port, expected) in [(None, 8000), (Some("http"), 8000), (Some("metrics"), 9091)] {
+        let port = port.map(|p| {
+            piceli::core::model::PortRef::Name(piceli::core::spanned::Spanned::bare(p.to_string()))
+        });
         let target = port_target(&app, "web", port.as_ref()).expect("a target");
         assert_eq!(target.workload, "web");
         assert_eq!(target.port, expected);
