@@ -233,7 +233,9 @@ pub fn load(format: u32, model: &str, locations: &'static [&'static str], fills:
     };
     fill_env(&mut app, &mut objects);
     for inc in &mut app.includes {
-        if let Include::Objects { at, objects: slot } = inc
+        if let Include::Objects {
+            at, objects: slot, ..
+        } = inc
             && let Some(Value::Array(items)) = objects.remove(&at.0)
         {
             *slot = items;

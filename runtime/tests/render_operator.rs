@@ -93,10 +93,8 @@ fn custom_app(resource: &str) -> App {
             ],
         },
     });
-    a.includes.push(Include::Objects {
-        at: piceli_core::spanned::Loc(0),
-        objects: vec![crd],
-    });
+    a.includes
+        .push(Include::objects(piceli_core::spanned::Loc(0), vec![crd]));
     a
 }
 
@@ -149,15 +147,15 @@ fn objects_come_in_the_engines_apply_order() {
         ..Default::default()
     }];
     let included = |kind: &str, api_version: &str| serde_json::json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "extra"}});
-    a.includes.push(Include::Objects {
-        at: piceli_core::spanned::Loc(0),
-        objects: vec![
+    a.includes.push(Include::objects(
+        piceli_core::spanned::Loc(0),
+        vec![
             included("Ingress", "networking.k8s.io/v1"),
             included("ConfigMap", "v1"),
             included("Lamp", "example.com/v1"),
             included("Service", "v1"),
         ],
-    });
+    ));
     let rendered = render(&a, &Options::default()).expect("renders");
     let kinds: Vec<&str> = rendered
         .objects

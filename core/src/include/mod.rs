@@ -61,14 +61,25 @@ pub fn parse_objects(text: &str, json: bool) -> Result<Vec<IncludedObject>, Incl
 /// Check objects built in Rust (`include objects(…)`): the same rules as for files. The error's `line`
 /// is the object's 1-based position in the list.
 pub fn check_values(values: &[Value]) -> Result<(), IncludeError> {
+    match flatten_values(values)?
+        .iter()
+        .flat_map(object_problems)
+        .next()
+    {
+        Some((error, _)) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// Objects built in Rust as the objects they stand for: a `kind: …List` (or a JSON array) becomes its
+/// items. Each keeps its 1-based position in `values` as its `line`. Every object must have
+/// `apiVersion`, `kind` and `metadata.name`.
+pub fn flatten_values(values: &[Value]) -> Result<Vec<IncludedObject>, IncludeError> {
     let mut out = Vec::new();
     for (i, v) in values.iter().enumerate() {
         flatten(i + 1, v.clone(), &mut out)?;
     }
-    match out.iter().flat_map(object_problems).next() {
-        Some((error, _)) => Err(error),
-        None => Ok(()),
-    }
+    Ok(out)
 }
 
 fn parse_json(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {

@@ -96,5 +96,23 @@ pub enum Include {
         at: Loc,
         /// The objects (filled in at run time).
         objects: Vec<serde_json::Value>,
+        /// `{ namespace: keep }`: an object may name a namespace other than the targets'.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keep_namespace: bool,
+        /// `{ images: unpinned }`: images without a digest are accepted.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        images_unpinned: bool,
     },
+}
+
+impl Include {
+    /// Objects built in Rust, checked as an included file's are (the namespace and images too).
+    pub fn objects(at: Loc, objects: Vec<serde_json::Value>) -> Include {
+        Include::Objects {
+            at,
+            objects,
+            keep_namespace: false,
+            images_unpinned: false,
+        }
+    }
 }

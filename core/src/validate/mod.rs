@@ -6,6 +6,7 @@
 mod blocks;
 mod builds;
 mod externals;
+mod includes;
 mod names;
 mod netpol;
 mod operator;
@@ -33,6 +34,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     blocks::check(&mut cx, app);
     operator::check(&mut cx, app);
     builds::check(&mut cx, app);
+    includes::check(&mut cx, app);
     let mut diags = cx.finish();
     diags.sort_by_key(|d| (d.at, d.code));
     diags.dedup();

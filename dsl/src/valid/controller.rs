@@ -70,10 +70,7 @@ pub fn custom_resource(lw: &mut Lower, item: &Item) {
     );
     let at = lw.loc(path_sp(path), format!("custom_resource {text}"));
     lw.dynamic(at, DynamicKind::Objects(expr));
-    lw.app.includes.push(Include::Objects {
-        at,
-        objects: Vec::new(),
-    });
+    lw.app.includes.push(Include::objects(at, Vec::new()));
     lw.controllers.custom.push(path.clone());
 }
 

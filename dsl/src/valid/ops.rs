@@ -329,7 +329,7 @@ pub(super) fn check(lw: &mut Lower, item: &Item) {
     });
 }
 
-/// What an `include yaml/json(…) { … }` accepts of its objects.
+/// What an `include yaml/json/objects(…) { … }` accepts of its objects.
 #[derive(Clone, Copy)]
 struct IncludeOptions {
     /// `namespace: keep`: an object may name a namespace other than the targets'.
@@ -399,6 +399,34 @@ fn included_service(lw: &mut Lower, o: &piceli_core::include::IncludedObject, pa
     }
 }
 
+/// `{ namespace: keep, images: unpinned }` after an included file or `objects((…))`.
+fn include_options(lw: &mut Lower, item: &Item, kind: &str) -> IncludeOptions {
+    let mut options = Fields::of(lw, item.body.as_ref(), format!("include {kind}"));
+    let (other_team, legacy) = match kind {
+        "objects" => ("objects((other_team()))", "objects((legacy()))"),
+        _ => ("yaml(\"k8s/other-team.yaml\")", "yaml(\"k8s/legacy.yaml\")"),
+    };
+    let keep_namespace = word_option(
+        lw,
+        &mut options,
+        "namespace",
+        "keep",
+        &format!("include {other_team} {{ namespace: keep }}"),
+    );
+    let images_unpinned = word_option(
+        lw,
+        &mut options,
+        "images",
+        "unpinned",
+        &format!("include {legacy} {{ images: unpinned }}"),
+    );
+    options.finish(lw, &["namespace", "images"]);
+    IncludeOptions {
+        keep_namespace,
+        images_unpinned,
+    }
+}
+
 /// An include option that takes one word (`namespace: keep`): whether it was given; another value is an
 /// error at the value.
 fn word_option(lw: &mut Lower, options: &mut Fields, key: &str, word: &str, example: &str) -> bool {
@@ -429,14 +457,9 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
     ) else {
         return;
     };
-    if matches!(call.name.text.as_str(), "app" | "objects") {
-        // Only files take options.
-        Fields::of(
-            lw,
-            item.body.as_ref(),
-            format!("include {}", call.name.text),
-        )
-        .finish(lw, &[]);
+    if call.name.text == "app" {
+        // A part is checked as the app is; it takes no options.
+        Fields::of(lw, item.body.as_ref(), "include app").finish(lw, &[]);
     }
     if call.name.text == "app" {
         let example = "app((extra::workers(3)))";
@@ -467,35 +490,23 @@ pub(super) fn include(lw: &mut Lower, item: &Item) {
                 return;
             }
         };
+        let options = include_options(lw, item, "objects");
+        // Known only when the binary runs: checked then, as a file's objects are now.
         let at: Loc = lw.loc(arg.sp(), "include objects");
         lw.dynamic(at, DynamicKind::Objects(expr));
         lw.app.includes.push(Include::Objects {
             at,
             objects: Vec::new(),
+            keep_namespace: options.keep_namespace,
+            images_unpinned: options.images_unpinned,
         });
         return;
     }
     let json = call.name.text == "json";
-    let mut options = Fields::of(
-        lw,
-        item.body.as_ref(),
-        format!("include {}", call.name.text),
-    );
-    let keep_namespace = word_option(
-        lw,
-        &mut options,
-        "namespace",
-        "keep",
-        "include yaml(\"k8s/other-team.yaml\") { namespace: keep }",
-    );
-    let images_unpinned = word_option(
-        lw,
-        &mut options,
-        "images",
-        "unpinned",
-        "include yaml(\"k8s/legacy.yaml\") { images: unpinned }",
-    );
-    options.finish(lw, &["namespace", "images"]);
+    let IncludeOptions {
+        keep_namespace,
+        images_unpinned,
+    } = include_options(lw, item, &call.name.text);
     let Some(arg) = lw.arg(
         call,
         0,

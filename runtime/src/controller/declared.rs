@@ -251,10 +251,7 @@ mod tests {
             "spec": { "scope": "Cluster" },
         });
         App {
-            includes: vec![Include::Objects {
-                at: piceli_core::spanned::Loc(0),
-                objects: vec![crd],
-            }],
+            includes: vec![Include::objects(piceli_core::spanned::Loc(0), vec![crd])],
             controllers: vec![ControllerDecl {
                 name: Spanned::bare("lamp".to_string()),
                 resource: Spanned::bare(resource.to_string()),

@@ -164,7 +164,15 @@ impl Included {
                     .into_iter()
                     .map(|o| o.object)
                     .collect(),
-                Include::Objects { objects, .. } => objects.clone(),
+                // A `List` from Rust is its items, as in a file.
+                Include::Objects { objects, .. } => piceli_core::include::flatten_values(objects)
+                    .map_err(|e| Error::Include {
+                        code: e.code,
+                        message: format!("include objects, object #{}: {}", e.line, e.message),
+                    })?
+                    .into_iter()
+                    .map(|o| o.object)
+                    .collect(),
             };
             for mut o in objects {
                 cx.mark_included(&mut o);
