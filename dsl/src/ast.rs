@@ -8,7 +8,7 @@ pub mod controller;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitBool, LitFloat, LitInt, LitStr, Token, braced, bracketed, parenthesized};
+use syn::{Ident, LitBool, LitInt, LitStr, Token, braced, bracketed, parenthesized};
 
 /// The start and end of some tokens, for errors that underline all of them.
 #[derive(Clone, Copy)]
@@ -271,8 +271,7 @@ impl Parse for Item {
 
 /// `web`, `web-api`, `redis-0`, `"a.b"`; keywords are allowed as names (`type`).
 pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
-    if input.peek(LitStr) {
-        let s: LitStr = input.parse()?;
+    if let Some(syn::Lit::Str(s)) = take_literal(input, |l| matches!(l, syn::Lit::Str(_))) {
         let sp = Sp::one(s.span());
         return Ok(NameTok {
             text: s.value(),
@@ -365,10 +364,19 @@ pub fn parse_value(input: ParseStream) -> syn::Result<Value> {
 }
 
 fn parse_primary(input: ParseStream) -> syn::Result<Value> {
-    if input.peek(LitStr) {
-        return Ok(Value::Str(input.parse()?));
+    match take_literal(input, |l| {
+        matches!(l, syn::Lit::Str(_) | syn::Lit::Int(_) | syn::Lit::Float(_))
+    }) {
+        Some(syn::Lit::Str(s)) => return Ok(Value::Str(s)),
+        Some(syn::Lit::Int(lit)) => {
+            return Ok(Value::Int(lit.base10_parse()?, Sp::one(lit.span())));
+        }
+        Some(syn::Lit::Float(lit)) => {
+            return Ok(Value::Float(lit.base10_parse()?, Sp::one(lit.span())));
+        }
+        _ => {}
     }
-    if input.peek(LitInt) || (input.peek(Token![-]) && input.peek2(LitInt)) {
+    if input.peek(Token![-]) && input.peek2(LitInt) {
         let negative = input.peek(Token![-]);
         let minus = if negative {
             Some(input.parse::<Token![-]>()?)
@@ -381,10 +389,6 @@ fn parse_primary(input: ParseStream) -> syn::Result<Value> {
             .map(|m| Sp::one(m.span).to(Sp::one(lit.span())))
             .unwrap_or(Sp::one(lit.span()));
         return Ok(Value::Int(if negative { -n } else { n }, sp));
-    }
-    if input.peek(LitFloat) {
-        let lit: LitFloat = input.parse()?;
-        return Ok(Value::Float(lit.base10_parse()?, Sp::one(lit.span())));
     }
     if input.peek(LitBool) {
         let lit: LitBool = input.parse()?;
@@ -427,6 +431,25 @@ fn parse_primary(input: ParseStream) -> syn::Result<Value> {
         return Ok(Value::Path(parts));
     }
     Err(input.error("expected a value: a string, a number, a name, a call, `{ … }`, `[ … ]` or `( rust expression )`"))
+}
+
+/// The literal at the cursor, taken when `wanted`: the token is read once (syn's `peek(LitStr)` reads it
+/// into a new parse buffer each time it is asked, which was most of the parse of a large app).
+fn take_literal(input: ParseStream, wanted: impl Fn(&syn::Lit) -> bool) -> Option<syn::Lit> {
+    input
+        .step(|cursor| match cursor.literal() {
+            Some((token, rest)) => {
+                let lit = syn::Lit::new(token);
+                Ok(if wanted(&lit) {
+                    (Some(lit), rest)
+                } else {
+                    (None, *cursor)
+                })
+            }
+            None => Ok((None, *cursor)),
+        })
+        .ok()
+        .flatten()
 }
 
 impl Parse for Call {

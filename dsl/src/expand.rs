@@ -52,7 +52,8 @@ pub fn expand(checked: Checked) -> TokenStream {
     });
     let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
-    let locations: Vec<&str> = checked.app.locations.iter().collect();
+    let model = raw_str(&model);
+    let locations = raw_str(&checked.app.locations.text());
     let format = piceli_core::model::MODEL_FORMAT;
     let name = &checked.app.name.v;
     let doc =
@@ -100,8 +101,8 @@ pub fn expand(checked: Checked) -> TokenStream {
 
             const MODEL: &str = #model;
 
-            /// Where each value was written, for run-time errors.
-            const LOCATIONS: &[&str] = &[#(#locations),*];
+            /// Where each value was written, for run-time errors: a line per location.
+            const LOCATIONS: &str = #locations;
         }
     }
 }
@@ -133,6 +134,29 @@ fn assignment(d: &crate::valid::Dynamic) -> Option<TokenStream> {
             ::piceli::__private::assign_container(&mut app, #workload, #container, #at, |c| &mut c.#field, #value);
         },
     })
+}
+
+/// `text` as a raw string literal (`r#"…"#`, with enough `#`s): a model of megabytes full of `"` is not
+/// escaped character by character, here nor in rustc.
+fn raw_str(text: &str) -> TokenStream {
+    let mut hashes = 1;
+    let mut run: Option<usize> = None;
+    for c in text.chars() {
+        run = match (c, run) {
+            ('"', _) => Some(0),
+            ('#', Some(n)) => Some(n + 1),
+            _ => None,
+        };
+        if let Some(n) = run {
+            hashes = hashes.max(n + 1);
+        }
+    }
+    let fence = "#".repeat(hashes);
+    match format!("r{fence}\"{text}\"{fence}").parse::<proc_macro2::Literal>() {
+        Ok(literal) => quote!(#literal),
+        // A text a raw string cannot hold (a bare carriage return): an ordinary literal.
+        Err(_) => quote!(#text),
+    }
 }
 
 /// What is emitted when the app has errors: the errors, plus a module with the same items so that code
@@ -172,4 +196,26 @@ fn module_ident(name: &str) -> syn::Ident {
     };
     syn::parse_str::<syn::Ident>(&cleaned)
         .unwrap_or_else(|_| format_ident!("r#{}", cleaned, span = Span::call_site()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_str;
+
+    #[test]
+    fn a_raw_string_holds_any_text_with_enough_hashes() {
+        for text in [
+            "",
+            "plain",
+            r#"{"a":"b"}"#,
+            "a\"#b\"##c",
+            "line\nbreak",
+            "tab\tand \\ slash",
+        ] {
+            let tokens = raw_str(text).to_string();
+            let literal: syn::LitStr = syn::parse_str(&tokens).expect("a string literal");
+            assert_eq!(literal.value(), text, "{tokens}");
+        }
+        assert!(raw_str("a\"#b\"##c").to_string().starts_with("r###\""));
+    }
 }

@@ -119,23 +119,39 @@ pub struct App {
 /// to the serialized model that an older reader would misread.
 pub const MODEL_FORMAT: u32 = 3;
 
-/// The descriptions of an app's locations: the macro's static table in an app binary (borrowed, never
-/// copied), or the macro's own list while it checks the app.
+/// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
+/// never copied: one string literal costs rustc far less than a table of thousands), or the macro's own
+/// list while it checks the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Locations {
-    /// A table compiled into the binary.
-    Static(&'static [&'static str]),
+    /// Lines of a text compiled into the binary.
+    Static(Vec<&'static str>),
     /// Built at run time (the macro, tests).
     Owned(Vec<String>),
 }
 
 impl Default for Locations {
     fn default() -> Self {
-        Locations::Static(&[])
+        Locations::Static(Vec::new())
     }
 }
 
 impl Locations {
+    /// The descriptions the macro wrote as one text, a line each (see [`Locations::text`]).
+    pub fn from_text(text: &'static str) -> Locations {
+        if text.is_empty() {
+            return Locations::Static(Vec::new());
+        }
+        Locations::Static(text.split('\n').collect())
+    }
+
+    /// Every description as one text, a line each: what the macro embeds. A line break inside a
+    /// description (never written by the macro) becomes a space.
+    pub fn text(&self) -> String {
+        let lines: Vec<String> = self.iter().map(|d| d.replace(['\n', '\r'], " ")).collect();
+        lines.join("\n")
+    }
+
     /// The description of location `index`.
     pub fn get(&self, index: usize) -> Option<&str> {
         match self {
@@ -279,3 +295,23 @@ pub const OVERRIDE_FIELDS: &[&str] = &[
     "limits.cpu",
     "limits.memory",
 ];
+
+#[cfg(test)]
+mod locations_tests {
+    use super::Locations;
+
+    #[test]
+    fn the_macros_text_reads_back_as_the_same_descriptions() {
+        let owned = Locations::Owned(vec![
+            "app name".into(),
+            "deployment web › replicas".into(),
+            "a\nb".into(),
+        ]);
+        let text: &'static str = Box::leak(owned.text().into_boxed_str());
+        let back = Locations::from_text(text);
+        assert_eq!(back.len(), 3);
+        assert_eq!(back.get(1), Some("deployment web › replicas"));
+        assert_eq!(back.get(2), Some("a b"));
+        assert!(Locations::from_text("").is_empty());
+    }
+}
