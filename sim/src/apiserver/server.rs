@@ -266,7 +266,16 @@ async fn serve_connection(
         let app = app.clone();
         let answering = requests.request();
         async move {
-            let resp = crate::apiserver::request_log::logged(app, req).await;
+            let mut resp = crate::apiserver::request_log::logged(app, req).await;
+            if resp.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+                // The body was refused unread: close the connection after the answer, as Go's
+                // net/http does when more than 256 KiB of a body are left unread, rather than keep an
+                // idle connection holding the buffers its reads grew to.
+                resp.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+            }
             Ok::<_, std::convert::Infallible>(resp.map(|body| Answering::new(body, answering)))
         }
     });
