@@ -5,7 +5,7 @@
 #     apply takes the cluster Lease lock in builds that have it);
 #  2. a no-change `deploy` (nothing to approve or apply: plan, readiness confirmed, the http check).
 # Usage: benches/scripts/deploy-compare.sh BASE_BIN_DIR NEW_BIN_DIR [runs]
-#   Each BIN_DIR holds `hello` and `piceli` (cargo build --release -p hello -p piceli-cli). Needs hyperfine.
+#   Each BIN_DIR holds `hello` and `piceli` (cargo build --release -p hello -p piceli-bin). Needs hyperfine.
 set -euo pipefail
 base=$1 new=$2 runs=${3:-20}
 work=$(mktemp -d)

@@ -14,7 +14,7 @@
 #     side with cargo's own incremental `cargo build --release --locked` of the same change (goal: cargo's
 #     time + ≤ 1 s).
 # Usage: benches/scripts/deploy-source.sh BIN_DIR [runs] [from-source|shop-source]
-#   BIN_DIR holds the app's binary and `piceli` (cargo build --release -p APP -p piceli-cli).
+#   BIN_DIR holds the app's binary and `piceli` (cargo build --release -p APP -p piceli-bin).
 #   Needs hyperfine and /usr/bin/docker-registry.
 set -euo pipefail
 bin=$(cd "$1" && pwd) runs=${2:-10} app=${3:-from-source}

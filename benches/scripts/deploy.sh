@@ -2,7 +2,7 @@
 # `deploy` benchmark against the local API server (`piceli sim`, controllers on): whole-process time of
 #  1. hello's first `deploy --approve HASH` on a fresh cluster: plan + apply + readiness + the http check;
 #  2. a no-change `deploy` (nothing to approve or apply: plan, readiness confirmed, the http check).
-# Usage: benches/scripts/deploy.sh [runs]     Needs: cargo build --release -p hello -p piceli-cli; hyperfine.
+# Usage: benches/scripts/deploy.sh [runs]     Needs: cargo build --release -p hello -p piceli-bin; hyperfine.
 set -euo pipefail
 runs=${1:-10}
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plan/apply benchmark against the local API server, compared in the same run with kubectl's server-side
 # apply on the same rendered objects. Usage: benches/scripts/engine.sh [engine-100|engine-1000] [runs]
-# Needs: cargo build --release -p render-1000 -p piceli-cli; hyperfine; kubectl.
+# Needs: cargo build --release -p render-1000 -p piceli-bin; hyperfine; kubectl.
 set -euo pipefail
 app=${1:-engine-100}
 runs=${2:-5}

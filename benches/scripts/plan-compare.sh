@@ -6,7 +6,7 @@
 # (plan exits 3 when it has changes to approve: the first plan is timed with -i.)
 # Usage: benches/scripts/plan-compare.sh BASE_BIN_DIR NEW_BIN_DIR APP [runs]
 #   APP: engine-100 | engine-1000 | engine-5000. Each BIN_DIR holds `piceli` and APP
-#   (cargo build --release -p render-1000 -p piceli-cli). Needs hyperfine and kubectl.
+#   (cargo build --release -p render-1000 -p piceli-bin). Needs hyperfine and kubectl.
 set -euo pipefail
 base=$1 new=$2 app=$3 runs=${4:-10}
 ns=bench-${app#engine-}

@@ -3,7 +3,7 @@
 # concurrent 16 MB dry-run creates (a ConfigMap whose one value is 16 MB, `?dryRun=All`), from two builds.
 # Prints VmRSS before and after (and VmHWM, the peak) from /proc/PID/status, and the HTTP codes answered.
 # Usage: benches/scripts/sim-big-dry-runs.sh BASE_BIN_DIR NEW_BIN_DIR [CONCURRENCY] [MB]
-#   Each BIN_DIR holds `piceli` (cargo build --release -p piceli-cli). Needs curl and python3.
+#   Each BIN_DIR holds `piceli` (cargo build --release -p piceli-bin). Needs curl and python3.
 set -euo pipefail
 base=$1 new=$2 n=${3:-20} mb=${4:-16}
 work=$(mktemp -d)

@@ -8,7 +8,7 @@
 #     windows each), from utime+stime in /proc/PID/stat.
 # Usage: benches/scripts/sim-idle.sh BASE_BIN_DIR NEW_BIN_DIR [APP] [WINDOWS]
 #   APP: engine-100 | engine-1000 (default) | engine-5000. Each BIN_DIR holds `piceli` and APP
-#   (cargo build --release -p render-1000 -p piceli-cli). Needs kubectl and python3.
+#   (cargo build --release -p render-1000 -p piceli-bin). Needs kubectl and python3.
 set -euo pipefail
 base=$1 new=$2 app=${3:-engine-1000} windows=${4:-3}
 ns=bench-${app#engine-}

@@ -1,5 +1,6 @@
 //! piceli-cli: the command tree every app binary embeds (`render`, `explain`, `help-json`, and the
-//! commands later issues add), its output conventions and exit codes, and the standalone `piceli` binary.
+//! commands later issues add), its output conventions and exit codes. The standalone `piceli` binary is the
+//! piceli-bin package (`cli/bin/`), so app binaries and the workspace build compile this crate alike.
 //!
 //! Each subcommand is a thin file in [`commands`] that parses its arguments and calls one operation of
 //! the runtime.

@@ -4,7 +4,7 @@
 # Run from anywhere: `bash examples/hello/run-local.sh`. State lives in .piceli/ at the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --quiet -p hello -p piceli-cli
+cargo build --quiet -p hello -p piceli-bin
 # Wherever the build went (CARGO_TARGET_DIR, build.target-dir in a cargo config, or target/).
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 piceli=$target_dir/debug/piceli

@@ -82,10 +82,14 @@ pub struct ControllerArgs {
     /// Milliseconds from a pod's scheduling to Running and Ready (default 30).
     #[arg(long, value_name = "MS")]
     pub pod_ready_delay_ms: Option<u64>,
-    /// Milliseconds a connection may take for its TLS handshake and each request's headers
-    /// (default 10000); slower ones are closed.
+    /// Milliseconds a connection may take for its TLS handshake and each request's headers, from the
+    /// request's first byte (default 10000); slower ones are closed.
     #[arg(long, value_name = "MS")]
     pub header_timeout_ms: Option<u64>,
+    /// Milliseconds a keep-alive connection may stay idle between requests (default 90000, as
+    /// kube-apiserver); idler ones are closed.
+    #[arg(long, value_name = "MS")]
+    pub idle_timeout_ms: Option<u64>,
     /// Turn RBAC off: every authenticated request is allowed (the admin token always is).
     #[arg(long)]
     pub no_rbac: bool,
@@ -125,6 +129,9 @@ impl ControllerArgs {
         }
         if let Some(ms) = self.header_timeout_ms {
             out.extend(["--header-timeout-ms".to_string(), ms.to_string()]);
+        }
+        if let Some(ms) = self.idle_timeout_ms {
+            out.extend(["--idle-timeout-ms".to_string(), ms.to_string()]);
         }
         if self.no_rbac {
             out.push("--no-rbac".to_string());
@@ -265,6 +272,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         port,
         controllers: controllers.config(),
         header_timeout: controllers.header_timeout_ms.map(Duration::from_millis),
+        idle_timeout: controllers.idle_timeout_ms.map(Duration::from_millis),
         no_rbac: controllers.no_rbac,
         watch_history: controllers.watch_history,
         compaction_interval: controllers.compaction_interval.map(Duration::from_secs),

@@ -12,6 +12,8 @@ mod defaults;
 mod deletion;
 #[path = "fidelity/explain.rs"]
 mod explain;
+#[path = "fidelity/keepalive.rs"]
+mod keepalive;
 #[path = "fidelity/resource_versions.rs"]
 mod resource_versions;
 #[path = "fidelity/robustness.rs"]

@@ -10,6 +10,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
 
+use crate::apiserver::conn_timeouts::{Answering, IDLE_TIMEOUT, Limits, Phases, Watched};
 use crate::apiserver::{kubeconfig, tls};
 use crate::app::App;
 use crate::error::SimError;
@@ -23,9 +24,12 @@ pub struct SimConfig {
     pub port: Option<u16>,
     /// The simulated controllers (Deployments, ReplicaSets, Pods) and their timing.
     pub controllers: crate::controllers::ControllerConfig,
-    /// How long a connection may take for its TLS handshake and for each request's headers before
-    /// it is closed (idle and slowloris connections); `None`: 10 s.
+    /// How long a connection may take for its TLS handshake and for each request's headers, counted
+    /// from the request's first byte, before it is closed (slowloris connections); `None`: 10 s.
     pub header_timeout: Option<Duration>,
+    /// How long a keep-alive connection may stay idle between requests before it is closed;
+    /// `None`: 90 s, as kube-apiserver.
+    pub idle_timeout: Option<Duration>,
     /// Serve every authenticated request without RBAC checks (`--no-rbac`).
     pub no_rbac: bool,
     /// How many change events watches can resume from (`--watch-history`); `None`: 20,000.
@@ -112,7 +116,10 @@ impl Sim {
         let served = app.clone();
         let controllers = config.controllers.clone();
         let timing = Timing {
-            header_timeout: config.header_timeout.unwrap_or(Duration::from_secs(10)),
+            connections: Limits {
+                header: config.header_timeout.unwrap_or(Duration::from_secs(10)),
+                idle: config.idle_timeout.unwrap_or(IDLE_TIMEOUT),
+            },
             compaction: config.compaction_interval,
         };
         let thread = std::thread::Builder::new()
@@ -169,9 +176,10 @@ fn bind(port: Option<u16>, dir: Option<&Path>) -> Result<TcpListener, SimError> 
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|source| SimError::Bind { port: 0, source })
 }
 
-/// The server's time limits: handshake and header timeout, watch-history compaction interval.
+/// The server's time limits: a connection's handshake, header and idle timeouts, watch-history
+/// compaction interval.
 struct Timing {
-    header_timeout: Duration,
+    connections: Limits,
     compaction: Option<Duration>,
 }
 
@@ -206,7 +214,7 @@ async fn serve(
     timing: Timing,
 ) {
     let Timing {
-        header_timeout,
+        connections,
         compaction,
     } = timing;
     let listener = match tokio::net::TcpListener::from_std(listener) {
@@ -234,29 +242,61 @@ async fn serve(
                 let _ = stream.set_nodelay(true);
                 let acceptor = acceptor.clone();
                 let app = app.clone();
-                tokio::spawn(async move {
-                    // A client that does not finish its TLS handshake in time is dropped.
-                    let Ok(Ok(tls)) = tokio::time::timeout(header_timeout, acceptor.accept(stream)).await else {
-                        return;
-                    };
-                    let service = service_fn(move |req| {
-                        let app = app.clone();
-                        async move { Ok::<_, std::convert::Infallible>(crate::apiserver::request_log::logged(app, req).await) }
-                    });
-                    // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers
-                    // oversized ones with a Status (hyper's own 431 has no body); a request's headers
-                    // must arrive within the header timeout (slowloris connections are closed).
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .max_buf_size(2 * crate::apiserver::handlers::MAX_HEAD)
-                        .timer(hyper_util::rt::TokioTimer::new())
-                        .header_read_timeout(header_timeout)
-                        .serve_connection(TokioIo::new(tls), service)
-                        .with_upgrades()
-                        .await;
-                });
+                tokio::spawn(serve_connection(stream, acceptor, app, connections));
             }
         }
     }
+}
+
+/// One connection: its TLS handshake, then HTTP/1.1 requests until the client closes it or it passes
+/// one of its limits (`conn_timeouts`: idle between requests, or a request head too slow).
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    acceptor: tokio_rustls::TlsAcceptor,
+    app: Arc<App>,
+    limits: Limits,
+) {
+    // A client that does not finish its TLS handshake in time is dropped.
+    let Ok(Ok(tls)) = tokio::time::timeout(limits.header, acceptor.accept(stream)).await else {
+        return;
+    };
+    let phases = Phases::new();
+    let requests = phases.clone();
+    let service = service_fn(move |req| {
+        let app = app.clone();
+        let answering = requests.request();
+        async move {
+            let mut resp = crate::apiserver::request_log::logged(app, req).await;
+            if resp.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+                // The body was refused unread: close the connection after the answer, as Go's
+                // net/http does when more than 256 KiB of a body are left unread, rather than keep an
+                // idle connection holding the buffers its reads grew to.
+                resp.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+            }
+            Ok::<_, std::convert::Infallible>(resp.map(|body| Answering::new(body, answering)))
+        }
+    });
+    // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers oversized ones with a
+    // Status (hyper's own 431 has no body). hyper's header timeout is off: it runs from the end of the
+    // previous response, so it would close idle keep-alive connections; `phases` times heads instead.
+    let connection = hyper::server::conn::http1::Builder::new()
+        .max_buf_size(2 * crate::apiserver::handlers::MAX_HEAD)
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(None)
+        .serve_connection(TokioIo::new(Watched::new(tls, phases.clone())), service)
+        .with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        () = phases.expired(limits) => {}
+    }
+    // Past a limit: an idle connection is closed at once (with TLS close_notify), one in the middle of
+    // a head after at most a second.
+    connection.as_mut().graceful_shutdown();
+    let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
 }
 
 impl RunningSim {

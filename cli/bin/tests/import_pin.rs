@@ -2,7 +2,7 @@
 //! registry has is pinned with the digest it names (its `Docker-Content-Digest`); an unknown tag and an
 //! unreachable registry stay `unpinned("…")` with a PCL0189 warning and the reason in the comment.
 
-#[path = "../../image/tests/support/mod.rs"]
+#[path = "../../../image/tests/support/mod.rs"]
 mod support;
 
 use assert_cmd::Command;

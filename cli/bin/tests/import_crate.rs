@@ -95,7 +95,7 @@ fn an_imported_crate_builds_and_renders_its_input() {
     );
     // The workspace's lock file, so the build resolves offline to the versions already downloaded.
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"),
         app.join("Cargo.lock"),
     )
     .expect("copy Cargo.lock");

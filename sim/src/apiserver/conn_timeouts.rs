@@ -1,0 +1,276 @@
+//! A connection's time limits, as kube-apiserver's (Go's `net/http` server with `IdleTimeout: 90s` and
+//! a `ReadHeaderTimeout`):
+//!
+//! - **Idle**: between requests a keep-alive connection may wait [`Limits::idle`] (90 s unless
+//!   configured) for the next one, so clients that reuse connections from a pool (the Python client,
+//!   client-go, kube) find them open after a pause.
+//! - **Header**: a request's head must arrive within [`Limits::header`], counted from the connection's
+//!   start for its first request and from the first byte of each later one; not from the end of the
+//!   previous response, which would close every idle connection after the header timeout (hyper's own
+//!   `header_read_timeout` counts that way, so it is off). Slowloris connections are still closed.
+//! - While a request is handled and its response (a watch, a long list) is written, no limit applies.
+//!
+//! [`Watched`] wraps the connection's stream and marks when the next request's first byte arrives;
+//! [`Phases::request`] marks a request as read (its response body holds an [`InFlight`] until hyper
+//! drops it after the last byte); [`Phases::expired`] resolves once a limit is passed and the server
+//! closes the connection.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body::Frame;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// kube-apiserver's idle timeout for keep-alive connections.
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The limits of every connection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// For the TLS handshake, and for each request's head from its first byte.
+    pub header: Duration,
+    /// Between requests, for the next one's first byte.
+    pub idle: Duration,
+}
+
+/// Where a connection is.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Waiting for a request's first byte since the end of the last response.
+    Idle(Instant),
+    /// Reading a request's head since its first byte (or since the connection started).
+    Head(Instant),
+    /// This many requests being handled or answered.
+    Busy(usize),
+}
+
+#[derive(Debug)]
+struct Shared {
+    phase: Mutex<Phase>,
+    changed: Notify,
+}
+
+/// One connection's phase, shared by its stream, its service and its watchdog.
+#[derive(Debug, Clone)]
+pub(crate) struct Phases(Arc<Shared>);
+
+impl Phases {
+    /// A new connection: its first request's head is due within the header timeout.
+    pub(crate) fn new() -> Phases {
+        Phases(Arc::new(Shared {
+            phase: Mutex::new(Phase::Head(Instant::now())),
+            changed: Notify::new(),
+        }))
+    }
+
+    fn set(&self, f: impl FnOnce(Phase) -> Phase) {
+        let mut phase = self.0.phase.lock().unwrap_or_else(|e| e.into_inner());
+        *phase = f(*phase);
+        drop(phase);
+        self.0.changed.notify_one();
+    }
+
+    /// Bytes arrived: on an idle connection, the next request has begun.
+    fn read(&self) {
+        let idle = matches!(
+            *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
+            Phase::Idle(_)
+        );
+        if idle {
+            self.set(|p| match p {
+                Phase::Idle(_) => Phase::Head(Instant::now()),
+                other => other,
+            });
+        }
+    }
+
+    /// A request's head was read: no limit until its response is written (the guard's drop).
+    pub(crate) fn request(&self) -> InFlight {
+        self.set(|p| match p {
+            Phase::Busy(n) => Phase::Busy(n + 1),
+            _ => Phase::Busy(1),
+        });
+        InFlight(self.clone())
+    }
+
+    /// Resolves once the connection passed a limit: idle too long, or a head too slow.
+    pub(crate) async fn expired(&self, limits: Limits) {
+        loop {
+            let changed = self.0.changed.notified();
+            let deadline = match *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()) {
+                Phase::Idle(since) => Some(since + limits.idle),
+                Phase::Head(since) => Some(since + limits.header),
+                Phase::Busy(_) => None,
+            };
+            match deadline {
+                Some(deadline) if deadline <= Instant::now() => return,
+                Some(deadline) => {
+                    tokio::select! {
+                        _ = changed => {}
+                        _ = tokio::time::sleep_until(deadline) => {}
+                    }
+                }
+                None => changed.await,
+            }
+        }
+    }
+}
+
+/// A request being handled; dropped with its response body, after the last byte was written.
+#[derive(Debug)]
+pub(crate) struct InFlight(Phases);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.set(|p| match p {
+            Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
+            _ => Phase::Idle(Instant::now()),
+        });
+    }
+}
+
+/// A response body that keeps its request in flight until hyper has written (or given up) it.
+pub(crate) struct Answering<B> {
+    body: B,
+    _request: InFlight,
+}
+
+impl<B> Answering<B> {
+    pub(crate) fn new(body: B, request: InFlight) -> Answering<B> {
+        Answering {
+            body,
+            _request: request,
+        }
+    }
+}
+
+impl<B: http_body::Body<Data = Bytes> + Unpin> http_body::Body for Answering<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A connection's stream that tells its [`Phases`] when bytes arrive.
+pub(crate) struct Watched<S> {
+    stream: S,
+    phases: Phases,
+}
+
+impl<S> Watched<S> {
+    pub(crate) fn new(stream: S, phases: Phases) -> Watched<S> {
+        Watched { stream, phases }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            this.phases.read();
+        }
+        polled
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        header: Duration::from_millis(300),
+        idle: Duration::from_millis(900),
+    };
+
+    #[tokio::test]
+    async fn an_idle_connection_waits_the_idle_timeout_and_a_head_the_header_timeout() {
+        let phases = Phases::new();
+        drop(phases.request());
+        let started = Instant::now();
+        // Idle longer than the header timeout; then a request's first byte starts the header clock.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        phases.read();
+        phases.expired(LIMITS).await;
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(900) && waited < Duration::from_millis(1500),
+            "{waited:?}"
+        );
+        // Nothing arriving: closed after the idle timeout.
+        let idle = Phases::new();
+        drop(idle.request());
+        let started = Instant::now();
+        idle.expired(LIMITS).await;
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(900) && waited < Duration::from_millis(1500),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn no_limit_while_a_response_is_written() {
+        let phases = Phases::new();
+        let answering = phases.request();
+        let cut = tokio::time::timeout(Duration::from_millis(1500), phases.expired(LIMITS)).await;
+        assert!(cut.is_err(), "a long response is not cut");
+        drop(answering);
+        let started = Instant::now();
+        phases.expired(LIMITS).await;
+        assert!(started.elapsed() >= Duration::from_millis(900));
+    }
+}

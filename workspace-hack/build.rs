@@ -1,0 +1,3 @@
+//! Empty: it lets `[build-dependencies]` turn on features of build-side (proc-macro) dependencies.
+
+fn main() {}
