@@ -71,8 +71,11 @@ thread_local! {
 
 /// Run `f` (a deserialization) so that every spanned value whose location has an entry in `fills` takes
 /// that value instead of the placeholder in the input: how values written as Rust expressions are put
-/// into the model without a second pass over it.
+/// into the model without a second pass over it. With no fills, `f` runs as is and no value looks one up.
 pub fn with_fills<R>(fills: HashMap<u32, serde_json::Value>, f: impl FnOnce() -> R) -> R {
+    if fills.is_empty() {
+        return f();
+    }
     FILLS.with(|cell| *cell.borrow_mut() = Some(fills));
     let out = f();
     FILLS.with(|cell| *cell.borrow_mut() = None);

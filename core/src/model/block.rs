@@ -4,9 +4,9 @@
 //! ([`crate::schema::check`]) points at the offending key or value, at compile time and (for values
 //! written as Rust expressions) at run time. Rendering merges it under what the DSL generates.
 //!
-//! In the model the macro embeds, a block is written the way it reads (`block_serde.rs`): every value
-//! is `[at, value]` with the value as plain JSON, a map's entries `{"key": [key_at, [at, value]]}`, so
-//! loading a block costs little more than reading its JSON.
+//! In the model the macro embeds, a block is written the way it reads (`block_serde.rs`): its plain JSON,
+//! with every location in one compact string next to it, so loading a block costs little more than
+//! reading its JSON.
 
 use crate::spanned::{Loc, Name, Spanned};
 

@@ -1,206 +1,234 @@
 //! How blocks are written in the model the macro embeds, and read back by the runtime: compactly, so that
 //! loading an app with a thousand blocks stays cheap (issue 12's render budget).
 //!
-//! A value is `[at, value]`, the value as plain JSON: a string is a `Str`, an integer an `Int`, a number
-//! with a fraction a `Float`, `true`/`false` a `Bool`, an array a `List` of such pairs, an object a `Map`
-//! whose entries are `"key": [key_at, [at, value]]` in source order. A value from a Rust expression
-//! giving JSON is `[at, 0, json]` (the JSON is `null` until run time). A [`Block`] is written as its
-//! `Map` value. Values written as Rust expressions take their run-time value at load, as every spanned
-//! value does ([`crate::spanned::with_fills`]).
+//! A [`Block`] is `["LOCS", BODY]`. BODY is the block as plain JSON, keys in source order: a string is a
+//! `Str`, an integer an `Int`, a number with a fraction a `Float`, `true`/`false` a `Bool`, an array a
+//! `List`, an object a `Map`. LOCS is every location of the block in one string (see `block_locs.rs`): the
+//! block's own, then, walking BODY in order, each key's and each value's. A value's entry also says
+//! whether it is JSON from a Rust expression (a `Json` value: its whole JSON is taken as is, `null` until
+//! run time). So loading a block is one JSON parse and one pass over a short string; the locations follow the
+//! keys in the order they are written, so BODY must be read in that order (`serde_json::from_str` does; a
+//! `serde_json::Value` without `preserve_order` would not). Values written as
+//! Rust expressions take their run-time value at load, as every spanned value does
+//! ([`crate::spanned::with_fills`]).
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeTuple, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::block::{Block, BlockValue};
-use crate::spanned::{Loc, Spanned, fill_at};
+use super::block_locs::{Reader, Writer};
+use crate::spanned::{Loc, Name, Spanned, fill_at};
 
 impl Serialize for Block {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (self.at, Entries(&self.entries)).serialize(serializer)
+        let mut w = Writer::default();
+        w.plain(self.at);
+        for (key, value) in &self.entries {
+            write_locs(&mut w, key, value);
+        }
+        let mut t = serializer.serialize_tuple(2)?;
+        t.serialize_element(w.as_str())?;
+        t.serialize_element(&Entries(&self.entries))?;
+        t.end()
     }
 }
 
-struct Entries<'a>(&'a [(crate::spanned::Name, BlockValue)]);
+/// A map entry's locations: the key's, then the value's (and those inside it).
+fn write_locs(w: &mut Writer, key: &Name, value: &BlockValue) {
+    w.plain(key.at);
+    write_value_locs(w, value);
+}
+
+fn write_value_locs(w: &mut Writer, value: &BlockValue) {
+    w.value(value.at(), matches!(value, BlockValue::Json(_)));
+    match value {
+        BlockValue::List(_, items) => items.iter().for_each(|i| write_value_locs(w, i)),
+        BlockValue::Map(m) => m.entries.iter().for_each(|(k, v)| write_locs(w, k, v)),
+        _ => {}
+    }
+}
+
+/// A map's entries as a plain JSON object.
+struct Entries<'a>(&'a [(Name, BlockValue)]);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (key, value) in self.0 {
-            map.serialize_entry(&key.v, &(key.at, value))?;
+            map.serialize_entry(&key.v, &Body(value))?;
         }
         map.end()
     }
 }
 
-impl Serialize for BlockValue {
+/// A value as plain JSON.
+struct Body<'a>(&'a BlockValue);
+
+impl Serialize for Body<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            BlockValue::Str(s) => (s.at, &s.v).serialize(serializer),
-            BlockValue::Int(n) => (n.at, n.v).serialize(serializer),
-            BlockValue::Float(f) => (f.at, f.v).serialize(serializer),
-            BlockValue::Bool(b) => (b.at, b.v).serialize(serializer),
-            BlockValue::List(at, items) => (at, items).serialize(serializer),
-            BlockValue::Map(block) => block.serialize(serializer),
-            BlockValue::Json(j) => {
-                let mut t = serializer.serialize_tuple(3)?;
-                t.serialize_element(&j.at)?;
-                t.serialize_element(&0)?;
-                t.serialize_element(&j.v)?;
-                t.end()
+        match self.0 {
+            BlockValue::Str(s) => serializer.serialize_str(&s.v),
+            BlockValue::Int(n) => serializer.serialize_i64(n.v),
+            BlockValue::Float(f) => serializer.serialize_f64(f.v),
+            BlockValue::Bool(b) => serializer.serialize_bool(b.v),
+            BlockValue::List(_, items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(&Body(i))?;
+                }
+                seq.end()
             }
+            BlockValue::Map(m) => Entries(&m.entries).serialize(serializer),
+            BlockValue::Json(j) => j.v.serialize(serializer),
         }
-    }
-}
-
-/// A value's payload as read, before its location is known to be filled at run time.
-enum Payload {
-    Str(String),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    List(Vec<BlockValue>),
-    Map(Vec<(crate::spanned::Name, BlockValue)>),
-}
-
-impl<'de> Deserialize<'de> for Payload {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PayloadVisitor)
-    }
-}
-
-struct PayloadVisitor;
-
-impl<'de> Visitor<'de> for PayloadVisitor {
-    type Value = Payload;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a block value: a string, a number, a boolean, a list or a map")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Payload, E> {
-        Ok(Payload::Str(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Payload, E> {
-        Ok(Payload::Str(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Payload, E> {
-        Ok(Payload::Int(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Payload, E> {
-        i64::try_from(v)
-            .map(Payload::Int)
-            .map_err(|_| E::custom(format!("integer {v} does not fit a block's i64")))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Payload, E> {
-        Ok(Payload::Float(v))
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Payload, E> {
-        Ok(Payload::Bool(v))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Payload, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element::<BlockValue>()? {
-            items.push(item);
-        }
-        Ok(Payload::List(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Payload, A::Error> {
-        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
-        while let Some(key) = map.next_key::<String>()? {
-            let (key_at, value): (Loc, BlockValue) = map.next_value()?;
-            entries.push((Spanned::new(key, key_at), value));
-        }
-        Ok(Payload::Map(entries))
-    }
-}
-
-impl<'de> Deserialize<'de> for BlockValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(ValueVisitor)
-    }
-}
-
-struct ValueVisitor;
-
-impl<'de> Visitor<'de> for ValueVisitor {
-    type Value = BlockValue;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a block value `[at, value]` or `[at, 0, json]`")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockValue, A::Error> {
-        let at: Loc = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let payload: Payload = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        if let Some(json) = seq.next_element_seed(JsonSeed)? {
-            let v = fill_at(at).unwrap_or(json);
-            return Ok(BlockValue::Json(Spanned::new(v, at)));
-        }
-        let fill = fill_at(at);
-        let filled = |what| {
-            move |e: serde_json::Error| {
-                de::Error::custom(format!("the run-time value at {at:?} is not {what}: {e}"))
-            }
-        };
-        Ok(match payload {
-            Payload::Str(v) => BlockValue::Str(Spanned::new(
-                match fill {
-                    Some(f) => serde_json::from_value(f).map_err(filled("a string"))?,
-                    None => v,
-                },
-                at,
-            )),
-            Payload::Int(v) => BlockValue::Int(Spanned::new(
-                match fill {
-                    Some(f) => serde_json::from_value(f).map_err(filled("an integer"))?,
-                    None => v,
-                },
-                at,
-            )),
-            Payload::Float(v) => BlockValue::Float(Spanned::new(
-                match fill {
-                    Some(f) => serde_json::from_value(f).map_err(filled("a number"))?,
-                    None => v,
-                },
-                at,
-            )),
-            Payload::Bool(v) => BlockValue::Bool(Spanned::new(
-                match fill {
-                    Some(f) => serde_json::from_value(f).map_err(filled("a boolean"))?,
-                    None => v,
-                },
-                at,
-            )),
-            Payload::List(items) => BlockValue::List(at, items),
-            Payload::Map(entries) => BlockValue::Map(Block { at, entries }),
-        })
-    }
-}
-
-/// The third element of a `[at, 0, json]` value, as JSON.
-struct JsonSeed;
-
-impl<'de> DeserializeSeed<'de> for JsonSeed {
-    type Value = serde_json::Value;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        serde_json::Value::deserialize(deserializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Block {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match BlockValue::deserialize(deserializer)? {
-            BlockValue::Map(block) => Ok(block),
-            other => Err(de::Error::custom(format!(
-                "a block must be a map, found {other:?}"
-            ))),
+        deserializer.deserialize_seq(BlockVisitor)
+    }
+}
+
+struct BlockVisitor;
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = Block;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a block `[\"LOCS\", {…}]`")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Block, A::Error> {
+        let mut locs: Reader = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let at = locs.plain().map_err(de::Error::custom)?;
+        let entries = seq
+            .next_element_seed(MapSeed(&mut locs))?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        if !locs.is_done() {
+            return Err(de::Error::custom(
+                "a block's locations do not match its values (more locations than values)",
+            ));
         }
+        Ok(Block { at, entries })
+    }
+}
+
+/// A map's entries, each key and value taking its location from the reader.
+struct MapSeed<'a, 'r>(&'a mut Reader<'r>);
+
+impl<'de> DeserializeSeed<'de> for MapSeed<'_, '_> {
+    type Value = Vec<(Name, BlockValue)>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MapSeed<'_, '_> {
+    type Value = Vec<(Name, BlockValue)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a block's map")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(key) = map.next_key::<String>()? {
+            let key_at = self.0.plain().map_err(de::Error::custom)?;
+            let value = map.next_value_seed(ValueSeed(&mut *self.0))?;
+            entries.push((Spanned::new(key, key_at), value));
+        }
+        Ok(entries)
+    }
+}
+
+/// One value, its location (and whether it is a Rust expression's JSON) from the reader.
+struct ValueSeed<'a, 'r>(&'a mut Reader<'r>);
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
+    type Value = BlockValue;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let (at, json) = self.0.value().map_err(de::Error::custom)?;
+        if json {
+            let read = serde_json::Value::deserialize(deserializer)?;
+            let v = fill_at(at).unwrap_or(read);
+            return Ok(BlockValue::Json(Spanned::new(v, at)));
+        }
+        deserializer.deserialize_any(ValueVisitor { at, locs: self.0 })
+    }
+}
+
+struct ValueVisitor<'a, 'r> {
+    at: Loc,
+    locs: &'a mut Reader<'r>,
+}
+
+impl ValueVisitor<'_, '_> {
+    /// The run-time value at this location, if there is one, as a `T`.
+    fn filled<T: serde::de::DeserializeOwned, E: de::Error>(
+        &self,
+        what: &str,
+    ) -> Result<Option<T>, E> {
+        let at = self.at;
+        fill_at(at)
+            .map(|f| {
+                serde_json::from_value(f).map_err(|e| {
+                    E::custom(format!("the run-time value at {at:?} is not {what}: {e}"))
+                })
+            })
+            .transpose()
+    }
+}
+
+impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
+    type Value = BlockValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a block value: a string, a number, a boolean, a list or a map")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockValue, E> {
+        let v = self.filled("a string")?.unwrap_or_else(|| v.to_owned());
+        Ok(BlockValue::Str(Spanned::new(v, self.at)))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<BlockValue, E> {
+        let v = self.filled("a string")?.unwrap_or(v);
+        Ok(BlockValue::Str(Spanned::new(v, self.at)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<BlockValue, E> {
+        let v = self.filled("an integer")?.unwrap_or(v);
+        Ok(BlockValue::Int(Spanned::new(v, self.at)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<BlockValue, E> {
+        let v = i64::try_from(v)
+            .map_err(|_| E::custom(format!("integer {v} does not fit a block's i64")))?;
+        self.visit_i64(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<BlockValue, E> {
+        let v = self.filled("a number")?.unwrap_or(v);
+        Ok(BlockValue::Float(Spanned::new(v, self.at)))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<BlockValue, E> {
+        let v = self.filled("a boolean")?.unwrap_or(v);
+        Ok(BlockValue::Bool(Spanned::new(v, self.at)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockValue, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(ValueSeed(&mut *self.locs))? {
+            items.push(item);
+        }
+        Ok(BlockValue::List(self.at, items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BlockValue, A::Error> {
+        let entries = MapSeed(self.locs).visit_map(map)?;
+        Ok(BlockValue::Map(Block {
+            at: self.at,
+            entries,
+        }))
     }
 }
 
@@ -242,18 +270,42 @@ mod tests {
     }
 
     #[test]
-    fn a_block_round_trips_in_its_compact_form_keeping_order_and_locations() {
+    fn a_block_is_plain_json_with_its_locations_in_one_string() {
         let block = sample();
         let json = serde_json::to_string(&block).expect("serializes");
-        assert!(
-            json.starts_with(r#"[1,{"name":[2,[3,"web"]],"replicas":[4,[5,3]]"#),
-            "{json}"
+        assert_eq!(
+            json,
+            r#"["224242424244242425",{"name":"web","replicas":3,"ratio":0.5,"paused":false,"args":["-v"],"nested":{"z":1},"a":null}]"#
         );
-        assert!(json.contains(r#""a":[17,[18,0,null]]"#), "{json}");
         let back: Block = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, block);
         // Entries keep source order, not the map's sorted one.
         assert_eq!(back.entries[1].0.v, "replicas");
+        // Also read from a reader (the locations then are copied, not borrowed).
+        let read: Block = serde_json::from_reader(json.as_bytes()).expect("parses");
+        assert_eq!(read, block);
+    }
+
+    #[test]
+    fn locations_out_of_order_and_json_from_expressions_round_trip() {
+        let s = |v: &str, at| Spanned::new(v.to_string(), Loc(at));
+        let block = Block {
+            at: Loc(90),
+            entries: vec![
+                (
+                    s("tolerations", 5),
+                    BlockValue::Json(Spanned::new(
+                        serde_json::json!([{ "key": "gpu", "n": 1.5 }]),
+                        Loc(70_000),
+                    )),
+                ),
+                (s("x", Loc::NONE.0), BlockValue::Str(s("y", 0))),
+                (s("empty", 3), BlockValue::Map(Block::default())),
+            ],
+        };
+        let json = serde_json::to_string(&block).expect("serializes");
+        let back: Block = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, block);
     }
 
     #[test]
@@ -281,11 +333,17 @@ mod tests {
     fn malformed_blocks_are_errors_not_panics() {
         for bad in [
             "[]",
-            "[1]",
-            r#"[1,"x"]"#,
+            r#"["2"]"#,
+            r#"["2","x"]"#,
             "{}",
-            r#"[1,{"k":[2]}]"#,
-            "[1,null]",
+            r#"["2",{"k":1}]"#,
+            r#"["22",{"k":1}]"#,
+            r#"["2242",{"k":1}]"#,
+            r#"["224",{"k":null}]"#,
+            r#"["2\"",{}]"#,
+            r#"[2,{}]"#,
+            r#"["2",null]"#,
+            r#"["[1,{}]"]"#,
         ] {
             assert!(serde_json::from_str::<Block>(bad).is_err(), "{bad}");
         }

@@ -5,6 +5,7 @@
 //! renders Kubernetes objects from it.
 
 mod block;
+mod block_locs;
 mod block_serde;
 mod build;
 mod builder;
@@ -117,7 +118,9 @@ pub struct App {
 /// was built with next to the JSON; the runtime refuses a model of another version instead of misreading
 /// it (a piceli-macros and a piceli-runtime of different releases in one build). Raise it with any change
 /// to the serialized model that an older reader would misread.
-pub const MODEL_FORMAT: u32 = 3;
+///
+/// Format 4: a block is its plain JSON and its locations in one string (`block_serde.rs`).
+pub const MODEL_FORMAT: u32 = 4;
 
 /// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
 /// never copied: one string literal costs rustc far less than a table of thousands), or the macro's own

@@ -4,7 +4,9 @@
 //! item on their keys, the DSL's items first; any other value the DSL set stays as it is.
 
 use super::{ListKind, Shape, TypeId};
-use serde_json::Value;
+use crate::model::{Block, BlockValue};
+use crate::spanned::Name;
+use serde_json::{Map, Value};
 
 /// Merge `block` (an object of type `ty`) under `target` (the DSL's rendering of the same object). The
 /// block's values move into `target` where it fills a gap, so nothing is copied.
@@ -12,17 +14,54 @@ pub fn merge_under(target: &mut Value, block: Value, ty: TypeId) {
     merge(target, block, &Shape::Object(ty));
 }
 
+/// Merge `block` (an object of type `ty`) under `target`, as [`merge_under`] does with its JSON, reading the
+/// block in place: only the values that fill a gap are turned into JSON, with no intermediate copy of
+/// the whole block.
+pub fn merge_block_under(target: &mut Value, block: &Block, ty: TypeId) {
+    if let Value::Object(t) = target {
+        merge_entries(t, &block.entries, &Shape::Object(ty));
+    }
+}
+
+fn merge_entries(t: &mut Map<String, Value>, entries: &[(Name, BlockValue)], shape: &Shape) {
+    for (k, bv) in entries {
+        match t.get_mut(k.v.as_str()) {
+            Some(tv) if !tv.is_null() => merge_value(tv, bv, &inner_shape(shape, &k.v)),
+            _ => {
+                t.insert(k.v.clone(), bv.to_json());
+            }
+        }
+    }
+}
+
+fn merge_value(target: &mut Value, block: &BlockValue, shape: &Shape) {
+    match (target, block) {
+        (Value::Object(t), BlockValue::Map(m)) => merge_entries(t, &m.entries, shape),
+        (Value::Array(t), BlockValue::List(_, items)) if t.is_empty() => {
+            *t = items.iter().map(BlockValue::to_json).collect();
+        }
+        (target @ (Value::Object(_) | Value::Array(_)), block) => {
+            merge(target, block.to_json(), shape)
+        }
+        _ => {}
+    }
+}
+
+/// The shape of field `key` of a value of shape `shape`.
+fn inner_shape(shape: &Shape, key: &str) -> Shape {
+    match shape {
+        Shape::Object(ty) => ty.field(key).map(|f| f.shape).unwrap_or(Shape::Any),
+        Shape::Map(v) => **v,
+        _ => Shape::Any,
+    }
+}
+
 fn merge(target: &mut Value, block: Value, shape: &Shape) {
     match (target, block) {
         (Value::Object(t), Value::Object(b)) => {
             for (k, bv) in b {
-                let inner = match shape {
-                    Shape::Object(ty) => ty.field(&k).map(|f| f.shape).unwrap_or(Shape::Any),
-                    Shape::Map(v) => **v,
-                    _ => Shape::Any,
-                };
                 match t.get_mut(&k) {
-                    Some(tv) if !tv.is_null() => merge(tv, bv, &inner),
+                    Some(tv) if !tv.is_null() => merge(tv, bv, &inner_shape(shape, &k)),
                     _ => {
                         t.insert(k, bv);
                     }
@@ -81,6 +120,39 @@ mod tests {
                 "securityContext": { "runAsNonRoot": true, "runAsUser": 1000 },
                 "priorityClassName": "high",
             })
+        );
+    }
+
+    #[test]
+    fn a_block_merges_in_place_as_its_json_does() {
+        let dsl = json!({
+            "containers": [{ "name": "web", "image": "a", "ports": [{ "containerPort": 80 }] }],
+            "securityContext": { "runAsNonRoot": true },
+            "volumes": [],
+            "nodeSelector": { "zone": "a" },
+            "hostname": null,
+        });
+        let block = json!({
+            "containers": [{ "name": "web", "image": "b", "ports": [{ "containerPort": 80, "hostPort": 1 }] }, { "name": "side" }],
+            "securityContext": { "runAsNonRoot": false, "runAsUser": 1000, "seccompProfile": { "type": "RuntimeDefault" } },
+            "volumes": [{ "name": "v", "emptyDir": {} }],
+            "nodeSelector": { "zone": "b", "disk": "ssd" },
+            "hostname": "h",
+            "priorityClassName": "high",
+            "tolerations": [{ "key": "gpu" }],
+        });
+        let Some(BlockValue::Map(parsed)) = BlockValue::from_json(&block, crate::spanned::Loc(0))
+        else {
+            panic!("a map");
+        };
+        let mut by_json = dsl.clone();
+        merge_under(&mut by_json, block, POD_SPEC);
+        let mut in_place = dsl;
+        merge_block_under(&mut in_place, &parsed, POD_SPEC);
+        assert_eq!(in_place, by_json);
+        assert_eq!(
+            serde_json::to_string(&in_place).ok(),
+            serde_json::to_string(&by_json).ok()
         );
     }
 

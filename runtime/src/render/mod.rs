@@ -241,7 +241,7 @@ pub(crate) fn merge_block(
         };
         at = next;
     }
-    piceli_core::schema::merge::merge_under(at, block.to_json(), ty);
+    piceli_core::schema::merge::merge_block_under(at, block, ty);
 }
 
 /// Serialize a k8s-openapi object to JSON.
