@@ -329,7 +329,7 @@ mod tests {
     fn a_model_of_format_3_with_nested_block_locations_is_refused_by_its_version() {
         // Format 3 wrote each block value as `[at, value]`; format 4 reads blocks differently.
         let old = r#"{"name":["web",0],"workloads":[{"spec":[1,{"minReadySeconds":[2,[3,5]]}]}]}"#;
-        let err = check(&load(3, old, &[], Vec::new())).expect_err("format 3 is refused");
+        let err = check(&load(3, old, "", Vec::new())).expect_err("format 3 is refused");
         assert_eq!(err.code(), piceli_core::Code::ModelFormat);
         assert!(
             err.to_string()
