@@ -658,7 +658,7 @@ mod crashing {
     piceli::app! {
         app crash-test;
         target local = local(namespace: "crash");
-        include objects((crashing_deployment()));
+        include objects((crashing_deployment())) { images: unpinned }
     }
 }
 
