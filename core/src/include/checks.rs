@@ -39,6 +39,25 @@ pub fn own_namespace(object: &Value) -> Option<&str> {
         .filter(|_| !CLUSTER_SCOPED.contains(&kind))
 }
 
+/// Why an included object (`what`) naming namespace `ns` would leave the app: the first target whose
+/// namespace is another, as PCL0073's message; `None` when every target deploys to `ns`. The help is
+/// [`OTHER_NAMESPACE_HELP`]. The macro asks for a file's objects, the runtime for objects from Rust.
+pub fn other_namespace(what: &str, ns: &str, targets: &[crate::model::Target]) -> Option<String> {
+    let target = targets.iter().find(|t| t.namespace.v != ns)?;
+    Some(format!(
+        "{what} is in namespace `{ns}`, not target `{}`'s `{}`",
+        target.name.v, target.namespace.v
+    ))
+}
+
+/// PCL0073's help.
+pub const OTHER_NAMESPACE_HELP: &str = "remove its `metadata.namespace` to deploy it with the app, or write `{ namespace: keep }` after the include to keep it there";
+
+/// PCL0074's message for an included object (`what`) running `image`.
+pub fn unpinned_message(what: &str, image: &str) -> String {
+    format!("{what} runs `{image}`, which is not pinned by digest")
+}
+
 /// What a 1.33 cluster would refuse in an included object, each as an error of the object's document:
 /// an API version that is no longer served (PCL0058, with its replacement) and a name its kind does not
 /// allow (PCL0059). Every problem, not only the first.

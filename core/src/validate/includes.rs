@@ -57,23 +57,20 @@ fn object(
             cx.error(
                 Code::IncludeUnpinnedImage,
                 at,
-                format!("{what} runs `{image}`, which is not pinned by digest"),
+                inc::unpinned_message(&what, &image),
                 "pin it by digest (`…@sha256:<digest>`), or write `{ images: unpinned }` after the include to accept tags that can move",
             );
         }
     }
     if check_namespace
         && let Some(ns) = inc::own_namespace(&o.object)
-        && let Some(target) = app.targets.iter().find(|t| t.namespace.v != ns)
+        && let Some(message) = inc::other_namespace(&what, ns, &app.targets)
     {
         cx.error(
             Code::IncludeOtherNamespace,
             at,
-            format!(
-                "{what} is in namespace `{ns}`, not target `{}`'s `{}`",
-                target.name.v, target.namespace.v
-            ),
-            "leave its `metadata.namespace` unset to deploy it with the app, or write `{ namespace: keep }` after the include to keep it there",
+            message,
+            inc::OTHER_NAMESPACE_HELP,
         );
     }
 }

@@ -219,24 +219,15 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
 fn other_namespaces(lw: &mut Lower) {
     let pending = std::mem::take(&mut lw.included_namespaces);
     for inc in pending {
-        let Some(target) = lw
-            .app
-            .targets
-            .iter()
-            .find(|t| t.namespace.v != inc.namespace)
-        else {
-            continue;
-        };
-        let message = format!(
-            "{} is in namespace `{}`, not target `{}`'s `{}`",
-            inc.what, inc.namespace, target.name.v, target.namespace.v
-        );
-        lw.fail(
-            Code::IncludeOtherNamespace,
-            inc.sp,
-            message,
-            "remove its `metadata.namespace` to deploy it with the app, or write `{ namespace: keep }` after the include to keep it there",
-        );
+        use piceli_core::include::{OTHER_NAMESPACE_HELP, other_namespace};
+        if let Some(message) = other_namespace(&inc.what, &inc.namespace, &lw.app.targets) {
+            lw.fail(
+                Code::IncludeOtherNamespace,
+                inc.sp,
+                message,
+                OTHER_NAMESPACE_HELP,
+            );
+        }
     }
 }
 

@@ -362,7 +362,7 @@ fn included_object(
             lw.fail(
                 Code::IncludeUnpinnedImage,
                 sp,
-                format!("{what} runs `{image}`, which is not pinned by digest"),
+                inc::unpinned_message(&what, &image),
                 "pin it in the file (`…@sha256:<digest>`; `piceli import yaml FILE --pin` looks digests up), or write `{ images: unpinned }` after the include to accept tags that can move",
             );
         }
