@@ -365,6 +365,34 @@ async fn unreadable_or_mismatched_tls_files_and_bad_names_refuse_to_start() {
     let _ = support::read(&certs.cert());
 }
 
+/// kube-apiserver keeps an idle webhook connection in its pool for 90 s and sends the next review on it:
+/// the server must not close it after the header timeout (hyper's own header timeout counts from the
+/// end of the previous response and did), only after the idle timeout.
+#[tokio::test]
+async fn an_idle_keep_alive_connection_outlives_the_header_timeout_until_the_idle_timeout() {
+    let certs = Certs::new();
+    let mut opts = options(&certs);
+    opts.header_timeout = Duration::from_millis(200);
+    opts.idle_timeout = Duration::from_millis(1500);
+    let server = Running::start_with(hooks(), opts).await;
+    let mut c = Http1::connect(server.addr, &certs).await;
+    assert_eq!(c.get("/healthz").await.status, 200);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!c.is_closed(), "closed after the header timeout while idle");
+    let review = deployment_review("idle-1", &["nginx:1.27"], false);
+    let reply = c.post("/validate/no-latest-tag", review).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["response"]["uid"], "idle-1");
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        while !c.is_closed() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "still open long after the idle timeout");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn slow_handshakes_and_slow_headers_are_cut_off() {
     use tokio::io::AsyncReadExt;

@@ -228,6 +228,11 @@ impl Http1 {
         self.send("POST", path, body).await
     }
 
+    /// Whether the server closed the connection.
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+
     pub async fn get(&mut self, path: &str) -> Reply {
         self.send("GET", path, Vec::new()).await
     }

@@ -3,7 +3,6 @@
 //! bootstrap policy, and the self reviews that expose it to clients.
 
 pub(crate) mod accept;
-pub(crate) mod conn_timeouts;
 pub mod discovery;
 pub(crate) mod handlers;
 pub mod http;

@@ -10,10 +10,10 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
 
-use crate::apiserver::conn_timeouts::{Answering, IDLE_TIMEOUT, Limits, Phases, Watched};
 use crate::apiserver::{kubeconfig, tls};
 use crate::app::App;
 use crate::error::SimError;
+use piceli_net::conn_timeouts::{Answering, IDLE_TIMEOUT, Limits, Phases, Watched};
 
 /// How to start a simulator.
 #[derive(Debug, Clone, Default)]

@@ -1,10 +1,12 @@
 //! The webhook server: HTTPS (rustls) with HTTP/1.1 keep-alive and HTTP/2 (hyper), handshakes in their
-//! own tasks, certificate files reloaded when they change, bounded bodies and header/handshake timeouts,
-//! and a graceful shutdown that finishes in-flight requests.
+//! own tasks, certificate files reloaded when they change, bounded bodies, handshake, header and idle
+//! timeouts (an idle keep-alive connection stays open longer than the API server's pool keeps it), and a
+//! graceful shutdown that finishes in-flight requests.
 
 mod http;
 mod tls;
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use piceli_net::conn_timeouts::{Answering, Limits, Phases, Watched};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
@@ -35,8 +38,12 @@ pub struct ServeOptions {
     pub tls_key: PathBuf,
     /// Larger AdmissionReview bodies get 413; default 8 MiB (an object and its old version).
     pub max_body_bytes: usize,
-    /// A client must send a request's headers within this; default 10 s.
+    /// A client must send a request's headers within this, counted from its first byte; default 10 s.
     pub header_timeout: Duration,
+    /// An HTTP/1.1 keep-alive connection may wait this long for its next request; default 120 s, longer
+    /// than the 90 s kube-apiserver keeps an idle webhook connection in its pool, so the client is the one
+    /// that closes it (a server closing first races the client's next request on it).
+    pub idle_timeout: Duration,
     /// A TLS handshake must finish within this; default 10 s.
     pub handshake_timeout: Duration,
     /// How often the certificate files are checked for a change; default 2 s.
@@ -53,6 +60,7 @@ impl Default for ServeOptions {
             tls_key: PathBuf::from("/etc/piceli/tls/tls.key"),
             max_body_bytes: 8 << 20,
             header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
             handshake_timeout: Duration::from_secs(10),
             reload_interval: Duration::from_secs(2),
             shutdown_grace: Duration::from_secs(25),
@@ -133,7 +141,11 @@ impl Server {
             shared.clone(),
             options.reload_interval,
         ));
-        let builder = Arc::new(Protocols::new(options.header_timeout));
+        let builder = Arc::new(Protocols::new());
+        let limits = Limits {
+            header: options.header_timeout,
+            idle: options.idle_timeout,
+        };
         let graceful = GracefulShutdown::new();
         // Handshakes still running at shutdown are dropped rather than waited for.
         let (stopping, handshakes_stop) = tokio::sync::watch::channel(false);
@@ -154,6 +166,7 @@ impl Server {
                             graceful.watcher(),
                             handshakes_stop.clone(),
                             options.handshake_timeout,
+                            limits,
                         ));
                     }
                     // Out of file descriptors and the like: wait a little instead of spinning.
@@ -224,12 +237,14 @@ struct Protocols {
 }
 
 impl Protocols {
-    fn new(header_timeout: Duration) -> Protocols {
+    fn new() -> Protocols {
         let mut detect = auto::Builder::new(TokioExecutor::new());
+        // hyper's header timeout runs from the end of the previous response, so it would also close idle
+        // keep-alive connections: off, and `Phases` times heads and idleness instead.
         detect
             .http1()
             .timer(TokioTimer::new())
-            .header_read_timeout(header_timeout)
+            .header_read_timeout(None)
             .keep_alive(true);
         detect.http2().timer(TokioTimer::new());
         Protocols {
@@ -248,7 +263,11 @@ impl Protocols {
     }
 }
 
-/// One client: the TLS handshake (bounded in time, off the accept loop), then HTTP/1.1 or HTTP/2.
+/// One client: the TLS handshake (bounded in time, off the accept loop), then HTTP/1.1 or HTTP/2. An
+/// HTTP/1.1 connection is closed once it passes its limits (a head too slow, idle too long); an HTTP/2
+/// one (pings are not requests) lives until the client closes it. At shutdown each connection finishes
+/// its in-flight requests; `watcher`, held until then, is what the server waits for.
+#[allow(clippy::too_many_arguments)]
 async fn connection(
     tcp: TcpStream,
     acceptor: TlsAcceptor,
@@ -257,6 +276,7 @@ async fn connection(
     watcher: Watcher,
     mut stopping: tokio::sync::watch::Receiver<bool>,
     handshake_timeout: Duration,
+    limits: Limits,
 ) {
     let _ = tcp.set_nodelay(true);
     let handshake = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp));
@@ -274,11 +294,37 @@ async fn connection(
             return;
         }
     };
-    let service = service_fn(move |req| handle(shared.clone(), req));
-    let conn = builder
-        .for_alpn(tls.get_ref().1.alpn_protocol())
-        .serve_connection(TokioIo::new(tls), service);
-    let _ = watcher.watch(conn).await;
+    let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+    let builder = builder.for_alpn(tls.get_ref().1.alpn_protocol());
+    let phases = Phases::new();
+    let requests = phases.clone();
+    let service = service_fn(move |req| {
+        let answering = requests.request();
+        let response = handle(shared.clone(), req);
+        async move { Ok::<_, Infallible>(response.await?.map(|b| Answering::new(b, answering))) }
+    });
+    let conn = builder.serve_connection(TokioIo::new(Watched::new(tls, phases.clone())), service);
+    let mut conn = std::pin::pin!(conn);
+    let expired = async {
+        match http2 {
+            true => std::future::pending().await,
+            false => phases.expired(limits).await,
+        }
+    };
+    let past_a_limit = tokio::select! {
+        _ = conn.as_mut() => return drop(watcher),
+        () = expired => true,
+        _ = stopping.wait_for(|stop| *stop) => false,
+    };
+    // An idle connection closes at once. At shutdown, one with requests in flight closes after answering
+    // them (the server's shutdown grace bounds that); past a limit, one in the middle of a head after at
+    // most a second.
+    conn.as_mut().graceful_shutdown();
+    match past_a_limit {
+        true => drop(tokio::time::timeout(Duration::from_secs(1), conn).await),
+        false => drop(conn.await),
+    }
+    drop(watcher);
 }
 
 async fn reload_loop(certificate: Arc<ReloadingCert>, shared: Arc<Shared>, every: Duration) {

@@ -27,11 +27,11 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// kube-apiserver's idle timeout for keep-alive connections.
-pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The limits of every connection.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
+pub struct Limits {
     /// For the TLS handshake, and for each request's head from its first byte.
     pub header: Duration,
     /// Between requests, for the next one's first byte.
@@ -57,11 +57,11 @@ struct Shared {
 
 /// One connection's phase, shared by its stream, its service and its watchdog.
 #[derive(Debug, Clone)]
-pub(crate) struct Phases(Arc<Shared>);
+pub struct Phases(Arc<Shared>);
 
 impl Phases {
     /// A new connection: its first request's head is due within the header timeout.
-    pub(crate) fn new() -> Phases {
+    pub fn new() -> Phases {
         Phases(Arc::new(Shared {
             phase: Mutex::new(Phase::Head(Instant::now())),
             changed: Notify::new(),
@@ -90,7 +90,7 @@ impl Phases {
     }
 
     /// A request's head was read: no limit until its response is written (the guard's drop).
-    pub(crate) fn request(&self) -> InFlight {
+    pub fn request(&self) -> InFlight {
         self.set(|p| match p {
             Phase::Busy(n) => Phase::Busy(n + 1),
             _ => Phase::Busy(1),
@@ -99,7 +99,7 @@ impl Phases {
     }
 
     /// Resolves once the connection passed a limit: idle too long, or a head too slow.
-    pub(crate) async fn expired(&self, limits: Limits) {
+    pub async fn expired(&self, limits: Limits) {
         loop {
             let changed = self.0.changed.notified();
             let deadline = match *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -121,9 +121,15 @@ impl Phases {
     }
 }
 
+impl Default for Phases {
+    fn default() -> Phases {
+        Phases::new()
+    }
+}
+
 /// A request being handled; dropped with its response body, after the last byte was written.
 #[derive(Debug)]
-pub(crate) struct InFlight(Phases);
+pub struct InFlight(Phases);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -135,13 +141,14 @@ impl Drop for InFlight {
 }
 
 /// A response body that keeps its request in flight until hyper has written (or given up) it.
-pub(crate) struct Answering<B> {
+pub struct Answering<B> {
     body: B,
     _request: InFlight,
 }
 
 impl<B> Answering<B> {
-    pub(crate) fn new(body: B, request: InFlight) -> Answering<B> {
+    /// `body`, keeping `request` in flight until it is dropped.
+    pub fn new(body: B, request: InFlight) -> Answering<B> {
         Answering {
             body,
             _request: request,
@@ -170,13 +177,14 @@ impl<B: http_body::Body<Data = Bytes> + Unpin> http_body::Body for Answering<B> 
 }
 
 /// A connection's stream that tells its [`Phases`] when bytes arrive.
-pub(crate) struct Watched<S> {
+pub struct Watched<S> {
     stream: S,
     phases: Phases,
 }
 
 impl<S> Watched<S> {
-    pub(crate) fn new(stream: S, phases: Phases) -> Watched<S> {
+    /// `stream`, reporting the bytes it reads to `phases`.
+    pub fn new(stream: S, phases: Phases) -> Watched<S> {
         Watched { stream, phases }
     }
 }
