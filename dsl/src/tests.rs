@@ -163,3 +163,48 @@ fn a_syntax_error_has_its_code_and_points_to_the_grammar() {
     assert!(out.contains("PCL0044"), "{out}");
     assert!(out.contains("docs/dsl.md"), "{out}");
 }
+
+#[test]
+fn rust_expressions_are_typed_assignments_at_their_places_in_the_model() {
+    let out = crate::app(
+        source(
+            "deployment web { image: (image()), replicas: (n()), env: { MODE: (mode()) }, \
+               pod: { terminationGracePeriodSeconds: (grace()), tolerations: (gpu()) } } \
+             deployment worker { image: IMAGE, env: (common()), args: (flags()) } \
+             include objects((extra()));",
+        )
+        .parse()
+        .expect("tokens"),
+    );
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    // No fills handed to `load`: it reads the model, and each value is assigned after.
+    let load = format!(
+        "__private :: load ({}u32 , MODEL , LOCATIONS) ;",
+        piceli_core::model::MODEL_FORMAT
+    );
+    assert!(text.contains(&load), "{text}");
+    for expected in [
+        "a . workloads . get_mut (0) ? . containers . get_mut (0) ? . image) , :: piceli :: __private :: string (image ())",
+        "| a | a . workloads . get_mut (0) ? . replicas . as_mut () , :: piceli :: __private :: int (n ())",
+        ":: piceli :: __private :: model :: EnvValue :: Literal (x) => x",
+        "Some (& mut a . workloads . get_mut (0) ? . pod) , :: piceli :: __private :: int (grace ())",
+        "Some (& mut a . workloads . get_mut (0) ? . pod) , :: piceli :: __private :: json (gpu ())",
+        "| a | a . workloads . get_mut (1) ? . containers . get_mut (0) , :: piceli :: __private :: env (common ())",
+        "| a | a . includes . get_mut (0) , :: piceli :: __private :: objects (extra ())",
+        ":: piceli :: __private :: assign_container (& mut app , \"worker\" , \"worker\"",
+    ] {
+        assert!(text.contains(expected), "{expected}\n\nin\n\n{text}");
+    }
+}
+
+#[test]
+fn an_app_without_rust_expressions_assigns_nothing() {
+    let out = crate::app(
+        source("deployment web { image: IMAGE, replicas: 2 }")
+            .parse()
+            .expect("tokens"),
+    )
+    .to_string();
+    assert!(!out.contains("__private :: assign"), "{out}");
+}

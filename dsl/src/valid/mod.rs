@@ -35,7 +35,7 @@ pub use operator::WebhookCode;
 pub struct Checked {
     /// The model, with placeholders where values are Rust expressions.
     pub app: App,
-    /// Values written as Rust expressions (and file contents), filled in at run time.
+    /// Values written as Rust expressions (and file contents), assigned to their places at run time.
     pub dynamics: Vec<Dynamic>,
     /// Rust paths that must resolve (code checks).
     pub paths: Vec<syn::Path>,
@@ -49,7 +49,8 @@ pub struct Checked {
 
 /// A value known only at run time.
 pub struct Dynamic {
-    /// Where it goes in the model.
+    /// Its location, which the placeholder it replaces in the model carries (a `Spanned`'s, a block
+    /// value's, or the `Loc` of `env_expr` and of an `Include::Objects`).
     pub at: Loc,
     /// What it is.
     pub kind: DynamicKind,
@@ -75,7 +76,8 @@ pub enum DynamicKind {
     Strings(syn::Expr, Place),
 }
 
-/// The model field a map or list from Rust goes to: a field of a workload, or of one of its containers.
+/// The model field a map or list from Rust extends (no placeholder in the model holds its location): a
+/// field of a workload, or of one of its containers.
 /// The expansion turns it into a typed assignment (`|w| &mut w.pod_labels`), found by name.
 pub struct Place {
     /// The workload's name.
