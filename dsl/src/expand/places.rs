@@ -12,8 +12,8 @@
 mod serialize;
 
 use piceli_core::model::{App, Block, BlockValue};
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::quote;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -174,46 +174,45 @@ fn value_locs(value: &BlockValue, out: &mut Vec<u32>) {
 /// The closure giving the place a path leads to, from the app (`a`): `None` if the place does not exist
 /// (never, in a model of the same release); `None` too for a path through a map, which has no static path
 /// (the model has none where a Rust expression can be written).
+///
+/// Built token by token (a path is appended to, not re-quoted at each step): an app may have thousands.
 pub fn closure(path: &[Step]) -> Option<TokenStream> {
     // `expr` is a `&mut` value (`is_ref`), or a place reached through one; a `match` (`is_match`) is put
     // in parentheses only when something follows it. When the last step gives an `Option`
-    // (`get_mut`, `as_mut`), the closure returns it as is (`optional`).
-    let mut expr = quote!(a);
+    // (`get_mut`, `as_mut`), the closure returns it as is, without its `?`.
+    let mut expr: Vec<TokenTree> = vec![ident("a")];
     let mut is_ref = true;
     let mut is_match = false;
-    let mut optional = None;
+    let mut optional = false;
     let mut steps = path.iter();
     while let Some(step) = steps.next() {
-        let base = if is_match { quote!((#expr)) } else { expr };
-        is_match = false;
-        optional = None;
+        if is_match {
+            expr = vec![group(Delimiter::Parenthesis, expr)];
+            is_match = false;
+        }
+        optional = false;
         match step {
             Step::Field(name) => {
-                let name = format_ident!("{}", name);
-                expr = quote!(#base.#name);
+                expr.extend([punct('.'), ident(name)]);
                 is_ref = false;
             }
             Step::Elem(i) => {
-                let i = syn::Index::from(*i);
-                expr = quote!(#base.#i);
+                expr.extend([punct('.'), Literal::usize_unsuffixed(*i).into()]);
                 is_ref = false;
             }
             Step::Index(i) => {
-                let i = proc_macro2::Literal::usize_unsuffixed(*i);
-                let call = quote!(#base.get_mut(#i));
-                expr = quote!(#call?);
-                optional = Some(call);
-                is_ref = true;
+                let index = vec![Literal::usize_unsuffixed(*i).into()];
+                expr.extend([punct('.'), ident("get_mut")]);
+                expr.extend([group(Delimiter::Parenthesis, index), punct('?')]);
+                (is_ref, optional) = (true, true);
             }
             Step::Some => {
-                let call = quote!(#base.as_mut());
-                expr = quote!(#call?);
-                optional = Some(call);
-                is_ref = true;
+                expr.extend([punct('.'), ident("as_mut")]);
+                expr.extend([group(Delimiter::Parenthesis, Vec::new()), punct('?')]);
+                (is_ref, optional) = (true, true);
             }
             Step::Variant { ty, variant, shape } => {
-                let ty = format_ident!("{}", ty);
-                let variant = format_ident!("{}", variant);
+                let (ty, variant) = (ident(ty), ident(variant));
                 // A tuple or struct variant's element or field is the next step.
                 let inner = match shape {
                     Shape::Newtype => None,
@@ -226,30 +225,59 @@ pub fn closure(path: &[Step]) -> Option<TokenStream> {
                         quote!((#(#skipped)* x, ..))
                     }
                     (Shape::Struct, Some(Step::Field(field))) => {
-                        let field = format_ident!("{}", field);
+                        let field = ident(field);
                         quote!({ #field: x, .. })
                     }
                     _ => return None,
                 };
-                let scrutinee = if is_ref { base } else { quote!(&mut #base) };
-                expr = quote! {
+                let scrutinee: TokenStream = expr.into_iter().collect();
+                let scrutinee = if is_ref {
+                    scrutinee
+                } else {
+                    quote!(&mut #scrutinee)
+                };
+                let matched = quote! {
                     match #scrutinee {
                         ::piceli::__private::model::#ty::#variant #pattern => x,
                         _ => return ::core::option::Option::None,
                     }
                 };
-                is_ref = true;
-                is_match = true;
+                expr = matched.into_iter().collect();
+                (is_ref, is_match) = (true, true);
             }
             Step::SpannedLoc | Step::Opaque => return None,
         }
     }
-    let body = match optional {
-        Some(call) => call,
-        None if is_ref => quote!(::core::option::Option::Some(#expr)),
-        None => quote!(::core::option::Option::Some(&mut #expr)),
-    };
-    Some(quote!(|a| #body))
+    let mut closure = vec![punct('|'), ident("a"), punct('|')];
+    if optional {
+        expr.pop();
+        closure.extend(expr);
+    } else {
+        if !is_ref {
+            expr.splice(0..0, [punct('&'), ident("mut")]);
+        }
+        for part in ["core", "option", "Option", "Some"] {
+            closure.extend([joint(':'), punct(':'), ident(part)]);
+        }
+        closure.push(group(Delimiter::Parenthesis, expr));
+    }
+    Some(closure.into_iter().collect())
+}
+
+fn ident(name: &str) -> TokenTree {
+    Ident::new(name, Span::call_site()).into()
+}
+
+fn punct(c: char) -> TokenTree {
+    Punct::new(c, Spacing::Alone).into()
+}
+
+fn joint(c: char) -> TokenTree {
+    Punct::new(c, Spacing::Joint).into()
+}
+
+fn group(delimiter: Delimiter, inner: Vec<TokenTree>) -> TokenTree {
+    Group::new(delimiter, inner.into_iter().collect()).into()
 }
 
 #[cfg(test)]
