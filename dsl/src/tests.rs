@@ -208,3 +208,56 @@ fn an_app_without_rust_expressions_assigns_nothing() {
     .to_string();
     assert!(!out.contains("__private :: assign"), "{out}");
 }
+
+#[test]
+fn items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE } \
+         autoscaler web -> web { max: 3, cpu: \"high\", labels: { team: 1.5 }, \
+           spec: { minReplicas: 2, maxReplicas: 4 }, mni: 1 }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 5, "{all}");
+    assert!(
+        errors[0].starts_with("PCL0026: autoscaler web has no `min`"),
+        "{all}"
+    );
+    assert!(errors[0].contains("add `min: N`"), "{all}");
+    assert!(
+        errors[1].contains("expected a number, found"),
+        "the cpu: {all}"
+    );
+    assert!(errors[2].contains("expected a string"), "the label: {all}");
+    assert!(
+        errors[3].contains("`maxReplicas` in autoscaler web › spec is set by Piceli's own key")
+            && errors[3].contains("set it with `max:`"),
+        "{all}"
+    );
+    assert!(
+        errors[4].starts_with("PCL0025: unknown key `mni` in autoscaler web")
+            && errors[4].contains("did you mean `min`?"),
+        "{all}"
+    );
+    // The other two items read by their tables; then the meaning problems (`validate`).
+    let errors = self::errors(
+        "deployment web { image: IMAGE } \
+         disruption_budget web -> web { min_available: [1], spek: {} } \
+         service_account bot { automount: \"yes\", spec: { automountServiceAccountToken: true } }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 5, "{all}");
+    assert!(
+        errors[0].starts_with("PCL0027: expected a string, found a list"),
+        "{all}"
+    );
+    assert!(
+        errors[1].contains("unknown key `spek`") && errors[1].contains("did you mean `spec`?"),
+        "{all}"
+    );
+    assert!(errors[2].contains("`true` or `false`"), "{all}");
+    assert!(errors[3].contains("set it with `automount:` only"), "{all}");
+    assert!(
+        errors[4].contains("sets neither min_available nor max_unavailable"),
+        "{all}"
+    );
+}

@@ -171,9 +171,23 @@ impl Lower {
         owned: &Owned,
         owner: &str,
     ) -> Block {
-        let Some(v) = f.take(key) else {
-            return Block::default();
-        };
+        match f.take(key) {
+            Some(v) => self.block_of(v, f, key, root, owned, owner),
+            None => Block::default(),
+        }
+    }
+
+    /// The block `v`, given under `key` of `f`: lowered against `root`, its owned fields refused (whether
+    /// a first-class key sets one is seen in `f`).
+    pub fn block_of(
+        &mut self,
+        v: &Value,
+        f: &Fields,
+        key: &str,
+        root: TypeId,
+        owned: &Owned,
+        owner: &str,
+    ) -> Block {
         let Value::Map(m) = v else {
             self.wrong_type(
                 v,

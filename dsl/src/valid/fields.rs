@@ -95,7 +95,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Report every key not taken, with the closest key of an item's table (every workload kind).
-    pub fn finish_keys(self, lw: &mut Lower, table: &[super::keys::Key]) {
+    pub fn finish_keys<C>(self, lw: &mut Lower, table: &[super::keys::Key<C>]) {
         let allowed = super::keys::names(table, super::keys::Kinds::ALL);
         self.finish(lw, &allowed);
     }

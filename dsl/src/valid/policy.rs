@@ -1,11 +1,100 @@
 //! Lowering autoscalers, disruption budgets, ServiceAccounts and RBAC.
 
 use super::blocks::{AUTOSCALER_OWNED, BUDGET_OWNED, SERVICE_ACCOUNT_OWNED};
+use super::keys::{self, Key, Meta, annotations, labels};
 use super::{Fields, Lower};
-use crate::ast::{Item, Value};
+use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
 use piceli_core::schema;
+use piceli_core::spanned::Spanned;
+
+/// `autoscaler NAME -> WORKLOAD { … }`: its keys and their readers.
+pub const AUTOSCALER: &[Key<Scaling>] = &[
+    Key::new("min", "the fewest replicas (at least 1)", Some(replicas)),
+    Key::new("max", "the most replicas", Some(replicas)),
+    Key::new(
+        "cpu",
+        "target average CPU utilisation, in percent",
+        Some(percent),
+    ),
+    Key::new(
+        "memory",
+        "target average memory utilisation, in percent",
+        Some(percent),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of HorizontalPodAutoscalerSpec (autoscaling/v2) fields",
+        Some(|lw, a, f, key, v| {
+            if let Some(v) = v {
+                let root = schema::HORIZONTAL_POD_AUTOSCALER_SPEC;
+                a.spec = lw.block_of(v, f, key, root, AUTOSCALER_OWNED, &a.owner);
+            }
+        }),
+    ),
+];
+
+/// An autoscaler being read.
+#[derive(Default)]
+pub struct Scaling {
+    owner: String,
+    /// The item's name, where a missing required key is reported.
+    sp: Option<Sp>,
+    min: Option<Spanned<i64>>,
+    max: Option<Spanned<i64>>,
+    cpu: Option<Spanned<i64>>,
+    memory: Option<Spanned<i64>>,
+    labels: Labels,
+    annotations: Labels,
+    spec: Block,
+}
+
+/// `min:` and `max:`, both required.
+fn replicas(lw: &mut Lower, a: &mut Scaling, _: &Fields, key: &'static str, v: Option<&Value>) {
+    let n = match v {
+        Some(v) => lw.int(v, format!("{} › {key}", a.owner)),
+        None => {
+            if let Some(sp) = a.sp {
+                lw.fail(
+                    Code::MissingKey,
+                    sp,
+                    format!("{} has no `{key}`", a.owner),
+                    format!("add `{key}: N`"),
+                );
+            }
+            None
+        }
+    };
+    *if key == "min" { &mut a.min } else { &mut a.max } = n;
+}
+
+/// `cpu:` and `memory:`.
+fn percent(lw: &mut Lower, a: &mut Scaling, _: &Fields, key: &'static str, v: Option<&Value>) {
+    if let Some(v) = v {
+        let n = lw.int(v, format!("{} › {key}", a.owner));
+        *if key == "cpu" {
+            &mut a.cpu
+        } else {
+            &mut a.memory
+        } = n;
+    }
+}
+
+impl Meta for Scaling {
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn meta(&mut self, annotations: bool) -> &mut Labels {
+        if annotations {
+            &mut self.annotations
+        } else {
+            &mut self.labels
+        }
+    }
+}
 
 pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
     let Some(name) = lw.item_name(item) else {
@@ -16,48 +105,83 @@ pub(super) fn autoscaler(lw: &mut Lower, item: &Item) {
         return;
     };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let sp = item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp);
-    let required = |lw: &mut Lower, f: &mut Fields, key: &str| match f.take(key) {
-        Some(v) => lw.int(v, format!("{owner} › {key}")),
-        None => {
-            lw.fail(
-                Code::MissingKey,
-                sp,
-                format!("{owner} has no `{key}`"),
-                format!("add `{key}: N`"),
-            );
-            None
-        }
+    let mut a = Scaling {
+        owner,
+        sp: Some(item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp)),
+        ..Scaling::default()
     };
-    let min = required(lw, &mut f, "min");
-    let max = required(lw, &mut f, "max");
-    let cpu_percent = f
-        .take("cpu")
-        .and_then(|v| lw.int(v, format!("{owner} › cpu")));
-    let memory_percent = f
-        .take("memory")
-        .and_then(|v| lw.int(v, format!("{owner} › memory")));
-    let (labels, annotations) = lw.meta(&mut f, &owner);
-    let spec = lw.block(
-        &mut f,
-        "spec",
-        schema::HORIZONTAL_POD_AUTOSCALER_SPEC,
-        AUTOSCALER_OWNED,
-        &owner,
-    );
-    f.finish_keys(lw, super::keys::AUTOSCALER);
-    if let (Some(min), Some(max)) = (min, max) {
+    keys::read(lw, &mut f, AUTOSCALER, &mut a);
+    f.finish_keys(lw, AUTOSCALER);
+    if let (Some(min), Some(max)) = (a.min, a.max) {
         lw.app.autoscalers.push(Autoscaler {
             name,
             scales,
             min,
             max,
-            cpu_percent,
-            memory_percent,
-            labels,
-            annotations,
-            spec,
+            cpu_percent: a.cpu,
+            memory_percent: a.memory,
+            labels: a.labels,
+            annotations: a.annotations,
+            spec: a.spec,
         });
+    }
+}
+
+/// `disruption_budget NAME -> WORKLOAD { … }`: its keys and their readers.
+pub const DISRUPTION_BUDGET: &[Key<Budget>] = &[
+    Key::new(
+        "min_available",
+        "pods that must stay up: a number or a percentage",
+        Some(|lw, b, _, key, v| {
+            if let Some(v) = v {
+                b.min_available = lw.text(v, format!("{} › {key}", b.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "max_unavailable",
+        "pods that may be down: a number or a percentage",
+        Some(|lw, b, _, key, v| {
+            if let Some(v) = v {
+                b.max_unavailable = lw.text(v, format!("{} › {key}", b.owner));
+            }
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of PodDisruptionBudgetSpec fields",
+        Some(|lw, b, f, key, v| {
+            if let Some(v) = v {
+                let root = schema::POD_DISRUPTION_BUDGET_SPEC;
+                b.spec = lw.block_of(v, f, key, root, BUDGET_OWNED, &b.owner);
+            }
+        }),
+    ),
+];
+
+/// A disruption budget being read.
+#[derive(Default)]
+pub struct Budget {
+    owner: String,
+    min_available: Option<Spanned<String>>,
+    max_unavailable: Option<Spanned<String>>,
+    labels: Labels,
+    annotations: Labels,
+    spec: Block,
+}
+
+impl Meta for Budget {
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn meta(&mut self, annotations: bool) -> &mut Labels {
+        if annotations {
+            &mut self.annotations
+        } else {
+            &mut self.labels
+        }
     }
 }
 
@@ -70,30 +194,69 @@ pub(super) fn disruption_budget(lw: &mut Lower, item: &Item) {
         return;
     };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let min_available = f
-        .take("min_available")
-        .and_then(|v| lw.text(v, format!("{owner} › min_available")));
-    let max_unavailable = f
-        .take("max_unavailable")
-        .and_then(|v| lw.text(v, format!("{owner} › max_unavailable")));
-    let (labels, annotations) = lw.meta(&mut f, &owner);
-    let spec = lw.block(
-        &mut f,
-        "spec",
-        schema::POD_DISRUPTION_BUDGET_SPEC,
-        BUDGET_OWNED,
-        &owner,
-    );
-    f.finish_keys(lw, super::keys::DISRUPTION_BUDGET);
+    let mut b = Budget {
+        owner,
+        ..Budget::default()
+    };
+    keys::read(lw, &mut f, DISRUPTION_BUDGET, &mut b);
+    f.finish_keys(lw, DISRUPTION_BUDGET);
     lw.app.disruption_budgets.push(DisruptionBudget {
         name,
         protects,
-        min_available,
-        max_unavailable,
-        labels,
-        annotations,
-        spec,
+        min_available: b.min_available,
+        max_unavailable: b.max_unavailable,
+        labels: b.labels,
+        annotations: b.annotations,
+        spec: b.spec,
     });
+}
+
+/// `service_account NAME { … }`: its keys and their readers.
+pub const SERVICE_ACCOUNT: &[Key<Account>] = &[
+    Key::new(
+        "automount",
+        "whether pods mount its token (`automountServiceAccountToken`)",
+        Some(|lw, s, _, _, v| {
+            if let Some(v) = v {
+                s.automount = lw.bool(v);
+            }
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of the ServiceAccount's own top-level fields (`imagePullSecrets`, …)",
+        Some(|lw, s, f, key, v| {
+            if let Some(v) = v {
+                let root = schema::SERVICE_ACCOUNT;
+                s.spec = lw.block_of(v, f, key, root, SERVICE_ACCOUNT_OWNED, &s.owner);
+            }
+        }),
+    ),
+];
+
+/// A ServiceAccount being read.
+#[derive(Default)]
+pub struct Account {
+    owner: String,
+    automount: Option<bool>,
+    labels: Labels,
+    annotations: Labels,
+    spec: Block,
+}
+
+impl Meta for Account {
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn meta(&mut self, annotations: bool) -> &mut Labels {
+        if annotations {
+            &mut self.annotations
+        } else {
+            &mut self.labels
+        }
+    }
 }
 
 pub(super) fn service_account(lw: &mut Lower, item: &Item) {
@@ -102,22 +265,18 @@ pub(super) fn service_account(lw: &mut Lower, item: &Item) {
     };
     let owner = format!("service_account {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let automount_token = f.take("automount").and_then(|v| lw.bool(v));
-    let (labels, annotations) = lw.meta(&mut f, &owner);
-    let spec = lw.block(
-        &mut f,
-        "spec",
-        schema::SERVICE_ACCOUNT,
-        SERVICE_ACCOUNT_OWNED,
-        &owner,
-    );
-    f.finish_keys(lw, super::keys::SERVICE_ACCOUNT);
+    let mut s = Account {
+        owner,
+        ..Account::default()
+    };
+    keys::read(lw, &mut f, SERVICE_ACCOUNT, &mut s);
+    f.finish_keys(lw, SERVICE_ACCOUNT);
     lw.app.service_accounts.push(ServiceAccountDecl {
         name,
-        automount_token,
-        labels,
-        annotations,
-        spec,
+        automount_token: s.automount,
+        labels: s.labels,
+        annotations: s.annotations,
+        spec: s.spec,
     });
 }
 

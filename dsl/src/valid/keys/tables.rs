@@ -1,21 +1,57 @@
 //! The key tables: one per item kind, with what each key means (docs/dsl.md's key reference).
 
-use super::{Key, Kinds};
+use super::{Fields, Key, Kinds, Lower};
+use crate::ast::Value;
+use piceli_core::model::Labels;
 
 const fn key(name: &'static str, doc: &'static str) -> Key {
-    Key {
-        name,
-        kinds: Kinds::ALL,
-        doc,
-    }
+    Key::new(name, doc, None)
 }
 
 const fn only(name: &'static str, kinds: Kinds, doc: &'static str) -> Key {
-    Key { name, kinds, doc }
+    Key {
+        name,
+        kinds,
+        doc,
+        read: None,
+    }
 }
 
-const LABELS: Key = key("labels", "labels of this object alone");
-const ANNOTATIONS: Key = key("annotations", "annotations of this object alone");
+const LABELS_DOC: &str = "labels of this object alone";
+const ANNOTATIONS_DOC: &str = "annotations of this object alone";
+const LABELS: Key = key("labels", LABELS_DOC);
+const ANNOTATIONS: Key = key("annotations", ANNOTATIONS_DOC);
+
+/// An item with labels and annotations of its own, read by [`labels`] and [`annotations`].
+pub trait Meta {
+    /// The item's description (`autoscaler web`).
+    fn owner(&self) -> &str;
+    /// Its labels, or its annotations.
+    fn meta(&mut self, annotations: bool) -> &mut Labels;
+}
+
+/// `labels:` of an item whose table has readers.
+pub const fn labels<C: Meta>() -> Key<C> {
+    Key::new("labels", LABELS_DOC, Some(read_meta::<C>))
+}
+
+/// `annotations:` of an item whose table has readers.
+pub const fn annotations<C: Meta>() -> Key<C> {
+    Key::new("annotations", ANNOTATIONS_DOC, Some(read_meta::<C>))
+}
+
+fn read_meta<C: Meta>(
+    lw: &mut Lower,
+    cx: &mut C,
+    _: &Fields,
+    name: &'static str,
+    v: Option<&Value>,
+) {
+    if let Some(v) = v {
+        let labels = lw.labels(v, &format!("{} › {name}", cx.owner()));
+        *cx.meta(name == "annotations") = labels;
+    }
+}
 
 /// The keys of one container: at the top of a workload with one container, or in each entry of
 /// `containers:` and `init_containers:`.
@@ -293,49 +329,6 @@ pub const INGRESS: &[Key] = &[
     key("spec", "a block of IngressSpec fields"),
 ];
 
-/// `autoscaler NAME -> WORKLOAD { … }`.
-pub const AUTOSCALER: &[Key] = &[
-    key("min", "the fewest replicas (at least 1)"),
-    key("max", "the most replicas"),
-    key("cpu", "target average CPU utilisation, in percent"),
-    key("memory", "target average memory utilisation, in percent"),
-    LABELS,
-    ANNOTATIONS,
-    key(
-        "spec",
-        "a block of HorizontalPodAutoscalerSpec (autoscaling/v2) fields",
-    ),
-];
-
-/// `disruption_budget NAME -> WORKLOAD { … }`.
-pub const DISRUPTION_BUDGET: &[Key] = &[
-    key(
-        "min_available",
-        "pods that must stay up: a number or a percentage",
-    ),
-    key(
-        "max_unavailable",
-        "pods that may be down: a number or a percentage",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of PodDisruptionBudgetSpec fields"),
-];
-
-/// `service_account NAME { … }`.
-pub const SERVICE_ACCOUNT: &[Key] = &[
-    key(
-        "automount",
-        "whether pods mount its token (`automountServiceAccountToken`)",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key(
-        "spec",
-        "a block of the ServiceAccount's own top-level fields (`imagePullSecrets`, …)",
-    ),
-];
-
 /// `role` / `cluster_role NAME { … }`.
 pub const ROLE: &[Key] = &[
     key(
@@ -411,101 +404,82 @@ pub const CONTROLLER_OPTIONS: &[Key] = &[
 #[cfg(test)]
 pub struct Table {
     pub item: &'static str,
-    pub keys: &'static [Key],
+    pub keys: Vec<Key>,
     pub per_kind: bool,
+}
+
+/// A table of the reference, without its readers.
+#[cfg(test)]
+fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
+    Table {
+        item,
+        keys: keys.iter().map(Key::entry).collect(),
+        per_kind,
+    }
 }
 
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
-pub const TABLES: &[Table] = &[
-    Table {
-        item: "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
-        keys: WORKLOAD,
-        per_kind: true,
-    },
-    Table {
-        item: "A container (at the top of a workload, or each entry of `containers:` / `init_containers:`)",
-        keys: CONTAINER,
-        per_kind: false,
-    },
-    Table {
-        item: "`service NAME -> WORKLOAD { … }`",
-        keys: SERVICE,
-        per_kind: false,
-    },
-    Table {
-        item: "`service NAME { spec: … }` (a Service of no workload)",
-        keys: SERVICE_OF_NO_WORKLOAD,
-        per_kind: false,
-    },
-    Table {
-        item: "`config_map NAME { … }` with metadata",
-        keys: CONFIG_MAP,
-        per_kind: false,
-    },
-    Table {
-        item: "`secret NAME { … }` with metadata or a type",
-        keys: SECRET,
-        per_kind: false,
-    },
-    Table {
-        item: "`pvc NAME { … }`",
-        keys: PVC,
-        per_kind: false,
-    },
-    Table {
-        item: "`network_policy NAME -> WORKLOAD { … }`",
-        keys: NETWORK_POLICY,
-        per_kind: false,
-    },
-    Table {
-        item: "`network_policy NAME { pods: … }` (the selector form)",
-        keys: NETWORK_POLICY_SELECTOR,
-        per_kind: false,
-    },
-    Table {
-        item: "`ingress NAME { … }`",
-        keys: INGRESS,
-        per_kind: false,
-    },
-    Table {
-        item: "`autoscaler NAME -> WORKLOAD { … }`",
-        keys: AUTOSCALER,
-        per_kind: false,
-    },
-    Table {
-        item: "`disruption_budget NAME -> WORKLOAD { … }`",
-        keys: DISRUPTION_BUDGET,
-        per_kind: false,
-    },
-    Table {
-        item: "`service_account NAME { … }`",
-        keys: SERVICE_ACCOUNT,
-        per_kind: false,
-    },
-    Table {
-        item: "`role` / `cluster_role NAME { … }`",
-        keys: ROLE,
-        per_kind: false,
-    },
-    Table {
-        item: "`role_binding` / `cluster_role_binding NAME { … }`",
-        keys: ROLE_BINDING,
-        per_kind: false,
-    },
-    Table {
-        item: "`operator NAME { … }`",
-        keys: OPERATOR,
-        per_kind: false,
-    },
-    Table {
-        item: "`validate` / `mutate … { … }` options",
-        keys: WEBHOOK_OPTIONS,
-        per_kind: false,
-    },
-    Table {
-        item: "`controller … { … }` options",
-        keys: CONTROLLER_OPTIONS,
-        per_kind: false,
-    },
-];
+pub fn tables() -> Vec<Table> {
+    use crate::valid::policy;
+    vec![
+        table(
+            "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
+            WORKLOAD,
+            true,
+        ),
+        table(
+            "A container (at the top of a workload, or each entry of `containers:` / `init_containers:`)",
+            CONTAINER,
+            false,
+        ),
+        table("`service NAME -> WORKLOAD { … }`", SERVICE, false),
+        table(
+            "`service NAME { spec: … }` (a Service of no workload)",
+            SERVICE_OF_NO_WORKLOAD,
+            false,
+        ),
+        table("`config_map NAME { … }` with metadata", CONFIG_MAP, false),
+        table("`secret NAME { … }` with metadata or a type", SECRET, false),
+        table("`pvc NAME { … }`", PVC, false),
+        table(
+            "`network_policy NAME -> WORKLOAD { … }`",
+            NETWORK_POLICY,
+            false,
+        ),
+        table(
+            "`network_policy NAME { pods: … }` (the selector form)",
+            NETWORK_POLICY_SELECTOR,
+            false,
+        ),
+        table("`ingress NAME { … }`", INGRESS, false),
+        table(
+            "`autoscaler NAME -> WORKLOAD { … }`",
+            policy::AUTOSCALER,
+            false,
+        ),
+        table(
+            "`disruption_budget NAME -> WORKLOAD { … }`",
+            policy::DISRUPTION_BUDGET,
+            false,
+        ),
+        table(
+            "`service_account NAME { … }`",
+            policy::SERVICE_ACCOUNT,
+            false,
+        ),
+        table("`role` / `cluster_role NAME { … }`", ROLE, false),
+        table(
+            "`role_binding` / `cluster_role_binding NAME { … }`",
+            ROLE_BINDING,
+            false,
+        ),
+        table("`operator NAME { … }`", OPERATOR, false),
+        table(
+            "`validate` / `mutate … { … }` options",
+            WEBHOOK_OPTIONS,
+            false,
+        ),
+        table("`controller … { … }` options", CONTROLLER_OPTIONS, false),
+    ]
+}
