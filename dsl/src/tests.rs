@@ -261,3 +261,29 @@ fn items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
         "{all}"
     );
 }
+
+#[test]
+fn rbac_items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "role reader { rules: [rule(groups: [\"\"], resourcs: [\"pods\"]), 7], labels: { a: [1] }, rulez: [] } \
+         role_binding readers { subjects: [user(7), group(\"devs\")], annotations: { b: [2] }, rol: reader }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 9, "{all}");
+    for (i, expected) in [
+        "unknown key `resourcs` in role reader › rule",
+        "expected a call like",
+        "expected a string, found a list",
+        "unknown key `rulez` in role reader",
+        "role_binding readers has no role",
+        "expected a string, found a number",
+        "expected a string, found a list",
+        "unknown key `rol` in role_binding readers",
+        "a rule of `reader` has no verbs or no resources",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
+    }
+}

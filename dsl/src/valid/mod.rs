@@ -18,6 +18,7 @@ mod network;
 mod operator;
 mod ops;
 mod policy;
+mod rbac;
 mod shortcuts;
 mod workload;
 
@@ -315,9 +316,9 @@ impl Lower {
             "pvc" => config::pvc(self, item),
             "autoscaler" => policy::autoscaler(self, item),
             "disruption_budget" => policy::disruption_budget(self, item),
-            "service_account" => policy::service_account(self, item),
-            "role" | "cluster_role" => policy::role(self, item),
-            "role_binding" | "cluster_role_binding" => policy::role_binding(self, item),
+            "service_account" => rbac::service_account(self, item),
+            "role" | "cluster_role" => rbac::role(self, item),
+            "role_binding" | "cluster_role_binding" => rbac::role_binding(self, item),
             "check" => ops::check(self, item),
             "include" => ops::include(self, item),
             "external" => external::external(self, item),

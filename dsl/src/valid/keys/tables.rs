@@ -22,34 +22,50 @@ const ANNOTATIONS_DOC: &str = "annotations of this object alone";
 const LABELS: Key = key("labels", LABELS_DOC);
 const ANNOTATIONS: Key = key("annotations", ANNOTATIONS_DOC);
 
-/// An item with labels and annotations of its own, read by [`labels`] and [`annotations`].
-pub trait Meta {
-    /// The item's description (`autoscaler web`).
-    fn owner(&self) -> &str;
-    /// Its labels, or its annotations.
-    fn meta(&mut self, annotations: bool) -> &mut Labels;
+/// An item being read by its table: its description (`autoscaler web`), its labels and annotations, and
+/// its own fields `T`. The context of every reader of the item's table.
+#[derive(Default)]
+pub struct Reading<T> {
+    pub owner: String,
+    pub labels: Labels,
+    pub annotations: Labels,
+    pub item: T,
+}
+
+impl<T: Default> Reading<T> {
+    /// An item described as `owner`, nothing read yet.
+    pub fn new(owner: String) -> Self {
+        Reading {
+            owner,
+            ..Reading::default()
+        }
+    }
 }
 
 /// `labels:` of an item whose table has readers.
-pub const fn labels<C: Meta>() -> Key<C> {
-    Key::new("labels", LABELS_DOC, Some(read_meta::<C>))
+pub const fn labels<T>() -> Key<Reading<T>> {
+    Key::new("labels", LABELS_DOC, Some(read_meta::<T>))
 }
 
 /// `annotations:` of an item whose table has readers.
-pub const fn annotations<C: Meta>() -> Key<C> {
-    Key::new("annotations", ANNOTATIONS_DOC, Some(read_meta::<C>))
+pub const fn annotations<T>() -> Key<Reading<T>> {
+    Key::new("annotations", ANNOTATIONS_DOC, Some(read_meta::<T>))
 }
 
-fn read_meta<C: Meta>(
+fn read_meta<T>(
     lw: &mut Lower,
-    cx: &mut C,
+    r: &mut Reading<T>,
     _: &Fields,
     name: &'static str,
     v: Option<&Value>,
 ) {
     if let Some(v) = v {
-        let labels = lw.labels(v, &format!("{} › {name}", cx.owner()));
-        *cx.meta(name == "annotations") = labels;
+        let labels = lw.labels(v, &format!("{} › {name}", r.owner));
+        if name == "annotations" {
+            r.annotations = labels;
+        } else {
+            r.labels = labels;
+        }
     }
 }
 
@@ -329,30 +345,6 @@ pub const INGRESS: &[Key] = &[
     key("spec", "a block of IngressSpec fields"),
 ];
 
-/// `role` / `cluster_role NAME { … }`.
-pub const ROLE: &[Key] = &[
-    key(
-        "rules",
-        "`[rule(groups: [\"\"], resources: [\"pods\"], verbs: [\"get\"], names: [..])]`",
-    ),
-    LABELS,
-    ANNOTATIONS,
-];
-
-/// `role_binding` / `cluster_role_binding NAME { … }`.
-pub const ROLE_BINDING: &[Key] = &[
-    key(
-        "role",
-        "the declared role it grants, or `cluster_role(\"view\")`: a ClusterRole someone else makes",
-    ),
-    key(
-        "subjects",
-        "who it grants it to: declared or `external` ServiceAccounts by name, `user(\"…\")`, `group(\"…\")`, `service_account(\"NAMESPACE\", \"NAME\")`",
-    ),
-    LABELS,
-    ANNOTATIONS,
-];
-
 /// `operator NAME { … }`.
 pub const OPERATOR: &[Key] = &[
     key(
@@ -421,7 +413,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::policy;
+    use crate::valid::{policy, rbac};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -463,15 +455,11 @@ pub fn tables() -> Vec<Table> {
             policy::DISRUPTION_BUDGET,
             false,
         ),
-        table(
-            "`service_account NAME { … }`",
-            policy::SERVICE_ACCOUNT,
-            false,
-        ),
-        table("`role` / `cluster_role NAME { … }`", ROLE, false),
+        table("`service_account NAME { … }`", rbac::SERVICE_ACCOUNT, false),
+        table("`role` / `cluster_role NAME { … }`", rbac::ROLE, false),
         table(
             "`role_binding` / `cluster_role_binding NAME { … }`",
-            ROLE_BINDING,
+            rbac::ROLE_BINDING,
             false,
         ),
         table("`operator NAME { … }`", OPERATOR, false),
