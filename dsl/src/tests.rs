@@ -287,3 +287,26 @@ fn rbac_items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() 
         assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
     }
 }
+
+#[test]
+fn a_pvc_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "pvc data { access: [7], class: 3, labels: { a: [1] }, \
+           spec: { accessModes: [\"ReadWriteOnce\"] }, stroage: \"1Gi\" }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "PCL0026: pvc data has no storage size",
+        "expected a string, found a number",
+        "expected a string, found a number",
+        "expected a string, found a list",
+        "`accessModes` in pvc data › spec is set by Piceli's own key",
+        "PCL0025: unknown key `stroage` in pvc data",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
+    }
+    assert_eq!(errors.len(), 6, "{all}");
+}

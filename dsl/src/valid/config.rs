@@ -1,8 +1,9 @@
 //! Lowering ConfigMaps, Secrets and PersistentVolumeClaims.
 
 use super::blocks::PVC_OWNED;
+use super::keys::{self, Key, Reading, annotations, labels};
 use super::{DynamicKind, Fields, Lower};
-use crate::ast::{Item, Value};
+use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
 use piceli_core::spanned::Spanned;
@@ -221,49 +222,88 @@ pub(super) fn secret(lw: &mut Lower, item: &Item) {
     lw.app.secrets.push(s);
 }
 
+/// `pvc NAME { … }`: its keys and their readers.
+pub const PVC: &[Key<Reading<Claim>>] = &[
+    Key::new(
+        "storage",
+        "the size requested, e.g. `\"5Gi\"`",
+        Some(|lw, r, _, key, v| match v {
+            Some(s) => r.item.storage = lw.text(s, format!("{} › {key}", r.owner)),
+            None => {
+                if let Some(sp) = r.item.sp {
+                    lw.fail(
+                        Code::MissingKey,
+                        sp,
+                        format!("{} has no storage size", r.owner),
+                        "add `storage: \"1Gi\"`",
+                    );
+                }
+            }
+        }),
+    ),
+    Key::new(
+        "access",
+        "access modes, e.g. `[\"ReadWriteOnce\"]`",
+        Some(|lw, r, _, key, v| {
+            if let Some(a) = v {
+                r.item.access_modes = lw.str_list(a, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "class",
+        "the StorageClass name",
+        Some(|lw, r, _, key, v| {
+            if let Some(c) = v {
+                r.item.storage_class = lw.str(c, format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of PersistentVolumeClaimSpec fields",
+        Some(|lw, r, f, key, v| {
+            if let Some(v) = v {
+                let root = piceli_core::schema::PERSISTENT_VOLUME_CLAIM_SPEC;
+                r.item.spec = lw.block_of(v, f, key, root, PVC_OWNED, &r.owner);
+            }
+        }),
+    ),
+];
+
+/// A PersistentVolumeClaim's own fields, as read.
+#[derive(Default)]
+pub struct Claim {
+    /// The item's name, where a missing storage size is reported.
+    sp: Option<Sp>,
+    storage: Option<Spanned<String>>,
+    access_modes: Vec<Spanned<String>>,
+    storage_class: Option<Spanned<String>>,
+    spec: Block,
+}
+
 pub(super) fn pvc(lw: &mut Lower, item: &Item) {
     let Some(name) = lw.item_name(item) else {
         return;
     };
     let owner = format!("pvc {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let storage = match f.take("storage") {
-        Some(s) => lw.text(s, format!("{owner} › storage")),
-        None => {
-            lw.fail(
-                Code::MissingKey,
-                item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
-                format!("{owner} has no storage size"),
-                "add `storage: \"1Gi\"`",
-            );
-            None
-        }
-    };
-    let access_modes = f
-        .take("access")
-        .map(|a| lw.str_list(a, &format!("{owner} › access")))
-        .unwrap_or_default();
-    let storage_class = f
-        .take("class")
-        .and_then(|c| lw.str(c, format!("{owner} › class")));
-    let (labels, annotations) = lw.meta(&mut f, &owner);
-    let spec = lw.block(
-        &mut f,
-        "spec",
-        piceli_core::schema::PERSISTENT_VOLUME_CLAIM_SPEC,
-        PVC_OWNED,
-        &owner,
-    );
-    f.finish_keys(lw, super::keys::PVC);
-    if let Some(storage) = storage {
+    let mut r = Reading::<Claim>::new(owner);
+    r.item.sp = Some(item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp));
+    keys::read(lw, &mut f, PVC, &mut r);
+    f.finish_keys(lw, PVC);
+    let c = r.item;
+    if let Some(storage) = c.storage {
         lw.app.pvcs.push(Pvc {
             name,
             storage,
-            access_modes,
-            storage_class,
-            labels,
-            annotations,
-            spec,
+            access_modes: c.access_modes,
+            storage_class: c.storage_class,
+            labels: r.labels,
+            annotations: r.annotations,
+            spec: c.spec,
         });
     }
 }

@@ -268,16 +268,6 @@ pub const SECRET: &[Key] = &[
     ANNOTATIONS,
 ];
 
-/// `pvc NAME { … }`.
-pub const PVC: &[Key] = &[
-    key("storage", "the size requested, e.g. `\"5Gi\"`"),
-    key("access", "access modes, e.g. `[\"ReadWriteOnce\"]`"),
-    key("class", "the StorageClass name"),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of PersistentVolumeClaimSpec fields"),
-];
-
 /// `network_policy NAME -> WORKLOAD { … }`.
 pub const NETWORK_POLICY: &[Key] = &[
     key(
@@ -413,7 +403,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{policy, rbac};
+    use crate::valid::{config, policy, rbac};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -433,7 +423,7 @@ pub fn tables() -> Vec<Table> {
         ),
         table("`config_map NAME { … }` with metadata", CONFIG_MAP, false),
         table("`secret NAME { … }` with metadata or a type", SECRET, false),
-        table("`pvc NAME { … }`", PVC, false),
+        table("`pvc NAME { … }`", config::PVC, false),
         table(
             "`network_policy NAME -> WORKLOAD { … }`",
             NETWORK_POLICY,
