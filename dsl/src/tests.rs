@@ -310,3 +310,29 @@ fn a_pvc_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
     }
     assert_eq!(errors.len(), 6, "{all}");
 }
+
+#[test]
+fn a_network_policy_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE, ports: { http: 80 } } \
+         network_policy web -> web { from: [namespace(7), [1]], ports: [true], \
+           annotations: { a: [1] }, spec: { ingress: [] }, form: [] }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a name, found a list",
+        "expected a port name or number",
+        "expected a string, found a list",
+        "`ingress` in network_policy web › spec is set by Piceli's own key",
+        "PCL0025: unknown key `form` in network_policy web",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert_eq!(errors.len(), 5, "{all}");
+}

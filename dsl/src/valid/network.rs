@@ -3,6 +3,7 @@
 use super::blocks::{
     INGRESS_OWNED, NETWORK_POLICY_OWNED, NETWORK_POLICY_SELECTOR_OWNED, SERVICE_OWNED,
 };
+use super::keys::{self, Key, Reading, annotations, labels};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
@@ -220,55 +221,78 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
     let Some(applies_to) = lw.item_arrow(item, "workload", &owner) else {
         return;
     };
-    let mut n = NetworkPolicy {
+    let mut r = Reading::<NetworkPolicy>::new(owner);
+    keys::read(lw, &mut f, NETWORK_POLICY, &mut r);
+    f.finish_keys(lw, NETWORK_POLICY);
+    lw.app.network_policies.push(NetworkPolicy {
         name,
         applies_to,
-        ..NetworkPolicy::default()
-    };
-    if let Some(v) = f.take("from") {
-        let items: Vec<&Value> = match v {
-            Value::List(items, _) => items.iter().collect(),
-            other => vec![other],
-        };
-        for i in items {
-            match i {
-                Value::Call(c) if c.name.text == "namespace" => {
-                    if let Some(a) = lw.arg(c, 0, "the namespace", "namespace(\"monitoring\")")
-                        && let Some(ns) = lw.text(a, format!("{owner} › from namespace"))
-                    {
-                        n.from_namespaces.push(ns);
-                    }
-                }
-                other => {
-                    if let Some(w) = lw.name(other, format!("{owner} › from")) {
-                        n.from_workloads.push(w);
-                    }
-                }
-            }
-        }
-    }
-    if let Some(v) = f.take("ports") {
-        let items: Vec<&Value> = match v {
-            Value::List(items, _) => items.iter().collect(),
-            other => vec![other],
-        };
-        for i in items {
-            if let Some(p) = lw.port_ref(i, &format!("{owner} › ports")) {
-                n.ports.push(p);
-            }
-        }
-    }
-    (n.labels, n.annotations) = lw.meta(&mut f, &owner);
-    n.spec = lw.block(
-        &mut f,
-        "spec",
-        schema::NETWORK_POLICY_SPEC,
-        NETWORK_POLICY_OWNED,
-        &owner,
-    );
-    f.finish_keys(lw, super::keys::NETWORK_POLICY);
-    lw.app.network_policies.push(n);
+        labels: r.labels,
+        annotations: r.annotations,
+        ..r.item
+    });
 }
+
+/// `network_policy NAME -> WORKLOAD { … }`: its keys and their readers.
+pub const NETWORK_POLICY: &[Key<Reading<NetworkPolicy>>] = &[
+    Key::new(
+        "from",
+        "who may connect: workloads of the app and `namespace(\"NAME\")`; none and no `ports:` denies all ingress",
+        Some(|lw, r, _, key, v| {
+            let Some(v) = v else { return };
+            let items: Vec<&Value> = match v {
+                Value::List(items, _) => items.iter().collect(),
+                other => vec![other],
+            };
+            let owner = &r.owner;
+            let n = &mut r.item;
+            for i in items {
+                match i {
+                    Value::Call(c) if c.name.text == "namespace" => {
+                        if let Some(a) = lw.arg(c, 0, "the namespace", "namespace(\"monitoring\")")
+                            && let Some(ns) = lw.text(a, format!("{owner} › {key} namespace"))
+                        {
+                            n.from_namespaces.push(ns);
+                        }
+                    }
+                    other => {
+                        if let Some(w) = lw.name(other, format!("{owner} › {key}")) {
+                            n.from_workloads.push(w);
+                        }
+                    }
+                }
+            }
+        }),
+    ),
+    Key::new(
+        "ports",
+        "the workload's container ports that are open, by name or number (all when left out)",
+        Some(|lw, r, _, key, v| {
+            let Some(v) = v else { return };
+            let items: Vec<&Value> = match v {
+                Value::List(items, _) => items.iter().collect(),
+                other => vec![other],
+            };
+            for i in items {
+                if let Some(p) = lw.port_ref(i, &format!("{} › {key}", r.owner)) {
+                    r.item.ports.push(p);
+                }
+            }
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of NetworkPolicySpec fields",
+        Some(|lw, r, f, key, v| {
+            if let Some(v) = v {
+                let root = schema::NETWORK_POLICY_SPEC;
+                r.item.spec = lw.block_of(v, f, key, root, NETWORK_POLICY_OWNED, &r.owner);
+            }
+        }),
+    ),
+];
 
 pub(super) fn ingress(lw: &mut Lower, item: &Item) {
     let Some(name) = lw.item_name(item) else {

@@ -268,21 +268,6 @@ pub const SECRET: &[Key] = &[
     ANNOTATIONS,
 ];
 
-/// `network_policy NAME -> WORKLOAD { … }`.
-pub const NETWORK_POLICY: &[Key] = &[
-    key(
-        "from",
-        "who may connect: workloads of the app and `namespace(\"NAME\")`; none and no `ports:` denies all ingress",
-    ),
-    key(
-        "ports",
-        "the workload's container ports that are open, by name or number (all when left out)",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of NetworkPolicySpec fields"),
-];
-
 /// `network_policy NAME { pods: { … }, … }`, the selector form.
 pub const NETWORK_POLICY_SELECTOR: &[Key] = &[
     key(
@@ -403,7 +388,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, policy, rbac};
+    use crate::valid::{config, network, policy, rbac};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -426,7 +411,7 @@ pub fn tables() -> Vec<Table> {
         table("`pvc NAME { … }`", config::PVC, false),
         table(
             "`network_policy NAME -> WORKLOAD { … }`",
-            NETWORK_POLICY,
+            network::NETWORK_POLICY,
             false,
         ),
         table(
