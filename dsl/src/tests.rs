@@ -336,3 +336,30 @@ fn a_network_policy_read_by_its_table_keeps_the_order_and_wording_of_its_errors(
     }
     assert_eq!(errors.len(), 5, "{all}");
 }
+
+#[test]
+fn webhook_options_read_by_their_table_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "operator guard { image: IMAGE, tls: cert_manager(issuer: self_signed) } \
+         validate no-latest-tag on deployments.apps (CREATE) \
+           { failure: ignor, timeout: \"x\", objects: [1], namespace: { team: \"a\" } } \
+           => policy::no_latest_tag;",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "`failure:` is `fail` or `ignore`",
+        "expected a number, found a string",
+        "expected a map",
+        "unknown key `namespace` in validate no-latest-tag options",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert!(errors[0].contains("did you mean `ignore`?"), "{all}");
+    assert!(errors[3].contains("did you mean `namespaces`?"), "{all}");
+}

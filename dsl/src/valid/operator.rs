@@ -1,6 +1,7 @@
 //! Lowering `operator NAME { … }` and the `validate`/`mutate` items; what the expansion needs to register
 //! each webhook's handlers (their Rust paths and the resource's k8s-openapi type) is kept beside the model.
 
+use super::keys::{self, Key, Reading};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
@@ -140,6 +141,66 @@ fn tls(lw: &mut Lower, v: &Value, owner: &str) -> Option<OperatorTls> {
     }
 }
 
+/// The options of `validate`/`mutate … { … }`: their keys and their readers.
+pub const WEBHOOK_OPTIONS: &[Key<Reading<Webhook>>] = &[
+    Key::new(
+        "failure",
+        "`fail` (default) or `ignore` when the webhook cannot answer",
+        Some(|lw, r, _, _, v| match v {
+            Some(Value::Path(p))
+                if p.len() == 1 && (p[0].text == "fail" || p[0].text == "ignore") =>
+            {
+                r.item.ignore_failures = p[0].text == "ignore";
+            }
+            Some(other) => {
+                let help = match other {
+                    Value::Path(p) if p.len() == 1 => {
+                        match did_you_mean(&p[0].text.to_ascii_lowercase(), ["fail", "ignore"]) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => "write `failure: fail` or `failure: ignore`".into(),
+                        }
+                    }
+                    _ => "write `failure: fail` or `failure: ignore`".into(),
+                };
+                lw.fail(
+                    Code::WebhookOption,
+                    other.sp(),
+                    "`failure:` is `fail` or `ignore`",
+                    help,
+                );
+            }
+            None => {}
+        }),
+    ),
+    Key::new(
+        "timeout",
+        "seconds the API server waits, 1–30 (default 10)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.timeout = lw.int(v, format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "namespaces",
+        "labels a namespace must have (`namespaceSelector`)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.namespaces = lw.labels(v, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "objects",
+        "labels an object must have (`objectSelector`)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.objects = lw.labels(v, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+];
+
 /// `validate NAME on RESOURCE (OPS) [{ OPTIONS }] => HANDLER;` and the same for `mutate`.
 pub fn webhook(lw: &mut Lower, item: &Item) {
     let kind = match item.keyword.text.as_str() {
@@ -198,43 +259,11 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
     if let Some(options) = &tail.options {
         let value = Value::Map(options.clone());
         let mut f = Fields::of(lw, Some(&value), format!("{owner} options"));
-        if let Some(v) = f.take("failure") {
-            match v {
-                Value::Path(p)
-                    if p.len() == 1 && (p[0].text == "fail" || p[0].text == "ignore") =>
-                {
-                    hook.ignore_failures = p[0].text == "ignore";
-                }
-                other => {
-                    let help = match other {
-                        Value::Path(p) if p.len() == 1 => {
-                            match did_you_mean(&p[0].text.to_ascii_lowercase(), ["fail", "ignore"])
-                            {
-                                Some(s) => format!("did you mean `{s}`?"),
-                                None => "write `failure: fail` or `failure: ignore`".into(),
-                            }
-                        }
-                        _ => "write `failure: fail` or `failure: ignore`".into(),
-                    };
-                    lw.fail(
-                        Code::WebhookOption,
-                        other.sp(),
-                        "`failure:` is `fail` or `ignore`",
-                        help,
-                    );
-                }
-            }
-        }
-        if let Some(v) = f.take("timeout") {
-            hook.timeout = lw.int(v, format!("{owner} › timeout"));
-        }
-        if let Some(v) = f.take("namespaces") {
-            hook.namespaces = lw.labels(v, &format!("{owner} › namespaces"));
-        }
-        if let Some(v) = f.take("objects") {
-            hook.objects = lw.labels(v, &format!("{owner} › objects"));
-        }
-        f.finish_keys(lw, super::keys::WEBHOOK_OPTIONS);
+        let mut r = Reading::new(owner.clone());
+        r.item = std::mem::take(&mut hook);
+        keys::read(lw, &mut f, WEBHOOK_OPTIONS, &mut r);
+        f.finish_keys(lw, WEBHOOK_OPTIONS);
+        hook = r.item;
     }
     if kind == WebhookKind::Validate
         && let Some(list) = tail.list

@@ -336,20 +336,6 @@ pub const OPERATOR: &[Key] = &[
     ),
 ];
 
-/// The options block of a `validate` / `mutate` item.
-pub const WEBHOOK_OPTIONS: &[Key] = &[
-    key(
-        "failure",
-        "`fail` (default) or `ignore` when the webhook cannot answer",
-    ),
-    key("timeout", "seconds the API server waits, 1–30 (default 10)"),
-    key(
-        "namespaces",
-        "labels a namespace must have (`namespaceSelector`)",
-    ),
-    key("objects", "labels an object must have (`objectSelector`)"),
-];
-
 /// The options block of a `controller` item.
 pub const CONTROLLER_OPTIONS: &[Key] = &[
     key(
@@ -388,7 +374,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, network, policy, rbac};
+    use crate::valid::{config, network, operator, policy, rbac};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -440,7 +426,7 @@ pub fn tables() -> Vec<Table> {
         table("`operator NAME { … }`", OPERATOR, false),
         table(
             "`validate` / `mutate … { … }` options",
-            WEBHOOK_OPTIONS,
+            operator::WEBHOOK_OPTIONS,
             false,
         ),
         table("`controller … { … }` options", CONTROLLER_OPTIONS, false),
