@@ -363,3 +363,26 @@ fn webhook_options_read_by_their_table_keep_the_order_and_wording_of_their_error
     assert!(errors[0].contains("did you mean `ignore`?"), "{all}");
     assert!(errors[3].contains("did you mean `namespaces`?"), "{all}");
 }
+
+#[test]
+fn an_operator_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let misspelt = errors("operator guard { imgae: IMAGE, replicas: \"two\", tls: tls(x) }");
+    let all = misspelt.join("\n---\n");
+    for (i, expected) in [
+        "expected a number, found a string",
+        "unknown function `tls`",
+        "unknown key `imgae` in operator guard",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            misspelt.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    let missing = errors("operator guard { replicas: 2, tlz: 1 }");
+    let all = missing.join("\n---\n");
+    assert!(missing[0].contains("operator guard has no image"), "{all}");
+    assert!(missing[1].contains("unknown key `tlz`"), "{all}");
+}

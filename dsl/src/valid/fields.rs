@@ -83,7 +83,7 @@ impl<'a> Fields<'a> {
 
     /// Whether a key not taken yet, and not one of `tables`, is a misspelling of `key`: the unknown-key
     /// error will offer `key`, so a "missing `key`" error would only repeat it.
-    pub fn misspells(&self, key: &str, tables: &[&[super::keys::Key]]) -> bool {
+    pub fn misspells<C>(&self, key: &str, tables: &[&[super::keys::Key<C>]]) -> bool {
         self.entries.iter().any(|(k, _, used)| {
             !used
                 && k.text != key

@@ -43,49 +43,96 @@ pub fn operator(lw: &mut Lower, item: &Item) {
     }
     let owner = format!("operator {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let mut op = Operator {
+    let mut r = Reading::<Op>::new(owner);
+    r.item.operator = Operator {
         name,
         replicas: Spanned::bare(1),
         ..Operator::default()
     };
-    match f.take("image") {
+    r.item.sp = Some(item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp));
+    keys::read(lw, &mut f, OPERATOR, &mut r);
+    f.finish_keys(lw, OPERATOR);
+    lw.app.operator = Some(r.item.operator);
+}
+
+/// `operator NAME { … }`: its keys and their readers.
+pub const OPERATOR: &[Key<Reading<Op>>] = &[
+    Key::new(
+        "image",
+        "the operator's image (this binary: `build(package: …)`, or pinned by digest)",
+        Some(operator_image),
+    ),
+    Key::new(
+        "replicas",
+        "how many pods serve the webhooks and controllers",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v
+                && let Some(n) = lw.int(v, format!("{} › {key}", r.owner))
+            {
+                r.item.operator.replicas = n;
+            }
+        }),
+    ),
+    Key::new(
+        "tls",
+        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")` or `secret(NAME)`",
+        Some(|lw, r, _, _, v| {
+            if let Some(v) = v
+                && let Some(tls) = tls(lw, v, &r.owner)
+            {
+                r.item.operator.tls = tls;
+            }
+        }),
+    ),
+];
+
+/// An operator being read, and its name's token (where a missing image is reported).
+#[derive(Default)]
+pub struct Op {
+    operator: Operator,
+    sp: Option<Sp>,
+}
+
+/// `image:` of the operator (required): this binary built, pinned by digest, or `unpinned(…)`.
+fn operator_image(
+    lw: &mut Lower,
+    r: &mut Reading<Op>,
+    f: &Fields,
+    key: &'static str,
+    v: Option<&Value>,
+) {
+    let owner = &r.owner;
+    let op = &mut r.item.operator;
+    match v {
         Some(Value::Call(call)) if call.name.text == "unpinned" => {
             op.unpinned = true;
             lw.max_args(call, 1, "unpinned(\"ghcr.io/acme/guard:1.0\")");
             if let Some(v) = lw.arg(call, 0, "the image", "unpinned(\"ghcr.io/acme/guard:1.0\")")
-                && let Some(s) = lw.str(v, format!("{owner} › image"))
+                && let Some(s) = lw.str(v, format!("{owner} › {key}"))
             {
                 op.image = s;
             }
         }
         Some(Value::Call(call)) if call.name.text == "build" => {
-            op.image = super::build::build(lw, call, &owner, true);
+            op.image = super::build::build(lw, call, owner, true);
         }
         Some(v) => {
-            if let Some(s) = lw.str(v, format!("{owner} › image")) {
+            if let Some(s) = lw.str(v, format!("{owner} › {key}")) {
                 op.image = s;
             }
         }
-        None if f.misspells("image", &[super::keys::OPERATOR]) => {}
-        None => lw.fail(
-            Code::MissingKey,
-            item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
-            format!("{owner} has no image"),
-            "add `image: \"registry/repo:tag@sha256:…\"` (the image of this app's binary)",
-        ),
+        None if f.misspells(key, &[OPERATOR]) => {}
+        None => {
+            if let Some(sp) = r.item.sp {
+                lw.fail(
+                    Code::MissingKey,
+                    sp,
+                    format!("{owner} has no image"),
+                    "add `image: \"registry/repo:tag@sha256:…\"` (the image of this app's binary)",
+                );
+            }
+        }
     }
-    if let Some(v) = f.take("replicas")
-        && let Some(n) = lw.int(v, format!("{owner} › replicas"))
-    {
-        op.replicas = n;
-    }
-    if let Some(v) = f.take("tls")
-        && let Some(tls) = tls(lw, v, &owner)
-    {
-        op.tls = tls;
-    }
-    f.finish_keys(lw, super::keys::OPERATOR);
-    lw.app.operator = Some(op);
 }
 
 /// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")` or `secret(NAME)`.

@@ -320,22 +320,6 @@ pub const INGRESS: &[Key] = &[
     key("spec", "a block of IngressSpec fields"),
 ];
 
-/// `operator NAME { … }`.
-pub const OPERATOR: &[Key] = &[
-    key(
-        "image",
-        "the operator's image (this binary: `build(package: …)`, or pinned by digest)",
-    ),
-    key(
-        "replicas",
-        "how many pods serve the webhooks and controllers",
-    ),
-    key(
-        "tls",
-        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")` or `secret(NAME)`",
-    ),
-];
-
 /// The options block of a `controller` item.
 pub const CONTROLLER_OPTIONS: &[Key] = &[
     key(
@@ -423,7 +407,7 @@ pub fn tables() -> Vec<Table> {
             rbac::ROLE_BINDING,
             false,
         ),
-        table("`operator NAME { … }`", OPERATOR, false),
+        table("`operator NAME { … }`", operator::OPERATOR, false),
         table(
             "`validate` / `mutate … { … }` options",
             operator::WEBHOOK_OPTIONS,
