@@ -386,3 +386,29 @@ fn an_operator_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
     assert!(missing[0].contains("operator guard has no image"), "{all}");
     assert!(missing[1].contains("unknown key `tlz`"), "{all}");
 }
+
+#[test]
+fn controller_options_read_by_their_table_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "operator lamps { image: IMAGE } \
+         controller b on configmaps { labels: { a: [1] }, namespaces: [Team_A, 7], every: \"5 minutes\", \
+           writes: [status, 3], period: \"5m\" } => ops::reconcile;",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a string, found a list",
+        "`Team_A` is not a namespace name",
+        "expected a name, found a number",
+        "`every: \"5 minutes\"` is not a duration",
+        "expected a resource name, found a number",
+        "unknown key `period` in controller b options",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+}

@@ -320,23 +320,6 @@ pub const INGRESS: &[Key] = &[
     key("spec", "a block of IngressSpec fields"),
 ];
 
-/// The options block of a `controller` item.
-pub const CONTROLLER_OPTIONS: &[Key] = &[
-    key(
-        "labels",
-        "labels an object must have to be reconciled: `{ key: \"value\" }` or a selector string",
-    ),
-    key(
-        "namespaces",
-        "`all` or `[a, b]`: the namespaces it watches (default: the operator's)",
-    ),
-    key("every", "a periodic reconcile, as a duration (`\"5m\"`)"),
-    key(
-        "writes",
-        "what else it may write: `status` and further resources, for its RBAC",
-    ),
-];
-
 /// A table of the reference (only the docs test reads them): the item as written, its keys, and whether they depend on the workload kind.
 #[cfg(test)]
 pub struct Table {
@@ -358,7 +341,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, network, operator, policy, rbac};
+    use crate::valid::{config, controller, network, operator, policy, rbac};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -413,6 +396,10 @@ pub fn tables() -> Vec<Table> {
             operator::WEBHOOK_OPTIONS,
             false,
         ),
-        table("`controller … { … }` options", CONTROLLER_OPTIONS, false),
+        table(
+            "`controller … { … }` options",
+            controller::CONTROLLER_OPTIONS,
+            false,
+        ),
     ]
 }
