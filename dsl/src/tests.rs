@@ -412,3 +412,38 @@ fn controller_options_read_by_their_table_keep_the_order_and_wording_of_their_er
         );
     }
 }
+
+#[test]
+fn services_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE, ports: { http: 80 } } \
+         service web -> web { port: \"x\", ports: { a: 81 => [1] }, type: clusterip, node_ports: { b: 30080 }, \
+           access: forward(port: 7), labels: { a: [1] }, spec: { type: \"NodePort\" }, prots: {} } \
+         service ext { annotations: { a: [1] }, spec: { type: \"ExternalName\" }, speck: 1 } \
+         service bad { port: 80, spec: {} }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a number, found a string",
+        "expected a port name or number, found a list",
+        "web has no port named `b`",
+        "`clusterip` is not a Service type",
+        "a forward needs its local port",
+        "expected a name, found a number",
+        "expected a string, found a list",
+        "`type` in service web › spec is set by Piceli's own key",
+        "unknown key `prots` in service web",
+        "expected a string, found a list",
+        "unknown key `speck` in service ext",
+        "`service bad` does not say which workload it is for",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert!(errors[11].contains("`port:` routes to"), "{all}");
+}

@@ -19,6 +19,7 @@ mod operator;
 mod ops;
 mod policy;
 mod rbac;
+mod service;
 mod shortcuts;
 mod workload;
 
@@ -308,7 +309,7 @@ impl Lower {
             "deployment" | "stateful_set" | "daemon_set" | "job" | "cron_job" => {
                 workload::workload(self, item)
             }
-            "service" => network::service(self, item),
+            "service" => service::service(self, item),
             "network_policy" => network::network_policy(self, item),
             "ingress" => network::ingress(self, item),
             "config_map" => config::config_map(self, item),

@@ -209,44 +209,6 @@ pub const WORKLOAD: &[Key] = &[
     ),
 ];
 
-/// `service NAME -> WORKLOAD { … }`.
-pub const SERVICE: &[Key] = &[
-    key(
-        "port",
-        "one port: `80 => http` (to the container port named `http`), `8080 => 80`, or `80` (the same number)",
-    ),
-    key(
-        "ports",
-        "named ports: `{ http: 80 => http, metrics: 9090 => metrics }`",
-    ),
-    key(
-        "type",
-        "`cluster_ip` (default), `headless`, `node_port` or `load_balancer`",
-    ),
-    key(
-        "node_ports",
-        "fixed node ports by Service port name: `{ http: 30080 }` (node_port, load_balancer)",
-    ),
-    key(
-        "access",
-        "`forward(local: 18080, port: http, health: \"/\")`: a loopback port forward for `access` and checks",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of ServiceSpec fields"),
-];
-
-/// `service NAME { spec: { … } }`: a Service of no workload (ExternalName, its own selector, or none with
-/// Endpoints made by hand), rendered as written.
-pub const SERVICE_OF_NO_WORKLOAD: &[Key] = &[
-    LABELS,
-    ANNOTATIONS,
-    key(
-        "spec",
-        "the whole ServiceSpec as written: `type: \"ExternalName\"` with `externalName`, or `ports` (and a `selector` of the pods' own labels)",
-    ),
-];
-
 /// `config_map NAME { … }` with metadata (the short form's keys are all data).
 pub const CONFIG_MAP: &[Key] = &[
     key(
@@ -341,7 +303,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, controller, network, operator, policy, rbac};
+    use crate::valid::{config, controller, network, operator, policy, rbac, service};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -353,10 +315,10 @@ pub fn tables() -> Vec<Table> {
             CONTAINER,
             false,
         ),
-        table("`service NAME -> WORKLOAD { … }`", SERVICE, false),
+        table("`service NAME -> WORKLOAD { … }`", service::SERVICE, false),
         table(
             "`service NAME { spec: … }` (a Service of no workload)",
-            SERVICE_OF_NO_WORKLOAD,
+            service::SERVICE_OF_NO_WORKLOAD,
             false,
         ),
         table("`config_map NAME { … }` with metadata", CONFIG_MAP, false),
