@@ -447,3 +447,33 @@ fn services_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
     }
     assert!(errors[11].contains("`port:` routes to"), "{all}");
 }
+
+#[test]
+fn the_selector_form_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE } \
+         network_policy a -> web { pods: {}, from: [web] } \
+         network_policy b { types: [1], ingress: {}, egress: [{ tu: [] }], labels: { a: [1] }, \
+           spec: { policyTypes: [] }, egres: [] }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "network_policy a selects its pods with `pods:`, so it takes no `-> WORKLOAD`",
+        "`from:` belongs to the workload form",
+        "expected a string, found a number",
+        "expected a list of rules",
+        "unknown key `tu`",
+        "expected a string, found a list",
+        "`policyTypes` in network_policy b › spec is set by Piceli's own key",
+        "unknown key `egres` in network_policy b",
+        "network_policy b does not say which pods it applies to",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(all.contains(expected), "{i}: {expected}\n\n{all}");
+    }
+    let first = |text: &str| errors.iter().position(|e| e.contains(text));
+    assert!(first("does not say which pods") < first("expected a string, found a number"), "{all}");
+    assert!(first("set by Piceli's own key") < first("unknown key `egres`"), "{all}");
+}

@@ -1,6 +1,6 @@
 //! Lowering NetworkPolicies and Ingresses (Services: `service.rs`).
 
-use super::blocks::{INGRESS_OWNED, NETWORK_POLICY_OWNED, NETWORK_POLICY_SELECTOR_OWNED};
+use super::blocks::{INGRESS_OWNED, NETWORK_POLICY_OWNED};
 use super::keys::{self, Key, Reading, annotations, labels};
 use super::{Fields, Lower};
 use crate::ast::{Item, Value};
@@ -15,28 +15,12 @@ pub(super) fn network_policy(lw: &mut Lower, item: &Item) {
     };
     let owner = format!("network_policy {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    if super::netpol::SELECTOR_KEYS
-        .iter()
-        .any(|k| f.key(k).is_some())
-    {
-        let selector = super::netpol::selector_form(lw, item, &mut f, &owner);
-        let mut n = NetworkPolicy {
-            name,
-            selector,
-            ..NetworkPolicy::default()
-        };
-        (n.labels, n.annotations) = lw.meta(&mut f, &owner);
-        n.spec = lw.block(
-            &mut f,
-            "spec",
-            schema::NETWORK_POLICY_SPEC,
-            NETWORK_POLICY_SELECTOR_OWNED,
-            &owner,
-        );
-        f.finish_keys(lw, super::keys::NETWORK_POLICY_SELECTOR);
+    if super::netpol::form_keys().any(|k| f.key(k).is_some()) {
         // A mix of the two forms is reported once; the policy is left out (no follow-on errors).
-        if n.selector.is_some() {
-            lw.app.network_policies.push(n);
+        if let Some(policy) = super::netpol::selector_form(lw, item, f, &owner) {
+            lw.app
+                .network_policies
+                .push(NetworkPolicy { name, ..policy });
         }
         return;
     }

@@ -230,26 +230,6 @@ pub const SECRET: &[Key] = &[
     ANNOTATIONS,
 ];
 
-/// `network_policy NAME { pods: { … }, … }`, the selector form.
-pub const NETWORK_POLICY_SELECTOR: &[Key] = &[
-    key(
-        "pods",
-        "the pods it applies to, by labels (`podSelector.matchLabels`); `{}` is every pod",
-    ),
-    key(
-        "types",
-        "`policyTypes`: `[\"Ingress\"]`, `[\"Egress\"]` or both",
-    ),
-    key(
-        "ingress",
-        "rules `[{ from: [peers], ports: [ports] }]`; peers are `pods(…)`, `namespaces(…)`, `cidr(…, except: […])`",
-    ),
-    key("egress", "rules `[{ to: [peers], ports: [ports] }]`"),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of NetworkPolicySpec fields"),
-];
-
 /// `ingress NAME { … }`.
 pub const INGRESS: &[Key] = &[
     key(
@@ -303,7 +283,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, controller, network, operator, policy, rbac, service};
+    use crate::valid::{config, controller, netpol, network, operator, policy, rbac, service};
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -331,7 +311,7 @@ pub fn tables() -> Vec<Table> {
         ),
         table(
             "`network_policy NAME { pods: … }` (the selector form)",
-            NETWORK_POLICY_SELECTOR,
+            netpol::NETWORK_POLICY_SELECTOR,
             false,
         ),
         table("`ingress NAME { … }`", INGRESS, false),
