@@ -474,6 +474,12 @@ fn the_selector_form_read_by_its_table_keeps_the_order_and_wording_of_its_errors
         assert!(all.contains(expected), "{i}: {expected}\n\n{all}");
     }
     let first = |text: &str| errors.iter().position(|e| e.contains(text));
-    assert!(first("does not say which pods") < first("expected a string, found a number"), "{all}");
-    assert!(first("set by Piceli's own key") < first("unknown key `egres`"), "{all}");
+    assert!(
+        first("does not say which pods") < first("expected a string, found a number"),
+        "{all}"
+    );
+    assert!(
+        first("set by Piceli's own key") < first("unknown key `egres`"),
+        "{all}"
+    );
 }

@@ -105,65 +105,128 @@ pub(super) fn ingress(lw: &mut Lower, item: &Item) {
         return;
     };
     let owner = format!("ingress {}", name.v);
-    let mut i = Ingress {
-        name,
-        ..Ingress::default()
-    };
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    i.host = f
-        .take("host")
-        .and_then(|v| lw.str(v, format!("{owner} › host")));
-    i.class = f
-        .take("class")
-        .and_then(|v| lw.str(v, format!("{owner} › class")));
-    match f.take("tls") {
-        // `tls: { web-tls: ["shop.example.com"], api-tls: ["api.example.com"] }`: one entry per Secret.
-        Some(v @ Value::Map(_)) => {
-            let mut tf = Fields::of(lw, Some(v), format!("{owner} › tls"));
-            for (k, hosts) in tf.all() {
-                let desc = format!("{owner} › tls {}", k.text);
-                let secret = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-                let hosts = match hosts {
-                    Value::List(..) => lw.str_list(hosts, &format!("{desc} › host")),
-                    other => {
-                        lw.wrong_type(
-                            other,
-                            "a list of the hosts the Secret's certificate covers",
-                            "[\"shop.example.com\"]",
-                        );
-                        Vec::new()
-                    }
-                };
-                i.tls.push(IngressTls { secret, hosts });
+    let mut r = Reading::<Ingress>::new(owner);
+    keys::read(lw, &mut f, INGRESS, &mut r);
+    f.finish_keys(lw, INGRESS);
+    lw.app.ingresses.push(Ingress {
+        name,
+        labels: r.labels,
+        annotations: r.annotations,
+        ..r.item
+    });
+}
+
+/// `ingress NAME { … }`: its keys and their readers, in the order they are read (the block before the
+/// paths, as it always was: the locations, and so the model, stay as they were).
+pub const INGRESS: &[Key<Reading<Ingress>>] = &[
+    Key::new(
+        "host",
+        "the host it serves (`*.example.com` for a wildcard)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.host = lw.str(v, format!("{} › {key}", r.owner));
             }
-        }
-        Some(v) => i.tls_secret = lw.name(v, format!("{owner} › tls")),
-        None => {}
+        }),
+    ),
+    Key::new(
+        "class",
+        "`ingressClassName`",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.class = lw.str(v, format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "tls",
+        "a declared or `external` Secret with the certificate, for every host; or `{ SECRET: [\"HOST\", …], … }`, one TLS entry per Secret",
+        Some(|lw, r, _, key, v| match v {
+            // `tls: { web-tls: ["shop.example.com"], api-tls: ["api.example.com"] }`: one entry per Secret.
+            Some(v @ Value::Map(_)) => r.item.tls = ingress_tls(lw, v, &r.owner),
+            Some(v) => r.item.tls_secret = lw.name(v, format!("{} › {key}", r.owner)),
+            None => {}
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of IngressSpec fields",
+        Some(|lw, r, f, key, v| {
+            if let Some(v) = v {
+                let root = schema::INGRESS_SPEC;
+                r.item.spec = lw.block_of(v, f, key, root, INGRESS_OWNED, &r.owner);
+            }
+        }),
+    ),
+    Key::new(
+        "paths",
+        "`{ \"/\": SERVICE => PORT }` for `host:`; the port by name or number, or the Service's first",
+        Some(|lw, r, _, _, v| {
+            if let Some(v) = v {
+                ingress_paths(lw, v, None, &r.owner, &mut r.item.paths);
+            }
+        }),
+    ),
+    Key::new(
+        "rules",
+        "several hosts: `{ \"HOST\": { \"/\": SERVICE => PORT } }`",
+        Some(|lw, r, _, key, v| {
+            let Some(v) = v else { return };
+            let owner = &r.owner;
+            let mut rf = Fields::of(lw, Some(v), format!("{owner} › {key}"));
+            for (k, paths) in rf.all() {
+                let at = lw.loc(k.sp, format!("{owner} › rule {}", k.text));
+                let host = Spanned::new(k.text.clone(), at);
+                ingress_paths(lw, paths, Some(host), owner, &mut r.item.paths);
+            }
+        }),
+    ),
+    Key::new(
+        "default",
+        "`SERVICE => PORT`: the default backend, for requests no path matches",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v
+                && let Some((service, port)) =
+                    ingress_backend(lw, v, &format!("{} › {key}", r.owner))
+            {
+                r.item.default_backend = Some(IngressBackend { service, port });
+            }
+        }),
+    ),
+    Key::new(
+        "path_type",
+        "`\"Prefix\"` (default), `\"Exact\"` or `\"ImplementationSpecific\"`, for every path; one path's own: `exact(…)`, `prefix(…)`, `implementation_specific(…)` around its backend",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.path_type = lw.str(v, format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+];
+
+/// `tls: { SECRET: ["HOST", …], … }`: one TLS entry per Secret.
+fn ingress_tls(lw: &mut Lower, v: &Value, owner: &str) -> Vec<IngressTls> {
+    let mut tf = Fields::of(lw, Some(v), format!("{owner} › tls"));
+    let mut out = Vec::new();
+    for (k, hosts) in tf.all() {
+        let desc = format!("{owner} › tls {}", k.text);
+        let secret = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
+        let hosts = match hosts {
+            Value::List(..) => lw.str_list(hosts, &format!("{desc} › host")),
+            other => {
+                lw.wrong_type(
+                    other,
+                    "a list of the hosts the Secret's certificate covers",
+                    "[\"shop.example.com\"]",
+                );
+                Vec::new()
+            }
+        };
+        out.push(IngressTls { secret, hosts });
     }
-    (i.labels, i.annotations) = lw.meta(&mut f, &owner);
-    i.spec = lw.block(&mut f, "spec", schema::INGRESS_SPEC, INGRESS_OWNED, &owner);
-    if let Some(v) = f.take("paths") {
-        ingress_paths(lw, v, None, &owner, &mut i.paths);
-    }
-    if let Some(v) = f.take("rules") {
-        let mut rf = Fields::of(lw, Some(v), format!("{owner} › rules"));
-        for (k, paths) in rf.all() {
-            let at = lw.loc(k.sp, format!("{owner} › rule {}", k.text));
-            let host = Spanned::new(k.text.clone(), at);
-            ingress_paths(lw, paths, Some(host), &owner, &mut i.paths);
-        }
-    }
-    if let Some(v) = f.take("default") {
-        let desc = format!("{owner} › default");
-        if let Some((service, port)) = ingress_backend(lw, v, &desc) {
-            i.default_backend = Some(IngressBackend { service, port });
-        }
-    }
-    i.path_type = f
-        .take("path_type")
-        .and_then(|v| lw.str(v, format!("{owner} › path_type")));
-    f.finish_keys(lw, super::keys::INGRESS);
-    lw.app.ingresses.push(i);
+    out
 }
 
 /// The calls that give one path a path type of its own: `"/healthz": exact(web => http)`.

@@ -230,38 +230,6 @@ pub const SECRET: &[Key] = &[
     ANNOTATIONS,
 ];
 
-/// `ingress NAME { … }`.
-pub const INGRESS: &[Key] = &[
-    key(
-        "host",
-        "the host it serves (`*.example.com` for a wildcard)",
-    ),
-    key("class", "`ingressClassName`"),
-    key(
-        "tls",
-        "a declared or `external` Secret with the certificate, for every host; or `{ SECRET: [\"HOST\", …], … }`, one TLS entry per Secret",
-    ),
-    key(
-        "paths",
-        "`{ \"/\": SERVICE => PORT }` for `host:`; the port by name or number, or the Service's first",
-    ),
-    key(
-        "rules",
-        "several hosts: `{ \"HOST\": { \"/\": SERVICE => PORT } }`",
-    ),
-    key(
-        "default",
-        "`SERVICE => PORT`: the default backend, for requests no path matches",
-    ),
-    key(
-        "path_type",
-        "`\"Prefix\"` (default), `\"Exact\"` or `\"ImplementationSpecific\"`, for every path; one path's own: `exact(…)`, `prefix(…)`, `implementation_specific(…)` around its backend",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key("spec", "a block of IngressSpec fields"),
-];
-
 /// A table of the reference (only the docs test reads them): the item as written, its keys, and whether they depend on the workload kind.
 #[cfg(test)]
 pub struct Table {
@@ -314,7 +282,7 @@ pub fn tables() -> Vec<Table> {
             netpol::NETWORK_POLICY_SELECTOR,
             false,
         ),
-        table("`ingress NAME { … }`", INGRESS, false),
+        table("`ingress NAME { … }`", network::INGRESS, false),
         table(
             "`autoscaler NAME -> WORKLOAD { … }`",
             policy::AUTOSCALER,
