@@ -182,7 +182,7 @@ impl Lower {
     pub fn block_of(
         &mut self,
         v: &Value,
-        f: &Fields,
+        f: &mut Fields,
         key: &str,
         root: TypeId,
         owned: &Owned,

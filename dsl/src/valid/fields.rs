@@ -81,16 +81,11 @@ impl<'a> Fields<'a> {
             .collect()
     }
 
-    /// Whether a key not taken yet, and not one of `tables`, is a misspelling of `key`: the unknown-key
+    /// Whether a key not taken yet, and not a `known` key, is a misspelling of `key`: the unknown-key
     /// error will offer `key`, so a "missing `key`" error would only repeat it.
-    pub fn misspells<C>(&self, key: &str, tables: &[&[super::keys::Key<C>]]) -> bool {
+    pub fn misspells(&self, key: &str, known: impl Fn(&str) -> bool) -> bool {
         self.entries.iter().any(|(k, _, used)| {
-            !used
-                && k.text != key
-                && !tables
-                    .iter()
-                    .any(|t| super::keys::find(t, &k.text).is_some())
-                && did_you_mean(&k.text, [key]).is_some()
+            !used && k.text != key && !known(&k.text) && did_you_mean(&k.text, [key]).is_some()
         })
     }
 

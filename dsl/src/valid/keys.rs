@@ -61,9 +61,10 @@ impl Kinds {
 }
 
 /// Reads one key into the item being built: the lowering state, the item's context `C`, the item's fields
-/// (to see which other keys are given, e.g. for a block), the key's name, and its value — `None` when the
-/// key is absent (where a required key reports itself, in table order).
-pub type Reader<C> = fn(&mut Lower, &mut C, &Fields, &'static str, Option<&Value>);
+/// (to see which other keys are given, e.g. for a block; or to read a nested table from the same body, as
+/// a workload's single container), the key's name, and its value — `None` when the key is absent (where
+/// a required key reports itself, in table order).
+pub type Reader<C> = fn(&mut Lower, &mut C, &mut Fields, &'static str, Option<&Value>);
 
 /// One key: its name, the workload kinds it applies to, what it means, and what reads it (for items whose
 /// lowering walks their table; `None` in the tables still read key by key).
@@ -215,7 +216,7 @@ mod tests {
                 );
             }
         }
-        for k in CONTAINER {
+        for k in crate::valid::container_keys::CONTAINER {
             assert!(find(WORKLOAD, k.name).is_none(), "`{}` is in both", k.name);
         }
     }

@@ -9,6 +9,7 @@ mod blocks;
 mod build;
 mod config;
 mod container;
+mod container_keys;
 mod controller;
 mod external;
 mod fields;

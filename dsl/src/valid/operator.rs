@@ -97,7 +97,7 @@ pub struct Op {
 fn operator_image(
     lw: &mut Lower,
     r: &mut Reading<Op>,
-    f: &Fields,
+    f: &mut Fields,
     key: &'static str,
     v: Option<&Value>,
 ) {
@@ -121,7 +121,7 @@ fn operator_image(
                 op.image = s;
             }
         }
-        None if f.misspells(key, &[OPERATOR]) => {}
+        None if f.misspells(key, |k| keys::find(OPERATOR, k).is_some()) => {}
         None => {
             if let Some(sp) = r.item.sp {
                 lw.fail(

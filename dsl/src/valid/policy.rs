@@ -53,7 +53,7 @@ pub struct Scaling {
 fn replicas(
     lw: &mut Lower,
     r: &mut Reading<Scaling>,
-    _: &Fields,
+    _: &mut Fields,
     key: &'static str,
     v: Option<&Value>,
 ) {
@@ -79,7 +79,7 @@ fn replicas(
 fn percent(
     lw: &mut Lower,
     r: &mut Reading<Scaling>,
-    _: &Fields,
+    _: &mut Fields,
     key: &'static str,
     v: Option<&Value>,
 ) {

@@ -158,7 +158,7 @@ pub struct Binding {
 fn role_of_binding(
     lw: &mut Lower,
     r: &mut Reading<Binding>,
-    _: &Fields,
+    _: &mut Fields,
     key: &'static str,
     v: Option<&Value>,
 ) {

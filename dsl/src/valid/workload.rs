@@ -1,7 +1,7 @@
 //! Lowering workloads: pod-level keys, blocks and shortcuts, volumes and claim templates (containers: `container.rs`).
 
 use super::blocks::{Owned, POD_JOB_OWNED, POD_OWNED, WORKLOAD_SPEC_OWNED};
-use super::container::{container_fields, containers};
+use super::container_keys::{CONTAINER, container_fields, containers};
 use super::keys::{self, Kinds};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
@@ -123,7 +123,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     }
     if let Some(v) = f.take("containers") {
         // With `containers:`, container keys at the top belong inside one of them.
-        for key in keys::names(keys::CONTAINER, Kinds::ALL) {
+        for key in keys::names(CONTAINER, Kinds::ALL) {
             if let Some(k) = f.key(key) {
                 f.take(key);
                 lw.fail(
@@ -153,7 +153,7 @@ pub(super) fn workload(lw: &mut Lower, item: &Item) {
     }
     // Only this kind's keys: "accepts:" and did-you-mean never offer `schedule` to a deployment.
     let mut allowed = keys::names(keys::WORKLOAD, Kinds::of(kind));
-    allowed.extend(keys::names(keys::CONTAINER, Kinds::ALL));
+    allowed.extend(keys::names(CONTAINER, Kinds::ALL));
     f.finish(lw, &allowed);
     lw.app.workloads.push(w);
 }

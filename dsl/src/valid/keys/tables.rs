@@ -55,7 +55,7 @@ pub const fn annotations<T>() -> Key<Reading<T>> {
 fn read_meta<T>(
     lw: &mut Lower,
     r: &mut Reading<T>,
-    _: &Fields,
+    _: &mut Fields,
     name: &'static str,
     v: Option<&Value>,
 ) {
@@ -69,52 +69,7 @@ fn read_meta<T>(
     }
 }
 
-/// The keys of one container: at the top of a workload with one container, or in each entry of
-/// `containers:` and `init_containers:`.
-pub const CONTAINER: &[Key] = &[
-    key(
-        "image",
-        "the image, pinned by digest; `unpinned(\"nginx:1.27\")` opts out, `build(package: …)` builds it from the workspace",
-    ),
-    key("command", "the entrypoint (`command`), a list of strings"),
-    key("args", "its arguments (`args`), a list of strings"),
-    key(
-        "env",
-        "environment: literals, `config(MAP.KEY)`, `secret(SECRET.KEY)`, `field(\"status.podIP\")`, Rust expressions",
-    ),
-    key(
-        "ports",
-        "named container ports: `{ http: 8000, dns: port(53, protocol: \"UDP\") }`",
-    ),
-    key(
-        "resources",
-        "`{ cpu: \"250m\", memory: \"256Mi\" }` (requests), or `{ requests: { … }, limits: { … } }`",
-    ),
-    key(
-        "ready",
-        "readiness probe: `http_get(PATH, port: …)`, `tcp(port: …)` or `exec([…])`, with the probe options",
-    ),
-    key("live", "liveness probe, in the form of `ready:`"),
-    key("startup", "startup probe, in the form of `ready:`"),
-    key(
-        "mounts",
-        "`{ \"/path\": VOLUME }`, or `volume(VOLUME, read_only: true, sub_path: \"file\")`",
-    ),
-    key(
-        "pull_policy",
-        "`imagePullPolicy`: `\"IfNotPresent\"`, `\"Always\"` or `\"Never\"`",
-    ),
-    key(
-        "container",
-        "a block of Container fields (schema-checked, merged under the keys above)",
-    ),
-    key(
-        "env_from",
-        "`[config(NAME), secret(NAME)]`: every key of a ConfigMap or Secret (`envFrom`)",
-    ),
-];
-
-/// The pod-level keys of a workload (besides its single container's [`CONTAINER`] keys).
+/// The pod-level keys of a workload (besides its single container's `container_keys::CONTAINER` keys).
 pub const WORKLOAD: &[Key] = &[
     only(
         "replicas",
@@ -251,7 +206,9 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 /// Every table, in the order of docs/dsl.md.
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
-    use crate::valid::{config, controller, netpol, network, operator, policy, rbac, service};
+    use crate::valid::{
+        config, container_keys, controller, netpol, network, operator, policy, rbac, service,
+    };
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
@@ -260,7 +217,7 @@ pub fn tables() -> Vec<Table> {
         ),
         table(
             "A container (at the top of a workload, or each entry of `containers:` / `init_containers:`)",
-            CONTAINER,
+            container_keys::CONTAINER,
             false,
         ),
         table("`service NAME -> WORKLOAD { … }`", service::SERVICE, false),
