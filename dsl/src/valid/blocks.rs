@@ -162,21 +162,6 @@ pub const SERVICE_ACCOUNT_OWNED: &Owned = &[
 ];
 
 impl Lower {
-    /// The block under `key` of `f`, if given: lowered against `root`, its owned fields refused.
-    pub fn block(
-        &mut self,
-        f: &mut Fields,
-        key: &str,
-        root: TypeId,
-        owned: &Owned,
-        owner: &str,
-    ) -> Block {
-        match f.take(key) {
-            Some(v) => self.block_of(v, f, key, root, owned, owner),
-            None => Block::default(),
-        }
-    }
-
     /// The block `v`, given under `key` of `f`: lowered against `root`, its owned fields refused (whether
     /// a first-class key sets one is seen in `f`).
     pub fn block_of(

@@ -180,7 +180,8 @@ fn image(
             r.item.has_image = false;
             // A misspelled `image` is reported once, as the unknown key with its did-you-mean.
             let known = |k: &str| {
-                keys::find(super::keys::WORKLOAD, k).is_some() || keys::find(CONTAINER, k).is_some()
+                keys::find(super::workload_keys::WORKLOAD, k).is_some()
+                    || keys::find(CONTAINER, k).is_some()
             };
             if !f.misspells(key, known)
                 && let Some(sp) = r.item.name_sp

@@ -108,6 +108,21 @@ impl<C> Key<C> {
         }
     }
 
+    /// A key of some workload kinds only.
+    pub const fn only(
+        name: &'static str,
+        kinds: Kinds,
+        doc: &'static str,
+        read: Option<Reader<C>>,
+    ) -> Key<C> {
+        Key {
+            name,
+            kinds,
+            doc,
+            read,
+        }
+    }
+
     /// The key without its reader, for the docs' tables.
     #[cfg(test)]
     pub fn entry(&self) -> Key {
@@ -123,11 +138,50 @@ impl<C> Key<C> {
 /// Read an item's keys by walking its table: each reader gets its key's value (or `None`), in table
 /// order. The keys left over are unknown ([`Fields::finish_keys`] with the same table).
 pub fn read<C>(lw: &mut Lower, f: &mut Fields, table: &[Key<C>], cx: &mut C) {
+    walk(lw, f, table, cx, None);
+}
+
+/// [`read`] for a workload of kind `kind`: a key of other kinds is not read but reported where it would
+/// be (`replicas` in a job: "does not apply to a job", naming the kinds it applies to).
+pub fn read_kind<C>(
+    lw: &mut Lower,
+    f: &mut Fields,
+    table: &[Key<C>],
+    cx: &mut C,
+    kind: WorkloadKind,
+) {
+    walk(lw, f, table, cx, Some(kind));
+}
+
+fn walk<C>(
+    lw: &mut Lower,
+    f: &mut Fields,
+    table: &[Key<C>],
+    cx: &mut C,
+    kind: Option<WorkloadKind>,
+) {
     for key in table {
-        if let Some(read) = key.read {
-            let value = f.take(key.name);
-            read(lw, cx, f, key.name, value);
+        let Some(read) = key.read else { continue };
+        if let Some(kind) = kind
+            && !key.kinds.has(Kinds::of(kind))
+        {
+            if let Some(k) = f.key(key.name) {
+                f.take(key.name);
+                lw.fail(
+                    piceli_core::Code::UnknownKey,
+                    k.sp,
+                    format!("`{}` does not apply to a {}", key.name, kind.keyword()),
+                    format!(
+                        "remove it: `{}` applies to {}",
+                        key.name,
+                        key.kinds.keywords().join(", ")
+                    ),
+                );
+            }
+            continue;
         }
+        let value = f.take(key.name);
+        read(lw, cx, f, key.name, value);
     }
 }
 
@@ -217,16 +271,21 @@ mod tests {
             }
         }
         for k in crate::valid::container_keys::CONTAINER {
-            assert!(find(WORKLOAD, k.name).is_none(), "`{}` is in both", k.name);
+            assert!(
+                find(crate::valid::workload_keys::WORKLOAD, k.name).is_none(),
+                "`{}` is in both",
+                k.name
+            );
         }
     }
 
     #[test]
     fn a_deployment_accepts_replicas_and_not_schedule() {
-        let keys = names(WORKLOAD, Kinds::DEPLOYMENT);
+        let workload = crate::valid::workload_keys::WORKLOAD;
+        let keys = names(workload, Kinds::DEPLOYMENT);
         assert!(keys.contains(&"replicas") && !keys.contains(&"schedule"));
         assert_eq!(
-            find(WORKLOAD, "schedule").map(|k| k.kinds.keywords()),
+            find(workload, "schedule").map(|k| k.kinds.keywords()),
             Some(vec!["cron_job"])
         );
     }

@@ -23,6 +23,7 @@ mod rbac;
 mod service;
 mod shortcuts;
 mod workload;
+mod workload_keys;
 
 use crate::ast::{Input, Item, NameTok, Sp, Value};
 use piceli_core::Code;

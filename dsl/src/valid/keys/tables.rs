@@ -1,20 +1,11 @@
 //! The key tables: one per item kind, with what each key means (docs/dsl.md's key reference).
 
-use super::{Fields, Key, Kinds, Lower};
+use super::{Fields, Key, Lower};
 use crate::ast::Value;
 use piceli_core::model::Labels;
 
 const fn key(name: &'static str, doc: &'static str) -> Key {
     Key::new(name, doc, None)
-}
-
-const fn only(name: &'static str, kinds: Kinds, doc: &'static str) -> Key {
-    Key {
-        name,
-        kinds,
-        doc,
-        read: None,
-    }
 }
 
 const LABELS_DOC: &str = "labels of this object alone";
@@ -69,101 +60,6 @@ fn read_meta<T>(
     }
 }
 
-/// The pod-level keys of a workload (besides its single container's `container_keys::CONTAINER` keys).
-pub const WORKLOAD: &[Key] = &[
-    only(
-        "replicas",
-        Kinds::SCALABLE,
-        "the number of pods; an `autoscaler` owns it once the workload exists",
-    ),
-    key(
-        "containers",
-        "several containers: `{ NAME: { image: …, … } }`, each with the container keys",
-    ),
-    key(
-        "init_containers",
-        "init containers, in the form of `containers:`",
-    ),
-    key(
-        "volumes",
-        "pod volumes: `config_map(NAME)`, `secret(NAME)`, `pvc(NAME)`, `empty_dir(memory: true, size_limit: \"1Gi\")`",
-    ),
-    LABELS,
-    ANNOTATIONS,
-    key(
-        "service_account",
-        "the pods' ServiceAccount (a declared or `external` one)",
-    ),
-    only(
-        "schedule",
-        Kinds::CRON_JOB,
-        "when it runs, in cron syntax (required)",
-    ),
-    only(
-        "service",
-        Kinds::STATEFUL_SET,
-        "its governing Service (usually `type: headless`), which must select it",
-    ),
-    only(
-        "volume_claims",
-        Kinds::STATEFUL_SET,
-        "claim templates: `{ data: { storage: \"10Gi\", access: [\"ReadWriteOnce\"], class: \"fast\" } }`",
-    ),
-    only(
-        "restart",
-        Kinds::TO_COMPLETION,
-        "the pods' restart policy: `\"Never\"` or `\"OnFailure\"`",
-    ),
-    only(
-        "backoff_limit",
-        Kinds::TO_COMPLETION,
-        "retries before the Job fails",
-    ),
-    only(
-        "completions",
-        Kinds::TO_COMPLETION,
-        "successful pods the Job needs",
-    ),
-    only(
-        "parallelism",
-        Kinds::TO_COMPLETION,
-        "pods the Job runs at once",
-    ),
-    key("node_selector", "`nodeSelector` labels the nodes must have"),
-    key(
-        "spec",
-        "a block of the workload's own spec (DeploymentSpec, StatefulSetSpec, DaemonSetSpec, JobSpec, CronJobSpec)",
-    ),
-    key("pod", "a block of PodSpec fields"),
-    key(
-        "pod_labels",
-        "labels of the pod template (besides the selector labels Piceli sets)",
-    ),
-    key("pod_annotations", "annotations of the pod template"),
-    key(
-        "grace",
-        "`terminationGracePeriodSeconds`: seconds, or a duration such as `\"1m\"`",
-    ),
-    key("priority", "`priorityClassName`"),
-    key(
-        "pull_secrets",
-        "`imagePullSecrets`: `[regcred]`, names of declared or `external` Secrets",
-    ),
-    key(
-        "security",
-        "`restricted`: the Pod Security Standards \"restricted\" profile for the pod and every container",
-    ),
-    key(
-        "spread",
-        "`zones`, `hosts` or both: `topologySpreadConstraints` over the workload's pods",
-    ),
-    only(
-        "strategy",
-        Kinds::LONG_RUNNING,
-        "`rolling(max_surge:, max_unavailable:)`, `recreate` (deployment) or `on_delete` (stateful_set, daemon_set)",
-    ),
-];
-
 /// `config_map NAME { … }` with metadata (the short form's keys are all data).
 pub const CONFIG_MAP: &[Key] = &[
     key(
@@ -208,11 +104,12 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 pub fn tables() -> Vec<Table> {
     use crate::valid::{
         config, container_keys, controller, netpol, network, operator, policy, rbac, service,
+        workload_keys,
     };
     vec![
         table(
             "Workloads (`deployment`, `stateful_set`, `daemon_set`, `job`, `cron_job`)",
-            WORKLOAD,
+            workload_keys::WORKLOAD,
             true,
         ),
         table(
