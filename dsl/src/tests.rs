@@ -483,3 +483,43 @@ fn the_selector_form_read_by_its_table_keeps_the_order_and_wording_of_its_errors
         "{all}"
     );
 }
+
+#[test]
+fn config_maps_and_secrets_read_by_their_tables_keep_their_errors() {
+    // `data:` that is not a map: that error alone (nothing else of the item is read).
+    let errors = errors(
+        "config_map a { data: 1, labels: { x: [1] }, lables: {} } \
+         secret b { type: 7, data: [], annotations: { y: [2] } }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 3, "{all}");
+    assert!(errors[0].contains("expected a map of data keys"), "{all}");
+    assert!(
+        errors[1].contains("expected a string, found a number"),
+        "{all}"
+    );
+    assert!(errors[2].contains("expected a map of data keys"), "{all}");
+    // The long form: a key given twice in `data:`, the metadata, unknown keys, then the data values.
+    let errors = self::errors(
+        "config_map a { data: { k: 1, k: 2, f: file(7) }, labels: { x: [1] }, lables: {} } \
+         secret b { labels: { team: \"a\" }, token: \"literal\", type: 3 }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "`k` is given twice in config_map a › data",
+        "expected a string, found a list",
+        "unknown key `lables` in config_map a",
+        "expected a string, found a number",
+        "expected a string, found a number",
+        "`labels` in secret b would be a data key",
+        "the value of secret key `token` is written in the source",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+}

@@ -248,19 +248,6 @@ impl Lower {
         }
     }
 
-    /// The `labels:` and `annotations:` of an item, for that object alone.
-    pub fn meta(&mut self, f: &mut Fields, owner: &str) -> (Labels, Labels) {
-        let labels = f
-            .take("labels")
-            .map(|v| self.labels(v, &format!("{owner} › labels")))
-            .unwrap_or_default();
-        let annotations = f
-            .take("annotations")
-            .map(|v| self.labels(v, &format!("{owner} › annotations")))
-            .unwrap_or_default();
-        (labels, annotations)
-    }
-
     /// `{ key: "value", … }` labels or annotations.
     pub fn labels(&mut self, v: &Value, desc: &str) -> Labels {
         let mut out = Vec::new();
@@ -365,10 +352,5 @@ impl Lower {
 impl<'a> Fields<'a> {
     fn push(&mut self, k: &'a NameTok, v: &'a Value) {
         self.entries.push((k, v, false));
-    }
-
-    /// Add an entry taken from another map (e.g. the data keys of a ConfigMap's short form).
-    pub fn push_entry(&mut self, k: &'a NameTok, v: &'a Value) {
-        self.push(k, v);
     }
 }

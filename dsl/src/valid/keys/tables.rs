@@ -1,17 +1,15 @@
-//! The key tables: one per item kind, with what each key means (docs/dsl.md's key reference).
+//! What the key tables share — the context of their readers ([`Reading`]) and the `labels:`/`annotations:`
+//! entries — and, for the docs test, every table in docs/dsl.md's order. The tables themselves live with
+//! their readers, one per item kind (`WORKLOAD` in `workload_keys.rs`, `SERVICE` in `service.rs`, …).
 
 use super::{Fields, Key, Lower};
 use crate::ast::Value;
 use piceli_core::model::Labels;
 
-const fn key(name: &'static str, doc: &'static str) -> Key {
-    Key::new(name, doc, None)
-}
-
-const LABELS_DOC: &str = "labels of this object alone";
-const ANNOTATIONS_DOC: &str = "annotations of this object alone";
-const LABELS: Key = key("labels", LABELS_DOC);
-const ANNOTATIONS: Key = key("annotations", ANNOTATIONS_DOC);
+/// What `labels:` of an item means.
+pub const LABELS_DOC: &str = "labels of this object alone";
+/// What `annotations:` of an item means.
+pub const ANNOTATIONS_DOC: &str = "annotations of this object alone";
 
 /// An item being read by its table: its description (`autoscaler web`), its labels and annotations, and
 /// its own fields `T`. The context of every reader of the item's table.
@@ -43,7 +41,8 @@ pub const fn annotations<T>() -> Key<Reading<T>> {
     Key::new("annotations", ANNOTATIONS_DOC, Some(read_meta::<T>))
 }
 
-fn read_meta<T>(
+/// Reads `labels:` or `annotations:` (the key's name says which) into the item's metadata.
+pub fn read_meta<T>(
     lw: &mut Lower,
     r: &mut Reading<T>,
     _: &mut Fields,
@@ -59,27 +58,6 @@ fn read_meta<T>(
         }
     }
 }
-
-/// `config_map NAME { … }` with metadata (the short form's keys are all data).
-pub const CONFIG_MAP: &[Key] = &[
-    key(
-        "data",
-        "the keys and values: strings, numbers, Rust expressions or `file(\"path\")`",
-    ),
-    LABELS,
-    ANNOTATIONS,
-];
-
-/// `secret NAME { … }` with metadata or a type (the short form's keys are all data).
-pub const SECRET: &[Key] = &[
-    key("type", "the Secret type, e.g. `\"kubernetes.io/tls\"`"),
-    key(
-        "data",
-        "the keys and where their values come from: `from_env(\"VAR\")`, `from_file(\"path\")`, `generated(length: 32)`",
-    ),
-    LABELS,
-    ANNOTATIONS,
-];
 
 /// A table of the reference (only the docs test reads them): the item as written, its keys, and whether they depend on the workload kind.
 #[cfg(test)]
@@ -123,8 +101,16 @@ pub fn tables() -> Vec<Table> {
             service::SERVICE_OF_NO_WORKLOAD,
             false,
         ),
-        table("`config_map NAME { … }` with metadata", CONFIG_MAP, false),
-        table("`secret NAME { … }` with metadata or a type", SECRET, false),
+        table(
+            "`config_map NAME { … }` with metadata",
+            config::CONFIG_MAP,
+            false,
+        ),
+        table(
+            "`secret NAME { … }` with metadata or a type",
+            config::SECRET,
+            false,
+        ),
         table("`pvc NAME { … }`", config::PVC, false),
         table(
             "`network_policy NAME -> WORKLOAD { … }`",
