@@ -2,28 +2,35 @@
 //!
 //! The macro gives every checked value a [`Loc`]: an index into a table it keeps of source tokens (to span
 //! compile-time errors) and that the app also carries as human-readable paths (to name the field in
-//! run-time errors). Values written as Rust expressions are filled in at run time at the same `Loc`.
+//! run-time errors). A value written as a Rust expression keeps the `Loc` of the expression; the code
+//! `app!` generates assigns it to its place in the model when the app binary starts.
 
-use serde::de::DeserializeOwned;
+use serde::ser::SerializeTupleStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
 /// Where a value came from: an index into the app's location table. `Loc::NONE` when unknown.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
-)]
+///
+/// Serialized as its number; serializers that look (the macro's, finding where each value written as a
+/// Rust expression sits in the model) see it as the newtype struct `Loc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Default)]
 #[serde(transparent)]
 pub struct Loc(pub u32);
+
+impl Serialize for Loc {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_newtype_struct("Loc", &self.0)
+    }
+}
 
 impl Loc {
     /// A value with no recorded origin (built by code rather than the macro).
     pub const NONE: Loc = Loc(u32::MAX);
 }
 
-/// A value with the location it was written at. Serialized compactly as `[value, at]`.
+/// A value with the location it was written at. Serialized compactly as `[value, at]` (the tuple struct
+/// `Spanned`, which JSON writes as an array).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Spanned<T> {
     /// The value.
@@ -61,41 +68,17 @@ pub type Name = Spanned<String>;
 
 impl<T: Serialize> Serialize for Spanned<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (&self.v, self.at).serialize(serializer)
+        let mut t = serializer.serialize_tuple_struct("Spanned", 2)?;
+        t.serialize_field(&self.v)?;
+        t.serialize_field(&self.at)?;
+        t.end()
     }
 }
 
-thread_local! {
-    static FILLS: RefCell<Option<HashMap<u32, serde_json::Value>>> = const { RefCell::new(None) };
-}
-
-/// Run `f` (a deserialization) so that every spanned value whose location has an entry in `fills` takes
-/// that value instead of the placeholder in the input: how values written as Rust expressions are put
-/// into the model without a second pass over it. With no fills, `f` runs as is and no value looks one up.
-pub fn with_fills<R>(fills: HashMap<u32, serde_json::Value>, f: impl FnOnce() -> R) -> R {
-    if fills.is_empty() {
-        return f();
-    }
-    FILLS.with(|cell| *cell.borrow_mut() = Some(fills));
-    let out = f();
-    FILLS.with(|cell| *cell.borrow_mut() = None);
-    out
-}
-
-/// The run-time value [`with_fills`] gives for location `at`, if any.
-pub(crate) fn fill_at(at: Loc) -> Option<serde_json::Value> {
-    FILLS.with(|cell| cell.borrow().as_ref().and_then(|m| m.get(&at.0).cloned()))
-}
-
-impl<'de, T: DeserializeOwned> Deserialize<'de> for Spanned<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (v, at): (T, Loc) = Deserialize::deserialize(deserializer)?;
-        match fill_at(at) {
-            Some(value) => serde_json::from_value(value)
-                .map(|v| Spanned { v, at })
-                .map_err(serde::de::Error::custom),
-            None => Ok(Spanned { v, at }),
-        }
+        let (v, at) = Deserialize::deserialize(deserializer)?;
+        Ok(Spanned { v, at })
     }
 }
 
@@ -104,18 +87,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compact_form_and_fills() {
+    fn compact_form() {
         let s = Spanned::new("a".to_string(), Loc(3));
         let json = serde_json::to_string(&s).expect("serializes");
         assert_eq!(json, r#"["a",3]"#);
         let back: Spanned<String> = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, s);
-        let filled: Spanned<String> =
-            with_fills(HashMap::from([(3, serde_json::json!("b"))]), || {
-                serde_json::from_str(&json).expect("parses")
-            });
-        assert_eq!(filled.v, "b");
-        let untouched: Spanned<String> = serde_json::from_str(&json).expect("parses");
-        assert_eq!(untouched.v, "a");
+        assert_eq!(serde_json::to_string(&Loc(7)).expect("serializes"), "7");
+        let back: Spanned<Vec<Spanned<i64>>> =
+            serde_json::from_str(r#"[[[1,2]],9]"#).expect("parses");
+        assert_eq!(back.v[0], Spanned::new(1, Loc(2)));
     }
 }

@@ -1,14 +1,19 @@
 //! Pass 3, expand: the checked app becomes a module with `app()` and `main()`.
 //!
-//! The model travels as JSON (the same serde model the runtime reads), and values written as Rust
-//! expressions or read from files are filled in at their locations when `app()` runs. The generated code
-//! only calls `::piceli::__private`, so `cargo expand` shows a short, readable module.
+//! The model travels as JSON (the same serde model the runtime reads), with placeholders where values are
+//! written as Rust expressions or read from files; `app()` loads it and then assigns each such value to
+//! its place, by a typed assignment the expansion writes from the model's path to it (`places.rs`). The
+//! generated code only calls `::piceli::__private`, so `cargo expand` shows a short, readable module.
 
 mod controller;
+mod places;
 
-use crate::valid::{Checked, DynamicKind};
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use crate::valid::{Checked, Dynamic, DynamicKind};
+use places::{Holder, Places};
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use std::collections::HashSet;
+use syn::spanned::Spanned;
 
 /// The module for a checked app.
 pub fn expand(checked: Checked) -> TokenStream {
@@ -20,35 +25,36 @@ pub fn expand(checked: Checked) -> TokenStream {
             return quote!(::core::compile_error!(#msg););
         }
     };
-    let fills = checked.dynamics.iter().filter_map(|d| {
-        let at = d.at.0;
-        let value = match &d.kind {
-            DynamicKind::Str(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::string(#e)),
-            DynamicKind::Int(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::int(#e)),
-            DynamicKind::Json(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::json(#e)),
-            DynamicKind::File(path) => {
-                let path = format!("/{path}");
-                quote!(::piceli::__private::string(::core::include_str!(
-                    ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path)
-                )))
-            }
-            DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
-            DynamicKind::Env(e) => quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::env(#e)),
-            DynamicKind::Pairs(..) | DynamicKind::Strings(..) => return None,
-        };
-        Some(quote!((#at, #value)))
-    });
-    let assignments = checked.dynamics.iter().filter_map(assignment);
+    // Where each value goes: found in the model only when the app has such values.
+    let wanted: HashSet<u32> = checked
+        .dynamics
+        .iter()
+        .filter(|d| !matches!(d.kind, DynamicKind::Pairs(..) | DynamicKind::Strings(..)))
+        .map(|d| d.at.0)
+        .collect();
+    let places = if wanted.is_empty() {
+        Places::new()
+    } else {
+        places::find(&checked.app, &wanted)
+    };
+    // Values at a place of the model first; then maps and lists that extend a field.
+    let assignments = checked
+        .dynamics
+        .iter()
+        .filter_map(|d| placed(d, &places))
+        .chain(checked.dynamics.iter().filter_map(extension))
+        .collect::<Vec<_>>();
     // `include app((…))`: each part merged in, its type checked at the expression.
-    let parts = checked.parts.iter().map(|e| {
-        quote::quote_spanned!(syn::spanned::Spanned::span(e)=> .merge(::piceli::__private::part(#e)))
-    });
+    let parts = checked
+        .parts
+        .iter()
+        .map(|e| quote_spanned!(e.span()=> .merge(::piceli::__private::part(#e))));
     let paths = &checked.paths;
     // The same text the model stores for `CheckKind::Code { function }`, so the runtime finds each one.
     // Each registration carries its path's span, so a function of the wrong shape is reported there.
     let registrations = paths.iter().map(|p| {
         let text = quote!(#p).to_string().replace(' ', "");
-        quote::quote_spanned!(syn::spanned::Spanned::span(p)=> ::piceli::__private::code_check(#text, #p))
+        quote_spanned!(p.span()=> ::piceli::__private::code_check(#text, #p))
     });
     let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
@@ -64,11 +70,10 @@ pub fn expand(checked: Checked) -> TokenStream {
             #[allow(unused_imports)]
             use super::*;
 
-            /// The app model, with the values written as Rust expressions filled in.
+            /// The app model, with the values written as Rust expressions assigned to their places.
             pub fn app() -> ::piceli::__private::App {
                 #[allow(unused_mut)]
-                let mut app =
-                    ::piceli::__private::load(#format, MODEL, LOCATIONS, ::std::vec![#(#fills),*]);
+                let mut app = ::piceli::__private::load(#format, MODEL, LOCATIONS);
                 #(#assignments)*
                 app #(#parts)*
             }
@@ -107,23 +112,83 @@ pub fn expand(checked: Checked) -> TokenStream {
     }
 }
 
-/// A map or list from Rust, assigned to its field by a typed path: `app.workload("web").pod_labels`, or
-/// a container's `args`. The runtime finds the workload and container by name and records a load error
-/// if the model lacks them (it cannot: both come from the same checked app).
-fn assignment(d: &crate::valid::Dynamic) -> Option<TokenStream> {
+/// Whether a value of this kind goes into a place held this way: a scalar or a file's contents into its
+/// `Spanned` placeholder or into a block; JSON into a block; a whole `env: (…)` or `include objects(…)`
+/// into the struct that has its location (`env_expr`, `Include::Objects { at, … }`).
+fn fits(kind: &DynamicKind, holder: Holder) -> bool {
+    match kind {
+        DynamicKind::Str(_) | DynamicKind::Int(_) | DynamicKind::File(_) => {
+            matches!(holder, Holder::Spanned | Holder::Block)
+        }
+        DynamicKind::Json(_) => holder == Holder::Block,
+        DynamicKind::Env(_) | DynamicKind::Objects(_) => holder == Holder::Bare,
+        DynamicKind::Pairs(..) | DynamicKind::Strings(..) => false,
+    }
+}
+
+/// A value assigned at its place in the model: `assign(&mut app, AT, |a| Some(&mut a.…), string(EXPR))`.
+/// The conversion carries the expression's span, so a value of the wrong type is reported there with the
+/// conversion trait's message. A value the model holds in several places (copied by the checks) is
+/// evaluated once and cloned.
+fn placed(d: &Dynamic, places: &Places) -> Option<TokenStream> {
+    let value = match &d.kind {
+        DynamicKind::Str(e) => quote_spanned!(e.span()=> ::piceli::__private::string(#e)),
+        DynamicKind::Int(e) => quote_spanned!(e.span()=> ::piceli::__private::int(#e)),
+        DynamicKind::Json(e) => quote_spanned!(e.span()=> ::piceli::__private::json(#e)),
+        DynamicKind::File(path) => {
+            let path = format!("/{path}");
+            quote!(::piceli::__private::string(::core::include_str!(
+                ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path)
+            )))
+        }
+        DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
+        DynamicKind::Env(e) => quote_spanned!(e.span()=> ::piceli::__private::env(#e)),
+        DynamicKind::Pairs(..) | DynamicKind::Strings(..) => return None,
+    };
+    let at = Literal::u32_unsuffixed(d.at.0);
+    let closures: Option<Vec<TokenStream>> = places
+        .get(&d.at.0)
+        .into_iter()
+        .flatten()
+        .filter(|(holder, _)| fits(&d.kind, *holder))
+        .map(|(_, path)| places::closure(path))
+        .collect();
+    let Some(closures) = closures else {
+        let msg = format!(
+            "piceli: internal error: no path in the model to the value at location {}",
+            d.at.0
+        );
+        return Some(quote!(::core::compile_error!(#msg);));
+    };
+    Some(match closures.as_slice() {
+        // Not in the model (nothing refers to it): still evaluated, and its type checked.
+        [] => quote!(let _ = #value;),
+        [one] => quote!(::piceli::__private::assign(&mut app, #at, #one, #value);),
+        [first @ .., last] => quote!({
+            let value = #value;
+            #(::piceli::__private::assign(&mut app, #at, #first, ::core::clone::Clone::clone(&value));)*
+            ::piceli::__private::assign(&mut app, #at, #last, value);
+        }),
+    })
+}
+
+/// A map or list from Rust, which extends its field by a typed path: `app.workload("web").pod_labels`,
+/// or a container's `args`. The runtime finds the workload and container by name and records a load
+/// error if the model lacks them (it cannot: both come from the same checked app).
+fn extension(d: &Dynamic) -> Option<TokenStream> {
     // The conversion carries the expression's span, so a wrong type is reported there.
     let (place, value) = match &d.kind {
         DynamicKind::Pairs(e, place) => (
             place,
-            quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::pairs(#e)),
+            quote_spanned!(e.span()=> ::piceli::__private::pairs(#e)),
         ),
         DynamicKind::Strings(e, place) => (
             place,
-            quote::quote_spanned!(syn::spanned::Spanned::span(e)=> ::piceli::__private::strings(#e)),
+            quote_spanned!(e.span()=> ::piceli::__private::strings(#e)),
         ),
         _ => return None,
     };
-    let at = d.at.0;
+    let at = Literal::u32_unsuffixed(d.at.0);
     let workload = &place.workload;
     let field = format_ident!("{}", place.field);
     Some(match &place.container {

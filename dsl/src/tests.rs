@@ -163,3 +163,363 @@ fn a_syntax_error_has_its_code_and_points_to_the_grammar() {
     assert!(out.contains("PCL0044"), "{out}");
     assert!(out.contains("docs/dsl.md"), "{out}");
 }
+
+#[test]
+fn rust_expressions_are_typed_assignments_at_their_places_in_the_model() {
+    let out = crate::app(
+        source(
+            "deployment web { image: (image()), replicas: (n()), env: { MODE: (mode()) }, \
+               pod: { terminationGracePeriodSeconds: (grace()), tolerations: (gpu()) } } \
+             deployment worker { image: IMAGE, env: (common()), args: (flags()) } \
+             include objects((extra()));",
+        )
+        .parse()
+        .expect("tokens"),
+    );
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    // No fills handed to `load`: it reads the model, and each value is assigned after.
+    let load = format!(
+        "__private :: load ({}u32 , MODEL , LOCATIONS) ;",
+        piceli_core::model::MODEL_FORMAT
+    );
+    assert!(text.contains(&load), "{text}");
+    for expected in [
+        "a . workloads . get_mut (0) ? . containers . get_mut (0) ? . image) , :: piceli :: __private :: string (image ())",
+        "| a | a . workloads . get_mut (0) ? . replicas . as_mut () , :: piceli :: __private :: int (n ())",
+        ":: piceli :: __private :: model :: EnvValue :: Literal (x) => x",
+        "Some (& mut a . workloads . get_mut (0) ? . pod) , :: piceli :: __private :: int (grace ())",
+        "Some (& mut a . workloads . get_mut (0) ? . pod) , :: piceli :: __private :: json (gpu ())",
+        "| a | a . workloads . get_mut (1) ? . containers . get_mut (0) , :: piceli :: __private :: env (common ())",
+        "| a | a . includes . get_mut (0) , :: piceli :: __private :: objects (extra ())",
+        ":: piceli :: __private :: assign_container (& mut app , \"worker\" , \"worker\"",
+    ] {
+        assert!(text.contains(expected), "{expected}\n\nin\n\n{text}");
+    }
+}
+
+#[test]
+fn an_app_without_rust_expressions_assigns_nothing() {
+    let out = crate::app(
+        source("deployment web { image: IMAGE, replicas: 2 }")
+            .parse()
+            .expect("tokens"),
+    )
+    .to_string();
+    assert!(!out.contains("__private :: assign"), "{out}");
+}
+
+#[test]
+fn items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE } \
+         autoscaler web -> web { max: 3, cpu: \"high\", labels: { team: 1.5 }, \
+           spec: { minReplicas: 2, maxReplicas: 4 }, mni: 1 }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 5, "{all}");
+    assert!(
+        errors[0].starts_with("PCL0026: autoscaler web has no `min`"),
+        "{all}"
+    );
+    assert!(errors[0].contains("add `min: N`"), "{all}");
+    assert!(
+        errors[1].contains("expected a number, found"),
+        "the cpu: {all}"
+    );
+    assert!(errors[2].contains("expected a string"), "the label: {all}");
+    assert!(
+        errors[3].contains("`maxReplicas` in autoscaler web › spec is set by Piceli's own key")
+            && errors[3].contains("set it with `max:`"),
+        "{all}"
+    );
+    assert!(
+        errors[4].starts_with("PCL0025: unknown key `mni` in autoscaler web")
+            && errors[4].contains("did you mean `min`?"),
+        "{all}"
+    );
+    // The other two items read by their tables; then the meaning problems (`validate`).
+    let errors = self::errors(
+        "deployment web { image: IMAGE } \
+         disruption_budget web -> web { min_available: [1], spek: {} } \
+         service_account bot { automount: \"yes\", spec: { automountServiceAccountToken: true } }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 5, "{all}");
+    assert!(
+        errors[0].starts_with("PCL0027: expected a string, found a list"),
+        "{all}"
+    );
+    assert!(
+        errors[1].contains("unknown key `spek`") && errors[1].contains("did you mean `spec`?"),
+        "{all}"
+    );
+    assert!(errors[2].contains("`true` or `false`"), "{all}");
+    assert!(errors[3].contains("set it with `automount:` only"), "{all}");
+    assert!(
+        errors[4].contains("sets neither min_available nor max_unavailable"),
+        "{all}"
+    );
+}
+
+#[test]
+fn rbac_items_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "role reader { rules: [rule(groups: [\"\"], resourcs: [\"pods\"]), 7], labels: { a: [1] }, rulez: [] } \
+         role_binding readers { subjects: [user(7), group(\"devs\")], annotations: { b: [2] }, rol: reader }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 9, "{all}");
+    for (i, expected) in [
+        "unknown key `resourcs` in role reader › rule",
+        "expected a call like",
+        "expected a string, found a list",
+        "unknown key `rulez` in role reader",
+        "role_binding readers has no role",
+        "expected a string, found a number",
+        "expected a string, found a list",
+        "unknown key `rol` in role_binding readers",
+        "a rule of `reader` has no verbs or no resources",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
+    }
+}
+
+#[test]
+fn a_pvc_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "pvc data { access: [7], class: 3, labels: { a: [1] }, \
+           spec: { accessModes: [\"ReadWriteOnce\"] }, stroage: \"1Gi\" }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "PCL0026: pvc data has no storage size",
+        "expected a string, found a number",
+        "expected a string, found a number",
+        "expected a string, found a list",
+        "`accessModes` in pvc data › spec is set by Piceli's own key",
+        "PCL0025: unknown key `stroage` in pvc data",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
+    }
+    assert_eq!(errors.len(), 6, "{all}");
+}
+
+#[test]
+fn a_network_policy_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE, ports: { http: 80 } } \
+         network_policy web -> web { from: [namespace(7), [1]], ports: [true], \
+           annotations: { a: [1] }, spec: { ingress: [] }, form: [] }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a name, found a list",
+        "expected a port name or number",
+        "expected a string, found a list",
+        "`ingress` in network_policy web › spec is set by Piceli's own key",
+        "PCL0025: unknown key `form` in network_policy web",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert_eq!(errors.len(), 5, "{all}");
+}
+
+#[test]
+fn webhook_options_read_by_their_table_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "operator guard { image: IMAGE, tls: cert_manager(issuer: self_signed) } \
+         validate no-latest-tag on deployments.apps (CREATE) \
+           { failure: ignor, timeout: \"x\", objects: [1], namespace: { team: \"a\" } } \
+           => policy::no_latest_tag;",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "`failure:` is `fail` or `ignore`",
+        "expected a number, found a string",
+        "expected a map",
+        "unknown key `namespace` in validate no-latest-tag options",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert!(errors[0].contains("did you mean `ignore`?"), "{all}");
+    assert!(errors[3].contains("did you mean `namespaces`?"), "{all}");
+}
+
+#[test]
+fn an_operator_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let misspelt = errors("operator guard { imgae: IMAGE, replicas: \"two\", tls: tls(x) }");
+    let all = misspelt.join("\n---\n");
+    for (i, expected) in [
+        "expected a number, found a string",
+        "unknown function `tls`",
+        "unknown key `imgae` in operator guard",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            misspelt.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    let missing = errors("operator guard { replicas: 2, tlz: 1 }");
+    let all = missing.join("\n---\n");
+    assert!(missing[0].contains("operator guard has no image"), "{all}");
+    assert!(missing[1].contains("unknown key `tlz`"), "{all}");
+}
+
+#[test]
+fn controller_options_read_by_their_table_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "operator lamps { image: IMAGE } \
+         controller b on configmaps { labels: { a: [1] }, namespaces: [Team_A, 7], every: \"5 minutes\", \
+           writes: [status, 3], period: \"5m\" } => ops::reconcile;",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a string, found a list",
+        "`Team_A` is not a namespace name",
+        "expected a name, found a number",
+        "`every: \"5 minutes\"` is not a duration",
+        "expected a resource name, found a number",
+        "unknown key `period` in controller b options",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+}
+
+#[test]
+fn services_read_by_their_tables_keep_the_order_and_wording_of_their_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE, ports: { http: 80 } } \
+         service web -> web { port: \"x\", ports: { a: 81 => [1] }, type: clusterip, node_ports: { b: 30080 }, \
+           access: forward(port: 7), labels: { a: [1] }, spec: { type: \"NodePort\" }, prots: {} } \
+         service ext { annotations: { a: [1] }, spec: { type: \"ExternalName\" }, speck: 1 } \
+         service bad { port: 80, spec: {} }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "expected a number, found a string",
+        "expected a port name or number, found a list",
+        "web has no port named `b`",
+        "`clusterip` is not a Service type",
+        "a forward needs its local port",
+        "expected a name, found a number",
+        "expected a string, found a list",
+        "`type` in service web › spec is set by Piceli's own key",
+        "unknown key `prots` in service web",
+        "expected a string, found a list",
+        "unknown key `speck` in service ext",
+        "`service bad` does not say which workload it is for",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+    assert!(errors[11].contains("`port:` routes to"), "{all}");
+}
+
+#[test]
+fn the_selector_form_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
+    let errors = errors(
+        "deployment web { image: IMAGE } \
+         network_policy a -> web { pods: {}, from: [web] } \
+         network_policy b { types: [1], ingress: {}, egress: [{ tu: [] }], labels: { a: [1] }, \
+           spec: { policyTypes: [] }, egres: [] }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "network_policy a selects its pods with `pods:`, so it takes no `-> WORKLOAD`",
+        "`from:` belongs to the workload form",
+        "expected a string, found a number",
+        "expected a list of rules",
+        "unknown key `tu`",
+        "expected a string, found a list",
+        "`policyTypes` in network_policy b › spec is set by Piceli's own key",
+        "unknown key `egres` in network_policy b",
+        "network_policy b does not say which pods it applies to",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(all.contains(expected), "{i}: {expected}\n\n{all}");
+    }
+    let first = |text: &str| errors.iter().position(|e| e.contains(text));
+    assert!(
+        first("does not say which pods") < first("expected a string, found a number"),
+        "{all}"
+    );
+    assert!(
+        first("set by Piceli's own key") < first("unknown key `egres`"),
+        "{all}"
+    );
+}
+
+#[test]
+fn config_maps_and_secrets_read_by_their_tables_keep_their_errors() {
+    // `data:` that is not a map: that error alone (nothing else of the item is read).
+    let errors = errors(
+        "config_map a { data: 1, labels: { x: [1] }, lables: {} } \
+         secret b { type: 7, data: [], annotations: { y: [2] } }",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 3, "{all}");
+    assert!(errors[0].contains("expected a map of data keys"), "{all}");
+    assert!(
+        errors[1].contains("expected a string, found a number"),
+        "{all}"
+    );
+    assert!(errors[2].contains("expected a map of data keys"), "{all}");
+    // The long form: a key given twice in `data:`, the metadata, unknown keys, then the data values.
+    let errors = self::errors(
+        "config_map a { data: { k: 1, k: 2, f: file(7) }, labels: { x: [1] }, lables: {} } \
+         secret b { labels: { team: \"a\" }, token: \"literal\", type: 3 }",
+    );
+    let all = errors.join("\n---\n");
+    for (i, expected) in [
+        "`k` is given twice in config_map a › data",
+        "expected a string, found a list",
+        "unknown key `lables` in config_map a",
+        "expected a string, found a number",
+        "expected a string, found a number",
+        "`labels` in secret b would be a data key",
+        "the value of secret key `token` is written in the source",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            errors.get(i).is_some_and(|e| e.contains(expected)),
+            "{i}: {expected}\n\n{all}"
+        );
+    }
+}

@@ -1,9 +1,16 @@
-//! Maps and lists written as Rust expressions (`pod_labels: (common())`, `args: (flags())`): the code
-//! `app!` generates assigns each one to its field by a typed path (`|w| &mut w.pod_labels`), the workload
-//! and container found by name. The values are then checked by the same rules as written ones.
+//! Values written as Rust expressions, put into the model by the code `app!` generates: each one is a typed
+//! assignment at its place, after the embedded model is loaded. A scalar, a file's contents, a block value,
+//! a whole `env:` or `include objects(…)` goes to the place the macro found for it in the model it checked
+//! (`|a| Some(&mut a.workloads.get_mut(0)?.containers.get_mut(0)?.image)`); a map or list from Rust
+//! (`pod_labels: (common())`, `args: (flags())`) extends its field, the workload and container found by
+//! name. The values are then checked by the same rules as written ones.
 
-use piceli_core::model::{App, Container, Labels, Workload};
+use crate::load::{EnvList, Objects};
+use piceli_core::model::{
+    App, Block, BlockValue, Container, EnvValue, EnvVar, Include, Labels, Workload,
+};
 use piceli_core::spanned::{Loc, Spanned};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// A map of text from a Rust expression, its pairs in order.
@@ -82,24 +89,132 @@ impl<T: Clone + Into<String>> TextList for &[T] {
     }
 }
 
-/// A value the generated assignments put into a field of type `F`, each part located at the expression.
+/// A value the generated assignments put into a place of type `F`, each part located at the expression.
 pub trait Assign<F> {
-    /// Put the value into `field`.
-    fn assign(self, field: &mut F, at: Loc);
+    /// Put the value into `place`; `false` when the place holds no value of this kind at `at` (only a
+    /// model of another release could do that).
+    fn assign(self, place: &mut F, at: Loc) -> bool;
+}
+
+/// A scalar written as a Rust expression: the spanned value the macro wrote a placeholder into.
+impl Assign<Spanned<String>> for String {
+    fn assign(self, place: &mut Spanned<String>, at: Loc) -> bool {
+        let here = place.at == at;
+        if here {
+            place.v = self;
+        }
+        here
+    }
+}
+
+impl Assign<Spanned<i64>> for i64 {
+    fn assign(self, place: &mut Spanned<i64>, at: Loc) -> bool {
+        let here = place.at == at;
+        if here {
+            place.v = self;
+        }
+        here
+    }
+}
+
+/// A value in a schema-checked block: the block's value located at the expression.
+impl Assign<Block> for String {
+    fn assign(self, place: &mut Block, at: Loc) -> bool {
+        match place.value_at_mut(at) {
+            Some(BlockValue::Str(s)) => {
+                s.v = self;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Assign<Block> for i64 {
+    fn assign(self, place: &mut Block, at: Loc) -> bool {
+        match place.value_at_mut(at) {
+            Some(BlockValue::Int(n)) => {
+                n.v = self;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Assign<Block> for Value {
+    fn assign(self, place: &mut Block, at: Loc) -> bool {
+        match place.value_at_mut(at) {
+            Some(BlockValue::Json(j)) => {
+                j.v = self;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `env: (…)`: the container's variables, as literals located at the expression.
+impl Assign<Container> for EnvList {
+    fn assign(self, place: &mut Container, at: Loc) -> bool {
+        if place.env_expr != Some(at) {
+            return false;
+        }
+        place.env.extend(self.0.into_iter().map(|(k, v)| EnvVar {
+            name: Spanned::new(k, at),
+            value: EnvValue::Literal(Spanned::new(v, at)),
+        }));
+        true
+    }
+}
+
+/// `include objects((…))`: the include's objects.
+impl Assign<Include> for Objects {
+    fn assign(self, place: &mut Include, at: Loc) -> bool {
+        match place {
+            Include::Objects {
+                at: here, objects, ..
+            } if *here == at => {
+                *objects = self.0;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Assign<Labels> for Vec<(String, String)> {
-    fn assign(self, field: &mut Labels, at: Loc) {
-        field.extend(
+    fn assign(self, place: &mut Labels, at: Loc) -> bool {
+        place.extend(
             self.into_iter()
                 .map(|(k, v)| (Spanned::new(k, at), Spanned::new(v, at))),
         );
+        true
     }
 }
 
 impl Assign<Vec<Spanned<String>>> for Vec<String> {
-    fn assign(self, field: &mut Vec<Spanned<String>>, at: Loc) {
-        field.extend(self.into_iter().map(|s| Spanned::new(s, at)));
+    fn assign(self, place: &mut Vec<Spanned<String>>, at: Loc) -> bool {
+        place.extend(self.into_iter().map(|s| Spanned::new(s, at)));
+        true
+    }
+}
+
+/// Assign `value`, written at location `at`, to the place `place` picks in the app (generated by the
+/// macro from the model it checked, so it always finds it in a model of the same release).
+pub fn assign<F, V: Assign<F>>(
+    app: &mut App,
+    at: u32,
+    place: impl FnOnce(&mut App) -> Option<&mut F>,
+    value: V,
+) {
+    let assigned = match place(app) {
+        Some(place) => value.assign(place, Loc(at)),
+        None => false,
+    };
+    if !assigned {
+        let what = format!("place for the value of {}", app.describe(Loc(at)));
+        missing(app, what);
     }
 }
 
@@ -112,7 +227,9 @@ pub fn assign_workload<F, V: Assign<F>>(
     value: V,
 ) {
     match app.workloads.iter_mut().find(|w| w.name.v == workload) {
-        Some(w) => value.assign(field(w), Loc(at)),
+        Some(w) => {
+            value.assign(field(w), Loc(at));
+        }
         None => missing(app, format!("workload {workload}")),
     }
 }
@@ -134,7 +251,9 @@ pub fn assign_container<F, V: Assign<F>>(
         .flat_map(|w| w.containers.iter_mut().chain(w.init_containers.iter_mut()))
         .find(|c| c.name.v == container);
     match found {
-        Some(c) => value.assign(field(c), Loc(at)),
+        Some(c) => {
+            value.assign(field(c), Loc(at));
+        }
         None => missing(app, format!("container {container} of workload {workload}")),
     }
 }
@@ -218,5 +337,118 @@ mod tests {
             error.contains("container sidecar of workload web"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn scalars_block_values_env_and_objects_land_at_their_places() {
+        let mut app = app();
+        app.workloads[0].containers[0].image = Spanned::new(String::new(), Loc(3));
+        app.workloads[0].replicas = Some(Spanned::new(0, Loc(4)));
+        app.workloads[0].containers[0].env_expr = Some(Loc(5));
+        app.workloads[0].pod = Block {
+            at: Loc(6),
+            entries: vec![
+                (
+                    Spanned::new("terminationGracePeriodSeconds".into(), Loc(7)),
+                    BlockValue::Int(Spanned::new(0, Loc(8))),
+                ),
+                (
+                    Spanned::new("tolerations".into(), Loc(9)),
+                    BlockValue::Json(Spanned::new(Value::Null, Loc(10))),
+                ),
+            ],
+        };
+        app.includes.push(Include::objects(Loc(11), Vec::new()));
+        let image = "nginx@sha256:x";
+        assign(
+            &mut app,
+            3,
+            |a| Some(&mut a.workloads.get_mut(0)?.containers.get_mut(0)?.image),
+            crate::load::string(image),
+        );
+        assign(
+            &mut app,
+            4,
+            |a| a.workloads.get_mut(0)?.replicas.as_mut(),
+            crate::load::int(3_u8),
+        );
+        assign(
+            &mut app,
+            5,
+            |a| a.workloads.get_mut(0)?.containers.get_mut(0),
+            crate::load::env([("MODE", "prod")]),
+        );
+        assign(
+            &mut app,
+            8,
+            |a| Some(&mut a.workloads.get_mut(0)?.pod),
+            crate::load::int(30),
+        );
+        assign(
+            &mut app,
+            10,
+            |a| Some(&mut a.workloads.get_mut(0)?.pod),
+            crate::load::json(vec!["gpu"]),
+        );
+        assign(
+            &mut app,
+            11,
+            |a| a.includes.get_mut(0),
+            crate::load::Objects(vec![serde_json::json!({ "kind": "ConfigMap" })]),
+        );
+        assert!(app.load_error.is_none(), "{:?}", app.load_error);
+        let w = &app.workloads[0];
+        assert_eq!(
+            w.containers[0].image,
+            Spanned::new(image.to_string(), Loc(3))
+        );
+        assert_eq!(w.replicas, Some(Spanned::new(3, Loc(4))));
+        assert_eq!(
+            w.containers[0].env[0].name,
+            Spanned::new("MODE".into(), Loc(5))
+        );
+        assert_eq!(
+            w.pod.get("terminationGracePeriodSeconds"),
+            Some(&BlockValue::Int(Spanned::new(30, Loc(8))))
+        );
+        assert_eq!(
+            w.pod.get("tolerations").map(BlockValue::to_json),
+            Some(serde_json::json!(["gpu"]))
+        );
+        assert!(matches!(&app.includes[0], Include::Objects { objects, .. } if objects.len() == 1));
+    }
+
+    #[test]
+    fn a_place_that_holds_another_location_or_kind_is_a_load_error() {
+        let mut app = app();
+        app.workloads[0].containers[0].image = Spanned::new(String::new(), Loc(3));
+        // The path leads to a value of another location: not overwritten.
+        assign(
+            &mut app,
+            9,
+            |a| Some(&mut a.workloads.get_mut(0)?.containers.get_mut(0)?.image),
+            "x".to_string(),
+        );
+        assert_eq!(app.workloads[0].containers[0].image.v, "");
+        assert!(app.load_error.is_some());
+        // A path the model lacks, and a block with no such value.
+        let mut app = self::app();
+        assign(
+            &mut app,
+            4,
+            |a| a.workloads.get_mut(5)?.replicas.as_mut(),
+            1_i64,
+        );
+        let mut other = self::app();
+        assign(
+            &mut other,
+            8,
+            |a| Some(&mut a.workloads.get_mut(0)?.pod),
+            "x".to_string(),
+        );
+        for app in [app, other] {
+            let error = app.load_error.expect("a load error");
+            assert!(error.contains("has no place for the value of"), "{error}");
+        }
     }
 }

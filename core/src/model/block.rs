@@ -53,6 +53,15 @@ impl Block {
             .map(|(_, v)| v)
     }
 
+    /// The value (a string, number, boolean or JSON; not a list or map) located at `at`, anywhere in the
+    /// block: where the code `app!` generates puts the value of a Rust expression written in the block.
+    /// `None` when no such value is there (a key's location is not a value's).
+    pub fn value_at_mut(&mut self, at: Loc) -> Option<&mut BlockValue> {
+        self.entries
+            .iter_mut()
+            .find_map(|(_, value)| value.value_at_mut(at))
+    }
+
     /// The block as JSON (keys in source order within serde_json's map).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::Value::Object(
@@ -75,6 +84,16 @@ impl BlockValue {
             BlockValue::List(at, _) => *at,
             BlockValue::Map(m) => m.at,
             BlockValue::Json(j) => j.at,
+        }
+    }
+
+    /// This value or one inside it, located at `at`, if it is not a list or map (a shortcut's map may
+    /// share its location with the value in it).
+    fn value_at_mut(&mut self, at: Loc) -> Option<&mut BlockValue> {
+        match self {
+            BlockValue::List(_, items) => items.iter_mut().find_map(|i| i.value_at_mut(at)),
+            BlockValue::Map(m) => m.value_at_mut(at),
+            leaf => (leaf.at() == at).then_some(leaf),
         }
     }
 

@@ -8,19 +8,22 @@
 //! whether it is JSON from a Rust expression (a `Json` value: its whole JSON is taken as is, `null` until
 //! run time). So loading a block is one JSON parse and one pass over a short string; the locations follow the
 //! keys in the order they are written, so BODY must be read in that order (`serde_json::from_str` does; a
-//! `serde_json::Value` without `preserve_order` would not). Values written as
-//! Rust expressions take their run-time value at load, as every spanned value does
-//! ([`crate::spanned::with_fills`]).
+//! `serde_json::Value` without `preserve_order` would not). A value written as a Rust expression is a
+//! placeholder here (`""`, `0` or `null`); the code `app!` generates assigns the expression's value after
+//! loading ([`Block::value_at_mut`]).
+//!
+//! The pair is the tuple struct `Block` (JSON writes it as an array), so that a serializer that looks —
+//! the macro's, finding where each Rust expression sits in the model — knows a block when it meets one.
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeSeq, SerializeTuple, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, SerializeTupleStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::block::{Block, BlockValue};
 use super::block_locs::{Reader, Writer};
-use crate::spanned::{Loc, Name, Spanned, fill_at};
+use crate::spanned::{Loc, Name, Spanned};
 
 impl Serialize for Block {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -29,9 +32,9 @@ impl Serialize for Block {
         for (key, value) in &self.entries {
             write_locs(&mut w, key, value);
         }
-        let mut t = serializer.serialize_tuple(2)?;
-        t.serialize_element(w.as_str())?;
-        t.serialize_element(&Entries(&self.entries))?;
+        let mut t = serializer.serialize_tuple_struct("Block", 2)?;
+        t.serialize_field(w.as_str())?;
+        t.serialize_field(&Entries(&self.entries))?;
         t.end()
     }
 }
@@ -155,8 +158,7 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         let (at, json) = self.0.value().map_err(de::Error::custom)?;
         if json {
-            let read = serde_json::Value::deserialize(deserializer)?;
-            let v = fill_at(at).unwrap_or(read);
+            let v = serde_json::Value::deserialize(deserializer)?;
             return Ok(BlockValue::Json(Spanned::new(v, at)));
         }
         deserializer.deserialize_any(ValueVisitor { at, locs: self.0 })
@@ -168,23 +170,6 @@ struct ValueVisitor<'a, 'r> {
     locs: &'a mut Reader<'r>,
 }
 
-impl ValueVisitor<'_, '_> {
-    /// The run-time value at this location, if there is one, as a `T`.
-    fn filled<T: serde::de::DeserializeOwned, E: de::Error>(
-        &self,
-        what: &str,
-    ) -> Result<Option<T>, E> {
-        let at = self.at;
-        fill_at(at)
-            .map(|f| {
-                serde_json::from_value(f).map_err(|e| {
-                    E::custom(format!("the run-time value at {at:?} is not {what}: {e}"))
-                })
-            })
-            .transpose()
-    }
-}
-
 impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
     type Value = BlockValue;
 
@@ -192,15 +177,12 @@ impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
         f.write_str("a block value: a string, a number, a boolean, a list or a map")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockValue, E> {
-        let v = self.filled("a string")?.unwrap_or_else(|| v.to_owned());
-        Ok(BlockValue::Str(Spanned::new(v, self.at)))
+        Ok(BlockValue::Str(Spanned::new(v.to_owned(), self.at)))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<BlockValue, E> {
-        let v = self.filled("a string")?.unwrap_or(v);
         Ok(BlockValue::Str(Spanned::new(v, self.at)))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<BlockValue, E> {
-        let v = self.filled("an integer")?.unwrap_or(v);
         Ok(BlockValue::Int(Spanned::new(v, self.at)))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<BlockValue, E> {
@@ -209,11 +191,9 @@ impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
         self.visit_i64(v)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<BlockValue, E> {
-        let v = self.filled("a number")?.unwrap_or(v);
         Ok(BlockValue::Float(Spanned::new(v, self.at)))
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<BlockValue, E> {
-        let v = self.filled("a boolean")?.unwrap_or(v);
         Ok(BlockValue::Bool(Spanned::new(v, self.at)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockValue, A::Error> {
@@ -235,8 +215,6 @@ impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spanned::with_fills;
-    use std::collections::HashMap;
 
     fn sample() -> Block {
         let s = |v: &str, at| Spanned::new(v.to_string(), Loc(at));
@@ -309,24 +287,23 @@ mod tests {
     }
 
     #[test]
-    fn run_time_values_fill_scalars_and_json_at_their_locations() {
-        let json = serde_json::to_string(&sample()).expect("serializes");
-        let fills = HashMap::from([
-            (5, serde_json::json!(7)),
-            (18, serde_json::json!([{ "key": "gpu" }])),
-        ]);
-        let back: Block = with_fills(fills, || serde_json::from_str(&json)).expect("parses");
+    fn values_are_found_by_their_locations() {
+        let mut block = sample();
         assert_eq!(
-            back.get("replicas"),
-            Some(&BlockValue::Int(Spanned::new(7, Loc(5))))
+            block.value_at_mut(Loc(16)),
+            Some(&mut BlockValue::Int(Spanned::new(1, Loc(16))))
         );
-        assert_eq!(
-            back.get("a").map(BlockValue::to_json),
-            Some(serde_json::json!([{ "key": "gpu" }]))
-        );
-        let wrong = HashMap::from([(5, serde_json::json!("seven"))]);
-        let err = with_fills(wrong, || serde_json::from_str::<Block>(&json)).expect_err("a string");
-        assert!(err.to_string().contains("not an integer"), "{err}");
+        assert!(matches!(
+            block.value_at_mut(Loc(12)),
+            Some(BlockValue::Str(s)) if s.v == "-v"
+        ));
+        assert!(matches!(
+            block.value_at_mut(Loc(18)),
+            Some(BlockValue::Json(_))
+        ));
+        // A key's location is not a value's.
+        assert_eq!(block.value_at_mut(Loc(15)), None);
+        assert_eq!(block.value_at_mut(Loc(99)), None);
     }
 
     #[test]

@@ -162,18 +162,17 @@ pub const SERVICE_ACCOUNT_OWNED: &Owned = &[
 ];
 
 impl Lower {
-    /// The block under `key` of `f`, if given: lowered against `root`, its owned fields refused.
-    pub fn block(
+    /// The block `v`, given under `key` of `f`: lowered against `root`, its owned fields refused (whether
+    /// a first-class key sets one is seen in `f`).
+    pub fn block_of(
         &mut self,
+        v: &Value,
         f: &mut Fields,
         key: &str,
         root: TypeId,
         owned: &Owned,
         owner: &str,
     ) -> Block {
-        let Some(v) = f.take(key) else {
-            return Block::default();
-        };
         let Value::Map(m) = v else {
             self.wrong_type(
                 v,

@@ -1,117 +1,13 @@
-//! Lowering containers: image, command, env and env_from, ports, resources, probes, mounts, the
-//! `container:` block.
+//! Lowering a container's values: env and env_from, ports, resources, probes, mounts, command and args
+//! (its keys and their readers: `container_keys.rs`).
 
-use super::blocks::CONTAINER_OWNED;
 use super::{Fields, Lower};
-use crate::ast::{Sp, Value};
+use crate::ast::Value;
 use piceli_core::Code;
 use piceli_core::model::*;
-use piceli_core::schema;
 use piceli_core::spanned::Spanned;
 
-pub(super) fn containers(lw: &mut Lower, v: &Value, owner: &str, workload: &str) -> Vec<Container> {
-    let mut out = Vec::new();
-    let mut f = Fields::of(lw, Some(v), format!("{owner} › containers"));
-    for (k, body) in f.all() {
-        let desc = format!("{owner} › container {}", k.text);
-        let name = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-        let mut cf = Fields::of(lw, Some(body), desc.clone());
-        let c = container_fields(lw, &mut cf, name, k.sp, &desc, workload);
-        cf.finish_keys(lw, super::keys::CONTAINER);
-        out.extend(c);
-    }
-    out
-}
-
-/// One container's keys; `None` (after reporting it) when it has no image.
-pub(super) fn container_fields(
-    lw: &mut Lower,
-    f: &mut Fields,
-    name: Spanned<String>,
-    name_sp: Sp,
-    owner: &str,
-    workload: &str,
-) -> Option<Container> {
-    let mut c = Container {
-        name,
-        ..Container::default()
-    };
-    let mut has_image = true;
-    match f.take("image") {
-        Some(Value::Call(call)) if call.name.text == "unpinned" => {
-            c.unpinned = true;
-            lw.max_args(call, 1, "unpinned(\"nginx:1.27\")");
-            if let Some(v) = lw.arg(call, 0, "the image", "unpinned(\"nginx:1.27\")")
-                && let Some(s) = lw.str(v, format!("{owner} › image"))
-            {
-                c.image = s;
-            }
-        }
-        Some(Value::Call(call)) if call.name.text == "build" => {
-            c.image = super::build::build(lw, call, owner, false);
-        }
-        Some(v) => {
-            if let Some(s) = lw.str(v, format!("{owner} › image")) {
-                c.image = s;
-            }
-        }
-        None => {
-            has_image = false;
-            // A misspelled `image` is reported once, as the unknown key with its did-you-mean.
-            if !f.misspells("image", &[super::keys::WORKLOAD, super::keys::CONTAINER]) {
-                lw.fail(
-                    Code::MissingKey,
-                    name_sp,
-                    format!("{owner} has no image"),
-                    "add `image: \"registry/repo:tag@sha256:…\"`",
-                )
-            }
-        }
-    }
-    if let Some(v) = f.take("command") {
-        c.command = text_list(lw, v, owner, workload, &c.name.v, "command");
-    }
-    if let Some(v) = f.take("args") {
-        c.args = text_list(lw, v, owner, workload, &c.name.v, "args");
-    }
-    if let Some(v) = f.take("pull_policy") {
-        c.pull_policy = lw.str(v, format!("{owner} › pull_policy"));
-    }
-    match f.take("env") {
-        Some(Value::Expr(e, sp)) => {
-            let at = lw.loc(*sp, format!("{owner} › env"));
-            lw.dynamic(at, super::DynamicKind::Env(e.clone()));
-            c.env_expr = Some(at);
-        }
-        Some(v) => c.env = env(lw, v, owner),
-        None => {}
-    }
-    if let Some(v) = f.take("env_from") {
-        c.env_from = env_from(lw, v, owner);
-    }
-    if let Some(v) = f.take("ports") {
-        c.ports = ports(lw, v, owner);
-    }
-    if let Some(v) = f.take("resources") {
-        c.resources = resources(lw, v, owner);
-    }
-    if let Some(v) = f.take("ready") {
-        c.readiness = probe(lw, v, &format!("{owner} › ready"));
-    }
-    if let Some(v) = f.take("live") {
-        c.liveness = probe(lw, v, &format!("{owner} › live"));
-    }
-    if let Some(v) = f.take("startup") {
-        c.startup = probe(lw, v, &format!("{owner} › startup"));
-    }
-    if let Some(v) = f.take("mounts") {
-        c.mounts = mounts(lw, v, owner);
-    }
-    c.block = lw.block(f, "container", schema::CONTAINER, CONTAINER_OWNED, owner);
-    has_image.then_some(c)
-}
-
-fn env(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvVar> {
+pub(super) fn env(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvVar> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › env"));
     for (k, val) in f.all() {
@@ -152,7 +48,7 @@ fn env(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvVar> {
 }
 
 /// `env_from: [config(settings), secret(db)]`.
-fn env_from(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvFrom> {
+pub(super) fn env_from(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvFrom> {
     let items: Vec<&Value> = match v {
         Value::List(items, _) => items.iter().collect(),
         other => vec![other],
@@ -179,7 +75,7 @@ fn env_from(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvFrom> {
     out
 }
 
-fn ports(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ContainerPort> {
+pub(super) fn ports(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ContainerPort> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › ports"));
     for (k, val) in f.all() {
@@ -213,7 +109,7 @@ fn ports(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ContainerPort> {
     out
 }
 
-fn resources(lw: &mut Lower, v: &Value, owner: &str) -> Resources {
+pub(super) fn resources(lw: &mut Lower, v: &Value, owner: &str) -> Resources {
     let mut r = Resources::default();
     let desc = format!("{owner} › resources");
     let mut f = Fields::of(lw, Some(v), desc.clone());
@@ -246,7 +142,7 @@ fn resources(lw: &mut Lower, v: &Value, owner: &str) -> Resources {
     r
 }
 
-fn probe(lw: &mut Lower, v: &Value, desc: &str) -> Option<Probe> {
+pub(super) fn probe(lw: &mut Lower, v: &Value, desc: &str) -> Option<Probe> {
     let call = lw.call(
         v,
         &["http_get", "tcp", "exec"],
@@ -343,7 +239,7 @@ fn port_arg(
     }
 }
 
-fn mounts(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Mount> {
+pub(super) fn mounts(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Mount> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › mounts"));
     for (k, val) in f.all() {
@@ -390,7 +286,7 @@ fn mounts(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Mount> {
 
 /// A container's `command:` or `args:`: written out, or a Rust expression giving one string or a list,
 /// assigned to the field when `app()` runs.
-fn text_list(
+pub(super) fn text_list(
     lw: &mut Lower,
     v: &Value,
     owner: &str,

@@ -3,6 +3,7 @@
 //! resource may be declared after them): built-in kinds from the 1.33 table, custom ones by the kind of a
 //! `custom_resource` type.
 
+use super::keys::{self, Key, Reading};
 use super::{DynamicKind, Fields, Lower};
 use crate::ast::controller::{ControllerTail, Tail};
 use crate::ast::{Item, NameTok, Sp, Value};
@@ -171,54 +172,56 @@ fn options(
     };
     let value = Value::Map(map.clone());
     let mut f = Fields::of(lw, Some(&value), format!("{owner} options"));
-    if let Some(v) = f.take("labels") {
-        decl.labels = match v {
-            Value::Str(s) => Some(s.value()),
-            other => {
-                let labels = lw.labels(other, &format!("{owner} › labels"));
-                let terms: Vec<String> = labels
-                    .iter()
-                    .map(|(k, v)| format!("{}={}", k.v, v.v))
-                    .collect();
-                (!terms.is_empty()).then(|| terms.join(","))
-            }
-        };
-    }
-    if let Some(v) = f.take("namespaces") {
-        decl.namespaces = match v {
-            Value::Path(p) if p.len() == 1 && p[0].text == "all" => ControllerNamespaces::All,
-            Value::List(items, _) => {
-                let mut names = Vec::new();
-                for item in items {
-                    if let Some(n) = lw.name(item, format!("{owner} › namespaces")) {
-                        if !is_dns_label(&n.v) {
-                            lw.fail(
-                                Code::ControllerOption,
-                                item.sp(),
-                                format!("`{}` is not a namespace name", n.v),
-                                "namespaces are DNS labels, e.g. `team-a`",
-                            );
-                        }
-                        names.push(n);
-                    }
+    let mut r = Reading::<Options>::new(owner.to_string());
+    r.item.decl = std::mem::take(decl);
+    keys::read(lw, &mut f, CONTROLLER_OPTIONS, &mut r);
+    f.finish_keys(lw, CONTROLLER_OPTIONS);
+    *decl = r.item.decl;
+    r.item.writes
+}
+
+/// A controller's options being read: the declaration, and the resources `writes:` names.
+#[derive(Default)]
+pub struct Options {
+    decl: ControllerDecl,
+    writes: Vec<(NameTok, Sp)>,
+}
+
+/// The options of `controller … { … }`: their keys and their readers.
+pub const CONTROLLER_OPTIONS: &[Key<Reading<Options>>] = &[
+    Key::new(
+        "labels",
+        "labels an object must have to be reconciled: `{ key: \"value\" }` or a selector string",
+        Some(|lw, r, _, key, v| {
+            let Some(v) = v else { return };
+            r.item.decl.labels = match v {
+                Value::Str(s) => Some(s.value()),
+                other => {
+                    let labels = lw.labels(other, &format!("{} › {key}", r.owner));
+                    let terms: Vec<String> = labels
+                        .iter()
+                        .map(|(k, v)| format!("{}={}", k.v, v.v))
+                        .collect();
+                    (!terms.is_empty()).then(|| terms.join(","))
                 }
-                ControllerNamespaces::List(names)
+            };
+        }),
+    ),
+    Key::new(
+        "namespaces",
+        "`all` or `[a, b]`: the namespaces it watches (default: the operator's)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.decl.namespaces = namespaces(lw, v, &format!("{} › {key}", r.owner));
             }
-            other => {
-                lw.fail(
-                    Code::ControllerOption,
-                    other.sp(),
-                    "`namespaces:` is `all` or a list of namespaces",
-                    "write `namespaces: all` or `namespaces: [team-a, team-b]` (default: the operator's own)",
-                );
-                ControllerNamespaces::Operator
-            }
-        };
-    }
-    if let Some(v) = f.take("every") {
-        match v {
-            Value::Str(s) => match parse_duration(&s.value()) {
-                Some(d) => decl.every_ms = Some(d.as_millis() as u64),
+        }),
+    ),
+    Key::new(
+        "every",
+        "a periodic reconcile, as a duration (`\"5m\"`)",
+        Some(|lw, r, _, _, v| match v {
+            Some(v @ Value::Str(s)) => match parse_duration(&s.value()) {
+                Some(d) => r.item.decl.every_ms = Some(d.as_millis() as u64),
                 None => lw.fail(
                     Code::ControllerOption,
                     v.sp(),
@@ -226,38 +229,80 @@ fn options(
                     "write a whole number with `ms`, `s`, `m` or `h`, e.g. `every: \"5m\"`",
                 ),
             },
-            other => lw.wrong_type(other, "a duration string", "every: \"5m\""),
-        }
-    }
-    let mut writes = Vec::new();
-    if let Some(v) = f.take("writes") {
-        match v {
-            Value::List(items, _) => {
-                for item in items {
-                    match item {
-                        Value::Path(parts) if !parts.is_empty() => {
-                            let text: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
-                            let sp = item.sp();
-                            if text == ["status"] {
-                                decl.writes_status = true;
-                            } else {
-                                let tok = NameTok {
-                                    text: text.join("."),
-                                    sp,
-                                    parts: parts.iter().map(|p| p.sp).collect(),
-                                };
-                                writes.push((tok, sp));
-                            }
-                        }
-                        other => lw.wrong_type(other, "a resource name", "writes: [configmaps]"),
+            Some(other) => lw.wrong_type(other, "a duration string", "every: \"5m\""),
+            None => {}
+        }),
+    ),
+    Key::new(
+        "writes",
+        "what else it may write: `status` and further resources, for its RBAC",
+        Some(|lw, r, _, _, v| {
+            if let Some(v) = v {
+                writes(lw, v, &mut r.item);
+            }
+        }),
+    ),
+];
+
+/// `namespaces: all` or `[team-a, team-b]`.
+fn namespaces(lw: &mut Lower, v: &Value, desc: &str) -> ControllerNamespaces {
+    match v {
+        Value::Path(p) if p.len() == 1 && p[0].text == "all" => ControllerNamespaces::All,
+        Value::List(items, _) => {
+            let mut names = Vec::new();
+            for item in items {
+                if let Some(n) = lw.name(item, desc) {
+                    if !is_dns_label(&n.v) {
+                        lw.fail(
+                            Code::ControllerOption,
+                            item.sp(),
+                            format!("`{}` is not a namespace name", n.v),
+                            "namespaces are DNS labels, e.g. `team-a`",
+                        );
                     }
+                    names.push(n);
                 }
             }
-            other => lw.wrong_type(other, "a list of resources", "writes: [status, configmaps]"),
+            ControllerNamespaces::List(names)
+        }
+        other => {
+            lw.fail(
+                Code::ControllerOption,
+                other.sp(),
+                "`namespaces:` is `all` or a list of namespaces",
+                "write `namespaces: all` or `namespaces: [team-a, team-b]` (default: the operator's own)",
+            );
+            ControllerNamespaces::Operator
         }
     }
-    f.finish_keys(lw, super::keys::CONTROLLER_OPTIONS);
-    writes
+}
+
+/// `writes: [status, configmaps]`: `status` is a flag of the declaration, the rest resolved later.
+fn writes(lw: &mut Lower, v: &Value, o: &mut Options) {
+    match v {
+        Value::List(items, _) => {
+            for item in items {
+                match item {
+                    Value::Path(parts) if !parts.is_empty() => {
+                        let text: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
+                        let sp = item.sp();
+                        if text == ["status"] {
+                            o.decl.writes_status = true;
+                        } else {
+                            let tok = NameTok {
+                                text: text.join("."),
+                                sp,
+                                parts: parts.iter().map(|p| p.sp).collect(),
+                            };
+                            o.writes.push((tok, sp));
+                        }
+                    }
+                    other => lw.wrong_type(other, "a resource name", "writes: [configmaps]"),
+                }
+            }
+        }
+        other => lw.wrong_type(other, "a list of resources", "writes: [status, configmaps]"),
+    }
 }
 
 /// A resource name resolved: (group, plural, namespaced, custom type).

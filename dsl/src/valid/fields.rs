@@ -81,21 +81,16 @@ impl<'a> Fields<'a> {
             .collect()
     }
 
-    /// Whether a key not taken yet, and not one of `tables`, is a misspelling of `key`: the unknown-key
+    /// Whether a key not taken yet, and not a `known` key, is a misspelling of `key`: the unknown-key
     /// error will offer `key`, so a "missing `key`" error would only repeat it.
-    pub fn misspells(&self, key: &str, tables: &[&[super::keys::Key]]) -> bool {
+    pub fn misspells(&self, key: &str, known: impl Fn(&str) -> bool) -> bool {
         self.entries.iter().any(|(k, _, used)| {
-            !used
-                && k.text != key
-                && !tables
-                    .iter()
-                    .any(|t| super::keys::find(t, &k.text).is_some())
-                && did_you_mean(&k.text, [key]).is_some()
+            !used && k.text != key && !known(&k.text) && did_you_mean(&k.text, [key]).is_some()
         })
     }
 
     /// Report every key not taken, with the closest key of an item's table (every workload kind).
-    pub fn finish_keys(self, lw: &mut Lower, table: &[super::keys::Key]) {
+    pub fn finish_keys<C>(self, lw: &mut Lower, table: &[super::keys::Key<C>]) {
         let allowed = super::keys::names(table, super::keys::Kinds::ALL);
         self.finish(lw, &allowed);
     }
@@ -253,19 +248,6 @@ impl Lower {
         }
     }
 
-    /// The `labels:` and `annotations:` of an item, for that object alone.
-    pub fn meta(&mut self, f: &mut Fields, owner: &str) -> (Labels, Labels) {
-        let labels = f
-            .take("labels")
-            .map(|v| self.labels(v, &format!("{owner} › labels")))
-            .unwrap_or_default();
-        let annotations = f
-            .take("annotations")
-            .map(|v| self.labels(v, &format!("{owner} › annotations")))
-            .unwrap_or_default();
-        (labels, annotations)
-    }
-
     /// `{ key: "value", … }` labels or annotations.
     pub fn labels(&mut self, v: &Value, desc: &str) -> Labels {
         let mut out = Vec::new();
@@ -370,10 +352,5 @@ impl Lower {
 impl<'a> Fields<'a> {
     fn push(&mut self, k: &'a NameTok, v: &'a Value) {
         self.entries.push((k, v, false));
-    }
-
-    /// Add an entry taken from another map (e.g. the data keys of a ConfigMap's short form).
-    pub fn push_entry(&mut self, k: &'a NameTok, v: &'a Value) {
-        self.push(k, v);
     }
 }

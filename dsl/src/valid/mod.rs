@@ -9,6 +9,7 @@ mod blocks;
 mod build;
 mod config;
 mod container;
+mod container_keys;
 mod controller;
 mod external;
 mod fields;
@@ -18,8 +19,11 @@ mod network;
 mod operator;
 mod ops;
 mod policy;
+mod rbac;
+mod service;
 mod shortcuts;
 mod workload;
+mod workload_keys;
 
 use crate::ast::{Input, Item, NameTok, Sp, Value};
 use piceli_core::Code;
@@ -35,7 +39,7 @@ pub use operator::WebhookCode;
 pub struct Checked {
     /// The model, with placeholders where values are Rust expressions.
     pub app: App,
-    /// Values written as Rust expressions (and file contents), filled in at run time.
+    /// Values written as Rust expressions (and file contents), assigned to their places at run time.
     pub dynamics: Vec<Dynamic>,
     /// Rust paths that must resolve (code checks).
     pub paths: Vec<syn::Path>,
@@ -49,7 +53,8 @@ pub struct Checked {
 
 /// A value known only at run time.
 pub struct Dynamic {
-    /// Where it goes in the model.
+    /// Its location, which the placeholder it replaces in the model carries (a `Spanned`'s, a block
+    /// value's, or the `Loc` of `env_expr` and of an `Include::Objects`).
     pub at: Loc,
     /// What it is.
     pub kind: DynamicKind,
@@ -75,7 +80,8 @@ pub enum DynamicKind {
     Strings(syn::Expr, Place),
 }
 
-/// The model field a map or list from Rust goes to: a field of a workload, or of one of its containers.
+/// The model field a map or list from Rust extends (no placeholder in the model holds its location): a
+/// field of a workload, or of one of its containers.
 /// The expansion turns it into a typed assignment (`|w| &mut w.pod_labels`), found by name.
 pub struct Place {
     /// The workload's name.
@@ -305,7 +311,7 @@ impl Lower {
             "deployment" | "stateful_set" | "daemon_set" | "job" | "cron_job" => {
                 workload::workload(self, item)
             }
-            "service" => network::service(self, item),
+            "service" => service::service(self, item),
             "network_policy" => network::network_policy(self, item),
             "ingress" => network::ingress(self, item),
             "config_map" => config::config_map(self, item),
@@ -313,9 +319,9 @@ impl Lower {
             "pvc" => config::pvc(self, item),
             "autoscaler" => policy::autoscaler(self, item),
             "disruption_budget" => policy::disruption_budget(self, item),
-            "service_account" => policy::service_account(self, item),
-            "role" | "cluster_role" => policy::role(self, item),
-            "role_binding" | "cluster_role_binding" => policy::role_binding(self, item),
+            "service_account" => rbac::service_account(self, item),
+            "role" | "cluster_role" => rbac::role(self, item),
+            "role_binding" | "cluster_role_binding" => rbac::role_binding(self, item),
             "check" => ops::check(self, item),
             "include" => ops::include(self, item),
             "external" => external::external(self, item),

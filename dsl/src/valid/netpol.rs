@@ -1,23 +1,110 @@
 //! Lowering the selector form of `network_policy NAME { pods: {…}, types: […], ingress: […], egress: […] }`:
 //! plain label selectors, `pods(…)`/`namespaces(…)`/`cidr(…)` peers and ports, rendered as written.
 
+use super::blocks::NETWORK_POLICY_SELECTOR_OWNED;
+use super::keys::{self, Key, Reading, annotations, labels};
+use super::network::NETWORK_POLICY;
 use super::{Fields, Lower};
-use crate::ast::{Item, Value};
+use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::*;
+use piceli_core::schema;
 
-/// The keys of the selector form (the workload form has `-> WORKLOAD`, `from:`, `ports:`).
-pub(super) const SELECTOR_KEYS: &[&str] = &["pods", "types", "ingress", "egress"];
+/// `network_policy NAME { pods: { … }, … }`, the selector form: its keys and their readers.
+pub const NETWORK_POLICY_SELECTOR: &[Key<Reading<Selector>>] = &[
+    Key::new(
+        "pods",
+        "the pods it applies to, by labels (`podSelector.matchLabels`); `{}` is every pod",
+        Some(|lw, r, f, key, v| match v {
+            Some(v) => r.item.policy.pods = lw.labels(v, &format!("{} › {key}", r.owner)),
+            None => {
+                let sp = form_keys()
+                    .find_map(|k| f.key(k))
+                    .map(|k| k.sp)
+                    .or(r.item.keyword);
+                if let Some(sp) = sp {
+                    lw.fail(
+                        Code::NetworkPolicyForm,
+                        sp,
+                        format!("{} does not say which pods it applies to", r.owner),
+                        "add `pods: { app: \"web\" }` (`pods: {}` for every pod of the namespace)",
+                    );
+                }
+                r.item.mixed = true;
+            }
+        }),
+    ),
+    Key::new(
+        "types",
+        "`policyTypes`: `[\"Ingress\"]`, `[\"Egress\"]` or both",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.policy.types = lw.str_list(v, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "ingress",
+        "rules `[{ from: [peers], ports: [ports] }]`; peers are `pods(…)`, `namespaces(…)`, `cidr(…, except: […])`",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.policy.ingress = Some(rules(lw, v, &format!("{} › {key}", r.owner), "from"));
+            }
+        }),
+    ),
+    Key::new(
+        "egress",
+        "rules `[{ to: [peers], ports: [ports] }]`",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.policy.egress = Some(rules(lw, v, &format!("{} › {key}", r.owner), "to"));
+            }
+        }),
+    ),
+    labels(),
+    annotations(),
+    Key::new(
+        "spec",
+        "a block of NetworkPolicySpec fields",
+        Some(|lw, r, f, key, v| {
+            if let Some(v) = v {
+                let (root, owned) = (schema::NETWORK_POLICY_SPEC, NETWORK_POLICY_SELECTOR_OWNED);
+                r.item.spec = lw.block_of(v, f, key, root, owned, &r.owner);
+            }
+        }),
+    ),
+];
 
-/// The selector form of a policy whose body has one of [`SELECTOR_KEYS`]; `None` after reporting a mix
+/// The keys only the selector form has (`pods`, `types`, `ingress`, `egress`): one of them makes a policy
+/// of that form.
+pub(super) fn form_keys() -> impl Iterator<Item = &'static str> {
+    NETWORK_POLICY_SELECTOR
+        .iter()
+        .map(|k| k.name)
+        .filter(|k| keys::find(NETWORK_POLICY, k).is_none())
+}
+
+/// A selector-form policy being read.
+#[derive(Default)]
+pub struct Selector {
+    policy: SelectorPolicy,
+    spec: Block,
+    /// Whether it mixes the two forms (or names no pods): reported once, and the policy left out.
+    mixed: bool,
+    /// The item's keyword, where a missing `pods:` is reported when no key of the form is given.
+    keyword: Option<Sp>,
+}
+
+/// The selector form of a policy whose body has one of its [`form_keys`]; `None` after reporting a mix
 /// of the two forms (PCL0083).
 pub(super) fn selector_form(
     lw: &mut Lower,
     item: &Item,
-    f: &mut Fields,
+    mut f: Fields,
     owner: &str,
-) -> Option<SelectorPolicy> {
-    let mut mixed = false;
+) -> Option<NetworkPolicy> {
+    let mut r = Reading::<Selector>::new(owner.to_string());
+    r.item.keyword = Some(item.keyword.sp);
     if let Some(arrow) = &item.arrow {
         lw.fail(
             Code::NetworkPolicyForm,
@@ -25,9 +112,14 @@ pub(super) fn selector_form(
             format!("{owner} selects its pods with `pods:`, so it takes no `-> WORKLOAD`"),
             "remove `-> …`, or write the workload form (`from:`, `ports:`) without `pods:`",
         );
-        mixed = true;
+        r.item.mixed = true;
     }
-    for key in ["from", "ports"] {
+    // The keys only the workload form has.
+    let workload_form = NETWORK_POLICY
+        .iter()
+        .map(|k| k.name)
+        .filter(|k| keys::find(NETWORK_POLICY_SELECTOR, k).is_none());
+    for key in workload_form {
         if let Some(k) = f.key(key) {
             lw.fail(
                 Code::NetworkPolicyForm,
@@ -36,42 +128,17 @@ pub(super) fn selector_form(
                 "write the traffic as `ingress: [{ from: [pods({ … })], ports: [80] }]`",
             );
             f.take(key);
-            mixed = true;
+            r.item.mixed = true;
         }
     }
-    let pods = match f.take("pods") {
-        Some(v) => lw.labels(v, &format!("{owner} › pods")),
-        None => {
-            let sp = SELECTOR_KEYS
-                .iter()
-                .find_map(|k| f.key(k))
-                .map(|k| k.sp)
-                .unwrap_or(item.keyword.sp);
-            lw.fail(
-                Code::NetworkPolicyForm,
-                sp,
-                format!("{owner} does not say which pods it applies to"),
-                "add `pods: { app: \"web\" }` (`pods: {}` for every pod of the namespace)",
-            );
-            mixed = true;
-            Vec::new()
-        }
-    };
-    let types = f
-        .take("types")
-        .map(|v| lw.str_list(v, &format!("{owner} › types")))
-        .unwrap_or_default();
-    let ingress = f
-        .take("ingress")
-        .map(|v| rules(lw, v, &format!("{owner} › ingress"), "from"));
-    let egress = f
-        .take("egress")
-        .map(|v| rules(lw, v, &format!("{owner} › egress"), "to"));
-    (!mixed).then_some(SelectorPolicy {
-        pods,
-        types,
-        ingress,
-        egress,
+    keys::read(lw, &mut f, NETWORK_POLICY_SELECTOR, &mut r);
+    f.finish_keys(lw, NETWORK_POLICY_SELECTOR);
+    (!r.item.mixed).then(|| NetworkPolicy {
+        selector: Some(r.item.policy),
+        labels: r.labels,
+        annotations: r.annotations,
+        spec: r.item.spec,
+        ..NetworkPolicy::default()
     })
 }
 

@@ -1,6 +1,7 @@
 //! Lowering `operator NAME { … }` and the `validate`/`mutate` items; what the expansion needs to register
 //! each webhook's handlers (their Rust paths and the resource's k8s-openapi type) is kept beside the model.
 
+use super::keys::{self, Key, Reading};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
@@ -42,49 +43,96 @@ pub fn operator(lw: &mut Lower, item: &Item) {
     }
     let owner = format!("operator {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let mut op = Operator {
+    let mut r = Reading::<Op>::new(owner);
+    r.item.operator = Operator {
         name,
         replicas: Spanned::bare(1),
         ..Operator::default()
     };
-    match f.take("image") {
+    r.item.sp = Some(item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp));
+    keys::read(lw, &mut f, OPERATOR, &mut r);
+    f.finish_keys(lw, OPERATOR);
+    lw.app.operator = Some(r.item.operator);
+}
+
+/// `operator NAME { … }`: its keys and their readers.
+pub const OPERATOR: &[Key<Reading<Op>>] = &[
+    Key::new(
+        "image",
+        "the operator's image (this binary: `build(package: …)`, or pinned by digest)",
+        Some(operator_image),
+    ),
+    Key::new(
+        "replicas",
+        "how many pods serve the webhooks and controllers",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v
+                && let Some(n) = lw.int(v, format!("{} › {key}", r.owner))
+            {
+                r.item.operator.replicas = n;
+            }
+        }),
+    ),
+    Key::new(
+        "tls",
+        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")` or `secret(NAME)`",
+        Some(|lw, r, _, _, v| {
+            if let Some(v) = v
+                && let Some(tls) = tls(lw, v, &r.owner)
+            {
+                r.item.operator.tls = tls;
+            }
+        }),
+    ),
+];
+
+/// An operator being read, and its name's token (where a missing image is reported).
+#[derive(Default)]
+pub struct Op {
+    operator: Operator,
+    sp: Option<Sp>,
+}
+
+/// `image:` of the operator (required): this binary built, pinned by digest, or `unpinned(…)`.
+fn operator_image(
+    lw: &mut Lower,
+    r: &mut Reading<Op>,
+    f: &mut Fields,
+    key: &'static str,
+    v: Option<&Value>,
+) {
+    let owner = &r.owner;
+    let op = &mut r.item.operator;
+    match v {
         Some(Value::Call(call)) if call.name.text == "unpinned" => {
             op.unpinned = true;
             lw.max_args(call, 1, "unpinned(\"ghcr.io/acme/guard:1.0\")");
             if let Some(v) = lw.arg(call, 0, "the image", "unpinned(\"ghcr.io/acme/guard:1.0\")")
-                && let Some(s) = lw.str(v, format!("{owner} › image"))
+                && let Some(s) = lw.str(v, format!("{owner} › {key}"))
             {
                 op.image = s;
             }
         }
         Some(Value::Call(call)) if call.name.text == "build" => {
-            op.image = super::build::build(lw, call, &owner, true);
+            op.image = super::build::build(lw, call, owner, true);
         }
         Some(v) => {
-            if let Some(s) = lw.str(v, format!("{owner} › image")) {
+            if let Some(s) = lw.str(v, format!("{owner} › {key}")) {
                 op.image = s;
             }
         }
-        None if f.misspells("image", &[super::keys::OPERATOR]) => {}
-        None => lw.fail(
-            Code::MissingKey,
-            item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp),
-            format!("{owner} has no image"),
-            "add `image: \"registry/repo:tag@sha256:…\"` (the image of this app's binary)",
-        ),
+        None if f.misspells(key, |k| keys::find(OPERATOR, k).is_some()) => {}
+        None => {
+            if let Some(sp) = r.item.sp {
+                lw.fail(
+                    Code::MissingKey,
+                    sp,
+                    format!("{owner} has no image"),
+                    "add `image: \"registry/repo:tag@sha256:…\"` (the image of this app's binary)",
+                );
+            }
+        }
     }
-    if let Some(v) = f.take("replicas")
-        && let Some(n) = lw.int(v, format!("{owner} › replicas"))
-    {
-        op.replicas = n;
-    }
-    if let Some(v) = f.take("tls")
-        && let Some(tls) = tls(lw, v, &owner)
-    {
-        op.tls = tls;
-    }
-    f.finish_keys(lw, super::keys::OPERATOR);
-    lw.app.operator = Some(op);
 }
 
 /// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")` or `secret(NAME)`.
@@ -139,6 +187,66 @@ fn tls(lw: &mut Lower, v: &Value, owner: &str) -> Option<OperatorTls> {
         }
     }
 }
+
+/// The options of `validate`/`mutate … { … }`: their keys and their readers.
+pub const WEBHOOK_OPTIONS: &[Key<Reading<Webhook>>] = &[
+    Key::new(
+        "failure",
+        "`fail` (default) or `ignore` when the webhook cannot answer",
+        Some(|lw, r, _, _, v| match v {
+            Some(Value::Path(p))
+                if p.len() == 1 && (p[0].text == "fail" || p[0].text == "ignore") =>
+            {
+                r.item.ignore_failures = p[0].text == "ignore";
+            }
+            Some(other) => {
+                let help = match other {
+                    Value::Path(p) if p.len() == 1 => {
+                        match did_you_mean(&p[0].text.to_ascii_lowercase(), ["fail", "ignore"]) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => "write `failure: fail` or `failure: ignore`".into(),
+                        }
+                    }
+                    _ => "write `failure: fail` or `failure: ignore`".into(),
+                };
+                lw.fail(
+                    Code::WebhookOption,
+                    other.sp(),
+                    "`failure:` is `fail` or `ignore`",
+                    help,
+                );
+            }
+            None => {}
+        }),
+    ),
+    Key::new(
+        "timeout",
+        "seconds the API server waits, 1–30 (default 10)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.timeout = lw.int(v, format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "namespaces",
+        "labels a namespace must have (`namespaceSelector`)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.namespaces = lw.labels(v, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+    Key::new(
+        "objects",
+        "labels an object must have (`objectSelector`)",
+        Some(|lw, r, _, key, v| {
+            if let Some(v) = v {
+                r.item.objects = lw.labels(v, &format!("{} › {key}", r.owner));
+            }
+        }),
+    ),
+];
 
 /// `validate NAME on RESOURCE (OPS) [{ OPTIONS }] => HANDLER;` and the same for `mutate`.
 pub fn webhook(lw: &mut Lower, item: &Item) {
@@ -198,43 +306,11 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
     if let Some(options) = &tail.options {
         let value = Value::Map(options.clone());
         let mut f = Fields::of(lw, Some(&value), format!("{owner} options"));
-        if let Some(v) = f.take("failure") {
-            match v {
-                Value::Path(p)
-                    if p.len() == 1 && (p[0].text == "fail" || p[0].text == "ignore") =>
-                {
-                    hook.ignore_failures = p[0].text == "ignore";
-                }
-                other => {
-                    let help = match other {
-                        Value::Path(p) if p.len() == 1 => {
-                            match did_you_mean(&p[0].text.to_ascii_lowercase(), ["fail", "ignore"])
-                            {
-                                Some(s) => format!("did you mean `{s}`?"),
-                                None => "write `failure: fail` or `failure: ignore`".into(),
-                            }
-                        }
-                        _ => "write `failure: fail` or `failure: ignore`".into(),
-                    };
-                    lw.fail(
-                        Code::WebhookOption,
-                        other.sp(),
-                        "`failure:` is `fail` or `ignore`",
-                        help,
-                    );
-                }
-            }
-        }
-        if let Some(v) = f.take("timeout") {
-            hook.timeout = lw.int(v, format!("{owner} › timeout"));
-        }
-        if let Some(v) = f.take("namespaces") {
-            hook.namespaces = lw.labels(v, &format!("{owner} › namespaces"));
-        }
-        if let Some(v) = f.take("objects") {
-            hook.objects = lw.labels(v, &format!("{owner} › objects"));
-        }
-        f.finish_keys(lw, super::keys::WEBHOOK_OPTIONS);
+        let mut r = Reading::new(owner.clone());
+        r.item = std::mem::take(&mut hook);
+        keys::read(lw, &mut f, WEBHOOK_OPTIONS, &mut r);
+        f.finish_keys(lw, WEBHOOK_OPTIONS);
+        hook = r.item;
     }
     if kind == WebhookKind::Validate
         && let Some(list) = tail.list

@@ -2,99 +2,103 @@
 //! `pull_secrets:`, `strategy:` (lowered into the workload's `pod:`/`spec:` blocks, so they are checked and
 //! merged like them), `security: restricted` and `spread:` (rendered from the model).
 
-use super::{Fields, Lower};
+use super::Lower;
 use crate::ast::{NameTok, Value};
 use piceli_core::Code;
 use piceli_core::model::{Block, BlockValue, Workload, WorkloadKind};
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 
-pub(super) fn workload(lw: &mut Lower, f: &mut Fields, w: &mut Workload, owner: &str) {
-    if let (Some(k), Some(v)) = (f.key("grace"), f.take("grace")) {
-        let desc = format!("{owner} › grace");
-        let seconds = match v {
-            Value::Str(s) => match piceli_core::rules::duration(&s.value()) {
-                Ok(d) if d.subsec_nanos() == 0 => {
-                    Some(Spanned::new(d.as_secs() as i64, lw.loc(v.sp(), desc)))
-                }
-                Ok(_) => {
-                    lw.fail(
-                        Code::InvalidValue,
-                        v.sp(),
-                        "`grace` counts whole seconds",
-                        "write e.g. `grace: 30` or `grace: \"30s\"`",
-                    );
-                    None
-                }
-                Err(e) => {
-                    lw.fail(Code::InvalidValue, v.sp(), e.message, e.help);
-                    None
-                }
-            },
-            _ => lw.int(v, desc),
-        };
-        if let Some(s) = seconds {
-            push(
-                lw,
-                &mut w.pod,
-                k,
-                "terminationGracePeriodSeconds",
-                BlockValue::Int(s),
-            );
-        }
-    }
-    if let (Some(k), Some(v)) = (f.key("priority"), f.take("priority"))
-        && let Some(s) = lw.str(v, format!("{owner} › priority"))
-    {
-        push(lw, &mut w.pod, k, "priorityClassName", BlockValue::Str(s));
-    }
-    if let (Some(k), Some(v)) = (f.key("pull_secrets"), f.take("pull_secrets")) {
-        let desc = format!("{owner} › pull_secrets");
-        let names = lw.name_list(v, &desc);
-        let at = lw.loc(v.sp(), desc.clone());
-        let items = names
-            .into_iter()
-            .map(|n| {
-                let key = Spanned::new("name".to_string(), n.at);
-                BlockValue::Map(Block {
-                    at: n.at,
-                    entries: vec![(key, BlockValue::Str(n))],
-                })
-            })
-            .collect();
+/// `grace: 30` or `grace: "1m"`: `terminationGracePeriodSeconds` in the pod block.
+pub(super) fn grace(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &str) {
+    let desc = format!("{owner} › grace");
+    let seconds = match v {
+        Value::Str(s) => match piceli_core::rules::duration(&s.value()) {
+            Ok(d) if d.subsec_nanos() == 0 => {
+                Some(Spanned::new(d.as_secs() as i64, lw.loc(v.sp(), desc)))
+            }
+            Ok(_) => {
+                lw.fail(
+                    Code::InvalidValue,
+                    v.sp(),
+                    "`grace` counts whole seconds",
+                    "write e.g. `grace: 30` or `grace: \"30s\"`",
+                );
+                None
+            }
+            Err(e) => {
+                lw.fail(Code::InvalidValue, v.sp(), e.message, e.help);
+                None
+            }
+        },
+        _ => lw.int(v, desc),
+    };
+    if let Some(s) = seconds {
         push(
             lw,
             &mut w.pod,
             k,
-            "imagePullSecrets",
-            BlockValue::List(at, items),
+            "terminationGracePeriodSeconds",
+            BlockValue::Int(s),
         );
     }
-    if let Some(v) = f.take("security") {
-        w.security = one_of(lw, v, &["restricted"], &format!("{owner} › security"));
+}
+
+/// `priority: "high"`: `priorityClassName` in the pod block.
+pub(super) fn priority(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &str) {
+    if let Some(s) = lw.str(v, format!("{owner} › priority")) {
+        push(lw, &mut w.pod, k, "priorityClassName", BlockValue::Str(s));
     }
-    if let Some(v) = f.take("spread") {
-        let items: Vec<&Value> = match v {
-            Value::List(items, _) => items.iter().collect(),
-            other => vec![other],
-        };
-        for i in items {
-            w.spread.extend(one_of(
-                lw,
-                i,
-                &["zones", "hosts"],
-                &format!("{owner} › spread"),
-            ));
-        }
-    }
-    if let (Some(k), Some(v)) = (f.key("strategy"), f.take("strategy")) {
-        strategy(lw, w, k, v, owner);
+}
+
+/// `pull_secrets: [regcred]`: `imagePullSecrets` in the pod block.
+pub(super) fn pull_secrets(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &str) {
+    let desc = format!("{owner} › pull_secrets");
+    let names = lw.name_list(v, &desc);
+    let at = lw.loc(v.sp(), desc.clone());
+    let items = names
+        .into_iter()
+        .map(|n| {
+            let key = Spanned::new("name".to_string(), n.at);
+            BlockValue::Map(Block {
+                at: n.at,
+                entries: vec![(key, BlockValue::Str(n))],
+            })
+        })
+        .collect();
+    push(
+        lw,
+        &mut w.pod,
+        k,
+        "imagePullSecrets",
+        BlockValue::List(at, items),
+    );
+}
+
+/// `security: restricted`.
+pub(super) fn security(lw: &mut Lower, w: &mut Workload, v: &Value, owner: &str) {
+    w.security = one_of(lw, v, &["restricted"], &format!("{owner} › security"));
+}
+
+/// `spread: zones | hosts | [zones, hosts]`.
+pub(super) fn spread(lw: &mut Lower, w: &mut Workload, v: &Value, owner: &str) {
+    let items: Vec<&Value> = match v {
+        Value::List(items, _) => items.iter().collect(),
+        other => vec![other],
+    };
+    for i in items {
+        w.spread.extend(one_of(
+            lw,
+            i,
+            &["zones", "hosts"],
+            &format!("{owner} › spread"),
+        ));
     }
 }
 
 /// `rolling`, `rolling(max_surge: 1, max_unavailable: 0)`, `recreate` (Deployment) or `on_delete`
 /// (StatefulSet, DaemonSet), into `spec.strategy` / `spec.updateStrategy`.
-fn strategy(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &str) {
+pub(super) fn strategy(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value, owner: &str) {
     let desc = format!("{owner} › strategy");
     let (field, other) = match w.kind {
         WorkloadKind::Deployment => ("strategy", "recreate"),
