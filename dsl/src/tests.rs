@@ -295,8 +295,9 @@ fn a_pvc_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
            spec: { accessModes: [\"ReadWriteOnce\"] }, stroage: \"1Gi\" }",
     );
     let all = errors.join("\n---\n");
+    // `stroage` is reported once, as an unknown key offering `storage`: no follow-on "no storage size".
+    assert_eq!(errors.len(), 5, "{all}");
     for (i, expected) in [
-        "PCL0026: pvc data has no storage size",
         "expected a string, found a number",
         "expected a string, found a number",
         "expected a string, found a list",
@@ -308,7 +309,30 @@ fn a_pvc_read_by_its_table_keeps_the_order_and_wording_of_its_errors() {
     {
         assert!(errors[i].contains(expected), "{i}: {expected}\n\n{all}");
     }
-    assert_eq!(errors.len(), 6, "{all}");
+}
+
+#[test]
+fn a_missing_storage_size_is_reported_unless_a_key_misspells_it() {
+    let errors = errors("pvc data { access: [\"ReadWriteOnce\"] }");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("PCL0026: pvc data has no storage size"),
+        "{errors:?}"
+    );
+    let errors = errors_of_claims("{ data: { stroage: \"1Gi\" } }");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("unknown key `stroage`"), "{errors:?}");
+    assert!(errors[0].contains("did you mean `storage`?"), "{errors:?}");
+    let errors = errors_of_claims("{ data: { class: \"fast\" } }");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("has no storage size"), "{errors:?}");
+}
+
+/// The errors of a StatefulSet whose `volume_claims` are `claims`.
+fn errors_of_claims(claims: &str) -> Vec<String> {
+    errors(&format!(
+        "stateful_set db {{ image: IMAGE, volume_claims: {claims}, mounts: {{ \"/data\": data }} }}"
+    ))
 }
 
 #[test]

@@ -312,8 +312,10 @@ pub const PVC: &[Key<Reading<Claim>>] = &[
     Key::new(
         "storage",
         "the size requested, e.g. `\"5Gi\"`",
-        Some(|lw, r, _, key, v| match v {
+        Some(|lw, r, f, key, v| match v {
             Some(s) => r.item.storage = lw.text(s, format!("{} › {key}", r.owner)),
+            // `stroage: "5Gi"`: the unknown-key error offers `storage`; "no storage size" would repeat it.
+            None if f.misspells(key, |k| super::keys::find(PVC, k).is_some()) => {}
             None => {
                 if let Some(sp) = r.item.sp {
                     lw.fail(

@@ -83,6 +83,9 @@ pub(super) fn volumes(lw: &mut Lower, v: &Value, owner: &str) -> Vec<Volume> {
     out
 }
 
+/// The keys of one of a StatefulSet's `volume_claims`.
+const CLAIM_KEYS: &[&str] = &["storage", "access", "class"];
+
 pub(super) fn claims(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ClaimTemplate> {
     let mut out = Vec::new();
     let mut f = Fields::of(lw, Some(v), format!("{owner} › volume_claims"));
@@ -92,6 +95,7 @@ pub(super) fn claims(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ClaimTemplat
         let mut cf = Fields::of(lw, Some(body), desc.clone());
         let storage = match cf.take("storage") {
             Some(s) => lw.text(s, format!("{desc} › storage")),
+            None if cf.misspells("storage", |k| CLAIM_KEYS.contains(&k)) => None,
             None => {
                 lw.fail(
                     Code::MissingKey,
@@ -109,15 +113,16 @@ pub(super) fn claims(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ClaimTemplat
         let storage_class = cf
             .take("class")
             .and_then(|c| lw.str(c, format!("{desc} › class")));
-        cf.finish(lw, &["storage", "access", "class"]);
-        if let Some(storage) = storage {
-            out.push(ClaimTemplate {
-                name,
-                storage,
-                access_modes,
-                storage_class,
-            });
-        }
+        cf.finish(lw, CLAIM_KEYS);
+        // Without a size an error was reported (the app is not expanded); the claim is kept, with a size
+        // that checks, so that mounts of it and the quantity rules add no follow-on errors.
+        let storage = storage.unwrap_or_else(|| Spanned::new("1Gi".to_string(), name.at));
+        out.push(ClaimTemplate {
+            name,
+            storage,
+            access_modes,
+            storage_class,
+        });
     }
     out
 }
