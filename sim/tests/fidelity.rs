@@ -3,6 +3,8 @@
 
 #[path = "fidelity/apply_preconditions.rs"]
 mod apply_preconditions;
+#[path = "fidelity/bookmarks.rs"]
+mod bookmarks;
 #[path = "fidelity/bool_params.rs"]
 mod bool_params;
 mod common;
