@@ -287,8 +287,10 @@ fn slow_webhooks_time_out() {
     let took = started.elapsed();
     assert_ne!(out.code, 0);
     assert!(
-        out.stderr
-            .contains("?timeout=1s\": context deadline exceeded"),
+        out.stderr.contains(&format!(
+            "Internal error occurred: failed calling webhook \"slow.piceli.dev\": failed to call webhook: Post \"{}?timeout=1s\": context deadline exceeded\n",
+            server.url("/")
+        )),
         "{}",
         out.stderr
     );

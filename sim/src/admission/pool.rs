@@ -189,21 +189,17 @@ pub fn tls_or_io(e: &io::Error) -> String {
     use rustls::CertificateError as C;
     let x509 = match tls {
         rustls::Error::InvalidCertificate(c) => match c {
-            C::UnknownIssuer | C::BadSignature => "certificate signed by unknown authority".into(),
-            C::Expired
-            | C::ExpiredContext { .. }
-            | C::NotValidYet
-            | C::NotValidYetContext { .. } => "certificate has expired or is not yet valid".into(),
-            C::NotValidForName | C::NotValidForNameContext { .. } => {
-                "certificate is not valid for the webhook's host name".into()
+            // Worded by the verifier, as Go's crypto/x509 (`go_x509.rs`).
+            C::Other(o) if o.0.downcast_ref::<super::go_x509::GoX509>().is_some() => o.to_string(),
+            C::UnknownIssuer | C::BadSignature => {
+                "x509: certificate signed by unknown authority".into()
             }
-            // A CA certificate serving (not itself in the bundle): Go finds no chain to a root.
-            C::Other(o) if format!("{o:?}").contains("CaUsedAsEndEntity") => {
-                "certificate signed by unknown authority".into()
+            C::Expired | C::NotValidYet => {
+                "x509: certificate has expired or is not yet valid".into()
             }
-            other => format!("{other:?}"),
+            other => format!("x509: {other:?}"),
         },
         other => return format!("remote error: tls: {other}"),
     };
-    format!("tls: failed to verify certificate: x509: {x509}")
+    format!("tls: failed to verify certificate: {x509}")
 }
