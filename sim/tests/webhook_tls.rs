@@ -271,3 +271,34 @@ fn kubectl_an_expired_or_not_yet_valid_certificate_is_refused_with_the_times() {
         "is before 2090-01-01T00:00:00Z"
     );
 }
+
+#[test]
+fn kubectl_a_webhook_serving_plain_http_is_refused_as_go_s_client_refuses_it() {
+    // A webhook server started without TLS: it answers the ClientHello with an HTTP 400, as Go's
+    // net/http, hyper and Python's http.server do.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut conn in listener.incoming().map_while(Result::ok) {
+            let mut buf = [0u8; 1024];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(
+                b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n400 Bad Request",
+            );
+        }
+    });
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let (cert, _) = openssl_self_signed(k.work.path(), "IP:127.0.0.1");
+    let url = format!("https://127.0.0.1:{port}/validate");
+    k.ok(&["apply", "-f", &k.file("hook.yaml", &config(&url, &cert))]);
+    let out = k.run(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    assert!(
+        out.stderr.contains(&format!(
+            "Internal error occurred: failed calling webhook \"no-latest.example.com\": failed to call webhook: Post \"https://127.0.0.1:{port}/validate?timeout=10s\": http: server gave HTTP response to HTTPS client\n"
+        )),
+        "{}",
+        out.stderr
+    );
+}

@@ -23,6 +23,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 
+use super::first_bytes::FirstBytes;
+
 /// Idle connections kept per dialled address.
 const MAX_IDLE_PER_ADDRESS: usize = 8;
 
@@ -114,9 +116,12 @@ impl tower_service::Service<Uri> for Connector {
                 .map_err(|e| ConnectError(format!("dial tcp {addr}: connect: {}", go_io(&e))))?;
             let _ = tcp.set_nodelay(true);
             let stream = tls
-                .connect(name, tcp)
+                .connect(name, FirstBytes::new(tcp))
+                .into_fallible()
                 .await
-                .map_err(|e| ConnectError(tls_or_io(&e)))?;
+                .map_err(|(e, tcp)| {
+                    ConnectError(tcp.not_tls().map_or_else(|| tls_or_io(&e), String::from))
+                })?;
             let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
             Ok(TlsConnection {
                 io: TokioIo::new(stream),
@@ -129,7 +134,7 @@ impl tower_service::Service<Uri> for Connector {
 /// A TLS connection to a webhook, as hyper reads and writes it (not vectored: hyper gathers a request's
 /// head and body into one buffer, which goes out as one TLS record).
 pub struct TlsConnection {
-    io: TokioIo<tokio_rustls::client::TlsStream<TcpStream>>,
+    io: TokioIo<tokio_rustls::client::TlsStream<FirstBytes<TcpStream>>>,
     /// The server chose HTTP/2 (ALPN `h2`).
     h2: bool,
 }
