@@ -52,17 +52,18 @@ def main(kubeconfig, interval):
 
     # After the first bookmark, a change elsewhere (a Secret) moves the cluster's resourceVersion:
     # the ConfigMap watch does not see it, but its later bookmarks carry the new version.
-    deadline = time.monotonic() + 3 * interval
+    deadline = time.monotonic() + 3.5 * interval
     while not with_marks and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert with_marks, f"no bookmark within {3 * interval} s"
+    assert with_marks, f"no bookmark within {3.5 * interval} s"
     secret = v1.create_namespaced_secret(ns, {"metadata": {"name": "elsewhere"}, "stringData": {"k": "v"}})
     moved = secret.metadata.resource_version
     current = v1.list_namespaced_config_map(ns).metadata.resource_version
     assert int(current) >= int(moved) > int(rv), f"versions: watched from {rv}, secret {moved}, now {current}"
 
     for t in threads:
-        t.join(seconds + 10)
+        # Generous on a loaded machine: the server ends both watches at their timeout.
+        t.join(seconds + 60)
         assert not t.is_alive(), "a watch did not end at its timeout"
 
     for at, kind, version in with_marks:
@@ -71,9 +72,10 @@ def main(kubeconfig, interval):
     assert kinds == {"BOOKMARK"}, f"events on a quiet collection: {with_marks!r}"
     assert len(with_marks) >= 3, f"{len(with_marks)} bookmarks in {seconds} s: {with_marks!r}"
     times = [at for at, _, _ in with_marks]
-    assert interval * 0.7 <= times[0] <= interval * 1.5, f"first bookmark after {times[0]:.2f} s"
+    # Each due an interval after the previous one (the client's clock sees them with some jitter).
+    assert interval * 0.5 <= times[0] <= interval * 2.5, f"first bookmark after {times[0]:.2f} s"
     gaps = [b - a for a, b in zip(times, times[1:])]
-    assert all(interval * 0.7 <= g <= interval * 1.5 for g in gaps), f"gaps {gaps!r}"
+    assert all(interval * 0.5 <= g <= interval * 2 for g in gaps), f"gaps {gaps!r}"
     assert with_marks[0][2] == rv, f"the first bookmark carries {with_marks[0][2]}, not {rv}"
     assert with_marks[-1][2] == current, (
         f"the last bookmark carries {with_marks[-1][2]}, not the current version {current}"
