@@ -3,7 +3,7 @@
 
 mod compaction;
 mod error;
-mod events;
+pub(crate) mod events;
 mod schema;
 
 use std::path::Path;
