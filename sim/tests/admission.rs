@@ -512,7 +512,16 @@ spec:
     let out = apply(&k, "ok2.yaml", &ok.replace("fine", "fine2"));
     assert!(
         out.stderr
-            .contains("failed to call webhook: no endpoints available for service \"hook\""),
+            .contains("Internal error occurred: failed calling webhook \"svc.piceli.dev\": failed to call webhook: Post \"https://hook.webhooks.svc:443/check?timeout=10s\": no endpoints available for service \"hook\"\n"),
+        "{out:?}"
+    );
+    // Without the Service at all, as the apiserver's resolver says it when the client dials.
+    k.ok(&["delete", "service", "hook", "-n", "webhooks"]);
+    let out = apply(&k, "ok3.yaml", &ok.replace("fine", "fine3"));
+    assert!(
+        out.stderr.contains(
+            "failed to call webhook: Post \"https://hook.webhooks.svc:443/check?timeout=10s\": service \"hook\" not found\n"
+        ),
         "{out:?}"
     );
 }
