@@ -37,6 +37,8 @@ pub struct App {
     pub rbac: bool,
     /// Whether the built-in cert-manager runs (`--cert-manager`).
     pub cert_manager: bool,
+    /// How often a watch that asked for bookmarks gets one (`--bookmark-interval-ms`).
+    pub bookmark_interval: Duration,
     /// The RBAC objects as last read, for authorization.
     pub(crate) rbac_policy: crate::apiserver::rbac::PolicyCache,
     /// ServiceAccount tokens already verified.
@@ -68,6 +70,7 @@ impl App {
             hooks: crate::kubelet::hooks::Hooks::default(),
             rbac: true,
             cert_manager: false,
+            bookmark_interval: crate::apiserver::handlers::DEFAULT_BOOKMARK_INTERVAL,
             rbac_policy: Default::default(),
             token_cache: Default::default(),
             rbac_usage: Default::default(),

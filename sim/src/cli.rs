@@ -105,6 +105,10 @@ pub struct ControllerArgs {
     /// configurations annotated `cert-manager.io/inject-ca-from`.
     #[arg(long)]
     pub cert_manager: bool,
+    /// Milliseconds between the bookmarks of a watch that asked for them (default 60000, as
+    /// kube-apiserver's watch cache); for tests that need them sooner.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub bookmark_interval_ms: Option<u64>,
 }
 
 impl ControllerArgs {
@@ -144,6 +148,9 @@ impl ControllerArgs {
         }
         if let Some(s) = self.compaction_interval {
             out.extend(["--compaction-interval".to_string(), s.to_string()]);
+        }
+        if let Some(ms) = self.bookmark_interval_ms {
+            out.extend(["--bookmark-interval-ms".to_string(), ms.to_string()]);
         }
         out
     }
@@ -277,6 +284,7 @@ fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
         watch_history: controllers.watch_history,
         compaction_interval: controllers.compaction_interval.map(Duration::from_secs),
         cert_manager: controllers.cert_manager,
+        bookmark_interval: controllers.bookmark_interval_ms.map(Duration::from_millis),
     })?;
     println!(
         "piceli-sim serving {} (kubeconfig: {})",
@@ -418,5 +426,47 @@ fn status(dir: &Path) -> Result<bool, CliError> {
             println!("not running");
             Ok(false)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        cmd: SimCommand,
+    }
+
+    #[test]
+    fn the_hidden_bookmark_interval_reaches_serve_and_is_passed_on_by_start() {
+        let cli = Cli::try_parse_from([
+            "sim",
+            "start",
+            "--dir",
+            "d",
+            "--bookmark-interval-ms",
+            "250",
+        ])
+        .expect("parses");
+        let SimCommand::Start { controllers, .. } = cli.cmd else {
+            panic!("not start");
+        };
+        assert_eq!(controllers.bookmark_interval_ms, Some(250));
+        let args = controllers.args();
+        assert!(
+            args.windows(2)
+                .any(|w| w == ["--bookmark-interval-ms", "250"]),
+            "{args:?}"
+        );
+        let mut help = Vec::new();
+        let mut command = Cli::command();
+        let serve = command.find_subcommand_mut("serve").expect("serve");
+        serve.write_long_help(&mut help).expect("help");
+        let help = String::from_utf8_lossy(&help);
+        assert!(help.contains("--idle-timeout-ms"), "{help}");
+        assert!(!help.contains("bookmark"), "{help}");
     }
 }

@@ -287,8 +287,10 @@ fn slow_webhooks_time_out() {
     let took = started.elapsed();
     assert_ne!(out.code, 0);
     assert!(
-        out.stderr
-            .contains("?timeout=1s\": context deadline exceeded"),
+        out.stderr.contains(&format!(
+            "Internal error occurred: failed calling webhook \"slow.piceli.dev\": failed to call webhook: Post \"{}?timeout=1s\": context deadline exceeded\n",
+            server.url("/")
+        )),
         "{}",
         out.stderr
     );
@@ -510,7 +512,16 @@ spec:
     let out = apply(&k, "ok2.yaml", &ok.replace("fine", "fine2"));
     assert!(
         out.stderr
-            .contains("failed to call webhook: no endpoints available for service \"hook\""),
+            .contains("Internal error occurred: failed calling webhook \"svc.piceli.dev\": failed to call webhook: Post \"https://hook.webhooks.svc:443/check?timeout=10s\": no endpoints available for service \"hook\"\n"),
+        "{out:?}"
+    );
+    // Without the Service at all, as the apiserver's resolver says it when the client dials.
+    k.ok(&["delete", "service", "hook", "-n", "webhooks"]);
+    let out = apply(&k, "ok3.yaml", &ok.replace("fine", "fine3"));
+    assert!(
+        out.stderr.contains(
+            "failed to call webhook: Post \"https://hook.webhooks.svc:443/check?timeout=10s\": service \"hook\" not found\n"
+        ),
         "{out:?}"
     );
 }

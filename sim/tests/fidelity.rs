@@ -1,8 +1,10 @@
 //! Fidelity with kube-apiserver 1.33 where real clients notice (issue 13), each case driven by a real
-//! client: kubectl (own KUBECACHEDIR), kube 5, or the official Python client.
+//! client: kubectl (own KUBECACHEDIR), kube 5, the official Python client, or kopf.
 
 #[path = "fidelity/apply_preconditions.rs"]
 mod apply_preconditions;
+#[path = "fidelity/bookmarks.rs"]
+mod bookmarks;
 #[path = "fidelity/bool_params.rs"]
 mod bool_params;
 mod common;
@@ -14,6 +16,8 @@ mod deletion;
 mod explain;
 #[path = "fidelity/keepalive.rs"]
 mod keepalive;
+#[path = "fidelity/kopf.rs"]
+mod kopf;
 #[path = "fidelity/resource_versions.rs"]
 mod resource_versions;
 #[path = "fidelity/robustness.rs"]

@@ -1,6 +1,7 @@
 //! An idle local cluster costs nothing between changes: once a rollout (through the real kubectl) has
 //! settled, the controllers' periodic wake-ups find nothing changed and no timer due and skip their
-//! turn, reading no list from the store; the next change is acted on as before. And a change runs only
+//! turn, reading no list from the store; the next change is acted on as before, its objects taken
+//! from the change events rather than read again. And a change runs only
 //! the controllers that watch its kind: a ConfigMap write runs no workload controller.
 
 mod common;
@@ -50,7 +51,12 @@ fn an_idle_cluster_skips_its_controller_turns_and_reads_no_lists() {
     assert_eq!(pods.lines().count(), 3, "{pods}");
     let later = sim.controller_stats();
     assert!(later.turns > after.turns, "{after:?} → {later:?}");
-    assert!(later.list_reads > after.list_reads, "{after:?} → {later:?}");
+    // The controllers' lists are kept current by the change events: the scale-up reads none of them
+    // from the store again (one may be, when a change is published while it is listed).
+    assert!(
+        later.list_reads <= after.list_reads + 2,
+        "{after:?} → {later:?}"
+    );
     sim.stop();
 }
 

@@ -29,9 +29,9 @@ pub struct Target {
     pub url: String,
 }
 
-/// A client TLS configuration trusting exactly the PEM certificates of `ca_bundle` (as Go does, also
-/// a serving certificate that is itself in the bundle: `verify.rs`). No bundle means no trusted roots
-/// (the simulator does not read the system's), so every verification fails.
+/// A client TLS configuration trusting exactly the PEM certificates of `ca_bundle`, verifying as Go
+/// does (`verify.rs`: also a serving certificate that is itself in the bundle). No bundle means no
+/// trusted roots (the simulator does not read the system's), so every chain is of an unknown authority.
 pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String> {
     let bundle = CertificateDer::pem_slice_iter(ca_bundle)
         .collect::<Result<Vec<_>, _>>()
@@ -40,17 +40,11 @@ pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String>
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
-    let mut config = if bundle.is_empty() {
-        builder
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth()
-    } else {
-        let verifier = super::verify::BundleVerifier::new(bundle)?;
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
-            .with_no_client_auth()
-    };
+    let verifier = super::verify::BundleVerifier::new(bundle)?;
+    let mut config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
     // As Go's transport in kube-apiserver: HTTP/2 when the webhook offers it, else HTTP/1.1.
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))

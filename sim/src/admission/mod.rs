@@ -7,6 +7,8 @@
 mod client;
 mod config;
 mod dispatch;
+mod first_bytes;
+mod go_x509;
 pub(crate) mod matching;
 mod pool;
 mod review;

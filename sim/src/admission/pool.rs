@@ -23,6 +23,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 
+use super::first_bytes::FirstBytes;
+
 /// Idle connections kept per dialled address.
 const MAX_IDLE_PER_ADDRESS: usize = 8;
 
@@ -114,9 +116,12 @@ impl tower_service::Service<Uri> for Connector {
                 .map_err(|e| ConnectError(format!("dial tcp {addr}: connect: {}", go_io(&e))))?;
             let _ = tcp.set_nodelay(true);
             let stream = tls
-                .connect(name, tcp)
+                .connect(name, FirstBytes::new(tcp))
+                .into_fallible()
                 .await
-                .map_err(|e| ConnectError(tls_or_io(&e)))?;
+                .map_err(|(e, tcp)| {
+                    ConnectError(tcp.not_tls().map_or_else(|| tls_or_io(&e), String::from))
+                })?;
             let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
             Ok(TlsConnection {
                 io: TokioIo::new(stream),
@@ -129,7 +134,7 @@ impl tower_service::Service<Uri> for Connector {
 /// A TLS connection to a webhook, as hyper reads and writes it (not vectored: hyper gathers a request's
 /// head and body into one buffer, which goes out as one TLS record).
 pub struct TlsConnection {
-    io: TokioIo<tokio_rustls::client::TlsStream<TcpStream>>,
+    io: TokioIo<tokio_rustls::client::TlsStream<FirstBytes<TcpStream>>>,
     /// The server chose HTTP/2 (ALPN `h2`).
     h2: bool,
 }
@@ -189,21 +194,17 @@ pub fn tls_or_io(e: &io::Error) -> String {
     use rustls::CertificateError as C;
     let x509 = match tls {
         rustls::Error::InvalidCertificate(c) => match c {
-            C::UnknownIssuer | C::BadSignature => "certificate signed by unknown authority".into(),
-            C::Expired
-            | C::ExpiredContext { .. }
-            | C::NotValidYet
-            | C::NotValidYetContext { .. } => "certificate has expired or is not yet valid".into(),
-            C::NotValidForName | C::NotValidForNameContext { .. } => {
-                "certificate is not valid for the webhook's host name".into()
+            // Worded by the verifier, as Go's crypto/x509 (`go_x509.rs`).
+            C::Other(o) if o.0.downcast_ref::<super::go_x509::GoX509>().is_some() => o.to_string(),
+            C::UnknownIssuer | C::BadSignature => {
+                "x509: certificate signed by unknown authority".into()
             }
-            // A CA certificate serving (not itself in the bundle): Go finds no chain to a root.
-            C::Other(o) if format!("{o:?}").contains("CaUsedAsEndEntity") => {
-                "certificate signed by unknown authority".into()
+            C::Expired | C::NotValidYet => {
+                "x509: certificate has expired or is not yet valid".into()
             }
-            other => format!("{other:?}"),
+            other => format!("x509: {other:?}"),
         },
         other => return format!("remote error: tls: {other}"),
     };
-    format!("tls: failed to verify certificate: x509: {x509}")
+    format!("tls: failed to verify certificate: {x509}")
 }

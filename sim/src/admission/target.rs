@@ -46,17 +46,19 @@ fn from_url(url: &str, timeout_secs: u64) -> Result<Target, String> {
         path.to_string()
     };
     let (host, port) = split_host_port(authority)?;
+    let path = with_timeout(&path, timeout_secs);
+    let url = format!("https://{authority}{path}");
+    // Looked up when the client dials, so a failure reads as the POST's (Go's net.DNSError).
     let addr = (host.as_str(), port)
         .to_socket_addrs()
-        .map_err(|e| format!("dial tcp: lookup {host}: {e}"))?
-        .next()
-        .ok_or_else(|| format!("dial tcp: lookup {host}: no such host"))?;
-    let path = with_timeout(&path, timeout_secs);
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| format!("Post {url:?}: dial tcp: lookup {host}: no such host"))?;
     Ok(Target {
         addr,
         server_name: host,
         host: authority.to_string(),
-        url: format!("https://{authority}{path}"),
+        url,
         path,
     })
 }
@@ -86,11 +88,16 @@ fn from_service(
     port: u16,
     timeout_secs: u64,
 ) -> Result<Target, String> {
+    let host = format!("{name}.{ns}.svc");
+    let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
+    let url = format!("https://{host}:{port}{path}");
+    // The apiserver resolves the Service when its client dials, so these read as the POST's failure.
+    let post = |why: String| format!("Post {url:?}: {why}");
     let svc = app
         .store
         .get("/services", ns, name)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("service \"{name}\" not found"))?;
+        .map_err(|e| post(e.to_string()))?
+        .ok_or_else(|| post(format!("service \"{name}\" not found")))?;
     let svc_port = svc
         .pointer("/spec/ports")
         .and_then(Value::as_array)
@@ -98,27 +105,29 @@ fn from_service(
             ps.iter()
                 .find(|p| p.get("port").and_then(Value::as_u64) == Some(u64::from(port)))
         })
-        .ok_or_else(|| format!("no service port {port} found for service \"{name}\""))?;
-    let host = format!("{name}.{ns}.svc");
-    let path = with_timeout(if path.is_empty() { "/" } else { path }, timeout_secs);
+        .ok_or_else(|| {
+            post(format!(
+                "no service port {port} found for service \"{name}\""
+            ))
+        })?;
     if let Some(addr) = crate::apiserver::routes::lookup(&app.store, ns, name, port) {
         return Ok(Target {
             addr,
             server_name: host.clone(),
-            url: format!("https://{host}:{port}{path}"),
             host: format!("{host}:{port}"),
+            url,
             path,
         });
     }
     let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
-    let no_endpoints = || format!("no endpoints available for service \"{name}\"");
-    let addr = selected_pod_address(app, ns, &svc, &target_port).map_err(|e| e.message)?;
+    let no_endpoints = || post(format!("no endpoints available for service \"{name}\""));
+    let addr = selected_pod_address(app, ns, &svc, &target_port).map_err(|e| post(e.message))?;
     let addr = addr.ok_or_else(no_endpoints)?;
     Ok(Target {
         addr,
         server_name: host.clone(),
-        url: format!("https://{host}:{port}{path}"),
         host: format!("{host}:{port}"),
+        url,
         path,
     })
 }

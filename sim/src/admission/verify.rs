@@ -1,73 +1,65 @@
-//! Server certificate verification of webhook calls as Go's `crypto/x509` does it for the apiserver:
-//! a chain to a certificate of the `caBundle` (rustls' WebPKI verifier), and also a serving
-//! certificate that is itself in the bundle — the usual `openssl req -x509` recipe, a self-signed
-//! certificate with `CA:TRUE` used as its own caBundle, which WebPKI refuses as a CA used as an end
-//! entity but Go accepts — when it is valid now and names the host.
+//! Server certificate verification of webhook calls as Go's `crypto/x509` does it for the apiserver,
+//! in its order (`go_x509.rs`): the serving certificate's validity period, then its names, then a
+//! chain to a certificate of the `caBundle` (rustls' WebPKI verifier) — or the serving certificate
+//! itself in the bundle: the usual `openssl req -x509` recipe, a self-signed certificate with
+//! `CA:TRUE` used as its own caBundle, which WebPKI refuses as a CA used as an end entity but Go
+//! accepts. Failures are worded as Go words them.
 
 use std::sync::Arc;
 
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct};
 
-/// WebPKI, plus Go's acceptance of a serving certificate found in the bundle itself.
+use super::go_x509::{self, GoX509};
+
+/// Go's checks and wording around WebPKI's chain building.
 #[derive(Debug)]
 pub struct BundleVerifier {
-    inner: Arc<WebPkiServerVerifier>,
+    /// WebPKI over the bundle; `None` for an empty bundle (nothing to chain to).
+    inner: Option<Arc<WebPkiServerVerifier>>,
     bundle: Vec<CertificateDer<'static>>,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
 impl BundleVerifier {
-    /// A verifier trusting `bundle` (which must not be empty).
+    /// A verifier trusting `bundle` (none when it is empty: the simulator does not read the
+    /// system's roots, so every chain is then of an unknown authority).
     pub fn new(bundle: Vec<CertificateDer<'static>>) -> Result<BundleVerifier, String> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let algorithms = provider.signature_verification_algorithms;
         let mut roots = rustls::RootCertStore::empty();
         for cert in &bundle {
             // A certificate WebPKI cannot use as an anchor may still be a serving certificate.
             let _ = roots.add(cert.clone());
         }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-            .build()
-            .map_err(|e| format!("unable to load root certificates: {e}"))?;
-        Ok(BundleVerifier { inner, bundle })
+        let inner = if roots.is_empty() {
+            None
+        } else {
+            Some(
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                    .build()
+                    .map_err(|e| format!("unable to load root certificates: {e}"))?,
+            )
+        };
+        Ok(BundleVerifier {
+            inner,
+            bundle,
+            algorithms,
+        })
     }
-}
 
-/// Why a certificate is not valid at `now` for `server_name` (a DNS name or IP SAN), if it is not.
-fn check(der: &[u8], server_name: &ServerName<'_>, now: UnixTime) -> Result<(), CertificateError> {
-    let (_, cert) =
-        x509_parser::parse_x509_certificate(der).map_err(|_| CertificateError::BadEncoding)?;
-    let at = x509_parser::time::ASN1Time::from_timestamp(now.as_secs() as i64)
-        .map_err(|_| CertificateError::BadEncoding)?;
-    if !cert.validity().is_valid_at(at) {
-        return Err(CertificateError::Expired);
-    }
-    let Ok(Some(san)) = cert.subject_alternative_name() else {
-        return Err(CertificateError::NotValidForName);
-    };
-    use x509_parser::extensions::GeneralName;
-    let named = san
-        .value
-        .general_names
-        .iter()
-        .any(|n| match (n, server_name) {
-            (GeneralName::DNSName(d), ServerName::DnsName(want)) => {
-                d.eq_ignore_ascii_case(want.as_ref())
-            }
-            (GeneralName::IPAddress(bytes), ServerName::IpAddress(ip)) => {
-                let ip: std::net::IpAddr = (*ip).into();
-                match ip {
-                    std::net::IpAddr::V4(v4) => *bytes == v4.octets().as_slice(),
-                    std::net::IpAddr::V6(v6) => *bytes == v6.octets().as_slice(),
-                }
-            }
-            _ => false,
-        });
-    if named {
-        Ok(())
-    } else {
-        Err(CertificateError::NotValidForName)
+    /// Go's `UnknownAuthorityError` for `leaf` against this bundle.
+    fn unknown_authority(&self, leaf: &x509_parser::certificate::X509Certificate<'_>) -> GoX509 {
+        let parsed: Vec<_> = self
+            .bundle
+            .iter()
+            .filter_map(|c| x509_parser::parse_x509_certificate(c.as_ref()).ok())
+            .map(|(_, c)| c)
+            .collect();
+        go_x509::unknown_authority(leaf, &parsed)
     }
 }
 
@@ -80,24 +72,48 @@ impl ServerCertVerifier for BundleVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.inner.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
+        let (_, leaf) = x509_parser::parse_x509_certificate(end_entity.as_ref())
+            .map_err(|_| rustls::Error::InvalidCertificate(CertificateError::BadEncoding))?;
+        go_x509::check_leaf(&leaf, server_name, now).map_err(GoX509::into_rustls)?;
+        if self
+            .bundle
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
+            return Ok(ServerCertVerified::assertion());
+        }
+        let Some(inner) = &self.inner else {
+            return Err(self.unknown_authority(&leaf).into_rustls());
+        };
+        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Ok(v) => Ok(v),
-            Err(_)
-                if self
-                    .bundle
-                    .iter()
-                    .any(|c| c.as_ref() == end_entity.as_ref()) =>
-            {
-                check(end_entity.as_ref(), server_name, now)
-                    .map(|()| ServerCertVerified::assertion())
-                    .map_err(rustls::Error::InvalidCertificate)
-            }
+            Err(rustls::Error::InvalidCertificate(e)) => Err(match e {
+                // No chain to the bundle (a CA serving itself, not in the bundle, has none either).
+                CertificateError::UnknownIssuer | CertificateError::BadSignature => {
+                    self.unknown_authority(&leaf).into_rustls()
+                }
+                CertificateError::Other(ref o)
+                    if format!("{o:?}").contains("CaUsedAsEndEntity") =>
+                {
+                    self.unknown_authority(&leaf).into_rustls()
+                }
+                // The leaf's period passed: an issuer's is out.
+                CertificateError::ExpiredContext { time, not_after } => GoX509(
+                    go_x509::expired_at(time_of(time), i64::MIN, time_of(not_after))
+                        .unwrap_or_default(),
+                )
+                .into_rustls(),
+                CertificateError::NotValidYetContext { time, not_before } => GoX509(
+                    go_x509::expired_at(time_of(time), time_of(not_before), i64::MAX)
+                        .unwrap_or_default(),
+                )
+                .into_rustls(),
+                CertificateError::InvalidPurpose => {
+                    GoX509("x509: certificate specifies an incompatible key usage".into())
+                        .into_rustls()
+                }
+                other => rustls::Error::InvalidCertificate(other),
+            }),
             Err(e) => Err(e),
         }
     }
@@ -108,7 +124,7 @@ impl ServerCertVerifier for BundleVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -117,10 +133,14 @@ impl ServerCertVerifier for BundleVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.inner.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
+}
+
+fn time_of(t: UnixTime) -> i64 {
+    i64::try_from(t.as_secs()).unwrap_or(i64::MAX)
 }

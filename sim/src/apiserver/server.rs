@@ -43,6 +43,9 @@ pub struct SimConfig {
     /// CA issuers writing Certificates' Secrets, renewal, and CA injection into webhook
     /// configurations annotated `cert-manager.io/inject-ca-from`.
     pub cert_manager: bool,
+    /// How often a watch that asked for bookmarks (`allowWatchBookmarks`) gets one
+    /// (`--bookmark-interval-ms`); `None`: every minute, as kube-apiserver's watch cache.
+    pub bookmark_interval: Option<Duration>,
 }
 
 /// Entry point: `Sim::start(SimConfig::default())`.
@@ -95,6 +98,7 @@ impl Sim {
             addr.to_string(),
         )?;
         app.rbac = !config.no_rbac;
+        app.bookmark_interval = crate::apiserver::handlers::bookmark_interval(&config);
         if let Some(events) = config.watch_history {
             app.store.set_history(events);
         }

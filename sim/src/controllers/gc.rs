@@ -118,15 +118,16 @@ fn orphans(app: &App, full: bool) {
             };
             let ns = s(obj, "/metadata/namespace");
             let alive = refs.iter().any(|r| owner_exists(app, &mut owners, ns, r));
-            if !alive {
-                let _ = util::remove(app, &kind, ns, s(obj, "/metadata/name"));
+            let name = s(obj, "/metadata/name");
+            if !alive && still_orphaned(app, &mut owners, &kind, ns, name) {
+                let _ = util::remove(app, &kind, ns, name);
             }
         }
     }
 }
 
 /// The objects of a kind that name owners (the others are not parsed).
-fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<[Value]> {
+fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<Vec<Value>> {
     let page = app
         .store
         .list_raw(&kind.store_key(), None, None, None, |data| {
@@ -135,8 +136,28 @@ fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<[Value]> {
                 .then(|| serde_json::from_str::<Value>(data).ok())
                 .flatten())
         });
-    page.map(|p| p.items.into_iter().map(|(_, _, o)| o).collect())
+    page.map(|p| std::sync::Arc::new(p.items.into_iter().map(|(_, _, o)| o).collect()))
         .unwrap_or_default()
+}
+
+/// Whether the object, as stored now, still names owners and none of them exists: the list swept may
+/// predate a change that orphaned it (a `--cascade=orphan` delete removes the ownerReferences and
+/// the owner in one write, which a list read just before it and an owner list read just after it
+/// would see as a dependent whose owner is gone).
+fn still_orphaned(
+    app: &App,
+    owners: &mut Owners,
+    kind: &ResourceType,
+    ns: &str,
+    name: &str,
+) -> bool {
+    let Ok(Some(now)) = app.store.get(&kind.store_key(), ns, name) else {
+        return false;
+    };
+    now.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .filter(|r| !r.is_empty())
+        .is_some_and(|refs| !refs.iter().any(|r| owner_exists(app, owners, ns, r)))
 }
 
 /// Whether the owner `r` names exists: found by uid in the shared list of its kind, or (a list may

@@ -1,46 +1,126 @@
-//! The controllers' shared informer cache: every kind's objects parsed once per change of that kind
-//! (as client-go informers keep a parsed copy that watch events refresh), not once per controller
-//! per turn. A list is current while the event hub has published no change of its store key since
-//! it was read; the stamp is read before the store, so a write racing the read only makes the next
-//! use re-read.
+//! The controllers' shared informer cache: every kind's objects parsed once, then kept current by the
+//! store's change events (as client-go informers keep a parsed copy that watch events refresh), not
+//! read and parsed again per change of the kind, nor once per controller per turn. A kind is read from
+//! the store when first listed, and again only when events were missed (the hub's buffer overran) or
+//! a change is not yet in the events received (a write racing the list: the next use catches up).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use tokio::sync::broadcast::{self, error::TryRecvError};
 
-use crate::storage::Store;
+use crate::storage::{Event, EventType, Store};
 
-/// A kind's objects with the hub's last change of its store key when they were read.
-type Stamped = (u64, Arc<[Value]>);
+/// A kind's objects in the store's order (namespace, name), current as of resourceVersion `at` once
+/// its `pending` changes are applied — when the kind is next listed, so a list a controller still
+/// holds while it lists other kinds is not copied to apply its own writes.
+struct Cached {
+    /// The store's resourceVersion when the kind was read: changes up to it are in the list.
+    read_at: u64,
+    /// The latest change in the list (`read_at`, or the last change applied since).
+    at: u64,
+    keys: Vec<(String, String)>,
+    items: Arc<Vec<Value>>,
+    pending: Vec<Arc<Event>>,
+}
+
+impl Cached {
+    /// Applies the changes received since the kind was last listed.
+    fn apply_pending(&mut self) {
+        for e in std::mem::take(&mut self.pending) {
+            if e.rv > self.read_at {
+                self.apply(&e);
+            }
+        }
+    }
+
+    /// Applies one change of this kind.
+    fn apply(&mut self, e: &Event) {
+        let key = (e.ns.clone(), e.name.clone());
+        let found = self.keys.binary_search(&key);
+        let items = Arc::make_mut(&mut self.items);
+        match (e.kind, found) {
+            (EventType::Deleted, Ok(i)) => {
+                self.keys.remove(i);
+                items.remove(i);
+            }
+            (EventType::Deleted, Err(_)) => {}
+            (_, Ok(i)) => items[i] = (*e.object).clone(),
+            (_, Err(i)) => {
+                self.keys.insert(i, key);
+                items.insert(i, (*e.object).clone());
+            }
+        }
+        self.at = self.at.max(e.rv);
+    }
+}
+
+#[derive(Default)]
+struct Lists {
+    by_key: HashMap<String, Cached>,
+    /// The hub's events since the first list (subscribed then).
+    events: Option<broadcast::Receiver<Arc<Event>>>,
+}
+
+impl Lists {
+    /// Queues the events received so far on their cached kinds; forgets every kind when some were
+    /// missed, and a kind whose queue outgrew its list (reading it again is then cheaper).
+    fn catch_up(&mut self, store: &Store) {
+        let events = self.events.get_or_insert_with(|| store.hub().subscribe());
+        loop {
+            match events.try_recv() {
+                Ok(e) => {
+                    let Some(c) = self.by_key.get_mut(&e.rk) else {
+                        continue;
+                    };
+                    if c.pending.len() > c.keys.len().max(64) {
+                        self.by_key.remove(&e.rk);
+                    } else if e.rv > c.read_at {
+                        c.pending.push(e);
+                    }
+                }
+                Err(TryRecvError::Lagged(_)) => self.by_key.clear(),
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return,
+            }
+        }
+    }
+}
 
 /// Parsed lists by store key.
 #[derive(Default)]
 pub struct Informers {
-    lists: Mutex<HashMap<String, Stamped>>,
+    lists: Mutex<Lists>,
     reads: AtomicU64,
 }
 
 impl Informers {
-    /// Every object stored under `rk`, from the cache while nothing of that kind changed.
-    pub fn list(&self, store: &Store, rk: &str) -> Arc<[Value]> {
+    /// Every object stored under `rk`, in the store's order, from the cache kept current by events.
+    pub fn list(&self, store: &Store, rk: &str) -> Arc<Vec<Value>> {
+        let Ok(mut lists) = self.lists.lock() else {
+            return read(store, rk).map(|c| c.items).unwrap_or_default();
+        };
+        lists.catch_up(store);
         let stamp = store.hub().last_change(rk);
-        if let Ok(lists) = self.lists.lock()
-            && let Some((at, items)) = lists.get(rk)
-            && *at == stamp
-        {
-            return items.clone();
+        if let Some(c) = lists.by_key.get_mut(rk) {
+            c.apply_pending();
+            if c.at >= stamp {
+                return c.items.clone();
+            }
         }
         self.reads.fetch_add(1, Ordering::Relaxed);
-        let items: Arc<[Value]> = store
-            .list(rk, None, None)
-            .map(|(items, _)| items.into_iter().map(|s| s.object).collect())
-            .unwrap_or_default();
-        if let Ok(mut lists) = self.lists.lock() {
-            lists.insert(rk.to_string(), (stamp, items.clone()));
+        match read(store, rk) {
+            Some(c) => {
+                let items = c.items.clone();
+                lists.by_key.insert(rk.to_string(), c);
+                items
+            }
+            None => {
+                lists.by_key.remove(rk);
+                Arc::default()
+            }
         }
-        items
     }
 
     /// How many lists were read (and parsed) from the store rather than served from the cache.
@@ -49,33 +129,108 @@ impl Informers {
     }
 }
 
+/// Reads a kind from the store.
+fn read(store: &Store, rk: &str) -> Option<Cached> {
+    let (stored, at) = store.list(rk, None, None).ok()?;
+    let (keys, items) = stored
+        .into_iter()
+        .map(|s| ((s.ns, s.name), s.object))
+        .unzip();
+    Some(Cached {
+        read_at: at,
+        at,
+        keys,
+        items: Arc::new(items),
+        pending: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn put(store: &Store, rk: &str, name: &str) {
+        store
+            .write(|w| {
+                let rv = w.next_rv()?;
+                let obj = json!({"metadata": {"name": name, "namespace": "default", "resourceVersion": rv.to_string()}});
+                w.put(rk, "default", name, rv, obj, EventType::Added)?;
+                Ok(())
+            })
+            .expect("write");
+    }
+
+    fn names(items: &[Value]) -> Vec<&str> {
+        items
+            .iter()
+            .map(|o| o["metadata"]["name"].as_str().unwrap_or(""))
+            .collect()
+    }
 
     #[test]
-    fn a_kind_is_read_again_only_after_it_changed() {
+    fn a_kind_is_read_once_then_kept_current_by_its_events() {
         let store = Store::open(None).expect("in-memory store");
         let informers = Informers::default();
-        let put = |name: &str| {
-            store
-                .write(|w| {
-                    let rv = w.next_rv()?;
-                    let obj = serde_json::json!({"metadata": {"name": name}});
-                    let added = crate::storage::EventType::Added;
-                    w.put("/configmaps", "default", name, rv, obj, added)?;
-                    Ok(())
-                })
-                .expect("write");
-        };
-        put("a");
-        assert_eq!(informers.list(&store, "/configmaps").len(), 1);
-        assert_eq!(informers.list(&store, "/configmaps").len(), 1);
-        assert_eq!(informers.list(&store, "/secrets").len(), 0);
+        put(&store, "/configmaps", "b");
+        assert_eq!(names(&informers.list(&store, "/configmaps")), ["b"]);
+        assert_eq!(names(&informers.list(&store, "/configmaps")), ["b"]);
+        assert!(informers.list(&store, "/secrets").is_empty());
         assert_eq!(informers.reads(), 2, "the second list came from the cache");
-        put("b");
+        // Changes come from the events, in the store's order; a list handed out stays as it was.
+        let held = informers.list(&store, "/configmaps");
+        put(&store, "/configmaps", "a");
+        put(&store, "/configmaps", "c");
+        put(&store, "/configmaps", "b");
+        assert_eq!(
+            names(&informers.list(&store, "/configmaps")),
+            ["a", "b", "c"]
+        );
+        assert_eq!(names(&held), ["b"]);
+        store
+            .write(|w| {
+                let rv = w.next_rv()?;
+                w.delete(
+                    "/configmaps",
+                    "default",
+                    "a",
+                    rv,
+                    json!({"metadata": {"name": "a"}}),
+                )?;
+                Ok(())
+            })
+            .expect("delete");
+        let now = informers.list(&store, "/configmaps");
+        assert_eq!(names(&now), ["b", "c"]);
+        let b = store.get("/configmaps", "default", "b").expect("get");
+        assert_eq!(Some(&now[0]), b.as_ref(), "b as last written");
+        assert!(informers.list(&store, "/secrets").is_empty());
+        assert_eq!(informers.reads(), 2, "nothing was read again");
+        assert_eq!(
+            informers.list(&store, "/configmaps").as_ref(),
+            &store
+                .list("/configmaps", None, None)
+                .expect("list")
+                .0
+                .into_iter()
+                .map(|s| s.object)
+                .collect::<Vec<_>>(),
+            "the cache is what the store holds"
+        );
+    }
+
+    #[test]
+    fn missed_events_make_the_kind_read_again() {
+        let store = Store::open(None).expect("in-memory store");
+        let informers = Informers::default();
+        put(&store, "/configmaps", "a");
+        assert_eq!(informers.list(&store, "/configmaps").len(), 1);
+        // More changes than the hub buffers: the receiver lags, the caches are dropped.
+        for n in 0..crate::storage::events::EVENT_BUFFER + 10 {
+            put(&store, "/secrets", &format!("s{n}"));
+        }
+        put(&store, "/configmaps", "b");
         assert_eq!(informers.list(&store, "/configmaps").len(), 2);
-        assert_eq!(informers.list(&store, "/secrets").len(), 0);
-        assert_eq!(informers.reads(), 3, "only the changed kind was read again");
+        assert_eq!(informers.reads(), 2, "read again after the lag");
     }
 }

@@ -19,7 +19,7 @@ pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<Resourc
 
 /// Every object of a type, in every namespace, shared with the other controllers: parsed once per
 /// change of the type ([`super::informer::Informers`]). A controller lists only kinds it declares to watch (`table.rs`; checked in debug builds).
-pub fn list(app: &App, rt: &ResourceType) -> std::sync::Arc<[Value]> {
+pub fn list(app: &App, rt: &ResourceType) -> std::sync::Arc<Vec<Value>> {
     let rk = rt.store_key();
     super::table::debug_check_declared(&rk);
     app.informers.list(&app.store, &rk)

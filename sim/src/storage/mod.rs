@@ -4,7 +4,7 @@
 mod checkpoint;
 mod compaction;
 mod error;
-mod events;
+pub(crate) mod events;
 mod schema;
 
 use std::path::Path;

@@ -6,6 +6,7 @@ pub use limits::MAX_HEAD;
 mod read;
 mod scale;
 mod watch;
+pub(crate) use watch::{DEFAULT_BOOKMARK_INTERVAL, bookmark_interval};
 mod write;
 
 use std::sync::Arc;

@@ -17,20 +17,30 @@ use crate::app::App;
 use crate::registry::table;
 use crate::status::ApiError;
 
-/// How often a watch that asked for bookmarks gets one (kube-apiserver's watch cache: every minute).
-const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
+/// How often a watch that asked for bookmarks gets one unless the sim is configured otherwise
+/// (`SimConfig::bookmark_interval`): kube-apiserver's watch cache sends one every minute.
+pub(crate) const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The bookmark interval of a configuration: its own, else [`DEFAULT_BOOKMARK_INTERVAL`].
+pub(crate) fn bookmark_interval(config: &crate::SimConfig) -> Duration {
+    config
+        .bookmark_interval
+        .unwrap_or(DEFAULT_BOOKMARK_INTERVAL)
+}
 
 /// How long before a watch's timeout its last bookmark is sent (as the watch cache does, so a
 /// client resumes from a fresh version when the server ends the watch).
 const BOOKMARK_BEFORE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// When the next bookmark is due, as kube-apiserver's `cacheWatcher.nextBookmarkTime`: a minute
-/// from now, or two seconds before the deadline when that is sooner; `None` once that has passed.
+/// When the next bookmark is due, as kube-apiserver's `cacheWatcher.nextBookmarkTime`: an interval
+/// (a minute) from now, or two seconds before the deadline when that is sooner; `None` once that has
+/// passed.
 fn next_bookmark(
     now: tokio::time::Instant,
     deadline: tokio::time::Instant,
+    every: Duration,
 ) -> Option<tokio::time::Instant> {
-    let heartbeat = now + BOOKMARK_EVERY;
+    let heartbeat = now + every;
     let at = match deadline.checked_sub(BOOKMARK_BEFORE_TIMEOUT) {
         Some(pre) if pre < heartbeat => pre,
         Some(_) => heartbeat,
@@ -206,8 +216,9 @@ async fn run(
             }
         }
     }
+    let every = app.bookmark_interval;
     let mut bookmark_at =
-        next_bookmark(tokio::time::Instant::now(), deadline).filter(|_| bookmarks);
+        next_bookmark(tokio::time::Instant::now(), deadline, every).filter(|_| bookmarks);
     loop {
         let wake = bookmark_at.map_or(deadline, |b| b.min(deadline));
         let next = tokio::select! {
@@ -222,11 +233,11 @@ async fn run(
                 if bookmarks && !s.bookmark(last, false).await {
                     return;
                 }
-                // One bookmark per due time: the next is a minute on, unless only the
+                // One bookmark per due time: the next is an interval on, unless only the
                 // pre-timeout one was left.
                 let now = tokio::time::Instant::now();
-                bookmark_at =
-                    next_bookmark(now, deadline).filter(|b| *b > now + Duration::from_millis(10));
+                bookmark_at = next_bookmark(now, deadline, every)
+                    .filter(|b| *b > now + Duration::from_millis(10));
             }
             Some(Ok(e)) => {
                 if e.rv <= last {
@@ -271,5 +282,46 @@ fn relevant(
             (false, false) => None,
         },
         (kind, _) => now.then_some(kind.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bookmarks_come_every_minute_unless_configured() {
+        assert_eq!(
+            bookmark_interval(&crate::SimConfig::default()),
+            Duration::from_secs(60)
+        );
+        let fast = crate::SimConfig {
+            bookmark_interval: Some(Duration::from_millis(250)),
+            ..Default::default()
+        };
+        assert_eq!(bookmark_interval(&fast), Duration::from_millis(250));
+    }
+
+    #[test]
+    fn the_next_bookmark_is_an_interval_on_or_just_before_the_timeout() {
+        let now = tokio::time::Instant::now();
+        let minute = DEFAULT_BOOKMARK_INTERVAL;
+        let long = now + Duration::from_secs(1800);
+        assert_eq!(next_bookmark(now, long, minute), Some(now + minute));
+        // A watch ending in 30 s gets its bookmark 2 s before that.
+        let short = now + Duration::from_secs(30);
+        assert_eq!(
+            next_bookmark(now, short, minute),
+            Some(now + Duration::from_secs(28))
+        );
+        // Once that time has passed, none.
+        assert_eq!(
+            next_bookmark(now, now + Duration::from_secs(1), minute),
+            None
+        );
+        assert_eq!(
+            next_bookmark(now, long, Duration::from_secs(1)),
+            Some(now + Duration::from_secs(1))
+        );
     }
 }
