@@ -276,3 +276,24 @@ pub fn items(k: &Kubectl, what: &str) -> Vec<Value> {
         .cloned()
         .unwrap_or_default()
 }
+
+/// Runs `sim/tests/fidelity/SCRIPT KUBECONFIG ARGS…` with the official Python client (no `KUBECONFIG` from
+/// the environment) and returns its stdout; fails, naming `what`, when python3 is missing or the script
+/// fails (it needs `pip install kubernetes`, which `.ci/run` does).
+pub fn python_client(sim: &RunningSim, script: &str, args: &[&str], what: &str) -> String {
+    let path = format!("{}/tests/fidelity/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(path)
+        .arg(sim.kubeconfig_path())
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap_or_else(|e| panic!("python3 is required for this test and could not be run: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what} failed (it needs `pip install kubernetes`):\n{stdout}{stderr}"
+    );
+    stdout
+}

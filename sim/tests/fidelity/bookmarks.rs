@@ -19,23 +19,8 @@ fn the_official_python_client_gets_a_bookmark_every_interval_and_only_when_it_as
         ..Default::default()
     })
     .expect("simulator starts");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fidelity/watch_bookmarks.py"
-    );
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(sim.kubeconfig_path())
-        .arg("1")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap_or_else(|e| panic!("python3 is required for this test and could not be run: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the bookmark watch failed (it needs `pip install kubernetes`):\n{stdout}{stderr}"
-    );
+    let stdout =
+        crate::common::python_client(&sim, "watch_bookmarks.py", &["1"], "the bookmark watch");
     assert!(stdout.contains("bookmarks: "), "{stdout}");
     assert!(stdout.contains("no bookmarks: 0 events"), "{stdout}");
 }

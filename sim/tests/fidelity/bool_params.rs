@@ -11,22 +11,7 @@ use serde_json::json;
 #[test]
 fn the_official_python_client_watches_bookmarks_and_forces() {
     let sim = common::sim();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fidelity/python_client.py"
-    );
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(sim.kubeconfig_path())
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap_or_else(|e| panic!("python3 is required for this test and could not be run: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python client run failed (it needs `pip install kubernetes`):\n{stdout}{stderr}"
-    );
+    let stdout = common::python_client(&sim, "python_client.py", &[], "the Python client run");
     for line in [
         "watch=True: ADDED a",
         "initial-events-end bookmark",

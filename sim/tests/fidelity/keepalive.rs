@@ -20,25 +20,13 @@ fn sim_with(header: Duration, idle: Option<Duration>) -> RunningSim {
 
 /// Runs `keepalive_client.py KUBECONFIG MODE SECONDS` and returns its output line.
 fn client(sim: &RunningSim, mode: &str, seconds: f64) -> String {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fidelity/keepalive_client.py"
-    );
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(sim.kubeconfig_path())
-        .arg(mode)
-        .arg(seconds.to_string())
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap_or_else(|e| panic!("python3 is required for this test and could not be run: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the keep-alive client ({mode}) failed (it needs `pip install kubernetes`):\n{stdout}{stderr}"
-    );
-    stdout
+    let seconds = seconds.to_string();
+    crate::common::python_client(
+        sim,
+        "keepalive_client.py",
+        &[mode, &seconds],
+        &format!("the keep-alive client ({mode})"),
+    )
 }
 
 #[test]
