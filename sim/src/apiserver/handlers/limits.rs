@@ -34,9 +34,16 @@ pub fn check_head(parts: &Parts) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Reads a whole body of at most [`MAX_BODY`] bytes.
+/// Reads a whole body of at most [`MAX_BODY`] bytes. A body whose `Content-Length` is over the limit
+/// is drained without being kept, and one under it is read into a buffer of exactly its size: a burst
+/// of large requests then never holds (nor leaves in the allocator) more than the bodies it keeps.
 pub async fn read_body(mut body: hyper::body::Incoming) -> Result<Bytes, ApiError> {
-    let mut buf = BytesMut::new();
+    let declared = http_body::Body::size_hint(&body).exact();
+    let keep = declared.is_none_or(|len| len <= MAX_BODY as u64);
+    let mut buf = match declared {
+        Some(len) if keep => BytesMut::with_capacity(len as usize),
+        _ => BytesMut::new(),
+    };
     let mut seen = 0usize;
     while let Some(frame) = body.frame().await {
         let frame =
@@ -48,7 +55,7 @@ pub async fn read_body(mut body: hyper::body::Incoming) -> Result<Bytes, ApiErro
         if seen > DRAIN_LIMIT {
             break;
         }
-        if seen <= MAX_BODY {
+        if keep && seen <= MAX_BODY {
             buf.extend_from_slice(&data);
         }
     }
