@@ -345,9 +345,9 @@ mod tests {
         app.workloads[0].containers[0].image = Spanned::new(String::new(), Loc(3));
         app.workloads[0].replicas = Some(Spanned::new(0, Loc(4)));
         app.workloads[0].containers[0].env_expr = Some(Loc(5));
-        app.workloads[0].pod = Block {
-            at: Loc(6),
-            entries: vec![
+        app.workloads[0].pod = Block::new(
+            Loc(6),
+            vec![
                 (
                     Spanned::new("terminationGracePeriodSeconds".into(), Loc(7)),
                     BlockValue::Int(Spanned::new(0, Loc(8))),
@@ -357,7 +357,7 @@ mod tests {
                     BlockValue::Json(Spanned::new(Value::Null, Loc(10))),
                 ),
             ],
-        };
+        );
         app.includes.push(Include::objects(Loc(11), Vec::new()));
         let image = "nginx@sha256:x";
         assign(

@@ -8,6 +8,11 @@
 //! with every location in one compact string next to it, so loading a block costs little more than
 //! reading its JSON.
 
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde_json::value::RawValue;
+
 use crate::spanned::{Loc, Name, Spanned};
 
 /// A value in a block.
@@ -31,23 +36,112 @@ pub enum BlockValue {
 }
 
 /// A map in a block: `{ key: value, … }`.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// A block read from an app binary's embedded model stays as its JSON text until something asks for its
+/// entries (run-time checks, an assigned Rust expression): rendering merges the text, parsed once straight
+/// into the object, so an app checked at compile time never builds the entries at all (issue 12's render
+/// budget). A block built in code (the macro, the builder, tests) has its entries from the start.
+#[derive(Clone, Default)]
 pub struct Block {
     /// Where the braces are.
     pub at: Loc,
-    /// Entries in source order.
-    pub entries: Vec<(Name, BlockValue)>,
+    /// Entries in source order: set when built, parsed from `raw` on first use when read.
+    entries: OnceLock<Vec<(Name, BlockValue)>>,
+    /// The block as the model wrote it, while nothing changed it.
+    raw: Option<Box<RawBlock>>,
+}
+
+/// A block as the embedded model wrote it (`block_serde.rs`): its locations and its plain JSON.
+#[derive(Clone, Debug)]
+pub(super) struct RawBlock {
+    /// Every location of the block, the block's own first.
+    pub(super) locs: Box<str>,
+    /// The block's plain JSON (an object).
+    pub(super) body: Box<RawValue>,
+}
+
+impl fmt::Debug for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Block")
+            .field("at", &self.at)
+            .field("entries", &self.entries())
+            .finish()
+    }
+}
+
+/// Equal when the locations and the entries are (whether read from text or built).
+impl PartialEq for Block {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.entries() == other.entries()
+    }
 }
 
 impl Block {
+    /// A block of these entries.
+    pub fn new(at: Loc, entries: Vec<(Name, BlockValue)>) -> Block {
+        Block {
+            at,
+            entries: OnceLock::from(entries),
+            raw: None,
+        }
+    }
+
+    /// A block read from the model: `at` and the JSON text, its entries parsed when first asked for.
+    pub(super) fn from_raw(at: Loc, raw: RawBlock) -> Block {
+        Block {
+            at,
+            entries: OnceLock::new(),
+            raw: Some(Box::new(raw)),
+        }
+    }
+
+    /// A block from its model JSON (`["LOCS", {…}]`), its entries read now: an error when the locations do
+    /// not match the values, which reading lazily would show as an empty block.
+    pub fn from_model_json(text: &str) -> Result<Block, serde_json::Error> {
+        let mut block: Block = serde_json::from_str(text)?;
+        if let Some(raw) = block.raw.take() {
+            let _ = block.entries.set(super::block_serde::parse_raw(&raw)?);
+            block.raw = Some(raw);
+        }
+        Ok(block)
+    }
+
+    /// Entries in source order. A block read from the model is parsed on the first call; the macro
+    /// wrote it from the same model type and format (`MODEL_FORMAT`), so it reads back — should it not,
+    /// the block reads as empty rather than stopping the program.
+    pub fn entries(&self) -> &[(Name, BlockValue)] {
+        self.entries.get_or_init(|| {
+            self.raw
+                .as_deref()
+                .and_then(|raw| super::block_serde::parse_raw(raw).ok())
+                .unwrap_or_default()
+        })
+    }
+
+    /// The entries, to change: the block no longer renders from its model text.
+    pub fn entries_mut(&mut self) -> &mut Vec<(Name, BlockValue)> {
+        self.entries();
+        self.raw = None;
+        if self.entries.get().is_none() {
+            let _ = self.entries.set(Vec::new());
+        }
+        match self.entries.get_mut() {
+            Some(entries) => entries,
+            None => unreachable!("the entries were set just above"),
+        }
+    }
+
     /// Whether the block sets nothing.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        match (&self.raw, self.entries.get()) {
+            (Some(raw), None) => raw.body.get() == "{}",
+            _ => self.entries().is_empty(),
+        }
     }
 
     /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<&BlockValue> {
-        self.entries
+        self.entries()
             .iter()
             .find(|(k, _)| k.v == key)
             .map(|(_, v)| v)
@@ -57,15 +151,25 @@ impl Block {
     /// block: where the code `app!` generates puts the value of a Rust expression written in the block.
     /// `None` when no such value is there (a key's location is not a value's).
     pub fn value_at_mut(&mut self, at: Loc) -> Option<&mut BlockValue> {
-        self.entries
+        self.entries_mut()
             .iter_mut()
             .find_map(|(_, value)| value.value_at_mut(at))
     }
 
+    /// The block's JSON as the model wrote it, parsed now, when nothing changed the block since it was
+    /// read: what rendering merges (one parse, straight into the object).
+    pub fn model_json(&self) -> Option<serde_json::Value> {
+        let raw = self.raw.as_deref()?;
+        serde_json::from_str(raw.body.get()).ok()
+    }
+
     /// The block as JSON (keys in source order within serde_json's map).
     pub fn to_json(&self) -> serde_json::Value {
+        if let Some(json) = self.model_json() {
+            return json;
+        }
         serde_json::Value::Object(
-            self.entries
+            self.entries()
                 .iter()
                 .map(|(k, v)| (k.v.clone(), v.to_json()))
                 .collect(),
@@ -116,15 +220,14 @@ impl BlockValue {
                     .filter_map(|i| Self::from_json(i, at))
                     .collect(),
             ),
-            Value::Object(map) => BlockValue::Map(Block {
+            Value::Object(map) => BlockValue::Map(Block::new(
                 at,
-                entries: map
-                    .iter()
+                map.iter()
                     .filter_map(|(k, v)| {
                         Some((Spanned::new(k.clone(), at), Self::from_json(v, at)?))
                     })
                     .collect(),
-            }),
+            )),
         })
     }
 

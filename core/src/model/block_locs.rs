@@ -164,6 +164,16 @@ impl<'de> Visitor<'de> for ReaderVisitor {
 }
 
 impl<'de> Reader<'de> {
+    /// A reader of `text` from its start.
+    pub(super) fn borrowed(text: &'de str) -> Self {
+        Reader::new(Cow::Borrowed(text))
+    }
+
+    /// The whole text read (as an owned string).
+    pub(super) fn into_text(self) -> Box<str> {
+        self.text.into_owned().into_boxed_str()
+    }
+
     fn new(text: Cow<'de, str>) -> Self {
         Reader {
             text,

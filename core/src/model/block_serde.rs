@@ -21,7 +21,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::ser::{SerializeMap, SerializeSeq, SerializeTupleStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::block::{Block, BlockValue};
+use serde_json::value::RawValue;
+
+use super::block::{Block, BlockValue, RawBlock};
 use super::block_locs::{Reader, Writer};
 use crate::spanned::{Loc, Name, Spanned};
 
@@ -29,12 +31,13 @@ impl Serialize for Block {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut w = Writer::default();
         w.plain(self.at);
-        for (key, value) in &self.entries {
+        let entries = self.entries();
+        for (key, value) in entries {
             write_locs(&mut w, key, value);
         }
         let mut t = serializer.serialize_tuple_struct("Block", 2)?;
         t.serialize_field(w.as_str())?;
-        t.serialize_field(&Entries(&self.entries))?;
+        t.serialize_field(&Entries(entries))?;
         t.end()
     }
 }
@@ -49,7 +52,7 @@ fn write_value_locs(w: &mut Writer, value: &BlockValue) {
     w.value(value.at(), matches!(value, BlockValue::Json(_)));
     match value {
         BlockValue::List(_, items) => items.iter().for_each(|i| write_value_locs(w, i)),
-        BlockValue::Map(m) => m.entries.iter().for_each(|(k, v)| write_locs(w, k, v)),
+        BlockValue::Map(m) => m.entries().iter().for_each(|(k, v)| write_locs(w, k, v)),
         _ => {}
     }
 }
@@ -84,7 +87,7 @@ impl Serialize for Body<'_> {
                 }
                 seq.end()
             }
-            BlockValue::Map(m) => Entries(&m.entries).serialize(serializer),
+            BlockValue::Map(m) => Entries(m.entries()).serialize(serializer),
             BlockValue::Json(j) => j.v.serialize(serializer),
         }
     }
@@ -110,16 +113,36 @@ impl<'de> Visitor<'de> for BlockVisitor {
             .next_element()?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let at = locs.plain().map_err(de::Error::custom)?;
-        let entries = seq
-            .next_element_seed(MapSeed(&mut locs))?
+        let body: Box<RawValue> = seq
+            .next_element()?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        if !locs.is_done() {
-            return Err(de::Error::custom(
-                "a block's locations do not match its values (more locations than values)",
-            ));
+        if !body.get().starts_with('{') {
+            return Err(de::Error::custom("a block's body is not a map"));
         }
-        Ok(Block { at, entries })
+        Ok(Block::from_raw(
+            at,
+            RawBlock {
+                locs: locs.into_text(),
+                body,
+            },
+        ))
     }
+}
+
+/// A block's entries from its model text: each key and value with its location. Fails when the
+/// locations do not match the values (a model written by another format).
+pub(super) fn parse_raw(raw: &RawBlock) -> Result<Vec<(Name, BlockValue)>, serde_json::Error> {
+    let mut locs = Reader::borrowed(&raw.locs);
+    locs.plain().map_err(de::Error::custom)?;
+    let mut de = serde_json::Deserializer::from_str(raw.body.get());
+    let entries = MapSeed(&mut locs).deserialize(&mut de)?;
+    de.end()?;
+    if !locs.is_done() {
+        return Err(de::Error::custom(
+            "a block's locations do not match its values (more locations than values)",
+        ));
+    }
+    Ok(entries)
 }
 
 /// A map's entries, each key and value taking its location from the reader.
@@ -205,10 +228,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_, '_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BlockValue, A::Error> {
         let entries = MapSeed(self.locs).visit_map(map)?;
-        Ok(BlockValue::Map(Block {
-            at: self.at,
-            entries,
-        }))
+        Ok(BlockValue::Map(Block::new(self.at, entries)))
     }
 }
 
@@ -218,9 +238,9 @@ mod tests {
 
     fn sample() -> Block {
         let s = |v: &str, at| Spanned::new(v.to_string(), Loc(at));
-        Block {
-            at: Loc(1),
-            entries: vec![
+        Block::new(
+            Loc(1),
+            vec![
                 (s("name", 2), BlockValue::Str(s("web", 3))),
                 (s("replicas", 4), BlockValue::Int(Spanned::new(3, Loc(5)))),
                 (s("ratio", 6), BlockValue::Float(Spanned::new(0.5, Loc(7)))),
@@ -234,17 +254,17 @@ mod tests {
                 ),
                 (
                     s("nested", 13),
-                    BlockValue::Map(Block {
-                        at: Loc(14),
-                        entries: vec![(s("z", 15), BlockValue::Int(Spanned::new(1, Loc(16))))],
-                    }),
+                    BlockValue::Map(Block::new(
+                        Loc(14),
+                        vec![(s("z", 15), BlockValue::Int(Spanned::new(1, Loc(16))))],
+                    )),
                 ),
                 (
                     s("a", 17),
                     BlockValue::Json(Spanned::new(serde_json::Value::Null, Loc(18))),
                 ),
             ],
-        }
+        )
     }
 
     #[test]
@@ -257,8 +277,18 @@ mod tests {
         );
         let back: Block = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, block);
+        assert_eq!(Block::from_model_json(&json).expect("parses"), block);
+        // Rendering reads the text as the model wrote it, the same JSON as the entries give.
+        assert_eq!(back.model_json(), Some(block.to_json()));
+        let mut changed = back.clone();
+        changed.entries_mut().pop();
+        assert_eq!(
+            changed.model_json(),
+            None,
+            "a changed block no longer renders its text"
+        );
         // Entries keep source order, not the map's sorted one.
-        assert_eq!(back.entries[1].0.v, "replicas");
+        assert_eq!(back.entries()[1].0.v, "replicas");
         // Also read from a reader (the locations then are copied, not borrowed).
         let read: Block = serde_json::from_reader(json.as_bytes()).expect("parses");
         assert_eq!(read, block);
@@ -267,9 +297,9 @@ mod tests {
     #[test]
     fn locations_out_of_order_and_json_from_expressions_round_trip() {
         let s = |v: &str, at| Spanned::new(v.to_string(), Loc(at));
-        let block = Block {
-            at: Loc(90),
-            entries: vec![
+        let block = Block::new(
+            Loc(90),
+            vec![
                 (
                     s("tolerations", 5),
                     BlockValue::Json(Spanned::new(
@@ -280,7 +310,7 @@ mod tests {
                 (s("x", Loc::NONE.0), BlockValue::Str(s("y", 0))),
                 (s("empty", 3), BlockValue::Map(Block::default())),
             ],
-        };
+        );
         let json = serde_json::to_string(&block).expect("serializes");
         let back: Block = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, block);
@@ -322,7 +352,11 @@ mod tests {
             r#"["2",null]"#,
             r#"["[1,{}]"]"#,
         ] {
-            assert!(serde_json::from_str::<Block>(bad).is_err(), "{bad}");
+            assert!(Block::from_model_json(bad).is_err(), "{bad}");
+            // Read lazily, a block whose locations do not match reads as empty (never a panic).
+            if let Ok(lazy) = serde_json::from_str::<Block>(bad) {
+                assert!(lazy.entries().is_empty(), "{bad}");
+            }
         }
     }
 }

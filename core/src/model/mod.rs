@@ -123,29 +123,58 @@ pub struct App {
 pub const MODEL_FORMAT: u32 = 4;
 
 /// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
-/// never copied: one string literal costs rustc far less than a table of thousands), or the macro's own
-/// list while it checks the app.
+/// never copied: one string literal costs rustc far less than a table of thousands, and the text is split
+/// into lines only when a description is first asked for — most runs never do), or the macro's own list
+/// while it checks the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Locations {
     /// Lines of a text compiled into the binary.
-    Static(Vec<&'static str>),
+    Static(StaticLines),
     /// Built at run time (the macro, tests).
     Owned(Vec<String>),
 }
 
+/// A text compiled into the binary, a description per line, split on first use.
+#[derive(Debug, Clone, Default)]
+pub struct StaticLines {
+    text: &'static str,
+    lines: std::sync::OnceLock<Vec<&'static str>>,
+}
+
+/// Equal when the texts are (whether or not either was split yet).
+impl PartialEq for StaticLines {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for StaticLines {}
+
+impl StaticLines {
+    fn lines(&self) -> &[&'static str] {
+        self.lines.get_or_init(|| {
+            if self.text.is_empty() {
+                Vec::new()
+            } else {
+                self.text.split('\n').collect()
+            }
+        })
+    }
+}
+
 impl Default for Locations {
     fn default() -> Self {
-        Locations::Static(Vec::new())
+        Locations::Static(StaticLines::default())
     }
 }
 
 impl Locations {
     /// The descriptions the macro wrote as one text, a line each (see [`Locations::text`]).
     pub fn from_text(text: &'static str) -> Locations {
-        if text.is_empty() {
-            return Locations::Static(Vec::new());
-        }
-        Locations::Static(text.split('\n').collect())
+        Locations::Static(StaticLines {
+            text,
+            lines: std::sync::OnceLock::new(),
+        })
     }
 
     /// Every description as one text, a line each: what the macro embeds. A line break inside a
@@ -158,7 +187,7 @@ impl Locations {
     /// The description of location `index`.
     pub fn get(&self, index: usize) -> Option<&str> {
         match self {
-            Locations::Static(table) => table.get(index).copied(),
+            Locations::Static(table) => table.lines().get(index).copied(),
             Locations::Owned(list) => list.get(index).map(String::as_str),
         }
     }
@@ -171,7 +200,7 @@ impl Locations {
     /// How many there are.
     pub fn len(&self) -> usize {
         match self {
-            Locations::Static(table) => table.len(),
+            Locations::Static(table) => table.lines().len(),
             Locations::Owned(list) => list.len(),
         }
     }

@@ -31,7 +31,7 @@ struct Walk<'g> {
 
 impl Walk<'_> {
     fn fields(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
-        for (key, value) in &block.entries {
+        for (key, value) in block.entries() {
             let inner = if path.is_empty() {
                 key.v.clone()
             } else {
@@ -185,7 +185,7 @@ impl Walk<'_> {
             }
             (Shape::Object(t), BlockValue::Map(m)) => self.object(m, *t, what, path, out),
             (Shape::Map(inner), BlockValue::Map(m)) => {
-                for (k, item) in &m.entries {
+                for (k, item) in m.entries() {
                     let at = format!("{what} › {}", k.v);
                     self.value(inner, Some(&k.v), item, &at, path, out);
                 }
@@ -263,23 +263,11 @@ mod tests {
         BlockValue::Str(Spanned::new(v.to_string(), Loc(at)))
     }
     fn map(at: u32, entries: Vec<(Name, BlockValue)>) -> BlockValue {
-        BlockValue::Map(Block {
-            at: Loc(at),
-            entries,
-        })
+        BlockValue::Map(Block::new(Loc(at), entries))
     }
     fn run(root: TypeId, entries: Vec<(Name, BlockValue)>) -> Vec<(Code, u32, String, String)> {
         let mut out = Vec::new();
-        check(
-            &Block {
-                at: Loc(0),
-                entries,
-            },
-            root,
-            "x",
-            &[],
-            &mut out,
-        );
+        check(&Block::new(Loc(0), entries), root, "x", &[], &mut out);
         out.into_iter()
             .map(|d| (d.code, d.at.0, d.message, d.help))
             .collect()

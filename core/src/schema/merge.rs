@@ -17,9 +17,13 @@ pub fn merge_under(target: &mut Value, block: Value, ty: TypeId) {
 /// Merge `block` (an object of type `ty`) under `target`, as [`merge_under`] does with its JSON, reading the
 /// block in place: only the values that fill a gap are turned into JSON, with no intermediate copy of
 /// the whole block.
+/// A block still as the app binary's model wrote it is parsed once, straight into JSON, and merged by value.
 pub fn merge_block_under(target: &mut Value, block: &Block, ty: TypeId) {
+    if let Some(json) = block.model_json() {
+        return merge_under(target, json, ty);
+    }
     if let Value::Object(t) = target {
-        merge_entries(t, &block.entries, &Shape::Object(ty));
+        merge_entries(t, block.entries(), &Shape::Object(ty));
     }
 }
 
@@ -36,7 +40,7 @@ fn merge_entries(t: &mut Map<String, Value>, entries: &[(Name, BlockValue)], sha
 
 fn merge_value(target: &mut Value, block: &BlockValue, shape: &Shape) {
     match (target, block) {
-        (Value::Object(t), BlockValue::Map(m)) => merge_entries(t, &m.entries, shape),
+        (Value::Object(t), BlockValue::Map(m)) => merge_entries(t, m.entries(), shape),
         (Value::Array(t), BlockValue::List(_, items)) if t.is_empty() => {
             *t = items.iter().map(BlockValue::to_json).collect();
         }

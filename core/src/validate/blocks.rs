@@ -98,7 +98,7 @@ fn selectors(cx: &mut Ctx, app: &App) {
 }
 
 fn on_pods(cx: &mut Ctx, selector: &Block, pod_labels: &Labels, what: &str, whose: &str) {
-    for (k, v) in &selector.entries {
+    for (k, v) in selector.entries() {
         let BlockValue::Str(value) = v else { continue };
         if !pod_labels
             .iter()

@@ -73,7 +73,7 @@ pub(super) fn check(cx: &mut Ctx, s: &Service) {
         );
     }
     if let Some(BlockValue::Map(selector)) = spec.get("selector") {
-        for (k, v) in &selector.entries {
+        for (k, v) in selector.entries() {
             if let Some(key) = cx.known(k) {
                 cx.rule(Code::ServiceOfNoWorkload, k.at, rules::label_key(key));
             }

@@ -134,7 +134,7 @@ impl Finder<'_> {
     /// A block, from its serialized parts (`["LOCS", BODY]`): read back, every value located in it.
     fn block(&mut self, locs: serde_json::Value, body: String) {
         let text = format!("[{locs},{body}]");
-        let Ok(block) = serde_json::from_str::<Block>(&text) else {
+        let Ok(block) = Block::from_model_json(&text) else {
             return;
         };
         let mut locs = Vec::new();
@@ -158,7 +158,7 @@ impl Finder<'_> {
 
 /// The location of every value in a block that is not a list or map (what [`Block::value_at_mut`] finds).
 fn values(block: &Block, out: &mut Vec<u32>) {
-    for (_, value) in &block.entries {
+    for (_, value) in block.entries() {
         value_locs(value, out);
     }
 }
@@ -306,10 +306,10 @@ mod tests {
         let w = Workload {
             replicas: Some(Spanned::new(0, Loc(4))),
             containers: vec![Container::default(), c],
-            pod: Block {
-                at: Loc(9),
-                entries: vec![(Spanned::new("tolerations".into(), Loc(11)), tolerations)],
-            },
+            pod: Block::new(
+                Loc(9),
+                vec![(Spanned::new("tolerations".into(), Loc(11)), tolerations)],
+            ),
             ..Workload::default()
         };
         App {

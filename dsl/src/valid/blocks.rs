@@ -250,7 +250,7 @@ impl Lower {
                 entries.push((key, value));
             }
         }
-        Block { at, entries }
+        Block::new(at, entries)
     }
 
     fn block_value(

@@ -60,10 +60,7 @@ pub(super) fn pull_secrets(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Va
         .into_iter()
         .map(|n| {
             let key = Spanned::new("name".to_string(), n.at);
-            BlockValue::Map(Block {
-                at: n.at,
-                entries: vec![(key, BlockValue::Str(n))],
-            })
+            BlockValue::Map(Block::new(n.at, vec![(key, BlockValue::Str(n))]))
         })
         .collect();
     push(
@@ -185,10 +182,7 @@ pub(super) fn strategy(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value,
         if !rolling.is_empty() {
             entries.push((
                 Spanned::new("rollingUpdate".to_string(), type_at),
-                BlockValue::Map(Block {
-                    at: type_at,
-                    entries: rolling,
-                }),
+                BlockValue::Map(Block::new(type_at, rolling)),
             ));
         }
     }
@@ -198,7 +192,7 @@ pub(super) fn strategy(lw: &mut Lower, w: &mut Workload, k: &NameTok, v: &Value,
         &mut w.spec,
         k,
         field,
-        BlockValue::Map(Block { at, entries }),
+        BlockValue::Map(Block::new(at, entries)),
     );
 }
 
@@ -230,10 +224,10 @@ fn one_of(lw: &mut Lower, v: &Value, allowed: &[&str], desc: &str) -> Option<Spa
 
 /// Add a shortcut's field to a block (the block's own entry for it was refused as PCL0049).
 fn push(lw: &mut Lower, block: &mut Block, key: &NameTok, field: &str, value: BlockValue) {
-    if block.entries.is_empty() {
+    if block.is_empty() {
         block.at = lw.loc(key.sp, format!("{field} (from `{}`)", key.text));
     }
     block
-        .entries
+        .entries_mut()
         .push((Spanned::new(field.to_string(), value.at()), value));
 }
