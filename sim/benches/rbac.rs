@@ -1,7 +1,8 @@
 //! What RBAC adds to a write: server-side apply writes/s at concurrency 1 and 8 against a release
 //! `piceli-sim serve --dir` process, as the admin (system:masters, no evaluation) and as a
 //! ServiceAccount token (token verified, RBAC evaluated against the bootstrap policy plus 40 other
-//! bindings), alternated in one run.
+//! bindings), alternated in one run (who goes first alternating too), the median of five runs each;
+//! also the server process's CPU time per write (/proc/PID/stat), steadier than the rates at concurrency 1.
 //!
 //! Run: `cargo bench -p piceli-sim --bench rbac`
 
@@ -112,8 +113,30 @@ async fn policy(admin: &kube::Client) -> String {
     out.status.expect("status").token
 }
 
-async fn apply_writes(api: &Api<ConfigMap>, concurrency: usize, total: usize, round: usize) -> f64 {
+/// The CPU time (user + system) the process `pid` has used so far, in seconds (Linux: /proc/PID/stat).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc stat");
+    // The fields after the command name (which is in parentheses and may hold spaces).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .expect("stat fields");
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name and state.
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    ticks / 100.0
+}
+
+/// One run of `total` applies: writes per second, and the server's CPU time per write (µs).
+async fn apply_writes(
+    api: &Api<ConfigMap>,
+    server: u32,
+    concurrency: usize,
+    total: usize,
+    round: usize,
+) -> (f64, f64) {
     let next = Arc::new(AtomicUsize::new(0));
+    let cpu_before = cpu_seconds(server);
     let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..concurrency {
@@ -137,36 +160,52 @@ async fn apply_writes(api: &Api<ConfigMap>, concurrency: usize, total: usize, ro
     for t in tasks {
         t.await.expect("task");
     }
-    total as f64 / start.elapsed().as_secs_f64()
+    let rate = total as f64 / start.elapsed().as_secs_f64();
+    let cpu = (cpu_seconds(server) - cpu_before) / total as f64 * 1e6;
+    (rate, cpu)
 }
+
+/// Runs per side and concurrency (odd: the median is one run's).
+const RUNS: usize = 5;
 
 #[tokio::main]
 async fn main() {
     let server = Server::start();
+    let pid = server.child.id();
     let admin = server.client(None).await;
     let token = policy(&admin).await;
     let as_admin: Api<ConfigMap> = Api::default_namespaced(admin);
     let as_sa: Api<ConfigMap> = Api::default_namespaced(server.client(Some(&token)).await);
-    apply_writes(&as_admin, 8, 500, 0).await;
-    apply_writes(&as_sa, 8, 500, 1).await;
+    apply_writes(&as_admin, pid, 8, 500, 0).await;
+    apply_writes(&as_sa, pid, 8, 500, 1).await;
     let mut round = 2;
     for concurrency in [1usize, 8] {
         let total = 1_000 * concurrency.min(4);
-        let (mut admin_rates, mut sa_rates) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            admin_rates.push(apply_writes(&as_admin, concurrency, total, round).await);
-            sa_rates.push(apply_writes(&as_sa, concurrency, total, round + 1).await);
+        let (mut admin_runs, mut sa_runs) = (Vec::new(), Vec::new());
+        for run in 0..RUNS {
+            // Who goes first alternates, so neither side always meets the other's leftovers (a WAL
+            // to checkpoint, warm caches).
+            if run % 2 == 0 {
+                admin_runs.push(apply_writes(&as_admin, pid, concurrency, total, round).await);
+                sa_runs.push(apply_writes(&as_sa, pid, concurrency, total, round + 1).await);
+            } else {
+                sa_runs.push(apply_writes(&as_sa, pid, concurrency, total, round).await);
+                admin_runs.push(apply_writes(&as_admin, pid, concurrency, total, round + 1).await);
+            }
             round += 2;
         }
-        let median = |v: &mut Vec<f64>| {
+        let median = |runs: &[(f64, f64)], pick: fn(&(f64, f64)) -> f64| {
+            let mut v: Vec<f64> = runs.iter().map(pick).collect();
             v.sort_by(f64::total_cmp);
-            v[1]
+            v[v.len() / 2]
         };
-        let (a, s) = (median(&mut admin_rates), median(&mut sa_rates));
+        let (a, s) = (median(&admin_runs, |r| r.0), median(&sa_runs, |r| r.0));
+        let (ac, sc) = (median(&admin_runs, |r| r.1), median(&sa_runs, |r| r.1));
         println!(
-            "concurrency {concurrency}: admin {a:.0} writes/s, ServiceAccount (RBAC) {s:.0} writes/s — RBAC adds {:.1} % ({:.0} µs per write); medians of 3 alternated runs of {total}",
+            "concurrency {concurrency}: admin {a:.0} writes/s, ServiceAccount (RBAC) {s:.0} writes/s — RBAC adds {:.1} % ({:.0} µs per write); server CPU per write: admin {ac:.0} µs, ServiceAccount {sc:.0} µs ({:+.1} %); medians of {RUNS} alternated runs of {total}",
             (a / s - 1.0) * 100.0,
-            (1.0 / s - 1.0 / a) * 1e6
+            (1.0 / s - 1.0 / a) * 1e6,
+            (sc / ac - 1.0) * 100.0,
         );
     }
 }

@@ -123,6 +123,18 @@ impl Informers {
         }
     }
 
+    /// Takes in the events received so far. The cache's receiver is read only here and when a kind is
+    /// listed; without this, a stretch of writes no controller lists (ConfigMaps in bulk) would keep
+    /// the hub's whole buffer of events — objects and their previous states — alive until the next
+    /// list (tokio's broadcast frees an event once every receiver has read it).
+    pub fn catch_up(&self, store: &Store) {
+        if let Ok(mut lists) = self.lists.lock()
+            && lists.events.is_some()
+        {
+            lists.catch_up(store);
+        }
+    }
+
     /// How many lists were read (and parsed) from the store rather than served from the cache.
     pub fn reads(&self) -> u64 {
         self.reads.load(Ordering::Relaxed)
@@ -216,6 +228,30 @@ mod tests {
                 .map(|s| s.object)
                 .collect::<Vec<_>>(),
             "the cache is what the store holds"
+        );
+    }
+
+    #[test]
+    fn caught_up_events_are_no_longer_held_for_the_cache() {
+        let store = Store::open(None).expect("in-memory store");
+        let informers = Informers::default();
+        // Not subscribed before the first list: catching up holds nothing.
+        informers.catch_up(&store);
+        assert!(informers.list(&store, "/configmaps").is_empty());
+        let mut watch = store.hub().subscribe();
+        put(&store, "/secrets", "s");
+        let event = watch.try_recv().expect("the write's event");
+        // The hub keeps the event until every receiver read it: the cache's has not.
+        assert_eq!(
+            Arc::strong_count(&event),
+            2,
+            "held by the hub for the cache"
+        );
+        informers.catch_up(&store);
+        assert_eq!(
+            Arc::strong_count(&event),
+            1,
+            "released once the cache read it"
         );
     }
 

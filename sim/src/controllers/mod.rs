@@ -278,8 +278,12 @@ fn turn(
     (ran, st.wake)
 }
 
+/// Events between two catch-ups of the informer cache (what it lets the hub hold for it).
+const INFORMER_CATCH_UP_EVERY: u32 = 256;
+
 async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
     let mut rx = app.store.hub().subscribe();
+    let mut since_catch_up = 0u32;
     let state = Arc::new(Mutex::new(State::default()));
     let mut node_ready = false;
     let mut due: Due = [false; table::COUNT];
@@ -330,6 +334,11 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 _ = &mut deadline => break,
                 got = rx.recv() => match got {
                     Ok(e) => {
+                        since_catch_up += 1;
+                        if since_catch_up >= INFORMER_CATCH_UP_EVERY {
+                            since_catch_up = 0;
+                            app.informers.catch_up(&app.store);
+                        }
                         note_foreground(&state, &e);
                         if mark(&app, &mut due, &e) {
                             break;
@@ -347,6 +356,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
         loop {
             match rx.try_recv() {
                 Ok(e) => {
+                    since_catch_up += 1;
                     note_foreground(&state, &e);
                     mark(&app, &mut due, &e);
                 }
