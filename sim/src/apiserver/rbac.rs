@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::attributes::Attributes;
 use super::identity::UserInfo;
@@ -32,9 +32,10 @@ pub fn authorize(app: &App, a: &Attributes) -> Result<(), ApiError> {
 /// The binding that allows the request (as the apiserver's `reason`), or `None`.
 pub fn decide(app: &App, a: &Attributes) -> Result<Option<String>, ApiError> {
     let mut allowed = None;
+    let full = a.full_resource();
     visit_rules(app, &a.user, &a.namespace, |source, rule| {
-        if rule_allows(rule, a) {
-            allowed = Some(format!("RBAC: allowed by {source}"));
+        if allows(rule, a, &full) {
+            allowed = Some(format!("RBAC: allowed by {}", source()));
             return false;
         }
         true
@@ -47,7 +48,7 @@ pub fn decide(app: &App, a: &Attributes) -> Result<Option<String>, ApiError> {
 pub fn rules_of(app: &App, user: &UserInfo, namespace: &str) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::new();
     visit_rules(app, user, namespace, |_, rule| {
-        out.push(rule.clone());
+        out.push(rule.raw.clone());
         true
     })?;
     Ok(out)
@@ -60,15 +61,96 @@ const KEYS: [&str; 4] = [
     "rbac.authorization.k8s.io/rolebindings",
 ];
 
-/// The RBAC objects, read once per change of any of them.
+/// The RBAC objects, read once per change of any of them, their rules and subjects read out of the JSON
+/// then, so that evaluating a request looks nothing up by key.
 pub struct Policy {
     /// Each ClusterRole's rules, aggregation included (as the aggregation controller fills them).
-    cluster_role_rules: HashMap<String, Vec<Value>>,
-    cluster_bindings: Vec<Value>,
+    cluster_role_rules: HashMap<String, Vec<Rule>>,
+    cluster_bindings: Vec<Binding>,
     /// Role rules by (namespace, name).
-    roles: HashMap<(String, String), Vec<Value>>,
+    roles: HashMap<(String, String), Vec<Rule>>,
     /// RoleBindings by namespace.
-    bindings: HashMap<String, Vec<Value>>,
+    bindings: HashMap<String, Vec<Binding>>,
+}
+
+/// A PolicyRule's lists, and the rule as stored (for SelfSubjectRulesReview).
+struct Rule {
+    verbs: Vec<String>,
+    api_groups: Vec<String>,
+    resources: Vec<String>,
+    /// `resourceNames` when the rule names any.
+    resource_names: Option<Vec<String>>,
+    /// `nonResourceURLs` when the rule has the field.
+    non_resource_urls: Option<Vec<String>>,
+    raw: Value,
+}
+
+/// The strings of a JSON list (anything else in it is left out).
+fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Rule {
+    fn of(rule: &Value) -> Rule {
+        Rule {
+            verbs: strings(&rule["verbs"]),
+            api_groups: strings(&rule["apiGroups"]),
+            resources: strings(&rule["resources"]),
+            resource_names: rule["resourceNames"]
+                .as_array()
+                .filter(|names| !names.is_empty())
+                .map(|_| strings(&rule["resourceNames"])),
+            non_resource_urls: rule["nonResourceURLs"]
+                .as_array()
+                .map(|_| strings(&rule["nonResourceURLs"])),
+            raw: rule.clone(),
+        }
+    }
+}
+
+/// A RoleBinding's or ClusterRoleBinding's name, role and subjects.
+struct Binding {
+    name: String,
+    role_kind: String,
+    role: String,
+    subjects: Vec<BindingSubject>,
+}
+
+struct BindingSubject {
+    kind: String,
+    name: String,
+    namespace: String,
+}
+
+impl Binding {
+    fn of(binding: &Value) -> Binding {
+        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        Binding {
+            name: name_of(binding),
+            role_kind: text(&binding["roleRef"]["kind"]),
+            role: text(&binding["roleRef"]["name"]),
+            subjects: binding["subjects"]
+                .as_array()
+                .map(|subjects| {
+                    subjects
+                        .iter()
+                        .map(|s| BindingSubject {
+                            kind: text(&s["kind"]),
+                            name: text(&s["name"]),
+                            namespace: text(&s["namespace"]),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// The current [`Policy`], reloaded when the store has published a change of an RBAC kind since.
@@ -139,11 +221,17 @@ fn aggregated(roles: &[Value], at: usize, seen: &mut Vec<usize>) -> Vec<Value> {
 impl Policy {
     fn load(app: &App) -> Result<Policy, ApiError> {
         let cluster_roles = list(app, KEYS[0])?;
-        let rules = |r: &Value| r["rules"].as_array().cloned().unwrap_or_default();
+        let rules = |r: &Value| {
+            r["rules"]
+                .as_array()
+                .map(|rules| rules.iter().map(Rule::of).collect())
+                .unwrap_or_default()
+        };
         let mut cluster_role_rules = HashMap::new();
         for (i, role) in cluster_roles.iter().enumerate() {
             let mut seen = vec![i];
-            cluster_role_rules.insert(name_of(role), aggregated(&cluster_roles, i, &mut seen));
+            let all = aggregated(&cluster_roles, i, &mut seen);
+            cluster_role_rules.insert(name_of(role), all.iter().map(Rule::of).collect());
         }
         let roles = list(app, KEYS[2])?
             .iter()
@@ -155,17 +243,17 @@ impl Policy {
                 ((ns, name_of(r)), rules(r))
             })
             .collect();
-        let mut bindings: HashMap<String, Vec<Value>> = HashMap::new();
+        let mut bindings: HashMap<String, Vec<Binding>> = HashMap::new();
         for b in list(app, KEYS[3])? {
             let ns = b["metadata"]["namespace"]
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            bindings.entry(ns).or_default().push(b);
+            bindings.entry(ns).or_default().push(Binding::of(&b));
         }
         Ok(Policy {
             cluster_role_rules,
-            cluster_bindings: list(app, KEYS[1])?,
+            cluster_bindings: list(app, KEYS[1])?.iter().map(Binding::of).collect(),
             roles,
             bindings,
         })
@@ -177,7 +265,7 @@ fn visit_rules(
     app: &App,
     user: &UserInfo,
     namespace: &str,
-    mut f: impl FnMut(&str, &Value) -> bool,
+    mut f: impl FnMut(&dyn Fn() -> String, &Rule) -> bool,
 ) -> Result<(), ApiError> {
     let policy = app.rbac_policy.get(app)?;
     let none = Vec::new();
@@ -185,11 +273,14 @@ fn visit_rules(
         let Some(subject) = applies(b, user, "") else {
             continue;
         };
-        let role = b["roleRef"]["name"].as_str().unwrap_or("");
-        let source = format!(
-            "ClusterRoleBinding \"{}\" of ClusterRole \"{role}\" to {subject}",
-            name_of(b)
-        );
+        let role = b.role.as_str();
+        // Written out only for the rule that allows the request.
+        let source = || {
+            format!(
+                "ClusterRoleBinding \"{}\" of ClusterRole \"{role}\" to {subject}",
+                b.name
+            )
+        };
         for rule in policy.cluster_role_rules.get(role).unwrap_or(&none) {
             if !f(&source, rule) {
                 return Ok(());
@@ -199,20 +290,26 @@ fn visit_rules(
     if namespace.is_empty() {
         return Ok(());
     }
-    for b in policy.bindings.get(namespace).unwrap_or(&none) {
+    for b in policy
+        .bindings
+        .get(namespace)
+        .map_or(&[][..], Vec::as_slice)
+    {
         let Some(subject) = applies(b, user, namespace) else {
             continue;
         };
-        let role = b["roleRef"]["name"].as_str().unwrap_or("");
-        let kind = b["roleRef"]["kind"].as_str().unwrap_or("");
+        let role = b.role.as_str();
+        let kind = b.role_kind.as_str();
         let rules = match kind {
             "ClusterRole" => policy.cluster_role_rules.get(role),
             _ => policy.roles.get(&(namespace.to_string(), role.to_string())),
         };
-        let source = format!(
-            "RoleBinding \"{}/{namespace}\" of {kind} \"{role}\" to {subject}",
-            name_of(b)
-        );
+        let source = || {
+            format!(
+                "RoleBinding \"{}/{namespace}\" of {kind} \"{role}\" to {subject}",
+                b.name
+            )
+        };
         for rule in rules.unwrap_or(&none) {
             if !f(&source, rule) {
                 return Ok(());
@@ -222,68 +319,102 @@ fn visit_rules(
     Ok(())
 }
 
-/// The subject of a binding that names the user (`User "x"`, `Group "g"`, `ServiceAccount "n/ns"`).
-fn applies(binding: &Value, user: &UserInfo, binding_ns: &str) -> Option<String> {
-    binding["subjects"].as_array()?.iter().find_map(|s| {
-        let name = s["name"].as_str().unwrap_or("");
-        match s["kind"].as_str().unwrap_or("") {
-            "User" if user.name == name => Some(format!("User \"{name}\"")),
-            "Group" if user.groups.iter().any(|g| g == name) => Some(format!("Group \"{name}\"")),
+/// A binding's subject that names the user, written as the apiserver's reasons write it (`User "x"`,
+/// `Group "g"`, `ServiceAccount "n/ns"`); nothing is allocated to find it.
+enum Subject<'a> {
+    User(&'a str),
+    Group(&'a str),
+    ServiceAccount { name: &'a str, namespace: &'a str },
+}
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::User(name) => write!(f, "User \"{name}\""),
+            Subject::Group(name) => write!(f, "Group \"{name}\""),
+            Subject::ServiceAccount { name, namespace } => {
+                write!(f, "ServiceAccount \"{name}/{namespace}\"")
+            }
+        }
+    }
+}
+
+/// The subject of a binding that names the user.
+fn applies<'a>(binding: &'a Binding, user: &UserInfo, binding_ns: &'a str) -> Option<Subject<'a>> {
+    binding.subjects.iter().find_map(|s| {
+        let name = s.name.as_str();
+        match s.kind.as_str() {
+            "User" if user.name == name => Some(Subject::User(name)),
+            "Group" if user.groups.iter().any(|g| g == name) => Some(Subject::Group(name)),
             "ServiceAccount" => {
-                let ns = s["namespace"]
-                    .as_str()
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or(binding_ns);
-                (user.name == format!("system:serviceaccount:{ns}:{name}"))
-                    .then(|| format!("ServiceAccount \"{name}/{ns}\""))
+                let ns = if s.namespace.is_empty() {
+                    binding_ns
+                } else {
+                    s.namespace.as_str()
+                };
+                // `system:serviceaccount:NS:NAME`, compared in place.
+                let named = user
+                    .name
+                    .strip_prefix("system:serviceaccount:")
+                    .and_then(|rest| rest.strip_prefix(ns))
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    == Some(name);
+                named.then_some(Subject::ServiceAccount {
+                    name,
+                    namespace: ns,
+                })
             }
             _ => None,
         }
     })
 }
 
-fn has(list: &Value, want: &str) -> bool {
-    list.as_array()
-        .is_some_and(|l| l.iter().any(|v| v == "*" || v == want))
+fn has(list: &[String], want: &str) -> bool {
+    list.iter().any(|v| v == "*" || v == want)
 }
 
 /// Whether one PolicyRule allows the request.
-pub fn rule_allows(rule: &Value, a: &Attributes) -> bool {
-    if !has(&rule["verbs"], &a.verb) {
+#[cfg(test)]
+fn rule_allows(rule: &Value, a: &Attributes) -> bool {
+    allows(&Rule::of(rule), a, &a.full_resource())
+}
+
+/// Whether one PolicyRule allows the request, with the request's `resource/subresource` worked out
+/// once per request.
+fn allows(rule: &Rule, a: &Attributes, full: &str) -> bool {
+    if !has(&rule.verbs, &a.verb) {
         return false;
     }
     if !a.resource_request {
-        return rule["nonResourceURLs"].as_array().is_some_and(|urls| {
-            urls.iter().filter_map(Value::as_str).any(|u| {
+        return rule.non_resource_urls.as_ref().is_some_and(|urls| {
+            urls.iter().any(|u| {
                 u == "*"
-                    || u == a.path
+                    || *u == a.path
                     || u.strip_suffix('*').is_some_and(|p| a.path.starts_with(p))
             })
         });
     }
-    if !has(&rule["apiGroups"], &a.group) {
+    if !has(&rule.api_groups, &a.group) {
         return false;
     }
-    let full = a.full_resource();
-    let resource_ok = rule["resources"].as_array().is_some_and(|rs| {
-        rs.iter().filter_map(Value::as_str).any(|r| {
-            r == "*"
-                || r == full
-                || (!a.subresource.is_empty() && r == format!("*/{}", a.subresource))
-        })
+    let resource_ok = rule.resources.iter().any(|r| {
+        r == "*"
+            || r == full
+            || (!a.subresource.is_empty() && r.strip_prefix("*/") == Some(&a.subresource))
     });
     if !resource_ok {
         return false;
     }
-    match rule["resourceNames"].as_array() {
-        Some(names) if !names.is_empty() => names.iter().any(|n| n == &json!(a.name)),
-        _ => true,
+    match &rule.resource_names {
+        Some(names) => names.contains(&a.name),
+        None => true,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn sa() -> UserInfo {
         UserInfo::service_account("d", "bot", "")
@@ -327,9 +458,17 @@ mod tests {
     fn service_account_subjects_default_to_the_binding_namespace() {
         let b = json!({"subjects": [{"kind": "ServiceAccount", "name": "bot"}]});
         assert_eq!(
-            applies(&b, &sa(), "d").as_deref(),
+            applies(&Binding::of(&b), &sa(), "d")
+                .map(|s| s.to_string())
+                .as_deref(),
             Some("ServiceAccount \"bot/d\"")
         );
+        let b = Binding::of(&b);
         assert!(applies(&b, &sa(), "other").is_none());
+        // The user name is compared whole: a namespace or name that only starts alike is another account.
+        for other in [("dx", "bot"), ("d", "bot2"), ("", "d:bot")] {
+            let user = UserInfo::service_account(other.0, other.1, "");
+            assert!(applies(&b, &user, "d").is_none(), "{other:?}");
+        }
     }
 }
