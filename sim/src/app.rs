@@ -101,6 +101,7 @@ impl App {
                 manager: "piceli-sim".into(),
                 dry_run: false,
                 validation: crate::registry::validate::FieldValidation::Strict,
+                authorize_create: None,
             };
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
             match crate::registry::object::write(

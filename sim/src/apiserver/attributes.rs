@@ -6,7 +6,7 @@ use http::Method;
 
 use super::identity::UserInfo;
 use crate::apiserver::query::Query;
-use crate::apiserver::router::{Route, route};
+use crate::apiserver::router::Route;
 use crate::status::ApiError;
 
 /// What is asked, by whom.
@@ -63,14 +63,15 @@ impl Attributes {
         }
     }
 
-    /// The attributes of an HTTP request.
-    pub fn of_request(user: &UserInfo, method: &Method, path: &str, query: &Query) -> Attributes {
-        let Route::Resource(t) = route(path) else {
+    /// The attributes of an HTTP request to `path`, which routes to `target`; the user is set by the
+    /// caller (after impersonation).
+    pub fn of_request(method: &Method, target: &Route, path: &str, query: &Query) -> Attributes {
+        let Route::Resource(t) = target else {
             let verb = match *method {
                 Method::HEAD => "get".to_string(),
                 ref m => m.as_str().to_ascii_lowercase(),
             };
-            return Attributes::non_resource(user, &verb, path);
+            return Attributes::non_resource(&UserInfo::default(), &verb, path);
         };
         let named = t.name.is_some();
         let sub = t.subresource.as_deref().unwrap_or("");
@@ -94,7 +95,15 @@ impl Attributes {
             None if t.group.is_empty() && t.resource == "namespaces" => name,
             None => "",
         };
-        Attributes::resource(user, verb, &t.group, &t.resource, sub, namespace, name)
+        Attributes::resource(
+            &UserInfo::default(),
+            verb,
+            &t.group,
+            &t.resource,
+            sub,
+            namespace,
+            name,
+        )
     }
 
     /// `resource/subresource`.
@@ -132,27 +141,31 @@ impl Attributes {
 mod tests {
     use super::*;
 
+    fn of(method: Method, path: &str, query: &str) -> Attributes {
+        let target = crate::apiserver::router::route(path);
+        Attributes::of_request(&method, &target, path, &Query::parse(query))
+    }
+
     #[test]
     fn verbs_follow_request_info() {
-        let u = UserInfo::admin();
-        let q = Query::parse("");
-        let a = Attributes::of_request(&u, &Method::GET, "/api/v1/namespaces/d/pods", &q);
+        let a = of(Method::GET, "/api/v1/namespaces/d/pods", "");
         assert_eq!((a.verb.as_str(), a.namespace.as_str()), ("list", "d"));
-        let w = Attributes::of_request(&u, &Method::GET, "/api/v1/pods", &Query::parse("watch=1"));
+        let w = of(Method::GET, "/api/v1/pods", "watch=1");
         assert_eq!(w.verb, "watch");
-        let s = Attributes::of_request(
-            &u,
-            &Method::PUT,
+        let s = of(
+            Method::PUT,
             "/apis/apps/v1/namespaces/d/deployments/web/scale",
-            &q,
+            "",
         );
         assert_eq!(s.full_resource(), "deployments/scale");
         assert_eq!(s.verb, "update");
-        let d = Attributes::of_request(&u, &Method::DELETE, "/api/v1/namespaces/d/pods", &q);
+        let d = of(Method::DELETE, "/api/v1/namespaces/d/pods", "");
         assert_eq!(d.verb, "deletecollection");
-        let n = Attributes::of_request(&u, &Method::GET, "/version", &q);
+        let n = of(Method::GET, "/version", "");
         assert!(!n.resource_request);
         assert_eq!(n.path, "/version");
+        let ns = of(Method::GET, "/api/v1/namespaces/d", "");
+        assert_eq!((ns.verb.as_str(), ns.namespace.as_str()), ("get", "d"));
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct Req {
     pub body: Bytes,
     /// The authenticated (and possibly impersonated) user.
     pub user: crate::apiserver::UserInfo,
+    /// The RBAC policy that authorized the request (`None` when RBAC did not apply: turned off, or
+    /// the user is in `system:masters`); a server-side apply that creates checks `create` by it.
+    pub policy: Option<std::sync::Arc<crate::apiserver::rbac::Policy>>,
 }
 
 impl Req {

@@ -206,6 +206,7 @@ fn create_missing(app: &App, resource: &str, name: &str, body: Value) -> Result<
         manager: "kube-apiserver".into(),
         dry_run: false,
         validation: FieldValidation::Strict,
+        authorize_create: None,
     };
     match write(&ctx, name, Mode::Create, |_| Ok(Candidate::Replace(body))) {
         Err(e) if e.code != 409 => Err(e),

@@ -20,37 +20,51 @@ pub fn authorize(app: &App, a: &Attributes) -> Result<(), ApiError> {
     if !app.rbac || a.user.is_master() {
         return Ok(());
     }
-    match decide(app, a)? {
-        Some(reason) => {
-            app.rbac_usage.record(a, &reason);
-            Ok(())
-        }
-        None => Err(a.forbidden()),
+    let policy = app.rbac_policy.get(app)?;
+    authorize_by(app, &policy, a)
+}
+
+/// [`authorize`] by a policy already read ([`PolicyCache::current`]): reads nothing from the store.
+pub fn authorize_by(app: &App, policy: &Policy, a: &Attributes) -> Result<(), ApiError> {
+    if !app.rbac || a.user.is_master() {
+        return Ok(());
     }
+    let mut granted = false;
+    visit_rules(policy, &a.user, &a.namespace, |grant, rule| {
+        if allows(rule, a) {
+            granted = true;
+            // The reason is written out only when a test records it.
+            app.rbac_usage.record(a, || grant.to_string());
+            return false;
+        }
+        true
+    });
+    if granted { Ok(()) } else { Err(a.forbidden()) }
 }
 
 /// The binding that allows the request (as the apiserver's `reason`), or `None`.
 pub fn decide(app: &App, a: &Attributes) -> Result<Option<String>, ApiError> {
+    let policy = app.rbac_policy.get(app)?;
     let mut allowed = None;
-    let full = a.full_resource();
-    visit_rules(app, &a.user, &a.namespace, |source, rule| {
-        if allows(rule, a, &full) {
-            allowed = Some(format!("RBAC: allowed by {}", source()));
+    visit_rules(&policy, &a.user, &a.namespace, |grant, rule| {
+        if allows(rule, a) {
+            allowed = Some(format!("RBAC: allowed by {grant}"));
             return false;
         }
         true
-    })?;
+    });
     Ok(allowed)
 }
 
 /// Every rule that applies to the user in `namespace` (cluster-wide ones always), for
 /// SelfSubjectRulesReview.
 pub fn rules_of(app: &App, user: &UserInfo, namespace: &str) -> Result<Vec<Value>, ApiError> {
+    let policy = app.rbac_policy.get(app)?;
     let mut out = Vec::new();
-    visit_rules(app, user, namespace, |_, rule| {
+    visit_rules(&policy, user, namespace, |_, rule| {
         out.push(rule.raw.clone());
         true
-    })?;
+    });
     Ok(out)
 }
 
@@ -62,13 +76,10 @@ const KEYS: [&str; 4] = [
 ];
 
 /// The RBAC objects, read once per change of any of them, their rules and subjects read out of the JSON
-/// then, so that evaluating a request looks nothing up by key.
+/// and each binding's role resolved then, so that evaluating a request looks nothing up by key but
+/// the namespace's RoleBindings.
 pub struct Policy {
-    /// Each ClusterRole's rules, aggregation included (as the aggregation controller fills them).
-    cluster_role_rules: HashMap<String, Vec<Rule>>,
     cluster_bindings: Vec<Binding>,
-    /// Role rules by (namespace, name).
-    roles: HashMap<(String, String), Vec<Rule>>,
     /// RoleBindings by namespace.
     bindings: HashMap<String, Vec<Binding>>,
 }
@@ -115,40 +126,61 @@ impl Rule {
     }
 }
 
-/// A RoleBinding's or ClusterRoleBinding's name, role and subjects.
+/// A RoleBinding's or ClusterRoleBinding's name, role and subjects, and the rules of its role
+/// (shared by every binding of the role; none when the role does not exist).
 struct Binding {
     name: String,
     role_kind: String,
     role: String,
     subjects: Vec<BindingSubject>,
+    rules: Arc<[Rule]>,
 }
 
-struct BindingSubject {
-    kind: String,
-    name: String,
-    namespace: String,
+/// A binding's subject, as matched against a user.
+enum BindingSubject {
+    User(String),
+    Group(String),
+    /// `user` is `system:serviceaccount:NAMESPACE:NAME`, the namespace defaulted to the binding's.
+    ServiceAccount {
+        user: String,
+        name: String,
+        namespace: String,
+    },
+    /// A kind RBAC does not know: matches no one.
+    Other,
 }
 
 impl Binding {
-    fn of(binding: &Value) -> Binding {
+    /// A binding as stored, with the rules of its role; `namespace` is a RoleBinding's own (`""` for a
+    /// ClusterRoleBinding).
+    fn of(binding: &Value, namespace: &str, rules: Arc<[Rule]>) -> Binding {
         let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        let subject = |s: &Value| match s["kind"].as_str().unwrap_or("") {
+            "User" => BindingSubject::User(text(&s["name"])),
+            "Group" => BindingSubject::Group(text(&s["name"])),
+            "ServiceAccount" => {
+                let name = text(&s["name"]);
+                let namespace = match s["namespace"].as_str() {
+                    Some(ns) if !ns.is_empty() => ns.to_string(),
+                    _ => namespace.to_string(),
+                };
+                BindingSubject::ServiceAccount {
+                    user: format!("system:serviceaccount:{namespace}:{name}"),
+                    name,
+                    namespace,
+                }
+            }
+            _ => BindingSubject::Other,
+        };
         Binding {
             name: name_of(binding),
             role_kind: text(&binding["roleRef"]["kind"]),
             role: text(&binding["roleRef"]["name"]),
             subjects: binding["subjects"]
                 .as_array()
-                .map(|subjects| {
-                    subjects
-                        .iter()
-                        .map(|s| BindingSubject {
-                            kind: text(&s["kind"]),
-                            name: text(&s["name"]),
-                            namespace: text(&s["namespace"]),
-                        })
-                        .collect()
-                })
+                .map(|subjects| subjects.iter().map(subject).collect())
                 .unwrap_or_default(),
+            rules,
         }
     }
 }
@@ -158,20 +190,21 @@ impl Binding {
 pub struct PolicyCache(Mutex<Option<(u64, Arc<Policy>)>>);
 
 fn stamp(store: &crate::storage::Store) -> u64 {
-    let hub = store.hub();
-    KEYS.iter().map(|k| hub.last_change(k)).max().unwrap_or(0)
+    store.hub().last_change_of(&KEYS)
 }
 
 impl PolicyCache {
-    /// Whether the cached policy is current, so evaluating needs no store read.
-    pub fn is_fresh(&self, app: &App) -> bool {
+    /// The cached policy if it is current, so that evaluating needs no store read; `None` when the
+    /// store has changed an RBAC object since (then [`PolicyCache::get`] reads it again).
+    pub fn current(&self, app: &App) -> Option<Arc<Policy>> {
         let stamp = stamp(&app.store);
-        self.0
-            .lock()
-            .is_ok_and(|g| g.as_ref().is_some_and(|(at, _)| *at == stamp))
+        let guard = self.0.lock().ok()?;
+        let (at, policy) = guard.as_ref()?;
+        (*at == stamp).then(|| policy.clone())
     }
 
-    fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
+    /// The current policy, read from the store when it changed.
+    pub fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
         let stamp = stamp(&app.store);
         if let Ok(guard) = self.0.lock()
             && let Some((at, policy)) = guard.as_ref()
@@ -221,102 +254,136 @@ fn aggregated(roles: &[Value], at: usize, seen: &mut Vec<usize>) -> Vec<Value> {
 impl Policy {
     fn load(app: &App) -> Result<Policy, ApiError> {
         let cluster_roles = list(app, KEYS[0])?;
-        let rules = |r: &Value| {
-            r["rules"]
-                .as_array()
-                .map(|rules| rules.iter().map(Rule::of).collect())
-                .unwrap_or_default()
-        };
-        let mut cluster_role_rules = HashMap::new();
+        let mut cluster_role_rules: HashMap<String, Arc<[Rule]>> = HashMap::new();
         for (i, role) in cluster_roles.iter().enumerate() {
             let mut seen = vec![i];
             let all = aggregated(&cluster_roles, i, &mut seen);
             cluster_role_rules.insert(name_of(role), all.iter().map(Rule::of).collect());
         }
-        let roles = list(app, KEYS[2])?
+        let roles: HashMap<(String, String), Arc<[Rule]>> = list(app, KEYS[2])?
             .iter()
             .map(|r| {
-                let ns = r["metadata"]["namespace"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string();
-                ((ns, name_of(r)), rules(r))
+                let rules = r["rules"]
+                    .as_array()
+                    .map(|rules| rules.iter().map(Rule::of).collect())
+                    .unwrap_or_default();
+                ((namespace_of(r), name_of(r)), rules)
             })
             .collect();
-        let mut bindings: HashMap<String, Vec<Binding>> = HashMap::new();
-        for b in list(app, KEYS[3])? {
-            let ns = b["metadata"]["namespace"]
+        let no_rules: Arc<[Rule]> = Arc::new([]);
+        let role_rules = |binding: &Value, namespace: &str| {
+            let role = binding["roleRef"]["name"]
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            bindings.entry(ns).or_default().push(Binding::of(&b));
+            let found = match binding["roleRef"]["kind"].as_str() {
+                Some("ClusterRole") => cluster_role_rules.get(&role),
+                _ if namespace.is_empty() => None,
+                _ => roles.get(&(namespace.to_string(), role)),
+            };
+            found.unwrap_or(&no_rules).clone()
+        };
+        let mut bindings: HashMap<String, Vec<Binding>> = HashMap::new();
+        for b in list(app, KEYS[3])? {
+            let ns = namespace_of(&b);
+            let binding = Binding::of(&b, &ns, role_rules(&b, &ns));
+            bindings.entry(ns).or_default().push(binding);
         }
+        let cluster_bindings = list(app, KEYS[1])?
+            .iter()
+            .map(|b| Binding::of(b, "", role_rules(b, "")))
+            .collect();
         Ok(Policy {
-            cluster_role_rules,
-            cluster_bindings: list(app, KEYS[1])?.iter().map(Binding::of).collect(),
-            roles,
+            cluster_bindings,
             bindings,
         })
     }
 }
 
-/// Calls `f(source, rule)` for each rule granted to `user`; stops when `f` returns false.
+fn namespace_of(v: &Value) -> String {
+    v["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The binding that grants a rule, written as the apiserver's reasons write it.
+enum Grant<'a> {
+    Cluster {
+        binding: &'a Binding,
+        subject: Subject<'a>,
+    },
+    Namespaced {
+        binding: &'a Binding,
+        namespace: &'a str,
+        subject: Subject<'a>,
+    },
+}
+
+impl std::fmt::Display for Grant<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Grant::Cluster { binding, subject } => write!(
+                f,
+                "ClusterRoleBinding \"{}\" of ClusterRole \"{}\" to {subject}",
+                binding.name, binding.role
+            ),
+            Grant::Namespaced {
+                binding,
+                namespace,
+                subject,
+            } => write!(
+                f,
+                "RoleBinding \"{}/{namespace}\" of {} \"{}\" to {subject}",
+                binding.name, binding.role_kind, binding.role
+            ),
+        }
+    }
+}
+
+/// Calls `f(grant, rule)` for each rule granted to `user`; stops when `f` returns false.
 fn visit_rules(
-    app: &App,
+    policy: &Policy,
     user: &UserInfo,
     namespace: &str,
-    mut f: impl FnMut(&dyn Fn() -> String, &Rule) -> bool,
-) -> Result<(), ApiError> {
-    let policy = app.rbac_policy.get(app)?;
-    let none = Vec::new();
+    mut f: impl FnMut(&Grant<'_>, &Rule) -> bool,
+) {
     for b in &policy.cluster_bindings {
-        let Some(subject) = applies(b, user, "") else {
+        let Some(subject) = applies(b, user) else {
             continue;
         };
-        let role = b.role.as_str();
-        // Written out only for the rule that allows the request.
-        let source = || {
-            format!(
-                "ClusterRoleBinding \"{}\" of ClusterRole \"{role}\" to {subject}",
-                b.name
-            )
+        let grant = Grant::Cluster {
+            binding: b,
+            subject,
         };
-        for rule in policy.cluster_role_rules.get(role).unwrap_or(&none) {
-            if !f(&source, rule) {
-                return Ok(());
+        for rule in b.rules.iter() {
+            if !f(&grant, rule) {
+                return;
             }
         }
     }
     if namespace.is_empty() {
-        return Ok(());
+        return;
     }
     for b in policy
         .bindings
         .get(namespace)
         .map_or(&[][..], Vec::as_slice)
     {
-        let Some(subject) = applies(b, user, namespace) else {
+        let Some(subject) = applies(b, user) else {
             continue;
         };
-        let role = b.role.as_str();
-        let kind = b.role_kind.as_str();
-        let rules = match kind {
-            "ClusterRole" => policy.cluster_role_rules.get(role),
-            _ => policy.roles.get(&(namespace.to_string(), role.to_string())),
+        let grant = Grant::Namespaced {
+            binding: b,
+            namespace,
+            subject,
         };
-        let source = || {
-            format!(
-                "RoleBinding \"{}/{namespace}\" of {kind} \"{role}\" to {subject}",
-                b.name
-            )
-        };
-        for rule in rules.unwrap_or(&none) {
-            if !f(&source, rule) {
-                return Ok(());
+        for rule in b.rules.iter() {
+            if !f(&grant, rule) {
+                return;
             }
         }
     }
-    Ok(())
 }
 
 /// A binding's subject that names the user, written as the apiserver's reasons write it (`User "x"`,
@@ -340,32 +407,18 @@ impl std::fmt::Display for Subject<'_> {
 }
 
 /// The subject of a binding that names the user.
-fn applies<'a>(binding: &'a Binding, user: &UserInfo, binding_ns: &'a str) -> Option<Subject<'a>> {
-    binding.subjects.iter().find_map(|s| {
-        let name = s.name.as_str();
-        match s.kind.as_str() {
-            "User" if user.name == name => Some(Subject::User(name)),
-            "Group" if user.groups.iter().any(|g| g == name) => Some(Subject::Group(name)),
-            "ServiceAccount" => {
-                let ns = if s.namespace.is_empty() {
-                    binding_ns
-                } else {
-                    s.namespace.as_str()
-                };
-                // `system:serviceaccount:NS:NAME`, compared in place.
-                let named = user
-                    .name
-                    .strip_prefix("system:serviceaccount:")
-                    .and_then(|rest| rest.strip_prefix(ns))
-                    .and_then(|rest| rest.strip_prefix(':'))
-                    == Some(name);
-                named.then_some(Subject::ServiceAccount {
-                    name,
-                    namespace: ns,
-                })
-            }
-            _ => None,
+fn applies<'a>(binding: &'a Binding, user: &UserInfo) -> Option<Subject<'a>> {
+    binding.subjects.iter().find_map(|s| match s {
+        BindingSubject::User(name) if user.name == *name => Some(Subject::User(name)),
+        BindingSubject::Group(name) if user.groups.iter().any(|g| g == name) => {
+            Some(Subject::Group(name))
         }
+        BindingSubject::ServiceAccount {
+            user: sa_user,
+            name,
+            namespace,
+        } if user.name == *sa_user => Some(Subject::ServiceAccount { name, namespace }),
+        _ => None,
     })
 }
 
@@ -376,12 +429,25 @@ fn has(list: &[String], want: &str) -> bool {
 /// Whether one PolicyRule allows the request.
 #[cfg(test)]
 fn rule_allows(rule: &Value, a: &Attributes) -> bool {
-    allows(&Rule::of(rule), a, &a.full_resource())
+    allows(&Rule::of(rule), a)
 }
 
-/// Whether one PolicyRule allows the request, with the request's `resource/subresource` worked out
-/// once per request.
-fn allows(rule: &Rule, a: &Attributes, full: &str) -> bool {
+/// Whether a rule's resource (`pods`, `pods/status`, `*/scale`, `*`) covers the request's.
+fn resource_matches(rule_resource: &str, resource: &str, subresource: &str) -> bool {
+    if rule_resource == "*" {
+        return true;
+    }
+    if subresource.is_empty() {
+        return rule_resource == resource;
+    }
+    match rule_resource.split_once('/') {
+        Some((r, sub)) => sub == subresource && (r == "*" || r == resource),
+        None => false,
+    }
+}
+
+/// Whether one PolicyRule allows the request.
+fn allows(rule: &Rule, a: &Attributes) -> bool {
     if !has(&rule.verbs, &a.verb) {
         return false;
     }
@@ -397,11 +463,10 @@ fn allows(rule: &Rule, a: &Attributes, full: &str) -> bool {
     if !has(&rule.api_groups, &a.group) {
         return false;
     }
-    let resource_ok = rule.resources.iter().any(|r| {
-        r == "*"
-            || r == full
-            || (!a.subresource.is_empty() && r.strip_prefix("*/") == Some(&a.subresource))
-    });
+    let resource_ok = rule
+        .resources
+        .iter()
+        .any(|r| resource_matches(r, &a.resource, &a.subresource));
     if !resource_ok {
         return false;
     }
@@ -458,17 +523,34 @@ mod tests {
     fn service_account_subjects_default_to_the_binding_namespace() {
         let b = json!({"subjects": [{"kind": "ServiceAccount", "name": "bot"}]});
         assert_eq!(
-            applies(&Binding::of(&b), &sa(), "d")
+            applies(&Binding::of(&b, "d", Arc::new([])), &sa())
                 .map(|s| s.to_string())
                 .as_deref(),
             Some("ServiceAccount \"bot/d\"")
         );
-        let b = Binding::of(&b);
-        assert!(applies(&b, &sa(), "other").is_none());
+        assert!(applies(&Binding::of(&b, "other", Arc::new([])), &sa()).is_none());
+        let b = Binding::of(&b, "d", Arc::new([]));
         // The user name is compared whole: a namespace or name that only starts alike is another account.
         for other in [("dx", "bot"), ("d", "bot2"), ("", "d:bot")] {
             let user = UserInfo::service_account(other.0, other.1, "");
-            assert!(applies(&b, &user, "d").is_none(), "{other:?}");
+            assert!(applies(&b, &user).is_none(), "{other:?}");
         }
+        let named =
+            json!({"subjects": [{"kind": "ServiceAccount", "name": "bot", "namespace": "d"}]});
+        assert!(applies(&Binding::of(&named, "other", Arc::new([])), &sa()).is_some());
+    }
+
+    #[test]
+    fn resources_match_with_and_without_subresources() {
+        assert!(resource_matches("*", "pods", "status"));
+        assert!(resource_matches("pods", "pods", ""));
+        assert!(!resource_matches("pods", "pods", "status"));
+        assert!(resource_matches("pods/status", "pods", "status"));
+        assert!(!resource_matches("pods/status", "pods", ""));
+        assert!(!resource_matches("pods/status", "pods", "log"));
+        assert!(!resource_matches("pod/status", "pods", "status"));
+        assert!(resource_matches("*/scale", "deployments", "scale"));
+        assert!(!resource_matches("*/scale", "deployments", ""));
+        assert!(!resource_matches("podsx", "pods", ""));
     }
 }

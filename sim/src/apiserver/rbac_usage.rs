@@ -42,15 +42,13 @@ impl RbacUsage {
         self.on.store(true, Ordering::SeqCst);
     }
 
-    /// Records an allowed request, when recording.
-    pub(crate) fn record(&self, a: &Attributes, reason: &str) {
+    /// Records an allowed request, when recording; `allowed_by` (the binding that allowed it) is
+    /// called only then.
+    pub(crate) fn record(&self, a: &Attributes, allowed_by: impl FnOnce() -> String) {
         if !self.on.load(Ordering::Relaxed) {
             return;
         }
-        let allowed_by = reason
-            .strip_prefix("RBAC: allowed by ")
-            .unwrap_or(reason)
-            .to_string();
+        let allowed_by = allowed_by();
         let entry = RbacUse {
             user: a.user.name.clone(),
             allowed_by,

@@ -51,11 +51,13 @@ fn object_uid(app: &App, resource: &str, ns: &str, name: &str) -> Option<String>
         .map(str::to_string)
 }
 
-/// Tokens verified before: user, expiry and the store keys whose change invalidates them.
+/// Tokens verified before, by their signature (a few dozen bytes to hash, not the whole token):
+/// the token, its user, expiry and the store keys whose change invalidates it.
 #[derive(Default)]
 pub struct TokenCache(Mutex<HashMap<String, Verified>>);
 
 struct Verified {
+    token: String,
     user: UserInfo,
     exp: i64,
     keys: Vec<&'static str>,
@@ -66,15 +68,16 @@ struct Verified {
 const CACHED_TOKENS: usize = 1024;
 
 fn stamp(store: &crate::storage::Store, keys: &[&str]) -> u64 {
-    let hub = store.hub();
-    keys.iter().map(|k| hub.last_change(k)).max().unwrap_or(0)
+    store.hub().last_change_of(keys)
 }
 
 /// The ServiceAccount a valid, unexpired token for this API server names, while it (and the
 /// object the token is bound to) still exists with the same uid.
 pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
+    let (_, signature) = token.rsplit_once('.')?;
     if let Ok(cache) = app.token_cache.0.lock()
-        && let Some(v) = cache.get(token)
+        && let Some(v) = cache.get(signature)
+        && v.token == token
         && v.exp > now_secs()
         && v.stamp == stamp(&app.store, &v.keys)
     {
@@ -96,8 +99,9 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
         }
         let exp = claims["exp"].as_i64().unwrap_or(0);
         cache.insert(
-            token.to_string(),
+            signature.to_string(),
             Verified {
+                token: token.to_string(),
                 user: user.clone(),
                 exp,
                 keys,

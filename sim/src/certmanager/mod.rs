@@ -61,6 +61,7 @@ pub fn install(app: &App) -> Result<(), ApiError> {
             manager: "cert-manager".into(),
             dry_run: false,
             validation: FieldValidation::Strict,
+            authorize_create: None,
         };
         match write(&ctx, &name, Mode::Create, |_| Ok(Candidate::Replace(crd))) {
             Err(e) if e.code != 409 => return Err(e),

@@ -42,6 +42,7 @@ pub fn kubernetes_service(app: &App) -> Result<(), ApiError> {
         manager: "kube-apiserver".into(),
         dry_run: false,
         validation: FieldValidation::Strict,
+        authorize_create: None,
     };
     match write(&ctx, "kubernetes", Mode::Create, |_| {
         Ok(Candidate::Replace(service))

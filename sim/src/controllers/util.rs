@@ -97,6 +97,7 @@ fn ctx<'a>(
         manager: manager.to_string(),
         dry_run: false,
         validation: FieldValidation::Ignore,
+        authorize_create: None,
     }
 }
 

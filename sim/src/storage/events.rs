@@ -91,6 +91,19 @@ impl Hub {
             .unwrap_or(0)
     }
 
+    /// The newest of [`Hub::last_change`] over `keys`, read under one lock.
+    pub fn last_change_of(&self, keys: &[&str]) -> u64 {
+        self.changed
+            .lock()
+            .map(|m| {
+                keys.iter()
+                    .filter_map(|k| m.get(*k).copied())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .unwrap_or(0)
+    }
+
     fn emit(&self, event: Arc<Event>) {
         if let Ok(mut m) = self.changed.lock() {
             match m.get_mut(&event.rk) {

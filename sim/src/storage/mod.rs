@@ -122,17 +122,6 @@ impl Store {
         get_in(&conn, rk, ns, name)
     }
 
-    /// Whether an object is stored, without reading it.
-    pub fn contains(&self, rk: &str, ns: &str, name: &str) -> Result<bool, StoreError> {
-        let conn = self.lock()?;
-        conn.prepare_cached("SELECT 1 FROM objects WHERE rk = ?1 AND ns = ?2 AND name = ?3")
-            .map_err(db_err)?
-            .query_row(params![rk, ns, name], |_| Ok(()))
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(db_err)
-    }
-
     /// Objects of a type (in one namespace, or all when `ns` is `None`), ordered by namespace and name,
     /// starting after `after` (`ns/name`), plus the store's resourceVersion at the time of reading.
     pub fn list(
@@ -458,24 +447,6 @@ mod tests {
                 Ok(rv)
             })
             .expect("write")
-    }
-
-    #[test]
-    fn contains_says_whether_an_object_is_stored() {
-        let store = Store::open(None).expect("open");
-        put(&store, "a");
-        assert!(store.contains("/configmaps", "default", "a").expect("a"));
-        assert!(!store.contains("/configmaps", "default", "b").expect("b"));
-        assert!(
-            !store
-                .contains("/configmaps", "other", "a")
-                .expect("other namespace")
-        );
-        assert!(
-            !store
-                .contains("/secrets", "default", "a")
-                .expect("other kind")
-        );
     }
 
     #[test]

@@ -35,18 +35,21 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
         return error(&e);
     }
     let query = Query::parse(parts.uri.query().unwrap_or(""));
-    let user = match authorize(&app, user, &parts, &query).await {
+    let target = route(parts.uri.path());
+    let (user, policy) = match authorize(&app, user, &parts, &query, &target).await {
         Ok(u) => u,
         Err(e) => return error(&e),
     };
-    if let Route::Resource(t) = route(parts.uri.path())
-        && crate::kubelet::stream::is_stream(&t)
+    if let Route::Resource(t) = &target
+        && crate::kubelet::stream::is_stream(t)
     {
+        let t = t.clone();
         return crate::kubelet::stream::handle(app, Request::from_parts(parts, body), t).await;
     }
-    if let Route::Resource(t) = route(parts.uri.path())
-        && crate::apiserver::proxy::is_proxy(&t)
+    if let Route::Resource(t) = &target
+        && crate::apiserver::proxy::is_proxy(t)
     {
+        let t = t.clone();
         return crate::apiserver::proxy::handle(app, Request::from_parts(parts, body), t).await;
     }
     let body = match limits::read_body(body).await {
@@ -60,8 +63,9 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
         headers: parts.headers,
         body,
         user,
+        policy,
     };
-    match route(&req.path) {
+    match target {
         Route::Resource(t) => resource(app, req, t).await,
         other => {
             if req.method != Method::GET && req.method != Method::HEAD {
@@ -76,30 +80,31 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
 }
 
 /// Applies impersonation and authorizes the request by RBAC: in place when the cached policy is
-/// current, off the async threads when it must be read from the store first.
+/// current, off the async threads when it must be read from the store first. Returns the user and
+/// the policy that authorized the request (`None` when RBAC did not apply).
 async fn authorize(
     app: &Arc<App>,
     user: UserInfo,
     parts: &http::request::Parts,
     query: &Query,
-) -> Result<UserInfo, ApiError> {
+    target: &Route,
+) -> Result<(UserInfo, Option<Arc<rbac::Policy>>), ApiError> {
     let impersonating = parts.headers.contains_key("impersonate-user")
         || parts.headers.contains_key("impersonate-group");
     if !impersonating && (!app.rbac || user.is_master()) {
-        return Ok(user);
+        return Ok((user, None));
     }
-    let attrs = Attributes::of_request(&user, &parts.method, parts.uri.path(), query);
-    let check = move |app: &App, headers: &http::HeaderMap| {
-        let user = identity::impersonate(app, user, headers)?;
-        let attrs = Attributes { user, ..attrs };
-        rbac::authorize(app, &attrs)?;
-        Ok(attrs.user)
+    let mut attrs = Attributes::of_request(&parts.method, target, parts.uri.path(), query);
+    let check = move |app: &App, policy: Arc<rbac::Policy>, headers: &http::HeaderMap| {
+        attrs.user = identity::impersonate(app, user, headers)?;
+        rbac::authorize_by(app, &policy, &attrs)?;
+        Ok((attrs.user, Some(policy)))
     };
-    if app.rbac_policy.is_fresh(app) {
-        return check(app, &parts.headers);
+    if let Some(policy) = app.rbac_policy.current(app) {
+        return check(app, policy, &parts.headers);
     }
     let (app, headers) = (app.clone(), parts.headers.clone());
-    tokio::task::spawn_blocking(move || check(&app, &headers))
+    tokio::task::spawn_blocking(move || check(&app, app.rbac_policy.get(&app)?, &headers))
         .await
         .map_err(ApiError::internal)?
 }

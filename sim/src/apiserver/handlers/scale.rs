@@ -76,6 +76,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         manager,
         dry_run: req.query.dry_run(super::write::options_kind(req))?,
         validation: FieldValidation::Ignore,
+        authorize_create: None,
     };
     let ct = req.content_type().to_string();
     let spec_ptr = pointer(&paths.spec_replicas);

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::Resolved;
 use super::read::{at_version, list_objects};
+use crate::apiserver::attributes::Attributes;
 use crate::apiserver::http::{Req, Resp, json as json_resp, with_warnings};
 use crate::app::App;
 use crate::registry::delete::{self, DeleteOptions};
@@ -96,6 +97,7 @@ fn ctx<'a>(
         manager,
         dry_run: req.query.dry_run(options_kind(req))?,
         validation: FieldValidation::parse(req.query.get("fieldValidation"))?,
+        authorize_create: None,
     })
 }
 
@@ -168,16 +170,13 @@ pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
 }
 
 /// A server-side apply that creates the object needs `create` besides `patch`, as kube-apiserver
-/// authorizes the create it turns into.
-fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<(), ApiError> {
-    if r.sub.is_some() || !app.rbac || req.user.is_master() {
-        return Ok(());
+/// authorizes the create it turns into: checked by the policy that authorized the request, inside the
+/// write once it is known that the object does not exist (nothing is read for it beforehand).
+fn apply_create_attributes(req: &Req, r: &Resolved, name: &str) -> Option<Attributes> {
+    if r.sub.is_some() || req.policy.is_none() {
+        return None;
     }
-    // Whether it exists is all that counts here: the object itself is read by the write.
-    if app.store.contains(&r.rt.store_key(), &r.ns, name)? {
-        return Ok(());
-    }
-    let a = crate::apiserver::attributes::Attributes::resource(
+    Some(Attributes::resource(
         &req.user,
         "create",
         &r.rt.group,
@@ -185,8 +184,7 @@ fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Res
         "",
         &r.ns,
         name,
-    );
-    crate::apiserver::rbac::authorize(app, &a)
+    ))
 }
 
 /// PATCH an object (or its status), by content type.
@@ -203,7 +201,15 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 ));
             }
             let force = req.query.flag("force");
-            authorize_apply_create(app, req, r, name)?;
+            let create = apply_create_attributes(req, r, name);
+            let authorize_create = || match (&req.policy, &create) {
+                (Some(policy), Some(a)) => crate::apiserver::rbac::authorize_by(app, policy, a),
+                _ => Ok(()),
+            };
+            let c = WriteCtx {
+                authorize_create: Some(&authorize_create),
+                ..c
+            };
             object::write(&c, name, Mode::Apply, |_| {
                 Ok(Candidate::Apply {
                     config: body,

@@ -59,6 +59,7 @@ fn precheck(
     match (mode, old) {
         (Mode::Create, Some(_)) => Err(ApiError::already_exists(&rt.group, &rt.plural, name)),
         (Mode::Update, None) => Err(ApiError::not_found(&rt.group, &rt.plural, name)),
+        (Mode::Apply, None) => ctx.authorize_create.map_or(Ok(()), |authorize| authorize()),
         _ => Ok(()),
     }
 }

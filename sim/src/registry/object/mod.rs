@@ -35,6 +35,10 @@ pub struct WriteCtx<'a> {
     pub dry_run: bool,
     /// The `fieldValidation` asked for.
     pub validation: FieldValidation,
+    /// For a server-side apply: authorizes the create it turns into when the object does not exist
+    /// (kube-apiserver's `withAuthorization` around the create validation); checked inside the write,
+    /// so an apply that finds its object gone on a retry is checked too.
+    pub authorize_create: Option<&'a dyn Fn() -> Result<(), ApiError>>,
 }
 
 /// What the request wants the object to become.
