@@ -116,7 +116,9 @@ impl App {
             }
         }
         crate::apiserver::policy::bootstrap(self)?;
-        crate::controllers::cluster_defaults::kubernetes_service(self)
+        crate::controllers::cluster_defaults::kubernetes_service(
+            &crate::controllers::cluster::Cluster::new(self),
+        )
     }
 
     /// Re-reads every CRD and serves their types.

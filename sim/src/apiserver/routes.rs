@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use serde_json::json;
 
 use crate::app::App;
-use crate::controllers::util;
+use crate::controllers::cluster::Cluster;
 use crate::status::ApiError;
 use crate::storage::Store;
 
@@ -58,7 +58,8 @@ pub fn set(
     port: u16,
     to: Option<SocketAddr>,
 ) -> Result<(), ApiError> {
-    let rt = util::rt(app, "", "v1", "configmaps")?;
+    let cluster = Cluster::new(app);
+    let rt = cluster.rt("", "v1", "configmaps")?;
     let (ns, name) = CONFIGMAP;
     let k = key(namespace, service, port);
     let value = to.map(|a| json!(a.to_string()));
@@ -66,9 +67,9 @@ pub fn set(
         let Some(value) = value else { return Ok(()) };
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "namespace": ns}, "data": {k: value}});
-        return util::create(app, &rt, ns, cm, MANAGER).map(|_| ());
+        return cluster.create(&rt, ns, cm, MANAGER).map(|_| ());
     }
-    let result = util::update(app, &rt, ns, name, "", MANAGER, |o| {
+    let result = cluster.update(&rt, ns, name, "", MANAGER, |o| {
         let data = &mut o["data"];
         if !data.is_object() {
             *data = json!({});

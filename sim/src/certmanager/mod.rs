@@ -6,6 +6,10 @@
 //! (`renewBefore`, default a third of `duration`), and, as cert-manager's CA injector, copies the
 //! CA into the `caBundle` of webhook configurations annotated `cert-manager.io/inject-ca-from:
 //! NS/CERTIFICATE` or `cert-manager.io/inject-ca-from-secret: NS/SECRET`.
+//!
+//! Its turns run in the controller loop and see the cluster through the controllers' narrow handle
+//! ([`crate::controllers::cluster::Cluster`]); only [`install`], which the server calls at start to
+//! create the CRDs (with strict field validation, as an install would), takes the server state.
 
 mod crds;
 mod issue;
@@ -16,7 +20,8 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::controllers::util::{self, rt, s};
+use crate::controllers::cluster::Cluster;
+use crate::controllers::util::{self, s};
 use crate::registry::ResourceType;
 use crate::registry::object::{Candidate, Mode, WriteCtx, write};
 use crate::registry::validate::FieldValidation;
@@ -87,9 +92,15 @@ fn condition(ready: bool, reason: &str, message: &str, old: &Value) -> Value {
 }
 
 /// Sets `status.conditions` (and `extra` status fields) when they differ.
-fn set_status(app: &App, rt: &ResourceType, obj: &Value, cond: Value, extra: &[(&str, Value)]) {
+fn set_status(
+    cluster: &Cluster,
+    rt: &ResourceType,
+    obj: &Value,
+    cond: Value,
+    extra: &[(&str, Value)],
+) {
     let (ns, name) = (s(obj, "/metadata/namespace"), s(obj, "/metadata/name"));
-    let _ = util::update(app, rt, ns, name, "status", MANAGER, |o| {
+    let _ = cluster.update(rt, ns, name, "status", MANAGER, |o| {
         let before = o.get("status").cloned();
         let mut status = before.clone().unwrap_or_else(|| json!({}));
         status["conditions"] = json!([cond]);
@@ -101,6 +112,11 @@ fn set_status(app: &App, rt: &ResourceType, obj: &Value, cond: Value, extra: &[(
     });
 }
 
+/// A Secret as stored now.
+fn read_secret(cluster: &Cluster, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
+    cluster.get(&cluster.rt("", "v1", "secrets")?, ns, name)
+}
+
 fn secret_pem(secret: &Value, key: &str) -> Option<String> {
     let b64 = secret.pointer(&format!("/data/{key}"))?;
     let bytes = base64::engine::general_purpose::STANDARD
@@ -110,7 +126,11 @@ fn secret_pem(secret: &Value, key: &str) -> Option<String> {
 }
 
 /// Whether an issuer can sign, and why not.
-fn issuer_state(app: &App, issuer: &Value, secrets_ns: &str) -> Result<(), (String, String)> {
+fn issuer_state(
+    cluster: &Cluster,
+    issuer: &Value,
+    secrets_ns: &str,
+) -> Result<(), (String, String)> {
     let spec = &issuer["spec"];
     if spec.get("selfSigned").is_some() {
         return Ok(());
@@ -122,11 +142,7 @@ fn issuer_state(app: &App, issuer: &Value, secrets_ns: &str) -> Result<(), (Stri
         ));
     };
     let secret_name = s(ca, "/secretName");
-    let secret = app
-        .store
-        .get("/secrets", secrets_ns, secret_name)
-        .ok()
-        .flatten();
+    let secret = read_secret(cluster, secrets_ns, secret_name).ok().flatten();
     match secret {
         Some(sec)
             if secret_pem(&sec, "tls.crt").is_some() && secret_pem(&sec, "tls.key").is_some() =>
@@ -142,39 +158,45 @@ fn issuer_state(app: &App, issuer: &Value, secrets_ns: &str) -> Result<(), (Stri
 
 /// One turn over every Issuer, ClusterIssuer, Certificate and annotated webhook configuration.
 /// `wake` is told when the next renewal is due.
-pub fn reconcile(app: &App, wake: &mut dyn FnMut(Instant)) {
+pub fn reconcile(cluster: &Cluster, wake: &mut dyn FnMut(Instant)) {
     let (Ok(issuers), Ok(cluster_issuers), Ok(certs)) = (
-        rt(app, GROUP, "v1", "issuers"),
-        rt(app, GROUP, "v1", "clusterissuers"),
-        rt(app, GROUP, "v1", "certificates"),
+        cluster.rt(GROUP, "v1", "issuers"),
+        cluster.rt(GROUP, "v1", "clusterissuers"),
+        cluster.rt(GROUP, "v1", "certificates"),
     ) else {
         return;
     };
-    for issuer in util::list(app, &issuers).iter() {
+    for issuer in cluster.list(&issuers).iter() {
         let ns = s(issuer, "/metadata/namespace").to_string();
-        mark_issuer(app, &issuers, issuer, &ns);
+        mark_issuer(cluster, &issuers, issuer, &ns);
     }
-    for issuer in util::list(app, &cluster_issuers).iter() {
+    for issuer in cluster.list(&cluster_issuers).iter() {
         // A ClusterIssuer's CA Secret lives in the cluster resource namespace (cert-manager's).
-        mark_issuer(app, &cluster_issuers, issuer, "cert-manager");
+        mark_issuer(cluster, &cluster_issuers, issuer, "cert-manager");
     }
-    for cert in util::list(app, &certs).iter() {
-        if let Err(e) = certificate(app, &certs, &issuers, &cluster_issuers, cert, wake) {
-            set_status(app, &certs, cert, condition(false, "Failed", &e, cert), &[]);
+    for cert in cluster.list(&certs).iter() {
+        if let Err(e) = certificate(cluster, &certs, &issuers, &cluster_issuers, cert, wake) {
+            set_status(
+                cluster,
+                &certs,
+                cert,
+                condition(false, "Failed", &e, cert),
+                &[],
+            );
         }
     }
-    inject(app);
+    inject(cluster, &certs);
 }
 
-fn mark_issuer(app: &App, rt: &ResourceType, issuer: &Value, secrets_ns: &str) {
-    let cond = match issuer_state(app, issuer, secrets_ns) {
+fn mark_issuer(cluster: &Cluster, rt: &ResourceType, issuer: &Value, secrets_ns: &str) {
+    let cond = match issuer_state(cluster, issuer, secrets_ns) {
         Ok(()) if issuer["spec"].get("ca").is_some() => {
             condition(true, "KeyPairVerified", "Signing CA verified", issuer)
         }
         Ok(()) => condition(true, "IsReady", "", issuer),
         Err((reason, message)) => condition(false, &reason, &message, issuer),
     };
-    set_status(app, rt, issuer, cond, &[]);
+    set_status(cluster, rt, issuer, cond, &[]);
 }
 
 fn spec_hash(spec: &Value) -> String {
@@ -186,7 +208,7 @@ fn spec_hash(spec: &Value) -> String {
 }
 
 fn certificate(
-    app: &App,
+    cluster: &Cluster,
     certs: &ResourceType,
     issuers: &ResourceType,
     cluster_issuers: &ResourceType,
@@ -209,26 +231,17 @@ fn certificate(
         .unwrap_or("Issuer");
     let (issuer, secrets_ns) = match issuer_kind {
         "ClusterIssuer" => (
-            app.store
-                .get(&cluster_issuers.store_key(), "", issuer_name)
-                .ok()
-                .flatten(),
+            cluster.get(cluster_issuers, "", issuer_name).ok().flatten(),
             "cert-manager",
         ),
-        _ => (
-            app.store
-                .get(&issuers.store_key(), ns, issuer_name)
-                .ok()
-                .flatten(),
-            ns,
-        ),
+        _ => (cluster.get(issuers, ns, issuer_name).ok().flatten(), ns),
     };
     let Some(issuer) = issuer else {
         let msg = format!(
             "Issuing certificate as Secret does not exist: {issuer_kind} \"{issuer_name}\" not found"
         );
         set_status(
-            app,
+            cluster,
             certs,
             cert,
             condition(false, "DoesNotExist", &msg, cert),
@@ -236,10 +249,10 @@ fn certificate(
         );
         return Ok(());
     };
-    if let Err((_, message)) = issuer_state(app, &issuer, secrets_ns) {
+    if let Err((_, message)) = issuer_state(cluster, &issuer, secrets_ns) {
         let msg = format!("Issuer \"{issuer_name}\" is not ready: {message}");
         set_status(
-            app,
+            cluster,
             certs,
             cert,
             condition(false, "IssuerNotReady", &msg, cert),
@@ -248,7 +261,7 @@ fn certificate(
         return Ok(());
     }
     let hash = spec_hash(spec);
-    let secret = app.store.get("/secrets", ns, secret_name).ok().flatten();
+    let secret = read_secret(cluster, ns, secret_name).ok().flatten();
     let now = crate::time::now_secs();
     let renewal = cert
         .pointer("/status/renewalTime")
@@ -270,13 +283,13 @@ fn certificate(
             "Certificate is up to date and has not expired",
             cert,
         );
-        set_status(app, certs, cert, cond, &[]);
+        set_status(cluster, certs, cert, cond, &[]);
         return Ok(());
     }
     let ca_secret = issuer
         .pointer("/spec/ca/secretName")
         .and_then(Value::as_str)
-        .and_then(|n| app.store.get("/secrets", secrets_ns, n).ok().flatten());
+        .and_then(|n| read_secret(cluster, secrets_ns, n).ok().flatten());
     let issued = match &ca_secret {
         Some(ca) => {
             let cert_pem = secret_pem(ca, "tls.crt").unwrap_or_default();
@@ -293,7 +306,7 @@ fn certificate(
         }
         None => issue::issue(spec, &issue::Signer::SelfSigned)?,
     };
-    write_secret(app, cert, &issuer, secret.as_ref(), &issued, &hash).map_err(|e| e.message)?;
+    write_secret(cluster, cert, &issuer, secret.as_ref(), &issued, &hash).map_err(|e| e.message)?;
     let lifetime = issued.not_after - issued.not_before;
     let before = spec
         .get("renewBefore")
@@ -316,7 +329,7 @@ fn certificate(
         cert,
     );
     set_status(
-        app,
+        cluster,
         certs,
         cert,
         cond,
@@ -331,14 +344,14 @@ fn certificate(
 }
 
 fn write_secret(
-    app: &App,
+    cluster: &Cluster,
     cert: &Value,
     issuer: &Value,
     existing: Option<&Value>,
     issued: &issue::Issued,
     hash: &str,
 ) -> Result<(), ApiError> {
-    let secrets = rt(app, "", "v1", "secrets")?;
+    let secrets = cluster.rt("", "v1", "secrets")?;
     let ns = s(cert, "/metadata/namespace");
     let spec = &cert["spec"];
     let name = s(spec, "/secretName");
@@ -365,21 +378,21 @@ fn write_secret(
         "ca.crt": b64(&issued.ca_pem),
     });
     match existing {
-        None => util::create(
-            app,
-            &secrets,
-            ns,
-            json!({
-                "apiVersion": "v1", "kind": "Secret",
-                "metadata": {"name": name, "namespace": ns, "annotations": annotations,
-                    "labels": {"controller.cert-manager.io/fao": "true"}},
-                "type": "kubernetes.io/tls",
-                "data": data,
-            }),
-            MANAGER,
-        )
-        .map(|_| ()),
-        Some(_) => util::update(app, &secrets, ns, name, "", MANAGER, |o| {
+        None => cluster
+            .create(
+                &secrets,
+                ns,
+                json!({
+                    "apiVersion": "v1", "kind": "Secret",
+                    "metadata": {"name": name, "namespace": ns, "annotations": annotations,
+                        "labels": {"controller.cert-manager.io/fao": "true"}},
+                    "type": "kubernetes.io/tls",
+                    "data": data,
+                }),
+                MANAGER,
+            )
+            .map(|_| ()),
+        Some(_) => cluster.update(&secrets, ns, name, "", MANAGER, |o| {
             for (k, v) in annotations.as_object().into_iter().flatten() {
                 o["metadata"]["annotations"][k] = v.clone();
             }
@@ -394,17 +407,13 @@ fn write_secret(
 
 /// The CA a webhook configuration asks to be injected: `ca.crt` of a Certificate's Secret or of a
 /// named Secret.
-fn ca_for(app: &App, annotations: &Value) -> Option<String> {
+fn ca_for(cluster: &Cluster, certs: &ResourceType, annotations: &Value) -> Option<String> {
     let (secret_ns, secret_name) = if let Some(from) = annotations
         .get("cert-manager.io/inject-ca-from")
         .and_then(Value::as_str)
     {
         let (ns, name) = from.split_once('/')?;
-        let cert = app
-            .store
-            .get("cert-manager.io/certificates", ns, name)
-            .ok()
-            .flatten()?;
+        let cert = cluster.get(certs, ns, name).ok().flatten()?;
         (ns.to_string(), s(&cert, "/spec/secretName").to_string())
     } else {
         let from = annotations
@@ -413,9 +422,7 @@ fn ca_for(app: &App, annotations: &Value) -> Option<String> {
         let (ns, name) = from.split_once('/')?;
         (ns.to_string(), name.to_string())
     };
-    let secret = app
-        .store
-        .get("/secrets", &secret_ns, &secret_name)
+    let secret = read_secret(cluster, &secret_ns, &secret_name)
         .ok()
         .flatten()?;
     secret
@@ -426,20 +433,20 @@ fn ca_for(app: &App, annotations: &Value) -> Option<String> {
 }
 
 /// cainjector: every annotated webhook configuration's webhooks get the CA as `caBundle`.
-fn inject(app: &App) {
+fn inject(cluster: &Cluster, certs: &ResourceType) {
     for plural in [
         "validatingwebhookconfigurations",
         "mutatingwebhookconfigurations",
     ] {
-        let Ok(kind) = rt(app, "admissionregistration.k8s.io", "v1", plural) else {
+        let Ok(kind) = cluster.rt("admissionregistration.k8s.io", "v1", plural) else {
             continue;
         };
-        for config in util::list(app, &kind).iter() {
-            let Some(ca) = ca_for(app, &config["metadata"]["annotations"]) else {
+        for config in cluster.list(&kind).iter() {
+            let Some(ca) = ca_for(cluster, certs, &config["metadata"]["annotations"]) else {
                 continue;
             };
             let name = s(config, "/metadata/name");
-            let _ = util::update(app, &kind, "", name, "", INJECTOR, |o| {
+            let _ = cluster.update(&kind, "", name, "", INJECTOR, |o| {
                 let mut changed = false;
                 for hook in o
                     .get_mut("webhooks")

@@ -3,24 +3,18 @@
 
 use serde_json::json;
 
-use crate::app::App;
-use crate::registry::object::{Candidate, Mode, WriteCtx, write};
-use crate::registry::validate::FieldValidation;
+use super::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The Service's cluster IP (the first of 10.96.0.0/12, as kubeadm clusters have it).
 pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 
 /// Creates the `kubernetes` Service when it is missing.
-pub fn kubernetes_service(app: &App) -> Result<(), ApiError> {
-    let Some(rt) = app.registry.lookup("", "v1", "services") else {
+pub fn kubernetes_service(cluster: &Cluster) -> Result<(), ApiError> {
+    let Some(rt) = cluster.rt("", "v1", "services").ok() else {
         return Ok(());
     };
-    if app
-        .store
-        .get(&rt.store_key(), "default", "kubernetes")?
-        .is_some()
-    {
+    if cluster.get(&rt, "default", "kubernetes")?.is_some() {
         return Ok(());
     }
     let service = json!({
@@ -34,19 +28,9 @@ pub fn kubernetes_service(app: &App) -> Result<(), ApiError> {
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
         },
     });
-    let ctx = WriteCtx {
-        app,
-        rt: &rt,
-        ns: "default",
-        subresource: "",
-        manager: "kube-apiserver".into(),
-        dry_run: false,
-        validation: FieldValidation::Strict,
-        authorize_create: None,
-    };
-    match write(&ctx, "kubernetes", Mode::Create, |_| {
-        Ok(Candidate::Replace(service))
-    }) {
+    // The handle's writes ignore unknown fields; this body has none, so the result is that of a
+    // strict write.
+    match cluster.create(&rt, "default", service, "kube-apiserver") {
         Err(e) if e.code != 409 => Err(e),
         _ => Ok(()),
     }

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::util::{list, rt, s, update};
+use super::cluster::Cluster;
+use super::util::s;
 use crate::admission::matching::selector_matches;
-use crate::app::App;
 
 /// The store keys whose changes this controller acts on.
 pub(super) const WATCHES: &[&str] = &["rbac.authorization.k8s.io/clusterroles"];
@@ -47,12 +47,12 @@ fn aggregated_rules(role: &Value, roles: &[Value]) -> Option<Vec<Value>> {
 }
 
 /// One turn: writes every aggregated ClusterRole whose stored rules differ from its selection's.
-pub fn reconcile(app: &App) {
-    let Ok(cluster_roles) = rt(app, "rbac.authorization.k8s.io", "v1", "clusterroles") else {
+pub fn reconcile(cluster: &Cluster) {
+    let Ok(cluster_roles) = cluster.rt("rbac.authorization.k8s.io", "v1", "clusterroles") else {
         return;
     };
     for _ in 0..PASSES {
-        let roles = list(app, &cluster_roles);
+        let roles = cluster.list(&cluster_roles);
         let mut wrote = false;
         for role in roles.iter() {
             let Some(rules) = aggregated_rules(role, &roles) else {
@@ -63,7 +63,7 @@ pub fn reconcile(app: &App) {
                 continue;
             }
             let name = s(role, "/metadata/name");
-            let written = update(app, &cluster_roles, "", name, "", MANAGER, |r| {
+            let written = cluster.update(&cluster_roles, "", name, "", MANAGER, |r| {
                 r["rules"] = Value::Array(rules);
                 true
             });

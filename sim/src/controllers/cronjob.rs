@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::util::{self, rt, s};
+use super::cluster::Cluster;
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 use crate::registry::ResourceType;
 use piceli_core::cron::Schedule;
 
@@ -114,23 +114,23 @@ fn job_ref(job: &Value) -> Value {
 pub(super) const WATCHES: &[&str] = &["batch/cronjobs", "batch/jobs"];
 
 /// One turn over every CronJob.
-pub fn reconcile(app: &App, st: &mut State) {
+pub fn reconcile(cluster: &Cluster, st: &mut State) {
     let (Ok(cjs), Ok(jobs)) = (
-        rt(app, "batch", "v1", "cronjobs"),
-        rt(app, "batch", "v1", "jobs"),
+        cluster.rt("batch", "v1", "cronjobs"),
+        cluster.rt("batch", "v1", "jobs"),
     ) else {
         return;
     };
-    let all_jobs = util::list(app, &jobs);
-    for cj in util::list(app, &cjs).iter() {
+    let all_jobs = cluster.list(&jobs);
+    for cj in cluster.list(&cjs).iter() {
         if !util::terminating(cj) {
-            one(app, st, &cjs, &jobs, cj, &all_jobs);
+            one(cluster, st, &cjs, &jobs, cj, &all_jobs);
         }
     }
 }
 
 fn one(
-    app: &App,
+    cluster: &Cluster,
     st: &mut State,
     cjs: &ResourceType,
     jobs: &ResourceType,
@@ -166,7 +166,7 @@ fn one(
                         "Saw completed job: {}, condition: {how}",
                         s(job, "/metadata/name")
                     );
-                    util::event(app, cj, false, "SawCompletedJob", &msg, COMPONENT);
+                    cluster.event(cj, false, "SawCompletedJob", &msg, COMPONENT);
                 }
                 let done = s(job, "/status/completionTime");
                 if how == "Complete" && done > last_success.as_str() {
@@ -194,17 +194,16 @@ fn one(
             } else {
                 if policy == "Replace" {
                     for r in active.drain(..) {
-                        if util::remove(app, jobs, ns, s(&r, "/name")).is_ok() {
+                        if cluster.remove(jobs, ns, s(&r, "/name")).is_ok() {
                             let msg = format!("Deleted job {}", s(&r, "/name"));
-                            util::event(app, cj, false, "SuccessfulDelete", &msg, COMPONENT);
+                            cluster.event(cj, false, "SuccessfulDelete", &msg, COMPONENT);
                         }
                     }
                 }
                 let job_name = timing.job_name(name, t);
-                match util::create(app, jobs, ns, job_for(cj, &job_name, t), MANAGER) {
+                match cluster.create(jobs, ns, job_for(cj, &job_name, t), MANAGER) {
                     Ok(job) => {
-                        util::event(
-                            app,
+                        cluster.event(
                             cj,
                             false,
                             "SuccessfulCreate",
@@ -226,7 +225,7 @@ fn one(
             st.wake_at(Instant::now() + Duration::from_millis(wait));
         }
     }
-    clean_history(app, jobs, cj, &mine);
+    clean_history(cluster, jobs, cj, &mine);
     active.sort_by(|a, b| s(a, "/name").cmp(s(b, "/name")));
     if active.is_empty() {
         if let Some(m) = status.as_object_mut() {
@@ -239,7 +238,7 @@ fn one(
         status["lastSuccessfulTime"] = json!(last_success);
     }
     if status != old {
-        let _ = util::update(app, cjs, ns, name, "status", MANAGER, |x| {
+        let _ = cluster.update(cjs, ns, name, "status", MANAGER, |x| {
             x["status"] = status;
             true
         });
@@ -247,7 +246,7 @@ fn one(
 }
 
 /// Deletes the oldest finished Jobs beyond the history limits.
-fn clean_history(app: &App, jobs: &ResourceType, cj: &Value, mine: &[&Value]) {
+fn clean_history(cluster: &Cluster, jobs: &ResourceType, cj: &Value, mine: &[&Value]) {
     let ns = s(cj, "/metadata/namespace");
     for (how, key, default) in [
         ("Complete", "/spec/successfulJobsHistoryLimit", 3),
@@ -272,9 +271,8 @@ fn clean_history(app: &App, jobs: &ResourceType, cj: &Value, mine: &[&Value]) {
         });
         for j in &done[..done.len() - limit] {
             let job = s(j, "/metadata/name");
-            if util::remove(app, jobs, ns, job).is_ok() {
-                util::event(
-                    app,
+            if cluster.remove(jobs, ns, job).is_ok() {
+                cluster.event(
                     cj,
                     false,
                     "SuccessfulDelete",

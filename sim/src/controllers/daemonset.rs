@@ -4,11 +4,11 @@
 
 use serde_json::{Value, json};
 
+use super::cluster::Cluster;
 use super::deployment::template_hash;
 use super::replicaset::{available, pods_by_owner, ready};
-use super::util::{self, rt, s};
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 
@@ -16,22 +16,23 @@ const REVISION_LABEL: &str = "controller-revision-hash";
 pub(super) const WATCHES: &[&str] = &["apps/daemonsets", "/pods", "/nodes"];
 
 /// One turn over every DaemonSet.
-pub fn reconcile(app: &App, _st: &mut State) {
+pub fn reconcile(cluster: &Cluster, _st: &mut State) {
     let (Ok(sets), Ok(pods), Ok(nodes)) = (
-        rt(app, "apps", "v1", "daemonsets"),
-        rt(app, "", "v1", "pods"),
-        rt(app, "", "v1", "nodes"),
+        cluster.rt("apps", "v1", "daemonsets"),
+        cluster.rt("", "v1", "pods"),
+        cluster.rt("", "v1", "nodes"),
     ) else {
         return;
     };
-    let node_names: Vec<String> = util::list(app, &nodes)
+    let node_names: Vec<String> = cluster
+        .list(&nodes)
         .iter()
         .filter(|n| n.pointer("/spec/unschedulable").and_then(Value::as_bool) != Some(true))
         .map(|n| s(n, "/metadata/name").to_string())
         .collect();
-    let all_pods = util::list(app, &pods);
+    let all_pods = cluster.list(&pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &sets).iter() {
+    for set in cluster.list(&sets).iter() {
         if util::terminating(set) {
             continue;
         }
@@ -47,17 +48,19 @@ pub fn reconcile(app: &App, _st: &mut State) {
                 .collect();
             if on_node.is_empty() {
                 let pod = pod_for(set, node, &hash);
-                wrote |= util::create(app, &pods, ns, pod, MANAGER).is_ok();
+                wrote |= cluster.create(&pods, ns, pod, MANAGER).is_ok();
             }
             for extra in on_node.iter().skip(1) {
-                wrote |= util::remove(app, &pods, ns, s(extra, "/metadata/name")).is_ok();
+                wrote |= cluster
+                    .remove(&pods, ns, s(extra, "/metadata/name"))
+                    .is_ok();
             }
         }
         for p in mine
             .iter()
             .filter(|p| !node_names.iter().any(|n| n == s(p, "/spec/nodeName")))
         {
-            wrote |= util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok();
+            wrote |= cluster.remove(&pods, ns, s(p, "/metadata/name")).is_ok();
         }
         if !wrote && s(set, "/spec/updateStrategy/type") != "OnDelete" {
             let max_unavailable =
@@ -76,7 +79,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                 .filter(|p| s(p, &format!("/metadata/labels/{REVISION_LABEL}")) != hash)
                 .take(budget)
             {
-                wrote |= util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok();
+                wrote |= cluster.remove(&pods, ns, s(p, "/metadata/name")).is_ok();
             }
         }
         if wrote {
@@ -112,7 +115,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
             continue;
         }
         let name = s(set, "/metadata/name");
-        let _ = util::update(app, &sets, ns, name, "status", MANAGER, |x| {
+        let _ = cluster.update(&sets, ns, name, "status", MANAGER, |x| {
             x["status"] = status;
             true
         });

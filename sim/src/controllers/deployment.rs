@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 
-use super::util::{self, rt, s};
+use super::cluster::Cluster;
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 use crate::registry::ResourceType;
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -118,29 +118,35 @@ struct Rs<'a> {
 pub(super) const WATCHES: &[&str] = &["apps/deployments", "apps/replicasets"];
 
 /// One turn over every Deployment.
-pub fn reconcile(app: &App, st: &mut State) {
+pub fn reconcile(cluster: &Cluster, st: &mut State) {
     let (Ok(deps), Ok(rss)) = (
-        rt(app, "apps", "v1", "deployments"),
-        rt(app, "apps", "v1", "replicasets"),
+        cluster.rt("apps", "v1", "deployments"),
+        cluster.rt("apps", "v1", "replicasets"),
     ) else {
         return;
     };
-    let all_rs = util::list(app, &rss);
+    let all_rs = cluster.list(&rss);
     let rs_of = util::by_controller(&all_rs, |r| !util::terminating(r));
-    for d in util::list(app, &deps).iter() {
+    for d in cluster.list(&deps).iter() {
         if util::terminating(d) {
             continue;
         }
         let owned: Vec<&Value> = rs_of.get(util::uid(d)).cloned().unwrap_or_default();
-        let changed = sync(app, &deps, &rss, d, &owned);
+        let changed = sync(cluster, &deps, &rss, d, &owned);
         if !changed {
-            write_status(app, &deps, d, &owned, st);
+            write_status(cluster, &deps, d, &owned, st);
         }
     }
 }
 
 /// Creates or scales ReplicaSets; true when it wrote something (status waits for the next turn).
-fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[&Value]) -> bool {
+fn sync(
+    cluster: &Cluster,
+    deps: &ResourceType,
+    rss: &ResourceType,
+    d: &Value,
+    owned: &[&Value],
+) -> bool {
     let ns = s(d, "/metadata/namespace");
     let name = s(d, "/metadata/name");
     let template = d.pointer("/spec/template").cloned().unwrap_or(json!({}));
@@ -195,25 +201,27 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
         let mut wrote = false;
         if revision(n) != desired_rev {
             // A rollback to an older template makes that ReplicaSet the newest revision again.
-            wrote |= util::update(app, rss, ns, &n_name, "", MANAGER, |r| {
-                r["metadata"]["annotations"][REVISION] = json!(desired_rev.to_string());
-                true
-            })
-            .is_ok();
+            wrote |= cluster
+                .update(rss, ns, &n_name, "", MANAGER, |r| {
+                    r["metadata"]["annotations"][REVISION] = json!(desired_rev.to_string());
+                    true
+                })
+                .is_ok();
         }
         let dep_rev = s(
             d,
             &format!("/metadata/annotations/{}", REVISION.replace('/', "~1")),
         );
         if dep_rev != desired_rev.to_string() {
-            wrote |= util::update(app, deps, ns, name, "", MANAGER, |x| {
-                if !x["metadata"]["annotations"].is_object() {
-                    x["metadata"]["annotations"] = json!({});
-                }
-                x["metadata"]["annotations"][REVISION] = json!(desired_rev.to_string());
-                true
-            })
-            .is_ok();
+            wrote |= cluster
+                .update(deps, ns, name, "", MANAGER, |x| {
+                    if !x["metadata"]["annotations"].is_object() {
+                        x["metadata"]["annotations"] = json!({});
+                    }
+                    x["metadata"]["annotations"][REVISION] = json!(desired_rev.to_string());
+                    true
+                })
+                .is_ok();
         }
         if wrote {
             return true;
@@ -244,9 +252,8 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
             max_old_rev + 1,
             want + surge,
         );
-        if let Ok(created) = util::create(app, rss, ns, rs, MANAGER) {
-            util::event(
-                app,
+        if let Ok(created) = cluster.create(rss, ns, rs, MANAGER) {
+            cluster.event(
                 d,
                 false,
                 "ScalingReplicaSet",
@@ -263,8 +270,7 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
         let from = spec_of(r);
         if from != to {
             let dir = if to > from { "up" } else { "down" };
-            util::event(
-                app,
+            cluster.event(
                 d,
                 false,
                 "ScalingReplicaSet",
@@ -272,17 +278,18 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
                 "deployment-controller",
             );
         }
-        util::update(app, rss, ns, &r_name, "", MANAGER, |x| {
-            x["spec"]["replicas"] = json!(to);
-            let a = &mut x["metadata"]["annotations"];
-            if !a.is_object() {
-                *a = json!({});
-            }
-            a["deployment.kubernetes.io/desired-replicas"] = json!(want.to_string());
-            a["deployment.kubernetes.io/max-replicas"] = json!((want + surge).to_string());
-            true
-        })
-        .is_ok()
+        cluster
+            .update(rss, ns, &r_name, "", MANAGER, |x| {
+                x["spec"]["replicas"] = json!(to);
+                let a = &mut x["metadata"]["annotations"];
+                if !a.is_object() {
+                    *a = json!({});
+                }
+                a["deployment.kubernetes.io/desired-replicas"] = json!(want.to_string());
+                a["deployment.kubernetes.io/max-replicas"] = json!((want + surge).to_string());
+                true
+            })
+            .is_ok()
     };
     let avail = |r: &Value| util::i(r, "/status/availableReplicas", 0);
 
@@ -300,7 +307,7 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
         if spec_of(new_rs) != want {
             return scale(new_rs, want);
         }
-        return cleanup(app, rss, d, &olds);
+        return cleanup(cluster, rss, d, &olds);
     }
 
     // Scale the new ReplicaSet up (or down to the target).
@@ -366,11 +373,11 @@ fn sync(app: &App, deps: &ResourceType, rss: &ResourceType, d: &Value, owned: &[
         }
         return wrote;
     }
-    cleanup(app, rss, d, &olds)
+    cleanup(cluster, rss, d, &olds)
 }
 
 /// Deletes old, empty ReplicaSets beyond `revisionHistoryLimit` (oldest revisions first).
-fn cleanup(app: &App, rss: &ResourceType, d: &Value, olds: &[&Value]) -> bool {
+fn cleanup(cluster: &Cluster, rss: &ResourceType, d: &Value, olds: &[&Value]) -> bool {
     let limit = util::i(d, "/spec/revisionHistoryLimit", 10).max(0) as usize;
     let mut empty: Vec<&Value> = olds
         .iter()
@@ -384,7 +391,7 @@ fn cleanup(app: &App, rss: &ResourceType, d: &Value, olds: &[&Value]) -> bool {
     let ns = s(d, "/metadata/namespace");
     let mut wrote = false;
     for r in empty.iter().take(empty.len() - limit) {
-        wrote |= util::remove(app, rss, ns, s(r, "/metadata/name")).is_ok();
+        wrote |= cluster.remove(rss, ns, s(r, "/metadata/name")).is_ok();
     }
     wrote
 }
@@ -493,7 +500,13 @@ fn set_cond_status(status: &mut Value, t: &str, st: &str, reason: &str, msg: &st
     }
 }
 
-fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st: &mut State) {
+fn write_status(
+    cluster: &Cluster,
+    deps: &ResourceType,
+    d: &Value,
+    owned: &[&Value],
+    st: &mut State,
+) {
     let template = d.pointer("/spec/template").cloned().unwrap_or(json!({}));
     let new_name = format!(
         "{}-{}",
@@ -668,7 +681,7 @@ fn write_status(app: &App, deps: &ResourceType, d: &Value, owned: &[&Value], st:
     }
     let name = s(d, "/metadata/name");
     let ns = s(d, "/metadata/namespace");
-    let _ = util::update(app, deps, ns, name, "status", MANAGER, |x| {
+    let _ = cluster.update(deps, ns, name, "status", MANAGER, |x| {
         x["status"] = status;
         true
     });

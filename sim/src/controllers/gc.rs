@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::util::{self, rt, s};
-use crate::app::App;
+use super::cluster::Cluster;
+use super::util::{self, s};
 use crate::registry::ResourceType;
 
 /// How soon a turn follows while foreground deletions are in progress.
@@ -23,8 +23,8 @@ const FULL_SWEEP: Duration = Duration::from_secs(2);
 
 /// One turn: foreground deletions in progress, then the background sweep (the controllers' kinds
 /// every turn, every kind every [`FULL_SWEEP`]).
-pub fn reconcile(app: &App, st: &mut super::State) {
-    foreground(app, st);
+pub fn reconcile(cluster: &Cluster, st: &mut super::State) {
+    foreground(cluster, st);
     let now = Instant::now();
     let full = st.last_full_sweep.is_none_or(|t| now >= t + FULL_SWEEP);
     match st.last_full_sweep {
@@ -33,35 +33,32 @@ pub fn reconcile(app: &App, st: &mut super::State) {
         Some(t) if !full => st.wake_at(t + FULL_SWEEP),
         _ => st.last_full_sweep = Some(now),
     }
-    orphans(app, full);
+    orphans(cluster, full);
 }
 
-fn foreground(app: &App, st: &mut super::State) {
+fn foreground(cluster: &Cluster, st: &mut super::State) {
     if !st.foreground_scanned {
-        let mut keys: Vec<String> = app
-            .registry
-            .all()
-            .iter()
+        let mut kinds: Vec<ResourceType> = cluster
+            .all_types()
+            .into_iter()
             .filter(|t| t.namespaced && !t.create_only)
-            .map(|t| t.store_key())
             .collect();
-        keys.sort();
-        keys.dedup();
-        for key in keys {
-            let Ok((items, _)) = app.store.list(&key, None, None) else {
+        kinds.sort_by_key(ResourceType::store_key);
+        kinds.dedup_by_key(|t| t.store_key());
+        for kind in kinds {
+            let Ok(pending) = cluster.foreground_pending(&kind) else {
                 continue;
             };
-            for item in items {
-                if crate::registry::delete::foreground_pending(&item.object) {
-                    st.foreground.insert((key.clone(), item.ns, item.name));
-                }
+            let key = kind.store_key();
+            for (ns, name) in pending {
+                st.foreground.insert((key.clone(), ns, name));
             }
         }
         st.foreground_scanned = true;
     }
     let pending: Vec<(String, String, String)> = st.foreground.iter().cloned().collect();
     for (rk, ns, name) in pending {
-        if let Ok(step) = crate::registry::delete::foreground_step(app, &rk, &ns, &name) {
+        if let Ok(step) = cluster.foreground_step(&rk, &ns, &name) {
             st.foreground.extend(step.marked);
             if step.done {
                 st.foreground.remove(&(rk, ns, name));
@@ -79,7 +76,7 @@ type Owners = HashMap<(String, String), Option<(ResourceType, HashSet<String>)>>
 
 /// Deletes objects whose owners (by ownerReference uid) are all gone: the kinds the controllers
 /// create on every turn, every namespaced kind on a `full` sweep.
-fn orphans(app: &App, full: bool) {
+fn orphans(cluster: &Cluster, full: bool) {
     let mut owners = Owners::new();
     let mut kinds: Vec<ResourceType> = [
         ("apps", "replicasets"),
@@ -88,12 +85,12 @@ fn orphans(app: &App, full: bool) {
         ("discovery.k8s.io", "endpointslices"),
     ]
     .iter()
-    .filter_map(|(group, plural)| rt(app, group, "v1", plural).ok())
+    .filter_map(|(group, plural)| cluster.rt(group, "v1", plural).ok())
     .collect();
     let shared = kinds.len();
     if full {
         let mut seen: HashSet<String> = kinds.iter().map(ResourceType::store_key).collect();
-        for t in app.registry.all() {
+        for t in cluster.all_types() {
             if t.namespaced && !t.create_only && seen.insert(t.store_key()) {
                 kinds.push(t);
             }
@@ -104,9 +101,9 @@ fn orphans(app: &App, full: bool) {
         // Events, custom resources…) are read for this sweep only, parsing just the objects that
         // have owner references.
         let objects = if at < shared {
-            util::list(app, &kind)
+            cluster.list(&kind)
         } else {
-            owned_objects(app, &kind)
+            cluster.list_owned(&kind)
         };
         for obj in objects.iter() {
             let Some(refs) = obj
@@ -117,27 +114,15 @@ fn orphans(app: &App, full: bool) {
                 continue;
             };
             let ns = s(obj, "/metadata/namespace");
-            let alive = refs.iter().any(|r| owner_exists(app, &mut owners, ns, r));
+            let alive = refs
+                .iter()
+                .any(|r| owner_exists(cluster, &mut owners, ns, r));
             let name = s(obj, "/metadata/name");
-            if !alive && still_orphaned(app, &mut owners, &kind, ns, name) {
-                let _ = util::remove(app, &kind, ns, name);
+            if !alive && still_orphaned(cluster, &mut owners, &kind, ns, name) {
+                let _ = cluster.remove(&kind, ns, name);
             }
         }
     }
-}
-
-/// The objects of a kind that name owners (the others are not parsed).
-fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<Vec<Value>> {
-    let page = app
-        .store
-        .list_raw(&kind.store_key(), None, None, None, |data| {
-            Ok(data
-                .contains("\"ownerReferences\"")
-                .then(|| serde_json::from_str::<Value>(data).ok())
-                .flatten())
-        });
-    page.map(|p| std::sync::Arc::new(p.items.into_iter().map(|(_, _, o)| o).collect()))
-        .unwrap_or_default()
 }
 
 /// Whether the object, as stored now, still names owners and none of them exists: the list swept may
@@ -145,30 +130,31 @@ fn owned_objects(app: &App, kind: &ResourceType) -> std::sync::Arc<Vec<Value>> {
 /// the owner in one write, which a list read just before it and an owner list read just after it
 /// would see as a dependent whose owner is gone).
 fn still_orphaned(
-    app: &App,
+    cluster: &Cluster,
     owners: &mut Owners,
     kind: &ResourceType,
     ns: &str,
     name: &str,
 ) -> bool {
-    let Ok(Some(now)) = app.store.get(&kind.store_key(), ns, name) else {
+    let Ok(Some(now)) = cluster.get(kind, ns, name) else {
         return false;
     };
     now.pointer("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .filter(|r| !r.is_empty())
-        .is_some_and(|refs| !refs.iter().any(|r| owner_exists(app, owners, ns, r)))
+        .is_some_and(|refs| !refs.iter().any(|r| owner_exists(cluster, owners, ns, r)))
 }
 
 /// Whether the owner `r` names exists: found by uid in the shared list of its kind, or (a list may
 /// lag another process's writes until they are polled) read from the store when it is not there.
-fn owner_exists(app: &App, owners: &mut Owners, ns: &str, r: &Value) -> bool {
+fn owner_exists(cluster: &Cluster, owners: &mut Owners, ns: &str, r: &Value) -> bool {
     let key = (s(r, "/apiVersion").to_string(), s(r, "/kind").to_string());
     let Some((ort, uids)) = owners
         .entry(key)
         .or_insert_with_key(|(av, k)| {
-            let ort = app.registry.by_kind(av, k)?;
-            let uids = util::list(app, &ort)
+            let ort = cluster.by_kind(av, k)?;
+            let uids = cluster
+                .list(&ort)
                 .iter()
                 .map(|o| util::uid(o).to_string())
                 .collect();
@@ -183,7 +169,7 @@ fn owner_exists(app: &App, owners: &mut Owners, ns: &str, r: &Value) -> bool {
         return true;
     }
     let ons = if ort.namespaced { ns } else { "" };
-    match app.store.get(&ort.store_key(), ons, s(r, "/name")) {
+    match cluster.get(ort, ons, s(r, "/name")) {
         Ok(Some(o)) => util::uid(&o) == s(r, "/uid"),
         Ok(None) => false,
         Err(_) => true,

@@ -5,22 +5,25 @@
 
 use serde_json::{Value, json};
 
+use super::cluster::Cluster;
 use super::replicaset::ready;
-use super::util::{self, rt, s};
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 
 /// The store keys whose changes call for a turn of this controller (the kinds it lists).
 pub(super) const WATCHES: &[&str] = &["batch/jobs", "/pods"];
 
 /// One turn over every Job.
-pub fn reconcile(app: &App, _st: &mut State) {
-    let (Ok(jobs), Ok(pods)) = (rt(app, "batch", "v1", "jobs"), rt(app, "", "v1", "pods")) else {
+pub fn reconcile(cluster: &Cluster, _st: &mut State) {
+    let (Ok(jobs), Ok(pods)) = (
+        cluster.rt("batch", "v1", "jobs"),
+        cluster.rt("", "v1", "pods"),
+    ) else {
         return;
     };
-    let all_pods = util::list(app, &pods);
+    let all_pods = cluster.list(&pods);
     let pods_of = util::by_controller(&all_pods, |p| !util::terminating(p));
-    for job in util::list(app, &jobs).iter() {
+    for job in cluster.list(&jobs).iter() {
         if util::terminating(job) {
             continue;
         }
@@ -56,10 +59,9 @@ pub fn reconcile(app: &App, _st: &mut State) {
             let missing = remaining - active.len() as i64;
             let mut wrote = false;
             for _ in 0..missing.max(0) {
-                if let Ok(p) = util::create(app, &pods, ns, pod_for(job), MANAGER) {
+                if let Ok(p) = cluster.create(&pods, ns, pod_for(job), MANAGER) {
                     wrote = true;
-                    util::event(
-                        app,
+                    cluster.event(
                         job,
                         false,
                         "SuccessfulCreate",
@@ -74,7 +76,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         }
         if (failed_out || suspended) && !finished {
             for p in &active {
-                let _ = util::remove(app, &pods, ns, s(p, "/metadata/name"));
+                let _ = cluster.remove(&pods, ns, s(p, "/metadata/name"));
             }
         }
         let now = crate::time::now_rfc3339();
@@ -119,14 +121,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                     ),
                 ]);
                 status["completionTime"] = json!(now);
-                util::event(
-                    app,
-                    job,
-                    false,
-                    "Completed",
-                    "Job completed",
-                    "job-controller",
-                );
+                cluster.event(job, false, "Completed", "Job completed", "job-controller");
                 set(&mut status, "active", 0);
                 status["ready"] = json!(0);
             } else if failed_out {
@@ -143,8 +138,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
                     ),
                 ]);
                 status["ready"] = json!(0);
-                util::event(
-                    app,
+                cluster.event(
                     job,
                     true,
                     "BackoffLimitExceeded",
@@ -156,7 +150,7 @@ pub fn reconcile(app: &App, _st: &mut State) {
         if status == old {
             continue;
         }
-        let _ = util::update(app, &jobs, ns, name, "status", MANAGER, |x| {
+        let _ = cluster.update(&jobs, ns, name, "status", MANAGER, |x| {
             x["status"] = status;
             true
         });

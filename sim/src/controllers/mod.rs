@@ -6,9 +6,15 @@
 //! controllers read their objects from lists shared per kind (`informer.rs`), so an idle cluster
 //! costs nothing.
 //!
-//! Writes go through the API's own write pipeline (`object::write`, `delete::delete`) with the field
-//! managers the real components use (`kube-controller-manager`, `kube-scheduler`, `kubelet`), so
-//! watches, resourceVersions and managedFields stay right.
+//! The controllers and the kubelet see the cluster only through a narrow handle
+//! ([`cluster::Cluster`]), as kube-controller-manager's controllers see only a client and
+//! informers: the served types, the shared lists, reads of one object, and writes through the API's
+//! own write pipeline (`object::write`, `delete::delete`) with the field managers the real
+//! components use (`kube-controller-manager`, `kube-scheduler`, `kubelet`), so watches,
+//! resourceVersions and managedFields stay right. Only this loop holds the whole server state
+//! ([`App`]): it keeps the leadership row in the store, catches the informer cache up with the
+//! store's events, counts turns, and decides from the server's switches which controllers run
+//! (`table.rs`); each turn it hands the controllers a handle made from it.
 //!
 //! Leadership: processes serving one directory share its SQLite database; a row in its `leader`
 //! table (holder, expiry) elects the one process whose controllers act. The leader renews it every
@@ -16,6 +22,7 @@
 //! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
+pub(crate) mod cluster;
 pub(crate) mod cluster_defaults;
 mod clusterrole_aggregation;
 mod cronjob;
@@ -40,6 +47,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::app::App;
+use cluster::Cluster;
 
 pub use crate::kubelet::pod::BEHAVIOR_ANNOTATION;
 pub use cronjob::SCHEDULE_EVERY_ANNOTATION;
@@ -267,7 +275,7 @@ fn turn(
             continue;
         }
         st.wake = None;
-        c.run_turn(app, config, st);
+        c.run_turn(&Cluster::new(app), config, st);
         st.wakes[i] = st.wake;
         app.turns.of[i].fetch_add(1, Ordering::Relaxed);
         ran = true;
@@ -310,7 +318,9 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 return (false, None);
             }
             if !node_ready {
-                node_ready = node::ensure(&a).is_ok() && volume::ensure_class(&a).is_ok();
+                let cluster = Cluster::new(&a);
+                node_ready =
+                    node::ensure(&cluster).is_ok() && volume::ensure_class(&cluster).is_ok();
                 st.synced = false;
             }
             let (ran, wake) = turn(&a, &c, &mut st, &called);

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::util::{self, rt};
-use crate::app::App;
+use super::cluster::Cluster;
+use super::util;
 
 /// The ConfigMap the root CA publisher keeps in every namespace.
 pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
@@ -20,34 +20,33 @@ pub fn triggers(rk: &str, name: &str) -> bool {
 }
 
 /// Ensures both objects in every namespace that is not terminating.
-pub fn reconcile(app: &App) {
+pub fn reconcile(cluster: &Cluster) {
     let (Ok(namespaces), Ok(sas), Ok(cms)) = (
-        rt(app, "", "v1", "namespaces"),
-        rt(app, "", "v1", "serviceaccounts"),
-        rt(app, "", "v1", "configmaps"),
+        cluster.rt("", "v1", "namespaces"),
+        cluster.rt("", "v1", "serviceaccounts"),
+        cluster.rt("", "v1", "configmaps"),
     ) else {
         return;
     };
-    for ns in util::list(app, &namespaces).iter() {
+    for ns in cluster.list(&namespaces).iter() {
         if util::terminating(ns) {
             continue;
         }
         let name = util::s(ns, "/metadata/name").to_string();
-        if matches!(app.store.get(&sas.store_key(), &name, "default"), Ok(None)) {
+        if matches!(cluster.get(&sas, &name, "default"), Ok(None)) {
             let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
-            let _ = util::create(app, &sas, &name, sa, super::MANAGER);
+            let _ = cluster.create(&sas, &name, sa, super::MANAGER);
         }
-        let want = json!({"ca.crt": app.ca_pem});
-        match app.store.get(&cms.store_key(), &name, ROOT_CA_CONFIGMAP) {
+        let want = json!({"ca.crt": cluster.ca_pem()});
+        match cluster.get(&cms, &name, ROOT_CA_CONFIGMAP) {
             Ok(None) => {
                 let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
                     "metadata": {"name": ROOT_CA_CONFIGMAP, "annotations": {"kubernetes.io/description": DESCRIPTION}},
                     "data": want});
-                let _ = util::create(app, &cms, &name, cm, super::MANAGER);
+                let _ = cluster.create(&cms, &name, cm, super::MANAGER);
             }
             Ok(Some(cm)) if cm.get("data") != Some(&want) => {
-                let _ = util::update(
-                    app,
+                let _ = cluster.update(
                     &cms,
                     &name,
                     ROOT_CA_CONFIGMAP,

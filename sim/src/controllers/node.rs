@@ -4,17 +4,16 @@
 use serde_json::json;
 
 use super::NODE_NAME;
-use super::util::{self, rt};
-use crate::app::App;
+use super::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The node's internal IP.
 pub const NODE_IP: &str = "10.0.0.10";
 
 /// Creates the node (if missing) and makes sure its status says Ready.
-pub fn ensure(app: &App) -> Result<(), ApiError> {
-    let nodes = rt(app, "", "v1", "nodes")?;
-    if app.store.get(&nodes.store_key(), "", NODE_NAME)?.is_none() {
+pub fn ensure(cluster: &Cluster) -> Result<(), ApiError> {
+    let nodes = cluster.rt("", "v1", "nodes")?;
+    if cluster.get(&nodes, "", NODE_NAME)?.is_none() {
         let node = json!({
             "apiVersion": "v1", "kind": "Node",
             "metadata": {"name": NODE_NAME, "labels": {
@@ -23,7 +22,7 @@ pub fn ensure(app: &App) -> Result<(), ApiError> {
                 "beta.kubernetes.io/arch": "amd64"}},
             "spec": {"podCIDR": "10.244.0.0/16", "podCIDRs": ["10.244.0.0/16"]},
         });
-        match util::create(app, &nodes, "", node, "kubelet") {
+        match cluster.create(&nodes, "", node, "kubelet") {
             Ok(_) => {}
             Err(e) if e.code == 409 => {}
             Err(e) => return Err(e),
@@ -52,7 +51,7 @@ pub fn ensure(app: &App) -> Result<(), ApiError> {
             "kubeletVersion": "v1.33.0", "kubeProxyVersion": "v1.33.0",
             "operatingSystem": "linux", "architecture": "amd64"},
     });
-    let r = util::update(app, &nodes, "", NODE_NAME, "status", "kubelet", |n| {
+    let r = cluster.update(&nodes, "", NODE_NAME, "status", "kubelet", |n| {
         let ready = n
             .pointer("/status/conditions")
             .and_then(|c| c.as_array())

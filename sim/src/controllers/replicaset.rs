@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::util::{self, rt, s};
+use super::cluster::Cluster;
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 
 /// Whether a pod counts towards its ReplicaSet (not terminating, not finished).
 pub fn active(pod: &Value) -> bool {
@@ -55,16 +55,16 @@ pub fn pods_by_owner(pods: &[Value]) -> HashMap<String, Vec<&Value>> {
 pub(super) const WATCHES: &[&str] = &["apps/replicasets", "/pods"];
 
 /// One turn over every ReplicaSet.
-pub fn reconcile(app: &App, st: &mut State) {
+pub fn reconcile(cluster: &Cluster, st: &mut State) {
     let (Ok(rss), Ok(pods)) = (
-        rt(app, "apps", "v1", "replicasets"),
-        rt(app, "", "v1", "pods"),
+        cluster.rt("apps", "v1", "replicasets"),
+        cluster.rt("", "v1", "pods"),
     ) else {
         return;
     };
-    let all_pods = util::list(app, &pods);
+    let all_pods = cluster.list(&pods);
     let owned = pods_by_owner(&all_pods);
-    for rs in util::list(app, &rss).iter() {
+    for rs in cluster.list(&rss).iter() {
         if util::terminating(rs) {
             continue;
         }
@@ -75,9 +75,8 @@ pub fn reconcile(app: &App, st: &mut State) {
         if mine.len() < want {
             for _ in mine.len()..want {
                 let pod = pod_for(rs, ns, name);
-                match util::create(app, &pods, ns, pod, MANAGER) {
-                    Ok(p) => util::event(
-                        app,
+                match cluster.create(&pods, ns, pod, MANAGER) {
+                    Ok(p) => cluster.event(
                         rs,
                         false,
                         "SuccessfulCreate",
@@ -98,9 +97,8 @@ pub fn reconcile(app: &App, st: &mut State) {
                 )
             });
             for p in victims.iter().take(mine.len() - want) {
-                if util::remove(app, &pods, ns, s(p, "/metadata/name")).is_ok() {
-                    util::event(
-                        app,
+                if cluster.remove(&pods, ns, s(p, "/metadata/name")).is_ok() {
+                    cluster.event(
                         rs,
                         false,
                         "SuccessfulDelete",
@@ -135,7 +133,7 @@ pub fn reconcile(app: &App, st: &mut State) {
         if rs.get("status") == Some(&status) {
             continue;
         }
-        let _ = util::update(app, &rss, ns, name, "status", MANAGER, |r| {
+        let _ = cluster.update(&rss, ns, name, "status", MANAGER, |r| {
             r["status"] = status;
             true
         });

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
-use super::util::{self, rt, s};
-use crate::app::App;
+use super::cluster::Cluster;
+use super::util::{self, s};
 use crate::registry::selectors::LabelSelector;
 
 const SLICE_MANAGER: &str = "endpointslice-controller.k8s.io";
@@ -20,35 +20,35 @@ pub(super) const WATCHES: &[&str] = &[
 ];
 
 /// One turn over every Service.
-pub fn reconcile(app: &App) {
+pub fn reconcile(cluster: &Cluster) {
     let (Ok(services), Ok(pods), Ok(endpoints), Ok(slices)) = (
-        rt(app, "", "v1", "services"),
-        rt(app, "", "v1", "pods"),
-        rt(app, "", "v1", "endpoints"),
-        rt(app, "discovery.k8s.io", "v1", "endpointslices"),
+        cluster.rt("", "v1", "services"),
+        cluster.rt("", "v1", "pods"),
+        cluster.rt("", "v1", "endpoints"),
+        cluster.rt("discovery.k8s.io", "v1", "endpointslices"),
     ) else {
         return;
     };
-    let all_pods = util::list(app, &pods);
-    let all_slices = util::list(app, &slices);
+    let all_pods = cluster.list(&pods);
+    let all_slices = cluster.list(&slices);
     // Indexed once per turn, not searched once per Service: a turn over S Services and P pods matched
     // every Service's selector against every pod through JSON pointers (quadratic, and most of the
     // local cluster's idle CPU with a few hundred of each).
     let serving = serving_pods(&all_pods);
     let slices_of = slices_by_service(&all_slices);
     // Endpoints this controller wrote whose Service is gone.
-    for ep in util::list(app, &endpoints).iter() {
+    for ep in cluster.list(&endpoints).iter() {
         let ns = s(ep, "/metadata/namespace");
         let name = s(ep, "/metadata/name");
         let ours = ep
             .pointer("/metadata/managedFields")
             .and_then(Value::as_array)
             .is_some_and(|m| m.iter().any(|e| e["manager"] == "endpoint-controller"));
-        if ours && matches!(app.store.get(&services.store_key(), ns, name), Ok(None)) {
-            let _ = util::remove(app, &endpoints, ns, name);
+        if ours && matches!(cluster.get(&services, ns, name), Ok(None)) {
+            let _ = cluster.remove(&endpoints, ns, name);
         }
     }
-    for svc in util::list(app, &services).iter() {
+    for svc in cluster.list(&services).iter() {
         let Some(sel) = svc.pointer("/spec/selector").and_then(Value::as_object) else {
             continue;
         };
@@ -135,27 +135,26 @@ pub fn reconcile(app: &App) {
             .pointer("/metadata/labels")
             .cloned()
             .unwrap_or(json!({}));
-        match app.store.get(&endpoints.store_key(), ns, name) {
+        match cluster.get(&endpoints, ns, name) {
             Ok(None) => {
                 let mut ep = json!({"apiVersion": "v1", "kind": "Endpoints",
                     "metadata": {"name": name, "namespace": ns, "labels": labels}});
                 if !chosen.is_empty() {
                     ep["subsets"] = subsets;
                 }
-                let _ = util::create(app, &endpoints, ns, ep, "endpoint-controller");
+                let _ = cluster.create(&endpoints, ns, ep, "endpoint-controller");
             }
             Ok(Some(ep)) => {
                 let have = ep.get("subsets").cloned().unwrap_or(json!([]));
                 if have != subsets {
-                    let _ =
-                        util::update(app, &endpoints, ns, name, "", "endpoint-controller", |x| {
-                            if chosen.is_empty() {
-                                x.as_object_mut().map(|m| m.remove("subsets"));
-                            } else {
-                                x["subsets"] = subsets;
-                            }
-                            true
-                        });
+                    let _ = cluster.update(&endpoints, ns, name, "", "endpoint-controller", |x| {
+                        if chosen.is_empty() {
+                            x.as_object_mut().map(|m| m.remove("subsets"));
+                        } else {
+                            x["subsets"] = subsets;
+                        }
+                        true
+                    });
                 }
             }
             Err(_) => {}
@@ -189,14 +188,13 @@ pub fn reconcile(app: &App) {
                                  "namespace": ns, "labels": labels,
                                  "ownerReferences": [util::owner_ref(svc)]},
                     "addressType": "IPv4", "endpoints": slice_endpoints, "ports": slice_ports});
-                let _ = util::create(app, &slices, ns, slice, "endpointslice-controller");
+                let _ = cluster.create(&slices, ns, slice, "endpointslice-controller");
             }
             Some(x) => {
                 if x.get("endpoints") != Some(&json!(slice_endpoints))
                     || x.get("ports") != Some(&json!(slice_ports))
                 {
-                    let _ = util::update(
-                        app,
+                    let _ = cluster.update(
                         &slices,
                         ns,
                         s(x, "/metadata/name"),

@@ -5,11 +5,11 @@
 
 use serde_json::{Value, json};
 
+use super::cluster::Cluster;
 use super::deployment::template_hash;
 use super::replicaset::{available, pods_by_owner, ready};
-use super::util::{self, rt, s};
+use super::util::{self, s};
 use super::{MANAGER, State};
-use crate::app::App;
 use crate::registry::ResourceType;
 
 const REVISION_LABEL: &str = "controller-revision-hash";
@@ -30,12 +30,12 @@ pub(super) const WATCHES: &[&str] = &[
 ];
 
 /// One turn over every StatefulSet.
-pub fn reconcile(app: &App, _st: &mut State) {
+pub fn reconcile(cluster: &Cluster, _st: &mut State) {
     let (Ok(sets), Ok(pods), Ok(pvcs), Ok(revisions)) = (
-        rt(app, "apps", "v1", "statefulsets"),
-        rt(app, "", "v1", "pods"),
-        rt(app, "", "v1", "persistentvolumeclaims"),
-        rt(app, "apps", "v1", "controllerrevisions"),
+        cluster.rt("apps", "v1", "statefulsets"),
+        cluster.rt("", "v1", "pods"),
+        cluster.rt("", "v1", "persistentvolumeclaims"),
+        cluster.rt("apps", "v1", "controllerrevisions"),
     ) else {
         return;
     };
@@ -45,15 +45,15 @@ pub fn reconcile(app: &App, _st: &mut State) {
         pvcs,
         revisions,
     };
-    let all_pods = util::list(app, &k.pods);
+    let all_pods = cluster.list(&k.pods);
     let owned = pods_by_owner(&all_pods);
-    for set in util::list(app, &k.sets).iter() {
+    for set in cluster.list(&k.sets).iter() {
         if util::terminating(set) {
             continue;
         }
         let mine: Vec<&Value> = owned.get(util::uid(set)).cloned().unwrap_or_default();
-        if !sync(app, &k, set, &mine) {
-            write_status(app, &k, set, &mine);
+        if !sync(cluster, &k, set, &mine) {
+            write_status(cluster, &k, set, &mine);
         }
     }
 }
@@ -73,13 +73,13 @@ fn update_revision(set: &Value) -> String {
 }
 
 /// Creates, deletes or replaces pods; true when it wrote something.
-fn sync(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
+fn sync(cluster: &Cluster, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
     let ns = s(set, "/metadata/namespace");
     let name = s(set, "/metadata/name");
     let want = util::i(set, "/spec/replicas", 1).max(0);
     let parallel = s(set, "/spec/podManagementPolicy") == "Parallel";
     let rev = update_revision(set);
-    ensure_revision(app, k, set, &rev);
+    ensure_revision(cluster, k, set, &rev);
     let mut by_ord: Vec<(i64, &Value)> = mine
         .iter()
         .filter_map(|p| ordinal(name, p).map(|o| (o, *p)))
@@ -95,11 +95,13 @@ fn sync(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
         if !parallel && !by_ord.iter().filter(|(o, _)| *o < i).all(|(_, p)| ready(p)) {
             break;
         }
-        ensure_claims(app, k, set, i);
-        if util::create(app, &k.pods, ns, pod_for(set, i, &rev), MANAGER).is_ok() {
+        ensure_claims(cluster, k, set, i);
+        if cluster
+            .create(&k.pods, ns, pod_for(set, i, &rev), MANAGER)
+            .is_ok()
+        {
             wrote = true;
-            util::event(
-                app,
+            cluster.event(
                 set,
                 false,
                 "SuccessfulCreate",
@@ -119,12 +121,12 @@ fn sync(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
     if let Some((_, p)) = extra.last() {
         if parallel {
             for (_, p) in &extra {
-                wrote |= util::remove(app, &k.pods, ns, s(p, "/metadata/name")).is_ok();
+                wrote |= cluster.remove(&k.pods, ns, s(p, "/metadata/name")).is_ok();
             }
             return wrote;
         }
         if all_ready {
-            return util::remove(app, &k.pods, ns, s(p, "/metadata/name")).is_ok();
+            return cluster.remove(&k.pods, ns, s(p, "/metadata/name")).is_ok();
         }
         return false;
     }
@@ -138,7 +140,7 @@ fn sync(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) -> bool {
         .rev()
         .find(|(o, p)| *o >= partition && pod_revision(p) != rev)
     {
-        return util::remove(app, &k.pods, ns, s(p, "/metadata/name")).is_ok();
+        return cluster.remove(&k.pods, ns, s(p, "/metadata/name")).is_ok();
     }
     false
 }
@@ -147,15 +149,13 @@ fn pod_revision(p: &Value) -> &str {
     s(p, &format!("/metadata/labels/{REVISION_LABEL}"))
 }
 
-fn ensure_revision(app: &App, k: &Kinds, set: &Value, rev: &str) {
+fn ensure_revision(cluster: &Cluster, k: &Kinds, set: &Value, rev: &str) {
     let ns = s(set, "/metadata/namespace");
-    if matches!(
-        app.store.get(&k.revisions.store_key(), ns, rev),
-        Ok(Some(_))
-    ) {
+    if matches!(cluster.get(&k.revisions, ns, rev), Ok(Some(_))) {
         return;
     }
-    let existing = util::list(app, &k.revisions)
+    let existing = cluster
+        .list(&k.revisions)
         .iter()
         .filter(|r| util::controller_uid(r) == Some(util::uid(set)))
         .map(|r| util::i(r, "/revision", 0))
@@ -175,10 +175,10 @@ fn ensure_revision(app: &App, k: &Kinds, set: &Value, rev: &str) {
         "data": {"spec": {"template": template}},
         "revision": existing + 1,
     });
-    let _ = util::create(app, &k.revisions, ns, obj, MANAGER);
+    let _ = cluster.create(&k.revisions, ns, obj, MANAGER);
 }
 
-fn ensure_claims(app: &App, k: &Kinds, set: &Value, i: i64) {
+fn ensure_claims(cluster: &Cluster, k: &Kinds, set: &Value, i: i64) {
     let ns = s(set, "/metadata/namespace");
     let name = s(set, "/metadata/name");
     let templates = set
@@ -188,7 +188,7 @@ fn ensure_claims(app: &App, k: &Kinds, set: &Value, i: i64) {
         .unwrap_or_default();
     for t in templates {
         let claim = format!("{}-{name}-{i}", s(&t, "/metadata/name"));
-        if matches!(app.store.get(&k.pvcs.store_key(), ns, &claim), Ok(Some(_))) {
+        if matches!(cluster.get(&k.pvcs, ns, &claim), Ok(Some(_))) {
             continue;
         }
         let mut meta = t.get("metadata").cloned().unwrap_or(json!({}));
@@ -209,7 +209,7 @@ fn ensure_claims(app: &App, k: &Kinds, set: &Value, i: i64) {
         meta["labels"] = labels;
         let pvc = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
                          "spec": t.get("spec").cloned().unwrap_or(json!({}))});
-        let _ = util::create(app, &k.pvcs, ns, pvc, MANAGER);
+        let _ = cluster.create(&k.pvcs, ns, pvc, MANAGER);
     }
 }
 
@@ -254,7 +254,7 @@ fn pod_for(set: &Value, i: i64, rev: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
 }
 
-fn write_status(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) {
+fn write_status(cluster: &Cluster, k: &Kinds, set: &Value, mine: &[&Value]) {
     let rev = update_revision(set);
     let want = util::i(set, "/spec/replicas", 1).max(0);
     let min_ready = util::i(set, "/spec/minReadySeconds", 0);
@@ -291,7 +291,7 @@ fn write_status(app: &App, k: &Kinds, set: &Value, mine: &[&Value]) {
     }
     let ns = s(set, "/metadata/namespace");
     let name = s(set, "/metadata/name");
-    let _ = util::update(app, &k.sets, ns, name, "status", MANAGER, |x| {
+    let _ = cluster.update(&k.sets, ns, name, "status", MANAGER, |x| {
         x["status"] = status;
         true
     });

@@ -6,6 +6,7 @@
 //! controller also runs when a timer it set is due, and every controller runs at start, after missed
 //! events and on taking the lead.
 
+use super::cluster::Cluster;
 use super::{ControllerConfig, State};
 use super::{
     clusterrole_aggregation, cronjob, daemonset, deployment, gc, job, namespace, replicaset,
@@ -31,10 +32,12 @@ pub(crate) struct Controller {
     pub name: &'static str,
     /// What calls for a turn of it.
     pub watches: Watches,
-    /// Whether it runs in this simulator at all (the built-in cert-manager is optional).
+    /// Whether it runs in this simulator at all (the built-in cert-manager is optional): the loop's
+    /// decision from the server's switches, so it sees the [`App`].
     pub enabled: fn(&App) -> bool,
-    /// One turn of it; timers it needs go through [`State::wake_at`].
-    pub run: fn(&App, &ControllerConfig, &mut State),
+    /// One turn of it, seeing the cluster through the narrow handle; timers it needs go through
+    /// [`State::wake_at`].
+    pub run: fn(&Cluster, &ControllerConfig, &mut State),
 }
 
 impl Controller {
@@ -59,9 +62,9 @@ thread_local! {
 
 impl Controller {
     /// Runs one turn of it on this thread.
-    pub fn run_turn(&'static self, app: &App, config: &ControllerConfig, st: &mut State) {
+    pub fn run_turn(&'static self, cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
         RUNNING.with(|r| r.set(Some(self)));
-        (self.run)(app, config, st);
+        (self.run)(cluster, config, st);
         RUNNING.with(|r| r.set(None));
     }
 }

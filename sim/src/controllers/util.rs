@@ -1,29 +1,7 @@
-//! Helpers the controllers share: reading objects, and writing them through the API's write
-//! pipeline (create, update of the object or its status, delete) under a field manager.
+//! Pure JSON helpers the controllers and the kubelet share: fields of objects, owner references,
+//! pod templates. What reads or writes the cluster is on the handle ([`super::cluster::Cluster`]).
 
 use serde_json::{Value, json};
-
-use crate::app::App;
-use crate::registry::ResourceType;
-use crate::registry::delete::{self, DeleteOptions};
-use crate::registry::object::{self, Candidate, Mode, WriteCtx};
-use crate::registry::validate::FieldValidation;
-use crate::status::ApiError;
-
-/// The served type at `group/version/plural`.
-pub fn rt(app: &App, group: &str, version: &str, plural: &str) -> Result<ResourceType, ApiError> {
-    app.registry
-        .lookup(group, version, plural)
-        .ok_or_else(|| ApiError::internal(format!("type {group}/{version}/{plural} not served")))
-}
-
-/// Every object of a type, in every namespace, shared with the other controllers: parsed once per
-/// change of the type ([`super::informer::Informers`]). A controller lists only kinds it declares to watch (`table.rs`; checked in debug builds).
-pub fn list(app: &App, rt: &ResourceType) -> std::sync::Arc<Vec<Value>> {
-    let rk = rt.store_key();
-    super::table::debug_check_declared(&rk);
-    app.informers.list(&app.store, &rk)
-}
 
 /// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not
 /// searched once per owner (which made a turn quadratic in the number of objects).
@@ -80,104 +58,6 @@ pub fn owner_ref(owner: &Value) -> Value {
         "controller": true,
         "blockOwnerDeletion": true,
     })
-}
-
-fn ctx<'a>(
-    app: &'a App,
-    rt: &'a ResourceType,
-    ns: &'a str,
-    sub: &'a str,
-    manager: &str,
-) -> WriteCtx<'a> {
-    WriteCtx {
-        app,
-        rt,
-        ns,
-        subresource: sub,
-        manager: manager.to_string(),
-        dry_run: false,
-        validation: FieldValidation::Ignore,
-        authorize_create: None,
-    }
-}
-
-/// Creates an object.
-pub fn create(
-    app: &App,
-    rt: &ResourceType,
-    ns: &str,
-    obj: Value,
-    manager: &str,
-) -> Result<Value, ApiError> {
-    let name = s(&obj, "/metadata/name").to_string();
-    let c = ctx(app, rt, ns, "", manager);
-    object::write(&c, &name, Mode::Create, |_| Ok(Candidate::Replace(obj))).map(|o| o.object)
-}
-
-/// Updates an object (`sub` "" or "status") by changing the current one with `change`, inside
-/// the write transaction; `change` returning false leaves it alone.
-pub fn update(
-    app: &App,
-    rt: &ResourceType,
-    ns: &str,
-    name: &str,
-    sub: &str,
-    manager: &str,
-    change: impl FnOnce(&mut Value) -> bool,
-) -> Result<(), ApiError> {
-    let c = ctx(app, rt, ns, sub, manager);
-    object::write(&c, name, Mode::Update, |old| {
-        let mut new = old.cloned().unwrap_or(Value::Null);
-        if !change(&mut new) {
-            return Err(ApiError::bad_request("unchanged"));
-        }
-        Ok(Candidate::Replace(new))
-    })
-    .map(|_| ())
-}
-
-/// Deletes an object, its dependents in the background.
-pub fn remove(app: &App, rt: &ResourceType, ns: &str, name: &str) -> Result<(), ApiError> {
-    delete::delete(app, rt, ns, name, &DeleteOptions::default()).map(|_| ())
-}
-
-/// Records a core/v1 Event about `about` (best effort), as the named component would.
-pub fn event(
-    app: &App,
-    about: &Value,
-    warning: bool,
-    reason: &str,
-    message: &str,
-    component: &str,
-) {
-    let Some(events) = app.registry.lookup("", "v1", "events") else {
-        return;
-    };
-    let ns = match s(about, "/metadata/namespace") {
-        "" => "default",
-        n => n,
-    };
-    let now = crate::time::now_rfc3339();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let name = format!("{}.{nanos:x}", s(about, "/metadata/name"));
-    let ev = serde_json::json!({
-        "apiVersion": "v1", "kind": "Event",
-        "metadata": {"name": name, "namespace": ns},
-        "involvedObject": {
-            "apiVersion": s(about, "/apiVersion"), "kind": s(about, "/kind"),
-            "namespace": s(about, "/metadata/namespace"), "name": s(about, "/metadata/name"),
-            "uid": uid(about), "resourceVersion": s(about, "/metadata/resourceVersion"),
-        },
-        "reason": reason, "message": message,
-        "source": {"component": component},
-        "firstTimestamp": now, "lastTimestamp": now, "count": 1,
-        "type": if warning { "Warning" } else { "Normal" },
-        "reportingComponent": component, "reportingInstance": "",
-    });
-    let _ = create(app, &events, ns, ev, component);
 }
 
 /// A workload's pod template, for a new pod. The sim-only `sim.piceli.dev/behavior` annotation may

@@ -5,24 +5,24 @@
 use serde_json::{Value, json};
 
 use super::MANAGER;
-use super::util::{self, rt, s};
-use crate::app::App;
+use super::cluster::Cluster;
+use super::util::{self, s};
 use crate::status::ApiError;
 
 /// The provisioner name of the default class.
 pub const PROVISIONER: &str = "piceli.dev/sim-local";
 
 /// Creates the default StorageClass when no class exists.
-pub fn ensure_class(app: &App) -> Result<(), ApiError> {
-    let classes = rt(app, "storage.k8s.io", "v1", "storageclasses")?;
-    if !util::list(app, &classes).is_empty() {
+pub fn ensure_class(cluster: &Cluster) -> Result<(), ApiError> {
+    let classes = cluster.rt("storage.k8s.io", "v1", "storageclasses")?;
+    if !cluster.list(&classes).is_empty() {
         return Ok(());
     }
     let class = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
         "metadata": {"name": "standard",
                      "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
         "provisioner": PROVISIONER, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"});
-    match util::create(app, &classes, "", class, MANAGER) {
+    match cluster.create(&classes, "", class, MANAGER) {
         Err(e) if e.code != 409 => Err(e),
         _ => Ok(()),
     }
@@ -36,15 +36,15 @@ pub(super) const WATCHES: &[&str] = &[
 ];
 
 /// One turn over every claim and provisioned volume.
-pub fn reconcile(app: &App) {
+pub fn reconcile(cluster: &Cluster) {
     let (Ok(classes), Ok(pvcs), Ok(pvs)) = (
-        rt(app, "storage.k8s.io", "v1", "storageclasses"),
-        rt(app, "", "v1", "persistentvolumeclaims"),
-        rt(app, "", "v1", "persistentvolumes"),
+        cluster.rt("storage.k8s.io", "v1", "storageclasses"),
+        cluster.rt("", "v1", "persistentvolumeclaims"),
+        cluster.rt("", "v1", "persistentvolumes"),
     ) else {
         return;
     };
-    let all_classes = util::list(app, &classes);
+    let all_classes = cluster.list(&classes);
     let default_class = all_classes
         .iter()
         .find(|c| {
@@ -54,7 +54,7 @@ pub fn reconcile(app: &App) {
             ) == "true"
         })
         .map(|c| s(c, "/metadata/name").to_string());
-    let claims = util::list(app, &pvcs);
+    let claims = cluster.list(&pvcs);
     for pvc in claims.iter() {
         if util::terminating(pvc) || s(pvc, "/status/phase") == "Bound" {
             continue;
@@ -91,7 +91,7 @@ pub fn reconcile(app: &App) {
             r => r.to_string(),
         };
         let provisioner = s(class, "/provisioner").to_string();
-        if matches!(app.store.get(&pvs.store_key(), "", &pv_name), Ok(None)) {
+        if matches!(cluster.get(&pvs, "", &pv_name), Ok(None)) {
             let pv = json!({"apiVersion": "v1", "kind": "PersistentVolume",
                 "metadata": {"name": pv_name, "annotations": {"pv.kubernetes.io/provisioned-by": provisioner}},
                 "spec": {"capacity": {"storage": size}, "accessModes": modes,
@@ -100,12 +100,14 @@ pub fn reconcile(app: &App) {
                          "hostPath": {"path": format!("/var/lib/piceli-sim/volumes/{pv_name}"), "type": ""},
                          "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                                       "namespace": ns, "name": name, "uid": util::uid(pvc)}}});
-            if util::create(app, &pvs, "", pv, "persistent-volume-binder").is_err() {
+            if cluster
+                .create(&pvs, "", pv, "persistent-volume-binder")
+                .is_err()
+            {
                 continue;
             }
         }
-        let _ = util::update(
-            app,
+        let _ = cluster.update(
             &pvs,
             "",
             &pv_name,
@@ -119,7 +121,7 @@ pub fn reconcile(app: &App) {
                 true
             },
         );
-        let _ = util::update(app, &pvcs, ns, name, "", "persistent-volume-binder", |x| {
+        let _ = cluster.update(&pvcs, ns, name, "", "persistent-volume-binder", |x| {
             x["spec"]["volumeName"] = json!(pv_name);
             x["spec"]["storageClassName"] = json!(class_name);
             let a = &mut x["metadata"]["annotations"];
@@ -129,22 +131,14 @@ pub fn reconcile(app: &App) {
             a["volume.beta.kubernetes.io/storage-provisioner"] = json!(provisioner);
             true
         });
-        let _ = util::update(
-            app,
-            &pvcs,
-            ns,
-            name,
-            "status",
-            "persistent-volume-binder",
-            |x| {
-                x["status"] =
-                    json!({"phase": "Bound", "accessModes": modes, "capacity": {"storage": size}});
-                true
-            },
-        );
+        let _ = cluster.update(&pvcs, ns, name, "status", "persistent-volume-binder", |x| {
+            x["status"] =
+                json!({"phase": "Bound", "accessModes": modes, "capacity": {"storage": size}});
+            true
+        });
     }
     // Volumes whose claim is gone.
-    for pv in util::list(app, &pvs).iter() {
+    for pv in cluster.list(&pvs).iter() {
         let Some(claim_uid) = pv.pointer("/spec/claimRef/uid").and_then(Value::as_str) else {
             continue;
         };
@@ -157,20 +151,12 @@ pub fn reconcile(app: &App) {
         }
         let name = s(pv, "/metadata/name");
         if s(pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {
-            let _ = util::remove(app, &pvs, "", name);
+            let _ = cluster.remove(&pvs, "", name);
         } else if s(pv, "/status/phase") != "Released" {
-            let _ = util::update(
-                app,
-                &pvs,
-                "",
-                name,
-                "status",
-                "persistent-volume-binder",
-                |x| {
-                    x["status"] = json!({"phase": "Released"});
-                    true
-                },
-            );
+            let _ = cluster.update(&pvs, "", name, "status", "persistent-volume-binder", |x| {
+                x["status"] = json!({"phase": "Released"});
+                true
+            });
         }
     }
 }

@@ -103,7 +103,7 @@ impl ImagePulls {
 
 /// Writes the failed pull into the pod's status (when its reason changed) with the kubelet's events.
 pub fn report(
-    app: &crate::app::App,
+    cluster: &crate::controllers::cluster::Cluster,
     pods: &crate::registry::ResourceType,
     pod: &Value,
     failure: &PullFailure,
@@ -123,7 +123,7 @@ pub fn report(
         crate::controllers::util::s(pod, "/metadata/namespace"),
         crate::controllers::util::s(pod, "/metadata/name"),
     );
-    let wrote = crate::controllers::util::update(app, pods, ns, name, "status", "kubelet", |p| {
+    let wrote = cluster.update(pods, ns, name, "status", "kubelet", |p| {
         p["status"] = status;
         true
     });
@@ -142,7 +142,7 @@ pub fn report(
                 format!("Back-off pulling image \"{}\"", failure.image),
             )
         };
-        crate::controllers::util::event(app, pod, true, reason, &message, "kubelet");
+        cluster.event(pod, true, reason, &message, "kubelet");
     }
 }
 

@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::app::App;
-use crate::controllers::util::{self, rt, s};
+use crate::controllers::cluster::Cluster;
+use crate::controllers::util::{self, s};
 use crate::controllers::{ControllerConfig, NODE_NAME, State};
 
 /// The pod (template) annotation that selects a simulated failure.
@@ -163,11 +163,11 @@ fn fnv(text: &str) -> u32 {
 pub(crate) const WATCHES: &[&str] = &["/pods"];
 
 /// One turn over every pod.
-pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
-    let Ok(pods) = rt(app, "", "v1", "pods") else {
+pub fn reconcile(cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
+    let Ok(pods) = cluster.rt("", "v1", "pods") else {
         return;
     };
-    let all = util::list(app, &pods);
+    let all = cluster.list(&pods);
     let now = Instant::now();
     let live: std::collections::HashSet<&str> = all.iter().map(util::uid).collect();
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
@@ -175,7 +175,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
     st.settled.retain(|k, _| live.contains(k.as_str()));
     st.probes.retain(&live);
     st.pulls.retain(&live);
-    app.hooks.logs.retain_pods(&live);
+    cluster.hooks().logs.retain_pods(&live);
     let mut used_ips: std::collections::HashSet<String> = all
         .iter()
         .map(|p| s(p, "/status/podIP").to_string())
@@ -189,13 +189,12 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         let name = s(pod, "/metadata/name");
         let uid = util::uid(pod).to_string();
         if s(pod, "/spec/nodeName").is_empty() {
-            let bound = util::update(app, &pods, ns, name, "", "kube-scheduler", |p| {
+            let bound = cluster.update(&pods, ns, name, "", "kube-scheduler", |p| {
                 p["spec"]["nodeName"] = json!(NODE_NAME);
                 true
             });
             if bound.is_ok() {
-                util::event(
-                    app,
+                cluster.event(
                     pod,
                     false,
                     "Scheduled",
@@ -215,14 +214,14 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 continue;
             }
             if let Some(failure) = st.pulls.check(pod, &uid, now) {
-                crate::kubelet::image_pull::report(app, &pods, pod, &failure);
+                crate::kubelet::image_pull::report(cluster, &pods, pod, &failure);
                 st.wake_at(now + crate::kubelet::image_pull::RETRY);
                 continue;
             }
             let started = crate::time::now_rfc3339();
             let probed = st
                 .probes
-                .readiness(app, pod, &uid, probe_period(config), now);
+                .readiness(cluster, pod, &uid, probe_period(config), now);
             if probed.is_some() {
                 st.wake_at(now + probe_period(config));
             }
@@ -237,14 +236,13 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             used_ips.insert(ip.clone());
             new["podIP"] = json!(ip);
             new["podIPs"] = json!([{"ip": ip}]);
-            let wrote = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
+            let wrote = cluster.update(&pods, ns, name, "status", "kubelet", |p| {
                 p["status"] = new;
                 true
             });
             if wrote.is_ok() {
                 for c in containers(pod, "containers") {
-                    util::event(
-                        app,
+                    cluster.event(
                         pod,
                         false,
                         "Started",
@@ -269,7 +267,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             }
             let started = s(pod, "/status/startTime").to_string();
             let done = status(pod, Behavior::Complete, 0, &started, None);
-            let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
+            let _ = cluster.update(&pods, ns, name, "status", "kubelet", |p| {
                 p["status"] = done;
                 true
             });
@@ -279,7 +277,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         // of them changes: its status is not rebuilt every turn.
         let seen_as = (
             s(pod, "/metadata/resourceVersion").to_string(),
-            app.hooks.port_changes(),
+            cluster.hooks().port_changes(),
         );
         if st.settled.get(&uid) == Some(&seen_as) {
             continue;
@@ -290,7 +288,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
         let started = s(pod, "/status/startTime").to_string();
         let probed = if b == Behavior::Healthy {
             st.probes
-                .readiness(app, pod, &uid, probe_period(config), now)
+                .readiness(cluster, pod, &uid, probe_period(config), now)
         } else {
             None
         };
@@ -305,8 +303,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
                 want = status(pod, b, restarts + 1, &started, None);
                 if restarts == 0 {
                     for c in containers(pod, "containers") {
-                        util::event(
-                            app,
+                        cluster.event(
                             pod,
                             true,
                             "BackOff",
@@ -332,7 +329,7 @@ pub fn reconcile(app: &App, config: &ControllerConfig, st: &mut State) {
             }
             continue;
         }
-        let _ = util::update(app, &pods, ns, name, "status", "kubelet", |p| {
+        let _ = cluster.update(&pods, ns, name, "status", "kubelet", |p| {
             // Conditions keep their transition times when their status stays the same.
             if let (Some(old), Some(new)) = (
                 p.pointer("/status/conditions")

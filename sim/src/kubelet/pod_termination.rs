@@ -2,19 +2,19 @@
 //! its containers stopped at once (nothing runs here) and is deleted with grace period 0, as a
 //! kubelet does when the containers have exited. Finalizers still hold it afterwards.
 
-use crate::app::App;
-use crate::controllers::util::{self, rt, s};
-use crate::registry::delete::{self, DeleteOptions};
+use crate::controllers::cluster::Cluster;
+use crate::controllers::util::s;
+use crate::registry::delete::DeleteOptions;
 
 /// The store keys whose changes call for a turn of this controller (the kinds it lists).
 pub(crate) const WATCHES: &[&str] = &["/pods"];
 
 /// One turn over every pod.
-pub fn reconcile(app: &App) {
-    let Ok(pods) = rt(app, "", "v1", "pods") else {
+pub fn reconcile(cluster: &Cluster) {
+    let Ok(pods) = cluster.rt("", "v1", "pods") else {
         return;
     };
-    for pod in util::list(app, &pods).iter() {
+    for pod in cluster.list(&pods).iter() {
         if !crate::kubelet::pod_deletion::awaiting_kubelet(pod) {
             continue;
         }
@@ -22,8 +22,7 @@ pub fn reconcile(app: &App) {
             grace_period: Some(0),
             ..Default::default()
         };
-        let _ = delete::delete(
-            app,
+        let _ = cluster.delete(
             &pods,
             s(pod, "/metadata/namespace"),
             s(pod, "/metadata/name"),

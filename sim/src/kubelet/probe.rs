@@ -19,7 +19,7 @@ use http_body_util::Empty;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
-use crate::app::App;
+use crate::controllers::cluster::Cluster;
 
 /// How long a probe may take (the kubelet's default `timeoutSeconds`; longer ones are cut to it).
 const TIMEOUT: Duration = Duration::from_secs(1);
@@ -134,13 +134,13 @@ impl Probes {
     /// new probes when `period` has passed since the last ones. Call from within a Tokio runtime.
     pub fn readiness(
         &mut self,
-        app: &App,
+        cluster: &Cluster,
         pod: &Value,
         uid: &str,
         period: Duration,
         now: Instant,
     ) -> Option<bool> {
-        let targets = targets(&app.hooks, pod);
+        let targets = targets(cluster.hooks(), pod);
         if targets.is_empty() {
             self.sent.remove(uid);
             return None;

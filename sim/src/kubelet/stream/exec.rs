@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::exec_session::{self, Protocol, Session};
 use crate::apiserver::http::{Query, Resp, error};
 use crate::app::App;
+use crate::controllers::cluster::Cluster;
 use crate::status::ApiError;
 
 /// Sub-protocols served, in order of preference.
@@ -32,7 +33,7 @@ pub async fn handle(
 ) -> Resp {
     let attach = req.uri().path().ends_with("/attach");
     let query = Query::parse(req.uri().query().unwrap_or(""));
-    let session = match prepare(&app, &req, &query, ns, pod, attach) {
+    let session = match prepare(&Cluster::new(&app), &req, &query, ns, pod, attach) {
         Ok(s) => s,
         Err(e) => return error(&e),
     };
@@ -92,7 +93,7 @@ fn negotiate<B>(req: &Request<B>) -> Result<Protocol, ApiError> {
 
 /// Validates the request against the pod, as the API server and kubelet would.
 fn prepare<B>(
-    app: &App,
+    cluster: &Cluster,
     req: &Request<B>,
     query: &Query,
     ns: &str,
@@ -102,9 +103,8 @@ fn prepare<B>(
     if req.method() != http::Method::GET && req.method() != http::Method::POST {
         return Err(ApiError::method_not_allowed(req.uri().path()));
     }
-    let pod = app
-        .store
-        .get("/pods", ns, name)?
+    let pod = cluster
+        .get(&cluster.rt("", "v1", "pods")?, ns, name)?
         .ok_or_else(|| ApiError::not_found("", "pods", name))?;
     let container = pick_container(&pod, name, query.get("container").unwrap_or(""))?;
     let command: Vec<String> = query.all("command").into_iter().map(String::from).collect();

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use super::log_lines::{self, Line, format_nanos};
 use crate::apiserver::http::{Query, Resp, SimBody, error, raw};
 use crate::app::App;
+use crate::controllers::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The log request's parameters.
@@ -103,7 +104,7 @@ pub async fn handle(
         Ok(p) => p,
         Err(e) => return error(&e),
     };
-    let current = match check(&app, ns, pod, &mut params) {
+    let current = match check(&Cluster::new(&app), ns, pod, &mut params) {
         Ok(c) => c,
         Err(e) => return error(&e),
     };
@@ -118,13 +119,8 @@ pub async fn handle(
         return raw(200, "text/plain", Bytes::from(out));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(stream_into(
-        app,
-        ns.to_string(),
-        pod.to_string(),
-        params,
-        tx,
-    ));
+    let (ns, pod) = (ns.to_string(), pod.to_string());
+    tokio::spawn(async move { stream_into(Cluster::new(&app), ns, pod, params, tx).await });
     let mut resp = http::Response::new(SimBody::Stream(rx));
     resp.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
@@ -133,17 +129,16 @@ pub async fn handle(
 
 /// Validates the request against the pod (defaulting the container); the lines so far.
 fn check(
-    app: &App,
+    cluster: &Cluster,
     ns: &str,
     name: &str,
     params: &mut LogParams,
 ) -> Result<log_lines::Lines, ApiError> {
-    let pod = app
-        .store
-        .get("/pods", ns, name)?
+    let pod = cluster
+        .get(&cluster.rt("", "v1", "pods")?, ns, name)?
         .ok_or_else(|| ApiError::not_found("", "pods", name))?;
     params.container = super::exec::pick_container(&pod, name, &params.container)?;
-    log_lines::lines(&app.hooks, &pod, &params.container, params.previous)
+    log_lines::lines(cluster.hooks(), &pod, &params.container, params.previous)
 }
 
 /// The lines the first read shows: since the given time, the last `tailLines` of them.
@@ -172,20 +167,23 @@ fn render(l: &Line, timestamps: bool) -> Vec<u8> {
 /// Sends a container's lines to `tx`; with `follow`, keeps sending new ones until the container
 /// instance ends, the pod goes (or is replaced) or the receiver is dropped.
 pub async fn stream_into(
-    app: Arc<App>,
+    cluster: Cluster<'_>,
     ns: String,
     name: String,
     params: LogParams,
     tx: mpsc::Sender<Bytes>,
 ) {
-    let mut hub = app.store.hub().subscribe();
-    let mut added = app.hooks.logs.subscribe();
+    let Ok(pods) = cluster.rt("", "v1", "pods") else {
+        return;
+    };
+    let mut hub = cluster.subscribe();
+    let mut added = cluster.hooks().logs.subscribe();
     let mut sent: HashSet<String> = HashSet::new();
     let mut budget = params.limit_bytes.map(|l| l as usize);
     let mut uid: Option<String> = None;
     let mut first = true;
     loop {
-        let Ok(Some(pod)) = app.store.get("/pods", &ns, &name) else {
+        let Ok(Some(pod)) = cluster.get(&pods, &ns, &name) else {
             return;
         };
         let pod_uid = pod
@@ -196,7 +194,8 @@ pub async fn stream_into(
         if uid.get_or_insert_with(|| pod_uid.clone()) != &pod_uid {
             return;
         }
-        let Ok(now) = log_lines::lines(&app.hooks, &pod, &params.container, params.previous) else {
+        let Ok(now) = log_lines::lines(cluster.hooks(), &pod, &params.container, params.previous)
+        else {
             return;
         };
         let fresh: Vec<Line> = if first {

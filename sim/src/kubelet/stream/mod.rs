@@ -1,5 +1,11 @@
 //! Streaming pod subresources — `portforward`, `exec`/`attach` and `log` — which take the raw
 //! request (so they can upgrade the connection to SPDY or WebSocket) instead of a collected body.
+//!
+//! These are apiserver-side HTTP handlers: they receive the server state (`Arc<App>`) as every
+//! handler does, and the tasks that outlive the request (an exec or attach session, a followed log,
+//! a port-forward session and its forwards) keep that `Arc` because a spawned task must own what it
+//! reads. Below them, everything reads the cluster through the kubelet's narrow handle
+//! ([`crate::controllers::cluster::Cluster`]), made from that `Arc` where it is needed.
 
 pub mod exec;
 pub mod exec_builtin;

@@ -7,8 +7,6 @@
 //! error channel. v4 cannot half-close: the server closes the WebSocket once every port's target
 //! has ended; v5 also signals each ended data channel with `[255, channel]`.
 
-use std::sync::Arc;
-
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -20,7 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 
 use super::ChannelProto;
 use super::target::{self, Conn};
-use crate::app::App;
+use crate::controllers::cluster::Cluster;
 
 /// The v5 close-signal channel.
 const CLOSE_CHANNEL: u8 = 255;
@@ -35,7 +33,7 @@ fn framed(ch: u8, data: &[u8]) -> Message {
 }
 
 /// Serves one upgraded connection.
-pub async fn serve<S>(app: Arc<App>, pod: Value, ports: Vec<u16>, proto: ChannelProto, io: S)
+pub async fn serve<S>(cluster: Cluster<'_>, pod: Value, ports: Vec<u16>, proto: ChannelProto, io: S)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -62,7 +60,7 @@ where
     let mut writers: Vec<Option<WriteHalf<Box<dyn Conn>>>> = Vec::with_capacity(ports.len());
     let mut readers = Vec::with_capacity(ports.len());
     for (i, port) in ports.iter().enumerate() {
-        match target::open(&app, &pod, *port).await {
+        match target::open(&cluster, &pod, *port).await {
             Ok(conn) => {
                 let (mut rd, wr) = tokio::io::split(conn);
                 writers.push(Some(wr));

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::apiserver::http::{Query, Resp, error};
 use crate::app::App;
+use crate::controllers::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The WebSocket subprotocol of SPDY tunnelled over WebSocket (kubectl 1.30+).
@@ -58,7 +59,7 @@ pub async fn handle(
     pod: &str,
 ) -> Resp {
     let query = Query::parse(req.uri().query().unwrap_or(""));
-    let pod_obj = match running_pod(&app, ns, pod) {
+    let pod_obj = match running_pod(&Cluster::new(&app), ns, pod) {
         Ok(p) => p,
         Err(e) => return error(&e),
     };
@@ -97,7 +98,9 @@ pub async fn handle(
         };
         let io = hyper_util::rt::TokioIo::new(upgraded);
         match mode {
-            Mode::Channels(proto, _) => channel::serve(app, pod_obj, ports, proto, io).await,
+            Mode::Channels(proto, _) => {
+                channel::serve(Cluster::new(&app), pod_obj, ports, proto, io).await
+            }
             Mode::SpdyTunnel => spdy::serve_websocket(app, pod_obj, io).await,
             Mode::Spdy => spdy::serve_plain(app, pod_obj, io).await,
         }
@@ -107,14 +110,12 @@ pub async fn handle(
 
 /// The pod, if it exists and runs (the real API server refuses pods without a node, the kubelet
 /// pods that are not running).
-fn running_pod(app: &App, ns: &str, name: &str) -> Result<Value, ApiError> {
-    let rt = app
-        .registry
-        .lookup("", "v1", "pods")
-        .ok_or_else(ApiError::no_route)?;
-    let pod = app
-        .store
-        .get(&rt.store_key(), ns, name)?
+fn running_pod(cluster: &Cluster, ns: &str, name: &str) -> Result<Value, ApiError> {
+    let rt = cluster
+        .rt("", "v1", "pods")
+        .map_err(|_| ApiError::no_route())?;
+    let pod = cluster
+        .get(&rt, ns, name)?
         .ok_or_else(|| ApiError::not_found("", "pods", name))?;
     let node = pod
         .pointer("/spec/nodeName")

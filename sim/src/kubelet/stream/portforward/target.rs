@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::app::App;
+use crate::controllers::cluster::Cluster;
 
 /// A byte stream to the forwarded port.
 pub trait Conn: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -18,13 +18,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const PIPE_BUFFER: usize = 64 * 1024;
 
 /// Opens a connection to `port` of `pod`; the error is the text the error stream carries.
-pub async fn open(app: &App, pod: &Value, port: u16) -> Result<Box<dyn Conn>, String> {
+pub async fn open(cluster: &Cluster<'_>, pod: &Value, port: u16) -> Result<Box<dyn Conn>, String> {
     let name = pod
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let Some(addr) = app.hooks.resolve_port(pod, port) else {
+    let Some(addr) = cluster.hooks().resolve_port(pod, port) else {
         let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
         tokio::spawn(super::responder::serve(theirs, name));
         return Ok(Box::new(ours));

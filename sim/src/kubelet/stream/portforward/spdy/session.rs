@@ -12,6 +12,10 @@
 //! stalls. Like the Go `spdystream` peers kubectl and the kubelet use, the server does not limit
 //! what it sends by the client's windows. PINGs are echoed; GOAWAY or the end of the connection
 //! ends the session and every forward.
+//!
+//! The session and each forward's task own the server state (`Arc<App>`, see
+//! [`crate::kubelet::stream`]) only to outlive the request; a forward opens its target through the
+//! narrow handle ([`crate::controllers::cluster::Cluster`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,6 +30,7 @@ use super::frame::{self, Frame};
 use super::headers::{Decoder, Encoder};
 use super::{Source, SpdyError};
 use crate::app::App;
+use crate::controllers::cluster::Cluster;
 use crate::kubelet::stream::portforward::target;
 
 /// Unacknowledged bytes after which a WINDOW_UPDATE goes out.
@@ -311,7 +316,7 @@ async fn forward(
     out: mpsc::Sender<Bytes>,
 ) {
     let conn = match port {
-        Ok(p) => target::open(&app, &pod, p).await,
+        Ok(p) => target::open(&Cluster::new(&app), &pod, p).await,
         Err(e) => Err(e),
     };
     let conn = match conn {
