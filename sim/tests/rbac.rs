@@ -309,6 +309,83 @@ rules:
 }
 
 #[test]
+fn the_status_and_finalizers_subresources_are_rules_of_their_own() {
+    // What operators grant themselves: `update` on `<kind>/finalizers` (what the
+    // OwnerReferencesPermissionEnforcement plugin asks of blockOwnerDeletion) and `<kind>/status`,
+    // neither of which grants the object itself nor the other subresource.
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let token = bot(&k);
+    let role = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: operator, namespace: shop}
+rules:
+- {apiGroups: [apps], resources: [deployments/finalizers], verbs: [update]}
+- {apiGroups: [apps], resources: [deployments/status], verbs: [get, patch]}
+";
+    k.ok(&["apply", "-f", &k.file("operator.yaml", role)]);
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "operator",
+        "--role=operator",
+        "--serviceaccount=shop:bot",
+        "-n",
+        "shop",
+    ]);
+    k.ok(&["create", "deployment", "web", "--image=nginx", "-n", "shop"]);
+    let ns = ["-n", "shop"];
+    let ask = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&ns);
+        can_i(&k, &token, &all)
+    };
+    let yes = (0, "yes".to_string());
+    let no = (1, "no".to_string());
+    assert_eq!(
+        ask(&["update", "deployments", "--subresource=finalizers"]),
+        yes
+    );
+    assert_eq!(ask(&["update", "deployments"]), no);
+    assert_eq!(ask(&["update", "deployments", "--subresource=status"]), no);
+    assert_eq!(ask(&["patch", "deployments", "--subresource=status"]), yes);
+    assert_eq!(
+        ask(&["patch", "deployments", "--subresource=finalizers"]),
+        no
+    );
+    let out = as_token(
+        &k,
+        &token,
+        &["get", "deploy", "web", "--subresource=status", "-n", "shop"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = as_token(
+        &k,
+        &token,
+        &[
+            "patch",
+            "deploy",
+            "web",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"observedGeneration":1}}"#,
+            "-n",
+            "shop",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = as_token(&k, &token, &["get", "deploy", "web", "-n", "shop"]);
+    assert!(
+        out.stderr.contains(&format!(
+            "deployments.apps \"web\" is forbidden: User \"{SA}\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"shop\""
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn kubectl_lists_the_bootstrap_policy_and_bindings_with_their_subjects() {
     let sim = common::sim();
     let k = Kubectl::new(&sim);

@@ -84,3 +84,52 @@ async fn a_compaction_interval_expires_versions_older_than_a_tick() {
         "{events:?}"
     );
 }
+
+#[tokio::test]
+async fn a_watch_history_of_n_events_expires_versions_older_than_that() {
+    // `--watch-history 100`: the store drops events older than the last 100 when its version passes a
+    // multiple of 1,000 (an etcd compaction by revision count).
+    let sim = piceli_sim::Sim::start(piceli_sim::SimConfig {
+        watch_history: Some(100),
+        ..Default::default()
+    })
+    .expect("start");
+    let client = sim.client().expect("client");
+    let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
+    let rv_of = |c: &ConfigMap| -> u64 {
+        let rv = c.metadata.resource_version.as_deref().expect("rv");
+        rv.parse().expect("a number")
+    };
+    let first = rv_of(
+        &cms.create(&PostParams::default(), &cm("first", json!({})))
+            .await
+            .expect("create"),
+    );
+    let mut last = first;
+    let mut n = 0;
+    while last / 1000 == first / 1000 || last % 1000 < 10 {
+        n += 1;
+        let made = cms
+            .create(&PostParams::default(), &cm(&format!("cm-{n}"), json!({})))
+            .await
+            .expect("create");
+        last = rv_of(&made);
+    }
+    let (events, _) = raw_watch(
+        &client,
+        &format!("resourceVersion={first}&timeoutSeconds=1"),
+    )
+    .await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "ERROR");
+    assert_eq!(events[0]["object"]["code"], 410);
+    // A version within the last 100 events still resumes: the ConfigMaps made after it, no error.
+    let recent = last - 5;
+    let (events, _) = raw_watch(
+        &client,
+        &format!("resourceVersion={recent}&timeoutSeconds=1"),
+    )
+    .await;
+    assert!(!events.is_empty(), "{events:?}");
+    assert!(events.iter().all(|e| e["type"] == "ADDED"), "{events:?}");
+}
