@@ -89,6 +89,16 @@ impl Phases {
         }
     }
 
+    /// Whether a request's head is being read: its first byte arrived (or the connection is new) and
+    /// no request was handed to the service since. A response written now is hyper's own answer to a
+    /// head it could not parse.
+    pub fn reading_head(&self) -> bool {
+        matches!(
+            *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
+            Phase::Head(_)
+        )
+    }
+
     /// A request's head was read: no limit until its response is written (the guard's drop).
     pub fn request(&self) -> InFlight {
         self.set(|p| match p {

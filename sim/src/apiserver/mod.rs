@@ -5,6 +5,7 @@
 pub(crate) mod accept;
 pub mod discovery;
 pub(crate) mod handlers;
+pub(crate) mod head_errors;
 pub mod http;
 pub mod kubeconfig;
 pub mod openapi;

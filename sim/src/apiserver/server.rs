@@ -10,6 +10,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
 
+use crate::apiserver::head_errors::StatusOnHeadErrors;
 use crate::apiserver::{kubeconfig, tls};
 use crate::app::App;
 use crate::error::SimError;
@@ -290,7 +291,13 @@ async fn serve_connection(
         .max_buf_size(2 * crate::apiserver::handlers::MAX_HEAD)
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(None)
-        .serve_connection(TokioIo::new(Watched::new(tls, phases.clone())), service)
+        .serve_connection(
+            TokioIo::new(StatusOnHeadErrors::new(
+                Watched::new(tls, phases.clone()),
+                phases.clone(),
+            )),
+            service,
+        )
         .with_upgrades();
     let mut connection = std::pin::pin!(connection);
     tokio::select! {

@@ -189,7 +189,7 @@ async fn kube_integer_parameters_that_do_not_parse_are_400_at_once() {
 #[tokio::test]
 async fn kube_oversized_request_heads_are_431_with_a_status() {
     // A request line and headers over kube-apiserver's 1 MiB. (URIs themselves cannot exceed 64 KiB
-    // with the `http` crate, on kube's side and on the server's: a longer one gets hyper's bodiless 414.)
+    // with the `http` crate, on kube's side and on the server's: a longer one is 414, below.)
     let sim = common::sim();
     let client = sim.client().expect("client");
     let selector: Vec<String> = (0..5_000).map(|i| format!("k{i}=v")).collect();
@@ -217,6 +217,52 @@ async fn kube_oversized_request_heads_are_431_with_a_status() {
     cms.list(&ListParams::default().labels(&selector.join(",")))
         .await
         .expect("a long selector under the limit");
+}
+
+#[test]
+fn kubectl_a_label_selector_longer_than_a_uri_can_be_is_414_with_a_status() {
+    // hyper (the `http` crate) holds URIs up to 65,534 bytes and answers a longer request line itself,
+    // with no body; the server puts a Status in its place so kubectl can say why.
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    let selector: Vec<String> = (0..10_000).map(|i| format!("k{i}=v")).collect();
+    let selector = selector.join(",");
+    assert!(selector.len() < 128 * 1024, "one argument's limit");
+    let out = k.run(&["get", "configmaps", "-l", &selector]);
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains(
+            "Error from server (RequestURITooLong): Request-URI Too Long: the request's URI is longer than 65534 bytes"
+        ),
+        "{}",
+        out.stderr
+    );
+    // The server goes on serving.
+    k.ok(&["get", "configmaps"]);
+}
+
+#[tokio::test]
+async fn kube_a_head_over_the_connection_buffer_is_431_with_a_status() {
+    // Heads up to 2 MiB reach the handler, which answers those over 1 MiB; a longer one is refused by
+    // hyper while reading it, with the same Status.
+    let sim = common::sim();
+    let client = sim.client().expect("client");
+    let req = http::Request::get("/api/v1/namespaces/default/configmaps")
+        .header("x-padding", "p".repeat(3 * 1024 * 1024))
+        .body(Vec::new())
+        .expect("request");
+    let err = api_error(
+        client
+            .request::<serde_json::Value>(req)
+            .await
+            .expect_err("oversized"),
+    );
+    assert_eq!(err.code, 431);
+    assert_eq!(err.reason, "RequestHeaderFieldsTooLarge");
+    assert_eq!(
+        err.message,
+        "Request Header Fields Too Large: the request line and headers are longer than 1048576 bytes"
+    );
 }
 
 #[tokio::test]
