@@ -6,9 +6,11 @@
 # connection, the server's counters zeroed before and dumped after each phase (`callgrind_control`). Two
 # rounds. Prints each dump's total: divide by N for instructions per apply.
 # Usage: SIM=target/release/piceli-sim N=300 benches/scripts/rbac-instructions.sh   (needs valgrind, kubectl, curl)
+# PAR=8: each phase's requests 8 at a time (curl --parallel, up to 8 keep-alive connections).
 set -euo pipefail
 SIM=${SIM:-/work/target-rel/release/piceli-sim}
 N=${N:-300}
+PAR=${PAR:-1}
 d=$(mktemp -d)
 export KUBECACHEDIR=$d/cache
 unset KUBECONFIG
@@ -36,7 +38,11 @@ phase() {  # $1 token, $2 round
     [ $i -gt 0 ] && echo next >> $d/req.cfg
     printf 'cacert = "'$d'/ca.crt"\nurl = "%s/api/v1/namespaces/default/configmaps/cm-%d?fieldManager=bench"\nrequest = "PATCH"\nheader = "Content-Type: application/apply-patch+yaml"\nheader = "Authorization: Bearer %s"\ndata = "{\\"apiVersion\\":\\"v1\\",\\"kind\\":\\"ConfigMap\\",\\"metadata\\":{\\"name\\":\\"cm-%d\\"},\\"data\\":{\\"n\\":\\"%s-%d\\"}}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\n' "$server" $((i % 50)) "$1" $((i % 50)) "$2" $i >> $d/req.cfg
   done
-  curl -s -K $d/req.cfg | sort | uniq -c
+  if [ "$PAR" -gt 1 ]; then
+    curl -s --parallel --parallel-max "$PAR" -K $d/req.cfg | sort | uniq -c
+  else
+    curl -s -K $d/req.cfg | sort | uniq -c
+  fi
 }
 phase "$admin_token" warm >/dev/null
 phase "$sa_token" warm >/dev/null

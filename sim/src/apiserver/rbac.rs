@@ -5,7 +5,7 @@
 //! their selectors. `system:masters` skips it; `--no-rbac` turns it off.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
@@ -187,7 +187,7 @@ impl Binding {
 
 /// The current [`Policy`], reloaded when the store has published a change of an RBAC kind since.
 #[derive(Default)]
-pub struct PolicyCache(Mutex<Option<(u64, Arc<Policy>)>>);
+pub struct PolicyCache(RwLock<Option<(u64, Arc<Policy>)>>);
 
 fn stamp(store: &crate::storage::Store) -> u64 {
     store.hub().last_change_of(&KEYS)
@@ -198,7 +198,7 @@ impl PolicyCache {
     /// store has changed an RBAC object since (then [`PolicyCache::get`] reads it again).
     pub fn current(&self, app: &App) -> Option<Arc<Policy>> {
         let stamp = stamp(&app.store);
-        let guard = self.0.lock().ok()?;
+        let guard = self.0.read().ok()?;
         let (at, policy) = guard.as_ref()?;
         (*at == stamp).then(|| policy.clone())
     }
@@ -206,14 +206,14 @@ impl PolicyCache {
     /// The current policy, read from the store when it changed.
     pub fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
         let stamp = stamp(&app.store);
-        if let Ok(guard) = self.0.lock()
+        if let Ok(guard) = self.0.read()
             && let Some((at, policy)) = guard.as_ref()
             && *at == stamp
         {
             return Ok(policy.clone());
         }
         let policy = Arc::new(Policy::load(app)?);
-        if let Ok(mut guard) = self.0.lock() {
+        if let Ok(mut guard) = self.0.write() {
             *guard = Some((stamp, policy.clone()));
         }
         Ok(policy)

@@ -4,7 +4,7 @@
 //! bearing one authenticate as `system:serviceaccount:NS:NAME` while all of that still holds.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -54,7 +54,7 @@ fn object_uid(app: &App, resource: &str, ns: &str, name: &str) -> Option<String>
 /// Tokens verified before, by their signature (a few dozen bytes to hash, not the whole token):
 /// the token, its user, expiry and the store keys whose change invalidates it.
 #[derive(Default)]
-pub struct TokenCache(Mutex<HashMap<String, Verified>>);
+pub struct TokenCache(RwLock<HashMap<String, Verified>>);
 
 struct Verified {
     token: String,
@@ -75,7 +75,7 @@ fn stamp(store: &crate::storage::Store, keys: &[&str]) -> u64 {
 /// object the token is bound to) still exists with the same uid.
 pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
     let (_, signature) = token.rsplit_once('.')?;
-    if let Ok(cache) = app.token_cache.0.lock()
+    if let Ok(cache) = app.token_cache.0.read()
         && let Some(v) = cache.get(signature)
         && v.token == token
         && v.exp > now_secs()
@@ -93,7 +93,7 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
     }
     let at = stamp(&app.store, &keys);
     let user = check(app, &claims)?;
-    if let Ok(mut cache) = app.token_cache.0.lock() {
+    if let Ok(mut cache) = app.token_cache.0.write() {
         if cache.len() >= CACHED_TOKENS {
             cache.clear();
         }

@@ -68,7 +68,8 @@ pub struct Hub {
     tx: broadcast::Sender<Arc<Event>>,
     last: Mutex<u64>,
     /// The resourceVersion of the last published change per resource key (cache invalidation).
-    changed: Mutex<std::collections::HashMap<String, u64>>,
+    /// Read by every authorization's staleness stamps, written by every write: a read-write lock.
+    changed: std::sync::RwLock<std::collections::HashMap<String, u64>>,
 }
 
 impl Hub {
@@ -78,7 +79,7 @@ impl Hub {
         Hub {
             tx,
             last: Mutex::new(last),
-            changed: Mutex::default(),
+            changed: Default::default(),
         }
     }
 
@@ -86,7 +87,7 @@ impl Hub {
     /// writes count when they return; other processes' writes once polled.
     pub fn last_change(&self, rk: &str) -> u64 {
         self.changed
-            .lock()
+            .read()
             .map(|m| m.get(rk).copied().unwrap_or(0))
             .unwrap_or(0)
     }
@@ -94,7 +95,7 @@ impl Hub {
     /// The newest of [`Hub::last_change`] over `keys`, read under one lock.
     pub fn last_change_of(&self, keys: &[&str]) -> u64 {
         self.changed
-            .lock()
+            .read()
             .map(|m| {
                 keys.iter()
                     .filter_map(|k| m.get(*k).copied())
@@ -105,7 +106,7 @@ impl Hub {
     }
 
     fn emit(&self, event: Arc<Event>) {
-        if let Ok(mut m) = self.changed.lock() {
+        if let Ok(mut m) = self.changed.write() {
             match m.get_mut(&event.rk) {
                 Some(rv) => *rv = event.rv,
                 None => {
