@@ -137,14 +137,15 @@ fn kubectl_get_events_shows_last_seen_type_reason_object_message() {
 
 #[test]
 fn kubectl_get_cronjobs_shows_schedule_suspend_active_last_schedule() {
-    let sim = common::sim();
+    // Controllers on (for the run below); a yearly schedule does not fire during the test.
+    let sim = common::live_sim();
     let k = Kubectl::new(&sim);
     k.ok(&[
         "create",
         "cronjob",
         "tick",
         "--image=busybox",
-        "--schedule=*/5 * * * *",
+        "--schedule=0 0 1 1 *",
     ]);
     let out = k.ok(&["get", "cronjobs"]);
     assert_eq!(
@@ -155,7 +156,7 @@ fn kubectl_get_cronjobs_shows_schedule_suspend_active_last_schedule() {
     let cells = row(&out, "tick");
     assert_eq!(
         cells[1..6],
-        ["*/5 * * * *", "<none>", "False", "0", "<none>"],
+        ["0 0 1 1 *", "<none>", "False", "0", "<none>"],
         "{out}"
     );
     let wide = k.ok(&["get", "cronjobs", "-o", "wide"]);
@@ -168,6 +169,29 @@ fn kubectl_get_cronjobs_shows_schedule_suspend_active_last_schedule() {
         ["tick", "busybox", "<none>"],
         "{wide}"
     );
+    // Once it has run, LAST SCHEDULE is the age of its last scheduled time (the sim's every-second
+    // schedule stands in for the cron one).
+    k.ok(&[
+        "annotate",
+        "cronjob",
+        "tick",
+        "sim.piceli.dev/schedule-every=1s",
+    ]);
+    let last = common::eventually("a last schedule", 20, || {
+        let out = k.ok(&["get", "cronjobs"]);
+        let cells = row(&out, "tick");
+        (cells[5] != "<none>").then(|| cells[5].to_string())
+    });
+    let secs = last.strip_suffix('s').and_then(|n| n.parse::<u32>().ok());
+    assert!(secs.is_some_and(|n| n < 20), "an age in seconds: {last}");
+    let status = k.ok(&[
+        "get",
+        "cronjob",
+        "tick",
+        "-o",
+        "jsonpath={.status.lastScheduleTime}",
+    ]);
+    assert!(status.trim().ends_with('Z'), "{status}");
 }
 
 #[test]
