@@ -106,19 +106,28 @@ fn kubectl_reaches_mapped_pod_and_service_ports_through_the_proxy_subresource() 
         .next()
         .and_then(|p| p.parse::<u16>().ok())
         .unwrap_or_else(|| panic!("kubectl proxy said {line:?}"));
-    let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect to kubectl proxy");
-    write!(
-        c,
-        "GET /api/v1/namespaces/default/services/web:80/proxy/through-kubectl-proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )
-    .expect("request");
-    let mut response = String::new();
-    c.read_to_string(&mut response).expect("response");
+    let through_proxy = |path: &str| {
+        let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect to kubectl proxy");
+        write!(
+            c,
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .expect("request");
+        let mut response = String::new();
+        c.read_to_string(&mut response).expect("response");
+        response
+    };
+    let service =
+        through_proxy("/api/v1/namespaces/default/services/web:80/proxy/through-kubectl-proxy");
+    // A pod without a port: its first container port, as the apiserver's pod ResourceLocation.
+    let pod = through_proxy("/api/v1/namespaces/default/pods/web/proxy/portless");
     let _ = proxy.kill();
     let _ = proxy.wait();
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(
-        response.ends_with("you asked for /through-kubectl-proxy"),
-        "{response}"
-    );
+    for (response, path) in [(service, "/through-kubectl-proxy"), (pod, "/portless")] {
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        assert!(
+            response.ends_with(&format!("you asked for {path}")),
+            "{response}"
+        );
+    }
 }
