@@ -203,6 +203,19 @@ fn a_new_server_takes_over_the_pid_file_of_a_killed_zombie_one() {
     eventually("the first server's pid file", 20, || {
         (pid_in(dir.path()) == Some(first_pid)).then_some(())
     });
+    let server_of = || {
+        let kubeconfig =
+            std::fs::read_to_string(dir.path().join("kubeconfig")).expect("kubeconfig");
+        kubeconfig
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("server:")
+                    .map(|s| s.trim().to_string())
+            })
+            .expect("a server line")
+    };
+    let first_server = server_of();
     // SIGKILL, not reaped: the old server stays a zombie while the new one starts.
     first.kill().expect("kill");
     let second = Serve(
@@ -221,6 +234,8 @@ fn a_new_server_takes_over_the_pid_file_of_a_killed_zombie_one() {
         std::path::Path::new(&format!("/proc/{first_pid}")).exists(),
         "the first server is still an unreaped zombie"
     );
+    // `serve` on the directory again listens where the first did: clients' kubeconfigs stay valid.
+    assert_eq!(server_of(), first_server);
     let status = sim_bin()
         .args(["status", "--dir", &d])
         .output()
