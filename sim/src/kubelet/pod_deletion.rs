@@ -5,25 +5,22 @@
 
 use serde_json::{Value, json};
 
-use crate::registry::ResourceType;
 use crate::status::ApiError;
 use crate::storage::{EventType, Writer};
 
 /// The grace period when neither the request nor the pod names one.
 const DEFAULT_GRACE_SECONDS: i64 = 30;
 
-/// Marks a pod for graceful deletion; `None` when it is to be deleted now.
+/// Marks a pod for graceful deletion (the Pod strategy's
+/// [`graceful_delete`](crate::registry::strategy::Strategy::graceful_delete)); `None` when it is to
+/// be deleted now.
 pub fn graceful(
     w: &mut Writer<'_>,
-    rt: &ResourceType,
     ns: &str,
     name: &str,
     pod: &Value,
     requested: Option<i64>,
 ) -> Result<Option<Value>, ApiError> {
-    if !(rt.group.is_empty() && rt.kind == "Pod") {
-        return Ok(None);
-    }
     let grace = requested
         .or_else(|| {
             pod.pointer("/spec/terminationGracePeriodSeconds")

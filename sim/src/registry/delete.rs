@@ -5,6 +5,8 @@
 //! garbage collector's turns ([`foreground_step`]): dependents first, the owner once no dependent
 //! with `blockOwnerDeletion` is left.
 
+use std::ops::ControlFlow;
+
 use serde_json::{Value, json};
 
 use crate::app::App;
@@ -29,16 +31,9 @@ pub struct DeleteOptions {
     /// `gracePeriodSeconds` (body or query); Pods only.
     pub grace_period: Option<i64>,
     /// The request named neither `propagationPolicy` nor `orphanDependents`: the resource's default
-    /// policy applies ([`orphans_by_default`]). `false` for the simulator's own deletions (its
-    /// controllers name Background, as kube-controller-manager's do).
+    /// policy applies (its strategy's `orphans_by_default`). `false` for the simulator's own
+    /// deletions (its controllers name Background, as kube-controller-manager's do).
     pub policy_absent: bool,
-}
-
-/// Whether a DELETE that names no propagation policy orphans the object's dependents: for batch/v1 Jobs,
-/// as kube-apiserver keeps for backwards compatibility (the Job strategy's
-/// `DefaultGarbageCollectionPolicy`: its pods stay, without their owner); Background for everything else.
-pub fn orphans_by_default(rt: &ResourceType) -> bool {
-    rt.group == "batch" && rt.version == "v1" && rt.kind == "Job"
 }
 
 /// The finalizer of an object whose dependents are being deleted before it.
@@ -93,15 +88,6 @@ impl DeleteOptions {
     }
 }
 
-/// Whether a finished DELETE answers with the object (the stores with `ReturnDeletedObject`) rather
-/// than a `Status` of `Success`; a deletion still pending (finalizers, grace) always returns the object.
-pub fn returns_deleted_object(rt: &ResourceType) -> bool {
-    matches!(
-        (rt.group.as_str(), rt.kind.as_str()),
-        ("", "Pod" | "ServiceAccount" | "Namespace") | ("storage.k8s.io", "StorageClass")
-    )
-}
-
 fn uid_of(obj: &Value) -> &str {
     obj.pointer("/metadata/uid")
         .and_then(Value::as_str)
@@ -118,8 +104,9 @@ pub fn delete(
 ) -> Result<Value, ApiError> {
     let rk = rt.store_key();
     let ns = if rt.namespaced { ns } else { "" };
+    let strategy = rt.strategy();
     let defaulted;
-    let opts = if opts.policy_absent && orphans_by_default(rt) {
+    let opts = if opts.policy_absent && strategy.orphans_by_default(&rt.version) {
         defaulted = DeleteOptions {
             orphan: true,
             ..opts.clone()
@@ -146,8 +133,8 @@ pub fn delete(
         if opts.dry_run {
             return Ok(obj);
         }
-        if let Some(pod) = crate::kubelet::pod_deletion::graceful(w, rt, ns, name, &obj, opts.grace_period)? {
-            return Ok(pod);
+        if let Some(marked) = strategy.graceful_delete(w, ns, name, &obj, opts.grace_period)? {
+            return Ok(marked);
         }
         if opts.foreground
             && rt.namespaced
@@ -158,7 +145,7 @@ pub fn delete(
         }
         remove_object(w, rt, &rk, ns, name, obj, opts.orphan)
     })?;
-    if rt.kind == "CustomResourceDefinition" {
+    if strategy.defines_types() {
         app.reload_crds()?;
     }
     Ok(out)
@@ -197,46 +184,34 @@ fn admit(
     crate::admission::validate_webhooks(app, &webhooks, &req, None, &mut warnings)
 }
 
-/// Deletes (or marks for deletion, when finalizers remain) inside a transaction.
+/// Deletes (or marks for deletion, when finalizers remain) inside a transaction: the kind's own
+/// deletion ([`Strategy::delete`](crate::registry::strategy::Strategy::delete)) first, then what
+/// its removal takes with it.
 pub fn remove_object(
     w: &mut Writer<'_>,
     rt: &ResourceType,
     rk: &str,
     ns: &str,
     name: &str,
-    mut obj: Value,
+    obj: Value,
     orphan: bool,
 ) -> Result<Value, ApiError> {
+    let strategy = rt.strategy();
+    let mut obj = match strategy.delete(w, ns, name, obj)? {
+        ControlFlow::Break(last) => return Ok(last),
+        ControlFlow::Continue(obj) => obj,
+    };
     let has_finalizers = obj
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
-    if rt.kind == "Namespace" && rt.group.is_empty() {
-        return crate::controllers::namespace_deletion::step(w, name, obj);
-    } else if has_finalizers {
+    if has_finalizers {
         return crate::controllers::namespace_deletion::mark_deleting(w, rk, ns, name, obj);
     }
     let rv = w.next_rv()?;
     obj["metadata"]["resourceVersion"] = json!(rv.to_string());
     w.delete(rk, ns, name, rv, obj.clone())?;
-    if rt.kind == "CustomResourceDefinition" {
-        // Deleting a CRD deletes every object of its kind.
-        let group = obj
-            .pointer("/spec/group")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let plural = obj
-            .pointer("/spec/names/plural")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let key = format!("{group}/{plural}");
-        for item in w.list(&key, None)? {
-            let rv = w.next_rv()?;
-            let mut last = item.object;
-            last["metadata"]["resourceVersion"] = json!(rv.to_string());
-            w.delete(&key, &item.ns, &item.name, rv, last)?;
-        }
-    }
+    strategy.after_remove(w, &obj)?;
     if rt.namespaced {
         collect_dependents(w, ns, uid_of(&obj).to_string(), orphan)?;
     }

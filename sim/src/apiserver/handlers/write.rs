@@ -268,7 +268,7 @@ pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
             .store
             .get(&r.rt.store_key(), ns, name)?
             .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
-    if pending || delete::returns_deleted_object(&r.rt) {
+    if pending || r.rt.strategy().returns_deleted_object() {
         return Ok(json_resp(200, &at_version(&r.rt, obj)));
     }
     let uid = obj

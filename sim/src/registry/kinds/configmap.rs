@@ -1,9 +1,11 @@
-//! ConfigMap (v1): key rules and immutable data when `immutable` is set.
+//! ConfigMap (v1): key rules and immutable data when `immutable` is set; its columns.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::registry::rules::{config_keys, immutable_data};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, count};
+use crate::registry::table::{AGE, Col, Printer};
 use crate::status::Cause;
 
 pub struct ConfigMap;
@@ -16,5 +18,17 @@ impl Strategy for ConfigMap {
 
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         immutable_data(old, new, out);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[Col("Name", "string", 0), Col("Data", "integer", 0), AGE],
+            cells: |o| {
+                vec![
+                    json!(count(o, "data") + count(o, "binaryData")),
+                    json!(age(o)),
+                ]
+            },
+        })
     }
 }

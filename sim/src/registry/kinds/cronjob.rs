@@ -1,11 +1,13 @@
 //! CronJob (batch/v1): concurrency and history defaults, a required schedule, the job template's
-//! container rules.
+//! container rules; its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, job_spec, obj, set_default};
 use crate::registry::rules::{containers, required};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, containers_images, or_none, s, selector_text, since};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer, SELECTOR};
 use crate::status::Cause;
 
 pub struct CronJob;
@@ -44,4 +46,50 @@ impl Strategy for CronJob {
             out,
         );
     }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Schedule", "string", 0),
+                Col("Timezone", "string", 0),
+                Col("Suspend", "boolean", 0),
+                Col("Active", "integer", 0),
+                Col("Last Schedule", "string", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+                SELECTOR,
+            ],
+            cells,
+        })
+    }
+}
+
+fn cells(o: &Value) -> Vec<Value> {
+    let suspend = match o.pointer("/spec/suspend").and_then(Value::as_bool) {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let active = o
+        .pointer("/status/active")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let last = match o.pointer("/status/lastScheduleTime") {
+        Some(t @ Value::String(_)) => since(Some(t)),
+        _ => "<none>".into(),
+    };
+    let [c, i] = containers_images(o, "/spec/jobTemplate/spec/template");
+    vec![
+        json!(s(o, "/spec/schedule")),
+        json!(or_none(s(o, "/spec/timeZone"))),
+        json!(suspend),
+        json!(active),
+        json!(last),
+        json!(age(o)),
+        c,
+        i,
+        json!(selector_text(o.pointer("/spec/jobTemplate/spec/selector"))),
+    ]
 }

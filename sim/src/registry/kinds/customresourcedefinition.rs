@@ -1,9 +1,13 @@
 //! CustomResourceDefinition (apiextensions.k8s.io/v1): the `Established`/`NamesAccepted` status the
-//! server derives.
+//! server derives, its columns, and its objects deleted with it; writing one changes the served types.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::s;
+use crate::registry::table::{Col, Printer};
+use crate::status::ApiError;
+use crate::storage::Writer;
 
 pub struct CustomResourceDefinition;
 
@@ -14,5 +18,36 @@ impl Strategy for CustomResourceDefinition {
 
     fn derive_status(&self, object: &mut Value) {
         crate::registry::crd::set_status(object);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[Col("Name", "string", 0), Col("Created At", "date", 0)],
+            cells: |o| vec![json!(s(o, "/metadata/creationTimestamp"))],
+        })
+    }
+
+    /// Deleting a CRD deletes every object of its kind.
+    fn after_remove(&self, w: &mut Writer<'_>, crd: &Value) -> Result<(), ApiError> {
+        let group = crd
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let plural = crd
+            .pointer("/spec/names/plural")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let key = format!("{group}/{plural}");
+        for item in w.list(&key, None)? {
+            let rv = w.next_rv()?;
+            let mut last = item.object;
+            last["metadata"]["resourceVersion"] = json!(rv.to_string());
+            w.delete(&key, &item.ns, &item.name, rv, last)?;
+        }
+        Ok(())
+    }
+
+    fn defines_types(&self) -> bool {
+        true
     }
 }

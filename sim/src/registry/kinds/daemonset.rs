@@ -1,10 +1,15 @@
-//! DaemonSet (apps/v1): update strategy defaults, selector/template rules, immutable selector.
+//! DaemonSet (apps/v1): update strategy defaults, selector/template rules, immutable selector; its
+//! columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_template, set_default};
 use crate::registry::rules::{immutable_if_changed, workload};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{
+    age, containers_images, labels_text, n, or_none, selector_text,
+};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer, SELECTOR};
 use crate::status::Cause;
 
 pub struct DaemonSet;
@@ -37,5 +42,40 @@ impl Strategy for DaemonSet {
 
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         immutable_if_changed(old, new, "/spec/selector", "spec.selector", out);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Desired", "integer", 0),
+                Col("Current", "integer", 0),
+                Col("Ready", "integer", 0),
+                Col("Up-to-date", "integer", 0),
+                Col("Available", "integer", 0),
+                Col("Node Selector", "string", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+                SELECTOR,
+            ],
+            cells: |o| {
+                let [c, i] = containers_images(o, "/spec/template");
+                vec![
+                    json!(n(o, "/status/desiredNumberScheduled")),
+                    json!(n(o, "/status/currentNumberScheduled")),
+                    json!(n(o, "/status/numberReady")),
+                    json!(n(o, "/status/updatedNumberScheduled")),
+                    json!(n(o, "/status/numberAvailable")),
+                    json!(or_none(labels_text(
+                        o.pointer("/spec/template/spec/nodeSelector")
+                    ))),
+                    json!(age(o)),
+                    c,
+                    i,
+                    json!(selector_text(o.pointer("/spec/selector"))),
+                ]
+            },
+        })
     }
 }

@@ -1,10 +1,13 @@
-//! Deployment (apps/v1): strategy and history defaults, selector/template rules, immutable selector.
+//! Deployment (apps/v1): strategy and history defaults, selector/template rules, immutable selector;
+//! its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_template, set_default};
 use crate::registry::rules::{immutable_if_changed, workload};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, containers_images, n, ready_of, selector_text};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer, SELECTOR};
 use crate::status::Cause;
 
 pub struct Deployment;
@@ -39,5 +42,32 @@ impl Strategy for Deployment {
 
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         immutable_if_changed(old, new, "/spec/selector", "spec.selector", out);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Ready", "string", 0),
+                Col("Up-to-date", "integer", 0),
+                Col("Available", "integer", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+                SELECTOR,
+            ],
+            cells: |o| {
+                let [c, i] = containers_images(o, "/spec/template");
+                vec![
+                    json!(ready_of(o)),
+                    json!(n(o, "/status/updatedReplicas")),
+                    json!(n(o, "/status/availableReplicas")),
+                    json!(age(o)),
+                    c,
+                    i,
+                    json!(selector_text(o.pointer("/spec/selector"))),
+                ]
+            },
+        })
     }
 }

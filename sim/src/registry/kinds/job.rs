@@ -1,12 +1,16 @@
 //! Job (batch/v1): completion and backoff defaults, the selector on the Job's uid added on create,
-//! container rules, and the fields an update may not change.
+//! container rules, the fields an update may not change; its columns, and a DELETE naming no policy
+//! orphans its pods.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, job_selector, job_spec, obj};
 use crate::registry::rules::{containers, immutable_if_changed};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, containers_images, n, selector_text};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer, SELECTOR};
 use crate::status::Cause;
+use crate::time::{human_age, now_secs, parse_rfc3339};
 
 pub struct Job;
 
@@ -67,4 +71,74 @@ impl Strategy for Job {
             immutable_if_changed(old, new, ptr, field, out);
         }
     }
+
+    /// batch/v1 keeps orphaning a Job's pods when the request names no policy (backwards
+    /// compatibility).
+    fn orphans_by_default(&self, version: &str) -> bool {
+        version == "v1"
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Status", "string", 0),
+                Col("Completions", "string", 0),
+                Col("Duration", "string", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+                SELECTOR,
+            ],
+            cells,
+        })
+    }
+}
+
+fn cells(o: &Value) -> Vec<Value> {
+    let status = if has_condition(o, "Complete") {
+        "Complete"
+    } else if has_condition(o, "Failed") {
+        "Failed"
+    } else if o.pointer("/metadata/deletionTimestamp").is_some() {
+        "Terminating"
+    } else if has_condition(o, "Suspended") {
+        "Suspended"
+    } else if has_condition(o, "FailureTarget") {
+        "FailureTarget"
+    } else {
+        "Running"
+    };
+    let succeeded = n(o, "/status/succeeded");
+    let completions = match o.pointer("/spec/completions").and_then(Value::as_i64) {
+        Some(c) => format!("{succeeded}/{c}"),
+        None => match n(o, "/spec/parallelism") {
+            p if p > 1 => format!("{succeeded}/1 of {p}"),
+            _ => format!("{succeeded}/1"),
+        },
+    };
+    let time = |p: &str| o.pointer(p).and_then(Value::as_str).and_then(parse_rfc3339);
+    let duration = match (time("/status/startTime"), time("/status/completionTime")) {
+        (None, _) => String::new(),
+        (Some(start), None) => human_age(now_secs() - start),
+        (Some(start), Some(end)) => human_age(end - start),
+    };
+    let [c, i] = containers_images(o, "/spec/template");
+    vec![
+        json!(status),
+        json!(completions),
+        json!(duration),
+        json!(age(o)),
+        c,
+        i,
+        json!(selector_text(o.pointer("/spec/selector"))),
+    ]
+}
+
+fn has_condition(o: &Value, ty: &str) -> bool {
+    o.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == ty && c["status"] == "True")
 }

@@ -1,19 +1,27 @@
 //! One [`Strategy`](super::strategy::Strategy) per built-in kind, and the table that finds them.
 
+mod clusterrole;
+mod clusterrolebinding;
 mod configmap;
 mod cronjob;
 mod customresourcedefinition;
 mod daemonset;
 mod deployment;
+mod event;
 mod job;
 mod namespace;
 mod networkpolicy;
+mod node;
 mod persistentvolumeclaim;
 mod pod;
 mod replicaset;
+mod role;
+mod rolebinding;
 mod secret;
 mod service;
+mod serviceaccount;
 mod statefulset;
+mod storageclass;
 
 use super::strategy::{Generational, Strategy};
 
@@ -32,6 +40,16 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("", "Secret") => &secret::Secret,
         ("", "ConfigMap") => &configmap::ConfigMap,
         ("", "PersistentVolumeClaim") => &persistentvolumeclaim::PersistentVolumeClaim,
+        ("", "ServiceAccount") => &serviceaccount::ServiceAccount,
+        ("", "Node") => &node::Node,
+        ("" | "events.k8s.io", "Event") => &event::Event,
+        ("storage.k8s.io", "StorageClass") => &storageclass::StorageClass,
+        ("rbac.authorization.k8s.io", "Role") => &role::Role,
+        ("rbac.authorization.k8s.io", "ClusterRole") => &clusterrole::ClusterRole,
+        ("rbac.authorization.k8s.io", "RoleBinding") => &rolebinding::RoleBinding,
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+            &clusterrolebinding::ClusterRoleBinding
+        }
         ("networking.k8s.io", "NetworkPolicy") => &networkpolicy::NetworkPolicy,
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
             &customresourcedefinition::CustomResourceDefinition

@@ -1,10 +1,17 @@
 //! Namespace (v1): the `kubernetes` finalizer, `Active` phase and the `kubernetes.io/metadata.name`
-//! label.
+//! label; its columns; a DELETE leaves it `Terminating` until its objects and finalizers are gone.
+
+use std::ops::ControlFlow;
 
 use serde_json::{Map, Value, json};
 
+use crate::controllers::namespace_deletion;
 use crate::registry::defaults::{child, obj, set_default};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, or_none, s};
+use crate::registry::table::{AGE, Col, Printer};
+use crate::status::ApiError;
+use crate::storage::Writer;
 
 pub struct Namespace;
 
@@ -22,5 +29,32 @@ impl Strategy for Namespace {
         {
             labels.insert("kubernetes.io/metadata.name".into(), name);
         }
+    }
+
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    /// Marks the Namespace, deletes its objects, and finalizes it once nothing is left.
+    fn delete(
+        &self,
+        w: &mut Writer<'_>,
+        _ns: &str,
+        name: &str,
+        object: Value,
+    ) -> Result<ControlFlow<Value, Value>, ApiError> {
+        namespace_deletion::step(w, name, object).map(ControlFlow::Break)
+    }
+
+    /// Its `spec.finalizers` hold it too.
+    fn finalized(&self, object: &Value) -> bool {
+        namespace_deletion::may_go(object)
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[Col("Name", "string", 0), Col("Status", "string", 0), AGE],
+            cells: |o| vec![json!(or_none(s(o, "/status/phase"))), json!(age(o))],
+        })
     }
 }

@@ -1,11 +1,15 @@
-//! Pod (v1): pod spec defaults, the initial `Pending` status and QoS class, container rules.
+//! Pod (v1): pod spec defaults, the initial `Pending` status and QoS class, container rules; its
+//! columns; graceful deletion, and a DELETE answers with the deleted object.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_spec, set_default};
 use crate::registry::rules::containers;
 use crate::registry::strategy::Strategy;
-use crate::status::Cause;
+use crate::registry::table::cells::{age, first, or_none, s};
+use crate::registry::table::{AGE, Col, Printer};
+use crate::status::{ApiError, Cause};
+use crate::storage::Writer;
 
 pub struct Pod;
 
@@ -28,4 +32,110 @@ impl Strategy for Pod {
     fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
         containers(&object["spec"], "spec", out);
     }
+
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    fn graceful_delete(
+        &self,
+        w: &mut Writer<'_>,
+        ns: &str,
+        name: &str,
+        pod: &Value,
+        requested: Option<i64>,
+    ) -> Result<Option<Value>, ApiError> {
+        crate::kubelet::pod_deletion::graceful(w, ns, name, pod, requested)
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Ready", "string", 0),
+                Col("Status", "string", 0),
+                Col("Restarts", "string", 0),
+                AGE,
+                Col("IP", "string", 1),
+                Col("Node", "string", 1),
+                Col("Nominated Node", "string", 1),
+                Col("Readiness Gates", "string", 1),
+            ],
+            cells,
+        })
+    }
+}
+
+fn cells(o: &Value) -> Vec<Value> {
+    let total = o
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let statuses = o
+        .pointer("/status/containerStatuses")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let ready = statuses
+        .iter()
+        .filter(|c| c["ready"] == json!(true))
+        .count();
+    let restarts: i64 = statuses
+        .iter()
+        .map(|c| c["restartCount"].as_i64().unwrap_or(0))
+        .sum();
+    let mut phase = s(o, "/status/phase");
+    if phase.is_empty() {
+        phase = "Pending".into();
+    }
+    // As kubectl's printer: a container's waiting or terminated reason wins over the phase.
+    for c in statuses.iter().rev() {
+        let reason = c
+            .pointer("/state/waiting/reason")
+            .or_else(|| c.pointer("/state/terminated/reason"))
+            .and_then(Value::as_str);
+        if let Some(r) = reason.filter(|r| !r.is_empty()) {
+            phase = r.to_string();
+            break;
+        }
+    }
+    if o.pointer("/metadata/deletionTimestamp").is_some() {
+        phase = "Terminating".into();
+    }
+    let gates: Vec<&str> = o
+        .pointer("/spec/readinessGates")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g["conditionType"].as_str())
+        .collect();
+    let conditions = o
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let readiness_gates = if gates.is_empty() {
+        "<none>".to_string()
+    } else {
+        let met = gates
+            .iter()
+            .filter(|g| {
+                conditions
+                    .iter()
+                    .find(|c| c["type"] == **g)
+                    .is_some_and(|c| c["status"] == "True")
+            })
+            .count();
+        format!("{met}/{}", gates.len())
+    };
+    vec![
+        json!(format!("{ready}/{total}")),
+        json!(phase),
+        json!(restarts.to_string()),
+        json!(age(o)),
+        json!(or_none(first(o, &["/status/podIPs/0/ip", "/status/podIP"]))),
+        json!(or_none(s(o, "/spec/nodeName"))),
+        json!(or_none(s(o, "/status/nominatedNodeName"))),
+        json!(readiness_gates),
+    ]
 }

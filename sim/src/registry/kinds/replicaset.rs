@@ -1,10 +1,12 @@
-//! ReplicaSet (apps/v1): replicas default, selector/template rules, immutable selector.
+//! ReplicaSet (apps/v1): replicas default, selector/template rules, immutable selector; its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_template, set_default};
 use crate::registry::rules::{immutable_if_changed, workload};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, containers_images, n, selector_text};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer, SELECTOR};
 use crate::status::Cause;
 
 pub struct ReplicaSet;
@@ -28,5 +30,32 @@ impl Strategy for ReplicaSet {
 
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         immutable_if_changed(old, new, "/spec/selector", "spec.selector", out);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Desired", "integer", 0),
+                Col("Current", "integer", 0),
+                Col("Ready", "integer", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+                SELECTOR,
+            ],
+            cells: |o| {
+                let [c, i] = containers_images(o, "/spec/template");
+                vec![
+                    json!(n(o, "/spec/replicas")),
+                    json!(n(o, "/status/replicas")),
+                    json!(n(o, "/status/readyReplicas")),
+                    json!(age(o)),
+                    c,
+                    i,
+                    json!(selector_text(o.pointer("/spec/selector"))),
+                ]
+            },
+        })
     }
 }

@@ -1,11 +1,13 @@
 //! Secret (v1): `Opaque` type, `stringData` folded into `data`, key and size rules, immutable type
-//! and (when `immutable`) data.
+//! and (when `immutable`) data; its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::set_default;
 use crate::registry::rules::{config_keys, immutable_data};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, count, s};
+use crate::registry::table::{AGE, Col, Printer};
 use crate::status::Cause;
 
 pub struct Secret;
@@ -37,5 +39,17 @@ impl Strategy for Secret {
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         out.extend(crate::registry::secret_rules::check_update(old, new));
         immutable_data(old, new, out);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Type", "string", 0),
+                Col("Data", "integer", 0),
+                AGE,
+            ],
+            cells: |o| vec![json!(s(o, "/type")), json!(count(o, "data")), json!(age(o))],
+        })
     }
 }

@@ -1,11 +1,13 @@
 //! Service (v1): cluster IP allocation, IP family and traffic policies, node ports; port rules; the
-//! cluster IP an update may not change.
+//! cluster IP an update may not change; its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, set_default};
 use crate::registry::rules::{immutable, service};
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, first, labels_text, or_none, s};
+use crate::registry::table::{AGE, Col, Printer};
 use crate::status::Cause;
 
 pub struct Service;
@@ -83,4 +85,65 @@ impl Strategy for Service {
             out.push(immutable("spec.clusterIPs[0]", &shown));
         }
     }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Type", "string", 0),
+                Col("Cluster-IP", "string", 0),
+                Col("External-IP", "string", 0),
+                Col("Port(s)", "string", 0),
+                AGE,
+                Col("Selector", "string", 1),
+            ],
+            cells,
+        })
+    }
+}
+
+fn cells(o: &Value) -> Vec<Value> {
+    let ports: Vec<String> = o
+        .pointer("/spec/ports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let node = p
+                .get("nodePort")
+                .map(|n| format!(":{n}"))
+                .unwrap_or_default();
+            format!("{}{node}/{}", s(p, "/port"), s(p, "/protocol"))
+        })
+        .collect();
+    let mut external: Vec<String> = o
+        .pointer("/status/loadBalancer/ingress")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|i| first(i, &["/ip", "/hostname"]))
+        .chain(
+            o.pointer("/spec/externalIPs")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string),
+        )
+        .collect();
+    external.retain(|e| !e.is_empty());
+    let ty = s(o, "/spec/type");
+    let external = match (external.is_empty(), ty.as_str()) {
+        (true, "LoadBalancer") => "<pending>".to_string(),
+        (true, "ExternalName") => s(o, "/spec/externalName"),
+        _ => or_none(external.join(",")),
+    };
+    vec![
+        json!(ty),
+        json!(or_none(s(o, "/spec/clusterIP"))),
+        json!(external),
+        json!(or_none(ports.join(","))),
+        json!(age(o)),
+        json!(or_none(labels_text(o.pointer("/spec/selector")))),
+    ]
 }

@@ -1,11 +1,13 @@
-//! StatefulSet (apps/v1): update strategy and retention defaults, selector/template rules, and the
-//! spec fields an update may not change.
+//! StatefulSet (apps/v1): update strategy and retention defaults, selector/template rules, the spec
+//! fields an update may not change; its columns.
 
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_template, set_default};
 use crate::registry::rules::workload;
 use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, containers_images, ready_of};
+use crate::registry::table::{AGE, CONTAINERS, Col, IMAGES, Printer};
 use crate::status::Cause;
 
 pub struct StatefulSet;
@@ -71,5 +73,21 @@ impl Strategy for StatefulSet {
                 field: "spec".into(),
             });
         }
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: &[
+                Col("Name", "string", 0),
+                Col("Ready", "string", 0),
+                AGE,
+                CONTAINERS,
+                IMAGES,
+            ],
+            cells: |o| {
+                let [c, i] = containers_images(o, "/spec/template");
+                vec![json!(ready_of(o)), json!(age(o)), c, i]
+            },
+        })
     }
 }

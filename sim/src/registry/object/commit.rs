@@ -43,7 +43,7 @@ pub fn write(
             store(w, ctx, name, old, built, warnings)
         })?
     };
-    if rt.kind == "CustomResourceDefinition" && !ctx.dry_run {
+    if rt.strategy().defines_types() && !ctx.dry_run {
         ctx.app.reload_crds()?;
     }
     Ok(outcome)
@@ -144,16 +144,7 @@ fn store(
     let store_ns = if ctx.rt.namespaced { ctx.ns } else { "" };
     let rv = w.next_rv()?;
     meta_mut(&mut new).insert("resourceVersion".into(), json!(rv.to_string()));
-    let finalizers_left = new
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty());
-    let may_go = if ctx.rt.kind == "Namespace" && ctx.rt.group.is_empty() {
-        crate::controllers::namespace_deletion::may_go(&new)
-    } else {
-        !finalizers_left
-    };
-    if new.pointer("/metadata/deletionTimestamp").is_some() && may_go {
+    if new.pointer("/metadata/deletionTimestamp").is_some() && ctx.rt.strategy().finalized(&new) {
         w.delete(&rk, store_ns, name, rv, new.clone())?;
         // The last object of a terminating namespace lets the namespace go.
         crate::controllers::namespace_deletion::object_gone(w, store_ns)?;

@@ -104,3 +104,12 @@ pub fn containers_images(obj: &Value, template: &str) -> [Value; 2] {
     let images: Vec<&str> = cs.iter().filter_map(|c| c["image"].as_str()).collect();
     [json!(names.join(",")), json!(images.join(","))]
 }
+
+/// A workload's ready replicas of its desired ones (`1/3`).
+pub fn ready_of(o: &Value) -> String {
+    format!(
+        "{}/{}",
+        n(o, "/status/readyReplicas"),
+        n(o, "/spec/replicas")
+    )
+}

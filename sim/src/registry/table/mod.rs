@@ -1,10 +1,8 @@
-//! `meta.k8s.io/v1` Table output for `kubectl get`: the usual columns of the common kinds, CRD printer
-//! columns, and Name/Age for everything else.
+//! `meta.k8s.io/v1` Table output for `kubectl get`: each built-in kind's columns (its strategy's
+//! [`Printer`](crate::registry::strategy::Strategy::printer), built with the [`cells`] helpers), CRD
+//! printer columns, and Name/Age for everything else.
 
-mod cells;
-mod core;
-mod rbac;
-mod workloads;
+pub(crate) mod cells;
 
 use serde_json::{Value, json};
 
@@ -16,8 +14,18 @@ use cells::{age, s};
 #[derive(Clone, Copy)]
 pub struct Col(pub &'static str, pub &'static str, pub i64);
 
+/// The Age column.
+pub(crate) const AGE: Col = Col("Age", "string", 0);
+/// The containers of a workload's pod template (`-o wide`).
+pub(crate) const CONTAINERS: Col = Col("Containers", "string", 1);
+/// The images of a workload's pod template (`-o wide`).
+pub(crate) const IMAGES: Col = Col("Images", "string", 1);
+/// A workload's label selector (`-o wide`).
+pub(crate) const SELECTOR: Col = Col("Selector", "string", 1);
+
 /// How a kind prints: its columns, and the cells of one object in their order (without the
 /// leading Name cell when the first column is Name).
+#[derive(Clone, Copy)]
 pub struct Printer {
     /// The columns, in order.
     pub columns: &'static [Col],
@@ -25,40 +33,40 @@ pub struct Printer {
     pub cells: fn(&Value) -> Vec<Value>,
 }
 
-fn printer(rt: &ResourceType) -> Option<Printer> {
+/// How one type prints, found once per table.
+enum Columns<'a> {
+    /// A built-in kind with columns of its own.
+    Kind(Printer),
+    /// A custom resource: (name, type, priority, JSONPath) of its CRD's printer columns.
+    Crd(Vec<(&'a str, &'a str, i64, &'a str)>),
+    /// Name and Age.
+    Plain,
+}
+
+fn columns_of(rt: &ResourceType) -> Columns<'_> {
     if rt.crd {
-        return None;
+        return Columns::Crd(crd_columns(rt));
     }
-    match rt.kind.as_str() {
-        "CustomResourceDefinition" => Some(Printer {
-            columns: &[Col("Name", "string", 0), Col("Created At", "date", 0)],
-            cells: |o| vec![json!(s(o, "/metadata/creationTimestamp"))],
-        }),
-        kind => core::printer(kind)
-            .or_else(|| workloads::printer(kind))
-            .or_else(|| rbac::printer(kind)),
+    match rt.strategy().printer() {
+        Some(p) => Columns::Kind(p),
+        None => Columns::Plain,
     }
 }
 
 /// The printer columns of a custom resource: its CRD's, or Age when it declares none (as
 /// apiextensions-apiserver serves them).
-fn crd_columns(rt: &ResourceType) -> Vec<(String, String, i64, String)> {
+fn crd_columns(rt: &ResourceType) -> Vec<(&str, &str, i64, &str)> {
     if rt.columns.is_empty() {
-        return vec![(
-            "Age".into(),
-            "date".into(),
-            0,
-            ".metadata.creationTimestamp".into(),
-        )];
+        return vec![("Age", "date", 0, ".metadata.creationTimestamp")];
     }
     rt.columns
         .iter()
         .map(|c| {
             (
-                c.name.clone(),
-                c.type_.clone(),
+                c.name.as_str(),
+                c.type_.as_str(),
                 c.priority,
-                c.json_path.clone(),
+                c.json_path.as_str(),
             )
         })
         .collect()
@@ -105,45 +113,39 @@ fn def(name: &str, ty: &str, priority: i64) -> Value {
 }
 
 /// The column definitions for a type.
-pub fn column_definitions(rt: &ResourceType) -> Vec<Value> {
-    if rt.crd {
-        let mut out = vec![def("Name", "string", 0)];
-        out.extend(
-            crd_columns(rt)
-                .iter()
-                .map(|(name, ty, priority, _)| def(name, ty, *priority)),
-        );
-        return out;
-    }
-    match printer(rt) {
-        Some(p) => p.columns.iter().map(|c| def(c.0, c.1, c.2)).collect(),
-        None => vec![def("Name", "string", 0), def("Age", "string", 0)],
+fn column_definitions(columns: &Columns<'_>) -> Vec<Value> {
+    match columns {
+        Columns::Crd(crd) => {
+            let mut out = vec![def("Name", "string", 0)];
+            out.extend(
+                crd.iter()
+                    .map(|(name, ty, priority, _)| def(name, ty, *priority)),
+            );
+            out
+        }
+        Columns::Kind(p) => p.columns.iter().map(|c| def(c.0, c.1, c.2)).collect(),
+        Columns::Plain => vec![def("Name", "string", 0), def("Age", "string", 0)],
     }
 }
 
 /// One row for an object (`include` = `None`, `Metadata` or `Object`).
-pub fn row(rt: &ResourceType, obj: &Value, include: &str) -> Value {
+fn row(columns: &Columns<'_>, obj: &Value, include: &str) -> Value {
     let name = json!(s(obj, "/metadata/name"));
-    let cells = if rt.crd {
-        let mut c = vec![name];
-        c.extend(
-            crd_columns(rt)
-                .iter()
-                .map(|(_, ty, _, path)| crd_cell(obj, ty, path)),
-        );
-        c
-    } else {
-        match printer(rt) {
-            Some(p) => {
-                let mut c = Vec::with_capacity(p.columns.len());
-                if p.columns.first().is_some_and(|c| c.0 == "Name") {
-                    c.push(name);
-                }
-                c.extend((p.cells)(obj));
-                c
-            }
-            None => vec![name, json!(age(obj))],
+    let cells = match columns {
+        Columns::Crd(crd) => {
+            let mut c = vec![name];
+            c.extend(crd.iter().map(|(_, ty, _, path)| crd_cell(obj, ty, path)));
+            c
         }
+        Columns::Kind(p) => {
+            let mut c = Vec::with_capacity(p.columns.len());
+            if p.columns.first().is_some_and(|c| c.0 == "Name") {
+                c.push(name);
+            }
+            c.extend((p.cells)(obj));
+            c
+        }
+        Columns::Plain => vec![name, json!(age(obj))],
     };
     let mut r = json!({"cells": cells});
     match include {
@@ -164,10 +166,11 @@ pub fn table(
     list_meta: Value,
     with_columns: bool,
 ) -> Value {
-    let rows: Vec<Value> = objects.iter().map(|o| row(rt, o, include)).collect();
+    let columns = columns_of(rt);
+    let rows: Vec<Value> = objects.iter().map(|o| row(&columns, o, include)).collect();
     let mut t = json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "columnDefinitions": [], "rows": rows});
     if with_columns {
-        t["columnDefinitions"] = Value::Array(column_definitions(rt));
+        t["columnDefinitions"] = Value::Array(column_definitions(&columns));
     }
     t
 }

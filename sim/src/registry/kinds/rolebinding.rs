@@ -1,19 +1,17 @@
-//! Table printers of the RBAC kinds, as kube-apiserver 1.33 prints them: Roles and ClusterRoles with
-//! their creation time, bindings with their role and (wide) subjects.
+//! RoleBinding (rbac.authorization.k8s.io/v1): the role and (wide) subjects `kubectl get` prints
+//! (ClusterRoleBindings print the same).
 
 use serde_json::{Value, json};
 
-use super::cells::{age, s};
-use super::{Col, Printer};
+use crate::registry::strategy::Strategy;
+use crate::registry::table::cells::{age, s};
+use crate::registry::table::{Col, Printer};
 
-/// The printer of an RBAC kind.
-pub fn printer(kind: &str) -> Option<Printer> {
-    Some(match kind {
-        "Role" | "ClusterRole" => Printer {
-            columns: &[Col("Name", "string", 0), Col("Created At", "date", 0)],
-            cells: |o| vec![json!(s(o, "/metadata/creationTimestamp"))],
-        },
-        "RoleBinding" | "ClusterRoleBinding" => Printer {
+pub struct RoleBinding;
+
+impl Strategy for RoleBinding {
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
             columns: &[
                 Col("Name", "string", 0),
                 Col("Role", "string", 0),
@@ -22,13 +20,12 @@ pub fn printer(kind: &str) -> Option<Printer> {
                 Col("Groups", "string", 1),
                 Col("ServiceAccounts", "string", 1),
             ],
-            cells: binding,
-        },
-        _ => return None,
-    })
+            cells,
+        })
+    }
 }
 
-fn binding(o: &Value) -> Vec<Value> {
+fn cells(o: &Value) -> Vec<Value> {
     let subjects = o
         .get("subjects")
         .and_then(Value::as_array)

@@ -1,0 +1,12 @@
+//! ClusterRole (rbac.authorization.k8s.io/v1): printed as Roles are.
+
+use crate::registry::strategy::Strategy;
+use crate::registry::table::Printer;
+
+pub struct ClusterRole;
+
+impl Strategy for ClusterRole {
+    fn printer(&self) -> Option<Printer> {
+        super::role::Role.printer()
+    }
+}
