@@ -4,6 +4,7 @@
 
 pub(crate) mod accept;
 pub mod discovery;
+pub(crate) mod filters;
 pub(crate) mod handlers;
 pub mod http;
 pub mod kubeconfig;
@@ -11,7 +12,6 @@ pub mod openapi;
 pub mod proto;
 pub(crate) mod proxy;
 pub(crate) mod query;
-pub(crate) mod request_log;
 pub mod router;
 pub mod routes;
 pub(crate) mod scratch_dir;
