@@ -273,7 +273,7 @@ fn running(dir: &Path) -> Option<(u32, String)> {
 fn serve(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<(), CliError> {
     // Several servers may share a directory; the pid file names the one `stop` and `status` manage.
     let sharing = running(dir).filter(|(pid, _)| *pid != std::process::id());
-    crate::apiserver::request_log::install_from_env();
+    crate::apiserver::filters::request_log::install_from_env();
     let sim = Sim::start(SimConfig {
         dir: Some(dir.to_path_buf()),
         port,

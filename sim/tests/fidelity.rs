@@ -14,6 +14,8 @@ mod defaults;
 mod deletion;
 #[path = "fidelity/explain.rs"]
 mod explain;
+#[path = "fidelity/handler_chain.rs"]
+mod handler_chain;
 #[path = "fidelity/keepalive.rs"]
 mod keepalive;
 #[path = "fidelity/kopf.rs"]

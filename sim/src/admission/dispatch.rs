@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::AdmissionRequest;
 use super::config::{Snapshot, Webhook};
 use super::{client, matching, review, target};
-use crate::apiserver::request_log::{self, WebhookCall};
+use crate::apiserver::filters::request_log::{self, WebhookCall};
 use crate::app::App;
 use crate::status::ApiError;
 use crate::storage::Store;

@@ -4,6 +4,7 @@
 
 pub(crate) mod accept;
 pub mod discovery;
+pub(crate) mod filters;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;
 pub mod http;
@@ -12,7 +13,6 @@ pub mod openapi;
 pub mod proto;
 pub(crate) mod proxy;
 pub(crate) mod query;
-pub(crate) mod request_log;
 pub mod router;
 pub mod routes;
 pub(crate) mod scratch_dir;

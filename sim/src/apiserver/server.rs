@@ -1,16 +1,21 @@
 //! Starting and stopping a simulator: PKI, store, the HTTPS listener on 127.0.0.1, the kubeconfig,
 //! and the public handle tests use ([`RunningSim`]).
 
+use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use http::Request;
+use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
+use tower::{Service, ServiceExt};
 
 use crate::apiserver::head_errors::StatusOnHeadErrors;
+use crate::apiserver::http::Resp;
 use crate::apiserver::{kubeconfig, tls};
 use crate::app::App;
 use crate::error::SimError;
@@ -236,6 +241,7 @@ async fn serve(
     let controllers = crate::controllers::Controllers::start(app.clone(), controllers);
     let _ = ready.send(Ok(()));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls_config);
+    let chain = crate::apiserver::filters::handler_chain(app);
     let mut accepting = crate::apiserver::accept::Acceptor::new(listener);
     loop {
         tokio::select! {
@@ -246,21 +252,24 @@ async fn serve(
             stream = accepting.next() => {
                 let _ = stream.set_nodelay(true);
                 let acceptor = acceptor.clone();
-                let app = app.clone();
-                tokio::spawn(serve_connection(stream, acceptor, app, connections));
+                tokio::spawn(serve_connection(stream, acceptor, chain.clone(), connections));
             }
         }
     }
 }
 
 /// One connection: its TLS handshake, then HTTP/1.1 requests until the client closes it or it passes
-/// one of its limits (`conn_timeouts`: idle between requests, or a request head too slow).
-async fn serve_connection(
+/// one of its limits (`conn_timeouts`: idle between requests, or a request head too slow). Each
+/// request goes through a clone of the handler chain (`filters::handler_chain`).
+async fn serve_connection<C>(
     stream: tokio::net::TcpStream,
     acceptor: tokio_rustls::TlsAcceptor,
-    app: Arc<App>,
+    chain: C,
     limits: Limits,
-) {
+) where
+    C: Service<Request<Incoming>, Response = Resp, Error = Infallible> + Clone + Send + 'static,
+    C::Future: Send + 'static,
+{
     // A client that does not finish its TLS handshake in time is dropped.
     let Ok(Ok(tls)) = tokio::time::timeout(limits.header, acceptor.accept(stream)).await else {
         return;
@@ -268,10 +277,10 @@ async fn serve_connection(
     let phases = Phases::new();
     let requests = phases.clone();
     let service = service_fn(move |req| {
-        let app = app.clone();
         let answering = requests.request();
+        let answer = chain.clone().oneshot(req);
         async move {
-            let mut resp = crate::apiserver::request_log::logged(app, req).await;
+            let mut resp = answer.await?;
             if resp.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
                 // The body was refused unread: close the connection after the answer, as Go's
                 // net/http does when more than 256 KiB of a body are left unread, rather than keep an
@@ -281,12 +290,13 @@ async fn serve_connection(
                     http::HeaderValue::from_static("close"),
                 );
             }
-            Ok::<_, std::convert::Infallible>(resp.map(|body| Answering::new(body, answering)))
+            Ok::<_, Infallible>(resp.map(|body| Answering::new(body, answering)))
         }
     });
-    // Heads up to twice kube-apiserver's 1 MiB reach the handler, which answers oversized ones with a
-    // Status (hyper's own 431 has no body). hyper's header timeout is off: it runs from the end of the
-    // previous response, so it would close idle keep-alive connections; `phases` times heads instead.
+    // Heads up to twice kube-apiserver's 1 MiB reach the chain, whose request-info filter answers
+    // oversized ones with a Status (hyper's own 431 has no body). hyper's header timeout is off: it
+    // runs from the end of the previous response, so it would close idle keep-alive connections;
+    // `phases` times heads instead.
     let connection = hyper::server::conn::http1::Builder::new()
         .max_buf_size(2 * crate::apiserver::handlers::MAX_HEAD)
         .timer(hyper_util::rt::TokioTimer::new())

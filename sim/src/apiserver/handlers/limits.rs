@@ -3,7 +3,7 @@
 //! both answered with a `Status` body so clients print a reason.
 
 use bytes::{Bytes, BytesMut};
-use http::request::Parts;
+use http::Request;
 use http_body_util::BodyExt;
 
 use crate::status::ApiError;
@@ -19,12 +19,12 @@ pub const MAX_HEAD: usize = 1024 * 1024;
 const DRAIN_LIMIT: usize = 256 * 1024 * 1024;
 
 /// 431 for a request line and headers larger than [`MAX_HEAD`].
-pub fn check_head(parts: &Parts) -> Result<(), ApiError> {
-    let line = parts.method.as_str().len()
-        + parts.uri.path_and_query().map_or(0, |p| p.as_str().len())
+pub fn check_head<B>(req: &Request<B>) -> Result<(), ApiError> {
+    let line = req.method().as_str().len()
+        + req.uri().path_and_query().map_or(0, |p| p.as_str().len())
         + 12;
-    let headers: usize = parts
-        .headers
+    let headers: usize = req
+        .headers()
         .iter()
         .map(|(k, v)| k.as_str().len() + v.len() + 4)
         .sum();

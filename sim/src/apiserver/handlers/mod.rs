@@ -1,7 +1,7 @@
-//! The request pipeline: authentication and impersonation, RBAC authorization, body reading,
-//! routing, and dispatch to the discovery, OpenAPI and resource handlers.
+//! The handler at the end of the chain (`filters`): the streaming and proxy hand-offs, body reading,
+//! and dispatch to the discovery, OpenAPI and resource handlers of a request the filters let through.
 
-mod limits;
+pub(crate) mod limits;
 pub use limits::MAX_HEAD;
 mod read;
 mod scale;
@@ -9,49 +9,59 @@ mod watch;
 pub(crate) use watch::{DEFAULT_BOOKMARK_INTERVAL, bookmark_interval};
 mod write;
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{Method, Request, header};
 use serde_json::json;
 
-use crate::apiserver::attributes::Attributes;
-use crate::apiserver::http::{Query, Req, Resp, error, json as json_resp, raw};
-use crate::apiserver::router::{Route, Target, route};
-use crate::apiserver::{UserInfo, identity, rbac, reviews, tokens};
+use crate::apiserver::filters::authorization::AuthorizedBy;
+use crate::apiserver::filters::request_info::RequestInfo;
+use crate::apiserver::http::{Req, Resp, error, json as json_resp, raw};
+use crate::apiserver::router::{Route, Target};
+use crate::apiserver::{UserInfo, reviews, tokens};
 use crate::apiserver::{discovery, openapi};
 use crate::app::App;
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 
-/// Handles one HTTP request.
-pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp {
-    let user = match identity::authenticate(&app, req.headers()) {
-        Ok(u) => u,
-        Err(e) => return error(&e),
+/// The innermost service of the handler chain (a `tower::service_fn`).
+pub(crate) async fn serve(
+    app: Arc<App>,
+    req: Request<hyper::body::Incoming>,
+) -> Result<Resp, Infallible> {
+    Ok(handle(app, req).await)
+}
+
+/// Handles one request the filters authenticated and authorized, reading what they put into its
+/// extensions: the user, the request's info and the policy that authorized it.
+async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp {
+    let extensions = req.extensions_mut();
+    let (Some(user), Some(info)) = (
+        extensions.remove::<UserInfo>(),
+        extensions.remove::<RequestInfo>(),
+    ) else {
+        return error(&ApiError::internal("the request was not authenticated"));
     };
-    let (parts, body) = req.into_parts();
-    if let Err(e) = limits::check_head(&parts) {
-        return error(&e);
-    }
-    let query = Query::parse(parts.uri.query().unwrap_or(""));
-    let target = route(parts.uri.path());
-    let (user, policy) = match authorize(&app, user, &parts, &query, &target).await {
-        Ok(u) => u,
-        Err(e) => return error(&e),
-    };
+    let policy = extensions.remove::<AuthorizedBy>().map(|p| p.0);
+    let RequestInfo {
+        query,
+        route: target,
+    } = info;
     if let Route::Resource(t) = &target
         && crate::kubelet::stream::is_stream(t)
     {
         let t = t.clone();
-        return crate::kubelet::stream::handle(app, Request::from_parts(parts, body), t).await;
+        return crate::kubelet::stream::handle(app, req, t).await;
     }
     if let Route::Resource(t) = &target
         && crate::apiserver::proxy::is_proxy(t)
     {
         let t = t.clone();
-        return crate::apiserver::proxy::handle(app, Request::from_parts(parts, body), t).await;
+        return crate::apiserver::proxy::handle(app, req, t).await;
     }
+    let (parts, body) = req.into_parts();
     let body = match limits::read_body(body).await {
         Ok(b) => b,
         Err(e) => return error(&e),
@@ -77,36 +87,6 @@ pub async fn handle(app: Arc<App>, req: Request<hyper::body::Incoming>) -> Resp 
             }
         }
     }
-}
-
-/// Applies impersonation and authorizes the request by RBAC: in place when the cached policy is
-/// current, off the async threads when it must be read from the store first. Returns the user and
-/// the policy that authorized the request (`None` when RBAC did not apply).
-async fn authorize(
-    app: &Arc<App>,
-    user: UserInfo,
-    parts: &http::request::Parts,
-    query: &Query,
-    target: &Route,
-) -> Result<(UserInfo, Option<Arc<rbac::Policy>>), ApiError> {
-    let impersonating = parts.headers.contains_key("impersonate-user")
-        || parts.headers.contains_key("impersonate-group");
-    if !impersonating && (!app.rbac || user.is_master()) {
-        return Ok((user, None));
-    }
-    let mut attrs = Attributes::of_request(&parts.method, target, parts.uri.path(), query);
-    let check = move |app: &App, policy: Arc<rbac::Policy>, headers: &http::HeaderMap| {
-        attrs.user = identity::impersonate(app, user, headers)?;
-        rbac::authorize_by(app, &policy, &attrs)?;
-        Ok((attrs.user, Some(policy)))
-    };
-    if let Some(policy) = app.rbac_policy.current(app) {
-        return check(app, policy, &parts.headers);
-    }
-    let (app, headers) = (app.clone(), parts.headers.clone());
-    tokio::task::spawn_blocking(move || check(&app, app.rbac_policy.get(&app)?, &headers))
-        .await
-        .map_err(ApiError::internal)?
 }
 
 fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {

@@ -1,19 +1,20 @@
-//! The request log, as kube-apiserver's httplog writes one line per request: a `tracing` event with
+//! The request log filter, as kube-apiserver's httplog writes one line per request: a `tracing` event with
 //! target `piceli_sim::request` (verb, URI, status, latency to the response head, user agent), and one
 //! per admission webhook call the requests make (webhook, URL, HTTP status, outcome, latency).
 //! Nothing is collected unless a subscriber wants the target; `piceli sim serve` installs one on
 //! stderr when `PICELI_SIM_LOG=requests` (the background server of `sim start` writes it to
 //! DIR/sim.log).
 
-use std::sync::Arc;
+use std::convert::Infallible;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use futures_util::future::{BoxFuture, Either};
 use http::{Request, header};
 use hyper::body::Incoming;
+use tower::{Layer, Service};
 
-use crate::apiserver::handlers::handle;
 use crate::apiserver::http::Resp;
-use crate::app::App;
 
 /// The target of request events.
 pub(crate) const TARGET: &str = "piceli_sim::request";
@@ -26,31 +27,67 @@ pub(crate) fn enabled() -> bool {
     tracing::enabled!(target: TARGET, tracing::Level::INFO)
 }
 
-/// Handles a request, logging it when a subscriber asks for request events.
-pub(crate) async fn logged(app: Arc<App>, req: Request<Incoming>) -> Resp {
-    if !enabled() {
-        return handle(app, req).await;
+/// Wraps a service in [`RequestLog`].
+#[derive(Clone, Copy)]
+pub(crate) struct RequestLogLayer;
+
+impl<S> Layer<S> for RequestLogLayer {
+    type Service = RequestLog<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestLog { inner }
     }
-    let started = Instant::now();
-    let verb = req.method().clone();
-    let uri = req.uri().clone();
-    let agent = req
-        .headers()
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let resp = handle(app, req).await;
-    tracing::info!(
-        target: TARGET,
-        verb = %verb,
-        uri = %uri,
-        status = resp.status().as_u16(),
-        latency_us = started.elapsed().as_micros() as u64,
-        user_agent = %agent,
-        "HTTP"
-    );
-    resp
+}
+
+/// Logs each request with its answer when a subscriber asks for request events (kube-apiserver's
+/// `WithHTTPLogging`); otherwise only hands it on.
+#[derive(Clone)]
+pub(crate) struct RequestLog<S> {
+    inner: S,
+}
+
+impl<S> Service<Request<Incoming>> for RequestLog<S>
+where
+    S: Service<Request<Incoming>, Response = Resp, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = Resp;
+    type Error = Infallible;
+    /// The inner future as is, or boxed with what the log line needs when the log is on.
+    type Future = Either<S::Future, BoxFuture<'static, Result<Resp, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<Incoming>) -> Self::Future {
+        if !enabled() {
+            return Either::Left(self.inner.call(req));
+        }
+        let started = Instant::now();
+        let verb = req.method().clone();
+        let uri = req.uri().clone();
+        let agent = req
+            .headers()
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let answer = self.inner.call(req);
+        Either::Right(Box::pin(async move {
+            let resp = answer.await?;
+            tracing::info!(
+                target: TARGET,
+                verb = %verb,
+                uri = %uri,
+                status = resp.status().as_u16(),
+                latency_us = started.elapsed().as_micros() as u64,
+                user_agent = %agent,
+                "HTTP"
+            );
+            Ok(resp)
+        }))
+    }
 }
 
 /// One admission webhook call of a request.
