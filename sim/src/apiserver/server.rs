@@ -294,7 +294,8 @@ async fn serve_connection<C>(
         }
     });
     // Heads up to twice kube-apiserver's 1 MiB reach the chain, whose request-info filter answers
-    // oversized ones with a Status (hyper's own 431 has no body). hyper's header timeout is off: it
+    // oversized ones with a Status; hyper's own answers to heads it refuses (longer ones, URIs over
+    // 64 KiB, malformed heads) get theirs from `StatusOnHeadErrors`. hyper's header timeout is off: it
     // runs from the end of the previous response, so it would close idle keep-alive connections;
     // `phases` times heads instead.
     let connection = hyper::server::conn::http1::Builder::new()
