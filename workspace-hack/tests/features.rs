@@ -2,7 +2,9 @@
 //! `-p hello -p piceli-bin` as `examples/hello/run-local.sh` builds) is built with the same features as in
 //! `cargo build --workspace`, so the two builds share every compiled crate and do not rebuild each other.
 //!
-//! It asks `cargo tree` (offline, no build) for the resolved features of every package each build compiles
+//! It asks `cargo tree` (no build; `--locked`, so it may only fetch the sources of locked crates that no
+//! build on this machine needed yet, e.g. on a fresh `CARGO_HOME`, to read their manifests) for the
+//! resolved features of every package each build compiles
 //! — normal and build dependencies, as `cargo build` resolves them, host and target instances apart — and
 //! fails naming each package compiled alone with a feature set the workspace build does not compile, with
 //! the features to add to `workspace-hack/Cargo.toml`. (The workspace may compile more: another instance
@@ -40,7 +42,7 @@ fn parse(tree: &str) -> Resolved {
 fn resolve(args: &[&str]) -> Resolved {
     let out = Command::new(env!("CARGO"))
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .args(["tree", "--offline", "--locked", "-e", "normal,build"])
+        .args(["tree", "--locked", "-e", "normal,build"])
         .args(["--prefix", "none", "-f", "{p} [{f}]"])
         .args(args)
         .output()
