@@ -6,32 +6,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::SimError;
-use crate::registry::Registry;
-use crate::registry::crd::crd_types;
+use crate::registry::backend::{Backend, CRD_KEY};
 use crate::status::ApiError;
 use crate::storage::Store;
 
-/// The store key of CRDs.
-pub const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
-
 /// State shared by every request.
 pub struct App {
-    /// The object store (the state database).
-    pub store: Store,
-    /// The served resource types (built-in and from CRDs).
-    pub registry: Registry,
+    /// The store, served types and admission the registry's write and delete pipeline works on.
+    pub backend: Backend,
     /// The bearer token clients authenticate with.
     pub token: String,
     /// The cluster CA (PEM), published in every namespace's `kube-root-ca.crt`.
     pub ca_pem: String,
     /// The address the server listens on (`127.0.0.1:PORT`), advertised in discovery.
     pub addr: String,
-    /// Admission plugins, called in registration order on every create and update.
-    pub admission: std::sync::RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
-    /// The stored admission webhook configurations, cached.
-    pub webhooks: crate::admission::Webhooks,
-    /// Sim-only hooks: pod ports mapped to real local addresses.
-    pub hooks: crate::kubelet::hooks::Hooks,
     /// Whether requests are authorized by RBAC (`--no-rbac` turns it off); the admin token is
     /// always allowed.
     pub rbac: bool,
@@ -60,14 +48,10 @@ impl App {
         addr: String,
     ) -> Result<App, SimError> {
         let app = App {
-            store: Store::open(dir)?,
-            registry: Registry::default(),
+            backend: Backend::new(Store::open(dir)?),
             token,
             ca_pem,
             addr,
-            admission: std::sync::RwLock::new(Vec::new()),
-            webhooks: crate::admission::Webhooks::default(),
-            hooks: crate::kubelet::hooks::Hooks::default(),
             rbac: true,
             cert_manager: false,
             bookmark_interval: crate::apiserver::handlers::DEFAULT_BOOKMARK_INTERVAL,
@@ -77,7 +61,8 @@ impl App {
             informers: Default::default(),
             turns: Default::default(),
         };
-        app.reload_crds()
+        app.backend
+            .reload_crds()
             .map_err(|e| SimError::Corrupt(e.message))?;
         app.bootstrap().map_err(|e| SimError::Corrupt(e.message))?;
         Ok(app)
@@ -86,15 +71,15 @@ impl App {
     /// Creates the namespaces every cluster has (default, kube-system, kube-public, kube-node-lease)
     /// and the `kubernetes` Service the apiserver keeps in `default`.
     fn bootstrap(&self) -> Result<(), ApiError> {
-        let Some(rt) = self.registry.lookup("", "v1", "namespaces") else {
+        let Some(rt) = self.backend.registry.lookup("", "v1", "namespaces") else {
             return Ok(());
         };
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            if self.store.get(&rt.store_key(), "", name)?.is_some() {
+            if self.backend.store.get(&rt.store_key(), "", name)?.is_some() {
                 continue;
             }
             let ctx = crate::registry::object::WriteCtx {
-                app: self,
+                backend: &self.backend,
                 rt: &rt,
                 ns: "",
                 subresource: "",
@@ -121,40 +106,33 @@ impl App {
         )
     }
 
-    /// Re-reads every CRD and serves their types.
-    pub fn reload_crds(&self) -> Result<(), ApiError> {
-        let (crds, _) = self.store.list(CRD_KEY, None, None)?;
-        let types = crds.iter().flat_map(|c| crd_types(&c.object)).collect();
-        self.registry.set_crds(types);
-        Ok(())
-    }
-
     /// Starts the background tasks on the current runtime.
     pub fn start_background(self: &Arc<Self>) {
         let app = self.clone();
-        let mut rx = self.store.hub().subscribe();
+        let mut rx = self.backend.store.hub().subscribe();
         tokio::spawn(async move {
             loop {
                 match rx.recv().await {
                     Ok(e) if e.rk == CRD_KEY => {
-                        let _ = app.reload_crds();
+                        let _ = app.backend.reload_crds();
                     }
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        let _ = app.reload_crds();
+                        let _ = app.backend.reload_crds();
                     }
                     Err(_) => break,
                 }
             }
         });
-        if self.store.file_backed() {
+        if self.backend.store.file_backed() {
             let app = self.clone();
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(Duration::from_millis(200));
                 loop {
                     tick.tick().await;
                     let a = app.clone();
-                    let _ = tokio::task::spawn_blocking(move || a.store.poll_foreign()).await;
+                    let _ =
+                        tokio::task::spawn_blocking(move || a.backend.store.poll_foreign()).await;
                 }
             });
         }

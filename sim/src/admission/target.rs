@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::client::Target;
 use super::config::ClientConfig;
-use crate::app::App;
+use crate::registry::backend::Backend;
 
 /// Appends the real server's `?timeout=` query parameter to a path.
 fn with_timeout(path: &str, seconds: u64) -> String {
@@ -19,7 +19,11 @@ fn with_timeout(path: &str, seconds: u64) -> String {
 }
 
 /// Resolves a webhook's client configuration to a dialable target.
-pub fn resolve(app: &App, client: &ClientConfig, timeout_secs: u64) -> Result<Target, String> {
+pub fn resolve(
+    backend: &Backend,
+    client: &ClientConfig,
+    timeout_secs: u64,
+) -> Result<Target, String> {
     match client {
         ClientConfig::Invalid(why) => Err(why.clone()),
         ClientConfig::Url(url) => from_url(url, timeout_secs),
@@ -28,7 +32,7 @@ pub fn resolve(app: &App, client: &ClientConfig, timeout_secs: u64) -> Result<Ta
             name,
             path,
             port,
-        } => from_service(app, namespace, name, path, *port, timeout_secs),
+        } => from_service(backend, namespace, name, path, *port, timeout_secs),
     }
 }
 
@@ -81,7 +85,7 @@ fn split_host_port(authority: &str) -> Result<(String, u16), String> {
 }
 
 fn from_service(
-    app: &App,
+    backend: &Backend,
     ns: &str,
     name: &str,
     path: &str,
@@ -93,7 +97,7 @@ fn from_service(
     let url = format!("https://{host}:{port}{path}");
     // The apiserver resolves the Service when its client dials, so these read as the POST's failure.
     let post = |why: String| format!("Post {url:?}: {why}");
-    let svc = app
+    let svc = backend
         .store
         .get("/services", ns, name)
         .map_err(|e| post(e.to_string()))?
@@ -110,7 +114,7 @@ fn from_service(
                 "no service port {port} found for service \"{name}\""
             ))
         })?;
-    if let Some(addr) = crate::apiserver::routes::lookup(&app.store, ns, name, port) {
+    if let Some(addr) = crate::apiserver::routes::lookup(&backend.store, ns, name, port) {
         return Ok(Target {
             addr,
             server_name: host.clone(),
@@ -121,7 +125,8 @@ fn from_service(
     }
     let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
     let no_endpoints = || post(format!("no endpoints available for service \"{name}\""));
-    let addr = selected_pod_address(app, ns, &svc, &target_port).map_err(|e| post(e.message))?;
+    let addr =
+        selected_pod_address(backend, ns, &svc, &target_port).map_err(|e| post(e.message))?;
     let addr = addr.ok_or_else(no_endpoints)?;
     Ok(Target {
         addr,
@@ -135,7 +140,7 @@ fn from_service(
 /// The mapped address of the first live pod a Service's selector matches, at its `target_port`
 /// (a number or a container port name); `None` when no selected pod's port is mapped.
 pub(crate) fn selected_pod_address(
-    app: &App,
+    backend: &Backend,
     ns: &str,
     svc: &Value,
     target_port: &Value,
@@ -147,7 +152,7 @@ pub(crate) fn selected_pod_address(
     else {
         return Ok(None);
     };
-    let (pods, _) = app.store.list("/pods", Some(ns), None)?;
+    let (pods, _) = backend.store.list("/pods", Some(ns), None)?;
     Ok(pods.iter().find_map(|p| {
         let pod = &p.object;
         let labels = pod.pointer("/metadata/labels");
@@ -158,7 +163,7 @@ pub(crate) fn selected_pod_address(
             return None;
         }
         let number = pod_port(pod, target_port)?;
-        app.hooks.resolve_port(pod, number)
+        backend.hooks.resolve_port(pod, number)
     }))
 }
 

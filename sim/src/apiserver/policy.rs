@@ -190,16 +190,17 @@ fn bindings() -> Vec<(&'static str, &'static [&'static str])> {
 
 fn create_missing(app: &App, resource: &str, name: &str, body: Value) -> Result<(), ApiError> {
     let Some(rt) = app
+        .backend
         .registry
         .lookup("rbac.authorization.k8s.io", "v1", resource)
     else {
         return Ok(());
     };
-    if app.store.get(&rt.store_key(), "", name)?.is_some() {
+    if app.backend.store.get(&rt.store_key(), "", name)?.is_some() {
         return Ok(());
     }
     let ctx = WriteCtx {
-        app,
+        backend: &app.backend,
         rt: &rt,
         ns: "",
         subresource: "",

@@ -54,16 +54,18 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
     let ns = t.namespace.as_deref().unwrap_or("");
     if t.resource == "pods" {
         let pod = app
+            .backend
             .store
             .get("/pods", ns, name)?
             .ok_or_else(|| ApiError::not_found("", "pods", name))?;
-        return pod_address(&app.hooks, &pod, port).ok_or_else(|| {
+        return pod_address(&app.backend.hooks, &pod, port).ok_or_else(|| {
             unavailable(format!(
                 "error trying to reach service: pod {ns}/{name} port {port} is not mapped to this machine (RunningSim::map_port)"
             ))
         });
     }
     let svc = app
+        .backend
         .store
         .get("/services", ns, name)?
         .ok_or_else(|| ApiError::not_found("", "services", name))?;
@@ -93,14 +95,14 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
         .and_then(Value::as_u64)
         .and_then(|n| u16::try_from(n).ok())
         .unwrap_or(0);
-    if let Some(addr) = crate::apiserver::routes::lookup(&app.store, ns, name, number) {
+    if let Some(addr) = crate::apiserver::routes::lookup(&app.backend.store, ns, name, number) {
         return Ok(addr);
     }
     let target = chosen
         .get("targetPort")
         .cloned()
         .unwrap_or(Value::from(number));
-    crate::admission::selected_pod_address(app, ns, &svc, &target)?
+    crate::admission::selected_pod_address(&app.backend, ns, &svc, &target)?
         .ok_or_else(|| unavailable(format!("no endpoints available for service \"{name}\"")))
 }
 

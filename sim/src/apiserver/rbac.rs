@@ -197,7 +197,7 @@ impl PolicyCache {
     /// The cached policy if it is current, so that evaluating needs no store read; `None` when the
     /// store has changed an RBAC object since (then [`PolicyCache::get`] reads it again).
     pub fn current(&self, app: &App) -> Option<Arc<Policy>> {
-        let stamp = stamp(&app.store);
+        let stamp = stamp(&app.backend.store);
         let guard = self.0.read().ok()?;
         let (at, policy) = guard.as_ref()?;
         (*at == stamp).then(|| policy.clone())
@@ -205,7 +205,7 @@ impl PolicyCache {
 
     /// The current policy, read from the store when it changed.
     pub fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
-        let stamp = stamp(&app.store);
+        let stamp = stamp(&app.backend.store);
         if let Ok(guard) = self.0.read()
             && let Some((at, policy)) = guard.as_ref()
             && *at == stamp
@@ -221,7 +221,7 @@ impl PolicyCache {
 }
 
 fn list(app: &App, key: &str) -> Result<Vec<Value>, ApiError> {
-    let (items, _) = app.store.list(key, None, None)?;
+    let (items, _) = app.backend.store.list(key, None, None)?;
     Ok(items.into_iter().map(|s| s.object).collect())
 }
 

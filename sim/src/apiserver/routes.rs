@@ -63,7 +63,7 @@ pub fn set(
     let (ns, name) = CONFIGMAP;
     let k = key(namespace, service, port);
     let value = to.map(|a| json!(a.to_string()));
-    if app.store.get("/configmaps", ns, name)?.is_none() {
+    if app.backend.store.get("/configmaps", ns, name)?.is_none() {
         let Some(value) = value else { return Ok(()) };
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "namespace": ns}, "data": {k: value}});

@@ -106,7 +106,7 @@ impl Sim {
         app.rbac = !config.no_rbac;
         app.bookmark_interval = crate::apiserver::handlers::bookmark_interval(&config);
         if let Some(events) = config.watch_history {
-            app.store.set_history(events);
+            app.backend.store.set_history(events);
         }
         if config.cert_manager {
             app.cert_manager = true;
@@ -197,14 +197,15 @@ struct Timing {
 async fn compact_every(app: Arc<App>, every: Duration) {
     let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
     tick.tick().await;
-    let mut previous = app.store.current_rv().ok();
+    let mut previous = app.backend.store.current_rv().ok();
     loop {
         tick.tick().await;
         let a = app.clone();
         if let Some(upto) = previous {
-            let _ = tokio::task::spawn_blocking(move || a.store.compact_to(Some(upto))).await;
+            let _ =
+                tokio::task::spawn_blocking(move || a.backend.store.compact_to(Some(upto))).await;
         }
-        previous = app.store.current_rv().ok();
+        previous = app.backend.store.current_rv().ok();
     }
 }
 
@@ -375,13 +376,13 @@ impl RunningSim {
     /// Drops the whole watch history, as an etcd compaction would: watches that resume from an
     /// older resourceVersion get a 410 Expired ERROR event and must re-list.
     pub fn compact(&self) -> Result<u64, SimError> {
-        self.app.store.compact_now().map_err(SimError::from)
+        self.app.backend.store.compact_now().map_err(SimError::from)
     }
 
     /// Registers an admission plugin: it may mutate (after defaulting) or reject (after validation)
     /// every create and update, from now on.
     pub fn add_admission(&self, plugin: Arc<dyn crate::admission::Admission>) {
-        if let Ok(mut list) = self.app.admission.write() {
+        if let Ok(mut list) = self.app.backend.admission.write() {
             list.push(plugin);
         }
     }
@@ -397,6 +398,7 @@ impl RunningSim {
         to: SocketAddr,
     ) -> Result<(), SimError> {
         self.app
+            .backend
             .hooks
             .map_port(namespace, selector, port, to)
             .map_err(|e| SimError::Runtime(e.message))
@@ -424,7 +426,7 @@ impl RunningSim {
 
     /// Removes every mapping of `port` in `namespace`.
     pub fn unmap_port(&self, namespace: &str, port: u16) {
-        self.app.hooks.unmap_port(namespace, port);
+        self.app.backend.hooks.unmap_port(namespace, port);
     }
 
     /// Registers what every command run (`kubectl exec`, kube's `exec`) in the containers of the
@@ -457,6 +459,7 @@ impl RunningSim {
             + 'static,
     {
         self.app
+            .backend
             .hooks
             .on_exec(namespace, selector, prefix, Arc::new(handler))
             .map_err(|e| SimError::Runtime(e.message))
@@ -475,6 +478,7 @@ impl RunningSim {
         let runtime = |e: crate::status::ApiError| SimError::Runtime(e.message);
         let obj = self
             .app
+            .backend
             .store
             .get("/pods", namespace, pod)
             .map_err(SimError::from)?
@@ -489,7 +493,11 @@ impl RunningSim {
             .pointer("/metadata/uid")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
-        self.app.hooks.logs.append(uid, &container, instance, line);
+        self.app
+            .backend
+            .hooks
+            .logs
+            .append(uid, &container, instance, line);
         Ok(())
     }
 
@@ -519,7 +527,7 @@ impl RunningSim {
 
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
-        self.app.store.current_rv().map_err(SimError::from)
+        self.app.backend.store.current_rv().map_err(SimError::from)
     }
 
     /// Stops the server and waits for its threads.

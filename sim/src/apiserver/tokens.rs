@@ -44,8 +44,8 @@ fn verify(app: &App, token: &str) -> Option<Value> {
 }
 
 fn object_uid(app: &App, resource: &str, ns: &str, name: &str) -> Option<String> {
-    let rt = app.registry.lookup("", "v1", resource)?;
-    let obj = app.store.get(&rt.store_key(), ns, name).ok()??;
+    let rt = app.backend.registry.lookup("", "v1", resource)?;
+    let obj = app.backend.store.get(&rt.store_key(), ns, name).ok()??;
     obj.pointer("/metadata/uid")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -79,7 +79,7 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
         && let Some(v) = cache.get(signature)
         && v.token == token
         && v.exp > now_secs()
-        && v.stamp == stamp(&app.store, &v.keys)
+        && v.stamp == stamp(&app.backend.store, &v.keys)
     {
         return Some(v.user.clone());
     }
@@ -91,7 +91,7 @@ pub fn authenticate(app: &App, token: &str) -> Option<UserInfo> {
     if claims["kubernetes.io"].get("secret").is_some() {
         keys.push("/secrets");
     }
-    let at = stamp(&app.store, &keys);
+    let at = stamp(&app.backend.store, &keys);
     let user = check(app, &claims)?;
     if let Ok(mut cache) = app.token_cache.0.write() {
         if cache.len() >= CACHED_TOKENS {

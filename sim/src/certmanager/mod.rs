@@ -48,18 +48,24 @@ pub(crate) const WATCHES: &[&str] = &[
 /// Creates the cert-manager.io/v1 CRDs that are missing.
 pub fn install(app: &App) -> Result<(), ApiError> {
     let Some(crd_rt) =
-        app.registry
+        app.backend
+            .registry
             .lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
     else {
         return Ok(());
     };
     for crd in crds::all() {
         let name = s(&crd, "/metadata/name").to_string();
-        if app.store.get(&crd_rt.store_key(), "", &name)?.is_some() {
+        if app
+            .backend
+            .store
+            .get(&crd_rt.store_key(), "", &name)?
+            .is_some()
+        {
             continue;
         }
         let ctx = WriteCtx {
-            app,
+            backend: &app.backend,
             rt: &crd_rt,
             ns: "",
             subresource: "",

@@ -35,6 +35,7 @@ impl<'a> Cluster<'a> {
     /// The served type at `group/version/plural`.
     pub fn rt(&self, group: &str, version: &str, plural: &str) -> Result<ResourceType, ApiError> {
         self.app
+            .backend
             .registry
             .lookup(group, version, plural)
             .ok_or_else(|| {
@@ -44,12 +45,12 @@ impl<'a> Cluster<'a> {
 
     /// The served type for a kind at an apiVersion.
     pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<ResourceType> {
-        self.app.registry.by_kind(api_version, kind)
+        self.app.backend.registry.by_kind(api_version, kind)
     }
 
     /// Every served type, built-ins first.
     pub fn all_types(&self) -> Vec<ResourceType> {
-        self.app.registry.all()
+        self.app.backend.registry.all()
     }
 
     /// Every object of a type, in every namespace, shared with the other controllers: parsed once
@@ -58,7 +59,7 @@ impl<'a> Cluster<'a> {
     pub fn list(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
         let rk = rt.store_key();
         super::table::debug_check_declared(&rk);
-        self.app.informers.list(&self.app.store, &rk)
+        self.app.informers.list(&self.app.backend.store, &rk)
     }
 
     /// The objects of a type that name owners, read from the store for this call (not from the
@@ -66,6 +67,7 @@ impl<'a> Cluster<'a> {
     pub fn list_owned(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
         let page = self
             .app
+            .backend
             .store
             .list_raw(&rt.store_key(), None, None, None, |data| {
                 Ok(data
@@ -80,7 +82,7 @@ impl<'a> Cluster<'a> {
     /// The (namespace, name) of the objects of a type put in foreground deletion, read from the
     /// store for this call.
     pub fn foreground_pending(&self, rt: &ResourceType) -> Result<Vec<(String, String)>, ApiError> {
-        let (items, _) = self.app.store.list(&rt.store_key(), None, None)?;
+        let (items, _) = self.app.backend.store.list(&rt.store_key(), None, None)?;
         Ok(items
             .into_iter()
             .filter(|item| delete::foreground_pending(&item.object))
@@ -90,7 +92,7 @@ impl<'a> Cluster<'a> {
 
     /// One object as stored now (not from the shared lists), if it exists.
     pub fn get(&self, rt: &ResourceType, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
-        Ok(self.app.store.get(&rt.store_key(), ns, name)?)
+        Ok(self.app.backend.store.get(&rt.store_key(), ns, name)?)
     }
 
     /// Creates an object.
@@ -142,7 +144,7 @@ impl<'a> Cluster<'a> {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Value, ApiError> {
-        delete::delete(self.app, rt, ns, name, opts)
+        delete::delete(&self.app.backend, rt, ns, name, opts)
     }
 
     /// One garbage-collector step for an owner in foreground deletion (store key, namespace, name).
@@ -152,7 +154,7 @@ impl<'a> Cluster<'a> {
         ns: &str,
         name: &str,
     ) -> Result<ForegroundStep, ApiError> {
-        delete::foreground_step(self.app, rk, ns, name)
+        delete::foreground_step(&self.app.backend, rk, ns, name)
     }
 
     /// Records a core/v1 Event about `about` (best effort), as the named component would.
@@ -164,7 +166,7 @@ impl<'a> Cluster<'a> {
         message: &str,
         component: &str,
     ) {
-        let Some(events) = self.app.registry.lookup("", "v1", "events") else {
+        let Some(events) = self.app.backend.registry.lookup("", "v1", "events") else {
             return;
         };
         let ns = match s(about, "/metadata/namespace") {
@@ -196,7 +198,7 @@ impl<'a> Cluster<'a> {
 
     /// The sim-only hooks: pod ports mapped to real addresses, exec handlers, container logs.
     pub fn hooks(&self) -> &'a Hooks {
-        &self.app.hooks
+        &self.app.backend.hooks
     }
 
     /// The cluster CA (PEM), as published in every namespace's `kube-root-ca.crt`.
@@ -206,7 +208,7 @@ impl<'a> Cluster<'a> {
 
     /// The store's change events from now on (every kind), as a watch would see them.
     pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<Event>> {
-        self.app.store.hub().subscribe()
+        self.app.backend.store.hub().subscribe()
     }
 }
 
@@ -219,7 +221,7 @@ fn ctx<'b>(
     manager: &str,
 ) -> WriteCtx<'b> {
     WriteCtx {
-        app,
+        backend: &app.backend,
         rt,
         ns,
         subresource: sub,

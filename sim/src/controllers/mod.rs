@@ -195,8 +195,8 @@ impl Controllers {
 
     /// Gives up leadership (called on shutdown).
     pub fn release(&self) {
-        if self.app.store.file_backed() {
-            self.app.store.release_lead(&self.holder);
+        if self.app.backend.store.file_backed() {
+            self.app.backend.store.release_lead(&self.holder);
         }
     }
 }
@@ -265,7 +265,7 @@ fn turn(
     due: &Due,
 ) -> (bool, Option<Instant>) {
     let now = Instant::now();
-    let ports = app.hooks.port_changes();
+    let ports = app.backend.hooks.port_changes();
     let all = !st.synced;
     let mut ran = false;
     for (i, c) in table::CONTROLLERS.iter().enumerate() {
@@ -290,7 +290,7 @@ fn turn(
 const INFORMER_CATCH_UP_EVERY: u32 = 256;
 
 async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
-    let mut rx = app.store.hub().subscribe();
+    let mut rx = app.backend.store.hub().subscribe();
     let mut since_catch_up = 0u32;
     let state = Arc::new(Mutex::new(State::default()));
     let mut node_ready = false;
@@ -299,11 +299,12 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
         let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
         let called = std::mem::replace(&mut due, [false; table::COUNT]);
         let turn = tokio::task::spawn_blocking(move || {
-            if a.store.file_backed() {
-                take_over_from_dead(&a.store);
+            if a.backend.store.file_backed() {
+                take_over_from_dead(&a.backend.store);
             }
-            let leading = !a.store.file_backed()
-                || a.store
+            let leading = !a.backend.store.file_backed()
+                || a.backend
+                    .store
                     .try_lead(
                         &h,
                         crate::time::now_millis(),
@@ -347,7 +348,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                         since_catch_up += 1;
                         if since_catch_up >= INFORMER_CATCH_UP_EVERY {
                             since_catch_up = 0;
-                            app.informers.catch_up(&app.store);
+                            app.informers.catch_up(&app.backend.store);
                         }
                         note_foreground(&state, &e);
                         if mark(&app, &mut due, &e) {

@@ -9,8 +9,8 @@ use std::ops::ControlFlow;
 
 use serde_json::{Value, json};
 
-use crate::app::App;
 use crate::registry::ResourceType;
+use crate::registry::backend::Backend;
 use crate::registry::object::rv_of;
 use crate::status::ApiError;
 use crate::storage::{EventType, Writer};
@@ -96,7 +96,7 @@ fn uid_of(obj: &Value) -> &str {
 
 /// Deletes one object; returns its last state.
 pub fn delete(
-    app: &App,
+    backend: &Backend,
     rt: &ResourceType,
     ns: &str,
     name: &str,
@@ -115,8 +115,8 @@ pub fn delete(
     } else {
         opts
     };
-    admit(app, rt, ns, name, opts)?;
-    let out = app.store.write(|w| {
+    admit(backend, rt, ns, name, opts)?;
+    let out = backend.store.write(|w| {
         let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
         if let Some(uid) = &opts.uid
             && uid != uid_of(&obj) {
@@ -146,7 +146,7 @@ pub fn delete(
         remove_object(w, rt, &rk, ns, name, obj, opts.orphan)
     })?;
     if strategy.defines_types() {
-        app.reload_crds()?;
+        backend.reload_crds()?;
     }
     Ok(out)
 }
@@ -154,17 +154,17 @@ pub fn delete(
 /// Calls the admission webhooks matching a DELETE of the stored object, outside the store
 /// transaction (objects deleted by a cascade are not admitted one by one). Their warnings are dropped.
 fn admit(
-    app: &App,
+    backend: &Backend,
     rt: &ResourceType,
     ns: &str,
     name: &str,
     opts: &DeleteOptions,
 ) -> Result<(), ApiError> {
-    let webhooks = app.webhooks.current(&app.store)?;
+    let webhooks = backend.webhooks.current(&backend.store)?;
     if !webhooks.may_match(rt, "") {
         return Ok(());
     }
-    let Some(old) = app.store.get(&rt.store_key(), ns, name)? else {
+    let Some(old) = backend.store.get(&rt.store_key(), ns, name)? else {
         return Ok(());
     };
     let req = crate::admission::AdmissionRequest {
@@ -180,8 +180,8 @@ fn admit(
         propagation: Some(if opts.orphan { "Orphan" } else { "Background" }),
     };
     let mut warnings = Vec::new();
-    crate::admission::mutate_webhooks(app, &webhooks, &req, None, &mut warnings)?;
-    crate::admission::validate_webhooks(app, &webhooks, &req, None, &mut warnings)
+    crate::admission::mutate_webhooks(backend, &webhooks, &req, None, &mut warnings)?;
+    crate::admission::validate_webhooks(backend, &webhooks, &req, None, &mut warnings)
 }
 
 /// Deletes (or marks for deletion, when finalizers remain) inside a transaction: the kind's own
@@ -344,14 +344,14 @@ pub struct ForegroundStep {
 /// (those with dependents of their own in foreground too); once none with `blockOwnerDeletion`
 /// remains, the finalizer is removed and the owner deleted (when no other finalizer holds it).
 pub fn foreground_step(
-    app: &App,
+    backend: &Backend,
     rk: &str,
     ns: &str,
     name: &str,
 ) -> Result<ForegroundStep, ApiError> {
-    let types = app.registry.all();
+    let types = backend.registry.all();
     let type_of = |key: &str| types.iter().find(|t| t.store_key() == key).cloned();
-    app.store.write(|w| {
+    backend.store.write(|w| {
         let mut step = ForegroundStep::default();
         let Some(mut obj) = w.get(rk, ns, name)? else {
             step.done = true;

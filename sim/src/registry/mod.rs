@@ -1,5 +1,6 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
+pub mod backend;
 pub mod crd;
 pub(crate) mod crd_types;
 pub mod defaults;

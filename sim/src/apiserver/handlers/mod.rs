@@ -90,7 +90,7 @@ async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp 
 }
 
 fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
-    let types = app.registry.all();
+    let types = app.backend.registry.all();
     let accept = req.header(header::ACCEPT);
     Ok(match r {
         Route::Version => json_resp(
@@ -148,6 +148,7 @@ pub struct Resolved {
 
 fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
     let rt = app
+        .backend
         .registry
         .lookup(&t.group, &t.version, &t.resource)
         .ok_or_else(ApiError::no_route)?;
@@ -221,7 +222,7 @@ async fn wait_for_resource_version(app: &App, req: &Req) -> Result<(), ApiError>
     };
     let deadline = tokio::time::Instant::now() + FRESHNESS_WAIT;
     loop {
-        let current = app.store.current_rv()?;
+        let current = app.backend.store.current_rv()?;
         if current >= want {
             return Ok(());
         }

@@ -28,6 +28,7 @@ pub fn partial(obj: &Value) -> Value {
 pub fn get(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
     let obj = app
+        .backend
         .store
         .get(&r.rt.store_key(), ns, name)?
         .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
@@ -123,11 +124,12 @@ impl<'a> Paging<'a> {
 pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, Value), ApiError> {
     let filter = Filter::from_query(req, &r.rt)?;
     let Paging { ns, after, limit } = Paging::of(req, r)?;
-    let page = app
-        .store
-        .list_page(&r.rt.store_key(), ns, after.as_deref(), limit, |o| {
-            filter.matches(o)
-        })?;
+    let page =
+        app.backend
+            .store
+            .list_page(&r.rt.store_key(), ns, after.as_deref(), limit, |o| {
+                filter.matches(o)
+            })?;
     let mut meta = json!({"resourceVersion": page.rv.to_string()});
     if page.more
         && let Some(last) = page.items.last()
@@ -164,23 +166,25 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
     let filter = Filter::from_query(req, &r.rt)?;
     let selective = !filter.labels.is_empty() || !filter.fields.is_empty();
     let Paging { ns, after, limit } = Paging::of(req, r)?;
-    let page = app
-        .store
-        .list_raw(&r.rt.store_key(), ns, after.as_deref(), limit, |data| {
-            if !filter.fields.is_empty() {
-                let v: Value = serde_json::from_str(data).map_err(ApiError::internal)?;
-                if !filter.matches(&v) {
-                    return Ok(None);
+    let page =
+        app.backend
+            .store
+            .list_raw(&r.rt.store_key(), ns, after.as_deref(), limit, |data| {
+                if !filter.fields.is_empty() {
+                    let v: Value = serde_json::from_str(data).map_err(ApiError::internal)?;
+                    if !filter.matches(&v) {
+                        return Ok(None);
+                    }
+                } else if selective {
+                    // Only the labels are looked at: the rest of the object is skipped, not built.
+                    let head: LabelsOnly =
+                        serde_json::from_str(data).map_err(ApiError::internal)?;
+                    if !filter.labels.matches_labels(head.metadata.labels.as_ref()) {
+                        return Ok(None);
+                    }
                 }
-            } else if selective {
-                // Only the labels are looked at: the rest of the object is skipped, not built.
-                let head: LabelsOnly = serde_json::from_str(data).map_err(ApiError::internal)?;
-                if !filter.labels.matches_labels(head.metadata.labels.as_ref()) {
-                    return Ok(None);
-                }
-            }
-            Ok(Some(data.to_string()))
-        })?;
+                Ok(Some(data.to_string()))
+            })?;
     let mut meta = json!({"resourceVersion": page.rv.to_string()});
     if page.more
         && let Some((ns, name, _)) = page.items.last()

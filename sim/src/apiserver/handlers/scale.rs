@@ -56,6 +56,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
     };
     if req.method == http::Method::GET {
         let obj = app
+            .backend
             .store
             .get(&r.rt.store_key(), ns, name)?
             .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
@@ -69,7 +70,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         .map(String::from)
         .unwrap_or_else(|| req.user_agent_manager());
     let c = WriteCtx {
-        app,
+        backend: &app.backend,
         rt: &r.rt,
         ns: &r.ns,
         subresource: "scale",

@@ -129,7 +129,7 @@ pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
             }
         },
     };
-    let rx = app.store.hub().subscribe();
+    let rx = app.backend.store.hub().subscribe();
     let (tx, body_rx) = mpsc::channel::<Bytes>(256);
     let metadata_only = req.wants_metadata();
     let stream = Stream {
@@ -179,7 +179,8 @@ async fn run(
     if since.is_none() || send_initial {
         let (a, rk2, ns2) = (app.clone(), rk.clone(), ns.clone());
         let listed =
-            tokio::task::spawn_blocking(move || a.store.list(&rk2, ns2.as_deref(), None)).await;
+            tokio::task::spawn_blocking(move || a.backend.store.list(&rk2, ns2.as_deref(), None))
+                .await;
         let (items, rv) = match listed {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => return s.expired(&e).await,
@@ -199,7 +200,7 @@ async fn run(
     } else {
         let from = since.unwrap_or(0);
         let a = app.clone();
-        let history = tokio::task::spawn_blocking(move || a.store.events_after(from)).await;
+        let history = tokio::task::spawn_blocking(move || a.backend.store.events_after(from)).await;
         let events = match history {
             Ok(Ok(ev)) => ev,
             Ok(Err(e)) => return s.expired(&e.into()).await,

@@ -90,7 +90,7 @@ fn ctx<'a>(
         _ => req.user_agent_manager(),
     };
     Ok(WriteCtx {
-        app,
+        backend: &app.backend,
         rt: &r.rt,
         ns: &r.ns,
         subresource: sub,
@@ -261,10 +261,11 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 /// DELETE an object.
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let opts = DeleteOptions::parse(&req.body, &req.query)?;
-    let obj = delete::delete(app, &r.rt, &r.ns, name, &opts)?;
+    let obj = delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
     let pending = !opts.dry_run
         && app
+            .backend
             .store
             .get(&r.rt.store_key(), ns, name)?
             .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
@@ -297,7 +298,7 @@ pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, Api
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        match delete::delete(app, &r.rt, &ns, &name, &opts) {
+        match delete::delete(&app.backend, &r.rt, &ns, &name, &opts) {
             Ok(o) => deleted.push(o),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),

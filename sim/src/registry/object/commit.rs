@@ -25,13 +25,13 @@ pub fn write(
     produce: impl FnOnce(Option<&Value>) -> Result<Candidate, ApiError>,
 ) -> Result<Outcome, ApiError> {
     let rt = ctx.rt;
-    let webhooks = ctx.app.webhooks.current(&ctx.app.store)?;
+    let webhooks = ctx.backend.webhooks.current(&ctx.backend.store)?;
     let outcome = if webhooks.may_match(rt, ctx.subresource) {
         write_admitted(ctx, name, mode, produce, &webhooks)?
     } else {
         let rk = rt.store_key();
         let store_ns = if rt.namespaced { ctx.ns } else { "" };
-        ctx.app.store.write(|w| {
+        ctx.backend.store.write(|w| {
             let old = w.get(&rk, store_ns, name)?;
             precheck(ctx, name, mode, old.as_ref())?;
             if old.is_none() && rt.namespaced {
@@ -44,7 +44,7 @@ pub fn write(
         })?
     };
     if rt.strategy().defines_types() && !ctx.dry_run {
-        ctx.app.reload_crds()?;
+        ctx.backend.reload_crds()?;
     }
     Ok(outcome)
 }
@@ -78,10 +78,10 @@ fn write_admitted(
     let mut produce = Some(produce);
     let mut apply_config = None;
     for _ in 0..5 {
-        let old = ctx.app.store.get(&rk, store_ns, name)?;
+        let old = ctx.backend.store.get(&rk, store_ns, name)?;
         precheck(ctx, name, mode, old.as_ref())?;
         if old.is_none() && rt.namespaced {
-            namespace_usable(ctx.app.store.get("/namespaces", "", ctx.ns)?, ctx.ns)?;
+            namespace_usable(ctx.backend.store.get("/namespaces", "", ctx.ns)?, ctx.ns)?;
         }
         let cand = match (produce.take(), apply_config.take()) {
             (Some(p), _) => p(old.as_ref())?,
@@ -93,7 +93,7 @@ fn write_admitted(
         }
         let mut warnings = Vec::new();
         let built = build(ctx, name, old.as_ref(), cand, &mut warnings, Some(webhooks))?;
-        let stored = ctx.app.store.write(|w| {
+        let stored = ctx.backend.store.write(|w| {
             let now = w.get(&rk, store_ns, name)?;
             if now.as_ref().map(rv_of) != old.as_ref().map(rv_of) {
                 precheck(ctx, name, mode, now.as_ref())?;

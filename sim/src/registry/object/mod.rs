@@ -10,8 +10,8 @@ pub use commit::write;
 use serde_json::{Map, Value, json};
 
 use crate::admission::Snapshot;
-use crate::app::App;
 use crate::registry::ResourceType;
+use crate::registry::backend::Backend;
 use crate::registry::defaults;
 use crate::registry::fields::managed::{self, ApplyRequest};
 use crate::registry::schema::Node;
@@ -21,8 +21,8 @@ use crate::storage::Writer;
 
 /// The context of one write request.
 pub struct WriteCtx<'a> {
-    /// The shared server state.
-    pub app: &'a App,
+    /// The storage backend: store, served types, admission.
+    pub backend: &'a Backend,
     /// The resource type written.
     pub rt: &'a ResourceType,
     /// The namespace (`""` for cluster-scoped types).
@@ -353,7 +353,7 @@ fn build(
         crate::registry::crd::apply_defaults(&mut new, schema);
     }
     let plugins: Vec<_> = ctx
-        .app
+        .backend
         .admission
         .read()
         .map(|p| p.clone())
@@ -374,7 +374,7 @@ fn build(
         p.mutate(&areq, &mut new)?;
     }
     if let Some(hooks) = webhooks {
-        crate::admission::mutate_webhooks(ctx.app, hooks, &areq, Some(&mut new), warnings)?;
+        crate::admission::mutate_webhooks(ctx.backend, hooks, &areq, Some(&mut new), warnings)?;
     }
     let mut causes = if old.is_none() {
         validate::name_causes(&rt.kind, name)
@@ -412,7 +412,7 @@ fn build(
         p.validate(&areq, &new)?;
     }
     if let Some(hooks) = webhooks {
-        crate::admission::validate_webhooks(ctx.app, hooks, &areq, Some(&new), warnings)?;
+        crate::admission::validate_webhooks(ctx.backend, hooks, &areq, Some(&new), warnings)?;
     }
     if let Some(old) = old {
         let skip = ["metadata", "status"];
