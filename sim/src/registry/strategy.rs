@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::registry::ResourceType;
 use crate::registry::table::Printer;
+use crate::registry::validate::NameRule;
 use crate::status::{ApiError, Cause};
 use crate::storage::Writer;
 
@@ -29,6 +30,11 @@ pub trait Strategy: Sync {
 
     /// Status the server itself derives on every write (a CRD's conditions).
     fn derive_status(&self, _object: &mut Value) {}
+
+    /// The rule the kind's names follow (DNS-1123 subdomain unless the kind says otherwise).
+    fn name_rule(&self) -> NameRule {
+        NameRule::Subdomain
+    }
 
     /// Causes for an object the real server rejects as Invalid (after defaulting).
     fn validate(&self, _object: &Value, _out: &mut Vec<Cause>) {}

@@ -144,9 +144,27 @@ fn is_label_chars(s: &str) -> bool {
         && b[b.len() - 1] != b'-'
 }
 
-/// Validates an object's name for its kind, as a 422 cause.
-pub fn name_causes(kind: &str, name: &str) -> Vec<Cause> {
-    let label_kinds = ["Namespace", "Service"];
+/// Which rule an object's name follows (the kind's `ValidateObjectMeta` name function).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// A DNS-1123 subdomain (most kinds, and every custom resource).
+    Subdomain,
+    /// A DNS-1123 label (Namespaces, Services).
+    Label,
+    /// A path segment: anything but `.`, `..` or a name containing `/` or `%` (the RBAC kinds).
+    PathSegment,
+}
+
+fn invalid_name(name: &str, why: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {name:?}: {why}"),
+        field: "metadata.name".into(),
+    }
+}
+
+/// Validates an object's name by its kind's rule, as 422 causes.
+pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
     if name.is_empty() {
         return vec![Cause {
             reason: "FieldValueRequired".into(),
@@ -154,30 +172,25 @@ pub fn name_causes(kind: &str, name: &str) -> Vec<Cause> {
             field: "metadata.name".into(),
         }];
     }
-    if label_kinds.contains(&kind) {
-        if !is_dns_label(name) {
-            return vec![Cause {
-                reason: "FieldValueInvalid".into(),
-                message: format!(
-                    "Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-                ),
-                field: "metadata.name".into(),
-            }];
+    match rule {
+        NameRule::Label if !is_dns_label(name) => vec![invalid_name(
+            name,
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        )],
+        NameRule::Subdomain if !is_dns_subdomain(name) => vec![invalid_name(
+            name,
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        )],
+        NameRule::PathSegment if name == "." || name == ".." => {
+            vec![invalid_name(name, &format!("may not be '{name}'"))]
         }
-    } else if !is_dns_subdomain(name)
-        && !kind.starts_with("Cluster")
-        && !kind.ends_with("Binding")
-        && kind != "Role"
-    {
-        return vec![Cause {
-            reason: "FieldValueInvalid".into(),
-            message: format!(
-                "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-            ),
-            field: "metadata.name".into(),
-        }];
+        NameRule::PathSegment => ["/", "%"]
+            .iter()
+            .filter(|bad| name.contains(*bad))
+            .map(|bad| invalid_name(name, &format!("may not contain '{bad}'")))
+            .collect(),
+        _ => Vec::new(),
     }
-    Vec::new()
 }
 
 #[cfg(test)]
@@ -212,11 +225,42 @@ mod tests {
 
     #[test]
     fn names() {
-        assert!(name_causes("ConfigMap", "ok.name-1").is_empty());
+        assert!(name_causes(NameRule::Subdomain, "ok.name-1").is_empty());
         assert_eq!(
-            name_causes("ConfigMap", "Bad_Name")[0].field,
+            name_causes(NameRule::Subdomain, "Bad_Name")[0].field,
             "metadata.name"
         );
-        assert!(!name_causes("Namespace", "has.dot").is_empty());
+        assert!(!name_causes(NameRule::Label, "has.dot").is_empty());
+        assert!(name_causes(NameRule::PathSegment, "system:aggregate-to-view").is_empty());
+        assert_eq!(
+            name_causes(NameRule::PathSegment, "a/b%c")
+                .iter()
+                .map(|c| c.message.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "Invalid value: \"a/b%c\": may not contain '/'",
+                "Invalid value: \"a/b%c\": may not contain '%'"
+            ]
+        );
+        assert_eq!(name_causes(NameRule::PathSegment, "..").len(), 1);
+        // Each kind's rule comes from its strategy; custom resources are subdomains whatever their kind
+        // is called (a `ClusterIssuer` was not checked when the rule went by kind names).
+        use crate::registry::strategy::for_kind;
+        assert_eq!(
+            for_kind("", "Namespace", false).name_rule(),
+            NameRule::Label
+        );
+        assert_eq!(for_kind("", "Service", false).name_rule(), NameRule::Label);
+        let rbac = "rbac.authorization.k8s.io";
+        for kind in ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"] {
+            assert_eq!(
+                for_kind(rbac, kind, false).name_rule(),
+                NameRule::PathSegment
+            );
+        }
+        assert_eq!(
+            for_kind("cert-manager.io", "ClusterIssuer", true).name_rule(),
+            NameRule::Subdomain
+        );
     }
 }

@@ -145,7 +145,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
                     &r.rt.group,
                     &r.rt.kind,
                     "",
-                    crate::registry::validate::name_causes(&r.rt.kind, ""),
+                    crate::registry::validate::name_causes(r.rt.strategy().name_rule(), ""),
                 ));
             }
         },

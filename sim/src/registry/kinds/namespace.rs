@@ -10,12 +10,17 @@ use crate::registry::defaults::{child, obj, set_default};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, or_none, s};
 use crate::registry::table::{AGE, Col, Printer};
+use crate::registry::validate::NameRule;
 use crate::status::ApiError;
 use crate::storage::Writer;
 
 pub struct Namespace;
 
 impl Strategy for Namespace {
+    fn name_rule(&self) -> NameRule {
+        NameRule::Label
+    }
+
     fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
         if let Some(spec) = obj(child(root, "spec")) {
             set_default(spec, "finalizers", json!(["kubernetes"]));

@@ -6,10 +6,15 @@ use serde_json::{Value, json};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, s};
 use crate::registry::table::{Col, Printer};
+use crate::registry::validate::NameRule;
 
 pub struct RoleBinding;
 
 impl Strategy for RoleBinding {
+    fn name_rule(&self) -> NameRule {
+        NameRule::PathSegment
+    }
+
     fn printer(&self) -> Option<Printer> {
         Some(Printer {
             columns: &[

@@ -8,11 +8,16 @@ use crate::registry::rules::{immutable, service};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, first, labels_text, or_none, s};
 use crate::registry::table::{AGE, Col, Printer};
+use crate::registry::validate::NameRule;
 use crate::status::Cause;
 
 pub struct Service;
 
 impl Strategy for Service {
+    fn name_rule(&self) -> NameRule {
+        NameRule::Label
+    }
+
     fn default(&self, root: &mut Map<String, Value>, cluster_ip: &mut dyn FnMut() -> String) {
         let Some(spec) = obj(child(root, "spec")) else {
             return;

@@ -377,7 +377,7 @@ fn build(
         crate::admission::mutate_webhooks(ctx.backend, hooks, &areq, Some(&mut new), warnings)?;
     }
     let mut causes = if old.is_none() {
-        validate::name_causes(&rt.kind, name)
+        validate::name_causes(rt.strategy().name_rule(), name)
     } else {
         Vec::new()
     };
