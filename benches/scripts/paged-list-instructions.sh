@@ -7,6 +7,9 @@
 set -euo pipefail
 SIM=$1; d=$(mktemp -d); export KUBECACHEDIR=$d/cache; unset KUBECONFIG
 "$SIM" serve --no-controllers --dir $d/c >$d/sim.log 2>&1 & p=$!
+v=
+# Whatever happens, the servers started here are stopped.
+trap 'kill $p ${v:-} 2>/dev/null || true' EXIT
 for _ in $(seq 200); do [ -s $d/c/kubeconfig ] && break; sleep 0.1; done; sleep 0.5
 K="kubectl --kubeconfig $d/c/kubeconfig"
 python3 -c "
