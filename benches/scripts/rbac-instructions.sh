@@ -16,6 +16,8 @@ export KUBECACHEDIR=$d/cache
 unset KUBECONFIG
 valgrind --tool=callgrind --callgrind-out-file=$d/cg.out --dump-instr=no "$SIM" serve --no-controllers --dir $d/c >$d/sim.log 2>&1 &
 vpid=$!
+# Whatever happens, the server started here is stopped.
+trap 'kill $vpid 2>/dev/null || true' EXIT
 for _ in $(seq 600); do [ -s $d/c/kubeconfig ] && break; sleep 0.5; done
 sleep 2
 kc=$d/c/kubeconfig
