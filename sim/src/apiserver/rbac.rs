@@ -194,23 +194,25 @@ fn stamp(store: &crate::storage::Store) -> u64 {
 }
 
 impl PolicyCache {
-    /// The cached policy if it is current, so that evaluating needs no store read; `None` when the
-    /// store has changed an RBAC object since (then [`PolicyCache::get`] reads it again).
-    pub fn current(&self, app: &App) -> Option<Arc<Policy>> {
-        let stamp = stamp(&app.backend.store);
+    /// The cached policy if it was read at `stamp`.
+    fn cached(&self, stamp: u64) -> Option<Arc<Policy>> {
         let guard = self.0.read().ok()?;
         let (at, policy) = guard.as_ref()?;
         (*at == stamp).then(|| policy.clone())
     }
 
+    /// The cached policy if it is current, so that evaluating needs no store read; `None` when the
+    /// store has changed an RBAC object since (then [`PolicyCache::get`] reads it again).
+    pub fn current(&self, app: &App) -> Option<Arc<Policy>> {
+        self.cached(stamp(&app.backend.store))
+    }
+
     /// The current policy, read from the store when it changed.
     pub fn get(&self, app: &App) -> Result<Arc<Policy>, ApiError> {
+        // Stamped before reading, so a change made during the read makes the next request read again.
         let stamp = stamp(&app.backend.store);
-        if let Ok(guard) = self.0.read()
-            && let Some((at, policy)) = guard.as_ref()
-            && *at == stamp
-        {
-            return Ok(policy.clone());
+        if let Some(policy) = self.cached(stamp) {
+            return Ok(policy);
         }
         let policy = Arc::new(Policy::load(app)?);
         if let Ok(mut guard) = self.0.write() {

@@ -130,11 +130,6 @@ where
 /// Puts the final user in place of the authenticated one, and the policy that authorized the request.
 fn authorize(req: &mut Request<Incoming>, (user, policy): (UserInfo, Arc<rbac::Policy>)) {
     let extensions = req.extensions_mut();
-    match extensions.get_mut::<UserInfo>() {
-        Some(slot) => *slot = user,
-        None => {
-            extensions.insert(user);
-        }
-    }
+    extensions.insert(user);
     extensions.insert(AuthorizedBy(policy));
 }

@@ -172,11 +172,14 @@ pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
 /// A server-side apply that creates the object needs `create` besides `patch`, as kube-apiserver
 /// authorizes the create it turns into: checked by the policy that authorized the request, inside the
 /// write once it is known that the object does not exist (nothing is read for it beforehand).
-fn apply_create_attributes(req: &Req, r: &Resolved, name: &str) -> Option<Attributes> {
-    if r.sub.is_some() || req.policy.is_none() {
-        return None;
+fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<(), ApiError> {
+    let Some(policy) = req.policy.as_deref() else {
+        return Ok(());
+    };
+    if r.sub.is_some() {
+        return Ok(());
     }
-    Some(Attributes::resource(
+    let a = Attributes::resource(
         &req.user,
         "create",
         &r.rt.group,
@@ -184,7 +187,8 @@ fn apply_create_attributes(req: &Req, r: &Resolved, name: &str) -> Option<Attrib
         "",
         &r.ns,
         name,
-    ))
+    );
+    crate::apiserver::rbac::authorize_by(app, policy, &a)
 }
 
 /// PATCH an object (or its status), by content type.
@@ -201,11 +205,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 ));
             }
             let force = req.query.flag("force");
-            let create = apply_create_attributes(req, r, name);
-            let authorize_create = || match (&req.policy, &create) {
-                (Some(policy), Some(a)) => crate::apiserver::rbac::authorize_by(app, policy, a),
-                _ => Ok(()),
-            };
+            let authorize_create = || authorize_apply_create(app, req, r, name);
             let c = WriteCtx {
                 authorize_create: Some(&authorize_create),
                 ..c
