@@ -8,7 +8,7 @@ use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::plan::{ActionKind, Plan};
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::cell::RefCell;
 use std::path::PathBuf;
 
@@ -57,7 +57,7 @@ mod small {
 const CANARY: &str = "canary-5d1e0c";
 
 struct Fixture {
-    sim: RunningSim,
+    sim: Cluster,
     state: tempfile::TempDir,
     env: tempfile::TempDir,
 }
@@ -65,7 +65,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Fixture {
         Fixture {
-            sim: Sim::start(SimConfig::default()).expect("sim"),
+            sim: Cluster::start(),
             state: tempfile::tempdir().expect("temp dir"),
             env: tempfile::tempdir().expect("temp dir"),
         }
@@ -77,7 +77,7 @@ impl Fixture {
             namespace: None,
             connect: ConnectOptions {
                 kubeconfig: Some(self.sim.kubeconfig_path().to_path_buf()),
-                context: Some("piceli-sim".into()),
+                context: Some(self.sim.context().into()),
             },
             state_dir: Some(self.state.path().to_path_buf()),
             wait: Some(std::time::Duration::from_secs(30)),
@@ -102,7 +102,7 @@ fn actions(plan: &Plan) -> Vec<(String, ActionKind)> {
     plan.actions.iter().map(|a| (a.key(), a.action)).collect()
 }
 
-async fn resource_versions(sim: &RunningSim) -> Vec<(String, String)> {
+async fn resource_versions(sim: &Cluster) -> Vec<(String, String)> {
     use kube::api::{Api, ListParams};
     use piceli::k8s_openapi::api::{
         apps::v1::Deployment,
@@ -388,7 +388,7 @@ where
 
 /// The cluster state that matters, comparable across runs: every object in the namespace without
 /// server-set metadata (generated secret values are random: compared by key only).
-async fn cluster_state(sim: &RunningSim) -> Vec<(String, serde_json::Value)> {
+async fn cluster_state(sim: &Cluster) -> Vec<(String, serde_json::Value)> {
     use piceli::k8s_openapi::api::{
         apps::v1::Deployment,
         core::v1::{ConfigMap, PersistentVolumeClaim, Secret, Service},

@@ -11,7 +11,7 @@ use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::lock::lease_name;
 use piceli::runtime::engine::session::Session;
-use piceli_sim::RunningSim;
+use piceli_test_support::Cluster;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -361,7 +361,7 @@ impl Proxy {
     }
 
     /// A kubeconfig for the cluster behind the proxy (its certificate names 127.0.0.1, any port).
-    fn kubeconfig(&self, sim: &RunningSim, dir: &Path) -> PathBuf {
+    fn kubeconfig(&self, sim: &Cluster, dir: &Path) -> PathBuf {
         let text = std::fs::read_to_string(sim.kubeconfig_path()).expect("kubeconfig");
         let text = text.replace(&sim.url(), &format!("https://{}", self.addr));
         let path = dir.join("proxied.kubeconfig");
@@ -606,6 +606,7 @@ async fn a_status_write_racing_the_apply_is_ridden_out_and_a_real_change_is_refu
             .expect("session");
         let plan = session.plan(vec![], false).await.expect("plan");
         let kubeconfig = fx.sim.kubeconfig_path().to_path_buf();
+        let context = fx.sim.context().to_string();
         let cache = fx.dirs.path().join("kubectl-cache");
         let patched = Arc::new(AtomicBool::new(false));
         let p = patched.clone();
@@ -616,7 +617,7 @@ async fn a_status_write_racing_the_apply_is_ridden_out_and_a_real_change_is_refu
                 kubectl
                     .arg("--kubeconfig")
                     .arg(&kubeconfig)
-                    .args(["--context", "piceli-sim", "-n", "g-one"])
+                    .args(["--context", &context, "-n", "g-one"])
                     .args(["patch", "deployment", "web", "--type=merge", "-p", patch])
                     .env("KUBECACHEDIR", &cache)
                     .env_remove("KUBECONFIG");

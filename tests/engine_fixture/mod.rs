@@ -7,7 +7,8 @@
 use piceli::runtime::engine::plan::Plan;
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_sim::SimConfig;
+use piceli_test_support::Cluster;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,19 +45,24 @@ piceli::app! {
 }
 
 pub struct Fixture {
-    pub sim: RunningSim,
+    pub sim: Cluster,
     pub dirs: tempfile::TempDir,
 }
 
 impl Fixture {
+    /// The test's cluster: the local one, or the real one of `PICELI_REAL_KUBECONFIG`.
     pub fn new() -> Fixture {
-        Fixture::with_config(SimConfig::default())
+        Fixture {
+            sim: Cluster::start(),
+            dirs: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
-    /// A local cluster started with `config` (its controllers' timing, …).
+    /// A local cluster started with `config` (its controllers' timing, …): for tests on the local
+    /// cluster only.
     pub fn with_config(config: SimConfig) -> Fixture {
         Fixture {
-            sim: Sim::start(config).expect("sim"),
+            sim: Cluster::start_sim(config),
             dirs: tempfile::tempdir().expect("temp dir"),
         }
     }
@@ -75,7 +81,7 @@ impl Fixture {
             namespace: None,
             connect: ConnectOptions {
                 kubeconfig: Some(kubeconfig.to_path_buf()),
-                context: Some("piceli-sim".into()),
+                context: Some(self.sim.context().into()),
             },
             state_dir: Some(self.state(state)),
             wait: None,
@@ -102,7 +108,7 @@ pub fn kill_at(point: &'static str) -> Arc<piceli::runtime::engine::apply::Fault
     Arc::new(move |at: &str| at != point)
 }
 
-pub async fn deployment_image(sim: &RunningSim, namespace: &str) -> Option<String> {
+pub async fn deployment_image(sim: &Cluster, namespace: &str) -> Option<String> {
     use piceli::k8s_openapi::api::apps::v1::Deployment;
     let api: kube::Api<Deployment> =
         kube::Api::namespaced(sim.client().expect("client"), namespace);

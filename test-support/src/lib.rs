@@ -1,0 +1,16 @@
+//! The end-to-end tests' cluster fixtures, shared by every crate's integration tests.
+//!
+//! [`Cluster::start`] gives a test its cluster: a fresh in-process local cluster (`piceli sim`) by
+//! default, or — when `PICELI_REAL_KUBECONFIG` names a kubeconfig — a real Kubernetes control plane
+//! (`scripts/real-cluster.sh start DIR` writes one; kind, k3d or a cloud test cluster work the same way).
+//! The same test code runs on both. On a real cluster the tests of every process take turns (a file
+//! lock), and each starts from a cluster with no test namespaces or test-made cluster objects left.
+//!
+//! A test that needs what only the local cluster has (its kubelet's port-forward, exec and logs, fault
+//! hooks into its storage) calls [`Cluster::start_sim`] and says so in its name or doc comment.
+
+mod cluster;
+mod real;
+
+pub use cluster::{Cluster, REAL_KUBECONFIG};
+pub use real::RealCluster;
