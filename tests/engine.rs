@@ -633,7 +633,8 @@ async fn diff_between_releases_and_against_the_cluster() {
     assert_eq!(changed[0].diff[0].path, "spec.replicas");
 }
 
-/// A Deployment whose pods crash (the local cluster's failure annotation) with a short progress deadline.
+/// A Deployment whose pods never become ready, with a short progress deadline: they crash on the local
+/// cluster (its failure annotation) and stay pending on a real one with kwok (whose status kwok leaves alone).
 fn crashing_deployment() -> Vec<piceli::k8s_openapi::api::apps::v1::Deployment> {
     let d = serde_json::json!({
         "apiVersion": "apps/v1",
@@ -644,7 +645,7 @@ fn crashing_deployment() -> Vec<piceli::k8s_openapi::api::apps::v1::Deployment> 
             "progressDeadlineSeconds": 1,
             "selector": {"matchLabels": {"app": "crasher"}},
             "template": {
-                "metadata": {"labels": {"app": "crasher"}, "annotations": {"sim.piceli.dev/behavior": "crash-loop"}},
+                "metadata": {"labels": {"app": "crasher"}, "annotations": {"sim.piceli.dev/behavior": "crash-loop", "kwok.x-k8s.io/status": "custom"}},
                 "spec": {"containers": [{"name": "c", "image": "busybox"}]}
             }
         }

@@ -130,7 +130,6 @@ impl RealCluster {
             DEFAULT_KINDS,
             "-n",
             "default",
-            "--all",
             "--field-selector",
             &keep,
             "--wait=false",
@@ -149,6 +148,24 @@ impl RealCluster {
             "clusterroles,clusterrolebindings",
             "-l",
             "!kubernetes.io/bootstrapping",
+            "--wait=false",
+            "--ignore-not-found",
+        ])?;
+        // Pods go at once: a namespace's deletion otherwise waits out their grace period (the namespace
+        // controller requeues after half of it), and kwok is the kubelet that would confirm them.
+        let system_pods = SYSTEM_NAMESPACES[1..]
+            .iter()
+            .map(|n| format!("metadata.namespace!={n}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        self.run(&[
+            "delete",
+            "pods",
+            "--all-namespaces",
+            "--field-selector",
+            &system_pods,
+            "--grace-period=0",
+            "--force",
             "--wait=false",
             "--ignore-not-found",
         ])?;
