@@ -31,6 +31,8 @@ die() { log "error: $*"; exit 1; }
 REAL_SUITES=(
   "-p piceli --test engine"
   "-p piceli --test guarantees"
+  "-p piceli --test job_replace"
+  "-p piceli --test workload_readiness"
 )
 
 install_tools() {

@@ -262,8 +262,9 @@ async fn a_kill_after_the_create_is_resumed_without_a_second_replace() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_running_job_is_refused_and_left_running() {
-    // Job pods that run for an hour: the Job is still running when its replacement is planned.
+async fn a_running_job_is_refused_and_left_running_sim_only() {
+    // Job pods that run for an hour (the local cluster's kubelet timing; a real cluster's kwok completes
+    // Job pods at once): the Job is still running when its replacement is planned.
     let fx = Fixture::with_config(SimConfig {
         controllers: ControllerConfig {
             pod_run_duration: Duration::from_secs(3600),
