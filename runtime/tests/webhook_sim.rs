@@ -1,5 +1,5 @@
-//! The webhook server as the admission webhook of the local cluster (piceli-sim), driven by the real
-//! kubectl: a `:latest` Deployment is denied with the handler's message, a Pod gains the labels of a
+//! The webhook server as the admission webhook of the cluster (the local one, or the real kube-apiserver
+//! of `PICELI_REAL_KUBECONFIG`, calling it by `url:` with a caBundle), driven by the real kubectl: a `:latest` Deployment is denied with the handler's message, a Pod gains the labels of a
 //! single mutator and of a composite one, and the composite is called once.
 
 #[path = "webhook/support.rs"]
@@ -7,13 +7,13 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use base64::Engine;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use piceli_runtime::webhook::{Mutation, Request, Verdict, Webhooks};
-use piceli_sim::{Sim, SimConfig};
+use piceli_sim::SimConfig;
+use piceli_test_support::Cluster;
 use serde_json::Value;
 use support::{Certs, Http1, Running, metric};
 
@@ -63,11 +63,10 @@ mod policy {
 
 /// The real kubectl against the simulator: `--kubeconfig` to its file, KUBECONFIG cleared, and a fresh
 /// KUBECACHEDIR for every run.
-fn kubectl(kubeconfig: &Path, work: &Path, args: &[&str]) -> (i32, String, String) {
+fn kubectl(cluster: &Cluster, work: &Path, args: &[&str]) -> (i32, String, String) {
     let cache = tempfile::tempdir().expect("cache dir");
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
+    let out = cluster
+        .kubectl()
         .args(args)
         .env_remove("KUBECONFIG")
         .env("KUBECACHEDIR", cache.path())
@@ -124,7 +123,7 @@ spec:
 ";
 
 #[test]
-fn the_local_cluster_calls_the_served_webhooks_through_kubectl() {
+fn the_cluster_calls_the_served_webhooks_through_kubectl() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -141,13 +140,13 @@ fn the_local_cluster_calls_the_served_webhooks_through_kubectl() {
 
     let mut config = SimConfig::default();
     config.controllers.enabled = false;
-    let sim = Sim::start(config).expect("simulator starts");
+    let sim = Cluster::start_with(config);
     let work = tempfile::tempdir().expect("work dir");
     let file = |name: &str, body: &str| {
         std::fs::write(work.path().join(name), body).expect("write manifest");
         name.to_string()
     };
-    let run = |args: &[&str]| kubectl(sim.kubeconfig_path(), work.path(), args);
+    let run = |args: &[&str]| kubectl(&sim, work.path(), args);
     let ok = |args: &[&str]| {
         let (code, stdout, stderr) = run(args);
         assert_eq!(code, 0, "kubectl {args:?}: {stdout}{stderr}");

@@ -35,10 +35,26 @@ impl Cluster {
         }
     }
 
+    /// Like [`Cluster::start`], with `config` for the local cluster (a real cluster runs as it is): for a
+    /// test that runs on both and wants, say, the local cluster's controllers off.
+    pub fn start_with(config: SimConfig) -> Cluster {
+        match std::env::var_os(REAL_KUBECONFIG) {
+            Some(path) if !path.is_empty() => Cluster::start(),
+            _ => Cluster::start_sim(config),
+        }
+    }
+
     /// The local cluster with a given configuration, for a test that runs on the local cluster only
     /// (its name or doc comment says why).
     pub fn start_sim(config: SimConfig) -> Cluster {
         Cluster::Sim(Sim::start(config).expect("the local cluster starts"))
+    }
+
+    /// Stops the cluster: the local one shuts down; the real one goes to the next test.
+    pub fn stop(self) {
+        if let Cluster::Sim(sim) = self {
+            sim.stop();
+        }
     }
 
     /// Whether this is a real control plane.
