@@ -33,6 +33,7 @@ REAL_SUITES=(
   "-p piceli --test guarantees"
   "-p piceli --test job_replace"
   "-p piceli --test workload_readiness"
+  "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
 )
 
 install_tools() {

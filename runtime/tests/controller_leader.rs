@@ -13,7 +13,8 @@ use kube::ResourceExt;
 use piceli_runtime::controller::{
     Action, Context, Controller, ControllerOptions, Controllers, LeaderElection, RunOptions,
 };
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use serde_json::Value;
 use support::{Log, Operator, health_server, http_get, kubectl, ok, wait_for};
 
@@ -30,7 +31,7 @@ fn election() -> LeaderElection {
 }
 
 /// An operator process `identity` whose level controller logs `identity name` for each reconcile.
-fn operator(sim: &RunningSim, identity: &str, log: &Log) -> Operator {
+fn operator(sim: &Cluster, identity: &str, log: &Log) -> Operator {
     let log = log.clone();
     let who = identity.to_string();
     let controllers = Controllers::new("lamps").reconcile(
@@ -53,7 +54,7 @@ fn operator(sim: &RunningSim, identity: &str, log: &Log) -> Operator {
     Operator::start(controllers, || sim.client().expect("client"), options)
 }
 
-fn holder(sim: &RunningSim) -> Option<String> {
+fn holder(sim: &Cluster) -> Option<String> {
     let (code, out, _) = kubectl(
         sim.kubeconfig_path(),
         &["get", "lease", "lamps-leader", "-o", "json"],
@@ -67,7 +68,7 @@ fn holder(sim: &RunningSim) -> Option<String> {
 
 #[test]
 fn a_standby_takes_over_after_the_leader_is_killed_and_at_once_after_a_release() {
-    let sim = Sim::start(SimConfig::default()).expect("the local cluster starts");
+    let sim = Cluster::start();
     let kc = sim.kubeconfig_path().to_path_buf();
     let log = Log::default();
     let a = operator(&sim, "a", &log);
@@ -169,8 +170,9 @@ impl Controller<ConfigMap> for Audit {
     }
 }
 
+/// On the local cluster only: it restarts the cluster on its directory.
 #[test]
-fn controllers_keep_working_across_a_restart_of_the_local_cluster() {
+fn controllers_keep_working_across_a_restart_of_the_local_cluster_sim_only() {
     let dir = tempfile::tempdir().expect("cluster dir");
     let config = || SimConfig {
         dir: Some(dir.path().to_path_buf()),

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use piceli_runtime::controller::{ControllerOptions, Controllers, LeaderElection, RunOptions};
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use support::{logged, ok, wait_for};
 
 const LEASE: Duration = Duration::from_secs(2);
@@ -37,7 +37,7 @@ fn operator_process() {
         .build()
         .expect("runtime");
     runtime.block_on(async move {
-        let client = support::sim_client(&kubeconfig).await;
+        let client = support::cluster_client(&kubeconfig).await;
         let controllers = Controllers::new("procs").reconcile(
             "lamp",
             ControllerOptions::default(),
@@ -60,7 +60,7 @@ fn operator_process() {
     });
 }
 
-fn spawn(sim: &RunningSim, identity: &str, log: &Path) -> Child {
+fn spawn(sim: &Cluster, identity: &str, log: &Path) -> Child {
     Command::new(std::env::current_exe().expect("this test binary"))
         .args([
             "operator_process",
@@ -79,13 +79,13 @@ fn spawn(sim: &RunningSim, identity: &str, log: &Path) -> Child {
         .expect("the operator process starts")
 }
 
-fn holder(sim: &RunningSim) -> Option<String> {
+fn holder(sim: &Cluster) -> Option<String> {
     support::lease_holder(sim.kubeconfig_path(), "procs-leader")
 }
 
 #[test]
 fn two_operator_processes_hand_over_the_lease_after_kill_9_and_release_it_on_sigterm() {
-    let sim = Sim::start(SimConfig::default()).expect("the local cluster starts");
+    let sim = Cluster::start();
     let kc = sim.kubeconfig_path().to_path_buf();
     let work = tempfile::tempdir().expect("work dir");
     let log = work.path().join("reconciles.log");

@@ -18,7 +18,7 @@ use piceli_runtime::controller::{
     Action, Backoff, Context, Controller, ControllerOptions, Controllers, Event, EventType,
     RunOptions,
 };
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -57,8 +57,8 @@ fn conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
-fn sim() -> RunningSim {
-    Sim::start(SimConfig::default()).expect("the local cluster starts")
+fn sim() -> Cluster {
+    Cluster::start()
 }
 
 fn options() -> RunOptions {
@@ -69,7 +69,7 @@ fn options() -> RunOptions {
     }
 }
 
-fn get_json(sim: &RunningSim, args: &[&str]) -> Option<Value> {
+fn get_json(sim: &Cluster, args: &[&str]) -> Option<Value> {
     let mut all = args.to_vec();
     all.extend(["-o", "json"]);
     let (code, out, _) = kubectl(sim.kubeconfig_path(), &all);
@@ -136,6 +136,13 @@ fn a_crd_controller_writes_status_owns_a_child_and_cleans_up_through_its_finaliz
         || kubectl(&kc, &["get", "lamps"]).0 == 0,
     );
 
+    // kube-apiserver publishes a new CRD's schema in its OpenAPI documents a moment after it serves the
+    // kind (the local cluster at once): kubectl explain is asked until it finds it.
+    wait_for(
+        "the lamps schema to be published",
+        Duration::from_secs(30),
+        || kubectl(&kc, &["explain", "lamps.spec"]).0 == 0,
+    );
     let explained = ok(&kc, &["explain", "lamps.spec"]);
     assert!(
         explained.contains("color") && explained.contains("The colour it shines in."),

@@ -19,7 +19,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use piceli_runtime::controller::{ControllerOptions, Controllers};
 use piceli_runtime::serve::{self, ServeConfig};
 use piceli_runtime::webhook::{Request, Verdict, Webhooks};
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use webhook_support::{Certs, Http1, deployment_review};
 
 const APP: &str = "replicas";
@@ -59,7 +59,7 @@ fn serve_replica() {
         .build()
         .expect("runtime");
     let result = runtime.block_on(async move {
-        let client = controller_support::sim_client(&kubeconfig).await;
+        let client = controller_support::cluster_client(&kubeconfig).await;
         let controllers = Controllers::new(APP).reconcile(
             "settings",
             ControllerOptions::default(),
@@ -94,7 +94,7 @@ fn free_port() -> SocketAddr {
     l.local_addr().expect("addr")
 }
 
-fn spawn(sim: &RunningSim, certs: &Certs, identity: &str, log: &Path) -> Replica {
+fn spawn(sim: &Cluster, certs: &Certs, identity: &str, log: &Path) -> Replica {
     let (webhooks, health) = (free_port(), free_port());
     let child = Command::new(std::env::current_exe().expect("this test binary"))
         .args([
@@ -124,7 +124,7 @@ fn spawn(sim: &RunningSim, certs: &Certs, identity: &str, log: &Path) -> Replica
     }
 }
 
-fn holder(sim: &RunningSim) -> Option<String> {
+fn holder(sim: &Cluster) -> Option<String> {
     controller_support::lease_holder(sim.kubeconfig_path(), LEASE)
 }
 
@@ -215,7 +215,7 @@ fn both_answer(rt: &tokio::runtime::Runtime, certs: &Certs, replicas: &[&Replica
 
 #[test]
 fn both_replicas_serve_webhooks_and_only_the_leader_reconciles() {
-    let sim = Sim::start(SimConfig::default()).expect("the local cluster starts");
+    let sim = Cluster::start();
     let kc = sim.kubeconfig_path().to_path_buf();
     let certs = Certs::new();
     let work = tempfile::tempdir().expect("work dir");

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use piceli_core::Code;
 use piceli_runtime::serve::SecretTls;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 
 fn kubectl(kubeconfig: &Path, dir: &Path, args: &[&str]) -> String {
     let cache = tempfile::tempdir().expect("cache dir");
@@ -45,7 +45,7 @@ fn pair(dir: &Path, name: &str) -> (String, String) {
 
 #[test]
 fn the_pair_follows_the_secret_and_a_missing_one_is_refused() {
-    let sim = Sim::start(SimConfig::default()).expect("local cluster starts");
+    let sim = Cluster::start();
     let kc = sim.kubeconfig_path().to_path_buf();
     let work = tempfile::tempdir().expect("work dir");
     let dir = work.path();

@@ -1,4 +1,4 @@
-//! Shared by the controller tests: the real kubectl against a local cluster, a controller set run on its
+//! Shared by the controller tests: the real kubectl against the test's cluster (local or real), a controller set run on its
 //! own tokio runtime (dropping it kills every task, as a kill would), and waiting for a condition.
 
 #![allow(dead_code)]
@@ -209,15 +209,13 @@ pub fn health_server(metrics: Arc<Metrics>) -> (std::net::SocketAddr, tokio::run
     (addr, runtime)
 }
 
-/// A client for the local cluster from its kubeconfig file (its own context), as an operator process
-/// started by a test builds it — never from `~/.kube/config` or `KUBECONFIG`.
-pub async fn sim_client(kubeconfig: &str) -> kube::Client {
+/// A client for the test's cluster from its kubeconfig file (its current context: `piceli-sim` on the
+/// local cluster, the real one's own), as an operator process started by a test builds it — never from
+/// `~/.kube/config` or `KUBECONFIG`.
+pub async fn cluster_client(kubeconfig: &str) -> kube::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let kc = kube::config::Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
-    let options = kube::config::KubeConfigOptions {
-        context: Some(piceli_sim::kubeconfig::CONTEXT.to_string()),
-        ..Default::default()
-    };
+    let options = kube::config::KubeConfigOptions::default();
     let config = kube::Config::from_custom_kubeconfig(kc, &options)
         .await
         .expect("config");
