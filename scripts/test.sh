@@ -34,6 +34,7 @@ REAL_SUITES=(
   "-p piceli --test job_replace"
   "-p piceli --test workload_readiness"
   "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
+  "-p lamps --test serve --test in_cluster"
 )
 
 install_tools() {

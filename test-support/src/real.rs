@@ -21,6 +21,10 @@ ingresses,horizontalpodautoscalers,poddisruptionbudgets,networkpolicies,endpoint
 /// How long a reset waits for the namespaces it deleted to go (the namespace controller empties them).
 const RESET_TIMEOUT: Duration = Duration::from_secs(180);
 
+/// How long a reset lets finalizers run before it removes those of objects being deleted (an operator a
+/// test killed never removes its own).
+const FINALIZER_GRACE: Duration = Duration::from_secs(6);
+
 /// A real cluster, held by one test at a time (an exclusive lock on a file named after its kubeconfig,
 /// across threads and processes).
 pub struct RealCluster {
@@ -90,8 +94,9 @@ impl RealCluster {
             ..Default::default()
         };
         // Reading a kubeconfig of certificates or tokens does no I/O that needs a runtime.
-        let config =
-            futures::executor::block_on(kube::Config::from_custom_kubeconfig(kubeconfig, &options))?;
+        let config = futures::executor::block_on(kube::Config::from_custom_kubeconfig(
+            kubeconfig, &options,
+        ))?;
         Ok(kube::Client::try_from(config)?)
     }
 
@@ -175,6 +180,7 @@ impl RealCluster {
     /// Waits until none of `namespaces` exists, and no persistent volume or CRD is left terminating.
     fn wait_gone(&self, namespaces: &[String]) -> Result<(), Error> {
         let deadline = Instant::now() + RESET_TIMEOUT;
+        let mut next_release = Instant::now() + FINALIZER_GRACE;
         loop {
             let now = self.run(&["get", "namespaces,crds,pv", "-o", "name"])?;
             let left: Vec<&str> = now
@@ -189,6 +195,10 @@ impl RealCluster {
             if left.is_empty() {
                 return Ok(());
             }
+            if Instant::now() >= next_release {
+                self.release_finalizers()?;
+                next_release = Instant::now() + FINALIZER_GRACE;
+            }
             if Instant::now() >= deadline {
                 return Err(format!(
                     "the reset of the real cluster left {} after {} s",
@@ -199,6 +209,61 @@ impl RealCluster {
             }
             std::thread::sleep(Duration::from_millis(250));
         }
+    }
+
+    /// Removes the finalizers of every object being deleted (a terminating CRD's kinds are listed but no
+    /// longer say they can be patched; patching a finalizer away still works), but for namespaces and CRDs (whose
+    /// finalizers the control plane itself runs once their contents are gone).
+    fn release_finalizers(&self) -> Result<(), Error> {
+        let resources = self.run(&["api-resources", "--verbs=list", "-o", "name"])?;
+        let resources: Vec<&str> = resources
+            .lines()
+            .filter(|r| {
+                !r.is_empty()
+                    && *r != "namespaces"
+                    && *r != "events"
+                    && *r != "events.events.k8s.io"
+                    && !r.starts_with("customresourcedefinitions.")
+            })
+            .collect();
+        let listed = self.run(&["get", &resources.join(","), "-A", "-o", "json"])?;
+        let listed: serde_json::Value = serde_json::from_str(&listed)?;
+        for item in listed["items"].as_array().into_iter().flatten() {
+            let meta = &item["metadata"];
+            let stuck = meta["deletionTimestamp"].is_string()
+                && meta["finalizers"].as_array().is_some_and(|f| !f.is_empty());
+            let namespace = meta["namespace"].as_str();
+            if !stuck || namespace.is_some_and(|n| SYSTEM_NAMESPACES[1..].contains(&n)) {
+                continue;
+            }
+            let (Some(kind), Some(api_version), Some(name)) = (
+                item["kind"].as_str(),
+                item["apiVersion"].as_str(),
+                meta["name"].as_str(),
+            ) else {
+                continue;
+            };
+            let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+            let resource = if group.is_empty() {
+                kind.to_string()
+            } else {
+                format!("{kind}.{group}")
+            };
+            let mut args = vec![
+                "patch",
+                resource.as_str(),
+                name,
+                "--type=merge",
+                "-p",
+                r#"{"metadata":{"finalizers":null}}"#,
+            ];
+            if let Some(ns) = namespace {
+                args.extend(["-n", ns]);
+            }
+            // It may be gone by now: the next look tells.
+            let _ = self.run(&args);
+        }
+        Ok(())
     }
 
     fn run(&self, args: &[&str]) -> Result<String, Error> {
@@ -250,6 +315,7 @@ fn take_turn(kubeconfig: &Path) -> Result<File, Error> {
         .write(true)
         .open(&path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    file.lock().map_err(|e| format!("{}: {e}", path.display()))?;
+    file.lock()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(file)
 }

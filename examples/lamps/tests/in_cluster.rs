@@ -2,8 +2,9 @@
 //! `KUBERNETES_SERVICE_HOST`/`_PORT`, the ServiceAccount's token, CA and namespace under
 //! `/var/run/secrets/kubernetes.io/serviceaccount/`, and `POD_NAME`/`POD_NAMESPACE` from the downward API
 //! as the rendered Deployment sets them. The files are mounted in a private mount namespace of the
-//! process (`unshare --mount`, a tmpfs over /run), so nothing on the machine changes; the local cluster
-//! (RBAC on) is the API server the in-cluster config reaches.
+//! process (`unshare --mount`, a tmpfs over /run), so nothing on the machine changes; the test's cluster
+//! (the local one with RBAC on, or the real control plane of `PICELI_REAL_KUBECONFIG`) is the API server
+//! the in-cluster config reaches.
 
 mod support;
 
@@ -11,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use support::{deploy, free_port, http_get, json, kubectl, lamp, metric, stop, wait_for};
 
 /// What a pod's container starts with: the ServiceAccount's files mounted where kube's in-cluster
@@ -28,17 +29,22 @@ unset SA_TOKEN SA_CA
 exec "$LAMPS" serve --listen "$LISTEN"
 "#;
 
-fn kubeconfig_field(yaml: &str, field: &str) -> String {
-    yaml.lines()
-        .find_map(|l| l.trim_start().strip_prefix(field))
-        .unwrap_or_else(|| panic!("no {field} in the kubeconfig"))
-        .trim()
-        .to_string()
+/// `users[0].user.token` and `clusters[0].cluster.certificate-authority-data` of the operator's kubeconfig
+/// (JSON, certificates inline: see `support::token_kubeconfig`).
+fn token_and_ca(kubeconfig: &std::path::Path) -> (String, String) {
+    let text = std::fs::read_to_string(kubeconfig).expect("the operator's kubeconfig");
+    let config: serde_json::Value = serde_json::from_str(&text).expect("kubeconfig JSON");
+    let field = |v: &serde_json::Value| v.as_str().expect("a string").to_string();
+    (
+        field(&config["users"][0]["user"]["token"]),
+        field(&config["clusters"][0]["cluster"]["certificate-authority-data"]),
+    )
 }
 
 fn pod(
-    sim: &piceli_sim::RunningSim,
+    cluster: &Cluster,
     token: &str,
+    ca: &str,
     listen: std::net::SocketAddr,
     log: &std::path::Path,
 ) -> Child {
@@ -50,15 +56,12 @@ fn pod(
         .env("HOME", home)
         .env("LAMPS", cargo_bin("lamps"))
         .env("LISTEN", listen.to_string())
-        .env("KUBERNETES_SERVICE_HOST", sim.addr().ip().to_string())
-        .env("KUBERNETES_SERVICE_PORT", sim.addr().port().to_string())
+        .env("KUBERNETES_SERVICE_HOST", cluster.addr().ip().to_string())
+        .env("KUBERNETES_SERVICE_PORT", cluster.addr().port().to_string())
         .env("POD_NAME", "lamps-7d9f-x2k4q")
         .env("POD_NAMESPACE", "lamps-system")
         .env("SA_TOKEN", token)
-        .env(
-            "SA_CA",
-            kubeconfig_field(sim.kubeconfig_yaml(), "certificate-authority-data:"),
-        )
+        .env("SA_CA", ca)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(log).expect("log file"))
         .spawn()
@@ -67,18 +70,15 @@ fn pod(
 
 #[test]
 fn serve_in_a_pod_uses_the_in_cluster_config_and_the_service_account_token() {
-    let sim = Sim::start(SimConfig::default()).expect("local cluster starts");
+    let sim = Cluster::start();
     let work = tempfile::tempdir().expect("work dir");
     let dir = work.path();
     let admin = sim.kubeconfig_path().to_path_buf();
     let operator = deploy(&sim, dir);
-    let token = kubeconfig_field(
-        &std::fs::read_to_string(&operator).expect("the operator's kubeconfig"),
-        "token:",
-    );
+    let (token, ca) = token_and_ca(&operator);
     let listen = free_port();
     let log = dir.join("pod.log");
-    let serve = pod(&sim, &token, listen, &log);
+    let serve = pod(&sim, &token, &ca, listen, &log);
     let text = || std::fs::read_to_string(&log).unwrap_or_default();
 
     wait_for("serve ready in the pod", Duration::from_secs(30), || {

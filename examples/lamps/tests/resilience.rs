@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use serde_json::Value;
 use support::{deploy, free_port, http_get, json, kubectl, lamp, ok, serve, stop, wait_for};
 
@@ -58,20 +59,22 @@ fn child_uid(admin: &Path, lamp: &str) -> Option<Value> {
     .map(|c| c["metadata"]["uid"].clone())
 }
 
+/// On the local cluster only: it moves, compacts and restarts the cluster.
 #[test]
-fn serve_survives_a_watch_410_and_restarts_of_the_cluster_without_losing_or_repeating_work() {
+fn serve_survives_a_watch_410_and_restarts_of_the_cluster_without_losing_or_repeating_work_sim_only()
+ {
     let cluster = tempfile::tempdir().expect("cluster dir");
     let at = |port: Option<u16>| SimConfig {
         dir: Some(cluster.path().to_path_buf()),
         port,
         ..SimConfig::default()
     };
-    let sim = Sim::start(at(None)).expect("local cluster starts");
-    let port = sim.addr().port();
+    let first = Cluster::start_sim(at(None));
+    let port = first.addr().port();
     let work = tempfile::tempdir().expect("work dir");
     let dir = work.path();
-    let admin = sim.kubeconfig_path().to_path_buf();
-    let operator = deploy(&sim, dir);
+    let admin = first.kubeconfig_path().to_path_buf();
+    let operator = deploy(&first, dir);
     let addr = free_port();
     let log = dir.join("serve.log");
     let child = serve(&operator, addr, "lamps-a", &log);
@@ -90,7 +93,7 @@ fn serve_survives_a_watch_410_and_restarts_of_the_cluster_without_losing_or_repe
     let first_child = child_uid(&admin, "before").expect("the child of `before`");
 
     // Cut off: the cluster moves to another port, changes, and forgets the history `serve` resumes from.
-    sim.stop();
+    first.stop();
     let aside: RunningSim = Sim::start(at(Some(free_port().port()))).expect("the cluster, moved");
     let moved = aside.kubeconfig_path().to_path_buf();
     apply(&moved, &lamp("during", "green"));

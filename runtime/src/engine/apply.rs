@@ -299,6 +299,13 @@ async fn run_levels(
             batch.push(todo[i]);
             i += 1;
         }
+        // A CustomResourceDefinition this level writes must be established before a later level writes
+        // its custom resources (kube-apiserver serves them only then).
+        let crds: Vec<&str> = batch
+            .iter()
+            .filter(|(_, a)| a.kind == "CustomResourceDefinition" && a.action != ActionKind::Delete)
+            .map(|(_, a)| a.name.as_str())
+            .collect();
         let results: Vec<Result<(), EngineError>> =
             stream::iter(batch.into_iter().map(|(idx, a)| {
                 let d = by_key.get(&a.key()).map(|&w| &wanted[w]);
@@ -314,6 +321,11 @@ async fn run_levels(
                 let _ = journal.finish_release(step.release, ReleaseState::Failed);
             }
             return Err(e);
+        }
+        if i < todo.len() {
+            for name in crds {
+                super::ready::wait_established(step.conn, step.resources, name).await?;
+            }
         }
     }
     Ok(())

@@ -244,6 +244,44 @@ pub async fn wait_with(
     Ok(())
 }
 
+/// How long a CustomResourceDefinition written by a level may take to be established before the next
+/// level (which may write its custom resources) starts.
+pub const ESTABLISH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Waits until the CustomResourceDefinition `name` is established: kube-apiserver serves a new CRD's
+/// kinds only then (a custom resource written before answers 404), the local cluster at once.
+pub async fn wait_established(
+    conn: &Connection,
+    resources: &super::resources::Resources,
+    name: &str,
+) -> Result<(), EngineError> {
+    let probe = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+    });
+    let served = resources.served(&conn.client, &probe).await?;
+    let deadline = Instant::now() + ESTABLISH_TIMEOUT;
+    loop {
+        let live = super::resources::read(&conn.client, &served, None, name)
+            .await
+            .map_err(|e| {
+                EngineError::cluster(format!("reading CustomResourceDefinition/{name}"), e)
+            })?;
+        let why = match live.as_ref().map(readiness) {
+            Some(Readiness::Ready) => return Ok(()),
+            Some(Readiness::Waiting(why) | Readiness::Failed(why)) => why,
+            None => "it does not exist".to_string(),
+        };
+        if Instant::now() >= deadline {
+            return Err(EngineError::NotReady(format!(
+                "CustomResourceDefinition/{name} not established after {}s: {why}",
+                ESTABLISH_TIMEOUT.as_secs()
+            )));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

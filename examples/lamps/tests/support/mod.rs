@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
+use piceli_test_support::Cluster;
 use serde_json::Value;
 
 /// The real kubectl: an explicit kubeconfig, KUBECONFIG cleared, a fresh discovery cache.
@@ -85,18 +86,16 @@ pub fn metric(text: &str, series: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// `lamps serve` with the ServiceAccount's kubeconfig, as pod `name`; its stderr goes to `log`.
+/// `lamps serve` with the ServiceAccount's kubeconfig (from [`token_kubeconfig`], its current context), as
+/// pod `name`; its stderr goes to `log`.
 pub fn serve(kubeconfig: &Path, addr: SocketAddr, name: &str, log: &Path) -> Child {
     let log = std::fs::File::create(log).expect("log file");
+    let text = std::fs::read_to_string(kubeconfig).expect("the operator's kubeconfig");
+    let config: Value = serde_json::from_str(&text).expect("kubeconfig JSON");
+    let context = config["current-context"].as_str().expect("current-context");
     Command::cargo_bin("lamps")
         .expect("lamps binary")
-        .args([
-            "serve",
-            "--listen",
-            &addr.to_string(),
-            "--context",
-            "piceli-sim",
-        ])
+        .args(["serve", "--listen", &addr.to_string(), "--context", context])
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .env_remove("KUBECONFIG")
@@ -142,11 +141,42 @@ pub fn lamp(name: &str, color: &str) -> String {
     )
 }
 
+/// The cluster's kubeconfig (its context only, certificates inline) with `token` as its one credential.
+pub fn token_kubeconfig(cluster: &Cluster, token: &str) -> String {
+    let raw = ok(
+        cluster.kubeconfig_path(),
+        &[
+            "config",
+            "view",
+            "--raw",
+            "--minify",
+            "--flatten",
+            "--context",
+            cluster.context(),
+            "-o",
+            "json",
+        ],
+    );
+    let mut config: Value = serde_json::from_str(&raw).expect("kubeconfig JSON");
+    for user in config["users"].as_array_mut().expect("users") {
+        user["user"] = serde_json::json!({ "token": token });
+    }
+    config["current-context"] = cluster.context().into();
+    serde_json::to_string_pretty(&config).expect("kubeconfig")
+}
+
 /// Deploys the app with `plan` + `apply --approve` and writes a kubeconfig holding only the operator
 /// ServiceAccount's token.
-pub fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
-    let kc = sim.kubeconfig_path().display().to_string();
-    let flags = ["--kubeconfig", &kc, "--context", "piceli-sim", "-o", "json"];
+pub fn deploy(cluster: &Cluster, dir: &Path) -> std::path::PathBuf {
+    let kc = cluster.kubeconfig_path().display().to_string();
+    let flags = [
+        "--kubeconfig",
+        &kc,
+        "--context",
+        cluster.context(),
+        "-o",
+        "json",
+    ];
     let lamps = |args: &[&str]| {
         Command::cargo_bin("lamps")
             .expect("lamps binary")
@@ -186,29 +216,27 @@ pub fn deploy(sim: &piceli_sim::RunningSim, dir: &Path) -> std::path::PathBuf {
         String::from_utf8_lossy(&applied.stdout),
         String::from_utf8_lossy(&applied.stderr)
     );
-    let admin = sim.kubeconfig_path();
+    let admin = cluster.kubeconfig_path();
     for object in ["serviceaccount/lamps", "role/lamps", "rolebinding/lamps"] {
         ok(admin, &["-n", "lamps-system", "get", object]);
     }
     ok(admin, &["get", "crd/lamps.example.com"]);
     ok(admin, &["-n", "lamps-system", "get", "lamp", "hall"]);
     ok(admin, &["get", "clusterrole/lamps-system-lamps"]);
+    // kube-apiserver publishes a new CRD's schema a moment after it serves the kind.
+    wait_for(
+        "the lamps schema published",
+        Duration::from_secs(30),
+        || kubectl(admin, &["explain", "lamps.spec"], None).0 == 0,
+    );
     let explained = ok(admin, &["explain", "lamps.spec"]);
     assert!(
         explained.contains("color"),
         "kubectl explain shows the schema: {explained}"
     );
     let token = ok(admin, &["-n", "lamps-system", "create", "token", "lamps"]);
-    let yaml = sim.kubeconfig_yaml();
-    let swapped: Vec<String> = yaml
-        .lines()
-        .map(|l| match l.trim_start().strip_prefix("token: ") {
-            Some(_) => format!("    token: {}", token.trim()),
-            None => l.to_string(),
-        })
-        .collect();
     let path = dir.join("operator.kubeconfig");
-    std::fs::write(&path, swapped.join("\n") + "\n").expect("write kubeconfig");
+    std::fs::write(&path, token_kubeconfig(cluster, token.trim())).expect("write kubeconfig");
     let (code, _, _) = kubectl(&path, &["-n", "lamps-system", "get", "secrets"], None);
     assert_ne!(code, 0, "the operator's token is not an admin's");
     path
