@@ -214,6 +214,76 @@ async fn one_apply_per_target_across_state_directories() {
     );
 }
 
+/// Two state directories apply two versions of the app, planned before its namespace existed, at the same
+/// moment: never both succeed (the namespace's create is the lock's first step), and the Deployment is
+/// written once. 20 rounds, each in a namespace of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_first_applies_to_a_new_namespace_never_both_succeed() {
+    const ROUNDS: usize = 20;
+    let fx = Fixture::new();
+    let mut successes = Vec::new();
+    for round in 0..ROUNDS {
+        let namespace = format!("race-{round}");
+        let (mut opts_a, mut opts_b) = (
+            fx.options(&format!("a{round}")),
+            fx.options(&format!("b{round}")),
+        );
+        opts_a.namespace = Some(namespace.clone());
+        opts_b.namespace = Some(namespace.clone());
+        let a = Session::open(app_with_image("1.27"), &opts_a)
+            .await
+            .expect("a");
+        let b = Session::open(app_with_image("1.28"), &opts_b)
+            .await
+            .expect("b");
+        let plan_a = a.plan(vec![], false).await.expect("plan a");
+        let plan_b = b.plan(vec![], false).await.expect("plan b");
+        let (ra, rb) = tokio::join!(a.apply(&plan_a.hash), b.apply(&plan_b.hash));
+        let won: Vec<&str> = [("a", &ra), ("b", &rb)]
+            .into_iter()
+            .filter(|(_, r)| r.is_ok())
+            .map(|(who, _)| who)
+            .collect();
+        assert!(
+            won.len() <= 1,
+            "round {round}: both applies reported success ({ra:?}, {rb:?})"
+        );
+        for (who, r) in [("a", &ra), ("b", &rb)] {
+            if let Err(e) = r {
+                assert!(
+                    matches!(
+                        e,
+                        EngineError::Precondition(_) | EngineError::ClusterLocked { .. }
+                    ),
+                    "round {round}: {who} failed for another reason: {e}"
+                );
+            }
+        }
+        use piceli::k8s_openapi::api::apps::v1::Deployment;
+        let deployments: kube::Api<Deployment> =
+            kube::Api::namespaced(fx.sim.client().expect("client"), &namespace);
+        if let Some(d) = deployments.get_opt("web").await.expect("get") {
+            assert_eq!(
+                d.metadata.generation,
+                Some(1),
+                "round {round}: the Deployment was written once"
+            );
+            let live = deployment_image(&fx.sim, &namespace).await;
+            let expected = match won.as_slice() {
+                ["a"] => Some(image("1.27")),
+                ["b"] => Some(image("1.28")),
+                _ => None,
+            };
+            assert_eq!(live, expected, "round {round}: the winner's image is live");
+        }
+        successes.push(won.len());
+    }
+    assert!(
+        successes.iter().filter(|&&n| n == 1).count() >= ROUNDS / 2,
+        "most rounds have a winner: {successes:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_before_the_release_is_journaled_leaves_nothing_to_resume() {
     let fx = Fixture::new();

@@ -77,9 +77,14 @@ pub async fn apply(
             plan.server, conn.server
         )));
     }
+    // The lock first: the preconditions below hold only while no other apply writes. A first apply
+    // creates its namespace to have somewhere to take it.
+    let mut created_namespace = false;
     if let Some(lock) = lock {
-        // The lock first: the preconditions below hold only while no other apply writes.
         lock.ensure().await?;
+        created_namespace = super::first_apply::lock_first_apply(conn, plan, &app.name.v, lock)
+            .await?
+            || super::first_apply::created_by_this_plan(conn, plan, &app.name.v).await?;
     }
     // Exactly the planned objects (secret values filled in again, and checked against their digests).
     let resources = conn.resources.clone();
@@ -94,6 +99,10 @@ pub async fn apply(
     // The resourceVersion each write carries: what the precondition check just saw.
     let mut rvs: BTreeMap<String, String> = BTreeMap::new();
     for a in &plan.actions {
+        if created_namespace && a.kind == "Namespace" && a.name == plan.namespace {
+            // Its precondition was the create this apply just made under the lock.
+            continue;
+        }
         check_precondition(
             app,
             conn,

@@ -337,6 +337,40 @@ impl LockSlot {
         Ok(())
     }
 
+    /// Whether the lock is held (it is not yet while the namespace does not exist).
+    pub async fn is_held(&self) -> bool {
+        self.held.lock().await.is_some()
+    }
+
+    /// Take the lock, waiting for it at least `at_least`; a namespace that does not exist is an error
+    /// here (see `first_apply`, which has just created it).
+    pub async fn take_within(&self, at_least: Duration) -> Result<(), EngineError> {
+        let mut held = self.held.lock().await;
+        if let Some(lock) = held.as_ref() {
+            return lock.ensure_held();
+        }
+        let wait = Some(self.wait.map_or(at_least, |w| w.max(at_least)));
+        match acquire(
+            &self.conn,
+            &self.namespace,
+            &self.app,
+            &self.holder,
+            &self.running,
+            wait,
+        )
+        .await?
+        {
+            Acquired::Held(lock) => {
+                *held = Some(lock);
+                Ok(())
+            }
+            Acquired::NoNamespace => Err(EngineError::Precondition(format!(
+                "Namespace/{} was deleted while this apply created it; nothing was written",
+                self.namespace
+            ))),
+        }
+    }
+
     /// Release it (see [`ClusterLock::release`]).
     pub async fn release(self, finished: bool) {
         if let Some(lock) = self.held.into_inner() {

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod env_file;
 pub mod error;
 pub mod externals;
+pub mod first_apply;
 pub mod flags;
 pub mod hash;
 pub mod key;
