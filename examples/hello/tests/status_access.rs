@@ -1,11 +1,14 @@
-//! `status` and `access` on the hello binary against the in-process local cluster (controllers on):
+//! `status` and `access` on the hello binary against the test's cluster (the in-process local one with its
+//! controllers on, or the real control plane of `PICELI_REAL_KUBECONFIG`; `access` and the never-ready
+//! pods on the local cluster only):
 //! the app's state before and after a deploy and when its pods never become ready, and real HTTP through
 //! `access` forwards. Loopback only; every wait is bounded; HOME and KUBECONFIG are poisoned.
 
 use assert_cmd::Command;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams};
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_sim::SimConfig;
+use piceli_test_support::Cluster;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -34,12 +37,12 @@ fn hello(dir: &Path) -> Command {
     cmd
 }
 
-fn flags(sim: &RunningSim) -> Vec<String> {
+fn flags(sim: &Cluster) -> Vec<String> {
     vec![
         "--kubeconfig".into(),
         sim.kubeconfig_path().display().to_string(),
         "--context".into(),
-        "piceli-sim".into(),
+        sim.context().into(),
     ]
 }
 
@@ -48,7 +51,7 @@ fn json_of(out: &assert_cmd::assert::Assert) -> Value {
 }
 
 /// plan + apply --approve.
-fn deploy(sim: &RunningSim, dir: &Path) {
+fn deploy(sim: &Cluster, dir: &Path) {
     let plan = hello(dir)
         .arg("plan")
         .args(flags(sim))
@@ -63,7 +66,7 @@ fn deploy(sim: &RunningSim, dir: &Path) {
         .success();
 }
 
-fn status_json(sim: &RunningSim, dir: &Path) -> (Option<i32>, Value) {
+fn status_json(sim: &Cluster, dir: &Path) -> (Option<i32>, Value) {
     let out = hello(dir)
         .arg("status")
         .args(flags(sim))
@@ -75,12 +78,12 @@ fn status_json(sim: &RunningSim, dir: &Path) -> (Option<i32>, Value) {
 }
 
 /// Poll `status` until its state is `want` (bounded).
-fn wait_for_state(sim: &RunningSim, dir: &Path, want: &str) -> (Option<i32>, Value) {
+fn wait_for_state(sim: &Cluster, dir: &Path, want: &str) -> (Option<i32>, Value) {
     wait_until(sim, dir, |doc| doc["state"] == want)
 }
 
 /// Poll `status` until `done` holds for its document (bounded; the last document either way).
-fn wait_until(sim: &RunningSim, dir: &Path, done: impl Fn(&Value) -> bool) -> (Option<i32>, Value) {
+fn wait_until(sim: &Cluster, dir: &Path, done: impl Fn(&Value) -> bool) -> (Option<i32>, Value) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let (code, doc) = status_json(sim, dir);
@@ -91,7 +94,7 @@ fn wait_until(sim: &RunningSim, dir: &Path, done: impl Fn(&Value) -> bool) -> (O
     }
 }
 
-fn patch_web(sim: &RunningSim, patch: Value) {
+fn patch_web(sim: &Cluster, patch: Value) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -107,7 +110,7 @@ fn patch_web(sim: &RunningSim, patch: Value) {
 
 #[test]
 fn status_is_unknown_before_a_deploy_and_up_after() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
 
     let (code, before) = status_json(&sim, dir.path());
@@ -151,8 +154,10 @@ fn status_is_unknown_before_a_deploy_and_up_after() {
 }
 
 #[test]
-fn never_ready_pods_make_the_app_degraded_then_down_with_the_reason() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+/// On the local cluster only: its kubelet's `never-ready` behavior runs pods that never become ready (kwok
+/// would leave them pending, a different reason).
+fn never_ready_pods_make_the_app_degraded_then_down_with_the_reason_sim_only() {
+    let sim = Cluster::start_sim(SimConfig::default());
     let dir = tempfile::tempdir().expect("temp dir");
     deploy(&sim, dir.path());
     wait_for_state(&sim, dir.path(), "up");
@@ -200,7 +205,7 @@ struct Access {
 }
 
 impl Access {
-    fn start(sim: &RunningSim, dir: &Path, extra: &[&str]) -> Access {
+    fn start(sim: &Cluster, dir: &Path, extra: &[&str]) -> Access {
         let home = poison(dir);
         let mut child = std::process::Command::new(HELLO)
             .current_dir(dir)
@@ -312,11 +317,14 @@ fn send_sigterm(child: &Child) {
 }
 
 #[test]
-fn access_serves_http_through_the_forward_to_a_mapped_server_and_stops_on_sigterm() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+/// On the local cluster only: `access` forwards ports, which needs a kubelet.
+fn access_serves_http_through_the_forward_to_a_mapped_server_and_stops_on_sigterm_sim_only() {
+    let sim = Cluster::start_sim(SimConfig::default());
     let dir = tempfile::tempdir().expect("temp dir");
     let server = test_server("hello from the test server");
-    sim.map_port("hello", "app.kubernetes.io/component=web", 80, server)
+    sim.sim()
+        .expect("the local cluster")
+        .map_port("hello", "app.kubernetes.io/component=web", 80, server)
         .expect("map port");
     deploy(&sim, dir.path());
 
@@ -347,8 +355,9 @@ fn access_serves_http_through_the_forward_to_a_mapped_server_and_stops_on_sigter
 }
 
 #[test]
-fn access_without_a_mapping_reaches_the_sims_responder() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+/// On the local cluster only: `access` forwards ports, which needs a kubelet.
+fn access_without_a_mapping_reaches_the_sims_responder_sim_only() {
+    let sim = Cluster::start_sim(SimConfig::default());
     let dir = tempfile::tempdir().expect("temp dir");
     deploy(&sim, dir.path());
 
@@ -415,8 +424,9 @@ fn help_json_lists_status_and_access_as_reads() {
 }
 
 #[test]
-fn access_refuses_a_taken_port_and_a_killed_access_leaves_no_listener() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+/// On the local cluster only: `access` forwards ports, which needs a kubelet.
+fn access_refuses_a_taken_port_and_a_killed_access_leaves_no_listener_sim_only() {
+    let sim = Cluster::start_sim(SimConfig::default());
     let dir = tempfile::tempdir().expect("temp dir");
 
     let taken = TcpListener::bind("127.0.0.1:0").expect("bind");
