@@ -35,6 +35,8 @@ REAL_SUITES=(
   "-p piceli --test workload_readiness"
   "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
   "-p lamps --test serve --test in_cluster"
+  "-p hello --test status_access"
+  "-p piceli-bin --test import_live"
 )
 
 install_tools() {

@@ -1,9 +1,9 @@
-//! `piceli import live` against the local cluster (real HTTPS): objects applied with the real kubectl are
+//! `piceli import live` against the test's cluster (the local one, or the real control plane of `PICELI_REAL_KUBECONFIG`): objects applied with the real kubectl are
 //! read back as an `app!` module, and what the cluster made itself (ReplicaSets, Pods, the default
 //! ServiceAccount, kube-root-ca.crt, …) is skipped.
 
 use assert_cmd::Command;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::io::Write;
 use std::process::Stdio;
 
@@ -62,16 +62,16 @@ fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> String {
 
 #[test]
 fn a_live_namespace_becomes_an_app_module() {
-    let sim = Sim::start(SimConfig::default()).expect("sim starts");
+    let sim = Cluster::start();
     kubectl_apply(sim.kubeconfig_path(), APP);
-    // Let the simulated controllers make the ReplicaSet and Pod the import must skip.
+    // Let the controllers make the ReplicaSet and Pod the import must skip.
     std::thread::sleep(std::time::Duration::from_secs(2));
     let out = Command::new(env!("CARGO_BIN_EXE_piceli"))
         .args(["import", "live", "--kubeconfig"])
         .arg(sim.kubeconfig_path())
         .args([
             "--context",
-            "piceli-sim",
+            sim.context(),
             "--namespace",
             "shop",
             "--app",
