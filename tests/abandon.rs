@@ -7,7 +7,7 @@ use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
 use piceli::runtime::journal::{ReleaseId, ReleaseState};
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::sync::Arc;
 
 piceli::app! {
@@ -23,7 +23,7 @@ piceli::app! {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let state = tempfile::tempdir().expect("temp dir");
     let env_file = state.path().join("test.env");
     std::fs::write(&env_file, "ABANDON_TEST_API_KEY=first\n").expect("env file");
@@ -32,7 +32,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         namespace: None,
         connect: ConnectOptions {
             kubeconfig: Some(sim.kubeconfig_path().to_path_buf()),
-            context: Some("piceli-sim".into()),
+            context: Some(sim.context().into()),
         },
         state_dir: Some(state.path().to_path_buf()),
         wait: None,

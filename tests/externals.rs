@@ -1,4 +1,4 @@
-//! `external` objects against the local API server (piceli-sim, in process): never rendered or planned as
+//! `external` objects against the test's cluster (the local one in process, or the real control plane): never rendered or planned as
 //! actions; `plan` records whether each exists (warning PCL0165 when missing); apply refuses a plan whose
 //! finding no longer holds (PCL0166); an external object the app stops naming is never pruned.
 
@@ -6,7 +6,7 @@ use piceli::runtime::Coded;
 use piceli::runtime::engine::plan::{ActionKind, Plan};
 use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 
 const IMAGE: &str = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d";
 
@@ -39,14 +39,14 @@ mod without {
 }
 
 struct Fixture {
-    sim: RunningSim,
+    sim: Cluster,
     state: tempfile::TempDir,
 }
 
 impl Fixture {
     fn new() -> Fixture {
         Fixture {
-            sim: Sim::start(SimConfig::default()).expect("sim"),
+            sim: Cluster::start(),
             state: tempfile::tempdir().expect("temp dir"),
         }
     }
@@ -57,7 +57,7 @@ impl Fixture {
             namespace: None,
             connect: ConnectOptions {
                 kubeconfig: Some(self.sim.kubeconfig_path().to_path_buf()),
-                context: Some("piceli-sim".into()),
+                context: Some(self.sim.context().into()),
             },
             state_dir: Some(self.state.path().to_path_buf()),
             wait: Some(std::time::Duration::from_secs(30)),
