@@ -233,8 +233,8 @@ metadata:
     kubernetes.io/os: linux
     kubernetes.io/arch: amd64
 status:
-  allocatable: {cpu: "64", memory: 256Gi, pods: "1000", ephemeral-storage: 1Ti}
-  capacity: {cpu: "64", memory: 256Gi, pods: "1000", ephemeral-storage: 1Ti}
+  allocatable: {cpu: "1000", memory: 4Ti, pods: "10000", ephemeral-storage: 10Ti}
+  capacity: {cpu: "1000", memory: 4Ti, pods: "10000", ephemeral-storage: 10Ti}
   nodeInfo:
     kubeletVersion: fake
     kubeProxyVersion: fake
