@@ -45,7 +45,7 @@ fresh() {
   mkdir -p "$dir"
   kubectl --kubeconfig "$kc" --context "$ctx" create namespace "$ns" >/dev/null
   kubectl --kubeconfig "$kc" --context "$ctx" label namespace "$ns" \
-    app.kubernetes.io/managed-by=piceli "app.kubernetes.io/name=$app" >/dev/null
+    app.kubernetes.io/managed-by=piceli "app.kubernetes.io/name=${app/engine-/bench-}" >/dev/null
   echo "$dir $ns"
 }
 
@@ -84,7 +84,7 @@ for app in engine-100 engine-1000 hello; do
     fi
     # Each app's namespaces go before the next app is measured.
     kubectl --kubeconfig "${kc[$cluster]}" --context "${ctx[$cluster]}" delete namespace \
-      -l "app.kubernetes.io/name=$app" --wait=true --timeout=300s >/dev/null
+      -l "app.kubernetes.io/name=${app/engine-/bench-}" --wait=true --timeout=300s >/dev/null
   done
 done
 python3 - "$work/json" <<'PY'
