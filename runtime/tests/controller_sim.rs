@@ -225,6 +225,12 @@ fn a_crd_controller_writes_status_owns_a_child_and_cleans_up_through_its_finaliz
         get_json(&sim, &["get", "lamp", "red"]).is_none(),
         "the lamp is gone"
     );
+    // Its child goes with it: the cluster's garbage collector follows the ownerReference.
+    wait_for(
+        "the garbage collector to delete the owned child",
+        Duration::from_secs(30),
+        || get_json(&sim, &["get", "configmap", "lamp-red"]).is_none(),
+    );
     operator.stop();
 }
 
