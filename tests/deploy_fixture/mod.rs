@@ -14,13 +14,13 @@ use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
 use piceli::runtime::images::{BuildOptions, ImageEvent};
 use piceli_image::{Digest, RegistryClient, Repository};
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 
 use crate::support;
 
 pub struct Fixture {
     pub registry: support::LocalRegistry,
-    _sim: piceli_sim::RunningSim,
+    _sim: Cluster,
     pub state: tempfile::TempDir,
     pub work: tempfile::TempDir,
     pub session: SessionOptions,
@@ -32,7 +32,7 @@ impl Fixture {
     /// A fixture deploying `app` (its images pushed under `REGISTRY/stg`).
     pub fn new(app: fn() -> App) -> Fixture {
         let registry = support::LocalRegistry::start();
-        let sim = Sim::start(SimConfig::default()).expect("sim");
+        let sim = Cluster::start();
         let state = tempfile::tempdir().expect("state");
         let work = tempfile::tempdir().expect("workspace");
         std::fs::create_dir_all(work.path().join("src")).expect("mkdir");
@@ -44,7 +44,7 @@ impl Fixture {
             namespace: None,
             connect: ConnectOptions {
                 kubeconfig: Some(sim.kubeconfig_path().to_path_buf()),
-                context: Some("piceli-sim".into()),
+                context: Some(sim.context().into()),
             },
             state_dir: Some(state.path().to_path_buf()),
             wait: Some(std::time::Duration::from_secs(30)),
