@@ -4,7 +4,7 @@
 //! requests nothing.
 
 use assert_cmd::Command;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::path::Path;
 
 fn hello(dir: &Path) -> Command {
@@ -28,14 +28,14 @@ fn json(out: &assert_cmd::assert::Assert) -> serde_json::Value {
 
 #[test]
 fn approval_by_prefix_and_for_the_planned_namespace_only() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let kc = sim.kubeconfig_path().display().to_string();
     let flags = [
         "--kubeconfig",
         &kc,
         "--context",
-        "piceli-sim",
+        sim.context(),
         "--timeout",
         "60",
     ];

@@ -6,7 +6,7 @@
 //! the app's is no conflict.
 
 use assert_cmd::Command;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::path::Path;
 
 fn hello(dir: &Path) -> Command {
@@ -46,14 +46,14 @@ fn last_json(out: &assert_cmd::assert::Assert) -> serde_json::Value {
 
 #[test]
 fn conflicts_are_listed_and_taken_over_on_request() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let kc = sim.kubeconfig_path().display().to_string();
     let flags = [
         "--kubeconfig",
         &kc,
         "--context",
-        "piceli-sim",
+        sim.context(),
         "--timeout",
         "0",
         "-o",

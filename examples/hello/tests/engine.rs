@@ -2,7 +2,7 @@
 //! the JSON contract, and that no command reads `~/.kube/config` or `KUBECONFIG`.
 
 use assert_cmd::Command;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::path::Path;
 
 /// The hello binary in `dir`, with HOME holding a poisoned ~/.kube/config and KUBECONFIG pointing at it:
@@ -24,14 +24,14 @@ fn json(out: &assert_cmd::assert::Assert) -> serde_json::Value {
 
 #[test]
 fn plan_approve_apply_with_exit_codes_and_json() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let kc = sim.kubeconfig_path().display().to_string();
     let flags = [
         "--kubeconfig",
         kc.as_str(),
         "--context",
-        "piceli-sim",
+        sim.context(),
         "-o",
         "json",
     ];
@@ -124,7 +124,7 @@ fn the_local_target_never_falls_back_to_kubeconfig_or_home() {
 
 #[test]
 fn a_context_the_kubeconfig_lacks_is_an_error_not_a_fallback() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let kc = sim.kubeconfig_path().display().to_string();
     let out = hello(dir.path())

@@ -4,7 +4,7 @@
 //! code of its own. Each drives the built `hello` binary against the local cluster.
 
 use assert_cmd::Command;
-use piceli_sim::{RunningSim, Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::path::Path;
 
 fn hello(dir: &Path) -> Command {
@@ -19,13 +19,13 @@ fn hello(dir: &Path) -> Command {
     cmd
 }
 
-/// `--kubeconfig K --context piceli-sim --state-dir STATE -o json`.
-fn flags(sim: &RunningSim, state: &Path) -> Vec<String> {
+/// `--kubeconfig K --context CONTEXT --state-dir STATE -o json`.
+fn flags(sim: &Cluster, state: &Path) -> Vec<String> {
     [
         "--kubeconfig",
         &sim.kubeconfig_path().display().to_string(),
         "--context",
-        "piceli-sim",
+        sim.context(),
         "--state-dir",
         &state.display().to_string(),
         "-o",
@@ -44,7 +44,7 @@ fn error_of(out: &assert_cmd::assert::Assert) -> serde_json::Value {
     v["error"].clone()
 }
 
-async fn namespaces(sim: &RunningSim) -> Vec<String> {
+async fn namespaces(sim: &Cluster) -> Vec<String> {
     use piceli::k8s_openapi::api::core::v1::Namespace;
     kube::api::Api::<Namespace>::all(sim.client().expect("client"))
         .list(&Default::default())
@@ -58,7 +58,7 @@ async fn namespaces(sim: &RunningSim) -> Vec<String> {
 
 #[test]
 fn an_emptied_journal_fails_resume_status_and_stop_with_its_code() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state");
     // A real journal with a release, then emptied (a full disk, a bad copy, `> journal.db`).
@@ -133,7 +133,7 @@ fn a_timeout_beyond_a_day_is_refused_at_parse_time() {
 
 #[test]
 fn a_namespace_that_is_a_path_is_refused_before_any_cluster_call() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let before = rt.block_on(namespaces(&sim));
     let dir = tempfile::tempdir().expect("temp dir");
@@ -181,7 +181,7 @@ fn a_namespace_that_is_a_path_is_refused_before_any_cluster_call() {
 
 #[test]
 fn a_release_that_does_not_exist_has_its_own_code() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state");
     for command in [
