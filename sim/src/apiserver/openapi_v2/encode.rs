@@ -354,3 +354,109 @@ pub fn document(doc: &Value) -> Document {
 pub fn encode(doc: &Value) -> Vec<u8> {
     prost::Message::encode_to_vec(&document(doc))
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::Registry;
+
+    /// A small document (keys sorted, so any `serde_json` map order reads it alike) and the bytes
+    /// gnostic-models v0.6.9 (kube-openapi's) makes of it: `ParseDocument`, then `proto.Marshal`.
+    const SMALL_JSON: &str = include_str!("../../../tests/data/openapi-v2-small.json");
+    const SMALL_PB_HEX: &str = include_str!("../../../tests/data/openapi-v2-small.pb.hex");
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn encodes_byte_for_byte_as_gnostic() {
+        let doc: Value = serde_json::from_str(SMALL_JSON).expect("json");
+        assert_eq!(hex(&encode(&doc)), SMALL_PB_HEX.trim());
+    }
+
+    fn ext<'a>(exts: &'a [NamedAny], name: &str) -> Option<&'a str> {
+        exts.iter()
+            .find(|e| e.name == name)
+            .and_then(|e| e.value.as_ref())
+            .map(|v| v.yaml.as_str())
+    }
+
+    #[test]
+    fn the_served_document_round_trips_through_prost() {
+        let doc = super::super::document(&Registry::default().all());
+        let bytes = encode(&doc);
+        let back = Document::decode(bytes.as_slice()).expect("decodes");
+        assert_eq!(back, document(&doc));
+        assert_eq!(back.swagger, "2.0");
+        let defs = back.definitions.expect("definitions").additional_properties;
+        let deploy = defs
+            .iter()
+            .find(|d| d.name == "io.k8s.api.apps.v1.Deployment")
+            .and_then(|d| d.value.clone())
+            .expect("Deployment");
+        assert_eq!(
+            deploy.r#type.map(|t| t.value),
+            Some(vec!["object".to_string()])
+        );
+        assert_eq!(
+            ext(&deploy.vendor_extension, "x-kubernetes-group-version-kind"),
+            Some("- group: apps\n  kind: Deployment\n  version: v1\n")
+        );
+        let spec = deploy
+            .properties
+            .expect("properties")
+            .additional_properties
+            .into_iter()
+            .find(|p| p.name == "spec")
+            .and_then(|p| p.value)
+            .expect("spec");
+        assert_eq!(spec._ref, "#/definitions/io.k8s.api.apps.v1.DeploymentSpec");
+        let paths = back.paths.expect("paths").path;
+        let item = paths
+            .iter()
+            .find(|p| p.name == "/apis/apps/v1/namespaces/{namespace}/deployments/{name}")
+            .and_then(|p| p.value.clone())
+            .expect("deployment path");
+        let patch = item.patch.expect("patch");
+        assert!(
+            patch
+                .consumes
+                .contains(&"application/strategic-merge-patch+json".to_string())
+        );
+        assert_eq!(
+            ext(&patch.vendor_extension, "x-kubernetes-group-version-kind"),
+            Some("group: apps\nkind: Deployment\nversion: v1\n")
+        );
+    }
+
+    #[test]
+    fn schemas_keep_what_kube_openapi_reads() {
+        let s = schema(&json!({
+            "type": "object", "properties": {}, "additionalProperties": true,
+            "items": {}, "enum": ["a", 1], "x-kubernetes-list-type": "map",
+            "maximum": 10, "exclusiveMaximum": true, "maxLength": 3, "required": ["a"],
+        }));
+        // Present but empty: kube-openapi reads an object with `properties` as a kind.
+        assert_eq!(s.properties, Some(Properties::default()));
+        assert_eq!(
+            s.additional_properties.and_then(|a| a.oneof),
+            Some(AdditionalProperties::Boolean(true))
+        );
+        assert_eq!(s.items.map(|i| i.schema.len()), Some(1));
+        let values: Vec<String> = s.r#enum.into_iter().map(|a| a.yaml).collect();
+        assert_eq!(values, ["a\n", "1\n"]);
+        assert_eq!(
+            ext(&s.vendor_extension, "x-kubernetes-list-type"),
+            Some("map\n")
+        );
+        assert_eq!(
+            (s.maximum, s.exclusive_maximum, s.max_length),
+            (10.0, true, 3)
+        );
+        assert_eq!(s.required, ["a"]);
+    }
+}

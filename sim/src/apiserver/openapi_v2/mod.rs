@@ -2,12 +2,13 @@
 //! aggregates it. kubectl reads it when its OpenAPI v3 path does not answer: validating a `kind:
 //! List` client-side, and choosing the patch type of a client-side apply of a custom resource.
 //! Built-in definitions come from the embedded schemas (with their descriptions), CRD versions
-//! from their structural schemas (`crd`); `paths` and `parameters` from `paths`. The document is
+//! from their structural schemas (`crd`); `paths` from `paths`, the shared `parameters` from `params`. The document is
 //! served as JSON or as gnostic's protobuf `Document` (`proto`, `encode`, `yaml`), built once per
 //! change of the served types (`serve`).
 
 mod crd;
 mod encode;
+mod params;
 mod paths;
 mod proto;
 mod serve;
@@ -179,7 +180,7 @@ pub fn document(types: &[ResourceType]) -> Value {
         "info": {"title": "Kubernetes", "version": "1.33"},
         "paths": paths::paths(types),
         "definitions": definitions,
-        "parameters": paths::parameters(),
+        "parameters": params::parameters(),
         "securityDefinitions": {"BearerToken": {
             "description": "Bearer Token authentication", "type": "apiKey",
             "name": "authorization", "in": "header"}},

@@ -1,109 +1,18 @@
 //! The `paths` of the OpenAPI v2 document, one set per served type as kube-apiserver's installer
 //! and apiextensions-apiserver's builder register them (collection, object, `status`, `scale`,
-//! and the `finalize` and `token` subresources the sim serves), and the shared `parameters` the
-//! operations refer to. Each operation carries `consumes` (kubectl's client-side apply reads the
-//! patch types there), `x-kubernetes-action` and `x-kubernetes-group-version-kind`.
+//! and the `finalize` and `token` subresources the sim serves). Each operation carries `consumes`
+//! (kubectl's client-side apply reads the patch types there), `x-kubernetes-action` and
+//! `x-kubernetes-group-version-kind`.
 
 use serde_json::{Map, Value, json};
 
+use super::params::{
+    DELETE_PARAMS, LIST_PARAMS, body, name_param, patch_params, query, reference, write_params,
+};
 use crate::apiserver::openapi::component_name;
 use crate::registry::ResourceType;
 
-const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
-
-/// The shared parameters, by the names kube-apiserver 1.33 gives them.
-const PARAMETERS: &[(&str, &str, &str)] = &[
-    (
-        "allowWatchBookmarks-HC2hJt-J",
-        "allowWatchBookmarks",
-        "boolean",
-    ),
-    ("continue-QfD61s0i", "continue", "string"),
-    ("fieldManager-7c6nTn1T", "fieldManager", "string"),
-    ("fieldManager-Qy4HdaTW", "fieldManager", "string"),
-    ("fieldSelector-xIcQKXFG", "fieldSelector", "string"),
-    ("force-tOGGb0Yi", "force", "boolean"),
-    (
-        "gracePeriodSeconds--K5HaBOS",
-        "gracePeriodSeconds",
-        "integer",
-    ),
-    (
-        "ignoreStoreReadErrorWithClusterBreakingPotential-QbNkfIqj",
-        "ignoreStoreReadErrorWithClusterBreakingPotential",
-        "boolean",
-    ),
-    ("labelSelector-5Zw57w4C", "labelSelector", "string"),
-    ("limit-1NfNmdNH", "limit", "integer"),
-    ("orphanDependents-uRB25kX5", "orphanDependents", "boolean"),
-    ("pretty-tJGM1-ng", "pretty", "string"),
-    ("propagationPolicy-6jk3prlO", "propagationPolicy", "string"),
-    ("resourceVersion-5WAnf1kx", "resourceVersion", "string"),
-    (
-        "resourceVersionMatch-t8XhRHeC",
-        "resourceVersionMatch",
-        "string",
-    ),
-    ("sendInitialEvents-rLXlEK_k", "sendInitialEvents", "boolean"),
-    ("timeoutSeconds-yvYezaOC", "timeoutSeconds", "integer"),
-    ("watch-XNNPZGbK", "watch", "boolean"),
-];
-
-const LIST_PARAMS: &[&str] = &[
-    "allowWatchBookmarks-HC2hJt-J",
-    "continue-QfD61s0i",
-    "fieldSelector-xIcQKXFG",
-    "labelSelector-5Zw57w4C",
-    "limit-1NfNmdNH",
-    "resourceVersion-5WAnf1kx",
-    "resourceVersionMatch-t8XhRHeC",
-    "sendInitialEvents-rLXlEK_k",
-    "timeoutSeconds-yvYezaOC",
-    "watch-XNNPZGbK",
-];
-
-const DELETE_PARAMS: &[&str] = &[
-    "gracePeriodSeconds--K5HaBOS",
-    "ignoreStoreReadErrorWithClusterBreakingPotential-QbNkfIqj",
-    "orphanDependents-uRB25kX5",
-    "propagationPolicy-6jk3prlO",
-];
-
-/// `#/parameters/...` definitions (`namespace` and the `DeleteOptions` and `Patch` bodies too).
-pub fn parameters() -> Map<String, Value> {
-    let mut out = Map::new();
-    for (key, name, kind) in PARAMETERS {
-        out.insert(
-            key.to_string(),
-            json!({"uniqueItems": true, "type": kind, "name": name, "in": "query"}),
-        );
-    }
-    out.insert(
-        "namespace-vgWSWtn3".into(),
-        json!({"uniqueItems": true, "type": "string", "description": "object name and auth scope, such as for teams and projects", "name": "namespace", "in": "path", "required": true}),
-    );
-    out.insert(
-        "body-2Y1dVQaQ".into(),
-        json!({"name": "body", "in": "body", "schema": {"$ref": format!("#/definitions/{META}.DeleteOptions")}}),
-    );
-    out.insert(
-        "body-78PwaGsr".into(),
-        json!({"name": "body", "in": "body", "required": true, "schema": {"$ref": format!("#/definitions/{META}.Patch")}}),
-    );
-    out
-}
-
-fn reference(key: &str) -> Value {
-    json!({"$ref": format!("#/parameters/{key}")})
-}
-
-fn query(name: &str) -> Value {
-    json!({"uniqueItems": true, "type": "string", "name": name, "in": "query"})
-}
-
-fn body(schema: &str) -> Value {
-    json!({"name": "body", "in": "body", "required": true, "schema": {"$ref": format!("#/definitions/{schema}")}})
-}
+pub(super) const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
 /// A group or version as kube-apiserver turns it into an operation id or tag: letters, `_` and
 /// (not first) digits kept, each other character dropped and the next letter capitalized.
@@ -124,6 +33,36 @@ fn id_part(s: &str, capitalize_first: bool) -> String {
     }
     out
 }
+
+/// `" a "`, `" an "`, or `" "` for a plural-looking kind (`Endpoints`), as kube-apiserver's
+/// `GetArticleForNoun` words "create a Pod".
+fn article(kind: &str) -> &'static str {
+    if kind.ends_with('s') && !kind.ends_with("ss") {
+        " "
+    } else if kind
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiou".contains(c.to_ascii_lowercase()))
+    {
+        " an "
+    } else {
+        " a "
+    }
+}
+
+/// The kinds whose delete answers with the deleted object rather than a `Status` (their
+/// registries return it), by `group/plural`.
+const DELETE_RETURNS_OBJECT: &[&str] = &[
+    "/persistentvolumeclaims",
+    "/persistentvolumes",
+    "/pods",
+    "/podtemplates",
+    "/resourcequotas",
+    "/serviceaccounts",
+    "/services",
+    "storage.k8s.io/csidrivers",
+    "storage.k8s.io/storageclasses",
+];
 
 /// How the operations of one type are named and what they consume and produce.
 struct Ops<'a> {
@@ -161,6 +100,23 @@ impl Ops<'_> {
         params: Vec<Value>,
         codes: &[(&str, &str)],
         schema: &str,
+    ) -> Value {
+        let gvk = json!({"group": self.t.group, "kind": self.t.kind, "version": self.t.version});
+        self.op_for(action, verb, rest, description, params, codes, schema, gvk)
+    }
+
+    /// [`Ops::op`] for a subresource whose body is another kind (`Scale`, `TokenRequest`).
+    #[allow(clippy::too_many_arguments)]
+    fn op_for(
+        &self,
+        action: &str,
+        verb: &str,
+        rest: &str,
+        description: String,
+        params: Vec<Value>,
+        codes: &[(&str, &str)],
+        schema: &str,
+        gvk: Value,
     ) -> Value {
         let (consumes, produces) = match (self.crd, action) {
             (true, "patch") => (
@@ -224,7 +180,7 @@ impl Ops<'_> {
             "operationId": format!("{verb}{}{rest}", self.gv),
             "responses": responses,
             "x-kubernetes-action": action,
-            "x-kubernetes-group-version-kind": {"group": self.t.group, "kind": self.t.kind, "version": self.t.version},
+            "x-kubernetes-group-version-kind": gvk,
         });
         if !params.is_empty() {
             op["parameters"] = Value::Array(params);
@@ -237,29 +193,6 @@ const OK: &[(&str, &str)] = &[("200", "OK")];
 const WRITTEN: &[(&str, &str)] = &[("200", "OK"), ("201", "Created")];
 const CREATED: &[(&str, &str)] = &[("200", "OK"), ("201", "Created"), ("202", "Accepted")];
 const DELETED: &[(&str, &str)] = &[("200", "OK"), ("202", "Accepted")];
-
-fn write_params(body_schema: &str) -> Vec<Value> {
-    vec![
-        body(body_schema),
-        query("dryRun"),
-        reference("fieldManager-Qy4HdaTW"),
-        query("fieldValidation"),
-    ]
-}
-
-fn patch_params() -> Vec<Value> {
-    vec![
-        reference("body-78PwaGsr"),
-        query("dryRun"),
-        reference("fieldManager-7c6nTn1T"),
-        query("fieldValidation"),
-        reference("force-tOGGb0Yi"),
-    ]
-}
-
-fn name_param(kind: &str) -> Value {
-    json!({"uniqueItems": true, "type": "string", "description": format!("name of the {kind}"), "name": "name", "in": "path", "required": true})
-}
 
 /// The paths of one served type, added to `out`.
 fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
@@ -296,7 +229,7 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
         out.insert(
             coll,
             json!({
-                "post": ops.op("post", "create", &scoped, format!("create a {kind}"), vec![body(&schema)], CREATED, &schema),
+                "post": ops.op("post", "create", &scoped, format!("create{}{kind}", article(kind)), vec![body(&schema)], CREATED, &schema),
                 "parameters": params,
             }),
         );
@@ -336,15 +269,24 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
     };
     let mut coll_params = scope_params.clone();
     coll_params.push(pretty.clone());
-    out.insert(
-        coll.clone(),
-        json!({
-            "get": ops.op("list", "list", &scoped, list_doc, list_params(), OK, &list_schema),
-            "post": ops.op("post", "create", &scoped, format!("create a {kind}"), write_params(&schema), CREATED, &schema),
-            "delete": ops.op("deletecollection", "delete", &format!("Collection{scoped}"), format!("delete collection of {kind}"), delete_collection, OK, &format!("{META}.Status")),
-            "parameters": coll_params,
-        }),
-    );
+    let mut collection = json!({
+        "get": ops.op("list", "list", &scoped, list_doc, list_params(), OK, &list_schema),
+        "post": ops.op("post", "create", &scoped, format!("create{}{kind}", article(kind)), write_params(&schema), CREATED, &schema),
+        "parameters": coll_params,
+    });
+    // Namespaces cannot be deleted as a collection.
+    if !(t.group.is_empty() && t.plural == "namespaces") {
+        collection["delete"] = ops.op(
+            "deletecollection",
+            "delete",
+            &format!("Collection{scoped}"),
+            format!("delete collection of {kind}"),
+            delete_collection,
+            OK,
+            &format!("{META}.Status"),
+        );
+    }
+    out.insert(coll.clone(), collection);
     let mut item_params = vec![name_param(kind)];
     item_params.extend(scope_params);
     item_params.push(pretty);
@@ -356,6 +298,11 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
         }
     };
     let patched = if t.crd { OK } else { WRITTEN };
+    let deleted = if DELETE_RETURNS_OBJECT.contains(&t.store_key().as_str()) {
+        schema.clone()
+    } else {
+        format!("{META}.Status")
+    };
     let mut delete = vec![reference("body-2Y1dVQaQ"), query("dryRun")];
     delete.extend(DELETE_PARAMS.iter().map(|k| reference(k)));
     out.insert(
@@ -363,26 +310,37 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
         json!({
             "get": ops.op("get", "read", &scoped, format!("read the specified {kind}"), read_params(), OK, &schema),
             "put": ops.op("put", "replace", &scoped, format!("replace the specified {kind}"), write_params(&schema), WRITTEN, &schema),
-            "delete": ops.op("delete", "delete", &scoped, format!("delete a {kind}"), delete, DELETED, &format!("{META}.Status")),
+            "delete": ops.op("delete", "delete", &scoped, format!("delete{}{kind}", article(kind)), delete, DELETED, &deleted),
             "patch": ops.op("patch", "patch", &scoped, format!("partially update the specified {kind}"), patch_params(), patched, &schema),
             "parameters": item_params,
         }),
     );
-    let mut subresources: Vec<(&str, String)> = Vec::new();
+    let own_gvk = json!({"group": t.group, "kind": kind, "version": t.version});
+    let mut subresources: Vec<(&str, String, Value)> = Vec::new();
     if t.status_subresource {
-        subresources.push(("status", schema.clone()));
+        subresources.push(("status", schema.clone(), own_gvk.clone()));
     }
     if t.scale.is_some() {
-        subresources.push(("scale", "io.k8s.api.autoscaling.v1.Scale".to_string()));
+        // Built-in scale operations carry the Scale kind, a CRD's its own.
+        let scale_gvk = if t.crd {
+            own_gvk
+        } else {
+            json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
+        };
+        subresources.push((
+            "scale",
+            "io.k8s.api.autoscaling.v1.Scale".to_string(),
+            scale_gvk,
+        ));
     }
-    for (sub, sub_schema) in subresources {
+    for (sub, sub_schema, gvk) in subresources {
         let rest = format!("{scoped}{}{}", sub[..1].to_uppercase(), &sub[1..]);
         out.insert(
             format!("{coll}/{{name}}/{sub}"),
             json!({
-                "get": ops.op("get", "read", &rest, format!("read {sub} of the specified {kind}"), read_params(), OK, &sub_schema),
-                "put": ops.op("put", "replace", &rest, format!("replace {sub} of the specified {kind}"), write_params(&sub_schema), WRITTEN, &sub_schema),
-                "patch": ops.op("patch", "patch", &rest, format!("partially update {sub} of the specified {kind}"), patch_params(), patched, &sub_schema),
+                "get": ops.op_for("get", "read", &rest, format!("read {sub} of the specified {kind}"), read_params(), OK, &sub_schema, gvk.clone()),
+                "put": ops.op_for("put", "replace", &rest, format!("replace {sub} of the specified {kind}"), write_params(&sub_schema), WRITTEN, &sub_schema, gvk.clone()),
+                "patch": ops.op_for("patch", "patch", &rest, format!("partially update {sub} of the specified {kind}"), patch_params(), patched, &sub_schema, gvk),
                 "parameters": out.get(&format!("{coll}/{{name}}")).and_then(|p| p.get("parameters")).cloned().unwrap_or_default(),
             }),
         );
@@ -414,7 +372,8 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
         out.insert(
             format!("{coll}/{{name}}/token"),
             json!({
-                "post": ops.op("post", "create", &format!("{scoped}Token"), format!("create token of a {kind}"), vec![body(token)], CREATED, token),
+                "post": ops.op_for("post", "create", &format!("{scoped}Token"), format!("create token of a {kind}"), vec![body(token)], CREATED, token,
+                    json!({"group": "authentication.k8s.io", "kind": "TokenRequest", "version": "v1"})),
                 "parameters": params,
             }),
         );
