@@ -28,7 +28,7 @@ async fn get(client: &kube::Client, headers: &[(&str, &str)]) -> (StatusCode, He
     (parts.status, parts.headers, bytes)
 }
 
-fn header<'a>(h: &'a HeaderMap, name: header::HeaderName) -> &'a str {
+fn header(h: &HeaderMap, name: header::HeaderName) -> &str {
     h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 

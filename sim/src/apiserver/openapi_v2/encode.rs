@@ -144,13 +144,13 @@ pub fn schema(v: &Value) -> Schema {
 /// A parameter (not a `$ref`): in the body, or in the query or path.
 fn parameter(m: &Map<String, Value>) -> Parameter {
     let oneof = match m.get("in").and_then(Value::as_str) {
-        Some("body") => ParameterOneof::BodyParameter(BodyParameter {
+        Some("body") => ParameterOneof::BodyParameter(Box::new(BodyParameter {
             description: text(m, "description"),
             name: text(m, "name"),
             r#in: text(m, "in"),
             required: flag(m, "required"),
             schema: m.get("schema").map(schema),
-        }),
+        })),
         Some("path") => ParameterOneof::NonBodyParameter(NonBodyParameter {
             oneof: Some(NonBodyParameterOneof::PathParameterSubSchema(
                 PathParameterSubSchema {
@@ -190,7 +190,7 @@ fn parameters_items(v: Option<&Value>) -> Vec<ParametersItem> {
                     _ref: r.to_string(),
                     description: text(m, "description"),
                 }),
-                None => ParametersItemOneof::Parameter(parameter(m)),
+                None => ParametersItemOneof::Parameter(Box::new(parameter(m))),
             };
             ParametersItem { oneof: Some(oneof) }
         })

@@ -246,8 +246,8 @@ pub struct ParametersItem {
 /// The `oneof` of [`ParametersItem`].
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum ParametersItemOneof {
-    #[prost(message, tag = "1")]
-    Parameter(Parameter),
+    #[prost(message, tag = "1", boxed)]
+    Parameter(Box<Parameter>),
     #[prost(message, tag = "2")]
     JsonReference(JsonReference),
 }
@@ -271,8 +271,8 @@ pub struct Parameter {
 /// The `oneof` of [`Parameter`].
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum ParameterOneof {
-    #[prost(message, tag = "1")]
-    BodyParameter(BodyParameter),
+    #[prost(message, tag = "1", boxed)]
+    BodyParameter(Box<BodyParameter>),
     #[prost(message, tag = "2")]
     NonBodyParameter(NonBodyParameter),
 }
