@@ -253,9 +253,16 @@ pub(crate) async fn respond(app: Arc<App>, req: &Req) -> Resp {
     let Some(content_type) = negotiate(accept) else {
         return empty(StatusCode::NOT_ACCEPTABLE);
     };
-    let built = match tokio::task::spawn_blocking(move || app.openapi_v2.get(&app.backend.registry))
-        .await
-    {
+    let proto = content_type == PROTOBUF;
+    let head = req.method == Method::HEAD;
+    let gzip = !head && accepts_gzip(req);
+    // Building the document and compressing it take a while: off the runtime's worker threads.
+    let work = move || {
+        let built = app.openapi_v2.get(&app.backend.registry);
+        let body = built.body(proto, gzip);
+        (built, body)
+    };
+    let (built, body) = match tokio::task::spawn_blocking(work).await {
         Ok(b) => b,
         Err(e) => {
             tracing::error!(error = %e, "building the OpenAPI v2 document failed");
@@ -281,10 +288,6 @@ pub(crate) async fn respond(app: Arc<App>, req: &Req) -> Resp {
         set(&mut r, header::ETAG, &built.etag);
         return r;
     }
-    let proto = content_type == PROTOBUF;
-    let head = req.method == Method::HEAD;
-    let gzip = !head && accepts_gzip(req);
-    let body = built.body(proto, gzip);
     let length = if proto {
         built.proto.len()
     } else {
