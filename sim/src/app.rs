@@ -37,6 +37,8 @@ pub struct App {
     pub(crate) informers: crate::controllers::informer::Informers,
     /// How many controller turns ran and were skipped.
     pub(crate) turns: crate::controllers::Turns,
+    /// The OpenAPI v2 document, built once per change of the served types.
+    pub(crate) openapi_v2: crate::apiserver::openapi_v2::V2Cache,
 }
 
 impl App {
@@ -60,6 +62,7 @@ impl App {
             rbac_usage: Default::default(),
             informers: Default::default(),
             turns: Default::default(),
+            openapi_v2: Default::default(),
         };
         app.backend
             .reload_crds()

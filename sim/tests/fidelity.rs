@@ -20,6 +20,8 @@ mod handler_chain;
 mod keepalive;
 #[path = "fidelity/kopf.rs"]
 mod kopf;
+#[path = "fidelity/openapi_v2.rs"]
+mod openapi_v2;
 #[path = "fidelity/resource_versions.rs"]
 mod resource_versions;
 #[path = "fidelity/robustness.rs"]

@@ -1,8 +1,11 @@
 //! Acceptance tests of apply driven by the real kubectl (each with its own KUBECACHEDIR and the
 //! simulator's kubeconfig): server-side apply no-ops, diff, server dry runs with defaults, conflicts and
-//! force, shared ownership, field removal, client-side apply and its migration, validation.
+//! force, shared ownership, field removal, client-side apply and its migration, validation, and
+//! `kind: List` files (`kubectl_apply/lists.rs`).
 
 mod common;
+#[path = "kubectl_apply/lists.rs"]
+mod lists;
 
 use common::{DEPLOYMENT, Kubectl, json_of};
 

@@ -19,6 +19,7 @@ pub mod table;
 pub mod validate;
 
 use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -291,6 +292,9 @@ fn review(row: &(&'static str, &'static str, &'static str, &'static str)) -> Res
 pub struct Registry {
     builtins: Vec<ResourceType>,
     crds: RwLock<Vec<ResourceType>>,
+    /// Bumped whenever the CRD-defined types change, so documents built from the served types
+    /// (the OpenAPI v2 document) know when to build again.
+    generation: AtomicU64,
 }
 
 impl Default for Registry {
@@ -302,6 +306,7 @@ impl Default for Registry {
                 .chain(REVIEWS.iter().map(review))
                 .collect(),
             crds: RwLock::new(Vec::new()),
+            generation: AtomicU64::new(0),
         }
     }
 }
@@ -333,11 +338,20 @@ impl Registry {
             .find(|r| r.api_version() == api_version && r.kind == kind)
     }
 
-    /// Replaces the CRD-defined types (called whenever CRDs change).
+    /// Replaces the CRD-defined types (called whenever CRDs change); the generation moves on only
+    /// when they differ from the ones served.
     pub fn set_crds(&self, types: Vec<ResourceType>) {
-        if let Ok(mut crds) = self.crds.write() {
+        if let Ok(mut crds) = self.crds.write()
+            && *crds != types
+        {
             *crds = types;
+            self.generation.fetch_add(1, Ordering::SeqCst);
         }
+    }
+
+    /// Counts the changes of the served types: equal numbers mean the same types.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 }
 

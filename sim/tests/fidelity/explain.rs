@@ -1,4 +1,5 @@
-//! `kubectl explain` shows the real 1.33 descriptions (the OpenAPI v3 documents carry them).
+//! `kubectl explain` shows the real 1.33 descriptions (the OpenAPI v3 documents carry them, and the
+//! v2 document for `--output=plaintext-openapiv2`).
 
 use crate::common::{self, Kubectl};
 
@@ -33,5 +34,22 @@ fn kubectl_explain_shows_the_field_descriptions() {
     assert!(
         out.contains("SecurityContext holds pod-level security attributes"),
         "{out}"
+    );
+}
+
+#[test]
+fn kubectl_explain_reads_openapi_v2_when_asked() {
+    let sim = common::sim();
+    let k = Kubectl::new(&sim);
+    // kube-apiserver 1.33's output, word for word.
+    assert_eq!(
+        k.ok(&[
+            "explain",
+            "deploy.spec.replicas",
+            "--output=plaintext-openapiv2"
+        ]),
+        "KIND:     Deployment\nVERSION:  apps/v1\n\nFIELD:    replicas <integer>\n\nDESCRIPTION:\n     \
+         Number of desired pods. This is a pointer to distinguish between explicit\n     \
+         zero and not specified. Defaults to 1.\n"
     );
 }

@@ -77,6 +77,8 @@ async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp 
     };
     match target {
         Route::Resource(t) => resource(app, req, t).await,
+        // kube-openapi's handler answers every method.
+        Route::OpenApiV2 => crate::apiserver::openapi_v2::respond(app, &req).await,
         other => {
             if req.method != Method::GET && req.method != Method::HEAD {
                 return error(&ApiError::method_not_allowed(&req.path));
@@ -107,7 +109,6 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
             Some(doc) => json_resp(200, &doc),
             None => return Err(ApiError::no_route()),
         },
-        Route::OpenApiV2 => return Err(ApiError::no_route()),
         Route::ApiVersions => match discovery::aggregated_wanted(accept) {
             Some(ct) => raw(
                 200,
@@ -134,7 +135,10 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
                 None => return Err(ApiError::no_route()),
             }
         }
-        Route::Resource(_) | Route::NotFound => return Err(ApiError::no_route()),
+        // `/openapi/v2` and resources are answered by `handle`.
+        Route::Resource(_) | Route::OpenApiV2 | Route::NotFound => {
+            return Err(ApiError::no_route());
+        }
     })
 }
 
