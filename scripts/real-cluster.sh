@@ -187,7 +187,7 @@ start() {
     --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
     --authorization-mode=Node,RBAC \
     --enable-admission-plugins=NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,ResourceQuota,OwnerReferencesPermissionEnforcement \
-    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --service-cluster-ip-range=10.0.0.0/16 --allow-privileged=true \
     --endpoint-reconciler-type=none
 
   local curl_ca=(curl -fsS --max-time 2 --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key")
@@ -215,6 +215,7 @@ start() {
     --disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom \
     --disregard-status-with-label-selector= \
     --cidr=10.244.0.0/16 --node-ip=127.0.0.1 \
+    --node-lease-duration-seconds=40 \
     --server-address="127.0.0.1:$kwok_port"
 
   local kubectl=(kubectl --kubeconfig="$dir/kubeconfig" --context=real)
