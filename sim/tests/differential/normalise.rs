@@ -58,6 +58,16 @@ fn unordered(key: &str) -> bool {
     matches!(key, "verbs" | "resources")
 }
 
+/// The sort key of an element of an unordered array: its name when it has one.
+fn sort_key(v: &Value) -> String {
+    for k in ["name", "resource"] {
+        if let Some(n) = v.get(k).and_then(Value::as_str) {
+            return format!("{n}\u{0}{v}");
+        }
+    }
+    v.to_string()
+}
+
 fn json_value(v: &Value, ctx: &Context, key: &str) -> Value {
     match v {
         Value::String(s) => match placeholder_for(key) {
@@ -67,7 +77,7 @@ fn json_value(v: &Value, ctx: &Context, key: &str) -> Value {
         Value::Array(items) => {
             let mut out: Vec<Value> = items.iter().map(|i| json_value(i, ctx, "")).collect();
             if unordered(key) {
-                out.sort_by_key(|a| a.to_string());
+                out.sort_by_key(sort_key);
             }
             Value::Array(out)
         }
@@ -191,6 +201,13 @@ pub fn text(s: &str, ctx: &Context, kubectl: bool) -> String {
         .replace_all(&s, "${1}-<gen>")
         .into_owned();
     if kubectl {
+        // `rollout status` reports progress as it sees it: how many of these lines come depends on when
+        // kubectl looked, on any cluster; the outcome (the last line and the exit code) is compared.
+        s = s
+            .lines()
+            .filter(|l| !l.starts_with("Waiting for "))
+            .collect::<Vec<_>>()
+            .join("\n");
         // Ages in tables (`5s`, `2m3s`), then the column padding that follows from the widths of the
         // values normalised above.
         s = re(

@@ -31,16 +31,29 @@ kind: List
 items:
 - apiVersion: v1
   kind: ConfigMap
-  metadata: {name: l1, namespace: d-obj, labels: {app: shop, tier: cache}}
+  metadata: {name: l1, namespace: d-list, labels: {app: shop, tier: cache}}
   data: {k: v1}
 - apiVersion: v1
-  kind: ConfigMap
-  metadata: {name: l2, namespace: d-obj, labels: {app: other}}
-  data: {k: v2}
-- apiVersion: v1
   kind: Secret
-  metadata: {name: l3, namespace: d-obj}
+  metadata: {name: l3, namespace: d-list}
   stringData: {password: hunter2}
+";
+
+/// The objects the rest of the suite works on, as a multi-document stream.
+const STREAM: &str = "apiVersion: v1
+kind: ConfigMap
+metadata: {name: l1, namespace: d-obj, labels: {app: shop, tier: cache}}
+data: {k: v1}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: l2, namespace: d-obj, labels: {app: other}}
+data: {k: v2}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: l3, namespace: d-obj}
+stringData: {password: hunter2}
 ";
 
 const SSA: &str = "apiVersion: v1
@@ -119,8 +132,15 @@ pub fn add(s: &mut Suite) {
     s.k_in("apply -f -", CM_A2);
     s.k("get configmap a -n d-obj -o yaml");
     s.k_in("diff -f -", CM_A);
+    // A List (kubectl validates its items with /openapi/v2) in its own namespace, then the same kind of
+    // objects as a multi-document stream.
+    s.k("create namespace d-list");
     s.k_in("apply -f -", LIST);
     s.k_in("apply -f -", LIST);
+    s.k_in("apply --server-side -f -", LIST);
+    s.k("get configmaps,secrets -n d-list -o name");
+    s.k_in("apply -f -", STREAM);
+    s.k_in("apply -f -", STREAM);
     s.k("get configmaps,secrets -n d-obj -o name");
     s.k("get secret l3 -n d-obj -o json");
 
@@ -134,7 +154,7 @@ pub fn add(s: &mut Suite) {
     );
     s.k("get configmap s -n d-obj -o json --show-managed-fields");
     s.k_in("apply --server-side --dry-run=server -f -", SSA);
-    s.k_in("apply --server-side -f -", LIST);
+    s.k_in("apply --server-side -f -", STREAM);
     s.k("get configmap l1 -n d-obj -o json --show-managed-fields");
 
     // Create and its errors.
@@ -207,7 +227,11 @@ pub fn add(s: &mut Suite) {
     s.k("get configmaps,secrets -n d-obj --chunk-size=1 -o json");
     s.k("get configmaps -n d-obj --sort-by=.metadata.name -o name");
     s.k("get configmaps -n d-obj -o custom-columns=NAME:.metadata.name,TIER:.metadata.labels.tier");
-    s.k("get configmaps -n d-obj -o go-template={{range.items}}{{.metadata.name}}:{{len .data}},{{end}}");
+    s.k_args(
+        &["get", "configmaps", "-n", "d-obj", "-o", "go-template={{range.items}}{{.metadata.name}}:{{len .data}},{{end}}"],
+        None,
+    );
+    s.k("get configmap a%2Fb -n d-obj");
     s.k("get configmaps -A -l app=shop -o name");
     s.k("get configmaps -A -l app=shop");
     s.k("get all -n d-obj");

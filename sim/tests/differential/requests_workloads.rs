@@ -138,7 +138,7 @@ pub fn add(s: &mut Suite) {
     s.k("rollout status deployment/bg -n d-wl --timeout=90s");
     s.k("delete deployment bg -n d-wl --cascade=background");
     s.k("wait --for=delete pods -n d-wl -l app=bg --timeout=90s");
-    s.k_until("get replicasets -n d-wl -l app=bg -o name");
+    s.k("wait --for=delete replicasets -n d-wl -l app=bg --timeout=90s");
 
     // Jobs and CronJobs (suspended: no pods).
     s.k_in("apply -f -", JOB);

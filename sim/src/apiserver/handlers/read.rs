@@ -200,7 +200,8 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
         if i > 0 {
             body.push(',');
         }
-        body.push_str(data);
+        // As kube-apiserver's typed lists: the items of a built-in kind carry no apiVersion or kind.
+        body.push_str(&without_type_meta(data));
     }
     body.push_str("]}");
     Ok(crate::apiserver::http::raw(
@@ -208,6 +209,86 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
         "application/json",
         bytes::Bytes::from(body),
     ))
+}
+
+/// An object's JSON without its top-level `apiVersion` and `kind` members (string-valued), found by a
+/// scan that tracks strings and nesting, so the rest of the text is passed through as it was stored.
+pub fn without_type_meta(data: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = data.as_bytes();
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The end of the string starting at `at` (its opening quote), past its closing quote.
+    let string_end = |at: usize| {
+        let mut j = at + 1;
+        while j < bytes.len() {
+            match bytes[j] {
+                b'\\' => j += 2,
+                b'"' => return j + 1,
+                _ => j += 1,
+            }
+        }
+        bytes.len()
+    };
+    let mut member_start = None;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    member_start = Some(i + 1);
+                }
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b',' if depth == 1 => {
+                member_start = Some(i + 1);
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(i);
+                if depth == 1 && member_start.is_some() {
+                    let key = &data[i + 1..end.saturating_sub(1)];
+                    let start = member_start.take().unwrap_or(i);
+                    if key == "apiVersion" || key == "kind" {
+                        // `"key":"value"` with no whitespace, as the store writes it.
+                        if bytes.get(end) == Some(&b':') && bytes.get(end + 1) == Some(&b'"') {
+                            let value_end = string_end(end + 1);
+                            cuts.push((start, value_end));
+                            i = value_end;
+                            continue;
+                        }
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if cuts.is_empty() {
+        return std::borrow::Cow::Borrowed(data);
+    }
+    let mut out = String::with_capacity(data.len());
+    let mut at = 0;
+    for (start, end) in cuts {
+        out.push_str(&data[at..start]);
+        at = end;
+        // The member's separating comma goes with it.
+        if data.as_bytes().get(at) == Some(&b',') {
+            at += 1;
+        }
+    }
+    out.push_str(&data[at..]);
+    // A removed last member leaves a trailing comma before the closing brace.
+    if let Some(pos) = out.rfind(",}")
+        && pos + 2 == out.len()
+    {
+        out.replace_range(pos..pos + 1, "");
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// GET a collection.
@@ -245,6 +326,20 @@ pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_items_lose_type_meta_only_at_the_top() {
+        let data = r#"{"apiVersion":"v1","data":{"kind":"x","a":"b\\\"kind"},"kind":"ConfigMap","metadata":{"name":"a"}}"#;
+        assert_eq!(
+            without_type_meta(data),
+            r#"{"data":{"kind":"x","a":"b\\\"kind"},"metadata":{"name":"a"}}"#
+        );
+        let last = r#"{"apiVersion":"v1","metadata":{},"kind":"Pod"}"#;
+        assert_eq!(without_type_meta(last), r#"{"metadata":{}}"#);
+        let v: Value = serde_json::from_str(&without_type_meta(last)).expect("still JSON");
+        assert!(v.get("kind").is_none());
+        assert_eq!(without_type_meta(r#"{"a":1}"#), r#"{"a":1}"#);
+    }
 
     #[test]
     fn continue_tokens_round_trip() {

@@ -14,6 +14,7 @@ mod networkpolicy;
 mod node;
 mod persistentvolumeclaim;
 mod pod;
+mod podtemplate;
 mod replicaset;
 mod role;
 mod rolebinding;
@@ -35,6 +36,7 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("batch", "Job") => &job::Job,
         ("batch", "CronJob") => &cronjob::CronJob,
         ("", "Pod") => &pod::Pod,
+        ("", "PodTemplate") => &podtemplate::PodTemplate,
         ("", "Service") => &service::Service,
         ("", "Namespace") => &namespace::Namespace,
         ("", "Secret") => &secret::Secret,
