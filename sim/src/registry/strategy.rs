@@ -28,6 +28,10 @@ pub trait Strategy: Sync {
     /// What only a create fills in, after defaulting (a Pod's initial status, a Job's selector).
     fn prepare_create(&self, _object: &mut Value) {}
 
+    /// What an update keeps from the stored object whatever the request says (a Namespace's
+    /// `spec.finalizers`, which only the `finalize` subresource changes).
+    fn prepare_update(&self, _old: &Value, _new: &mut Value) {}
+
     /// Status the server itself derives on every write (a CRD's conditions).
     fn derive_status(&self, _object: &mut Value) {}
 

@@ -49,6 +49,10 @@ fn placeholder_for(key: &str) -> Option<&'static str> {
         "uid" => Some("<uid>"),
         "continue" => Some("<continue>"),
         "pod-template-hash" => Some("<hash>"),
+        // A binary's build (`/version`): the same release is built by each distribution with its own
+        // commit, Go and date.
+        "gitCommit" => Some("<build>"),
+        "goVersion" => Some("<build>"),
         _ => None,
     }
 }
@@ -69,6 +73,12 @@ fn sort_key(v: &Value) -> String {
 }
 
 fn json_value(v: &Value, ctx: &Context, key: &str) -> Value {
+    if key == "gitVersion"
+        && let Some((release, _build)) = v.as_str().and_then(|s| s.split_once('+'))
+    {
+        // Semver build metadata (`+k3s1`, `+piceli-sim`) names the distribution, not the release.
+        return Value::String(release.to_string());
+    }
     match v {
         Value::String(s) => match placeholder_for(key) {
             Some(p) if !s.is_empty() => Value::String(p.into()),

@@ -95,8 +95,13 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
     Ok(match r {
         Route::Version => json_resp(
             200,
+            // kube-apiserver 1.33's version.Info (with the emulation and compatibility versions);
+            // the sim's own name is semver build metadata, as distributions add theirs (`+k3s1`),
+            // so version checks read it as the release it follows.
             &json!({
-                "major": "1", "minor": "33", "gitVersion": "v1.33.0-piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
+                "major": "1", "minor": "33", "emulationMajor": "1", "emulationMinor": "33",
+                "minCompatibilityMajor": "1", "minCompatibilityMinor": "32",
+                "gitVersion": "v1.33.13+piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
                 "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2", "compiler": "gc",
                 "platform": "linux/amd64",
             }),
@@ -126,15 +131,19 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
         },
         Route::ApiGroup { group } => match discovery::api_group(&types, &group) {
             Some(doc) => json_resp(200, &doc),
-            None => return Err(ApiError::no_route()),
+            None => return Err(ApiError::page_not_found()),
         },
         Route::ApiResources { group, version } => {
             match discovery::api_resource_list(&types, &group, &version) {
                 Some(doc) => json_resp(200, &doc),
+                None if !group.is_empty() && !types.iter().any(|t| t.group == group) => {
+                    return Err(ApiError::page_not_found());
+                }
                 None => return Err(ApiError::no_route()),
             }
         }
-        Route::Resource(_) | Route::NotFound => return Err(ApiError::no_route()),
+        Route::NotFound => return Err(ApiError::page_not_found()),
+        Route::Resource(_) => return Err(ApiError::no_route()),
     })
 }
 
@@ -147,11 +156,21 @@ pub struct Resolved {
 }
 
 fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
-    let rt = app
-        .backend
-        .registry
+    let registry = &app.backend.registry;
+    let rt = registry
         .lookup(&t.group, &t.version, &t.resource)
-        .ok_or_else(ApiError::no_route)?;
+        .ok_or_else(|| {
+            // A group no API serves, or a custom resource's group-version (the CRD handler hands
+            // unknown resources to the mux): Go's plain 404; else the API's NotFound Status.
+            let served = registry.all();
+            let crd_group = served.iter().any(|r| r.crd && r.group == t.group);
+            let known = served.iter().any(|r| r.group == t.group);
+            if !t.group.is_empty() && (!known || crd_group) {
+                ApiError::page_not_found()
+            } else {
+                ApiError::no_route()
+            }
+        })?;
     if !rt.namespaced && t.namespace.is_some() {
         return Err(ApiError::no_route());
     }
@@ -179,6 +198,18 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
         Ok(r) => r,
         Err(e) => return error(&e),
     };
+    // kube-apiserver 1.33 marks core/v1 Endpoints deprecated: every request about them is warned.
+    if r.rt.group.is_empty() && r.rt.plural == "endpoints" {
+        let resp = resource_resolved(app, req, r).await;
+        return crate::apiserver::http::with_warnings(
+            resp,
+            &["v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into()],
+        );
+    }
+    resource_resolved(app, req, r).await
+}
+
+async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
     let watching = req.query.flag("watch");
     if req.method == Method::GET && r.name.is_none() {
         // ListOptions decoding: integers that do not parse are the apiserver's 400.

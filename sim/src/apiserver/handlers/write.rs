@@ -46,6 +46,10 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
         BODY_TYPES
     };
     if !ct.is_empty() && !accepted.contains(&ct) {
+        if req.method == http::Method::PATCH {
+            // go-restful refuses a PATCH of a type no route consumes before the handler sees it.
+            return Err(ApiError::unsupported_patch_type());
+        }
         return Err(ApiError::media_type_not_accepted(accepted));
     }
     if ct == "application/vnd.kubernetes.protobuf" {
@@ -200,8 +204,15 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
     let out = match ct.as_str() {
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
             if req.query.get("fieldManager").is_none_or(str::is_empty) {
-                return Err(ApiError::bad_request(
-                    "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
+                return Err(ApiError::invalid(
+                    "meta.k8s.io",
+                    "PatchOptions",
+                    "",
+                    vec![crate::status::Cause {
+                        reason: "FieldValueRequired".into(),
+                        message: "Required value: is required for apply patch".into(),
+                        field: "fieldManager".into(),
+                    }],
                 ));
             }
             let force = req.query.flag("force");
@@ -223,21 +234,21 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             Ok(Candidate::Replace(doc))
         })?,
         "application/json-patch+json" => {
-            let ops: json_patch::Patch = serde_json::from_value(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            let ops: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
+                if e.to_string().starts_with("invalid type: map") {
+                    ApiError::bad_request(
+                        "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp",
+                    )
+                } else {
+                    ApiError::bad_request(format!("error decoding patch: {e}"))
+                }
+            })?;
             object::write(&c, name, Mode::Update, |old| {
                 let mut doc = old.cloned().unwrap_or(Value::Null);
-                json_patch_as_apiserver(&mut doc, &ops).map_err(|e| {
-                    ApiError::invalid(
-                        &r.rt.group,
-                        &r.rt.kind,
-                        name,
-                        vec![crate::status::Cause {
-                            reason: "FieldValueInvalid".into(),
-                            message: e.to_string(),
-                            field: String::new(),
-                        }],
-                    )
+                // kube-apiserver answers an operation that does not apply with the generic 422 of
+                // `NewGenericServerResponse`, whatever the operation's own error.
+                json_patch_as_apiserver(&mut doc, &ops).map_err(|_| {
+                    ApiError::generic_invalid()
                 })?;
                 Ok(Candidate::Replace(doc))
             })?
@@ -321,6 +332,20 @@ fn json_patch_as_apiserver(
             && t.value.is_null()
             && doc.pointer(t.path.as_str()).is_none()
         {
+            continue;
+        }
+        // evanphx/json-patch v4 (kube-apiserver's) replaces a missing member of an object as if it
+        // were there: the operation adds it.
+        if let json_patch::PatchOperation::Replace(r) = op
+            && doc.pointer(r.path.as_str()).is_none()
+            && let Some((parent, _)) = r.path.as_str().rsplit_once('/')
+            && doc.pointer(parent).is_some_and(Value::is_object)
+        {
+            let add = json_patch::PatchOperation::Add(json_patch::AddOperation {
+                path: r.path.clone(),
+                value: r.value.clone(),
+            });
+            json_patch::patch(doc, std::slice::from_ref(&add))?;
             continue;
         }
         json_patch::patch(doc, std::slice::from_ref(op))?;

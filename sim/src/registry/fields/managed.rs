@@ -136,13 +136,38 @@ pub struct Conflict {
     pub manager: String,
     /// The apiVersion that manager wrote with.
     pub api_version: String,
+    /// The manager's operation (`Apply` or `Update`).
+    pub operation: String,
+    /// When the manager's entry last changed (RFC 3339).
+    pub time: String,
+    /// The subresource the manager wrote (`""` for the main resource).
+    pub subresource: String,
     /// The conflicting field's path.
     pub path: Path,
 }
 
+impl Conflict {
+    /// The manager as kube-apiserver's conflict messages name it (`printManager`): an applier by its
+    /// name; an updater with the apiVersion it used and when.
+    fn who(&self) -> String {
+        let mut who = format!("{:?}", self.manager);
+        if !self.subresource.is_empty() {
+            who = format!("{who} with subresource {:?}", self.subresource);
+        }
+        if self.operation == "Update" {
+            who = if self.time.is_empty() {
+                format!("{who} using {}", self.api_version)
+            } else {
+                format!("{who} using {} at {}", self.api_version, self.time)
+            };
+        }
+        who
+    }
+}
+
 /// The message and causes of a 409 for these conflicts, worded like the real API server.
 pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
-    let who = |c: &Conflict| format!("{:?} using {}", c.manager, c.api_version);
+    let who = Conflict::who;
     let causes = conflicts
         .iter()
         .map(|c| Cause {
@@ -243,6 +268,9 @@ pub fn apply(
                 conflicts.push(Conflict {
                     manager: e.manager.clone(),
                     api_version: e.api_version.clone(),
+                    operation: e.operation.clone(),
+                    time: e.time.clone(),
+                    subresource: e.subresource.clone(),
                     path: (*p).clone(),
                 });
             }
@@ -380,7 +408,7 @@ mod tests {
         let (msg, causes) = conflict_message(&err);
         assert_eq!(
             msg,
-            "Apply failed with 1 conflict: conflict with \"a\" using v1: .data.k"
+            "Apply failed with 1 conflict: conflict with \"a\": .data.k"
         );
         assert_eq!(causes[0].field, ".data.k");
         // Forced: b takes the field, a loses it.

@@ -7,6 +7,7 @@ mod cronjob;
 mod customresourcedefinition;
 mod daemonset;
 mod deployment;
+mod endpoints;
 mod event;
 mod job;
 mod namespace;
@@ -37,6 +38,7 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("batch", "CronJob") => &cronjob::CronJob,
         ("", "Pod") => &pod::Pod,
         ("", "PodTemplate") => &podtemplate::PodTemplate,
+        ("", "Endpoints") => &endpoints::Endpoints,
         ("", "Service") => &service::Service,
         ("", "Namespace") => &namespace::Namespace,
         ("", "Secret") => &secret::Secret,

@@ -19,6 +19,10 @@ impl Strategy for Service {
     }
 
     fn default(&self, root: &mut Map<String, Value>, cluster_ip: &mut dyn FnMut() -> String) {
+        // `ServiceStatus.loadBalancer` is a struct nested by value: always there, if empty.
+        if let Some(status) = obj(child(root, "status")) {
+            status.entry("loadBalancer").or_insert_with(|| json!({}));
+        }
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };

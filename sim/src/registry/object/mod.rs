@@ -346,8 +346,20 @@ fn build(
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     strategy(rt).derive_status(&mut new);
+    // What `PrepareForCreate` adds (a Namespace's finalizers, a Job's selector) comes after
+    // kube-apiserver's field manager has recorded the request's fields: it is owned by no one.
+    let mut unprepared = None;
+    if let Some(old) = old
+        && sub.is_empty()
+    {
+        strategy(rt).prepare_update(old, &mut new);
+    }
     if old.is_none() {
+        let before = new.clone();
         strategy(rt).prepare_create(&mut new);
+        if before != new {
+            unprepared = Some(before);
+        }
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::registry::crd::apply_defaults(&mut new, schema);
@@ -434,7 +446,16 @@ fn build(
             force: true,
             now: &now,
         };
-        managed::update(old, &mut new, node, &req);
+        match unprepared {
+            // (Admission may have changed the object since: then its fields are counted as they are.)
+            Some(mut before) if plugins.is_empty() && webhooks.is_none() => {
+                managed::update(old, &mut before, node, &req);
+                if let Some(fields) = before.pointer("/metadata/managedFields").cloned() {
+                    meta_mut(&mut new).insert("managedFields".into(), fields);
+                }
+            }
+            _ => managed::update(old, &mut new, node, &req),
+        }
     }
     if let Some(old) = old {
         if *old == new {
