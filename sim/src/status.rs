@@ -190,6 +190,11 @@ impl ApiError {
         Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with_empty_details()
     }
 
+    /// An error with no reason (`StatusReasonUnknown`), as some of kube-apiserver's internal errors.
+    pub fn unknown(code: u16, message: impl Into<String>) -> Self {
+        Self::new(code, "", message)
+    }
+
     /// 422 as `NewGenericServerResponse` makes it (a JSON patch that does not apply).
     pub fn generic_invalid() -> Self {
         Self::new(
@@ -318,6 +323,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty() {
+            if let Some(m) = status.as_object_mut() {
+                m.remove("reason");
+            }
+        }
         let d = &self.details;
         let mut details = serde_json::Map::new();
         if !d.name.is_empty() {

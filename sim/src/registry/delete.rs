@@ -68,9 +68,19 @@ impl DeleteOptions {
         if let Some(p) = &policy
             && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
         {
-            return Err(ApiError::bad_request(format!(
-                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Orphan\", \"Background\", \"Foreground\""
-            )));
+            // `ValidateDeleteOptions`: 422 naming the options.
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "DeleteOptions",
+                "",
+                vec![crate::status::Cause {
+                    reason: "FieldValueNotSupported".into(),
+                    message: format!(
+                        "Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+                    ),
+                    field: "propagationPolicy".into(),
+                }],
+            ));
         }
         let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
             Some(g) => Some(g),

@@ -19,6 +19,32 @@ use crate::registry::validate::{self, FieldValidation};
 use crate::status::ApiError;
 use crate::storage::Writer;
 
+/// The decoder's error for a body of another kind: for a built-in kind, the scheme's failed
+/// conversion (`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to
+/// (core.ConfigMap): unknown conversion`).
+fn kind_mismatch(rt: &ResourceType, body: &Value, kind: &str) -> String {
+    let version = body
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .map(|av| av.rsplit('/').next().unwrap_or(av))
+        .unwrap_or(&rt.version);
+    if rt.crd {
+        return format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            rt.kind
+        );
+    }
+    // The internal package of the group (`core` for the legacy group and for events.k8s.io).
+    let internal = match rt.group.as_str() {
+        "" | "events.k8s.io" => "core",
+        g => g.split('.').next().unwrap_or(g),
+    };
+    format!(
+        "{kind} in version {version:?} cannot be handled as a {}: converting ({version}.{kind}) to ({internal}.{}): unknown conversion",
+        rt.kind, rt.kind
+    )
+}
+
 /// The context of one write request.
 pub struct WriteCtx<'a> {
     /// The storage backend: store, served types, admission.
@@ -183,10 +209,7 @@ fn decode_checks(
     if let Some(k) = body.get("kind").and_then(Value::as_str)
         && k != rt.kind
     {
-        return Err(ApiError::bad_request(format!(
-            "the kind in the data ({k}) does not match the expected kind ({})",
-            rt.kind
-        )));
+        return Err(ApiError::bad_request(kind_mismatch(rt, body, k)));
     }
     if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
         && rt.namespaced
