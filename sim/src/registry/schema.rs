@@ -124,6 +124,14 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// Whether this is a struct (an object with declared properties), whose own path field
+    /// ownership never records: structured-merge-diff tracks maps and list elements as members, and
+    /// a struct only through its fields.
+    pub fn is_struct(&self) -> bool {
+        self.schema
+            .is_some_and(|s| s.get("properties").is_some_and(Value::is_object))
+    }
+
     /// The schema of field `name` of an object; `None` if the field is not declared.
     pub fn field(&self, name: &str) -> Option<Node<'a>> {
         if self.root && (name == "apiVersion" || name == "kind") {

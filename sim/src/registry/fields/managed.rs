@@ -138,8 +138,6 @@ pub struct Conflict {
     pub api_version: String,
     /// The manager's operation (`Apply` or `Update`).
     pub operation: String,
-    /// When the manager's entry last changed (RFC 3339).
-    pub time: String,
     /// The subresource the manager wrote (`""` for the main resource).
     pub subresource: String,
     /// The conflicting field's path.
@@ -154,12 +152,9 @@ impl Conflict {
         if !self.subresource.is_empty() {
             who = format!("{who} with subresource {:?}", self.subresource);
         }
+        // (The manager identifier the message is printed from carries no time.)
         if self.operation == "Update" {
-            who = if self.time.is_empty() {
-                format!("{who} using {}", self.api_version)
-            } else {
-                format!("{who} using {} at {}", self.api_version, self.time)
-            };
+            who = format!("{who} using {}", self.api_version);
         }
         who
     }
@@ -269,7 +264,6 @@ pub fn apply(
                     manager: e.manager.clone(),
                     api_version: e.api_version.clone(),
                     operation: e.operation.clone(),
-                    time: e.time.clone(),
                     subresource: e.subresource.clone(),
                     path: (*p).clone(),
                 });
