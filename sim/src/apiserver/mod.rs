@@ -4,6 +4,7 @@
 
 pub(crate) mod accept;
 pub mod discovery;
+mod discovery_data;
 pub(crate) mod filters;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;

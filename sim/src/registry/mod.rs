@@ -183,6 +183,17 @@ const BUILTINS: &[Row] = &[
     ("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false, NONE, false, false, "io.k8s.api.storage.v1.CSIDriver"),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, &["pc"], false, false, "io.k8s.api.scheduling.v1.PriorityClass"),
     ("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, NONE, false, false, "io.k8s.api.node.v1.RuntimeClass"),
+    ("", "v1", "bindings", "Binding", true, NONE, false, false, "io.k8s.api.core.v1.Binding"),
+    ("", "v1", "componentstatuses", "ComponentStatus", false, &["cs"], false, false, "io.k8s.api.core.v1.ComponentStatus"),
+    ("apiregistration.k8s.io", "v1", "apiservices", "APIService", false, NONE, true, false, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"),
+    ("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false, &["csr"], true, false, "io.k8s.api.certificates.v1.CertificateSigningRequest"),
+    ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", false, NONE, true, false, "io.k8s.api.flowcontrol.v1.FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", false, NONE, true, false, "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"),
+    ("storage.k8s.io", "v1", "csinodes", "CSINode", false, NONE, false, false, "io.k8s.api.storage.v1.CSINode"),
+    ("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", true, NONE, false, false, "io.k8s.api.storage.v1.CSIStorageCapacity"),
+    ("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false, NONE, true, false, "io.k8s.api.storage.v1.VolumeAttachment"),
+    ("networking.k8s.io", "v1", "ipaddresses", "IPAddress", false, &["ip"], false, false, "io.k8s.api.networking.v1.IPAddress"),
+    ("networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", false, NONE, true, false, "io.k8s.api.networking.v1.ServiceCIDR"),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true, false, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"),
 ];
 

@@ -11,7 +11,7 @@ use crate::requests::Action;
 use crate::target::{Target, User};
 
 /// How long one kubectl run or HTTP request may take.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What one request answered.
 #[derive(Debug, Clone, Default, serde::Serialize)]

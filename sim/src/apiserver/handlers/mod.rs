@@ -3,6 +3,7 @@
 
 pub(crate) mod limits;
 pub use limits::MAX_HEAD;
+mod pod_subresources;
 mod read;
 mod scale;
 mod watch;
@@ -183,6 +184,7 @@ fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
         Some("scale") if rt.scale.is_some() => {}
         Some("finalize") if rt.kind == "Namespace" => {}
         Some("token") if rt.kind == "ServiceAccount" => {}
+        Some("binding" | "eviction") if rt.kind == "Pod" && rt.group.is_empty() => {}
         Some(_) => return Err(ApiError::no_route()),
     }
     Ok(Resolved {
@@ -272,7 +274,16 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         };
     }
     let sub = r.sub.as_deref().unwrap_or("");
+    if r.rt.group.is_empty() && r.rt.plural == "bindings" {
+        return match (&req.method, r.name.as_deref()) {
+            (&Method::POST, None) => pod_subresources::bind_collection(app, req, r),
+            _ => Err(ApiError::method_not_allowed(&req.path)),
+        };
+    }
     match (&req.method, r.name.as_deref(), sub) {
+        (&Method::POST, Some(name), "binding") => pod_subresources::bind(app, req, r, name),
+        (&Method::POST, Some(name), "eviction") => pod_subresources::evict(app, req, r, name),
+        (_, Some(_), "binding" | "eviction") => Err(ApiError::method_not_allowed(&req.path)),
         (&Method::GET, None, _) => read::list(app, req, r),
         (&Method::POST, None, _) => write::create(app, req, r),
         (&Method::DELETE, None, _) => write::delete_collection(app, req, r),

@@ -83,7 +83,7 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
     }
 }
 
-fn ctx<'a>(
+pub(super) fn ctx<'a>(
     app: &'a App,
     req: &Req,
     r: &'a Resolved,
