@@ -205,6 +205,11 @@ impl ApiError {
         .with_empty_details()
     }
 
+    /// 503 ServiceUnavailable.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
     /// 406 for an `Accept` the server cannot answer in.
     pub fn not_acceptable() -> Self {
         Self::new(

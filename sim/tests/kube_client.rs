@@ -75,7 +75,7 @@ async fn delete_with_a_wrong_uid_precondition_conflicts() {
     assert_eq!(err.code, 409);
     assert!(
         err.message
-            .contains("Precondition failed: UID in precondition: not-the-uid"),
+            .contains("the UID in the precondition (not-the-uid) does not match the UID in record"),
         "{}",
         err.message
     );

@@ -15,6 +15,10 @@ static DATA: OnceLock<Value> = OnceLock::new();
 const SERVED_SUBRESOURCES: &[&str] = &[
     "pods/attach",
     "pods/binding",
+    "pods/ephemeralcontainers",
+    "pods/resize",
+    "nodes/proxy",
+    "certificatesigningrequests/approval",
     "pods/eviction",
     "pods/exec",
     "pods/log",
@@ -199,7 +203,7 @@ mod tests {
             .filter_map(|r| r["name"].as_str())
             .collect();
         assert!(names.contains(&"pods/exec") && names.contains(&"configmaps"));
-        assert!(!names.contains(&"pods/resize") && !names.contains(&"nodes/proxy"));
+        assert!(names.contains(&"pods/resize") && !names.contains(&"bogus"));
         let apps = aggregated_item(&types, "apps").expect("apps");
         assert_eq!(apps["versions"][0]["version"], "v1");
     }

@@ -56,6 +56,9 @@ pub enum ListKind {
 pub struct Node<'a> {
     schema: Option<&'a Value>,
     root: bool,
+    /// Under a custom resource's schema: decoded as unstructured JSON, where every object is a map
+    /// (no Go structs nested by value).
+    unstructured: bool,
 }
 
 fn resolve(v: &Value) -> &Value {
@@ -90,6 +93,7 @@ impl<'a> Node<'a> {
         Node {
             schema: schema.map(resolve),
             root: true,
+            unstructured: matches!(rt.schema, SchemaSource::Crd(_)),
         }
     }
 
@@ -98,13 +102,15 @@ impl<'a> Node<'a> {
         Node {
             schema: None,
             root: false,
+            unstructured: false,
         }
     }
 
-    fn of(v: &'a Value) -> Node<'a> {
+    fn of(v: &'a Value, unstructured: bool) -> Node<'a> {
         Node {
             schema: Some(resolve(v)),
             root: false,
+            unstructured,
         }
     }
 
@@ -128,7 +134,9 @@ impl<'a> Node<'a> {
     /// ownership never records: structured-merge-diff tracks maps and list elements as members, and
     /// a struct only through its fields.
     pub fn is_struct(&self) -> bool {
-        self.schema
+        !self.unstructured
+            && self
+                .schema
             .is_some_and(|s| s.get("properties").is_some_and(Value::is_object))
     }
 
@@ -138,30 +146,34 @@ impl<'a> Node<'a> {
             return Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
             });
         }
         if self.root && name == "metadata" {
             return Some(Node {
                 schema: definitions().get(OBJECT_META).map(resolve),
                 root: false,
+                unstructured: false,
             });
         }
         let Some(s) = self.schema else {
             return Some(Node::free());
         };
         if let Some(p) = s.get("properties").and_then(|p| p.get(name)) {
-            return Some(Node::of(p));
+            return Some(Node::of(p, self.unstructured));
         }
         match s.get("additionalProperties") {
             Some(Value::Bool(false)) => None,
             Some(Value::Bool(true)) => Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
             }),
-            Some(ap) => Some(Node::of(ap)),
+            Some(ap) => Some(Node::of(ap, self.unstructured)),
             None if self.is_free() => Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
             }),
             None => None,
         }
@@ -172,16 +184,18 @@ impl<'a> Node<'a> {
         self.field(name).unwrap_or(Node {
             schema: None,
             root: false,
+            unstructured: self.unstructured,
         })
     }
 
     /// The schema of a list's elements.
     pub fn items(&self) -> Node<'a> {
         match self.schema.and_then(|s| s.get("items")) {
-            Some(i) => Node::of(i),
+            Some(i) => Node::of(i, self.unstructured),
             None => Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
             },
         }
     }

@@ -184,7 +184,10 @@ fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
         Some("scale") if rt.scale.is_some() => {}
         Some("finalize") if rt.kind == "Namespace" => {}
         Some("token") if rt.kind == "ServiceAccount" => {}
-        Some("binding" | "eviction") if rt.kind == "Pod" && rt.group.is_empty() => {}
+        Some("binding" | "eviction" | "ephemeralcontainers" | "resize")
+            if rt.kind == "Pod" && rt.group.is_empty() => {}
+        Some("approval") if rt.kind == "CertificateSigningRequest" => {}
+        Some("proxy") if rt.kind == "Node" && rt.group.is_empty() => {}
         Some(_) => return Err(ApiError::no_route()),
     }
     Ok(Resolved {
@@ -284,6 +287,10 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         (&Method::POST, Some(name), "binding") => pod_subresources::bind(app, req, r, name),
         (&Method::POST, Some(name), "eviction") => pod_subresources::evict(app, req, r, name),
         (_, Some(_), "binding" | "eviction") => Err(ApiError::method_not_allowed(&req.path)),
+        // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down.
+        (_, Some(name), "proxy") if r.rt.kind == "Node" => Err(ApiError::service_unavailable(
+            format!("no kubelet answers for node {name:?}: the sim simulates nodes without kubelet servers"),
+        )),
         (&Method::GET, None, _) => read::list(app, req, r),
         (&Method::POST, None, _) => write::create(app, req, r),
         (&Method::DELETE, None, _) => write::delete_collection(app, req, r),
@@ -313,6 +320,16 @@ fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     body["status"] = status;
     if body.get("metadata").is_none() {
         body["metadata"] = json!({});
+    }
+    // The review comes back with its ObjectMeta as Go serialises it: a SelfSubjectReview is stamped
+    // with the time it was made, the others carry a null creationTimestamp.
+    if let Some(meta) = body["metadata"].as_object_mut() {
+        let stamp = if r.rt.kind == "SelfSubjectReview" {
+            json!(crate::time::now_rfc3339())
+        } else {
+            Value::Null
+        };
+        meta.entry("creationTimestamp").or_insert(stamp);
     }
     Ok(json_resp(201, &body))
 }

@@ -131,6 +131,10 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
                 filter.matches(o)
             })?;
     let mut meta = json!({"resourceVersion": page.rv.to_string()});
+    if r.rt.crd {
+        // Unstructured lists (custom resources) always carry `continue`, empty on the last page.
+        meta["continue"] = json!("");
+    }
     if page.more
         && let Some(last) = page.items.last()
     {

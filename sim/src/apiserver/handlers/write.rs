@@ -167,6 +167,15 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 /// PUT an object (or its status).
 pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
+    // The handler checks the name before the store is asked for the object.
+    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
+        && !n.is_empty()
+        && n != name
+    {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        )));
+    }
     let sub = r.sub.as_deref().unwrap_or("");
     let c = ctx(app, req, r, sub)?;
     let out = object::write(&c, name, Mode::Update, |_| Ok(Candidate::Replace(body)))?;

@@ -19,6 +19,63 @@ use crate::registry::validate::{self, FieldValidation};
 use crate::status::ApiError;
 use crate::storage::Writer;
 
+/// What a write to a subresource that owns part of an object keeps of the request: the stored object
+/// with only that part taken from `body` (`pods/ephemeralcontainers`: `spec.ephemeralContainers`;
+/// `pods/resize`: each container's `resources` and `resizePolicy`; `certificatesigningrequests/approval`:
+/// `status.conditions`).
+fn subresource_part(sub: &str, old: &Value, body: &Value) -> Value {
+    let mut n = old.clone();
+    let take = |at: &str, n: &mut Value| {
+        let (parent, key) = at.rsplit_once('/').unwrap_or(("", at));
+        let value = body.pointer(at).cloned();
+        if let Some(Value::Object(m)) = n.pointer_mut(parent) {
+            match value {
+                Some(v) => {
+                    m.insert(key.to_string(), v);
+                }
+                None => {
+                    m.remove(key);
+                }
+            }
+        }
+    };
+    match sub {
+        "ephemeralcontainers" => take("/spec/ephemeralContainers", &mut n),
+        "approval" => {
+            if n.get("status").is_none() {
+                n["status"] = json!({});
+            }
+            take("/status/conditions", &mut n);
+        }
+        _ => {
+            let wanted: Vec<Value> = body
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(Value::Array(cs)) = n.pointer_mut("/spec/containers") {
+                for c in cs.iter_mut() {
+                    let Some(w) = wanted.iter().find(|w| w.get("name") == c.get("name")) else {
+                        continue;
+                    };
+                    for key in ["resources", "resizePolicy"] {
+                        match (w.get(key), c.as_object_mut()) {
+                            (Some(v), Some(m)) => {
+                                m.insert(key.into(), v.clone());
+                            }
+                            (None, Some(m)) => {
+                                m.remove(key);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    n
+}
+
 /// The decoder's error for a body of another kind: for a built-in kind, the scheme's failed
 /// conversion (`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to
 /// (core.ConfigMap): unknown conversion`).
@@ -293,6 +350,10 @@ fn build(
                     }
                     n
                 }
+                (
+                    "ephemeralcontainers" | "resize" | "approval",
+                    Some(old),
+                ) => subresource_part(sub, old, &body),
                 (_, Some(old)) if status_sep => {
                     let mut n = body;
                     match old.get("status") {
