@@ -327,7 +327,7 @@ fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         let stamp = if r.rt.kind == "SelfSubjectReview" {
             json!(crate::time::now_rfc3339())
         } else {
-            Value::Null
+            serde_json::Value::Null
         };
         meta.entry("creationTimestamp").or_insert(stamp);
     }
