@@ -210,6 +210,15 @@ impl ApiError {
         Self::new(503, "ServiceUnavailable", message)
     }
 
+    /// 410 for a list at a resourceVersion the history no longer has.
+    pub fn gone_list() -> Self {
+        Self::new(
+            410,
+            "Expired",
+            "The resourceVersion for the provided list is too old.",
+        )
+    }
+
     /// 406 for an `Accept` the server cannot answer in.
     pub fn not_acceptable() -> Self {
         Self::new(

@@ -1,6 +1,7 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
 pub mod backend;
+pub mod convert;
 pub mod crd;
 pub(crate) mod crd_types;
 pub mod defaults;
@@ -167,6 +168,8 @@ const BUILTINS: &[Row] = &[
     ("networking.k8s.io", "v1", "ingresses", "Ingress", true, &["ing"], true, false, "io.k8s.api.networking.v1.Ingress"),
     ("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false, NONE, false, false, "io.k8s.api.networking.v1.IngressClass"),
     ("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, &["hpa"], true, false, "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"),
+    // Stored as v2 (the same store key), converted by `convert`.
+    ("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, &["hpa"], true, false, "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, &["pdb"], true, false, "io.k8s.api.policy.v1.PodDisruptionBudget"),
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", true, NONE, false, false, "io.k8s.api.rbac.v1.Role"),
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, NONE, false, false, "io.k8s.api.rbac.v1.RoleBinding"),

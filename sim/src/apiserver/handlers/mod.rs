@@ -214,7 +214,29 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
     resource_resolved(app, req, r).await
 }
 
+/// Whether an `Accept` header names nothing kube-apiserver can answer in (JSON, YAML, protobuf, a
+/// wildcard), which is a 406.
+fn accepts_nothing_served(accept: &str) -> bool {
+    let accept = accept.trim();
+    !accept.is_empty()
+        && !accept.split(',').any(|part| {
+            let media = part.split(';').next().unwrap_or("").trim();
+            matches!(
+                media,
+                "application/json"
+                    | "application/yaml"
+                    | "application/vnd.kubernetes.protobuf"
+                    | "application/*"
+                    | "*/*"
+                    | ""
+            )
+        })
+}
+
 async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
+    if accepts_nothing_served(req.header(header::ACCEPT)) {
+        return error(&ApiError::not_acceptable());
+    }
     let watching = req.query.flag("watch");
     if req.method == Method::GET && r.name.is_none() {
         // ListOptions decoding: integers that do not parse are the apiserver's 400.

@@ -12,7 +12,8 @@ use crate::registry::table;
 use crate::status::ApiError;
 
 /// Serves an object at the requested version (CRD objects are stored once for all versions).
-pub fn at_version(rt: &ResourceType, mut obj: Value) -> Value {
+pub fn at_version(rt: &ResourceType, obj: Value) -> Value {
+    let mut obj = crate::registry::convert::from_storage(rt, obj);
     if rt.crd {
         obj["apiVersion"] = json!(rt.api_version());
     }
@@ -297,7 +298,23 @@ pub fn without_type_meta(data: &str) -> std::borrow::Cow<'_, str> {
 
 /// GET a collection.
 pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    if !req.wants_table() && !req.wants_metadata() && !r.rt.crd {
+    // `resourceVersionMatch=Exact` at a version the history no longer reaches is the store's 410.
+    // (Within the history the list is still of the newest state: snapshots are not kept.)
+    if req.query.get("resourceVersionMatch") == Some("Exact")
+        && let Some(rv) = req
+            .query
+            .get("resourceVersion")
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|v| *v > 0)
+        && app.backend.store.events_after(rv).is_err()
+    {
+        return Err(ApiError::gone_list());
+    }
+    if !req.wants_table()
+        && !req.wants_metadata()
+        && !r.rt.crd
+        && !crate::registry::convert::needed(&r.rt)
+    {
         return list_passthrough(app, req, r);
     }
     let (items, meta) = list_objects(app, req, r)?;
