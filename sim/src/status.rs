@@ -226,6 +226,7 @@ impl ApiError {
             "NotAcceptable",
             "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         )
+        .with_empty_details()
     }
 
     /// 415 UnsupportedMediaType.

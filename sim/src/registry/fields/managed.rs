@@ -63,8 +63,18 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
         meta.remove("managedFields");
         return;
     }
-    let list: Vec<Value> = entries
-        .iter()
+    // `sortEncodedManagedFields`: appliers before updaters, then by time (to the second), manager,
+    // apiVersion and subresource.
+    let mut sorted: Vec<&Entry> = entries.iter().collect();
+    sorted.sort_by(|p, q| {
+        let seconds = |e: &Entry| crate::time::parse_rfc3339(&e.time).unwrap_or(0);
+        (p.operation.as_str(), seconds(p), p.manager.as_str())
+            .cmp(&(q.operation.as_str(), seconds(q), q.manager.as_str()))
+            .then_with(|| p.api_version.cmp(&q.api_version))
+            .then_with(|| p.subresource.cmp(&q.subresource))
+    });
+    let list: Vec<Value> = sorted
+        .into_iter()
         .map(|e| {
             let mut m = json!({
                 "manager": e.manager,

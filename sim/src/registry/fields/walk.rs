@@ -12,6 +12,7 @@ use crate::registry::schema::{ListKind, Node};
 /// slices are absent until set, and are then members of their own (`.` in `fieldsV1`).
 fn zero_present(path: &[Step], node: &Node<'_>) -> bool {
     const BY_VALUE_STRUCTS: &[&str] = &[
+        "metadata",
         "spec",
         "status",
         "template",
