@@ -185,7 +185,7 @@ async fn apply_conflicts_carry_causes_and_force_takes_over() {
     assert_eq!(err.code, 409);
     assert_eq!(
         err.message,
-        "Apply failed with 1 conflict: conflict with \"one\" using apps/v1: .spec.replicas"
+        "Apply failed with 1 conflict: conflict with \"one\": .spec.replicas"
     );
     let causes = err
         .details

@@ -5,6 +5,7 @@
 pub(crate) mod accept;
 pub mod discovery;
 mod discovery_data;
+mod go_json;
 pub(crate) mod filters;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;

@@ -25,6 +25,17 @@ impl Outcome {
     }
 }
 
+/// The requests `sim/FIDELITY.md` lists as differing from kube-apiserver: the first cell of each
+/// table row, between backticks.
+pub fn listed_differences() -> std::collections::BTreeSet<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/FIDELITY.md");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` |").map(|(id, _)| id.replace("\\|", "|")))
+        .collect()
+}
+
 /// The workspace's target directory: `CARGO_TARGET_DIR`, else the workspace root's `target/`.
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {

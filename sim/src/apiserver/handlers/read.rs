@@ -79,9 +79,20 @@ impl Filter {
 
 fn decode_continue(token: &str) -> Result<String, ApiError> {
     let bad = || ApiError::bad_request("continue key is not valid: illegal base64 data");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(token)
-        .map_err(|_| bad())?;
+    // Go's RawURLEncoding, which ignores the unused bits of the last symbol.
+    let lenient = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_encode_padding(false)
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let bytes = lenient.decode(token).map_err(|_| bad())?;
+    if let Some(go) = crate::apiserver::go_json::syntax_error(&bytes) {
+        return Err(ApiError::bad_request(format!(
+            "invalid continue token: continue key is not valid: {go}"
+        )));
+    }
     let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
     v.get("start")
         .and_then(Value::as_str)

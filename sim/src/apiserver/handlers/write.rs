@@ -39,6 +39,12 @@ const CRD_PATCH_TYPES: &[&str] = &[
 /// Decodes a request body: JSON, YAML or (for kubectl's generators) protobuf for POST/PUT, a patch
 /// document for PATCH; any other media type is 415 with the apiserver's list.
 pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
+    decode_body_as(req, "")
+}
+
+/// [`decode_body`] for a body that should be a `kind` (named in a body that is not JSON, as
+/// kube-apiserver's `transformDecodeError` does).
+pub fn decode_body_as(req: &Req, kind: &str) -> Result<Value, ApiError> {
     let ct = req.content_type();
     let accepted = if req.method == http::Method::PATCH {
         PATCH_TYPES
@@ -75,9 +81,18 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
                 serde_saphyr::from_str::<Value>(text)
                     .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
             } else {
-                Err(ApiError::bad_request(format!(
-                    "couldn't get version/kind; json parse error: {json_err}"
-                )))
+                let go = crate::apiserver::go_json::syntax_error(&req.body)
+                    .unwrap_or_else(|| json_err.to_string());
+                Err(ApiError::bad_request(if req.method == http::Method::PATCH {
+                    format!("error decoding patch: {go}")
+                } else if kind.is_empty() {
+                    format!("couldn't get version/kind; json parse error: {go}")
+                } else {
+                    format!(
+                        "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {go} ({})",
+                        crate::apiserver::go_json::summary(&req.body)
+                    )
+                }))
             }
         }
     }
@@ -125,7 +140,7 @@ fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
 
 /// POST to a collection.
 pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    let body = decode_body(req)?;
+    let body = decode_body_as(req, &r.rt.kind)?;
     let name = match body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -166,7 +181,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 
 /// PUT an object (or its status).
 pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
-    let body = decode_body(req)?;
+    let body = decode_body_as(req, &r.rt.kind)?;
     // The handler checks the name before the store is asked for the object.
     if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
         && !n.is_empty()
