@@ -227,6 +227,18 @@ pub fn text(s: &str, ctx: &Context, kubectl: bool) -> String {
         .replace_all(&s, "${1}<age>${6}")
         .into_owned();
         s = re(&PAD, r"(\S) {2,}").replace_all(&s, "$1  ").into_owned();
+        // kubectl sorts rows by name; where generated parts of names were replaced, that order came
+        // from them: the rows (after a header) are put in a stable order.
+        if s.contains("<hash>") || s.contains("<gen>") {
+            let mut lines: Vec<&str> = s.lines().collect();
+            let header = usize::from(
+                lines
+                    .first()
+                    .is_some_and(|l| l.starts_with("NAME") || l.starts_with("NAMESPACE")),
+            );
+            lines[header..].sort_unstable();
+            s = lines.join("\n");
+        }
     }
     s
 }

@@ -96,7 +96,6 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
 const IGNORED_META: &[&str] = &[
     "name",
     "namespace",
-    "generateName",
     "uid",
     "resourceVersion",
     "generation",

@@ -426,6 +426,7 @@ fn build(
     let mut new = with_type_first(rt, new);
     if let crate::registry::SchemaSource::Builtin(_) = &rt.schema {
         crate::registry::fields::times::normalize(&mut new, Node::root(rt));
+        crate::registry::fields::omitempty::drop_empty(&mut new, Node::root(rt));
     }
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
