@@ -90,6 +90,8 @@ pub fn add(s: &mut Suite) {
     s.http("DELETE", &format!("{CMS}/h2"), Some(r#"{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"00000000-0000-0000-0000-000000000000"}}"#), JSON, None, User::Admin);
     s.http("DELETE", &format!("{CMS}/h2?dryRun=All"), None, None, None, User::Admin);
     s.http("DELETE", &format!("{CMS}/h2?propagationPolicy=Orphan"), None, None, None, User::Admin);
+    // The orphan finalizer is the garbage collector's to remove: wait for it rather than race it.
+    s.k("wait --for=delete configmap/h2 -n d-http --timeout=30s");
     s.http("DELETE", &format!("{CMS}/h2"), None, None, None, User::Admin);
     s.http("DELETE", &format!("{CMS}/h1?propagationPolicy=Sideways"), None, None, None, User::Admin);
     s.http("DELETE", &format!("{CMS}?labelSelector=set%3Dnone"), None, None, None, User::Admin);

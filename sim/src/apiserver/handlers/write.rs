@@ -307,6 +307,24 @@ pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
     if pending || r.rt.strategy().returns_deleted_object() {
         return Ok(json_resp(200, &at_version(&r.rt, obj)));
     }
+    if opts.orphan && !opts.dry_run {
+        // kube-apiserver answers an orphaning delete with the object as it marks it: the `orphan`
+        // finalizer and a deletion time, which its garbage collector then finishes (the sim finishes
+        // it at once).
+        let mut marked = obj;
+        if let Some(meta) = marked.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert(
+                "deletionTimestamp".into(),
+                json!(crate::time::now_rfc3339()),
+            );
+            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            let finalizers = meta.entry("finalizers").or_insert_with(|| json!([]));
+            if let Some(f) = finalizers.as_array_mut() {
+                f.push(json!("orphan"));
+            }
+        }
+        return Ok(json_resp(200, &at_version(&r.rt, marked)));
+    }
     let uid = obj
         .pointer("/metadata/uid")
         .and_then(Value::as_str)

@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use crate::registry::defaults::pod_template;
+use crate::registry::rules::containers;
 use crate::registry::strategy::Strategy;
+use crate::status::Cause;
 
 pub struct PodTemplate;
 
@@ -17,11 +19,24 @@ impl Strategy for PodTemplate {
         // The template sits at the top level of a PodTemplate, as `spec.template` does in a workload.
         pod_template(root);
     }
+
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        containers(&object["template"]["spec"], "template.spec", out);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn templates_need_container_images() {
+        use crate::registry::strategy::Strategy;
+        let mut causes = Vec::new();
+        let t = json!({"template": {"spec": {"containers": [{"name": "a", "image": ""}]}}});
+        super::PodTemplate.validate(&t, &mut causes);
+        assert_eq!(causes[0].field, "template.spec.containers[0].image");
+    }
 
     #[test]
     fn templates_get_pod_defaults_and_null_creation_time() {
