@@ -227,6 +227,18 @@ pub fn text(s: &str, ctx: &Context, kubectl: bool) -> String {
         .replace_all(&s, "${1}<age>${6}")
         .into_owned();
         s = re(&PAD, r"(\S) {2,}").replace_all(&s, "$1  ").into_owned();
+        // In a table (a first line of capitalised column headers), an empty first cell pads the
+        // row's start to the column's width.
+        let table = s.lines().next().is_some_and(|h| {
+            h.contains("  ") && h.split("  ").all(|c| c.trim().starts_with(|ch: char| ch.is_ascii_uppercase()))
+        });
+        if table {
+            s = s
+                .lines()
+                .map(|l| if l.starts_with("  ") { format!("  {}", l.trim_start()) } else { l.to_string() })
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
         // kubectl sorts rows by name; where generated parts of names were replaced, that order came
         // from them: the rows (after a header) are put in a stable order.
         if s.contains("<hash>") || s.contains("<gen>") {

@@ -152,9 +152,6 @@ impl Suite {
         if user != User::Admin {
             id = format!("{id} (as {user:?})");
         }
-        if self.steps.iter().any(|s| s.id == id) {
-            id = format!("{id} #{}", self.steps.len());
-        }
         self.push(
             id,
             Action::Http {

@@ -353,5 +353,34 @@ fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         };
         meta.entry("creationTimestamp").or_insert(stamp);
     }
+    // The create handler's field manager runs for reviews too: the fields the request set are its
+    // manager's.
+    let manager = match req.query.get("fieldManager") {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => req.user_agent_manager(),
+    };
+    let now = crate::time::now_rfc3339();
+    let api_version = r.rt.api_version();
+    let request = crate::registry::fields::managed::ApplyRequest {
+        manager: &manager,
+        api_version: &api_version,
+        subresource: "",
+        status_separate: true,
+        force: true,
+        now: &now,
+    };
+    let mut sent = body.clone();
+    if let Some(m) = sent.as_object_mut() {
+        m.remove("status");
+    }
+    crate::registry::fields::managed::update(
+        None,
+        &mut sent,
+        crate::registry::schema::Node::root(&r.rt),
+        &request,
+    );
+    if let Some(fields) = sent.pointer("/metadata/managedFields").cloned() {
+        body["metadata"]["managedFields"] = fields;
+    }
     Ok(json_resp(201, &body))
 }
