@@ -338,10 +338,10 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
-        if self.reason.is_empty() {
-            if let Some(m) = status.as_object_mut() {
-                m.remove("reason");
-            }
+        if self.reason.is_empty()
+            && let Some(m) = status.as_object_mut()
+        {
+            m.remove("reason");
         }
         let d = &self.details;
         let mut details = serde_json::Map::new();

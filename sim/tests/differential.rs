@@ -74,7 +74,8 @@ fn differential() {
         .build()
         .expect("runtime");
     let _guard = rt.enter();
-    let real_path = std::env::var_os(piceli_test_support::REAL_KUBECONFIG).filter(|p| !p.is_empty());
+    let real_path =
+        std::env::var_os(piceli_test_support::REAL_KUBECONFIG).filter(|p| !p.is_empty());
     let sim = Target::sim("sim");
     let real = match &real_path {
         Some(p) => Target::real(std::path::Path::new(p)),

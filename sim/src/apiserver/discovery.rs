@@ -126,8 +126,9 @@ pub fn api_resource_list(types: &[ResourceType], group: &str, version: &str) -> 
             r["categories"] = json!(t.categories);
         }
         if t.crd {
-            r["storageVersionHash"] =
-                json!(discovery_data::storage_version_hash(&t.group, &t.version, &t.kind));
+            r["storageVersionHash"] = json!(discovery_data::storage_version_hash(
+                &t.group, &t.version, &t.kind
+            ));
         }
         resources.push(r);
         if t.status_subresource {

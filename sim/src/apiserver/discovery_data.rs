@@ -82,7 +82,11 @@ pub fn groups(types: &[ResourceType]) -> Vec<(String, Vec<String>, String)> {
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .filter(|v| types.iter().any(|t| !t.crd && t.group == name && t.version == *v))
+            .filter(|v| {
+                types
+                    .iter()
+                    .any(|t| !t.crd && t.group == name && t.version == *v)
+            })
             .map(String::from)
             .collect();
         let Some(first) = versions.first().cloned() else {
@@ -114,7 +118,14 @@ pub fn resource_list(types: &[ResourceType], group: &str, version: &str) -> Opti
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|r| served(types, group, version, r["name"].as_str().unwrap_or_default()))
+        .filter(|r| {
+            served(
+                types,
+                group,
+                version,
+                r["name"].as_str().unwrap_or_default(),
+            )
+        })
         .cloned()
         .collect();
     if resources.is_empty() {
@@ -188,7 +199,10 @@ mod tests {
 
     #[test]
     fn storage_version_hashes_are_kube_apiservers() {
-        assert_eq!(storage_version_hash("apps", "v1", "Deployment"), "8aSe+NMegvE=");
+        assert_eq!(
+            storage_version_hash("apps", "v1", "Deployment"),
+            "8aSe+NMegvE="
+        );
         assert_eq!(storage_version_hash("", "v1", "Pod"), "xPOwRZ+Yhw8=");
     }
 

@@ -203,7 +203,10 @@ mod tests {
             syntax_error(b"not json").as_deref(),
             Some("invalid character 'o' in literal null (expecting 'u')")
         );
-        assert_eq!(syntax_error(&[0x81]).as_deref(), Some("invalid character '\\u0081' looking for beginning of value"));
+        assert_eq!(
+            syntax_error(&[0x81]).as_deref(),
+            Some("invalid character '\\u0081' looking for beginning of value")
+        );
         assert_eq!(syntax_error(br#"{"a":[1,2,{"b":null}]}"#), None);
         assert_eq!(summary(b"{not json"), "{not json");
     }

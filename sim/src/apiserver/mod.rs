@@ -5,8 +5,8 @@
 pub(crate) mod accept;
 pub mod discovery;
 mod discovery_data;
-mod go_json;
 pub(crate) mod filters;
+mod go_json;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;
 pub mod http;

@@ -64,7 +64,11 @@ fn hpa_v2_to_v1(mut obj: Value) -> Value {
     let spec = obj.get("spec").cloned().unwrap_or(json!({}));
     let status = obj.get("status").cloned();
     let mut v1_spec = Map::new();
-    copy(&spec, &mut v1_spec, &["scaleTargetRef", "minReplicas", "maxReplicas"]);
+    copy(
+        &spec,
+        &mut v1_spec,
+        &["scaleTargetRef", "minReplicas", "maxReplicas"],
+    );
     if let Some(cpu) = cpu_utilization(spec.get("metrics"), "target") {
         v1_spec.insert("targetCPUUtilizationPercentage".into(), cpu);
     }
@@ -78,7 +82,12 @@ fn hpa_v2_to_v1(mut obj: Value) -> Value {
         copy(
             &status,
             &mut v1_status,
-            &["observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas"],
+            &[
+                "observedGeneration",
+                "lastScaleTime",
+                "currentReplicas",
+                "desiredReplicas",
+            ],
         );
         if let Some(cpu) = cpu_utilization(status.get("currentMetrics"), "current") {
             v1_status.insert("currentCPUUtilizationPercentage".into(), cpu);
@@ -86,7 +95,10 @@ fn hpa_v2_to_v1(mut obj: Value) -> Value {
         v1_status
             .entry("desiredReplicas")
             .or_insert_with(|| json!(0));
-        if let Some(c) = status.get("conditions").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())) {
+        if let Some(c) = status
+            .get("conditions")
+            .filter(|c| c.as_array().is_some_and(|a| !a.is_empty()))
+        {
             annotations(&mut obj).insert(CONDITIONS.into(), json!(c.to_string()));
         }
         obj["status"] = Value::Object(v1_status);
@@ -108,7 +120,11 @@ fn hpa_v1_to_v2(mut obj: Value) -> Value {
             .and_then(|s| serde_json::from_str::<Value>(s).ok())
     };
     let mut v2_spec = Map::new();
-    copy(&spec, &mut v2_spec, &["scaleTargetRef", "minReplicas", "maxReplicas"]);
+    copy(
+        &spec,
+        &mut v2_spec,
+        &["scaleTargetRef", "minReplicas", "maxReplicas"],
+    );
     if let Some(cpu) = spec.get("targetCPUUtilizationPercentage") {
         v2_spec.insert(
             "metrics".into(),
@@ -136,7 +152,12 @@ fn hpa_v1_to_v2(mut obj: Value) -> Value {
         copy(
             &status,
             &mut v2_status,
-            &["observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas"],
+            &[
+                "observedGeneration",
+                "lastScaleTime",
+                "currentReplicas",
+                "desiredReplicas",
+            ],
         );
         if let Some(cpu) = status.get("currentCPUUtilizationPercentage") {
             v2_status.insert(

@@ -137,7 +137,7 @@ impl<'a> Node<'a> {
         !self.unstructured
             && self
                 .schema
-            .is_some_and(|s| s.get("properties").is_some_and(Value::is_object))
+                .is_some_and(|s| s.get("properties").is_some_and(Value::is_object))
     }
 
     /// The schema of field `name` of an object; `None` if the field is not declared.

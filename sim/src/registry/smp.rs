@@ -182,14 +182,16 @@ fn element_order(
     id: impl Fn(&Value) -> Value,
 ) -> Vec<Value> {
     let patch_ids: Vec<Value> = patch.iter().map(&id).collect();
-    let (mut from_patch, server_only): (Vec<Value>, Vec<Value>) = merged
-        .into_iter()
-        .partition(|v| patch_ids.contains(&id(v)));
+    let (mut from_patch, server_only): (Vec<Value>, Vec<Value>) =
+        merged.into_iter().partition(|v| patch_ids.contains(&id(v)));
     from_patch.sort_by_key(|v| patch_ids.iter().position(|p| *p == id(v)));
     let orig_ids: Vec<Value> = orig.iter().map(&id).collect();
     let place = |v: &Value| orig_ids.iter().position(|o| *o == id(v));
     let mut out = Vec::with_capacity(from_patch.len() + server_only.len());
-    let (mut left, mut right) = (server_only.into_iter().peekable(), from_patch.into_iter().peekable());
+    let (mut left, mut right) = (
+        server_only.into_iter().peekable(),
+        from_patch.into_iter().peekable(),
+    );
     loop {
         match (left.peek(), right.peek()) {
             (Some(l), Some(r)) => {

@@ -177,17 +177,8 @@ pub fn text(s: &str, ctx: &Context, kubectl: bool) -> String {
             ),
             "<uid>",
         ),
-        (
-            re(&IP, r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"),
-            "<ip>",
-        ),
-        (
-            re(
-                &RV,
-                r#"(resourceVersion"?[:=] ?"?)\d+"#,
-            ),
-            "${1}<rv>",
-        ),
+        (re(&IP, r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"), "<ip>"),
+        (re(&RV, r#"(resourceVersion"?[:=] ?"?)\d+"#), "${1}<rv>"),
         (
             re(&TOO_OLD, r"too old resource version: (\d+) \(\d+\)"),
             "too old resource version: $1 (<rv>)",
@@ -220,22 +211,27 @@ pub fn text(s: &str, ctx: &Context, kubectl: bool) -> String {
             .join("\n");
         // Ages in tables (`5s`, `2m3s`), then the column padding that follows from the widths of the
         // values normalised above.
-        s = re(
-            &AGE,
-            r"(?m)(^|\s)\d+(\.\d+)?(s|m|h|d)(\d+(s|m|h))?(\s|$)",
-        )
-        .replace_all(&s, "${1}<age>${6}")
-        .into_owned();
+        s = re(&AGE, r"(?m)(^|\s)\d+(\.\d+)?(s|m|h|d)(\d+(s|m|h))?(\s|$)")
+            .replace_all(&s, "${1}<age>${6}")
+            .into_owned();
         s = re(&PAD, r"(\S) {2,}").replace_all(&s, "$1  ").into_owned();
         // In a table (a first line of capitalised column headers), an empty first cell pads the
         // row's start to the column's width.
         let table = s.lines().next().is_some_and(|h| {
-            h.contains("  ") && h.split("  ").all(|c| c.trim().starts_with(|ch: char| ch.is_ascii_uppercase()))
+            h.contains("  ")
+                && h.split("  ")
+                    .all(|c| c.trim().starts_with(|ch: char| ch.is_ascii_uppercase()))
         });
         if table {
             s = s
                 .lines()
-                .map(|l| if l.starts_with("  ") { format!("  {}", l.trim_start()) } else { l.to_string() })
+                .map(|l| {
+                    if l.starts_with("  ") {
+                        format!("  {}", l.trim_start())
+                    } else {
+                        l.to_string()
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join("\n");
         }

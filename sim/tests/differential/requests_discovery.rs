@@ -4,7 +4,8 @@
 use crate::requests::Suite;
 
 /// The aggregated discovery media type (what kubectl 1.33 and client-go ask for first).
-const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;q=0.9";
+const AGGREGATED: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;q=0.9";
 
 /// Group-versions both clusters serve (a 1.33 kube-apiserver with its default APIs).
 pub const GROUP_VERSIONS: &[&str] = &[

@@ -209,11 +209,29 @@ pub fn add(s: &mut Suite) {
     s.k("get configmaps -n d-obj -l app -o name");
     s.k("get configmaps -n d-obj -l !app -o name");
     s.k_args(
-        &["get", "configmaps", "-n", "d-obj", "-l", "tier in (db,cache)", "-o", "name"],
+        &[
+            "get",
+            "configmaps",
+            "-n",
+            "d-obj",
+            "-l",
+            "tier in (db,cache)",
+            "-o",
+            "name",
+        ],
         None,
     );
     s.k_args(
-        &["get", "configmaps", "-n", "d-obj", "-l", "tier notin (db)", "-o", "name"],
+        &[
+            "get",
+            "configmaps",
+            "-n",
+            "d-obj",
+            "-l",
+            "tier notin (db)",
+            "-o",
+            "name",
+        ],
         None,
     );
     s.k("get configmaps -n d-obj -l app=shop -L tier");
@@ -228,7 +246,14 @@ pub fn add(s: &mut Suite) {
     s.k("get configmaps -n d-obj --sort-by=.metadata.name -o name");
     s.k("get configmaps -n d-obj -o custom-columns=NAME:.metadata.name,TIER:.metadata.labels.tier");
     s.k_args(
-        &["get", "configmaps", "-n", "d-obj", "-o", "go-template={{range.items}}{{.metadata.name}}:{{len .data}},{{end}}"],
+        &[
+            "get",
+            "configmaps",
+            "-n",
+            "d-obj",
+            "-o",
+            "go-template={{range.items}}{{.metadata.name}}:{{len .data}},{{end}}",
+        ],
         None,
     );
     s.k("get configmap a%2Fb -n d-obj");

@@ -42,45 +42,136 @@ pub fn add(s: &mut Suite) {
 
     // kubectl patch, each type.
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=merge", "-p", r#"{"data":{"b":null,"c":"3"}}"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"b":null,"c":"3"}}"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=json", "-p", r#"[{"op":"add","path":"/data/d","value":"4"},{"op":"remove","path":"/data/a"}]"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=json",
+            "-p",
+            r#"[{"op":"add","path":"/data/d","value":"4"},{"op":"remove","path":"/data/a"}]"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=json", "-p", r#"[{"op":"test","path":"/data/c","value":"nope"}]"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=json",
+            "-p",
+            r#"[{"op":"test","path":"/data/c","value":"nope"}]"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=json", "-p", r#"[{"op":"remove","path":"/data/zzz"}]"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=json",
+            "-p",
+            r#"[{"op":"remove","path":"/data/zzz"}]"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "-p", r#"{"metadata":{"labels":{"x":"y"}}}"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "-p",
+            r#"{"metadata":{"labels":{"x":"y"}}}"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=merge", "-p", r#"{"data":{"c":"33"}}"#, "--dry-run=server", "-o", "yaml"],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"c":"33"}}"#,
+            "--dry-run=server",
+            "-o",
+            "yaml",
+        ],
         None,
     );
     s.k("get configmap p -n d-patch -o yaml");
     s.k_args(
-        &["patch", "configmap", "missing", "-n", "d-patch", "--type=merge", "-p", r#"{"data":{"c":"3"}}"#],
+        &[
+            "patch",
+            "configmap",
+            "missing",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"c":"3"}}"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=merge", "-p", r#"{"data":"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"data":"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "configmap", "p", "-n", "d-patch", "--type=merge", "-p", r#"{"data":{"c":"3"}}"#],
+        &[
+            "patch",
+            "configmap",
+            "p",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"c":"3"}}"#,
+        ],
         None,
     );
     // Strategic merge on lists with merge keys.
     s.k_args(
-        &["patch", "podtemplate", "tpl", "-n", "d-patch", "-p", r#"{"template":{"spec":{"containers":[{"name":"main","image":"nginx:1.28"}]}}}"#],
+        &[
+            "patch",
+            "podtemplate",
+            "tpl",
+            "-n",
+            "d-patch",
+            "-p",
+            r#"{"template":{"spec":{"containers":[{"name":"main","image":"nginx:1.28"}]}}}"#,
+        ],
         None,
     );
     s.k_args(
@@ -89,7 +180,15 @@ pub fn add(s: &mut Suite) {
     );
     s.k("get podtemplate tpl -n d-patch -o json");
     s.k_args(
-        &["patch", "podtemplate", "tpl", "-n", "d-patch", "-p", r#"{"template":{"spec":{"containers":[{"name":"side","$patch":"delete"}]}}}"#],
+        &[
+            "patch",
+            "podtemplate",
+            "tpl",
+            "-n",
+            "d-patch",
+            "-p",
+            r#"{"template":{"spec":{"containers":[{"name":"side","$patch":"delete"}]}}}"#,
+        ],
         None,
     );
     s.k_args(
@@ -98,21 +197,56 @@ pub fn add(s: &mut Suite) {
     );
     s.k("get podtemplate tpl -n d-patch -o yaml");
     s.k_args(
-        &["patch", "podtemplate", "tpl", "-n", "d-patch", "--type=merge", "-p", r#"{"template":{"spec":{"containers":[{"name":"only","image":"alpine:3"}]}}}"#],
+        &[
+            "patch",
+            "podtemplate",
+            "tpl",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"template":{"spec":{"containers":[{"name":"only","image":"alpine:3"}]}}}"#,
+        ],
         None,
     );
     s.k("get podtemplate tpl -n d-patch -o jsonpath={.template.spec.containers[*].name}");
     s.k_args(
-        &["patch", "service", "svc", "-n", "d-patch", "-p", r#"{"spec":{"ports":[{"name":"http","port":80,"targetPort":9090}]}}"#],
+        &[
+            "patch",
+            "service",
+            "svc",
+            "-n",
+            "d-patch",
+            "-p",
+            r#"{"spec":{"ports":[{"name":"http","port":80,"targetPort":9090}]}}"#,
+        ],
         None,
     );
     s.k("get service svc -n d-patch -o jsonpath={.spec.ports}");
     s.k_args(
-        &["patch", "service", "svc", "-n", "d-patch", "--type=json", "-p", r#"[{"op":"replace","path":"/spec/clusterIP","value":"10.0.0.99"}]"#],
+        &[
+            "patch",
+            "service",
+            "svc",
+            "-n",
+            "d-patch",
+            "--type=json",
+            "-p",
+            r#"[{"op":"replace","path":"/spec/clusterIP","value":"10.0.0.99"}]"#,
+        ],
         None,
     );
     s.k_args(
-        &["patch", "service", "svc", "-n", "d-patch", "--type=merge", "-p", r#"{"spec":{"type":"NodePort"}}"#],
+        &[
+            "patch",
+            "service",
+            "svc",
+            "-n",
+            "d-patch",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"type":"NodePort"}}"#,
+        ],
         None,
     );
     s.k("get service svc -n d-patch -o jsonpath={.spec.type}");
@@ -129,17 +263,42 @@ pub fn add(s: &mut Suite) {
             User::Admin,
         );
     };
-    patch(s, r#"[{"op":"add","path":"/data/e","value":"5"}]"#, JSON_PATCH, "");
-    patch(s, r#"[{"op":"replace","path":"/data/nothing","value":"5"}]"#, JSON_PATCH, "");
-    patch(s, r#"[{"op":"move","from":"/data/e","path":"/data/f"}]"#, JSON_PATCH, "");
-    patch(s, r#"[{"op":"copy","from":"/data/f","path":"/data/g"}]"#, JSON_PATCH, "");
+    patch(
+        s,
+        r#"[{"op":"add","path":"/data/e","value":"5"}]"#,
+        JSON_PATCH,
+        "",
+    );
+    patch(
+        s,
+        r#"[{"op":"replace","path":"/data/nothing","value":"5"}]"#,
+        JSON_PATCH,
+        "",
+    );
+    patch(
+        s,
+        r#"[{"op":"move","from":"/data/e","path":"/data/f"}]"#,
+        JSON_PATCH,
+        "",
+    );
+    patch(
+        s,
+        r#"[{"op":"copy","from":"/data/f","path":"/data/g"}]"#,
+        JSON_PATCH,
+        "",
+    );
     patch(s, r#"{"op":"add"}"#, JSON_PATCH, "");
     patch(s, r#"{"data":{"g":null,"h":"8"}}"#, MERGE_PATCH, "");
     patch(s, r#"{"data":{"h":9}}"#, MERGE_PATCH, "");
     patch(s, r#"not json"#, MERGE_PATCH, "");
     patch(s, r#"{"data":{"i":"10"}}"#, SMP, "");
     patch(s, r#"{"data":{"i":"10"}}"#, "application/xml", "");
-    patch(s, r#"{"metadata":{"resourceVersion":"1"},"data":{"j":"1"}}"#, MERGE_PATCH, "");
+    patch(
+        s,
+        r#"{"metadata":{"resourceVersion":"1"},"data":{"j":"1"}}"#,
+        MERGE_PATCH,
+        "",
+    );
     patch(s, r#"{"data":{"k":"1"}}"#, MERGE_PATCH, "?dryRun=All");
     patch(
         s,

@@ -140,7 +140,8 @@ pub fn add(s: &mut Suite) {
                               "spec": {"containers": [{"name": "main", "image": "nginx"}]}}}
     });
     s.py("create_deployment", json!({"ns": "d-py", "body": bad}));
-    let secret = json!({"metadata": {"name": "sec"}, "stringData": {"token": "abc"}, "type": "Opaque"});
+    let secret =
+        json!({"metadata": {"name": "sec"}, "stringData": {"token": "abc"}, "type": "Opaque"});
     s.py("create_secret", json!({"ns": "d-py", "body": secret}));
     s.py("read_secret", json!({"ns": "d-py", "name": "sec"}));
     let svc = json!({"metadata": {"name": "pysvc"}, "spec": {"ports": [{"port": 80}], "selector": {"app": "pyweb"}}});

@@ -62,7 +62,7 @@ pub fn run(target: &Target, rt: &tokio::runtime::Runtime, action: &Action) -> An
             user,
         } => rt.block_on(http(
             target,
-            *method,
+            method,
             path,
             body.clone(),
             *content_type,
@@ -152,8 +152,10 @@ fn request(
     if let Some(a) = accept {
         b = b.header(http::header::ACCEPT, a);
     }
-    b.body(kube::client::Body::from(body.unwrap_or_default().into_bytes()))
-        .expect("request")
+    b.body(kube::client::Body::from(
+        body.unwrap_or_default().into_bytes(),
+    ))
+    .expect("request")
 }
 
 async fn http(
@@ -200,7 +202,14 @@ async fn http(
 async fn watch(target: &Target, path: &str, events: usize, seconds: u64) -> Answer {
     let client = target.client(User::Admin);
     let sep = if path.contains('?') { '&' } else { '?' };
-    let req = request(target, "GET", &format!("{path}{sep}watch=true"), None, None, None);
+    let req = request(
+        target,
+        "GET",
+        &format!("{path}{sep}watch=true"),
+        None,
+        None,
+        None,
+    );
     let resp = match tokio::time::timeout(REQUEST_TIMEOUT, client.send(req)).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {

@@ -98,7 +98,12 @@ impl Target {
         t.node = t.first_node();
         let out = t
             .kubectl_command(User::Admin)
-            .args(["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"])
+            .args([
+                "auth",
+                "whoami",
+                "-o",
+                "jsonpath={.status.userInfo.username}",
+            ])
             .output()
             .expect("kubectl runs");
         t.admin = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -205,10 +210,9 @@ impl Target {
             context: Some(context),
             ..Default::default()
         };
-        let mut config = futures::executor::block_on(kube::Config::from_custom_kubeconfig(
-            kubeconfig, &options,
-        ))
-        .expect("kube config");
+        let mut config =
+            futures::executor::block_on(kube::Config::from_custom_kubeconfig(kubeconfig, &options))
+                .expect("kube config");
         if user == User::Anonymous {
             config.auth_info = Default::default();
         }

@@ -208,7 +208,10 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
         let resp = resource_resolved(app, req, r).await;
         return crate::apiserver::http::with_warnings(
             resp,
-            &["v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into()],
+            &[
+                "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+                    .into(),
+            ],
         );
     }
     resource_resolved(app, req, r).await
@@ -310,9 +313,11 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         (&Method::POST, Some(name), "eviction") => pod_subresources::evict(app, req, r, name),
         (_, Some(_), "binding" | "eviction") => Err(ApiError::method_not_allowed(&req.path)),
         // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down.
-        (_, Some(name), "proxy") if r.rt.kind == "Node" => Err(ApiError::service_unavailable(
-            format!("no kubelet answers for node {name:?}: the sim simulates nodes without kubelet servers"),
-        )),
+        (_, Some(name), "proxy") if r.rt.kind == "Node" => {
+            Err(ApiError::service_unavailable(format!(
+                "no kubelet answers for node {name:?}: the sim simulates nodes without kubelet servers"
+            )))
+        }
         (&Method::GET, None, _) => read::list(app, req, r),
         (&Method::POST, None, _) => write::create(app, req, r),
         (&Method::DELETE, None, _) => write::delete_collection(app, req, r),

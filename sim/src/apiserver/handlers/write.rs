@@ -83,16 +83,18 @@ pub fn decode_body_as(req: &Req, kind: &str) -> Result<Value, ApiError> {
             } else {
                 let go = crate::apiserver::go_json::syntax_error(&req.body)
                     .unwrap_or_else(|| json_err.to_string());
-                Err(ApiError::bad_request(if req.method == http::Method::PATCH {
-                    format!("error decoding patch: {go}")
-                } else if kind.is_empty() {
-                    format!("couldn't get version/kind; json parse error: {go}")
-                } else {
-                    format!(
-                        "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {go} ({})",
-                        crate::apiserver::go_json::summary(&req.body)
-                    )
-                }))
+                Err(ApiError::bad_request(
+                    if req.method == http::Method::PATCH {
+                        format!("error decoding patch: {go}")
+                    } else if kind.is_empty() {
+                        format!("couldn't get version/kind; json parse error: {go}")
+                    } else {
+                        format!(
+                            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {go} ({})",
+                            crate::apiserver::go_json::summary(&req.body)
+                        )
+                    },
+                ))
             }
         }
     }
@@ -271,9 +273,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 let mut doc = old.cloned().unwrap_or(Value::Null);
                 // kube-apiserver answers an operation that does not apply with the generic 422 of
                 // `NewGenericServerResponse`, whatever the operation's own error.
-                json_patch_as_apiserver(&mut doc, &ops).map_err(|_| {
-                    ApiError::generic_invalid()
-                })?;
+                json_patch_as_apiserver(&mut doc, &ops).map_err(|_| ApiError::generic_invalid())?;
                 Ok(Candidate::Replace(doc))
             })?
         }

@@ -55,10 +55,16 @@ mod tests {
             .expect("configmaps");
         let mut cm = json!({"metadata": {"name": "a", "labels": {}}, "data": {}, "binaryData": {"b": "AA=="}});
         super::drop_empty(&mut cm, Node::root(&rt));
-        assert_eq!(cm, json!({"metadata": {"name": "a"}, "binaryData": {"b": "AA=="}}));
+        assert_eq!(
+            cm,
+            json!({"metadata": {"name": "a"}, "binaryData": {"b": "AA=="}})
+        );
         let pods = Registry::default().lookup("", "v1", "pods").expect("pods");
         let mut pod = json!({"spec": {"securityContext": {}, "volumes": [], "containers": []}});
         super::drop_empty(&mut pod, Node::root(&pods));
-        assert_eq!(pod, json!({"spec": {"securityContext": {}, "containers": []}}));
+        assert_eq!(
+            pod,
+            json!({"spec": {"securityContext": {}, "containers": []}})
+        );
     }
 }

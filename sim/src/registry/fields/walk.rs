@@ -323,7 +323,10 @@ fn diff(
         (None, Some(Value::Object(m))) if !m.is_empty() && !is_atomic_object(&node) => {
             // `metadata` always exists (it holds the name), so it is never itself "added"; nor is
             // any other struct (only maps and list elements are members in their own right).
-            if !path.is_empty() && *path != [Step::Field("metadata".into())] && !zero_present(path, &node) {
+            if !path.is_empty()
+                && *path != [Step::Field("metadata".into())]
+                && !zero_present(path, &node)
+            {
                 set.insert(path.clone());
             }
             for (k, nv) in m {

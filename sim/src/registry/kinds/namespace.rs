@@ -23,7 +23,11 @@ impl Strategy for Namespace {
 
     fn prepare_create(&self, object: &mut Value) {
         // `namespaceStrategy.PrepareForCreate`: the finalizer is the server's, on create only.
-        if let Some(spec) = object.as_object_mut().map(|root| child(root, "spec")).and_then(obj) {
+        if let Some(spec) = object
+            .as_object_mut()
+            .map(|root| child(root, "spec"))
+            .and_then(obj)
+        {
             set_default(spec, "finalizers", json!(["kubernetes"]));
         }
     }

@@ -117,18 +117,23 @@ fn admission_defaults(pod: &mut Value) {
             }
         }
     }
-    let tolerations = spec
-        .entry("tolerations")
-        .or_insert_with(|| json!([]));
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
     if let Some(ts) = tolerations.as_array_mut() {
-        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
             let tolerated = ts.iter().any(|t| {
                 (t["key"] == key || (t.get("key").is_none() && t["operator"] == "Exists"))
-                    && (t.get("effect").is_none() || t["effect"] == "NoExecute" || t["effect"] == "")
+                    && (t.get("effect").is_none()
+                        || t["effect"] == "NoExecute"
+                        || t["effect"] == "")
             });
             if !tolerated {
-                ts.push(json!({"key": key, "operator": "Exists", "effect": "NoExecute",
-                    "tolerationSeconds": 300}));
+                ts.push(
+                    json!({"key": key, "operator": "Exists", "effect": "NoExecute",
+                    "tolerationSeconds": 300}),
+                );
             }
         }
     }

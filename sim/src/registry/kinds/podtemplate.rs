@@ -40,9 +40,13 @@ mod tests {
 
     #[test]
     fn templates_get_pod_defaults_and_null_creation_time() {
-        let mut t = json!({"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}});
+        let mut t =
+            json!({"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}});
         crate::registry::defaults::apply("v1", "PodTemplate", &mut t, &mut String::new);
-        assert_eq!(t["template"]["metadata"], json!({"creationTimestamp": null}));
+        assert_eq!(
+            t["template"]["metadata"],
+            json!({"creationTimestamp": null})
+        );
         assert_eq!(t["template"]["spec"]["dnsPolicy"], "ClusterFirst");
         assert_eq!(
             t["template"]["spec"]["containers"][0]["terminationMessagePolicy"],

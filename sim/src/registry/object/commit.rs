@@ -96,7 +96,14 @@ fn write_admitted(
             apply_config = Some((config.clone(), *force));
         }
         let mut warnings = Vec::new();
-        let built = build(ctx, name, view.as_ref(), cand, &mut warnings, Some(webhooks))?;
+        let built = build(
+            ctx,
+            name,
+            view.as_ref(),
+            cand,
+            &mut warnings,
+            Some(webhooks),
+        )?;
         let stored = ctx.backend.store.write(|w| {
             let now = w.get(&rk, store_ns, name)?;
             if now.as_ref().map(rv_of) != old.as_ref().map(rv_of) {

@@ -350,10 +350,9 @@ fn build(
                     }
                     n
                 }
-                (
-                    "ephemeralcontainers" | "resize" | "approval",
-                    Some(old),
-                ) => subresource_part(sub, old, &body),
+                ("ephemeralcontainers" | "resize" | "approval", Some(old)) => {
+                    subresource_part(sub, old, &body)
+                }
                 (_, Some(old)) if status_sep => {
                     let mut n = body;
                     match old.get("status") {

@@ -140,7 +140,9 @@ fn column_description(rt: &ResourceType, column: &str) -> String {
         None => return String::new(),
     };
     let nested = |part: &str| -> Option<String> {
-        let r = definitions().get(*def)?.pointer(&format!("/properties/{part}/$ref"))?;
+        let r = definitions()
+            .get(*def)?
+            .pointer(&format!("/properties/{part}/$ref"))?;
         r.as_str()?.rsplit('/').next().map(String::from)
     };
     field_doc(def, &field)
