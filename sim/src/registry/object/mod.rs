@@ -3,6 +3,7 @@
 //! then (unless a dry run) the store write with a new resourceVersion.
 
 mod commit;
+mod parts;
 pub(crate) mod random;
 
 pub use commit::write;
@@ -18,89 +19,6 @@ use crate::registry::schema::Node;
 use crate::registry::validate::{self, FieldValidation};
 use crate::status::ApiError;
 use crate::storage::Writer;
-
-/// What a write to a subresource that owns part of an object keeps of the request: the stored object
-/// with only that part taken from `body` (`pods/ephemeralcontainers`: `spec.ephemeralContainers`;
-/// `pods/resize`: each container's `resources` and `resizePolicy`; `certificatesigningrequests/approval`:
-/// `status.conditions`).
-fn subresource_part(sub: &str, old: &Value, body: &Value) -> Value {
-    let mut n = old.clone();
-    let take = |at: &str, n: &mut Value| {
-        let (parent, key) = at.rsplit_once('/').unwrap_or(("", at));
-        let value = body.pointer(at).cloned();
-        if let Some(Value::Object(m)) = n.pointer_mut(parent) {
-            match value {
-                Some(v) => {
-                    m.insert(key.to_string(), v);
-                }
-                None => {
-                    m.remove(key);
-                }
-            }
-        }
-    };
-    match sub {
-        "ephemeralcontainers" => take("/spec/ephemeralContainers", &mut n),
-        "approval" => {
-            if n.get("status").is_none() {
-                n["status"] = json!({});
-            }
-            take("/status/conditions", &mut n);
-        }
-        _ => {
-            let wanted: Vec<Value> = body
-                .pointer("/spec/containers")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if let Some(Value::Array(cs)) = n.pointer_mut("/spec/containers") {
-                for c in cs.iter_mut() {
-                    let Some(w) = wanted.iter().find(|w| w.get("name") == c.get("name")) else {
-                        continue;
-                    };
-                    for key in ["resources", "resizePolicy"] {
-                        match (w.get(key), c.as_object_mut()) {
-                            (Some(v), Some(m)) => {
-                                m.insert(key.into(), v.clone());
-                            }
-                            (None, Some(m)) => {
-                                m.remove(key);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-            }
-        }
-    }
-    n
-}
-
-/// The decoder's error for a body of another kind: for a built-in kind, the scheme's failed
-/// conversion (`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to
-/// (core.ConfigMap): unknown conversion`).
-fn kind_mismatch(rt: &ResourceType, body: &Value, kind: &str) -> String {
-    let version = body
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .map(|av| av.rsplit('/').next().unwrap_or(av))
-        .unwrap_or(&rt.version);
-    if rt.crd {
-        return format!(
-            "the kind in the data ({kind}) does not match the expected kind ({})",
-            rt.kind
-        );
-    }
-    // The internal package of the group (`core` for the legacy group and for events.k8s.io).
-    let internal = match rt.group.as_str() {
-        "" | "events.k8s.io" => "core",
-        g => g.split('.').next().unwrap_or(g),
-    };
-    format!(
-        "{kind} in version {version:?} cannot be handled as a {}: converting ({version}.{kind}) to ({internal}.{}): unknown conversion",
-        rt.kind, rt.kind
-    )
-}
 
 /// The context of one write request.
 pub struct WriteCtx<'a> {
@@ -266,7 +184,7 @@ fn decode_checks(
     if let Some(k) = body.get("kind").and_then(Value::as_str)
         && k != rt.kind
     {
-        return Err(ApiError::bad_request(kind_mismatch(rt, body, k)));
+        return Err(ApiError::bad_request(parts::kind_mismatch(rt, body, k)));
     }
     if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
         && rt.namespaced
@@ -351,7 +269,7 @@ fn build(
                     n
                 }
                 ("ephemeralcontainers" | "resize" | "approval", Some(old)) => {
-                    subresource_part(sub, old, &body)
+                    parts::subresource_part(sub, old, &body)
                 }
                 (_, Some(old)) if status_sep => {
                     let mut n = body;
