@@ -34,6 +34,7 @@ fn subject(spec: &Value) -> UserInfo {
             .filter_map(Value::as_str)
             .map(str::to_string)
             .collect(),
+        extra: Vec::new(),
     }
 }
 
