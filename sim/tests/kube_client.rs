@@ -660,3 +660,32 @@ async fn a_generated_name_cuts_a_long_prefix_to_stay_a_valid_name() {
     assert_eq!(name.len(), 63, "{name}");
     assert!(name.starts_with(&prefix[..58]), "{name}");
 }
+
+#[tokio::test]
+async fn allocated_service_fields_and_server_set_fields_belong_to_no_manager() {
+    let sim = common::sim();
+    let client = sim.client().expect("client");
+    let services: Api<k8s_openapi::api::core::v1::Service> = Api::default_namespaced(client);
+    let svc = serde_json::from_value(json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}))
+    .expect("service");
+    let created = services
+        .create(&PostParams::default(), &svc)
+        .await
+        .expect("create");
+    assert!(
+        created
+            .spec
+            .as_ref()
+            .and_then(|s| s.cluster_ip.as_ref())
+            .is_some()
+    );
+    let fields = serde_json::to_value(&created.metadata.managed_fields).expect("fields");
+    let spec = &fields[0]["fieldsV1"]["f:spec"];
+    // As kube-apiserver: the creator owns what it sent and the defaults, not the allocated IPs,
+    // and a nested struct (the spec) is no member of its own.
+    assert!(spec.get("f:clusterIP").is_none(), "{spec}");
+    assert!(spec.get("f:ipFamilyPolicy").is_none(), "{spec}");
+    assert!(spec.get("f:internalTrafficPolicy").is_some(), "{spec}");
+    assert!(spec.get(".").is_none(), "{spec}");
+}

@@ -78,6 +78,15 @@ impl Strategy for Service {
         service(object, out);
     }
 
+    fn allocated(&self) -> &'static [&'static str] {
+        &[
+            "/spec/clusterIP",
+            "/spec/clusterIPs",
+            "/spec/ipFamilies",
+            "/spec/ipFamilyPolicy",
+        ]
+    }
+
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         let old_ip = old
             .pointer("/spec/clusterIP")

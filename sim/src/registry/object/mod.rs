@@ -345,6 +345,14 @@ fn build(
         crate::registry::fields::times::normalize(&mut new, Node::root(rt));
         crate::registry::fields::omitempty::drop_empty(&mut new, Node::root(rt));
     }
+    // Fields the registry allocates (a Service's cluster IPs) that the request left out: like
+    // `PrepareForCreate`'s, they are nobody's.
+    let unsent: Vec<&str> = strategy(rt)
+        .allocated()
+        .iter()
+        .copied()
+        .filter(|p| new.pointer(p).is_none())
+        .collect();
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     strategy(rt).derive_status(&mut new);
@@ -357,9 +365,16 @@ fn build(
         strategy(rt).prepare_update(old, &mut new);
     }
     if old.is_none() {
-        let before = new.clone();
+        let mut before = new.clone();
         strategy(rt).prepare_create(&mut new);
-        if before != new {
+        if before != new || !unsent.is_empty() {
+            for p in &unsent {
+                if let Some((parent, key)) = p.rsplit_once('/')
+                    && let Some(Value::Object(m)) = before.pointer_mut(parent)
+                {
+                    m.remove(key);
+                }
+            }
             unprepared = Some(before);
         }
     }
