@@ -59,6 +59,17 @@ pub struct Node<'a> {
     /// Under a custom resource's schema: decoded as unstructured JSON, where every object is a map
     /// (no Go structs nested by value).
     unstructured: bool,
+    /// The definition this node's schema came from (`io.k8s.api.core.v1.Container`), when known.
+    def: Option<&'a str>,
+}
+
+/// The definition a schema refers to (`$ref`, or the one `allOf` entry's).
+fn ref_name(v: &Value) -> Option<&str> {
+    let r = v.get("$ref").or_else(|| match v.get("allOf") {
+        Some(Value::Array(all)) if all.len() == 1 => all[0].get("$ref"),
+        _ => None,
+    })?;
+    r.as_str()?.rsplit('/').next()
 }
 
 fn resolve(v: &Value) -> &Value {
@@ -94,6 +105,10 @@ impl<'a> Node<'a> {
             schema: schema.map(resolve),
             root: true,
             unstructured: matches!(rt.schema, SchemaSource::Crd(_)),
+            def: match &rt.schema {
+                SchemaSource::Builtin(name) => Some(name),
+                SchemaSource::Crd(_) => None,
+            },
         }
     }
 
@@ -103,6 +118,7 @@ impl<'a> Node<'a> {
             schema: None,
             root: false,
             unstructured: false,
+            def: None,
         }
     }
 
@@ -111,6 +127,7 @@ impl<'a> Node<'a> {
             schema: Some(resolve(v)),
             root: false,
             unstructured,
+            def: ref_name(v),
         }
     }
 
@@ -147,6 +164,7 @@ impl<'a> Node<'a> {
                 schema: None,
                 root: false,
                 unstructured: self.unstructured,
+                def: None,
             });
         }
         if self.root && name == "metadata" {
@@ -154,6 +172,7 @@ impl<'a> Node<'a> {
                 schema: definitions().get(OBJECT_META).map(resolve),
                 root: false,
                 unstructured: false,
+                def: Some(OBJECT_META),
             });
         }
         let Some(s) = self.schema else {
@@ -168,12 +187,14 @@ impl<'a> Node<'a> {
                 schema: None,
                 root: false,
                 unstructured: self.unstructured,
+                def: None,
             }),
             Some(ap) => Some(Node::of(ap, self.unstructured)),
             None if self.is_free() => Some(Node {
                 schema: None,
                 root: false,
                 unstructured: self.unstructured,
+                def: None,
             }),
             None => None,
         }
@@ -185,6 +206,7 @@ impl<'a> Node<'a> {
             schema: None,
             root: false,
             unstructured: self.unstructured,
+            def: None,
         })
     }
 
@@ -196,6 +218,7 @@ impl<'a> Node<'a> {
                 schema: None,
                 root: false,
                 unstructured: self.unstructured,
+                def: None,
             },
         }
     }
@@ -264,6 +287,40 @@ impl<'a> Node<'a> {
     /// Whether this node is the definition `def` itself (reached through a `$ref`).
     pub fn is_definition(&self, def: &Value) -> bool {
         self.schema.is_some_and(|s| std::ptr::eq(s, def))
+    }
+
+    /// The Go type of the field as `encoding/json` names it in errors (`int32`, `[]v1.Container`,
+    /// `map[string]string`).
+    pub fn go_type(&self) -> String {
+        if let Some(def) = self.def {
+            let mut parts = def.rsplit('.');
+            let name = parts.next().unwrap_or(def);
+            return match parts.next() {
+                Some(pkg) => format!("{pkg}.{name}"),
+                None => name.to_string(),
+            };
+        }
+        match self.type_name() {
+            Some("string") => "string".into(),
+            Some("boolean") => "bool".into(),
+            Some("integer") => match self.format() {
+                Some(f @ ("int32" | "int64")) => f.into(),
+                _ => "int".into(),
+            },
+            Some("number") => "float64".into(),
+            Some("array") => format!("[]{}", self.items().go_type()),
+            _ => match self.schema.and_then(|s| s.get("additionalProperties")) {
+                Some(ap) if ap.is_object() => {
+                    format!("map[string]{}", Node::of(ap, self.unstructured).go_type())
+                }
+                _ => "interface {}".into(),
+            },
+        }
+    }
+
+    /// The short name of the struct this node is (`ConfigMap`), when it is one of the definitions.
+    pub fn struct_name(&self) -> Option<&'a str> {
+        self.def.map(|d| d.rsplit('.').next().unwrap_or(d))
     }
 
     /// The JSON type declared here (`object`, `array`, `string`, ...), if any.
