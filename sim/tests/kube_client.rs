@@ -689,3 +689,43 @@ async fn allocated_service_fields_and_server_set_fields_belong_to_no_manager() {
     assert!(spec.get("f:internalTrafficPolicy").is_some(), "{spec}");
     assert!(spec.get(".").is_none(), "{spec}");
 }
+
+#[tokio::test]
+async fn a_new_crd_is_answered_unaccepted_then_established_by_kube_apiserver() {
+    let sim = common::sim();
+    let crds: Api<CustomResourceDefinition> = Api::all(sim.client().expect("client"));
+    let crd = serde_json::from_value(json!({"apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition", "metadata": {"name": "gizmos.diff.piceli.dev"},
+        "spec": {"group": "diff.piceli.dev", "scope": "Namespaced",
+            "names": {"plural": "gizmos", "kind": "Gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
+    .expect("crd");
+    let created = crds
+        .create(&PostParams::default(), &crd)
+        .await
+        .expect("create");
+    // As kube-apiserver answers the create: before its naming controller ran.
+    let status = created.status.expect("status");
+    assert!(status.conditions.is_none_or(|c| c.is_empty()));
+    assert_eq!(status.accepted_names.map(|n| n.kind).as_deref(), Some(""));
+    assert_eq!(created.spec.names.list_kind.as_deref(), Some("GizmoList"));
+    let stored = crds.get("gizmos.diff.piceli.dev").await.expect("get");
+    let conditions = stored.status.and_then(|s| s.conditions).unwrap_or_default();
+    assert!(
+        conditions
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+    );
+    let managers: Vec<(String, Option<String>)> = stored
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| (m.manager.unwrap_or_default(), m.subresource))
+        .collect();
+    assert!(
+        managers.contains(&("kube-apiserver".into(), Some("status".into()))),
+        "{managers:?}"
+    );
+}

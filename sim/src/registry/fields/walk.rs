@@ -20,6 +20,8 @@ fn zero_present(path: &[Step], node: &Node<'_>) -> bool {
         "updateStrategy",
         "jobTemplate",
         "resources",
+        "names",
+        "acceptedNames",
     ];
     const NOT_OMITEMPTY_LISTS: &[&str] = &["containers", "rules"];
     let Some(Step::Field(key)) = path.last() else {

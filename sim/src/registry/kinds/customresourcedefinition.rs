@@ -42,7 +42,13 @@ impl Strategy for CustomResourceDefinition {
     }
 
     fn derive_status(&self, object: &mut Value) {
-        crate::registry::crd::set_status(object);
+        // A new CRD is stored as kube-apiserver stores it, names not yet accepted; the write path
+        // then accepts them as apiextensions' naming controller does (`crd_established`).
+        if crate::registry::crd::names_accepted(object) {
+            crate::registry::crd::set_status(object);
+        } else if object.pointer("/status/acceptedNames").is_none() {
+            crate::registry::crd::initial_status(object);
+        }
     }
 
     fn printer(&self) -> Option<Printer> {

@@ -47,9 +47,39 @@ pub fn write(
         })?
     };
     if rt.strategy().defines_types() && !ctx.dry_run {
+        establish(ctx, name, &outcome)?;
         ctx.backend.reload_crds()?;
     }
     Ok(outcome)
+}
+
+/// What apiextensions' naming controller does right after a CRD is stored: accepts its names and
+/// sets `NamesAccepted` and `Established`, as the `kube-apiserver` manager through the status
+/// subresource (the request's answer is the CRD as it was stored before that).
+fn establish(ctx: &WriteCtx<'_>, name: &str, outcome: &Outcome) -> Result<(), ApiError> {
+    let crd = &outcome.object;
+    if crate::registry::crd::names_accepted(crd)
+        || crd.pointer("/metadata/deletionTimestamp").is_some()
+        || crd.is_null()
+    {
+        return Ok(());
+    }
+    let controller = WriteCtx {
+        backend: ctx.backend,
+        rt: ctx.rt,
+        ns: ctx.ns,
+        subresource: "status",
+        manager: "kube-apiserver".into(),
+        dry_run: false,
+        validation: ctx.validation,
+        authorize_create: None,
+    };
+    write(&controller, name, Mode::Update, |old| {
+        let mut crd = old.cloned().unwrap_or(Value::Null);
+        crate::registry::crd::set_status(&mut crd);
+        Ok(Candidate::Replace(crd))
+    })?;
+    Ok(())
 }
 
 fn precheck(
