@@ -38,6 +38,12 @@ pub struct Details {
     pub name: String,
     /// The individual causes (field errors, apply conflicts).
     pub causes: Vec<Cause>,
+    /// Sent even when empty (`"details": {}`), as the errors kube-apiserver makes with empty
+    /// `StatusDetails` (`NewGenericServerResponse`: an unknown resource, 405, 415, a forbidden path).
+    pub always: bool,
+    /// Not a Status at all: the plain-text `404 page not found` of Go's mux, which kube-apiserver
+    /// answers for paths outside its API (an unknown API group, `/no/such/path`).
+    pub page_not_found: bool,
 }
 
 impl ApiError {
@@ -48,6 +54,18 @@ impl ApiError {
             message: message.into(),
             details: Box::default(),
         }
+    }
+
+    fn with_empty_details(mut self) -> Self {
+        self.details.always = true;
+        self
+    }
+
+    /// Go's mux `404 page not found` (text, not a Status): a path no API serves.
+    pub fn page_not_found() -> Self {
+        let mut e = Self::new(404, "NotFound", "404 page not found");
+        e.details.page_not_found = true;
+        e
     }
 
     fn with_details(mut self, group: &str, kind: &str, name: &str) -> Self {
@@ -74,6 +92,7 @@ impl ApiError {
             "NotFound",
             "the server could not find the requested resource",
         )
+        .with_empty_details()
     }
 
     /// 409 AlreadyExists.
@@ -107,7 +126,9 @@ impl ApiError {
         message: String,
         causes: Vec<Cause>,
     ) -> Self {
-        let mut e = Self::new(409, "Conflict", message).with_details(group, kind, name);
+        // As kube-apiserver's: the details carry the causes only.
+        let _ = (group, kind, name);
+        let mut e = Self::new(409, "Conflict", message);
         e.details.causes = causes;
         e
     }
@@ -154,13 +175,58 @@ impl ApiError {
         Self::new(401, "Unauthorized", "Unauthorized")
     }
 
-    /// 405 MethodNotAllowed.
-    pub fn method_not_allowed(what: &str) -> Self {
+    /// 405 MethodNotAllowed, as go-restful's router answers a method a path does not serve.
+    pub fn method_not_allowed(_what: &str) -> Self {
         Self::new(
             405,
             "MethodNotAllowed",
-            format!("the server does not allow this method on the requested resource: {what}"),
+            "the server does not allow this method on the requested resource",
         )
+        .with_empty_details()
+    }
+
+    /// 415 for a PATCH whose Content-Type is not a patch type (go-restful's own wording).
+    pub fn unsupported_patch_type() -> Self {
+        Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with_empty_details()
+    }
+
+    /// An error with no reason (`StatusReasonUnknown`), as some of kube-apiserver's internal errors.
+    pub fn unknown(code: u16, message: impl Into<String>) -> Self {
+        Self::new(code, "", message)
+    }
+
+    /// 422 as `NewGenericServerResponse` makes it (a JSON patch that does not apply).
+    pub fn generic_invalid() -> Self {
+        Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        )
+        .with_empty_details()
+    }
+
+    /// 503 ServiceUnavailable.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    /// 410 for a list at a resourceVersion the history no longer has.
+    pub fn gone_list() -> Self {
+        Self::new(
+            410,
+            "Expired",
+            "The resourceVersion for the provided list is too old.",
+        )
+    }
+
+    /// 406 for an `Accept` the server cannot answer in.
+    pub fn not_acceptable() -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+        )
+        .with_empty_details()
     }
 
     /// 415 UnsupportedMediaType.
@@ -226,7 +292,10 @@ impl ApiError {
             format!("{resource}.{group}")
         };
         let message = match (qualified.is_empty(), name.is_empty()) {
-            (true, _) => format!("forbidden: {why}"),
+            (true, _) => {
+                return Self::new(403, "Forbidden", format!("forbidden: {why}"))
+                    .with_empty_details();
+            }
             (false, true) => format!("{qualified} is forbidden: {why}"),
             (false, false) => format!("{qualified} \"{name}\" is forbidden: {why}"),
         };
@@ -269,6 +338,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(m) = status.as_object_mut()
+        {
+            m.remove("reason");
+        }
         let d = &self.details;
         let mut details = serde_json::Map::new();
         if !d.name.is_empty() {
@@ -288,7 +362,7 @@ impl ApiError {
                 .collect();
             details.insert("causes".into(), Value::Array(causes));
         }
-        if !details.is_empty() {
+        if !details.is_empty() || d.always {
             status["details"] = Value::Object(details);
         }
         status

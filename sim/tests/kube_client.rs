@@ -75,7 +75,7 @@ async fn delete_with_a_wrong_uid_precondition_conflicts() {
     assert_eq!(err.code, 409);
     assert!(
         err.message
-            .contains("Precondition failed: UID in precondition: not-the-uid"),
+            .contains("the UID in the precondition (not-the-uid) does not match the UID in record"),
         "{}",
         err.message
     );
@@ -185,7 +185,7 @@ async fn apply_conflicts_carry_causes_and_force_takes_over() {
     assert_eq!(err.code, 409);
     assert_eq!(
         err.message,
-        "Apply failed with 1 conflict: conflict with \"one\" using apps/v1: .spec.replicas"
+        "Apply failed with 1 conflict: conflict with \"one\": .spec.replicas"
     );
     let causes = err
         .details
@@ -659,4 +659,73 @@ async fn a_generated_name_cuts_a_long_prefix_to_stay_a_valid_name() {
     let name = made.metadata.name.expect("name");
     assert_eq!(name.len(), 63, "{name}");
     assert!(name.starts_with(&prefix[..58]), "{name}");
+}
+
+#[tokio::test]
+async fn allocated_service_fields_and_server_set_fields_belong_to_no_manager() {
+    let sim = common::sim();
+    let client = sim.client().expect("client");
+    let services: Api<k8s_openapi::api::core::v1::Service> = Api::default_namespaced(client);
+    let svc = serde_json::from_value(json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}))
+    .expect("service");
+    let created = services
+        .create(&PostParams::default(), &svc)
+        .await
+        .expect("create");
+    assert!(
+        created
+            .spec
+            .as_ref()
+            .and_then(|s| s.cluster_ip.as_ref())
+            .is_some()
+    );
+    let fields = serde_json::to_value(&created.metadata.managed_fields).expect("fields");
+    let spec = &fields[0]["fieldsV1"]["f:spec"];
+    // As kube-apiserver: the creator owns what it sent and the defaults, not the allocated IPs,
+    // and a nested struct (the spec) is no member of its own.
+    assert!(spec.get("f:clusterIP").is_none(), "{spec}");
+    assert!(spec.get("f:ipFamilyPolicy").is_none(), "{spec}");
+    assert!(spec.get("f:internalTrafficPolicy").is_some(), "{spec}");
+    assert!(spec.get(".").is_none(), "{spec}");
+}
+
+#[tokio::test]
+async fn a_new_crd_is_answered_unaccepted_then_established_by_kube_apiserver() {
+    let sim = common::sim();
+    let crds: Api<CustomResourceDefinition> = Api::all(sim.client().expect("client"));
+    let crd = serde_json::from_value(json!({"apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition", "metadata": {"name": "gizmos.diff.piceli.dev"},
+        "spec": {"group": "diff.piceli.dev", "scope": "Namespaced",
+            "names": {"plural": "gizmos", "kind": "Gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
+    .expect("crd");
+    let created = crds
+        .create(&PostParams::default(), &crd)
+        .await
+        .expect("create");
+    // As kube-apiserver answers the create: before its naming controller ran.
+    let status = created.status.expect("status");
+    assert!(status.conditions.is_none_or(|c| c.is_empty()));
+    assert_eq!(status.accepted_names.map(|n| n.kind).as_deref(), Some(""));
+    assert_eq!(created.spec.names.list_kind.as_deref(), Some("GizmoList"));
+    let stored = crds.get("gizmos.diff.piceli.dev").await.expect("get");
+    let conditions = stored.status.and_then(|s| s.conditions).unwrap_or_default();
+    assert!(
+        conditions
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+    );
+    let managers: Vec<(String, Option<String>)> = stored
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| (m.manager.unwrap_or_default(), m.subresource))
+        .collect();
+    assert!(
+        managers.contains(&("kube-apiserver".into(), Some("status".into()))),
+        "{managers:?}"
+    );
 }

@@ -107,9 +107,8 @@ fn conflicting_managers_get_kubectls_advice_and_force_conflicts_wins() {
     ]);
     assert_eq!(out.code, 1);
     assert!(
-        out.stderr.contains(
-            "Apply failed with 1 conflict: conflict with \"kubectl\" using apps/v1: .spec.replicas"
-        ),
+        out.stderr
+            .contains("Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas"),
         "{}",
         out.stderr
     );

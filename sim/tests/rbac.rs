@@ -50,6 +50,16 @@ fn a_service_account_token_is_denied_until_a_role_binding_grants_it() {
         ],
     );
     assert_eq!(out.stdout, SA, "{}", out.stderr);
+    // As kube-apiserver's ServiceAccount authenticator: the token's jti is the credential id.
+    let out = as_token(&k, &token, &["auth", "whoami"]);
+    assert!(
+        out.stdout.lines().any(|l| l
+            .starts_with("Extra: authentication.kubernetes.io/credential-id")
+            && l.trim_end().ends_with(']')
+            && l.contains("[JTI=")),
+        "{}",
+        out.stdout
+    );
 
     let out = as_token(&k, &token, &["get", "pods", "-n", "shop"]);
     assert_eq!(out.code, 1);

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::discovery_data;
 use crate::registry::ResourceType;
 
 /// The Content-Type of aggregated discovery responses.
@@ -55,30 +56,44 @@ pub fn api_versions(addr: &str) -> Value {
     })
 }
 
-fn group_doc(name: &str, versions: &[String]) -> Value {
+/// The served groups in kube-apiserver's order: its own groups first (each with the versions the sim
+/// serves and the preferred one), then those of custom resources.
+fn served_groups(types: &[ResourceType]) -> Vec<(String, Vec<String>, String)> {
+    let mut out = discovery_data::groups(types);
+    for (g, versions) in groups(types) {
+        if g.is_empty() || discovery_data::is_builtin_group(&g) {
+            continue;
+        }
+        let preferred = versions.first().cloned().unwrap_or_default();
+        out.push((g, versions, preferred));
+    }
+    out
+}
+
+fn served_group_doc(name: &str, versions: &[String], preferred: &str) -> Value {
     let vs: Vec<Value> = versions
         .iter()
         .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
         .collect();
-    json!({"name": name, "versions": vs, "preferredVersion": vs.first().cloned().unwrap_or(Value::Null)})
+    json!({"name": name, "versions": vs,
+        "preferredVersion": {"groupVersion": format!("{name}/{preferred}"), "version": preferred}})
 }
 
 /// `/apis`.
 pub fn api_group_list(types: &[ResourceType]) -> Value {
-    let groups: Vec<Value> = groups(types)
+    let groups: Vec<Value> = served_groups(types)
         .iter()
-        .filter(|(g, _)| !g.is_empty())
-        .map(|(g, v)| group_doc(g, v))
+        .map(|(g, v, p)| served_group_doc(g, v, p))
         .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 /// `/apis/G`, if the group is served.
 pub fn api_group(types: &[ResourceType], group: &str) -> Option<Value> {
-    let (name, versions) = groups(types)
+    let (name, versions, preferred) = served_groups(types)
         .into_iter()
-        .find(|(g, _)| g == group && !g.is_empty())?;
-    let mut doc = group_doc(&name, &versions);
+        .find(|(g, _, _)| g == group)?;
+    let mut doc = served_group_doc(&name, &versions, &preferred);
     doc["kind"] = json!("APIGroup");
     doc["apiVersion"] = json!("v1");
     Some(doc)
@@ -86,6 +101,11 @@ pub fn api_group(types: &[ResourceType], group: &str) -> Option<Value> {
 
 /// `/api/v1` or `/apis/G/V`, if served.
 pub fn api_resource_list(types: &[ResourceType], group: &str, version: &str) -> Option<Value> {
+    if discovery_data::is_builtin_group(group)
+        && let Some(doc) = discovery_data::resource_list(types, group, version)
+    {
+        return Some(doc);
+    }
     let gv: Vec<&ResourceType> = types
         .iter()
         .filter(|t| t.group == group && t.version == version)
@@ -104,6 +124,11 @@ pub fn api_resource_list(types: &[ResourceType], group: &str, version: &str) -> 
         }
         if !t.categories.is_empty() {
             r["categories"] = json!(t.categories);
+        }
+        if t.crd {
+            r["storageVersionHash"] = json!(discovery_data::storage_version_hash(
+                &t.group, &t.version, &t.kind
+            ));
         }
         resources.push(r);
         if t.status_subresource {
@@ -161,24 +186,31 @@ pub fn aggregated(types: &[ResourceType], legacy: bool, content_type: &str) -> V
     } else {
         "apidiscovery.k8s.io/v2"
     };
-    let items: Vec<Value> = groups(types)
+    let mut items: Vec<Value> = Vec::new();
+    if legacy {
+        items.extend(discovery_data::aggregated_item(types, ""));
+    } else {
+        for (g, _, _) in discovery_data::groups(types) {
+            items.extend(discovery_data::aggregated_item(types, &g));
+        }
+    }
+    let custom = groups(types)
         .into_iter()
-        .filter(|(g, _)| g.is_empty() == legacy)
-        .map(|(g, versions)| {
-            let vs: Vec<Value> = versions
-                .iter()
-                .map(|v| {
-                    let resources: Vec<Value> = types
-                        .iter()
-                        .filter(|t| t.group == g && &t.version == v)
-                        .map(aggregated_resource)
-                        .collect();
-                    json!({"version": v, "resources": resources, "freshness": "Current"})
-                })
-                .collect();
-            json!({"metadata": {"name": g, "creationTimestamp": null}, "versions": vs})
-        })
-        .collect();
+        .filter(|(g, _)| g.is_empty() == legacy && !discovery_data::is_builtin_group(g));
+    items.extend(custom.map(|(g, versions)| {
+        let vs: Vec<Value> = versions
+            .iter()
+            .map(|v| {
+                let resources: Vec<Value> = types
+                    .iter()
+                    .filter(|t| t.group == g && &t.version == v)
+                    .map(aggregated_resource)
+                    .collect();
+                json!({"version": v, "resources": resources, "freshness": "Current"})
+            })
+            .collect();
+        json!({"metadata": {"name": g, "creationTimestamp": null}, "versions": vs})
+    }));
     json!({"kind": "APIGroupDiscoveryList", "apiVersion": api_version, "metadata": {}, "items": items})
 }
 
@@ -212,8 +244,13 @@ mod tests {
             .flatten()
             .find(|i| i["metadata"]["name"] == "apps")
             .expect("apps group");
-        let deploy = &apps["versions"][0]["resources"][0];
-        assert_eq!(deploy["resource"], "deployments");
+        let deploy = apps["versions"][0]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["resource"] == "deployments")
+            .expect("deployments");
+        assert_eq!(deploy["responseKind"]["kind"], "Deployment");
         assert_eq!(deploy["shortNames"][0], "deploy");
         assert!(api_group(&types, "nope").is_none());
     }

@@ -138,6 +138,13 @@ pub fn raw(status: u16, content_type: &str, body: Bytes) -> Resp {
 
 /// The Status response of an API error.
 pub fn error(e: &ApiError) -> Resp {
+    if e.details.page_not_found {
+        return raw(
+            404,
+            "text/plain; charset=utf-8",
+            Bytes::from_static(b"404 page not found\n"),
+        );
+    }
     json(e.code, &e.to_status())
 }
 

@@ -31,6 +31,9 @@ pub struct UserInfo {
     pub uid: String,
     /// The groups the user belongs to.
     pub groups: Vec<String>,
+    /// Extra attributes the authenticator adds (a ServiceAccount token's
+    /// `authentication.kubernetes.io/credential-id`), in order.
+    pub extra: Vec<(String, Vec<String>)>,
 }
 
 impl UserInfo {
@@ -40,6 +43,7 @@ impl UserInfo {
             name: ADMIN_USER.into(),
             uid: String::new(),
             groups: vec![MASTERS.into(), AUTHENTICATED.into()],
+            extra: Vec::new(),
         }
     }
 
@@ -49,6 +53,7 @@ impl UserInfo {
             name: ANONYMOUS.into(),
             uid: String::new(),
             groups: vec![UNAUTHENTICATED.into()],
+            extra: Vec::new(),
         }
     }
 
@@ -62,6 +67,7 @@ impl UserInfo {
                 format!("system:serviceaccounts:{ns}"),
                 AUTHENTICATED.into(),
             ],
+            extra: Vec::new(),
         }
     }
 
@@ -75,6 +81,14 @@ impl UserInfo {
         let mut v = serde_json::json!({"username": self.name, "groups": self.groups});
         if !self.uid.is_empty() {
             v["uid"] = serde_json::json!(self.uid);
+        }
+        if !self.extra.is_empty() {
+            let extra: serde_json::Map<String, serde_json::Value> = self
+                .extra
+                .iter()
+                .map(|(k, vs)| (k.clone(), serde_json::json!(vs)))
+                .collect();
+            v["extra"] = serde_json::Value::Object(extra);
         }
         v
     }
@@ -151,8 +165,7 @@ pub fn impersonate(app: &App, user: UserInfo, headers: &HeaderMap) -> Result<Use
         Some((ns, name)) => UserInfo::service_account(&ns, &name, ""),
         None => UserInfo {
             name: target,
-            uid: String::new(),
-            groups: Vec::new(),
+            ..UserInfo::default()
         },
     };
     if !groups.is_empty() {

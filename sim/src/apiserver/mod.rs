@@ -4,7 +4,9 @@
 
 pub(crate) mod accept;
 pub mod discovery;
+mod discovery_data;
 pub(crate) mod filters;
+mod go_json;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;
 pub mod http;

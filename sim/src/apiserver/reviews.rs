@@ -34,6 +34,7 @@ fn subject(spec: &Value) -> UserInfo {
             .filter_map(Value::as_str)
             .map(str::to_string)
             .collect(),
+        extra: Vec::new(),
     }
 }
 
@@ -120,13 +121,25 @@ fn access_as(
 }
 
 fn rules(app: &App, user: &UserInfo, namespace: &str) -> Result<Value, ApiError> {
-    let all = if !app.rbac || user.is_master() {
+    let everything = || {
         vec![
             json!({"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}),
             json!({"nonResourceURLs": ["*"], "verbs": ["*"]}),
         ]
+    };
+    let all = if !app.rbac {
+        everything()
     } else {
-        rbac::rules_of(app, user, namespace)?
+        // As the RBAC authorizer's RulesFor: every binding the user (or a group of theirs) is a
+        // subject of, system:masters' cluster-admin among them.
+        let mut rules = rbac::rules_of(app, user, namespace)?;
+        let wildcard = rules.iter().any(|r| r["resources"] == json!(["*"]));
+        if user.is_master() && !wildcard {
+            let mut all = everything();
+            all.append(&mut rules);
+            rules = all;
+        }
+        rules
     };
     let (mut resource_rules, mut non_resource_rules) = (Vec::new(), Vec::new());
     for r in all {

@@ -135,7 +135,15 @@ fn check(app: &App, claims: &Value) -> Option<UserInfo> {
             }
         }
     }
-    Some(UserInfo::service_account(ns, name, uid))
+    let mut user = UserInfo::service_account(ns, name, uid);
+    // As kube-apiserver's ServiceAccount token authenticator: the token's id is the credential's.
+    if let Some(jti) = claims["jti"].as_str() {
+        user.extra.push((
+            "authentication.kubernetes.io/credential-id".into(),
+            vec![format!("JTI={jti}")],
+        ));
+    }
+    Some(user)
 }
 
 fn invalid(name: &str, field: &str, message: String) -> ApiError {
@@ -223,6 +231,7 @@ pub fn token_request(app: &App, ns: &str, name: &str, body: &Value) -> Result<Va
             json!({"kind": kind, "apiVersion": "v1", "name": bname, "uid": uid});
     }
     let claims = json!({
+        "jti": crate::registry::object::new_uid(),
         "iss": API_AUDIENCE,
         "sub": format!("system:serviceaccount:{ns}:{name}"),
         "aud": audiences,

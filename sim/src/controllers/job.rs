@@ -145,6 +145,8 @@ pub fn reconcile(cluster: &Cluster, _st: &mut State) {
                     "Job has reached the specified backoff limit",
                     "job-controller",
                 );
+            } else {
+                suspension(&mut status, suspended, &now);
             }
         }
         if status == old {
@@ -155,6 +157,34 @@ pub fn reconcile(cluster: &Cluster, _st: &mut State) {
             true
         });
     }
+}
+
+/// The `Suspended` condition as the job controller keeps it: True (`JobSuspended`) while
+/// `spec.suspend` holds, False (`JobResumed`) once a suspended Job is resumed.
+fn suspension(status: &mut Value, suspended: bool, now: &str) {
+    let mut conditions: Vec<Value> = status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let at = conditions.iter().position(|c| c["type"] == "Suspended");
+    let (want, reason, message) = if suspended {
+        ("True", "JobSuspended", "Job suspended")
+    } else {
+        ("False", "JobResumed", "Job resumed")
+    };
+    match at {
+        Some(i) if conditions[i]["status"] == want => return,
+        None if !suspended => return,
+        _ => {}
+    }
+    let cond = json!({"type": "Suspended", "status": want, "reason": reason, "message": message,
+        "lastProbeTime": now, "lastTransitionTime": now});
+    match at {
+        Some(i) => conditions[i] = cond,
+        None => conditions.push(cond),
+    }
+    status["conditions"] = json!(conditions);
 }
 
 fn pod_for(job: &Value) -> Value {

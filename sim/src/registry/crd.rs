@@ -100,6 +100,30 @@ pub fn crd_types(crd: &Value) -> Vec<ResourceType> {
 }
 
 /// Sets `status` of a CRD: names accepted and Established, stored versions.
+/// The status a CRD is created with, before apiextensions' naming controller accepted its names:
+/// no accepted names, no conditions, the storage version stored.
+pub fn initial_status(crd: &mut Value) {
+    let stored: Vec<Value> = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .filter(|v| v["storage"] == json!(true))
+                .map(|v| v["name"].clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    crd["status"] = json!({"acceptedNames": {"kind": "", "plural": ""}, "conditions": null,
+        "storedVersions": stored});
+}
+
+/// Whether a CRD's names were accepted (it has conditions; the naming controller set them).
+pub fn names_accepted(crd: &Value) -> bool {
+    crd.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty())
+}
+
 pub fn set_status(crd: &mut Value) {
     let names = crd.pointer("/spec/names").cloned().unwrap_or(json!({}));
     let now = crate::time::now_rfc3339();
@@ -113,7 +137,11 @@ pub fn set_status(crd: &mut Value) {
                 .collect()
         })
         .unwrap_or_default();
-    let existing = crd.get("status").and_then(|s| s.get("conditions")).cloned();
+    let existing = crd
+        .get("status")
+        .and_then(|s| s.get("conditions"))
+        .filter(|c| c.as_array().is_some_and(|a| !a.is_empty()))
+        .cloned();
     let conditions = existing.unwrap_or_else(|| {
         json!([
             {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},

@@ -39,6 +39,22 @@ pub fn apply(
 /// What the Job strategy adds when a Job is created without `manualSelector`: a selector on the Job's
 /// uid and the matching pod template labels.
 pub fn job_selector(job: &mut Value) {
+    add_job_selector(job);
+    // `SetDefaults_Job`: a Job without labels takes its pod template's (kube-apiserver defaults the
+    // stored Job again when it reads it, after the selector's labels were added).
+    let template_labels = job.pointer("/spec/template/metadata/labels").cloned();
+    if let (Some(labels), Some(meta)) = (template_labels, job.get_mut("metadata").and_then(obj)) {
+        let empty = meta
+            .get("labels")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty);
+        if empty {
+            meta.insert("labels".into(), labels);
+        }
+    }
+}
+
+fn add_job_selector(job: &mut Value) {
     let uid = job.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
     let name = job
         .pointer("/metadata/name")
@@ -83,8 +99,17 @@ pub(crate) fn pod_template(spec: &mut Map<String, Value>) {
     let Some(template) = obj(child(spec, "template")) else {
         return;
     };
+    template_metadata(template);
     if let Some(ps) = obj(child(template, "spec")) {
         pod_spec(ps);
+    }
+}
+
+/// The metadata of a template (a pod template, a CronJob's job template) as kube-apiserver 1.33 writes
+/// it: an `ObjectMeta` struct nested by value, so always present and with `creationTimestamp: null`.
+pub(crate) fn template_metadata(template: &mut Map<String, Value>) {
+    if let Some(meta) = obj(child(template, "metadata")) {
+        meta.entry("creationTimestamp").or_insert(Value::Null);
     }
 }
 

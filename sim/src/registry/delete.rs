@@ -68,9 +68,19 @@ impl DeleteOptions {
         if let Some(p) = &policy
             && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
         {
-            return Err(ApiError::bad_request(format!(
-                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Orphan\", \"Background\", \"Foreground\""
-            )));
+            // `ValidateDeleteOptions`: 422 naming the options.
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "DeleteOptions",
+                "",
+                vec![crate::status::Cause {
+                    reason: "FieldValueNotSupported".into(),
+                    message: format!(
+                        "Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+                    ),
+                    field: "propagationPolicy".into(),
+                }],
+            ));
         }
         let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
             Some(g) => Some(g),
@@ -120,14 +130,14 @@ pub fn delete(
         let Some(obj) = w.get(&rk, ns, name)? else { return Err(ApiError::not_found(&rt.group, &rt.plural, name)) };
         if let Some(uid) = &opts.uid
             && uid != uid_of(&obj) {
-                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}", uid_of(&obj)
+                return Err(ApiError::conflict(&rt.group, &rt.kind, name, &format!(
+                    "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated", uid_of(&obj)
                 )));
             }
         if let Some(rv) = &opts.resource_version
             && rv != rv_of(&obj) {
-                return Err(ApiError::conflict(&rt.group, &rt.plural, name, &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}", rv_of(&obj)
+                return Err(ApiError::conflict(&rt.group, &rt.kind, name, &format!(
+                    "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified", rv_of(&obj)
                 )));
             }
         if opts.dry_run {
@@ -250,7 +260,14 @@ fn collect_dependents(
                         .into_iter()
                         .filter(|r| r.get("uid").and_then(Value::as_str) != Some(owner.as_str()))
                         .collect();
-                    obj["metadata"]["ownerReferences"] = json!(kept);
+                    // An emptied list is dropped (`omitempty`), as the garbage collector's patch leaves it.
+                    if kept.is_empty() {
+                        if let Some(m) = obj["metadata"].as_object_mut() {
+                            m.remove("ownerReferences");
+                        }
+                    } else {
+                        obj["metadata"]["ownerReferences"] = json!(kept);
+                    }
                     w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
                 } else if crate::controllers::namespace_deletion::has_finalizers(&obj) {
                     // Held by finalizers: marked, it stays until they are removed.

@@ -1,6 +1,7 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
 pub mod backend;
+pub mod convert;
 pub mod crd;
 pub(crate) mod crd_types;
 pub mod defaults;
@@ -168,6 +169,8 @@ const BUILTINS: &[Row] = &[
     ("networking.k8s.io", "v1", "ingresses", "Ingress", true, &["ing"], true, false, "io.k8s.api.networking.v1.Ingress"),
     ("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false, NONE, false, false, "io.k8s.api.networking.v1.IngressClass"),
     ("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, &["hpa"], true, false, "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"),
+    // Stored as v2 (the same store key), converted by `convert`.
+    ("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, &["hpa"], true, false, "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, &["pdb"], true, false, "io.k8s.api.policy.v1.PodDisruptionBudget"),
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", true, NONE, false, false, "io.k8s.api.rbac.v1.Role"),
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, NONE, false, false, "io.k8s.api.rbac.v1.RoleBinding"),
@@ -184,6 +187,17 @@ const BUILTINS: &[Row] = &[
     ("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false, NONE, false, false, "io.k8s.api.storage.v1.CSIDriver"),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, &["pc"], false, false, "io.k8s.api.scheduling.v1.PriorityClass"),
     ("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, NONE, false, false, "io.k8s.api.node.v1.RuntimeClass"),
+    ("", "v1", "bindings", "Binding", true, NONE, false, false, "io.k8s.api.core.v1.Binding"),
+    ("", "v1", "componentstatuses", "ComponentStatus", false, &["cs"], false, false, "io.k8s.api.core.v1.ComponentStatus"),
+    ("apiregistration.k8s.io", "v1", "apiservices", "APIService", false, NONE, true, false, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"),
+    ("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false, &["csr"], true, false, "io.k8s.api.certificates.v1.CertificateSigningRequest"),
+    ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", false, NONE, true, false, "io.k8s.api.flowcontrol.v1.FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", false, NONE, true, false, "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"),
+    ("storage.k8s.io", "v1", "csinodes", "CSINode", false, NONE, false, false, "io.k8s.api.storage.v1.CSINode"),
+    ("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", true, NONE, false, false, "io.k8s.api.storage.v1.CSIStorageCapacity"),
+    ("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false, NONE, true, false, "io.k8s.api.storage.v1.VolumeAttachment"),
+    ("networking.k8s.io", "v1", "ipaddresses", "IPAddress", false, &["ip"], false, false, "io.k8s.api.networking.v1.IPAddress"),
+    ("networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", false, NONE, true, false, "io.k8s.api.networking.v1.ServiceCIDR"),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true, false, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"),
 ];
 

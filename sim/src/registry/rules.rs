@@ -140,6 +140,16 @@ pub(crate) fn service(obj: &Value, out: &mut Vec<Cause>) {
                 "must be between 1 and 65535, inclusive",
             ));
         }
+        // A numeric targetPort (defaulted from `port`) has the same range.
+        if let Some(target) = p.get("targetPort").and_then(Value::as_i64)
+            && !(1..=65535).contains(&target)
+        {
+            out.push(invalid(
+                &format!("spec.ports[{i}].targetPort"),
+                &p["targetPort"],
+                "must be between 1 and 65535, inclusive",
+            ));
+        }
         if ports.len() > 1
             && p.get("name")
                 .and_then(Value::as_str)

@@ -56,6 +56,20 @@ pub enum ListKind {
 pub struct Node<'a> {
     schema: Option<&'a Value>,
     root: bool,
+    /// Under a custom resource's schema: decoded as unstructured JSON, where every object is a map
+    /// (no Go structs nested by value).
+    unstructured: bool,
+    /// The definition this node's schema came from (`io.k8s.api.core.v1.Container`), when known.
+    def: Option<&'a str>,
+}
+
+/// The definition a schema refers to (`$ref`, or the one `allOf` entry's).
+fn ref_name(v: &Value) -> Option<&str> {
+    let r = v.get("$ref").or_else(|| match v.get("allOf") {
+        Some(Value::Array(all)) if all.len() == 1 => all[0].get("$ref"),
+        _ => None,
+    })?;
+    r.as_str()?.rsplit('/').next()
 }
 
 fn resolve(v: &Value) -> &Value {
@@ -90,6 +104,11 @@ impl<'a> Node<'a> {
         Node {
             schema: schema.map(resolve),
             root: true,
+            unstructured: matches!(rt.schema, SchemaSource::Crd(_)),
+            def: match &rt.schema {
+                SchemaSource::Builtin(name) => Some(name),
+                SchemaSource::Crd(_) => None,
+            },
         }
     }
 
@@ -98,13 +117,17 @@ impl<'a> Node<'a> {
         Node {
             schema: None,
             root: false,
+            unstructured: false,
+            def: None,
         }
     }
 
-    fn of(v: &'a Value) -> Node<'a> {
+    fn of(v: &'a Value, unstructured: bool) -> Node<'a> {
         Node {
             schema: Some(resolve(v)),
             root: false,
+            unstructured,
+            def: ref_name(v),
         }
     }
 
@@ -124,36 +147,54 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// Whether this is a struct (an object with declared properties), whose own path field
+    /// ownership never records: structured-merge-diff tracks maps and list elements as members, and
+    /// a struct only through its fields.
+    pub fn is_struct(&self) -> bool {
+        !self.unstructured
+            && self
+                .schema
+                .is_some_and(|s| s.get("properties").is_some_and(Value::is_object))
+    }
+
     /// The schema of field `name` of an object; `None` if the field is not declared.
     pub fn field(&self, name: &str) -> Option<Node<'a>> {
         if self.root && (name == "apiVersion" || name == "kind") {
             return Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
+                def: None,
             });
         }
         if self.root && name == "metadata" {
             return Some(Node {
                 schema: definitions().get(OBJECT_META).map(resolve),
                 root: false,
+                unstructured: false,
+                def: Some(OBJECT_META),
             });
         }
         let Some(s) = self.schema else {
             return Some(Node::free());
         };
         if let Some(p) = s.get("properties").and_then(|p| p.get(name)) {
-            return Some(Node::of(p));
+            return Some(Node::of(p, self.unstructured));
         }
         match s.get("additionalProperties") {
             Some(Value::Bool(false)) => None,
             Some(Value::Bool(true)) => Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
+                def: None,
             }),
-            Some(ap) => Some(Node::of(ap)),
+            Some(ap) => Some(Node::of(ap, self.unstructured)),
             None if self.is_free() => Some(Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
+                def: None,
             }),
             None => None,
         }
@@ -164,16 +205,20 @@ impl<'a> Node<'a> {
         self.field(name).unwrap_or(Node {
             schema: None,
             root: false,
+            unstructured: self.unstructured,
+            def: None,
         })
     }
 
     /// The schema of a list's elements.
     pub fn items(&self) -> Node<'a> {
         match self.schema.and_then(|s| s.get("items")) {
-            Some(i) => Node::of(i),
+            Some(i) => Node::of(i, self.unstructured),
             None => Node {
                 schema: None,
                 root: false,
+                unstructured: self.unstructured,
+                def: None,
             },
         }
     }
@@ -242,6 +287,40 @@ impl<'a> Node<'a> {
     /// Whether this node is the definition `def` itself (reached through a `$ref`).
     pub fn is_definition(&self, def: &Value) -> bool {
         self.schema.is_some_and(|s| std::ptr::eq(s, def))
+    }
+
+    /// The Go type of the field as `encoding/json` names it in errors (`int32`, `[]v1.Container`,
+    /// `map[string]string`).
+    pub fn go_type(&self) -> String {
+        if let Some(def) = self.def {
+            let mut parts = def.rsplit('.');
+            let name = parts.next().unwrap_or(def);
+            return match parts.next() {
+                Some(pkg) => format!("{pkg}.{name}"),
+                None => name.to_string(),
+            };
+        }
+        match self.type_name() {
+            Some("string") => "string".into(),
+            Some("boolean") => "bool".into(),
+            Some("integer") => match self.format() {
+                Some(f @ ("int32" | "int64")) => f.into(),
+                _ => "int".into(),
+            },
+            Some("number") => "float64".into(),
+            Some("array") => format!("[]{}", self.items().go_type()),
+            _ => match self.schema.and_then(|s| s.get("additionalProperties")) {
+                Some(ap) if ap.is_object() => {
+                    format!("map[string]{}", Node::of(ap, self.unstructured).go_type())
+                }
+                _ => "interface {}".into(),
+            },
+        }
+    }
+
+    /// The short name of the struct this node is (`ConfigMap`), when it is one of the definitions.
+    pub fn struct_name(&self) -> Option<&'a str> {
+        self.def.map(|d| d.rsplit('.').next().unwrap_or(d))
     }
 
     /// The JSON type declared here (`object`, `array`, `string`, ...), if any.

@@ -63,6 +63,33 @@ impl LabelSelector {
         };
         let mut reqs = Vec::new();
         for part in split_top(s) {
+            // k8s.io/apimachinery's parser: a requirement starts with `!` or a key; an operator
+            // where a key or a value belongs is the lexer's token.
+            let token = |t: &str| -> String {
+                ["==", "!=", "=", "!", "(", ")", ","]
+                    .iter()
+                    .find(|op| t.starts_with(**op))
+                    .map(|op| op.to_string())
+                    .unwrap_or_default()
+            };
+            let trimmed = part.trim_start();
+            let lead = token(trimmed);
+            if !lead.is_empty() && lead != "!" {
+                return Err(ApiError::bad_request(format!(
+                    "found '{lead}', expected: !, identifier, or 'end of string'"
+                )));
+            }
+            for op in ["==", "!=", "="] {
+                if let Some((_, v)) = part.split_once(op) {
+                    let t = token(v.trim_start());
+                    if !t.is_empty() {
+                        return Err(ApiError::bad_request(format!(
+                            "unable to parse requirement: found '{t}', expected: identifier"
+                        )));
+                    }
+                    break;
+                }
+            }
             let r = if let Some(k) = part.strip_prefix('!') {
                 Req::NotExists(k.trim().to_string())
             } else if let Some((k, v)) = part.split_once("!=") {
@@ -158,6 +185,26 @@ impl FieldSelector {
             };
             (got == *want) == *eq
         })
+    }
+}
+
+#[cfg(test)]
+mod parse_errors {
+    use super::LabelSelector;
+
+    #[test]
+    fn operators_where_keys_or_values_belong_are_refused_as_kube_apiserver_does() {
+        let e = LabelSelector::parse("=bad").expect_err("no key");
+        assert_eq!(
+            e.message,
+            "found '=', expected: !, identifier, or 'end of string'"
+        );
+        let e = LabelSelector::parse("set===").expect_err("operator as value");
+        assert_eq!(
+            e.message,
+            "unable to parse requirement: found '=', expected: identifier"
+        );
+        assert!(LabelSelector::parse("a=b,!c,d in (e)").is_ok());
     }
 }
 

@@ -139,14 +139,14 @@ fn merge_list(orig: &[Value], patch: &[Value], node: Node<'_>) -> Result<Value, 
         return Ok(Value::Array(patch.iter().map(strip).collect()));
     }
     let Some(key) = node.patch_merge_key() else {
-        // A set of scalars: union, keeping order.
+        // A set of scalars: union, in the order below.
         let mut out = orig.to_vec();
         for p in patch {
             if !out.contains(p) {
                 out.push(p.clone());
             }
         }
-        return Ok(Value::Array(out));
+        return Ok(Value::Array(element_order(out, orig, patch, |v| v.clone())));
     };
     let mut out = orig.to_vec();
     for p in patch {
@@ -167,7 +167,43 @@ fn merge_list(orig: &[Value], patch: &[Value], node: Node<'_>) -> Result<Value, 
             _ => out.push(strip(p)),
         }
     }
-    Ok(Value::Array(out))
+    let id = |v: &Value| v.get(key).cloned().unwrap_or(Value::Null);
+    Ok(Value::Array(element_order(out, orig, patch, id)))
+}
+
+/// The order kube-apiserver gives a merged list (`normalizeElementOrder`): the elements the patch
+/// names, in the patch's order, with the server-only elements inserted among them by their places
+/// in the original list: each goes before the first patch element it precedes in the original, and
+/// where the original does not order the two (a new element), the patch element comes first.
+fn element_order(
+    merged: Vec<Value>,
+    orig: &[Value],
+    patch: &[Value],
+    id: impl Fn(&Value) -> Value,
+) -> Vec<Value> {
+    let patch_ids: Vec<Value> = patch.iter().map(&id).collect();
+    let (mut from_patch, server_only): (Vec<Value>, Vec<Value>) =
+        merged.into_iter().partition(|v| patch_ids.contains(&id(v)));
+    from_patch.sort_by_key(|v| patch_ids.iter().position(|p| *p == id(v)));
+    let orig_ids: Vec<Value> = orig.iter().map(&id).collect();
+    let place = |v: &Value| orig_ids.iter().position(|o| *o == id(v));
+    let mut out = Vec::with_capacity(from_patch.len() + server_only.len());
+    let (mut left, mut right) = (
+        server_only.into_iter().peekable(),
+        from_patch.into_iter().peekable(),
+    );
+    loop {
+        match (left.peek(), right.peek()) {
+            (Some(l), Some(r)) => {
+                let before = matches!((place(l), place(r)), (Some(a), Some(b)) if a < b);
+                out.extend(if before { left.next() } else { right.next() });
+            }
+            (Some(_), None) => out.extend(left.next()),
+            (None, Some(_)) => out.extend(right.next()),
+            (None, None) => break,
+        }
+    }
+    out
 }
 
 /// Removes directives and nulls from a value that is inserted as a whole.
@@ -204,6 +240,23 @@ mod tests {
         assert_eq!(
             out,
             json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a:2"}]}}}})
+        );
+    }
+
+    #[test]
+    fn merged_lists_take_the_patch_order_first() {
+        let rt = Registry::default()
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
+        // As kube-apiserver: a new element named by the patch comes before the server-only ones.
+        let orig = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "main", "env": [{"name": "A"}, {"name": "B"}]}, {"name": "side"}]}}}});
+        let patch = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "main", "env": [{"name": "C"}]}]}}}});
+        let out = apply(&orig, &patch, crate::registry::schema::Node::root(&rt)).expect("patch");
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "main", "env": [{"name": "C"}, {"name": "A"}, {"name": "B"}]}, {"name": "side"}])
         );
     }
 

@@ -28,6 +28,17 @@ pub trait Strategy: Sync {
     /// What only a create fills in, after defaulting (a Pod's initial status, a Job's selector).
     fn prepare_create(&self, _object: &mut Value) {}
 
+    /// JSON pointers of the fields the registry allocates when a create leaves them out (a Service's
+    /// cluster IPs): filled in by the defaults, but, as kube-apiserver allocates them after its field
+    /// manager ran, owned by no one.
+    fn allocated(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What an update keeps from the stored object whatever the request says (a Namespace's
+    /// `spec.finalizers`, which only the `finalize` subresource changes).
+    fn prepare_update(&self, _old: &Value, _new: &mut Value) {}
+
     /// Status the server itself derives on every write (a CRD's conditions).
     fn derive_status(&self, _object: &mut Value) {}
 

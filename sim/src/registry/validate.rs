@@ -43,8 +43,26 @@ pub struct Findings {
 /// Removes undeclared fields (recording them) and records type mismatches.
 pub fn check(object: &mut Value, node: Node<'_>) -> Findings {
     let mut f = Findings::default();
-    walk(object, node, &mut String::new(), &mut f);
+    let owner = node.struct_name().unwrap_or_default().to_string();
+    walk(
+        object,
+        node,
+        &mut String::new(),
+        &mut GoPath {
+            owner,
+            fields: String::new(),
+        },
+        &mut f,
+    );
     f
+}
+
+/// Where `encoding/json` says a value is: the innermost struct being decoded, and the field names
+/// from the top (map keys and list indices left out).
+#[derive(Clone)]
+struct GoPath {
+    owner: String,
+    fields: String,
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -55,7 +73,7 @@ fn join(prefix: &str, key: &str) -> String {
     }
 }
 
-fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
+fn walk(v: &mut Value, node: Node<'_>, path: &mut String, go: &mut GoPath, f: &mut Findings) {
     if node.is_free() {
         return;
     }
@@ -76,12 +94,24 @@ fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
             || (exp == "number" && actual == "integer")
             || (int_or_string && matches!(actual, "integer" | "string"));
         if !ok {
-            f.type_errors.push(format!(
-                "json: cannot unmarshal {} into Go value of type {} (field {})",
-                go_kind(actual),
-                exp,
-                path
-            ));
+            // Go's UnmarshalTypeError: `into Go struct field Struct.path of type T`.
+            f.type_errors
+                .push(if go.owner.is_empty() || go.fields.is_empty() {
+                    format!(
+                        "json: cannot unmarshal {} into Go value of type {} (field {})",
+                        go_kind(actual),
+                        exp,
+                        path
+                    )
+                } else {
+                    format!(
+                        "json: cannot unmarshal {} into Go struct field {}.{} of type {}",
+                        go_kind(actual),
+                        go.owner,
+                        go.fields,
+                        node.go_type()
+                    )
+                });
             return;
         }
     }
@@ -94,7 +124,15 @@ fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
                     Some(child) => {
                         if let Some(cv) = m.get_mut(&k) {
                             let mut p = child_path;
-                            walk(cv, child, &mut p, f);
+                            // A struct's field extends the Go path; a map's key does not.
+                            let mut g = go.clone();
+                            if node.is_struct() {
+                                g.fields = join(&go.fields, &k);
+                                if let Some(name) = node.struct_name() {
+                                    g.owner = name.to_string();
+                                }
+                            }
+                            walk(cv, child, &mut p, &mut g, f);
                         }
                     }
                     None => {
@@ -108,7 +146,7 @@ fn walk(v: &mut Value, node: Node<'_>, path: &mut String, f: &mut Findings) {
             let item_node = node.items();
             for (i, item) in items.iter_mut().enumerate() {
                 let mut p = format!("{path}[{i}]");
-                walk(item, item_node, &mut p, f);
+                walk(item, item_node, &mut p, &mut go.clone(), f);
             }
         }
         _ => {}
@@ -261,6 +299,37 @@ mod tests {
         assert_eq!(
             for_kind("cert-manager.io", "ClusterIssuer", true).name_rule(),
             NameRule::Subdomain
+        );
+    }
+}
+
+#[cfg(test)]
+mod go_errors {
+    use serde_json::json;
+
+    use crate::registry::Registry;
+    use crate::registry::schema::Node;
+
+    #[test]
+    fn type_errors_name_the_go_struct_field_as_encoding_json_does() {
+        let reg = Registry::default();
+        let cms = reg.lookup("", "v1", "configmaps").expect("configmaps");
+        let mut cm = json!({"data": {"n": 5}});
+        let f = super::check(&mut cm, Node::root(&cms));
+        assert_eq!(
+            f.type_errors,
+            ["json: cannot unmarshal number into Go struct field ConfigMap.data of type string"]
+        );
+        let deploys = reg
+            .lookup("apps", "v1", "deployments")
+            .expect("deployments");
+        let mut d = json!({"spec": {"replicas": "three"}});
+        let f = super::check(&mut d, Node::root(&deploys));
+        assert_eq!(
+            f.type_errors,
+            [
+                "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+            ]
         );
     }
 }

@@ -135,13 +135,8 @@ async fn kube_text_plain_bodies_are_415() {
             .expect_err("text/plain patch"),
     );
     assert_eq!(err.code, 415);
-    assert!(
-        err.message.ends_with(
-            "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
-        ),
-        "{}",
-        err.message
-    );
+    // kube-apiserver 1.33's go-restful router refuses a PATCH of a type no route consumes itself.
+    assert_eq!(err.message, "415: Unsupported Media Type");
 }
 
 #[tokio::test]

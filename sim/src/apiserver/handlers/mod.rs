@@ -3,6 +3,7 @@
 
 pub(crate) mod limits;
 pub use limits::MAX_HEAD;
+mod pod_subresources;
 mod read;
 mod scale;
 mod watch;
@@ -97,8 +98,13 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
     Ok(match r {
         Route::Version => json_resp(
             200,
+            // kube-apiserver 1.33's version.Info (with the emulation and compatibility versions);
+            // the sim's own name is semver build metadata, as distributions add theirs (`+k3s1`),
+            // so version checks read it as the release it follows.
             &json!({
-                "major": "1", "minor": "33", "gitVersion": "v1.33.0-piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
+                "major": "1", "minor": "33", "emulationMajor": "1", "emulationMinor": "33",
+                "minCompatibilityMajor": "1", "minCompatibilityMinor": "32",
+                "gitVersion": "v1.33.13+piceli-sim", "gitCommit": "0000000000000000000000000000000000000000",
                 "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2", "compiler": "gc",
                 "platform": "linux/amd64",
             }),
@@ -127,18 +133,20 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
         },
         Route::ApiGroup { group } => match discovery::api_group(&types, &group) {
             Some(doc) => json_resp(200, &doc),
-            None => return Err(ApiError::no_route()),
+            None => return Err(ApiError::page_not_found()),
         },
         Route::ApiResources { group, version } => {
             match discovery::api_resource_list(&types, &group, &version) {
                 Some(doc) => json_resp(200, &doc),
+                None if !group.is_empty() && !types.iter().any(|t| t.group == group) => {
+                    return Err(ApiError::page_not_found());
+                }
                 None => return Err(ApiError::no_route()),
             }
         }
+        Route::NotFound => return Err(ApiError::page_not_found()),
         // `/openapi/v2` and resources are answered by `handle`.
-        Route::Resource(_) | Route::OpenApiV2 | Route::NotFound => {
-            return Err(ApiError::no_route());
-        }
+        Route::Resource(_) | Route::OpenApiV2 => return Err(ApiError::no_route()),
     })
 }
 
@@ -151,11 +159,21 @@ pub struct Resolved {
 }
 
 fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
-    let rt = app
-        .backend
-        .registry
+    let registry = &app.backend.registry;
+    let rt = registry
         .lookup(&t.group, &t.version, &t.resource)
-        .ok_or_else(ApiError::no_route)?;
+        .ok_or_else(|| {
+            // A group no API serves, or a custom resource's group-version (the CRD handler hands
+            // unknown resources to the mux): Go's plain 404; else the API's NotFound Status.
+            let served = registry.all();
+            let crd_group = served.iter().any(|r| r.crd && r.group == t.group);
+            let known = served.iter().any(|r| r.group == t.group);
+            if !t.group.is_empty() && (!known || crd_group) {
+                ApiError::page_not_found()
+            } else {
+                ApiError::no_route()
+            }
+        })?;
     if !rt.namespaced && t.namespace.is_some() {
         return Err(ApiError::no_route());
     }
@@ -168,6 +186,10 @@ fn resolve(app: &App, t: Target) -> Result<Resolved, ApiError> {
         Some("scale") if rt.scale.is_some() => {}
         Some("finalize") if rt.kind == "Namespace" => {}
         Some("token") if rt.kind == "ServiceAccount" => {}
+        Some("binding" | "eviction" | "ephemeralcontainers" | "resize")
+            if rt.kind == "Pod" && rt.group.is_empty() => {}
+        Some("approval") if rt.kind == "CertificateSigningRequest" => {}
+        Some("proxy") if rt.kind == "Node" && rt.group.is_empty() => {}
         Some(_) => return Err(ApiError::no_route()),
     }
     Ok(Resolved {
@@ -183,6 +205,43 @@ async fn resource(app: Arc<App>, req: Req, t: Target) -> Resp {
         Ok(r) => r,
         Err(e) => return error(&e),
     };
+    // kube-apiserver 1.33 marks core/v1 Endpoints deprecated: every request about them is warned.
+    if r.rt.group.is_empty() && r.rt.plural == "endpoints" {
+        let resp = resource_resolved(app, req, r).await;
+        return crate::apiserver::http::with_warnings(
+            resp,
+            &[
+                "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+                    .into(),
+            ],
+        );
+    }
+    resource_resolved(app, req, r).await
+}
+
+/// Whether an `Accept` header names nothing kube-apiserver can answer in (JSON, YAML, protobuf, a
+/// wildcard), which is a 406.
+fn accepts_nothing_served(accept: &str) -> bool {
+    let accept = accept.trim();
+    !accept.is_empty()
+        && !accept.split(',').any(|part| {
+            let media = part.split(';').next().unwrap_or("").trim();
+            matches!(
+                media,
+                "application/json"
+                    | "application/yaml"
+                    | "application/vnd.kubernetes.protobuf"
+                    | "application/*"
+                    | "*/*"
+                    | ""
+            )
+        })
+}
+
+async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
+    if accepts_nothing_served(req.header(header::ACCEPT)) {
+        return error(&ApiError::not_acceptable());
+    }
     let watching = req.query.flag("watch");
     if req.method == Method::GET && r.name.is_none() {
         // ListOptions decoding: integers that do not parse are the apiserver's 400.
@@ -245,7 +304,22 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         };
     }
     let sub = r.sub.as_deref().unwrap_or("");
+    if r.rt.group.is_empty() && r.rt.plural == "bindings" {
+        return match (&req.method, r.name.as_deref()) {
+            (&Method::POST, None) => pod_subresources::bind_collection(app, req, r),
+            _ => Err(ApiError::method_not_allowed(&req.path)),
+        };
+    }
     match (&req.method, r.name.as_deref(), sub) {
+        (&Method::POST, Some(name), "binding") => pod_subresources::bind(app, req, r, name),
+        (&Method::POST, Some(name), "eviction") => pod_subresources::evict(app, req, r, name),
+        (_, Some(_), "binding" | "eviction") => Err(ApiError::method_not_allowed(&req.path)),
+        // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down.
+        (_, Some(name), "proxy") if r.rt.kind == "Node" => {
+            Err(ApiError::service_unavailable(format!(
+                "no kubelet answers for node {name:?}: the sim simulates nodes without kubelet servers"
+            )))
+        }
         (&Method::GET, None, _) => read::list(app, req, r),
         (&Method::POST, None, _) => write::create(app, req, r),
         (&Method::DELETE, None, _) => write::delete_collection(app, req, r),
@@ -275,6 +349,45 @@ fn review(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     body["status"] = status;
     if body.get("metadata").is_none() {
         body["metadata"] = json!({});
+    }
+    // The review comes back with its ObjectMeta as Go serialises it: a SelfSubjectReview is stamped
+    // with the time it was made, the others carry a null creationTimestamp.
+    if let Some(meta) = body["metadata"].as_object_mut() {
+        let stamp = if r.rt.kind == "SelfSubjectReview" {
+            json!(crate::time::now_rfc3339())
+        } else {
+            serde_json::Value::Null
+        };
+        meta.entry("creationTimestamp").or_insert(stamp);
+    }
+    // The create handler's field manager runs for reviews too: the fields the request set are its
+    // manager's.
+    let manager = match req.query.get("fieldManager") {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => req.user_agent_manager(),
+    };
+    let now = crate::time::now_rfc3339();
+    let api_version = r.rt.api_version();
+    let request = crate::registry::fields::managed::ApplyRequest {
+        manager: &manager,
+        api_version: &api_version,
+        subresource: "",
+        status_separate: true,
+        force: true,
+        now: &now,
+    };
+    let mut sent = body.clone();
+    if let Some(m) = sent.as_object_mut() {
+        m.remove("status");
+    }
+    crate::registry::fields::managed::update(
+        None,
+        &mut sent,
+        crate::registry::schema::Node::root(&r.rt),
+        &request,
+    );
+    if let Some(fields) = sent.pointer("/metadata/managedFields").cloned() {
+        body["metadata"]["managedFields"] = fields;
     }
     Ok(json_resp(201, &body))
 }

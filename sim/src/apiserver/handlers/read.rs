@@ -12,7 +12,8 @@ use crate::registry::table;
 use crate::status::ApiError;
 
 /// Serves an object at the requested version (CRD objects are stored once for all versions).
-pub fn at_version(rt: &ResourceType, mut obj: Value) -> Value {
+pub fn at_version(rt: &ResourceType, obj: Value) -> Value {
+    let mut obj = crate::registry::convert::from_storage(rt, obj);
     if rt.crd {
         obj["apiVersion"] = json!(rt.api_version());
     }
@@ -78,9 +79,20 @@ impl Filter {
 
 fn decode_continue(token: &str) -> Result<String, ApiError> {
     let bad = || ApiError::bad_request("continue key is not valid: illegal base64 data");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(token)
-        .map_err(|_| bad())?;
+    // Go's RawURLEncoding, which ignores the unused bits of the last symbol.
+    let lenient = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_encode_padding(false)
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let bytes = lenient.decode(token).map_err(|_| bad())?;
+    if let Some(go) = crate::apiserver::go_json::syntax_error(&bytes) {
+        return Err(ApiError::bad_request(format!(
+            "invalid continue token: continue key is not valid: {go}"
+        )));
+    }
     let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
     v.get("start")
         .and_then(Value::as_str)
@@ -131,6 +143,10 @@ pub fn list_objects(app: &App, req: &Req, r: &Resolved) -> Result<(Vec<Value>, V
                 filter.matches(o)
             })?;
     let mut meta = json!({"resourceVersion": page.rv.to_string()});
+    if r.rt.crd {
+        // Unstructured lists (custom resources) always carry `continue`, empty on the last page.
+        meta["continue"] = json!("");
+    }
     if page.more
         && let Some(last) = page.items.last()
     {
@@ -200,7 +216,8 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
         if i > 0 {
             body.push(',');
         }
-        body.push_str(data);
+        // As kube-apiserver's typed lists: the items of a built-in kind carry no apiVersion or kind.
+        body.push_str(&without_type_meta(data));
     }
     body.push_str("]}");
     Ok(crate::apiserver::http::raw(
@@ -210,9 +227,105 @@ fn list_passthrough(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError
     ))
 }
 
+/// An object's JSON without its top-level `apiVersion` and `kind` members (string-valued), found by a
+/// scan that tracks strings and nesting, so the rest of the text is passed through as it was stored.
+pub fn without_type_meta(data: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = data.as_bytes();
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The end of the string starting at `at` (its opening quote), past its closing quote.
+    let string_end = |at: usize| {
+        let mut j = at + 1;
+        while j < bytes.len() {
+            match bytes[j] {
+                b'\\' => j += 2,
+                b'"' => return j + 1,
+                _ => j += 1,
+            }
+        }
+        bytes.len()
+    };
+    let mut member_start = None;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    member_start = Some(i + 1);
+                }
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b',' if depth == 1 => {
+                member_start = Some(i + 1);
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(i);
+                if depth == 1 && member_start.is_some() {
+                    let key = &data[i + 1..end.saturating_sub(1)];
+                    let start = member_start.take().unwrap_or(i);
+                    if key == "apiVersion" || key == "kind" {
+                        // `"key":"value"` with no whitespace, as the store writes it.
+                        if bytes.get(end) == Some(&b':') && bytes.get(end + 1) == Some(&b'"') {
+                            let value_end = string_end(end + 1);
+                            cuts.push((start, value_end));
+                            i = value_end;
+                            continue;
+                        }
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if cuts.is_empty() {
+        return std::borrow::Cow::Borrowed(data);
+    }
+    let mut out = String::with_capacity(data.len());
+    let mut at = 0;
+    for (start, end) in cuts {
+        out.push_str(&data[at..start]);
+        at = end;
+        // The member's separating comma goes with it.
+        if data.as_bytes().get(at) == Some(&b',') {
+            at += 1;
+        }
+    }
+    out.push_str(&data[at..]);
+    // A removed last member leaves a trailing comma before the closing brace.
+    if let Some(pos) = out.rfind(",}")
+        && pos + 2 == out.len()
+    {
+        out.replace_range(pos..pos + 1, "");
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// GET a collection.
 pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    if !req.wants_table() && !req.wants_metadata() && !r.rt.crd {
+    // `resourceVersionMatch=Exact` at a version the history no longer reaches is the store's 410.
+    // (Within the history the list is still of the newest state: snapshots are not kept.)
+    if req.query.get("resourceVersionMatch") == Some("Exact")
+        && let Some(rv) = req
+            .query
+            .get("resourceVersion")
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|v| *v > 0)
+        && app.backend.store.events_after(rv).is_err()
+    {
+        return Err(ApiError::gone_list());
+    }
+    if !req.wants_table()
+        && !req.wants_metadata()
+        && !r.rt.crd
+        && !crate::registry::convert::needed(&r.rt)
+    {
         return list_passthrough(app, req, r);
     }
     let (items, meta) = list_objects(app, req, r)?;
@@ -245,6 +358,20 @@ pub fn list(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_items_lose_type_meta_only_at_the_top() {
+        let data = r#"{"apiVersion":"v1","data":{"kind":"x","a":"b\\\"kind"},"kind":"ConfigMap","metadata":{"name":"a"}}"#;
+        assert_eq!(
+            without_type_meta(data),
+            r#"{"data":{"kind":"x","a":"b\\\"kind"},"metadata":{"name":"a"}}"#
+        );
+        let last = r#"{"apiVersion":"v1","metadata":{},"kind":"Pod"}"#;
+        assert_eq!(without_type_meta(last), r#"{"metadata":{}}"#);
+        let v: Value = serde_json::from_str(&without_type_meta(last)).expect("still JSON");
+        assert!(v.get("kind").is_none());
+        assert_eq!(without_type_meta(r#"{"a":1}"#), r#"{"a":1}"#);
+    }
 
     #[test]
     fn continue_tokens_round_trip() {

@@ -37,7 +37,7 @@ fn to_scale(r: &Resolved, obj: &Value) -> Value {
         return Value::Null;
     };
     let meta = &obj["metadata"];
-    json!({
+    let mut scale = json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": {"name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"],
@@ -45,7 +45,12 @@ fn to_scale(r: &Resolved, obj: &Value) -> Value {
         "spec": {"replicas": obj.pointer(&pointer(&paths.spec_replicas)).cloned().unwrap_or(json!(0))},
         "status": {"replicas": obj.pointer(&pointer(&paths.status_replicas)).cloned().unwrap_or(json!(0)),
             "selector": selector_string(obj, paths.label_selector.as_deref())},
-    })
+    });
+    // autoscaling/v1 `ScaleSpec.replicas` is `omitempty`: zero replicas is an empty spec.
+    if scale["spec"]["replicas"] == json!(0) {
+        scale["spec"] = json!({});
+    }
+    scale
 }
 
 /// GET, PUT or PATCH `.../NAME/scale`.

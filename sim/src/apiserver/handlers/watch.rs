@@ -123,9 +123,13 @@ pub async fn watch(app: Arc<App>, req: Req, r: Resolved) -> Resp {
         v => match v.parse() {
             Ok(n) => Some(n),
             Err(_) => {
-                return error(&ApiError::bad_request(format!(
-                    "invalid resource version: {v}"
-                )));
+                // The watch cache's answer: a 500 with no reason.
+                return error(&ApiError::unknown(
+                    500,
+                    format!(
+                        "resourceVersion: Invalid value: {v:?}: strconv.ParseUint: parsing {v:?}: invalid syntax"
+                    ),
+                ));
             }
         },
     };

@@ -39,6 +39,12 @@ const CRD_PATCH_TYPES: &[&str] = &[
 /// Decodes a request body: JSON, YAML or (for kubectl's generators) protobuf for POST/PUT, a patch
 /// document for PATCH; any other media type is 415 with the apiserver's list.
 pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
+    decode_body_as(req, "")
+}
+
+/// [`decode_body`] for a body that should be a `kind` (named in a body that is not JSON, as
+/// kube-apiserver's `transformDecodeError` does).
+pub fn decode_body_as(req: &Req, kind: &str) -> Result<Value, ApiError> {
     let ct = req.content_type();
     let accepted = if req.method == http::Method::PATCH {
         PATCH_TYPES
@@ -46,6 +52,10 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
         BODY_TYPES
     };
     if !ct.is_empty() && !accepted.contains(&ct) {
+        if req.method == http::Method::PATCH {
+            // go-restful refuses a PATCH of a type no route consumes before the handler sees it.
+            return Err(ApiError::unsupported_patch_type());
+        }
         return Err(ApiError::media_type_not_accepted(accepted));
     }
     if ct == "application/vnd.kubernetes.protobuf" {
@@ -71,15 +81,26 @@ pub fn decode_body(req: &Req) -> Result<Value, ApiError> {
                 serde_saphyr::from_str::<Value>(text)
                     .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
             } else {
-                Err(ApiError::bad_request(format!(
-                    "couldn't get version/kind; json parse error: {json_err}"
-                )))
+                let go = crate::apiserver::go_json::syntax_error(&req.body)
+                    .unwrap_or_else(|| json_err.to_string());
+                Err(ApiError::bad_request(
+                    if req.method == http::Method::PATCH {
+                        format!("error decoding patch: {go}")
+                    } else if kind.is_empty() {
+                        format!("couldn't get version/kind; json parse error: {go}")
+                    } else {
+                        format!(
+                            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {go} ({})",
+                            crate::apiserver::go_json::summary(&req.body)
+                        )
+                    },
+                ))
             }
         }
     }
 }
 
-fn ctx<'a>(
+pub(super) fn ctx<'a>(
     app: &'a App,
     req: &Req,
     r: &'a Resolved,
@@ -121,7 +142,7 @@ fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
 
 /// POST to a collection.
 pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    let body = decode_body(req)?;
+    let body = decode_body_as(req, &r.rt.kind)?;
     let name = match body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -162,7 +183,16 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 
 /// PUT an object (or its status).
 pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
-    let body = decode_body(req)?;
+    let body = decode_body_as(req, &r.rt.kind)?;
+    // The handler checks the name before the store is asked for the object.
+    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
+        && !n.is_empty()
+        && n != name
+    {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        )));
+    }
     let sub = r.sub.as_deref().unwrap_or("");
     let c = ctx(app, req, r, sub)?;
     let out = object::write(&c, name, Mode::Update, |_| Ok(Candidate::Replace(body)))?;
@@ -200,8 +230,15 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
     let out = match ct.as_str() {
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
             if req.query.get("fieldManager").is_none_or(str::is_empty) {
-                return Err(ApiError::bad_request(
-                    "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
+                return Err(ApiError::invalid(
+                    "meta.k8s.io",
+                    "PatchOptions",
+                    "",
+                    vec![crate::status::Cause {
+                        reason: "FieldValueRequired".into(),
+                        message: "Required value: is required for apply patch".into(),
+                        field: "fieldManager".into(),
+                    }],
                 ));
             }
             let force = req.query.flag("force");
@@ -223,22 +260,20 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             Ok(Candidate::Replace(doc))
         })?,
         "application/json-patch+json" => {
-            let ops: json_patch::Patch = serde_json::from_value(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            let ops: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
+                if e.to_string().starts_with("invalid type: map") {
+                    ApiError::bad_request(
+                        "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp",
+                    )
+                } else {
+                    ApiError::bad_request(format!("error decoding patch: {e}"))
+                }
+            })?;
             object::write(&c, name, Mode::Update, |old| {
                 let mut doc = old.cloned().unwrap_or(Value::Null);
-                json_patch_as_apiserver(&mut doc, &ops).map_err(|e| {
-                    ApiError::invalid(
-                        &r.rt.group,
-                        &r.rt.kind,
-                        name,
-                        vec![crate::status::Cause {
-                            reason: "FieldValueInvalid".into(),
-                            message: e.to_string(),
-                            field: String::new(),
-                        }],
-                    )
-                })?;
+                // kube-apiserver answers an operation that does not apply with the generic 422 of
+                // `NewGenericServerResponse`, whatever the operation's own error.
+                json_patch_as_apiserver(&mut doc, &ops).map_err(|_| ApiError::generic_invalid())?;
                 Ok(Candidate::Replace(doc))
             })?
         }
@@ -271,6 +306,24 @@ pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
             .is_some_and(|o| o.pointer("/metadata/uid") == obj.pointer("/metadata/uid"));
     if pending || r.rt.strategy().returns_deleted_object() {
         return Ok(json_resp(200, &at_version(&r.rt, obj)));
+    }
+    if opts.orphan && !opts.dry_run {
+        // kube-apiserver answers an orphaning delete with the object as it marks it: the `orphan`
+        // finalizer and a deletion time, which its garbage collector then finishes (the sim finishes
+        // it at once).
+        let mut marked = obj;
+        if let Some(meta) = marked.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert(
+                "deletionTimestamp".into(),
+                json!(crate::time::now_rfc3339()),
+            );
+            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            let finalizers = meta.entry("finalizers").or_insert_with(|| json!([]));
+            if let Some(f) = finalizers.as_array_mut() {
+                f.push(json!("orphan"));
+            }
+        }
+        return Ok(json_resp(200, &at_version(&r.rt, marked)));
     }
     let uid = obj
         .pointer("/metadata/uid")
@@ -321,6 +374,20 @@ fn json_patch_as_apiserver(
             && t.value.is_null()
             && doc.pointer(t.path.as_str()).is_none()
         {
+            continue;
+        }
+        // evanphx/json-patch v4 (kube-apiserver's) replaces a missing member of an object as if it
+        // were there: the operation adds it.
+        if let json_patch::PatchOperation::Replace(r) = op
+            && doc.pointer(r.path.as_str()).is_none()
+            && let Some((parent, _)) = r.path.as_str().rsplit_once('/')
+            && doc.pointer(parent).is_some_and(Value::is_object)
+        {
+            let add = json_patch::PatchOperation::Add(json_patch::AddOperation {
+                path: r.path.clone(),
+                value: r.value.clone(),
+            });
+            json_patch::patch(doc, std::slice::from_ref(&add))?;
             continue;
         }
         json_patch::patch(doc, std::slice::from_ref(op))?;

@@ -63,8 +63,18 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
         meta.remove("managedFields");
         return;
     }
-    let list: Vec<Value> = entries
-        .iter()
+    // `sortEncodedManagedFields`: appliers before updaters, then by time (to the second), manager,
+    // apiVersion and subresource.
+    let mut sorted: Vec<&Entry> = entries.iter().collect();
+    sorted.sort_by(|p, q| {
+        let seconds = |e: &Entry| crate::time::parse_rfc3339(&e.time).unwrap_or(0);
+        (p.operation.as_str(), seconds(p), p.manager.as_str())
+            .cmp(&(q.operation.as_str(), seconds(q), q.manager.as_str()))
+            .then_with(|| p.api_version.cmp(&q.api_version))
+            .then_with(|| p.subresource.cmp(&q.subresource))
+    });
+    let list: Vec<Value> = sorted
+        .into_iter()
         .map(|e| {
             let mut m = json!({
                 "manager": e.manager,
@@ -86,7 +96,6 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
 const IGNORED_META: &[&str] = &[
     "name",
     "namespace",
-    "generateName",
     "uid",
     "resourceVersion",
     "generation",
@@ -136,13 +145,33 @@ pub struct Conflict {
     pub manager: String,
     /// The apiVersion that manager wrote with.
     pub api_version: String,
+    /// The manager's operation (`Apply` or `Update`).
+    pub operation: String,
+    /// The subresource the manager wrote (`""` for the main resource).
+    pub subresource: String,
     /// The conflicting field's path.
     pub path: Path,
 }
 
+impl Conflict {
+    /// The manager as kube-apiserver's conflict messages name it (`printManager`): an applier by its
+    /// name; an updater with the apiVersion it used and when.
+    fn who(&self) -> String {
+        let mut who = format!("{:?}", self.manager);
+        if !self.subresource.is_empty() {
+            who = format!("{who} with subresource {:?}", self.subresource);
+        }
+        // (The manager identifier the message is printed from carries no time.)
+        if self.operation == "Update" {
+            who = format!("{who} using {}", self.api_version);
+        }
+        who
+    }
+}
+
 /// The message and causes of a 409 for these conflicts, worded like the real API server.
 pub fn conflict_message(conflicts: &[Conflict]) -> (String, Vec<Cause>) {
-    let who = |c: &Conflict| format!("{:?} using {}", c.manager, c.api_version);
+    let who = Conflict::who;
     let causes = conflicts
         .iter()
         .map(|c| Cause {
@@ -243,6 +272,8 @@ pub fn apply(
                 conflicts.push(Conflict {
                     manager: e.manager.clone(),
                     api_version: e.api_version.clone(),
+                    operation: e.operation.clone(),
+                    subresource: e.subresource.clone(),
                     path: (*p).clone(),
                 });
             }
@@ -380,7 +411,7 @@ mod tests {
         let (msg, causes) = conflict_message(&err);
         assert_eq!(
             msg,
-            "Apply failed with 1 conflict: conflict with \"a\" using v1: .data.k"
+            "Apply failed with 1 conflict: conflict with \"a\": .data.k"
         );
         assert_eq!(causes[0].field, ".data.k");
         // Forced: b takes the field, a loses it.

@@ -6,6 +6,34 @@ use serde_json::{Map, Value};
 use super::path::{FieldSet, Path, Step, key_of};
 use crate::registry::schema::{ListKind, Node};
 
+/// Whether the field at `path` is there even in a zero-valued Go object, so an update that sets it
+/// never adds the field itself, only what is under it (structured-merge-diff compares typed
+/// objects): structs nested by value, and slices without `omitempty`. Pointers, maps and optional
+/// slices are absent until set, and are then members of their own (`.` in `fieldsV1`).
+fn zero_present(path: &[Step], node: &Node<'_>) -> bool {
+    const BY_VALUE_STRUCTS: &[&str] = &[
+        "metadata",
+        "spec",
+        "status",
+        "template",
+        "strategy",
+        "updateStrategy",
+        "jobTemplate",
+        "resources",
+        "names",
+        "acceptedNames",
+    ];
+    const NOT_OMITEMPTY_LISTS: &[&str] = &["containers", "rules"];
+    let Some(Step::Field(key)) = path.last() else {
+        return false;
+    };
+    if node.is_struct() {
+        BY_VALUE_STRUCTS.contains(&key.as_str())
+    } else {
+        NOT_OMITEMPTY_LISTS.contains(&key.as_str()) && node.type_name() == Some("array")
+    }
+}
+
 fn is_atomic_object(node: &Node<'_>) -> bool {
     node.map_atomic()
 }
@@ -274,6 +302,10 @@ fn diff(
     if old == new {
         return;
     }
+    // A null (a `creationTimestamp: null` of a template's metadata) is no value: nobody owns it.
+    if old.is_none() && matches!(new, Some(Value::Null)) {
+        return;
+    }
     match (old, new) {
         (Some(Value::Object(o)), Some(Value::Object(n))) if !is_atomic_object(&node) => {
             for (k, nv) in n {
@@ -291,8 +323,12 @@ fn diff(
             }
         }
         (None, Some(Value::Object(m))) if !m.is_empty() && !is_atomic_object(&node) => {
-            // `metadata` always exists (it holds the name), so it is never itself "added".
-            if !path.is_empty() && *path != [Step::Field("metadata".into())] {
+            // `metadata` always exists (it holds the name), so it is never itself "added"; nor is
+            // any other struct (only maps and list elements are members in their own right).
+            if !path.is_empty()
+                && *path != [Step::Field("metadata".into())]
+                && !zero_present(path, &node)
+            {
                 set.insert(path.clone());
             }
             for (k, nv) in m {
@@ -307,7 +343,7 @@ fn diff(
                 Some(Value::Array(a)) => a,
                 _ => &empty,
             };
-            if o.is_none() && !path.is_empty() {
+            if o.is_none() && !path.is_empty() && !zero_present(path, &node) {
                 set.insert(path.clone());
             }
             let kind = node.list_kind();

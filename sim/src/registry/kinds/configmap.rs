@@ -22,7 +22,7 @@ impl Strategy for ConfigMap {
 
     fn printer(&self) -> Option<Printer> {
         Some(Printer {
-            columns: &[Col("Name", "string", 0), Col("Data", "integer", 0), AGE],
+            columns: &[Col("Name", "string", 0), Col("Data", "string", 0), AGE],
             cells: |o| {
                 vec![
                     json!(count(o, "data") + count(o, "binaryData")),

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::registry::defaults::{child, job_spec, obj, set_default};
+use crate::registry::defaults::{child, obj, pod_template, set_default, template_metadata};
 use crate::registry::rules::{containers, required};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, containers_images, or_none, s, selector_text, since};
@@ -25,11 +25,15 @@ impl Strategy for CronJob {
         set_default(spec, "suspend", json!(false));
         set_default(spec, "successfulJobsHistoryLimit", json!(3));
         set_default(spec, "failedJobsHistoryLimit", json!(1));
-        if let Some(jt) = obj(child(spec, "jobTemplate"))
-            && let Some(js) = obj(child(jt, "spec"))
-        {
-            job_spec(js);
+        // Only the pod template of the job template is defaulted (the Job's own defaults come when
+        // a Job is made from it), as `SetDefaults_CronJob`.
+        if let Some(jt) = obj(child(spec, "jobTemplate")) {
+            template_metadata(jt);
+            if let Some(js) = obj(child(jt, "spec")) {
+                pod_template(js);
+            }
         }
+        root.entry("status").or_insert_with(|| json!({}));
     }
 
     fn validate(&self, object: &Value, out: &mut Vec<Cause>) {

@@ -1,7 +1,7 @@
 //! CustomResourceDefinition (apiextensions.k8s.io/v1): the `Established`/`NamesAccepted` status the
 //! server derives, its columns, and its objects deleted with it; writing one changes the served types.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::s;
@@ -16,8 +16,39 @@ impl Strategy for CustomResourceDefinition {
         true
     }
 
+    /// `SetDefaults_CustomResourceDefinition`: conversion `None`, and the list kind and singular name
+    /// from the kind.
+    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) else {
+            return;
+        };
+        spec.entry("conversion")
+            .or_insert_with(|| json!({"strategy": "None"}));
+        if let Some(names) = spec.get_mut("names").and_then(Value::as_object_mut) {
+            let kind = names
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if !kind.is_empty() {
+                names
+                    .entry("listKind")
+                    .or_insert_with(|| json!(format!("{kind}List")));
+                names
+                    .entry("singular")
+                    .or_insert_with(|| json!(kind.to_lowercase()));
+            }
+        }
+    }
+
     fn derive_status(&self, object: &mut Value) {
-        crate::registry::crd::set_status(object);
+        // A new CRD is stored as kube-apiserver stores it, names not yet accepted; the write path
+        // then accepts them as apiextensions' naming controller does (`crd_established`).
+        if crate::registry::crd::names_accepted(object) {
+            crate::registry::crd::set_status(object);
+        } else if object.pointer("/status/acceptedNames").is_none() {
+            crate::registry::crd::initial_status(object);
+        }
     }
 
     fn printer(&self) -> Option<Printer> {

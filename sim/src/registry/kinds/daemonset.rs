@@ -20,6 +20,8 @@ impl Strategy for DaemonSet {
     }
 
     fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        // The status struct as a new object serialises it (its non-`omitempty` counts at zero).
+        root.entry("status").or_insert_with(|| json!({"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}));
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };

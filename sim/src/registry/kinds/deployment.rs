@@ -18,6 +18,8 @@ impl Strategy for Deployment {
     }
 
     fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        // The status struct as a new object serialises it (its non-`omitempty` counts at zero).
+        root.entry("status").or_insert_with(|| json!({}));
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };

@@ -7,6 +7,7 @@ mod cronjob;
 mod customresourcedefinition;
 mod daemonset;
 mod deployment;
+mod endpoints;
 mod event;
 mod job;
 mod namespace;
@@ -14,6 +15,7 @@ mod networkpolicy;
 mod node;
 mod persistentvolumeclaim;
 mod pod;
+mod podtemplate;
 mod replicaset;
 mod role;
 mod rolebinding;
@@ -35,6 +37,8 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("batch", "Job") => &job::Job,
         ("batch", "CronJob") => &cronjob::CronJob,
         ("", "Pod") => &pod::Pod,
+        ("", "PodTemplate") => &podtemplate::PodTemplate,
+        ("", "Endpoints") => &endpoints::Endpoints,
         ("", "Service") => &service::Service,
         ("", "Namespace") => &namespace::Namespace,
         ("", "Secret") => &secret::Secret,

@@ -21,10 +21,25 @@ impl Strategy for Namespace {
         NameRule::Label
     }
 
-    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
-        if let Some(spec) = obj(child(root, "spec")) {
+    fn prepare_create(&self, object: &mut Value) {
+        // `namespaceStrategy.PrepareForCreate`: the finalizer is the server's, on create only.
+        if let Some(spec) = object
+            .as_object_mut()
+            .map(|root| child(root, "spec"))
+            .and_then(obj)
+        {
             set_default(spec, "finalizers", json!(["kubernetes"]));
         }
+    }
+
+    fn prepare_update(&self, old: &Value, new: &mut Value) {
+        // `namespaceStrategy.PrepareForUpdate`: the spec stays as stored.
+        if let (Some(spec), Some(root)) = (old.get("spec"), new.as_object_mut()) {
+            root.insert("spec".into(), spec.clone());
+        }
+    }
+
+    fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
         if let Some(status) = obj(child(root, "status")) {
             set_default(status, "phase", json!("Active"));
         }

@@ -26,6 +26,7 @@ impl Strategy for Pod {
     }
 
     fn prepare_create(&self, object: &mut Value) {
+        admission_defaults(object);
         crate::kubelet::pod_status::on_create(object);
     }
 
@@ -63,6 +64,78 @@ impl Strategy for Pod {
             ],
             cells,
         })
+    }
+}
+
+/// What kube-apiserver's default admission plugins add to a new pod: `ServiceAccount` mounts the
+/// `kube-api-access-XXXXX` projected volume (token, the cluster CA, the namespace) into every container
+/// unless automounting is off, and `serviceAccount` mirrors `serviceAccountName`;
+/// `DefaultTolerationSeconds` tolerates `not-ready` and `unreachable` for 300 s.
+fn admission_defaults(pod: &mut Value) {
+    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(sa) = spec.get("serviceAccountName").cloned() {
+        spec.entry("serviceAccount").or_insert(sa);
+    }
+    const MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+    let automount = spec.get("automountServiceAccountToken") != Some(&json!(false));
+    let mounted = |c: &Value| {
+        c.get("volumeMounts")
+            .and_then(Value::as_array)
+            .is_some_and(|ms| ms.iter().any(|m| m["mountPath"] == MOUNT))
+    };
+    if automount {
+        let name = format!(
+            "kube-api-access-{}",
+            crate::registry::object::random::name_suffix()
+        );
+        let mut added = false;
+        for list in ["initContainers", "containers"] {
+            if let Some(Value::Array(cs)) = spec.get_mut(list) {
+                for c in cs.iter_mut().filter(|c| !mounted(c)) {
+                    added = true;
+                    let mount = json!({"name": name, "readOnly": true, "mountPath": MOUNT});
+                    match c.get_mut("volumeMounts").and_then(Value::as_array_mut) {
+                        Some(ms) => ms.push(mount),
+                        None => c["volumeMounts"] = json!([mount]),
+                    }
+                }
+            }
+        }
+        if added {
+            let volume = json!({"name": name, "projected": {"defaultMode": 420, "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {"downwardAPI": {"items": [{"path": "namespace",
+                    "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}]}});
+            match spec.get_mut("volumes").and_then(Value::as_array_mut) {
+                Some(vs) => vs.push(volume),
+                None => {
+                    spec.insert("volumes".into(), json!([volume]));
+                }
+            }
+        }
+    }
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
+    if let Some(ts) = tolerations.as_array_mut() {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
+            let tolerated = ts.iter().any(|t| {
+                (t["key"] == key || (t.get("key").is_none() && t["operator"] == "Exists"))
+                    && (t.get("effect").is_none()
+                        || t["effect"] == "NoExecute"
+                        || t["effect"] == "")
+            });
+            if !tolerated {
+                ts.push(
+                    json!({"key": key, "operator": "Exists", "effect": "NoExecute",
+                    "tolerationSeconds": 300}),
+                );
+            }
+        }
     }
 }
 
@@ -138,4 +211,26 @@ fn cells(o: &Value) -> Vec<Value> {
         json!(or_none(s(o, "/status/nominatedNodeName"))),
         json!(readiness_gates),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn new_pods_get_the_service_account_volume_and_default_tolerations() {
+        let mut pod = json!({"spec": {"serviceAccountName": "default",
+            "containers": [{"name": "a", "image": "x"}]}});
+        super::admission_defaults(&mut pod);
+        let spec = &pod["spec"];
+        assert_eq!(spec["serviceAccount"], "default");
+        let volume = spec["volumes"][0]["name"].as_str().expect("volume");
+        assert!(volume.starts_with("kube-api-access-") && volume.len() == 21);
+        assert_eq!(spec["containers"][0]["volumeMounts"][0]["name"], volume);
+        assert_eq!(spec["tolerations"].as_array().map(Vec::len), Some(2));
+        let mut off = json!({"spec": {"automountServiceAccountToken": false,
+            "containers": [{"name": "a", "image": "x"}]}});
+        super::admission_defaults(&mut off);
+        assert!(off["spec"].get("volumes").is_none());
+    }
 }

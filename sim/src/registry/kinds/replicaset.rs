@@ -17,6 +17,9 @@ impl Strategy for ReplicaSet {
     }
 
     fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        // The status struct as a new object serialises it (its non-`omitempty` counts at zero).
+        root.entry("status")
+            .or_insert_with(|| json!({"replicas": 0}));
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, set_default};
-use crate::registry::rules::{immutable, service};
+use crate::registry::rules::service;
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, first, labels_text, or_none, s};
 use crate::registry::table::{AGE, Col, Printer};
@@ -19,6 +19,10 @@ impl Strategy for Service {
     }
 
     fn default(&self, root: &mut Map<String, Value>, cluster_ip: &mut dyn FnMut() -> String) {
+        // `ServiceStatus.loadBalancer` is a struct nested by value: always there, if empty.
+        if let Some(status) = obj(child(root, "status")) {
+            status.entry("loadBalancer").or_insert_with(|| json!({}));
+        }
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };
@@ -74,6 +78,15 @@ impl Strategy for Service {
         service(object, out);
     }
 
+    fn allocated(&self) -> &'static [&'static str] {
+        &[
+            "/spec/clusterIP",
+            "/spec/clusterIPs",
+            "/spec/ipFamilies",
+            "/spec/ipFamilyPolicy",
+        ]
+    }
+
     fn validate_update(&self, old: &Value, new: &Value, out: &mut Vec<Cause>) {
         let old_ip = old
             .pointer("/spec/clusterIP")
@@ -83,11 +96,16 @@ impl Strategy for Service {
             && old.pointer("/spec/clusterIP") != new.pointer("/spec/clusterIP")
             && new.pointer("/spec/type") != Some(&Value::from("ExternalName"))
         {
-            let shown = new
+            // `ValidateServiceUpdate` names the whole new list, printed as Go's `%#v` does.
+            let ip = new
                 .pointer("/spec/clusterIP")
-                .cloned()
-                .unwrap_or(Value::Null);
-            out.push(immutable("spec.clusterIPs[0]", &shown));
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            out.push(crate::status::Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!("Invalid value: []string{{{ip:?}}}: may not change once set"),
+                field: "spec.clusterIPs[0]".into(),
+            });
         }
     }
 

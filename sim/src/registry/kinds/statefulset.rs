@@ -28,6 +28,9 @@ impl Strategy for StatefulSet {
     }
 
     fn default(&self, root: &mut Map<String, Value>, _: &mut dyn FnMut() -> String) {
+        // The status struct as a new object serialises it (its non-`omitempty` counts at zero).
+        root.entry("status")
+            .or_insert_with(|| json!({"replicas": 0, "availableReplicas": 0}));
         let Some(spec) = obj(child(root, "spec")) else {
             return;
         };

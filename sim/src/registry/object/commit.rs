@@ -2,6 +2,7 @@
 //! against the stored object, and — when admission webhooks may match — building and admitting
 //! outside the transaction, then storing only if the object did not change meanwhile.
 
+use crate::registry::convert;
 use serde_json::{Value, json};
 
 use super::{
@@ -37,16 +38,48 @@ pub fn write(
             if old.is_none() && rt.namespaced {
                 check_namespace(w, ctx.ns)?;
             }
-            let cand = produce(old.as_ref())?;
+            // The write works on the object at the request's version; it is stored converted back.
+            let view = old.clone().map(|o| convert::from_storage(rt, o));
+            let cand = produce(view.as_ref())?;
             let mut warnings = Vec::new();
-            let built = build(ctx, name, old.as_ref(), cand, &mut warnings, None)?;
+            let built = build(ctx, name, view.as_ref(), cand, &mut warnings, None)?;
             store(w, ctx, name, old, built, warnings)
         })?
     };
     if rt.strategy().defines_types() && !ctx.dry_run {
+        establish(ctx, name, &outcome)?;
         ctx.backend.reload_crds()?;
     }
     Ok(outcome)
+}
+
+/// What apiextensions' naming controller does right after a CRD is stored: accepts its names and
+/// sets `NamesAccepted` and `Established`, as the `kube-apiserver` manager through the status
+/// subresource (the request's answer is the CRD as it was stored before that).
+fn establish(ctx: &WriteCtx<'_>, name: &str, outcome: &Outcome) -> Result<(), ApiError> {
+    let crd = &outcome.object;
+    if crate::registry::crd::names_accepted(crd)
+        || crd.pointer("/metadata/deletionTimestamp").is_some()
+        || crd.is_null()
+    {
+        return Ok(());
+    }
+    let controller = WriteCtx {
+        backend: ctx.backend,
+        rt: ctx.rt,
+        ns: ctx.ns,
+        subresource: "status",
+        manager: "kube-apiserver".into(),
+        dry_run: false,
+        validation: ctx.validation,
+        authorize_create: None,
+    };
+    write(&controller, name, Mode::Update, |old| {
+        let mut crd = old.cloned().unwrap_or(Value::Null);
+        crate::registry::crd::set_status(&mut crd);
+        Ok(Candidate::Replace(crd))
+    })?;
+    Ok(())
 }
 
 fn precheck(
@@ -83,8 +116,9 @@ fn write_admitted(
         if old.is_none() && rt.namespaced {
             namespace_usable(ctx.backend.store.get("/namespaces", "", ctx.ns)?, ctx.ns)?;
         }
+        let view = old.clone().map(|o| convert::from_storage(rt, o));
         let cand = match (produce.take(), apply_config.take()) {
-            (Some(p), _) => p(old.as_ref())?,
+            (Some(p), _) => p(view.as_ref())?,
             (None, Some((config, force))) => Candidate::Apply { config, force },
             (None, None) => break,
         };
@@ -92,7 +126,14 @@ fn write_admitted(
             apply_config = Some((config.clone(), *force));
         }
         let mut warnings = Vec::new();
-        let built = build(ctx, name, old.as_ref(), cand, &mut warnings, Some(webhooks))?;
+        let built = build(
+            ctx,
+            name,
+            view.as_ref(),
+            cand,
+            &mut warnings,
+            Some(webhooks),
+        )?;
         let stored = ctx.backend.store.write(|w| {
             let now = w.get(&rk, store_ns, name)?;
             if now.as_ref().map(rv_of) != old.as_ref().map(rv_of) {
@@ -125,13 +166,14 @@ fn store(
     built: Option<Value>,
     warnings: Vec<String>,
 ) -> Result<Outcome, ApiError> {
-    let Some(mut new) = built else {
+    let Some(new) = built else {
         return Ok(Outcome {
             object: old.unwrap_or(Value::Null),
             created: false,
             warnings,
         });
     };
+    let mut new = convert::to_storage(ctx.rt, new);
     let created = old.is_none();
     if ctx.dry_run {
         return Ok(Outcome {

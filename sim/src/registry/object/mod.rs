@@ -3,6 +3,7 @@
 //! then (unless a dry run) the store write with a new resourceVersion.
 
 mod commit;
+mod parts;
 pub(crate) mod random;
 
 pub use commit::write;
@@ -183,10 +184,7 @@ fn decode_checks(
     if let Some(k) = body.get("kind").and_then(Value::as_str)
         && k != rt.kind
     {
-        return Err(ApiError::bad_request(format!(
-            "the kind in the data ({k}) does not match the expected kind ({})",
-            rt.kind
-        )));
+        return Err(ApiError::bad_request(parts::kind_mismatch(rt, body, k)));
     }
     if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
         && rt.namespaced
@@ -270,6 +268,9 @@ fn build(
                     }
                     n
                 }
+                ("ephemeralcontainers" | "resize" | "approval", Some(old)) => {
+                    parts::subresource_part(sub, old, &body)
+                }
                 (_, Some(old)) if status_sep => {
                     let mut n = body;
                     match old.get("status") {
@@ -342,12 +343,40 @@ fn build(
     let mut new = with_type_first(rt, new);
     if let crate::registry::SchemaSource::Builtin(_) = &rt.schema {
         crate::registry::fields::times::normalize(&mut new, Node::root(rt));
+        crate::registry::fields::omitempty::drop_empty(&mut new, Node::root(rt));
     }
+    // Fields the registry allocates (a Service's cluster IPs) that the request left out: like
+    // `PrepareForCreate`'s, they are nobody's.
+    let unsent: Vec<&str> = strategy(rt)
+        .allocated()
+        .iter()
+        .copied()
+        .filter(|p| new.pointer(p).is_none())
+        .collect();
     let ip = cluster_ip_for(ctx.ns, name);
     defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
     strategy(rt).derive_status(&mut new);
+    // What `PrepareForCreate` adds (a Namespace's finalizers, a Job's selector) comes after
+    // kube-apiserver's field manager has recorded the request's fields: it is owned by no one.
+    let mut unprepared = None;
+    if let Some(old) = old
+        && sub.is_empty()
+    {
+        strategy(rt).prepare_update(old, &mut new);
+    }
     if old.is_none() {
+        let mut before = new.clone();
         strategy(rt).prepare_create(&mut new);
+        if before != new || !unsent.is_empty() {
+            for p in &unsent {
+                if let Some((parent, key)) = p.rsplit_once('/')
+                    && let Some(Value::Object(m)) = before.pointer_mut(parent)
+                {
+                    m.remove(key);
+                }
+            }
+            unprepared = Some(before);
+        }
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::registry::crd::apply_defaults(&mut new, schema);
@@ -434,7 +463,16 @@ fn build(
             force: true,
             now: &now,
         };
-        managed::update(old, &mut new, node, &req);
+        match unprepared {
+            // (Admission may have changed the object since: then its fields are counted as they are.)
+            Some(mut before) if plugins.is_empty() && webhooks.is_none() => {
+                managed::update(old, &mut before, node, &req);
+                if let Some(fields) = before.pointer("/metadata/managedFields").cloned() {
+                    meta_mut(&mut new).insert("managedFields".into(), fields);
+                }
+            }
+            _ => managed::update(old, &mut new, node, &req),
+        }
     }
     if let Some(old) = old {
         if *old == new {

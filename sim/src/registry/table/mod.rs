@@ -112,8 +112,47 @@ fn def(name: &str, ty: &str, priority: i64) -> Value {
     json!({"name": name, "type": ty, "format": format, "description": "", "priority": priority})
 }
 
+/// The description kube-apiserver's printers give a column: the API documentation of the field it
+/// shows (`metadata.name` for Name, `metadata.creationTimestamp` for Age, else the kind's field of
+/// that name, at the top or in its spec or status), empty when there is none.
+fn column_description(rt: &ResourceType, column: &str) -> String {
+    use crate::registry::schema::{definitions, descriptions};
+    const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    let field_doc = |def: &str, field: &str| -> Option<String> {
+        descriptions()
+            .get(def)?
+            .get("properties")?
+            .get(field)?
+            .as_str()
+            .map(String::from)
+    };
+    match column {
+        "Name" => return field_doc(META, "name").unwrap_or_default(),
+        "Age" => return field_doc(META, "creationTimestamp").unwrap_or_default(),
+        _ => {}
+    }
+    let crate::registry::SchemaSource::Builtin(def) = &rt.schema else {
+        return String::new();
+    };
+    let mut chars = column.chars();
+    let field: String = match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    let nested = |part: &str| -> Option<String> {
+        let r = definitions()
+            .get(*def)?
+            .pointer(&format!("/properties/{part}/$ref"))?;
+        r.as_str()?.rsplit('/').next().map(String::from)
+    };
+    field_doc(def, &field)
+        .or_else(|| nested("spec").and_then(|d| field_doc(&d, &field)))
+        .or_else(|| nested("status").and_then(|d| field_doc(&d, &field)))
+        .unwrap_or_default()
+}
+
 /// The column definitions for a type.
-fn column_definitions(columns: &Columns<'_>) -> Vec<Value> {
+fn column_definitions(rt: &ResourceType, columns: &Columns<'_>) -> Vec<Value> {
     match columns {
         Columns::Crd(crd) => {
             let mut out = vec![def("Name", "string", 0)];
@@ -123,7 +162,15 @@ fn column_definitions(columns: &Columns<'_>) -> Vec<Value> {
             );
             out
         }
-        Columns::Kind(p) => p.columns.iter().map(|c| def(c.0, c.1, c.2)).collect(),
+        Columns::Kind(p) => p
+            .columns
+            .iter()
+            .map(|c| {
+                let mut d = def(c.0, c.1, c.2);
+                d["description"] = json!(column_description(rt, c.0));
+                d
+            })
+            .collect(),
         Columns::Plain => vec![def("Name", "string", 0), def("Age", "string", 0)],
     }
 }
@@ -170,7 +217,7 @@ pub fn table(
     let rows: Vec<Value> = objects.iter().map(|o| row(&columns, o, include)).collect();
     let mut t = json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "columnDefinitions": [], "rows": rows});
     if with_columns {
-        t["columnDefinitions"] = Value::Array(column_definitions(&columns));
+        t["columnDefinitions"] = Value::Array(column_definitions(rt, &columns));
     }
     t
 }
