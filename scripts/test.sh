@@ -38,6 +38,7 @@ REAL_SUITES=(
   "-p lamps --test serve --test in_cluster"
   "-p hello --test status_access --test approval --test conflicts --test engine --test guards"
   "-p piceli-bin --test import_live"
+  "-p piceli-sim --test differential"
 )
 
 install_tools() {
