@@ -218,7 +218,8 @@ fn paths_for(t: &ResourceType, out: &mut Map<String, Value>) {
         Vec::new()
     };
     let pretty = reference("pretty-tJGM1-ng");
-    if t.create_only {
+    // The legacy `bindings` collection is create-only too (the handler binds; there is no BindingList).
+    if t.create_only || (t.group.is_empty() && t.plural == "bindings") {
         let mut params = vec![
             query("dryRun"),
             reference("fieldManager-Qy4HdaTW"),
