@@ -26,21 +26,18 @@ impl Cluster {
     /// The cluster for a test that runs on both: the real one when [`REAL_KUBECONFIG`] is set, else a
     /// fresh local cluster with its default configuration (controllers on).
     pub fn start() -> Cluster {
-        match std::env::var_os(REAL_KUBECONFIG) {
-            Some(path) if !path.is_empty() => Cluster::Real(
-                RealCluster::acquire(Path::new(&path))
-                    .unwrap_or_else(|e| panic!("the real cluster of {REAL_KUBECONFIG}: {e}")),
-            ),
-            _ => Cluster::start_sim(SimConfig::default()),
-        }
+        Cluster::start_with(SimConfig::default())
     }
 
     /// Like [`Cluster::start`], with `config` for the local cluster (a real cluster runs as it is): for a
     /// test that runs on both and wants, say, the local cluster's controllers off.
     pub fn start_with(config: SimConfig) -> Cluster {
-        match std::env::var_os(REAL_KUBECONFIG) {
-            Some(path) if !path.is_empty() => Cluster::start(),
-            _ => Cluster::start_sim(config),
+        match std::env::var_os(REAL_KUBECONFIG).filter(|path| !path.is_empty()) {
+            Some(path) => Cluster::Real(
+                RealCluster::acquire(Path::new(&path))
+                    .unwrap_or_else(|e| panic!("the real cluster of {REAL_KUBECONFIG}: {e}")),
+            ),
+            None => Cluster::start_sim(config),
         }
     }
 

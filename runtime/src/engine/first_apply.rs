@@ -13,8 +13,9 @@
 
 use super::error::EngineError;
 use super::lock::LockSlot;
-use super::plan::{ActionKind, Plan};
+use super::plan::{ActionKind, Plan, is_ours};
 use super::target::Connection;
+use crate::render::{MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ObjectMeta, PostParams};
 use std::collections::BTreeMap;
@@ -51,8 +52,8 @@ pub async fn lock_first_apply(
         metadata: ObjectMeta {
             name: Some(plan.namespace.clone()),
             labels: Some(BTreeMap::from([
-                ("app.kubernetes.io/managed-by".into(), "piceli".into()),
-                ("app.kubernetes.io/name".into(), app.to_string()),
+                (MANAGED_BY_LABEL.into(), MANAGED_BY.into()),
+                (NAME_LABEL.into(), app.to_string()),
             ])),
             annotations: Some(BTreeMap::from([(
                 CREATED_BY_PLAN.to_string(),
@@ -102,14 +103,13 @@ pub async fn created_by_this_plan(
         .await
         .map_err(|e| EngineError::cluster(format!("reading Namespace/{}", plan.namespace), e))?;
     Ok(live.is_some_and(|ns| {
-        let labels = ns.metadata.labels.unwrap_or_default();
-        let annotations = ns.metadata.annotations.unwrap_or_default();
-        labels
-            .get("app.kubernetes.io/managed-by")
-            .map(String::as_str)
-            == Some("piceli")
-            && labels.get("app.kubernetes.io/name").map(String::as_str) == Some(app)
-            && annotations.get(CREATED_BY_PLAN) == Some(&plan.hash)
+        let created_by = ns
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(CREATED_BY_PLAN));
+        created_by == Some(&plan.hash)
             && ns.metadata.deletion_timestamp.is_none()
+            && serde_json::to_value(&ns).is_ok_and(|v| is_ours(&v, app))
     }))
 }

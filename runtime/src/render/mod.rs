@@ -18,7 +18,7 @@ mod workloads;
 mod yaml;
 
 pub use containerfile::containerfile;
-pub use meta::{COMPONENT_LABEL, MANAGED_BY_LABEL, NAME_LABEL};
+pub use meta::{COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL};
 
 use crate::error::Error;
 use meta::Cx;
