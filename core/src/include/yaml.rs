@@ -13,7 +13,8 @@ use std::fmt;
 pub fn from_str(doc: &str) -> Result<Value, serde_saphyr::Error> {
     let options = serde_saphyr::options! { legacy_octal_numbers: true };
     let node: Node = serde_saphyr::from_str_with_options(doc, options)?;
-    node.into_json().map_err(<serde_saphyr::Error as de::Error>::custom)
+    node.into_json()
+        .map_err(<serde_saphyr::Error as de::Error>::custom)
 }
 
 /// A YAML node whose mapping keys keep the type they resolved to.
@@ -179,10 +180,14 @@ mod tests {
 
     #[test]
     fn yaml_1_1_booleans() {
-        for t in ["yes", "Yes", "YES", "on", "On", "ON", "y", "Y", "true", "True"] {
+        for t in [
+            "yes", "Yes", "YES", "on", "On", "ON", "y", "Y", "true", "True",
+        ] {
             assert_eq!(value(t), json!(true), "{t}");
         }
-        for f in ["no", "No", "NO", "off", "Off", "OFF", "n", "N", "false", "FALSE"] {
+        for f in [
+            "no", "No", "NO", "off", "Off", "OFF", "n", "N", "false", "FALSE",
+        ] {
             assert_eq!(value(f), json!(false), "{f}");
         }
         assert_eq!(value("'yes'"), json!("yes"));

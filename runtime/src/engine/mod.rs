@@ -23,6 +23,7 @@ pub mod record;
 pub mod replace;
 pub mod resources;
 pub mod secrets;
+pub mod selectors;
 pub mod session;
 pub mod stages;
 pub mod state;

@@ -46,8 +46,8 @@ impl<'a> Cx<'a> {
 
     /// The labels that select a workload's pods.
     pub fn selector(&self, workload: &str) -> BTreeMap<String, String> {
-        if let Some(included) = self.app.included_workload(workload) {
-            return included.selector.iter().cloned().collect();
+        if let Some(own) = self.app.own_selector(workload) {
+            return own.into_iter().collect();
         }
         BTreeMap::from([
             (NAME_LABEL.to_string(), self.app.name.v.clone()),
