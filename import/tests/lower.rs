@@ -452,3 +452,31 @@ fn manifests_are_read_as_kubernetes_reads_yaml() {
     assert!(i.source.contains("stdin: true"), "{}", i.source);
     assert!(!i.source.contains("hostNetwork"), "{}", i.source);
 }
+
+#[test]
+fn labels_piceli_sets_are_dropped_with_a_note_and_helm_labels_kept() {
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  labels:\n    app.kubernetes.io/name: web\n    app.kubernetes.io/managed-by: Helm\n    app.kubernetes.io/instance: rel\n    app.kubernetes.io/part-of: shop\n    app.kubernetes.io/version: \"1.0\"\n    helm.sh/chart: web-0.1.0\ndata: {a: b}\n";
+    let i = run(yaml, None);
+    for kept in [
+        "\"app.kubernetes.io/instance\": \"rel\"",
+        "\"app.kubernetes.io/part-of\": \"shop\"",
+        "\"app.kubernetes.io/version\": \"1.0\"",
+        "\"helm.sh/chart\": \"web-0.1.0\"",
+    ] {
+        assert!(i.source.contains(kept), "{kept}: {}", i.source);
+    }
+    assert!(
+        i.source.contains(
+            "// piceli: label `app.kubernetes.io/managed-by: Helm` dropped: Piceli sets `app.kubernetes.io/managed-by` itself"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(
+        i.source
+            .contains("// piceli: label `app.kubernetes.io/name: web` dropped"),
+        "{}",
+        i.source
+    );
+    assert!(!i.source.contains("\"app.kubernetes.io/managed-by\""), "{}", i.source);
+}
