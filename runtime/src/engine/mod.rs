@@ -17,6 +17,7 @@ pub mod key;
 pub mod listed;
 pub mod lock;
 pub mod owned;
+pub mod owners;
 pub mod plan;
 pub mod ready;
 pub mod record;

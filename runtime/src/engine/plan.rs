@@ -692,6 +692,12 @@ async fn plan_one(
         after = dry_run(conn, d, &name, &kind, force).await?;
     }
     action.diff = diff(&redact(&live, key), &redact(&after, key));
+    if adopt {
+        // Which fields change owner: what each other manager owns now and no longer owns after.
+        action
+            .take
+            .extend(super::owners::taken(&live, &after, FIELD_MANAGER));
+    }
     action.action = match (adopt, action.diff.is_empty()) {
         (true, _) => ActionKind::Adopt,
         (false, true) => ActionKind::Unchanged,
