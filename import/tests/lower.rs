@@ -478,5 +478,9 @@ fn labels_piceli_sets_are_dropped_with_a_note_and_helm_labels_kept() {
         "{}",
         i.source
     );
-    assert!(!i.source.contains("\"app.kubernetes.io/managed-by\""), "{}", i.source);
+    assert!(
+        !i.source.contains("\"app.kubernetes.io/managed-by\""),
+        "{}",
+        i.source
+    );
 }

@@ -492,11 +492,9 @@ impl Cx {
                     if !item.comments.contains(&note) {
                         item.comments.push(note);
                     }
-                    self.out.warnings.push(Warning::new(
-                        Code::ImportFieldChanged,
-                        what,
-                        message,
-                    ));
+                    self.out
+                        .warnings
+                        .push(Warning::new(Code::ImportFieldChanged, what, message));
                 }
             }
         }
