@@ -825,7 +825,7 @@ async fn write_once(
             let mut written: DynamicObject =
                 api.patch(&a.name, &params, &Patch::Apply(&body)).await?;
             if a.action == ActionKind::Adopt {
-                written = release_old_owners(&api, &a.name, written).await?;
+                written = release_old_owners(api, &a.name, written).await?;
             }
             Ok(written).map(|o: DynamicObject| StepOutcome {
                 ok: true,

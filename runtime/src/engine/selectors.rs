@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_running_workload_and_its_service_keep_their_selectors() {
-        let mut desired = vec![
+        let mut desired = [
             deployment(json!({"matchLabels": ours()}), ours()),
             service(ours()),
         ];
@@ -181,7 +181,7 @@ mod tests {
             json!({"matchLabels": {"app": "api"}}),
             json!({"app": "api"}),
         );
-        let mut desired = vec![
+        let mut desired = [
             written.clone(),
             deployment(json!({"matchLabels": ours()}), ours()),
         ];
@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn a_service_moved_to_other_pods_gets_the_new_selector() {
         // Its live selector is not on the pods of the workload it now routes to.
-        let mut desired = vec![
+        let mut desired = [
             deployment(json!({"matchLabels": ours()}), ours()),
             service(ours()),
         ];
