@@ -179,18 +179,19 @@ fn deployment_blocks_merge_under_the_dsl_and_parse_back() {
     assert_eq!(spec.min_ready_seconds, Some(3));
     let strategy = spec.strategy.expect("strategy");
     assert_eq!(strategy.type_.as_deref(), Some("RollingUpdate"));
-    // The DSL's selector stays; the block adds to it.
+    // A selector written in `spec:` is the selector, exactly: none of Piceli's labels are added to it
+    // (an object that already runs keeps its immutable selector), nor to its pods.
     let selector = spec.selector.match_labels.expect("match labels");
     assert_eq!(
-        selector
-            .get("app.kubernetes.io/component")
-            .map(String::as_str),
-        Some("web")
+        selector,
+        std::collections::BTreeMap::from([("tier".to_string(), "web".to_string())])
     );
-    assert_eq!(selector.get("tier").map(String::as_str), Some("web"));
     let meta = spec.template.metadata.expect("template metadata");
     let pod_labels = meta.labels.expect("pod labels");
-    assert_eq!(pod_labels.get("tier").map(String::as_str), Some("web"));
+    assert_eq!(
+        pod_labels,
+        std::collections::BTreeMap::from([("tier".to_string(), "web".to_string())])
+    );
     assert!(
         !pod_labels.contains_key("only"),
         "workload labels stay on the workload"
@@ -249,7 +250,11 @@ fn cron_job_service_and_service_account_blocks_parse_back() {
     let spec = svc.spec.expect("spec");
     assert_eq!(spec.session_affinity.as_deref(), Some("ClientIP"));
     assert_eq!(spec.ports.expect("ports")[0].port, 80);
-    assert_eq!(spec.selector.expect("selector").len(), 3);
+    // Written in `spec:`: exactly as written.
+    assert_eq!(
+        spec.selector.expect("selector"),
+        std::collections::BTreeMap::from([("tier".to_string(), "web".to_string())])
+    );
 
     let sa: core::v1::ServiceAccount =
         serde_json::from_value(find(&objects, "ServiceAccount", "api").clone()).expect("an SA");

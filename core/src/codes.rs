@@ -145,7 +145,9 @@ codes! {
     InvalidLabel = "PCL0021", "invalid label or annotation",
         "Label keys are an optional DNS subdomain prefix and '/', then a name of at most 63 characters of \
          letters, digits, '-', '_' and '.', starting and ending alphanumeric; label values follow the same rule \
-         (and may be empty). Piceli sets `app.kubernetes.io/name`, `/component` and `/managed-by` itself.";
+         (and may be empty). Piceli sets `app.kubernetes.io/name` and `/managed-by` on every object (and \
+         `/component` on the pods of a workload whose selector is its own) itself; `app.kubernetes.io/instance`, \
+         `/part-of`, `/version` and `helm.sh/chart` are yours to write.";
     UnknownService = "PCL0022", "reference to a Service that is not declared",
         "Ingress paths, checks and StatefulSet `service:` refer to declared Services. Declare it or fix the name.";
     UnknownServicePort = "PCL0023", "reference to a Service port that does not exist",

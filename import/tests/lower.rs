@@ -436,3 +436,51 @@ fn an_included_object_with_an_unpinned_image_marks_its_include() {
         "{s}"
     );
 }
+
+#[test]
+fn manifests_are_read_as_kubernetes_reads_yaml() {
+    // YAML 1.1, as kubectl and Helm read it: `0744` is octal, `yes`/`off` are booleans, `~` is null.
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      automountServiceAccountToken: off\n      hostNetwork: ~\n      containers:\n      - name: web\n        image: nginx:1.27\n        stdin: yes\n        volumeMounts: [{name: conf, mountPath: /etc/web}]\n      volumes:\n      - name: conf\n        configMap: {name: conf, defaultMode: 0744}\n";
+    let i = run(yaml, None);
+    assert!(i.source.contains("defaultMode: 484"), "{}", i.source);
+    assert!(!i.source.contains("744.0"), "{}", i.source);
+    assert!(
+        i.source.contains("automountServiceAccountToken: false"),
+        "{}",
+        i.source
+    );
+    assert!(i.source.contains("stdin: true"), "{}", i.source);
+    assert!(!i.source.contains("hostNetwork"), "{}", i.source);
+}
+
+#[test]
+fn labels_piceli_sets_are_dropped_with_a_note_and_helm_labels_kept() {
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  labels:\n    app.kubernetes.io/name: web\n    app.kubernetes.io/managed-by: Helm\n    app.kubernetes.io/instance: rel\n    app.kubernetes.io/part-of: shop\n    app.kubernetes.io/version: \"1.0\"\n    helm.sh/chart: web-0.1.0\ndata: {a: b}\n";
+    let i = run(yaml, None);
+    for kept in [
+        "\"app.kubernetes.io/instance\": \"rel\"",
+        "\"app.kubernetes.io/part-of\": \"shop\"",
+        "\"app.kubernetes.io/version\": \"1.0\"",
+        "\"helm.sh/chart\": \"web-0.1.0\"",
+    ] {
+        assert!(i.source.contains(kept), "{kept}: {}", i.source);
+    }
+    assert!(
+        i.source.contains(
+            "// piceli: label `app.kubernetes.io/managed-by: Helm` dropped: Piceli sets `app.kubernetes.io/managed-by` itself"
+        ),
+        "{}",
+        i.source
+    );
+    assert!(
+        i.source
+            .contains("// piceli: label `app.kubernetes.io/name: web` dropped"),
+        "{}",
+        i.source
+    );
+    assert!(
+        !i.source.contains("\"app.kubernetes.io/managed-by\""),
+        "{}",
+        i.source
+    );
+}

@@ -168,12 +168,9 @@ fn container_port(workload: &Workload, p: &PortRef) -> Option<u16> {
 
 /// The label selector of a workload's pods (as rendered).
 pub fn pod_selector(app: &App, workload: &str) -> String {
-    let labels: BTreeMap<&str, &str> = match app.included_workload(workload) {
-        Some(included) => included
-            .selector
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect(),
+    let own = app.own_selector(workload);
+    let labels: BTreeMap<&str, &str> = match &own {
+        Some(own) => own.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
         None => BTreeMap::from([
             (NAME_LABEL, app.name.v.as_str()),
             (COMPONENT_LABEL, workload),

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 mod checks;
 mod service;
+pub mod yaml;
 
 pub use checks::*;
 pub use service::included_service;
@@ -114,7 +115,7 @@ fn parse_yaml(text: &str) -> Result<Vec<(usize, Value)>, IncludeError> {
         }) {
             continue;
         }
-        let value: Value = serde_saphyr::from_str(&doc).map_err(|e| {
+        let value: Value = yaml::from_str(&doc).map_err(|e| {
             let (line, column) = e
                 .location()
                 .map(|l| (l.line() as usize, l.column() as usize))
@@ -286,6 +287,18 @@ mod tests {
         assert_eq!(objects[0].line, 1);
         assert_eq!(objects[1].line, 8);
         assert_eq!(objects[1].object["metadata"]["name"], "b");
+    }
+
+    #[test]
+    fn included_yaml_is_kubernetes_yaml() {
+        // `include yaml` reads YAML 1.1 as kubectl does (the cases are in `yaml`'s tests).
+        let text = "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nimmutable: yes\ntype: ~\nstringData: {mode: 0744, flag: on}\n";
+        let objects = parse_objects(text, false).expect("parses");
+        let secret = &objects[0].object;
+        assert_eq!(secret["immutable"], true);
+        assert!(secret["type"].is_null());
+        assert_eq!(secret["stringData"]["mode"], 484);
+        assert_eq!(secret["stringData"]["flag"], true);
     }
 
     #[test]

@@ -163,6 +163,24 @@ impl Block {
         serde_json::from_str(raw.body.get()).ok()
     }
 
+    /// The string-valued map at `path` (`["selector", "matchLabels"]`), when it is one and not empty:
+    /// `None` when the block leaves it unset or a value is not a string (yet: a Rust expression).
+    pub fn labels_at(&self, path: &[&str]) -> Option<Vec<(String, String)>> {
+        if self.is_empty() {
+            return None;
+        }
+        let json = self.to_json();
+        let map = path
+            .iter()
+            .try_fold(&json, |at, key| at.get(*key))?
+            .as_object()?;
+        let labels: Option<Vec<(String, String)>> = map
+            .iter()
+            .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect();
+        labels.filter(|l| !l.is_empty())
+    }
+
     /// The block as JSON (keys in source order within serde_json's map).
     pub fn to_json(&self) -> serde_json::Value {
         if let Some(json) = self.model_json() {

@@ -238,6 +238,18 @@ impl App {
             .find(|i| i.workload.name.v == name)
     }
 
+    /// The labels that select a workload's pods when they are not Piceli's own: an included workload's, or
+    /// a selector written in the workload's `spec:`. `None`: Piceli's (the app's name and the workload's).
+    pub fn own_selector(&self, workload: &str) -> Option<Vec<(String, String)>> {
+        if let Some(included) = self.included_workload(workload) {
+            return Some(included.selector.clone());
+        }
+        self.workloads
+            .iter()
+            .find(|w| w.name.v == workload)
+            .and_then(Workload::written_selector)
+    }
+
     /// The build whose placeholder is `image` (`build:shop-api`), if the image is built here.
     pub fn build_of(&self, image: &str) -> Option<&ImageBuild> {
         self.builds.iter().find(|b| b.image.v == image)

@@ -49,6 +49,11 @@ impl Service {
         self.selects.v.is_empty()
     }
 
+    /// The selector written in `spec: { selector: { … } }`: used exactly as written.
+    pub fn written_selector(&self) -> Option<Vec<(String, String)>> {
+        self.spec.labels_at(&["selector"])
+    }
+
     /// The ports written in `spec: { ports: [ … ] }`, `(name, port)`; `None` when there are none, or one
     /// is not a map with a literal `port` (a Rust expression).
     pub fn spec_ports(&self) -> Option<Vec<SpecPort<'_>>> {

@@ -102,6 +102,14 @@ pub struct Workload {
     pub spread: Vec<Spanned<String>>,
 }
 
+impl Workload {
+    /// The selector written in `spec: { selector: { matchLabels: … } }`: used exactly as written (no label
+    /// of Piceli's added), so an object that already runs keeps its immutable selector.
+    pub fn written_selector(&self) -> Option<Vec<(String, String)>> {
+        self.spec.labels_at(&["selector", "matchLabels"])
+    }
+}
+
 /// A workload the app includes as YAML or JSON (`include yaml(…)`), as the items that refer to it see it
 /// (a Service, network policy, autoscaler, disruption budget, check, `access`): its kind, name, containers
 /// and their ports as a [`Workload`] (nothing else of it is set, and it is never rendered from the model:

@@ -7,12 +7,13 @@ use super::names::dns1123_subdomain;
 /// Longest key name part and label value.
 pub const LABEL_NAME_MAX: usize = 63;
 
-/// Labels the engine sets on every object; users must not override them.
-pub const MANAGED_LABELS: [&str; 3] = [
-    "app.kubernetes.io/name",
-    "app.kubernetes.io/managed-by",
-    "app.kubernetes.io/instance",
-];
+/// Labels the engine sets on every object; users must not override them. The other recommended labels
+/// (`app.kubernetes.io/instance`, `…/part-of`, `…/version`, `…/component` of an object) and `helm.sh/chart`
+/// are the user's to write.
+pub const MANAGED_LABELS: [&str; 2] = ["app.kubernetes.io/name", "app.kubernetes.io/managed-by"];
+
+/// The help of a label Piceli sets (PCL0021).
+pub const MANAGED_LABEL_HELP: &str = "remove it: Piceli sets `app.kubernetes.io/name` (the app's name) and `app.kubernetes.io/managed-by` on every object itself; `app.kubernetes.io/instance`, `part-of`, `version` and `helm.sh/chart` are yours to set";
 
 /// True for a label the engine sets itself (see [`MANAGED_LABELS`]).
 pub fn is_managed_label(key: &str) -> bool {
@@ -169,8 +170,14 @@ mod tests {
     fn managed_labels() {
         assert!(is_managed_label("app.kubernetes.io/name"));
         assert!(is_managed_label("app.kubernetes.io/managed-by"));
-        assert!(is_managed_label("app.kubernetes.io/instance"));
-        assert!(!is_managed_label("app.kubernetes.io/version"));
+        for yours in [
+            "app.kubernetes.io/instance",
+            "app.kubernetes.io/part-of",
+            "app.kubernetes.io/version",
+            "helm.sh/chart",
+        ] {
+            assert!(!is_managed_label(yours), "{yours}");
+        }
         assert!(!is_managed_label("app"));
         assert!(!is_managed_label("APP.kubernetes.io/name"));
     }

@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::codes::Code;
-use crate::model::{App, Block, BlockValue, Labels};
+use crate::model::{App, Block, BlockValue};
 use crate::schema::{self, TypeId};
 
 pub(super) fn check(cx: &mut Ctx, app: &App) {
@@ -73,17 +73,9 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     selectors(cx, app);
 }
 
-/// Labels a block adds to a selector must be on the selected pods, or the selector matches nothing
-/// (the API rejects such a workload; a Service would route to no pod).
+/// A Service's selector written in its `spec:` must pick labels of its workload's pods, or it routes to no
+/// pod. A workload's own written selector needs no check: its pods get the selector's labels.
 fn selectors(cx: &mut Ctx, app: &App) {
-    for w in &app.workloads {
-        if let Some(BlockValue::Map(sel)) = w.spec.get("selector")
-            && let Some(BlockValue::Map(labels)) = sel.get("matchLabels")
-        {
-            let what = format!("{} {}", w.kind.keyword(), w.name.v);
-            on_pods(cx, labels, &w.pod_labels, &what, "its pods");
-        }
-    }
     for s in &app.services {
         let Some(BlockValue::Map(labels)) = s.spec.get("selector") else {
             continue;
@@ -92,17 +84,29 @@ fn selectors(cx: &mut Ctx, app: &App) {
         let Some(w) = app.workloads.iter().find(|w| w.name.v == s.selects.v) else {
             continue;
         };
+        let mut pod_labels: Vec<(String, String)> = w
+            .pod_labels
+            .iter()
+            .map(|(k, v)| (k.v.clone(), v.v.clone()))
+            .collect();
+        pod_labels.extend(w.written_selector().unwrap_or_default());
         let what = format!("{} {}", w.kind.keyword(), w.name.v);
-        on_pods(cx, labels, &w.pod_labels, &what, "the pods of");
+        on_pods(cx, labels, &pod_labels, &what, "the pods of");
     }
 }
 
-fn on_pods(cx: &mut Ctx, selector: &Block, pod_labels: &Labels, what: &str, whose: &str) {
+fn on_pods(
+    cx: &mut Ctx,
+    selector: &Block,
+    pod_labels: &[(String, String)],
+    what: &str,
+    whose: &str,
+) {
     for (k, v) in selector.entries() {
         let BlockValue::Str(value) = v else { continue };
         if !pod_labels
             .iter()
-            .any(|(pk, pv)| pk.v == k.v && pv.v == value.v)
+            .any(|(pk, pv)| *pk == k.v && *pv == value.v)
         {
             let pods = if whose == "its pods" {
                 format!("{what}'s pods")

@@ -264,7 +264,7 @@ fn labels(cx: &mut Ctx, labels: &Labels, annotations: &Labels) {
                 Code::InvalidLabel,
                 k.at,
                 format!("`{}` is set by Piceli", k.v),
-                "remove it: Piceli sets the app.kubernetes.io name, component and managed-by labels itself",
+                rules::labels::MANAGED_LABEL_HELP,
             );
         }
     }

@@ -133,6 +133,7 @@ piceli::app! {
         spec: { selector: { app: "podinfo" } },
     }
 
+    // piceli: label `app.kubernetes.io/name: mysql` dropped: Piceli sets `app.kubernetes.io/name` itself
     config_map mysql {
         labels: { app: "mysql" },
         data: {
@@ -149,12 +150,14 @@ super-read-only
         },
     }
 
+    // piceli: label `app.kubernetes.io/name: mysql` dropped: Piceli sets `app.kubernetes.io/name` itself
     service mysql -> mysql {
         labels: { app: "mysql" },
         ports: { mysql: 3306 },
         spec: { clusterIP: "None", selector: { app: "mysql" } },
     }
 
+    // piceli: label `app.kubernetes.io/name: mysql` dropped: Piceli sets `app.kubernetes.io/name` itself
     service mysql-read -> mysql {
         labels: { app: "mysql", readonly: "true" },
         ports: { mysql: 3306 },

@@ -138,12 +138,8 @@ fn included_workloads(cx: &mut Cx, objects: &[Value], lowered: &[bool]) {
     }
 }
 
-/// Labels Piceli sets itself: `app!` rejects them, render adds them.
-pub(crate) const RESERVED_LABELS: &[&str] = &[
-    "app.kubernetes.io/name",
-    "app.kubernetes.io/component",
-    "app.kubernetes.io/managed-by",
-];
+/// Labels Piceli sets itself: `app!` rejects them (PCL0021), render adds them.
+pub(crate) const RESERVED_LABELS: &[&str] = &piceli_core::rules::labels::MANAGED_LABELS;
 
 /// Lower every source object.
 pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
@@ -489,12 +485,16 @@ impl Cx {
         for k in RESERVED_LABELS {
             if let Some(val) = labels.shift_remove(*k) {
                 let piceli_sets = *k == "app.kubernetes.io/name" && val == self.app.as_str();
-                if !piceli_sets && *k != "app.kubernetes.io/managed-by" {
-                    self.out.warnings.push(Warning::new(
-                        Code::ImportFieldChanged,
-                        what,
-                        format!("label `{k}: {val}` dropped: Piceli sets `{k}` itself"),
-                    ));
+                if !piceli_sets && (*k != "app.kubernetes.io/managed-by" || val != "piceli") {
+                    let val = val.as_str().map_or_else(|| val.to_string(), str::to_string);
+                    let message = format!("{field} `{k}: {val}` dropped: Piceli sets `{k}` itself");
+                    let note = format!("piceli: {message}");
+                    if !item.comments.contains(&note) {
+                        item.comments.push(note);
+                    }
+                    self.out
+                        .warnings
+                        .push(Warning::new(Code::ImportFieldChanged, what, message));
                 }
             }
         }

@@ -822,15 +822,40 @@ async fn write_once(
             let mut params = PatchParams::apply(FIELD_MANAGER);
             // Adopting, or taking fields over that the approved plan lists (`--take-ownership`).
             params.force = a.action == ActionKind::Adopt || !a.take.is_empty();
-            api.patch(&a.name, &params, &Patch::Apply(&body))
-                .await
-                .map(|o: DynamicObject| StepOutcome {
-                    ok: true,
-                    detail: a.action.as_str().to_string(),
-                    uid: o.metadata.uid.clone(),
-                    resource_version: o.metadata.resource_version.clone(),
-                    digest: Some(super::hash::digest(&redact(&d.object, step.key))),
-                })
+            let mut written: DynamicObject =
+                api.patch(&a.name, &params, &Patch::Apply(&body)).await?;
+            if a.action == ActionKind::Adopt {
+                written = release_old_owners(api, &a.name, written).await?;
+            }
+            Ok(written).map(|o: DynamicObject| StepOutcome {
+                ok: true,
+                detail: a.action.as_str().to_string(),
+                uid: o.metadata.uid.clone(),
+                resource_version: o.metadata.resource_version.clone(),
+                digest: Some(super::hash::digest(&redact(&d.object, step.key))),
+            })
         }
     }
+}
+
+/// After a takeover: the fields the app applied with the value they had stay shared with their old owner
+/// (server-side apply); the app becomes their only owner, so its next change of them is no conflict.
+async fn release_old_owners(
+    api: &kube::Api<DynamicObject>,
+    name: &str,
+    written: DynamicObject,
+) -> Result<DynamicObject, kube::Error> {
+    let object = serde_json::to_value(&written).unwrap_or(Value::Null);
+    let Some(fields) = super::owners::released(&object, FIELD_MANAGER) else {
+        return Ok(written);
+    };
+    let patch = serde_json::json!({"metadata": {
+        "resourceVersion": object["metadata"]["resourceVersion"],
+        "managedFields": fields,
+    }});
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
+    api.patch(name, &params, &Patch::Merge(&patch)).await
 }

@@ -349,9 +349,7 @@ impl Coded for EngineError {
             EngineError::UnknownRelease(_) => {
                 "`history` lists the releases; pass one of their numbers".into()
             }
-            EngineError::DryRun(_) => {
-                "nothing was written and no plan was stored: fix the object in `app!` (or take the fields over with `--adopt KIND/NAME`), then run `plan` again".into()
-            }
+            EngineError::DryRun(message) => dry_run_help(message),
             EngineError::Tls { .. } => {
                 "the kubeconfig's certificate-authority does not match this server: get a fresh kubeconfig for the cluster, or pass the right one with `--kubeconfig`".into()
             }
@@ -419,5 +417,49 @@ impl EngineError {
         e: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
         super::cluster_error::engine_error(what.into(), Box::new(e))
+    }
+}
+
+/// PCL0153's help: for a field that cannot change in place, which one and the fixes that apply.
+fn dry_run_help(message: &str) -> String {
+    // `…: spec.selector: Invalid value: …: field is immutable` (one such clause per field).
+    let parts: Vec<&str> = message.split(": Invalid value: ").collect();
+    let mut immutable: Vec<&str> = parts
+        .windows(2)
+        .filter(|w| w[1].contains("field is immutable"))
+        .filter_map(|w| w[0].rsplit([' ', '[']).next())
+        .filter(|f| !f.is_empty())
+        .collect();
+    immutable.dedup();
+    if message.contains("field is immutable") {
+        let fields = if immutable.is_empty() {
+            "a field that cannot change in place".to_string()
+        } else {
+            format!("`{}` cannot change in place", immutable.join("`, `"))
+        };
+        return format!(
+            "nothing was written and no plan was stored: {fields}. Keep the live value in `app!` (a selector: write the live one in `spec: {{ selector: … }}`; `kubectl get -o yaml` shows it), or delete the object and plan again to create it anew"
+        );
+    }
+    "nothing was written and no plan was stored: fix the object in `app!` (an object another tool made: take it over with `--adopt KIND/NAME` or `--adopt-all`), then run `plan` again".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_immutable_field_is_named_with_the_fixes_that_apply() {
+        let help = dry_run_help(
+            "Deployment.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"web\"}}: field is immutable",
+        );
+        assert!(
+            help.contains("`spec.selector` cannot change in place"),
+            "{help}"
+        );
+        assert!(help.contains("Keep the live value"), "{help}");
+        assert!(!help.contains("--adopt"), "{help}");
+        let other = dry_run_help("ConfigMap \"x\" is invalid: data: Invalid value: \"\": bad");
+        assert!(other.contains("--adopt-all"), "{other}");
     }
 }

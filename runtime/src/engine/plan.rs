@@ -407,30 +407,41 @@ pub async fn plan_source(
     )
     .await?;
 
+    // Selectors are the user's once an object exists: the running workloads and Services are read first.
+    let namespace_missing = namespace_live.is_none();
+    let read_first = read_selecting(conn, &desired, namespace_missing, &listed).await?;
+    {
+        // What changes shows in the plan's diff (the pod template's new labels); the selector does not.
+        let lives: Vec<Option<Value>> = read_first.iter().map(|l| l.clone().flatten()).collect();
+        let mut objects: Vec<&mut Value> = desired.iter_mut().map(|d| &mut d.object).collect();
+        super::selectors::keep_live(&app.name.v, &mut objects, &lives);
+    }
+
     // Read every live object and dry-run every desired one, concurrently, keeping order.
     let key = plan_opts.digest_key;
     let scaled = autoscaled(&desired);
-    let results: Vec<Result<Action, EngineError>> = stream::iter(desired.iter_mut().map(|d| {
-        let namespace_missing = namespace_live.is_none();
-        let scaled = &scaled;
-        let listed = &listed;
-        async move {
-            let on = Planning {
-                app,
-                conn,
-                opts: plan_opts,
-                key: &key,
-                namespace_missing,
-                rollback,
-                autoscaled: scaled,
-                listed,
-            };
-            plan_one(&on, d).await
-        }
-    }))
-    .buffered(CONCURRENCY)
-    .collect()
-    .await;
+    let results: Vec<Result<Action, EngineError>> =
+        stream::iter(desired.iter_mut().zip(read_first).map(|(d, read)| {
+            let namespace_missing = namespace_live.is_none();
+            let scaled = &scaled;
+            let listed = &listed;
+            async move {
+                let on = Planning {
+                    app,
+                    conn,
+                    opts: plan_opts,
+                    key: &key,
+                    namespace_missing,
+                    rollback,
+                    autoscaled: scaled,
+                    listed,
+                };
+                plan_one(&on, d, read).await
+            }
+        }))
+        .buffered(CONCURRENCY)
+        .collect()
+        .await;
     let mut actions = Vec::with_capacity(results.len());
     let mut refused = Vec::new();
     let mut conflicts = Vec::new();
@@ -530,7 +541,45 @@ fn leave_replicas_to_the_autoscaler(object: &mut Value, live: &Value) {
     }
 }
 
-async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineError> {
+/// The live workloads and Services of the desired objects (`Some` for each of those kinds: the object, or
+/// `None` when it does not exist), read before planning so their selectors can be kept.
+async fn read_selecting(
+    conn: &Connection,
+    desired: &[Desired],
+    namespace_missing: bool,
+    listed: &super::listed::Listed,
+) -> Result<Vec<Option<Option<Value>>>, EngineError> {
+    stream::iter(desired.iter().map(|d| async move {
+        let kind = d.object["kind"].as_str().unwrap_or_default();
+        if !matches!(
+            kind,
+            "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Service"
+        ) {
+            return Ok(None);
+        }
+        if d.served.pending_crd || (namespace_missing && d.namespace.is_some()) {
+            return Ok(Some(None));
+        }
+        let name = d.object["metadata"]["name"].as_str().unwrap_or_default();
+        if let Some(found) = listed.get(&d.served, d.namespace.as_deref(), name) {
+            return Ok(Some(Some(found.clone())));
+        }
+        get_live(conn, &d.served, d.namespace.as_deref(), name)
+            .await
+            .map(Some)
+    }))
+    .buffered(CONCURRENCY)
+    .collect::<Vec<Result<_, EngineError>>>()
+    .await
+    .into_iter()
+    .collect()
+}
+
+async fn plan_one(
+    on: &Planning<'_>,
+    d: &mut Desired,
+    read: Option<Option<Value>>,
+) -> Result<Action, EngineError> {
     let (app, conn, opts, key) = (on.app, on.conn, on.opts, on.key);
     let (namespace_missing, rollback) = (on.namespace_missing, on.rollback);
     let kind = d.object["kind"].as_str().unwrap_or_default().to_string();
@@ -544,7 +593,9 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         .to_string();
     // A namespaced object in a namespace that does not exist yet cannot exist either; nor can an
     // object of a CRD the plan creates.
-    let live = if d.served.pending_crd || (namespace_missing && d.namespace.is_some()) {
+    let live = if let Some(read) = read {
+        read
+    } else if d.served.pending_crd || (namespace_missing && d.namespace.is_some()) {
         None
     } else if let Some(found) = on.listed.get(&d.served, d.namespace.as_deref(), &name) {
         Some(found.clone())
@@ -641,6 +692,12 @@ async fn plan_one(on: &Planning<'_>, d: &mut Desired) -> Result<Action, EngineEr
         after = dry_run(conn, d, &name, &kind, force).await?;
     }
     action.diff = diff(&redact(&live, key), &redact(&after, key));
+    if adopt {
+        // Which fields change owner: what each other manager owns now and no longer owns after.
+        action
+            .take
+            .extend(super::owners::taken(&live, &after, FIELD_MANAGER));
+    }
     action.action = match (adopt, action.diff.is_empty()) {
         (true, _) => ActionKind::Adopt,
         (false, true) => ActionKind::Unchanged,

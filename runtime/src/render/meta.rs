@@ -46,8 +46,8 @@ impl<'a> Cx<'a> {
 
     /// The labels that select a workload's pods.
     pub fn selector(&self, workload: &str) -> BTreeMap<String, String> {
-        if let Some(included) = self.app.included_workload(workload) {
-            return included.selector.iter().cloned().collect();
+        if let Some(own) = self.app.own_selector(workload) {
+            return own.into_iter().collect();
         }
         BTreeMap::from([
             (NAME_LABEL.to_string(), self.app.name.v.clone()),
@@ -98,8 +98,14 @@ impl<'a> Cx<'a> {
             .entry("labels")
             .or_insert_with(|| Value::Object(Default::default()));
         if let Some(labels) = labels.as_object_mut() {
+            // The app's name and managed-by are Piceli's (they make the object the app's: another tool's,
+            // such as Helm's `managed-by: Helm`, gives way); the app's own labels fill what is unset.
             for (k, v) in self.base_labels() {
-                labels.entry(k).or_insert(Value::String(v));
+                if k == NAME_LABEL || k == MANAGED_BY_LABEL {
+                    labels.insert(k, Value::String(v));
+                } else {
+                    labels.entry(k).or_insert(Value::String(v));
+                }
             }
         }
         if let Some(t) = &self.target {

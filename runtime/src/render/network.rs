@@ -60,7 +60,11 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
                 // A Service of no workload is its `spec:` as written (no selector of Piceli's).
                 spec: Some(core::ServiceSpec {
-                    selector: (!s.of_no_workload()).then(|| cx.selector(&s.selects.v)),
+                    // A selector written in `spec:` is used exactly as written.
+                    selector: (!s.of_no_workload()).then(|| match s.written_selector() {
+                        Some(own) => own.into_iter().collect(),
+                        None => cx.selector(&s.selects.v),
+                    }),
                     ports: (!s.of_no_workload()).then_some(ports),
                     type_,
                     cluster_ip,

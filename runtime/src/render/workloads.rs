@@ -151,7 +151,13 @@ fn job_spec(w: &Workload, template: core::PodTemplateSpec) -> JobSpec {
 }
 
 fn pod_template(cx: &Cx, w: &Workload) -> core::PodTemplateSpec {
-    let mut labels = cx.base_labels();
+    // A selector written in `spec:` is the user's: the pods keep the labels written for them (the app's,
+    // `pod_labels:` and the selector's), none of Piceli's, so a workload taken over keeps its pods.
+    let mut labels = if w.written_selector().is_some() {
+        to_map(&cx.app.labels)
+    } else {
+        cx.base_labels()
+    };
     labels.extend(to_map(&w.pod_labels));
     labels.extend(cx.selector(&w.name.v));
     let restart_policy = if w.kind.runs_to_completion() {

@@ -1,4 +1,4 @@
-//! PCL0041: a label a spec: block adds to a selector must be on the selected pods (pod_labels:).
+//! PCL0041: a Service's selector written in spec: must be on its workload's pods (the workload's own is).
 
 piceli::app! {
     app demo;
