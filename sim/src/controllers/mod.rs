@@ -3,7 +3,7 @@
 //! (`table.rs`), as the store's event hub reports changes — and those whose timers are due (pod
 //! readiness, crash-loop restarts, progress deadlines). A ConfigMap write runs no workload
 //! controller; a periodic wake-up with nothing changed and no timer due is skipped; and the
-//! controllers read their objects from lists shared per kind (`informer.rs`), so an idle cluster
+//! controllers read their objects from lists shared per kind (`cluster/informer.rs`), so an idle cluster
 //! costs nothing.
 //!
 //! The controllers and the kubelet see the cluster only through a narrow handle

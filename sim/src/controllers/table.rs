@@ -19,7 +19,7 @@ use crate::storage::{Event, EventType};
 pub(crate) enum Watches {
     /// Changes of objects stored under these keys (`GROUP/PLURAL`, `/PLURAL` for the core group).
     Kinds(&'static [&'static str]),
-    /// Changes of these keys and of the port mappings (`hooks.rs`).
+    /// Changes of these keys and of the port mappings (`src/hooks/`).
     KindsAndPorts(&'static [&'static str]),
     /// The changes this filter picks.
     Events(fn(&Event) -> bool),
