@@ -67,6 +67,7 @@ certificates() {
     sign controller-manager "/CN=system:kube-controller-manager" "" clientAuth
     sign scheduler "/CN=system:kube-scheduler" "" clientAuth
     sign kwok "/O=system:masters/CN=kwok" "" clientAuth
+    sign kwok-serving "/CN=kwok-node-0" "subjectAltName=IP:127.0.0.1,DNS:kwok-node-0" serverAuth
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   )
@@ -160,11 +161,12 @@ start() {
   : >"$dir/pids"
   certificates "$pki"
 
-  local etcd_port peer_port api_port kwok_port
+  local etcd_port peer_port api_port kwok_port pods_port
   etcd_port="$(free_port)"
   peer_port="$(free_port)"
   api_port="$(free_port)"
   kwok_port="$(free_port)"
+  pods_port="$(free_port)"
   local server="https://127.0.0.1:$api_port"
   kubeconfig "$dir/kubeconfig" "$server" admin real "$pki"
   kubeconfig "$dir/controller-manager.kubeconfig" "$server" controller-manager real "$pki"
@@ -208,7 +210,26 @@ start() {
     --authorization-kubeconfig="$dir/scheduler.kubeconfig" \
     --leader-elect=false --bind-address=127.0.0.1 --secure-port=0
 
+  # What the pods serve: without a kubelet no container runs, so kwok's kubelet API forwards every pod
+  # port (`kubectl port-forward`, and the checks and `access` forwards through the apiserver) to one
+  # static HTTP responder on loopback, which answers 200 with a small page on GET /.
+  mkdir -p "$dir/pods-www"
+  echo "piceli real-cluster: a kwok pod" >"$dir/pods-www/index.html"
+  launch "$dir" pods-http python3 -m http.server --bind 127.0.0.1 --directory "$dir/pods-www" "$pods_port"
+  cat >"$dir/kwok.yaml" <<EOF
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterPortForward
+metadata:
+  name: every-pod-port
+spec:
+  forwards:
+  - target: {address: 127.0.0.1, port: $pods_port}
+EOF
+
   launch "$dir" kwok "$BIN/kwok" --kubeconfig="$dir/kwok.kubeconfig" \
+    --config="$dir/kwok.yaml" \
+    --node-port="$kwok_port" \
+    --tls-cert-file="$pki/kwok-serving.crt" --tls-private-key-file="$pki/kwok-serving.key" \
     --manage-all-nodes=false \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --manage-nodes-with-label-selector= \

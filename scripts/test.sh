@@ -36,7 +36,7 @@ REAL_SUITES=(
   "-p piceli --test deploy_stages --test deploy_journal"
   "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
   "-p lamps --test serve --test in_cluster"
-  "-p hello --test status_access --test approval --test conflicts --test engine --test guards"
+  "-p hello --test status_access --test approval --test conflicts --test engine --test guards --test deploy"
   "-p piceli-bin --test import_live"
   "-p piceli-sim --test differential"
 )

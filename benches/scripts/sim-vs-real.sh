@@ -2,13 +2,15 @@
 # The local cluster (`piceli sim`, release) and the real control plane (scripts/real-cluster.sh: kube-apiserver
 # 1.33.13, etcd, kube-controller-manager, kube-scheduler, kwok), side by side in one run, with the same
 # release binaries: `plan` (first), `apply` to ready (a fresh namespace per run) and the no-op re-plan of
-# engine-100 and engine-1000; `apply` of hello to ready (hello's `deploy` ends in an HTTP check through a port
-# forward, which needs a kubelet: the real plane has none); the admission latency one validating webhook
+# engine-100 and engine-1000; `apply` of hello to ready, and hello's `deploy --approve` (plan, apply, readiness
+# and its HTTP check through a port forward: on the real plane kwok's kubelet API forwards the pod port to
+# real-cluster.sh's static responder) and its no-change `deploy`; the admission latency one validating webhook
 # (webhook-bench, by url) adds per write; a controller's create→handler latency p50/p99 (controller-bench).
 # These say where the sim flatters us (docs/benchmarks.md, "The local cluster and a real control plane").
 #
 # Usage: benches/scripts/sim-vs-real.sh [RUNS]      (env: BIN_DIR — where the release binaries are; default:
-#        build them into target/release; COUNT — writes for the admission and controller figures, 300)
+#        build them into target/release; COUNT — writes for the admission and controller figures, 300;
+#        APPS — the apps of the first part, default "engine-100 engine-1000 hello")
 # Needs: hyperfine, kubectl, python3 with the kubernetes client, openssl, go (the real plane's first build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,11 +59,18 @@ prepare_apply() {
   echo "$dir $ns $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hash"])' "$dir/plan.json")" \
     >"$work/next"
 }
-export -f fresh prepare_apply
+# For hello's deploy: a fresh namespace, `deploy` run once for its hash; "DIR NAMESPACE HASH" in $work/next.
+prepare_deploy() {
+  local kc=$1 ctx=$2 dir ns
+  read -r dir ns < <(fresh "$kc" "$ctx" hello)
+  (cd "$dir" && "$bin/hello" deploy -o json --kubeconfig "$kc" --context "$ctx" --namespace "$ns" >deploy.json) || true
+  echo "$dir $ns $(grep -o '"hash":"[0-9a-f]*"' "$dir/deploy.json" | tail -n 1 | cut -d'"' -f4)" >"$work/next"
+}
+export -f fresh prepare_apply prepare_deploy
 export bin work
 
 mkdir -p "$work/json"
-for app in engine-100 engine-1000 hello; do
+for app in ${APPS:-engine-100 engine-1000 hello}; do
   for cluster in sim real; do
     read -r dir ns < <(fresh "${kc[$cluster]}" "${ctx[$cluster]}" "$app")
     flags="--kubeconfig ${kc[$cluster]} --context ${ctx[$cluster]} --namespace $ns"
@@ -75,7 +84,19 @@ for app in engine-100 engine-1000 hello; do
       --prepare "prepare_apply ${kc[$cluster]} ${ctx[$cluster]} $app" \
       "read -r d s h < $work/next && cd \$d && $bin/$app apply --approve \$h --kubeconfig ${kc[$cluster]} --context ${ctx[$cluster]} --namespace \$s --timeout 300" \
       >/dev/null
-    if [ "$app" != hello ]; then
+    if [ "$app" = hello ]; then
+      # deploy --approve: plan, apply, readiness and the HTTP check; then a no-change deploy (readiness and the
+      # check again) in the last namespace.
+      hyperfine --shell=bash -w 0 -r "$runs" --export-json "$work/json/$app-$cluster-4deploy.json" \
+        -n "hello deploy --approve ($cluster)" \
+        --prepare "prepare_deploy ${kc[$cluster]} ${ctx[$cluster]}" \
+        "read -r d s h < $work/next && cd \$d && $bin/hello deploy --approve \$h --kubeconfig ${kc[$cluster]} --context ${ctx[$cluster]} --namespace \$s" \
+        >/dev/null
+      read -r d s _ <"$work/next"
+      hyperfine -N -w 1 -r "$runs" --export-json "$work/json/$app-$cluster-5deploy-noop.json" \
+        -n "hello no-change deploy ($cluster)" \
+        "bash -c 'cd $d && $bin/hello deploy --kubeconfig ${kc[$cluster]} --context ${ctx[$cluster]} --namespace $s'" >/dev/null
+    else
       # No-op re-plan of the last applied namespace.
       read -r d s _ <"$work/next"
       hyperfine -N -i -w 1 -r "$runs" --export-json "$work/json/$app-$cluster-3noop.json" \

@@ -1,8 +1,10 @@
-//! `deploy` of hello against the local cluster: the hash first (exit 3), then apply, readiness and the
-//! http check (the local cluster answers 200 when no port is mapped), then a no-change deploy.
+//! `deploy` of hello: the hash first (exit 3), then apply, readiness and the http check through a port
+//! forward, then a no-change deploy. On both clusters: the local one answers 200 when no port is mapped;
+//! on the real control plane kwok's kubelet API forwards every pod port to a static responder
+//! (scripts/real-cluster.sh).
 
 use assert_cmd::Command;
-use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::Cluster;
 use std::path::Path;
 
 fn hello(dir: &Path) -> Command {
@@ -65,10 +67,11 @@ fn events(lines: &[serde_json::Value]) -> Vec<&str> {
 
 #[test]
 fn deploy_needs_the_hash_then_applies_waits_and_checks() {
-    let sim = Sim::start(SimConfig::default()).expect("sim");
+    let cluster = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
-    let kc = sim.kubeconfig_path().display().to_string();
-    let flags = ["--kubeconfig", &kc, "--context", "piceli-sim", "-o", "json"];
+    let kc = cluster.kubeconfig_path().display().to_string();
+    let context = cluster.context().to_string();
+    let flags = ["--kubeconfig", &kc, "--context", &context, "-o", "json"];
 
     let out = hello(dir.path()).arg("deploy").args(flags).assert().code(3);
     let first = lines(&out);
@@ -150,7 +153,7 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
 
     // Text mode reads as progress; `check` runs the same check on its own.
     let out = hello(dir.path())
-        .args(["deploy", "--kubeconfig", &kc, "--context", "piceli-sim"])
+        .args(["deploy", "--kubeconfig", &kc, "--context", &context])
         .assert()
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
@@ -161,7 +164,7 @@ fn deploy_needs_the_hash_then_applies_waits_and_checks() {
     assert!(text.contains("ok   http-web (http, 1 attempt(s)"), "{text}");
     assert!(text.contains("All 1 check(s) passed."), "{text}");
     hello(dir.path())
-        .args(["check", "--kubeconfig", &kc, "--context", "piceli-sim"])
+        .args(["check", "--kubeconfig", &kc, "--context", &context])
         .assert()
         .success();
 

@@ -355,7 +355,31 @@ fn access_serves_http_through_the_forward_to_a_mapped_server_and_stops_on_sigter
 }
 
 #[test]
-/// On the local cluster only: `access` forwards ports, which needs a kubelet.
+/// On both clusters: a forward through the API server to a ready pod (on the real control plane kwok's
+/// kubelet API forwards pod ports to the static responder of scripts/real-cluster.sh).
+fn access_forwards_http_to_a_ready_pod_and_stops_on_sigterm() {
+    let cluster = Cluster::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    deploy(&cluster, dir.path());
+
+    let mut access = Access::start(&cluster, dir.path(), &["--only", "web"]);
+    let ready = access.wait_event("ready");
+    let pod = ready["pod"].as_str().expect("a ready pod is named");
+    assert!(pod.starts_with("web-"), "{pod}");
+    let port = u16::try_from(ready["local_port"].as_u64().expect("port")).expect("u16");
+    let response = http_get(port, "/");
+    assert!(
+        response.starts_with("HTTP/1.1 200") || response.starts_with("HTTP/1.0 200"),
+        "{response}"
+    );
+    send_sigterm(&access.child);
+    access.wait_event("stopped");
+    assert_eq!(access.wait_exit(), Some(0));
+    TcpListener::bind(("127.0.0.1", port)).expect("the port is free again");
+}
+
+#[test]
+/// On the local cluster only: the sim's responder names the pod that answers (kwok's has no pods).
 fn access_without_a_mapping_reaches_the_sims_responder_sim_only() {
     let sim = Cluster::start_sim(SimConfig::default());
     let dir = tempfile::tempdir().expect("temp dir");
@@ -424,9 +448,8 @@ fn help_json_lists_status_and_access_as_reads() {
 }
 
 #[test]
-/// On the local cluster only: `access` forwards ports, which needs a kubelet.
-fn access_refuses_a_taken_port_and_a_killed_access_leaves_no_listener_sim_only() {
-    let sim = Cluster::start_sim(SimConfig::default());
+fn access_refuses_a_taken_port_and_a_killed_access_leaves_no_listener() {
+    let sim = Cluster::start();
     let dir = tempfile::tempdir().expect("temp dir");
 
     let taken = TcpListener::bind("127.0.0.1:0").expect("bind");

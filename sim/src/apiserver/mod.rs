@@ -13,6 +13,7 @@ pub(crate) mod head_errors;
 pub mod http;
 pub mod kubeconfig;
 pub mod openapi;
+pub(crate) mod openapi_captured;
 pub(crate) mod openapi_v2;
 pub mod proto;
 pub(crate) mod proxy;

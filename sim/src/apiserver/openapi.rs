@@ -6,8 +6,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
+use bytes::Bytes;
+
 use crate::apiserver::discovery::groups;
-use crate::registry::schema::definitions;
+use crate::apiserver::openapi_captured::{captured, sha512_hex};
 use crate::registry::{ResourceType, SchemaSource};
 
 const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
@@ -35,33 +37,59 @@ pub fn component_name(t: &ResourceType) -> String {
     }
 }
 
-fn hash(s: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016X}")
+/// Whether a group-version is one of kube-apiserver's own (its document is the captured one).
+fn is_builtin_gv(types: &[ResourceType], group: &str, version: &str) -> bool {
+    types.iter().any(|t| {
+        t.group == group && t.version == version && matches!(t.schema, SchemaSource::Builtin(_))
+    })
 }
 
-/// `/openapi/v3`: every group-version and the URL of its document (with a content hash).
+/// `/openapi/v3`: every document and its URL with the document's hash — kube-apiserver's own
+/// documents (group-versions, groups, discovery, `/version`, OIDC) and one per custom resource
+/// group-version.
 pub fn index(types: &[ResourceType]) -> Value {
     let mut paths = Map::new();
+    let captured = captured();
+    for (p, doc) in &captured.v3 {
+        paths.insert(
+            p.clone(),
+            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", doc.hash)}),
+        );
+    }
     for (group, versions) in groups(types) {
         for v in versions {
+            if is_builtin_gv(types, &group, &v) {
+                continue;
+            }
             let p = gv_path(&group, &v);
             let gv: Vec<&ResourceType> = types
                 .iter()
                 .filter(|t| t.group == group && t.version == v)
                 .collect();
-            let doc = format!("{gv:?}");
+            // A hash of what the document is made from: it changes when the CRD does.
+            let hash = sha512_hex(format!("{gv:?}").as_bytes());
             paths.insert(
                 p.clone(),
-                json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", hash(&doc))}),
+                json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={hash}")}),
             );
         }
     }
     json!({"paths": paths})
+}
+
+/// `/openapi/v3/PATH`: kube-apiserver's own document for its APIs, a document made from the CRDs
+/// for a custom resource group-version, `None` for anything else.
+pub fn document_text(types: &[ResourceType], path: &str) -> Option<Bytes> {
+    if let Some(doc) = captured().v3.get(path) {
+        return Some(doc.text.clone());
+    }
+    let (group, version) = match path.split('/').collect::<Vec<_>>().as_slice() {
+        ["api", v] => (String::new(), v.to_string()),
+        ["apis", g, v] => (g.to_string(), v.to_string()),
+        _ => return None,
+    };
+    let doc = document(types, &group, &version)?;
+    Some(Bytes::from(doc.to_string()))
 }
 
 fn collect_refs(v: &Value, out: &mut BTreeSet<String>) {
@@ -171,37 +199,7 @@ fn crd_schema(t: &ResourceType, body: &Value) -> Value {
     s
 }
 
-/// A built-in definition with its descriptions, as kube-apiserver's OpenAPI v3 documents carry
-/// them: a property that is a `$ref` becomes `allOf: [{$ref}]` beside its description.
-fn described(name: &str, def: &Value) -> Value {
-    let mut out = def.clone();
-    let Some(text) = crate::registry::schema::descriptions().get(name) else {
-        return out;
-    };
-    if let Some(d) = text.get("") {
-        out["description"] = d.clone();
-    }
-    let Some(props) = out.get_mut("properties").and_then(Value::as_object_mut) else {
-        return out;
-    };
-    for (field, d) in text
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        let Some(p) = props.get_mut(field) else {
-            continue;
-        };
-        if let Some(r) = p.as_object_mut().and_then(|o| o.remove("$ref")) {
-            p["allOf"] = json!([{"$ref": r}]);
-        }
-        p["description"] = d.clone();
-    }
-    out
-}
-
-/// The document of one group-version, if served.
+/// The document of one custom resource group-version, if served, made from its CRDs.
 pub fn document(types: &[ResourceType], group: &str, version: &str) -> Option<Value> {
     let gv: Vec<&ResourceType> = types
         .iter()
@@ -243,22 +241,23 @@ pub fn document(types: &[ResourceType], group: &str, version: &str) -> Option<Va
             }
         }
     }
-    let defs = definitions();
     let mut queue: Vec<String> = wanted.into_iter().collect();
     while let Some(name) = queue.pop() {
         if schemas.contains_key(&name) {
             continue;
         }
-        let Some(def) = defs.get(&name) else { continue };
+        // kube-apiserver's own schema, with its descriptions and enums.
+        let Some(def) = captured().v3_schema(&name) else {
+            continue;
+        };
         let mut refs = BTreeSet::new();
-        collect_refs(def, &mut refs);
+        collect_refs(&def, &mut refs);
         queue.extend(refs.into_iter().filter(|r| !schemas.contains_key(r)));
-        let described = described(&name, def);
-        schemas.insert(name, described);
+        schemas.insert(name, def);
     }
     Some(json!({
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.33.0"},
+        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
         "paths": paths,
         "components": {"schemas": schemas},
     }))

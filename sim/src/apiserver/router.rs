@@ -27,12 +27,10 @@ pub enum Route {
     Health,
     /// `/openapi/v3`: the index of OpenAPI v3 documents.
     OpenApiIndex,
-    /// `/openapi/v3/api/VERSION` or `/openapi/v3/apis/GROUP/VERSION`: one OpenAPI v3 document.
+    /// `/openapi/v3/PATH`: one OpenAPI v3 document (`api/v1`, `apis/GROUP/VERSION`, `version`, …).
     OpenApiDoc {
-        /// The API group (`""` for `/openapi/v3/api/VERSION`).
-        group: String,
-        /// The version.
-        version: String,
+        /// The PATH below `/openapi/v3/`.
+        path: String,
     },
     /// `/openapi/v2`.
     OpenApiV2,
@@ -65,13 +63,8 @@ pub fn route(path: &str) -> Route {
         ["version"] => Route::Version,
         ["healthz" | "readyz" | "livez", ..] => Route::Health,
         ["openapi", "v3"] => Route::OpenApiIndex,
-        ["openapi", "v3", "api", v] => Route::OpenApiDoc {
-            group: String::new(),
-            version: v.to_string(),
-        },
-        ["openapi", "v3", "apis", g, v] => Route::OpenApiDoc {
-            group: g.to_string(),
-            version: v.to_string(),
+        ["openapi", "v3", rest @ ..] => Route::OpenApiDoc {
+            path: rest.join("/"),
         },
         ["openapi", "v2"] => Route::OpenApiV2,
         ["api"] => Route::ApiVersions,

@@ -112,8 +112,8 @@ fn non_resource(app: &App, req: &Req, r: Route) -> Result<Resp, ApiError> {
         ),
         Route::Health => raw(200, "text/plain; charset=utf-8", Bytes::from_static(b"ok")),
         Route::OpenApiIndex => json_resp(200, &openapi::index(&types)),
-        Route::OpenApiDoc { group, version } => match openapi::document(&types, &group, &version) {
-            Some(doc) => json_resp(200, &doc),
+        Route::OpenApiDoc { path } => match openapi::document_text(&types, &path) {
+            Some(text) => raw(200, "application/json", text),
             None => return Err(ApiError::no_route()),
         },
         Route::ApiVersions => match discovery::aggregated_wanted(accept) {

@@ -387,7 +387,7 @@ mod tests {
 
     #[test]
     fn the_served_document_round_trips_through_prost() {
-        let doc = super::super::document(&Registry::default().all());
+        let (doc, _) = super::super::document(&Registry::default().all());
         let bytes = encode(&doc);
         let back = Document::decode(bytes.as_slice()).expect("decodes");
         assert_eq!(back, document(&doc));

@@ -1,11 +1,10 @@
 //! OpenAPI v2 (`/openapi/v2`): the Swagger 2.0 document of every served type, as kube-apiserver
 //! aggregates it. kubectl reads it when its OpenAPI v3 path does not answer: validating a `kind:
 //! List` client-side, and choosing the patch type of a client-side apply of a custom resource.
-//! Built-in definitions come from the embedded schemas (with their descriptions), CRD versions
-//! from their structural schemas (`crd`); `paths` from `paths`, the shared `parameters` from `params`. The document is
-//! served as JSON or as gnostic's protobuf `Document` (`proto`, `encode`, `yaml`), built once per
-//! change of the served types (`serve`).
-
+//! The built-in part is kube-apiserver's own document (`openapi_captured`); each CRD version adds
+//! its kind and list (`crd`) and its paths (`paths`, with the shared `parameters` of `params`). The
+//! document is served as JSON or as gnostic's protobuf `Document` (`proto`, `encode`, `yaml`), built
+//! once per change of the served types (`serve`).
 mod crd;
 mod encode;
 mod params;
@@ -14,178 +13,47 @@ mod proto;
 mod serve;
 mod yaml;
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use serde_json::{Map, Value, json};
+use bytes::Bytes;
+use serde_json::{Map, Value};
 
 pub(crate) use serve::{V2Cache, respond};
 
 use crate::apiserver::openapi::component_name;
-use crate::registry::schema::{definitions, descriptions};
+use crate::apiserver::openapi_captured::captured;
 use crate::registry::{ResourceType, SchemaSource};
 
-const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
-const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
-const V3_REF: &str = "#/components/schemas/";
-const V2_REF: &str = "#/definitions/";
-
-/// A built-in schema as v2 has it: `$ref`s to `#/definitions/`, without the `enum`s the embedded
-/// schemas carry on `apiVersion` and `kind` (kube-apiserver's document has none there).
-fn v2_schema(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| k.as_str() != "enum")
-                .map(|(k, c)| {
-                    let c = match (k.as_str(), c) {
-                        ("$ref", Value::String(r)) => Value::String(r.replacen(V3_REF, V2_REF, 1)),
-                        ("properties", Value::Object(props)) => Value::Object(
-                            props
-                                .iter()
-                                .map(|(name, p)| (name.clone(), v2_schema(p)))
-                                .collect(),
-                        ),
-                        (x, c) if x.starts_with("x-") => c.clone(),
-                        (_, c) => v2_schema(c),
-                    };
-                    (k.clone(), c)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(v2_schema).collect()),
-        other => other.clone(),
-    }
+/// The served custom resource types (the built-in ones are in kube-apiserver's document).
+fn custom(types: &[ResourceType]) -> Vec<ResourceType> {
+    types
+        .iter()
+        .filter(|t| matches!(t.schema, SchemaSource::Crd(_)))
+        .cloned()
+        .collect()
 }
 
-/// A built-in definition in v2 form with its descriptions (a property that is a `$ref` keeps
-/// its description beside the `$ref`, as kube-apiserver's v2 document has it).
-fn builtin(name: &str, def: &Value) -> Value {
-    let mut out = if name == QUANTITY {
-        // The v2 document types quantities as strings (the embedded schema has v3's oneOf).
-        json!({"type": "string"})
-    } else {
-        v2_schema(def)
-    };
-    let Some(text) = descriptions().get(name) else {
-        return out;
-    };
-    if let (Some(d), Some(m)) = (text.get(""), out.as_object_mut()) {
-        m.insert("description".into(), d.clone());
+/// The whole document for the served types, and its JSON text.
+pub fn document(types: &[ResourceType]) -> (Value, Bytes) {
+    let base = &captured().v2;
+    let mut doc: Value = serde_json::from_slice(base).unwrap_or_else(|_| Value::Object(Map::new()));
+    let custom = custom(types);
+    if custom.is_empty() {
+        // kube-apiserver's own bytes.
+        return (doc, base.clone());
     }
-    let Some(props) = out.get_mut("properties").and_then(Value::as_object_mut) else {
-        return out;
-    };
-    for (field, d) in text
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(p) = props.get_mut(field).and_then(Value::as_object_mut) {
-            p.insert("description".into(), d.clone());
-        }
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        paths.extend(paths::paths(&custom));
+        paths.sort_keys();
     }
-    out
-}
-
-/// The definition names a schema refers to.
-fn refs(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, c) in m {
-                match (k.as_str(), c) {
-                    ("$ref", Value::String(r)) => {
-                        if let Some(name) = r.strip_prefix(V2_REF) {
-                            out.insert(name.to_string());
-                        }
-                    }
-                    // Property names are not extensions (`x-kubernetes-validations` is a
-                    // property of JSONSchemaProps).
-                    ("properties", Value::Object(props)) => {
-                        props.values().for_each(|p| refs(p, out))
-                    }
-                    (x, _) if x.starts_with("x-") => {}
-                    _ => refs(c, out),
-                }
-            }
+    if let Some(defs) = doc.get_mut("definitions").and_then(Value::as_object_mut) {
+        for t in &custom {
+            let name = component_name(t);
+            defs.insert(format!("{name}List"), crd::list_definition(t, &name));
+            defs.insert(name, crd::definition(t));
         }
-        Value::Array(a) => a.iter().for_each(|c| refs(c, out)),
-        _ => {}
+        defs.sort_keys();
     }
-}
-
-/// Every definition: the served built-in kinds and their lists, what the paths return and take,
-/// each CRD version's kind and list, and everything those refer to.
-fn all_definitions(types: &[ResourceType]) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
-    let mut wanted: BTreeSet<String> = [
-        "Status",
-        "DeleteOptions",
-        "Patch",
-        "WatchEvent",
-        "ObjectMeta",
-        "ListMeta",
-    ]
-    .iter()
-    .map(|n| format!("{META}.{n}"))
-    .collect();
-    let defs = definitions();
-    for t in types {
-        if t.scale.is_some() {
-            wanted.insert("io.k8s.api.autoscaling.v1.Scale".into());
-        }
-        if t.group.is_empty() && t.plural == "serviceaccounts" {
-            wanted.insert("io.k8s.api.authentication.v1.TokenRequest".into());
-        }
-        match &t.schema {
-            SchemaSource::Builtin(n) => {
-                wanted.insert(n.to_string());
-                let list = format!("{n}List");
-                if defs.contains_key(&list) {
-                    wanted.insert(list);
-                }
-            }
-            SchemaSource::Crd(_) => {
-                let name = component_name(t);
-                let def = crd::definition(t);
-                refs(&def, &mut wanted);
-                out.insert(format!("{name}List"), crd::list_definition(t, &name));
-                out.insert(name, def);
-            }
-        }
-    }
-    let mut queue: Vec<String> = wanted.into_iter().collect();
-    while let Some(name) = queue.pop() {
-        if out.contains_key(&name) {
-            continue;
-        }
-        let Some(def) = defs.get(&name) else {
-            tracing::warn!(definition = %name, "OpenAPI v2: a referenced definition is not embedded");
-            continue;
-        };
-        let def = builtin(&name, def);
-        let mut more = BTreeSet::new();
-        refs(&def, &mut more);
-        queue.extend(more.into_iter().filter(|r| !out.contains_key(r)));
-        out.insert(name, def);
-    }
-    out
-}
-
-/// The whole document for the served types.
-pub fn document(types: &[ResourceType]) -> Value {
-    let definitions: Map<String, Value> = all_definitions(types).into_iter().collect();
-    json!({
-        "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": "1.33"},
-        "paths": paths::paths(types),
-        "definitions": definitions,
-        "parameters": params::parameters(),
-        "securityDefinitions": {"BearerToken": {
-            "description": "Bearer Token authentication", "type": "apiKey",
-            "name": "authorization", "in": "header"}},
-        "security": [{"BearerToken": []}],
-    })
+    let text = serde_json::to_vec(&doc).unwrap_or_default();
+    (doc, Bytes::from(text))
 }
 
 #[cfg(test)]
@@ -193,6 +61,36 @@ mod tests {
     use super::*;
     use crate::registry::Registry;
     use crate::registry::crd::crd_types;
+    use std::collections::BTreeSet;
+
+    const V2_REF: &str = "#/definitions/";
+
+    /// The definition names a schema refers to.
+    fn refs(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, c) in m {
+                    match (k.as_str(), c) {
+                        ("$ref", Value::String(r)) => {
+                            if let Some(name) = r.strip_prefix(V2_REF) {
+                                out.insert(name.to_string());
+                            }
+                        }
+                        // Property names are not extensions (`x-kubernetes-validations` is a
+                        // property of JSONSchemaProps).
+                        ("properties", Value::Object(props)) => {
+                            props.values().for_each(|p| refs(p, out))
+                        }
+                        (x, _) if x.starts_with("x-") => {}
+                        _ => refs(c, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|c| refs(c, out)),
+            _ => {}
+        }
+    }
+    use serde_json::json;
 
     fn served() -> Vec<ResourceType> {
         let mut types = Registry::default().all();
@@ -206,38 +104,43 @@ mod tests {
     }
 
     #[test]
-    fn every_reference_resolves_and_kinds_carry_their_gvk() {
-        let doc = document(&served());
+    fn the_built_in_part_is_kube_apiservers_and_crds_add_their_kinds_and_paths() {
+        let (_, plain) = document(&Registry::default().all());
+        assert_eq!(plain, captured().v2, "no CRD: kube-apiserver's own bytes");
+        let (doc, text) = document(&served());
+        assert_eq!(
+            serde_json::from_slice::<Value>(&text).ok(),
+            Some(doc.clone())
+        );
         let defs = doc["definitions"].as_object().expect("definitions");
         let mut all = BTreeSet::new();
         refs(&doc, &mut all);
         let missing: Vec<&String> = all.iter().filter(|r| !defs.contains_key(*r)).collect();
         assert!(missing.is_empty(), "dangling references: {missing:?}");
+        // The CRD's operations refer to kube-apiserver's shared parameters.
+        let text = String::from_utf8_lossy(&text);
+        let params = doc["parameters"].as_object().expect("parameters");
+        for r in text.split("\"#/parameters/").skip(1) {
+            let name = r.split('"').next().unwrap_or_default();
+            assert!(params.contains_key(name), "no shared parameter {name}");
+        }
         let deploy = &defs["io.k8s.api.apps.v1.Deployment"];
         assert_eq!(
             deploy["x-kubernetes-group-version-kind"],
             json!([{"group": "apps", "kind": "Deployment", "version": "v1"}])
         );
-        assert_eq!(deploy["properties"]["kind"]["type"], "string");
-        assert!(deploy["properties"]["kind"].get("enum").is_none());
         assert_eq!(
-            deploy["properties"]["spec"]["$ref"],
-            "#/definitions/io.k8s.api.apps.v1.DeploymentSpec"
+            defs["io.k8s.api.apps.v1.DeploymentStrategy"]["properties"]["type"]["enum"],
+            json!(["Recreate", "RollingUpdate"])
         );
-        assert!(deploy["properties"]["spec"]["description"].is_string());
-        assert_eq!(defs[QUANTITY]["type"], "string");
         assert_eq!(
             defs["com.example.v1.Widget"]["x-kubernetes-group-version-kind"][0]["kind"],
             "Widget"
         );
         assert!(defs.contains_key("com.example.v1.WidgetList"));
-        assert!(defs.contains_key("io.k8s.api.core.v1.Container"));
-        assert!(defs.contains_key(
-            "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule"
-        ));
-        // Definitions of kinds the sim does not serve are left out.
         assert!(
-            !defs.contains_key("io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy")
+            doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"]
+                .is_object()
         );
     }
 }

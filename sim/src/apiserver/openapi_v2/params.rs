@@ -1,48 +1,8 @@
-//! The shared `parameters` of the OpenAPI v2 document (by the names kube-apiserver 1.33 gives
-//! them) and the parameter lists its operations carry: list options, write options, the delete
-//! options and the `Patch` and object bodies.
+//! The parameter lists a custom resource's operations carry in the OpenAPI v2 document: list
+//! options, write options, the delete options and the `Patch` and object bodies, referring to the
+//! shared `parameters` of kube-apiserver's document by the names it gives them.
 
-use serde_json::{Map, Value, json};
-
-use super::paths::META;
-
-/// The shared parameters, by the names kube-apiserver 1.33 gives them.
-const PARAMETERS: &[(&str, &str, &str)] = &[
-    (
-        "allowWatchBookmarks-HC2hJt-J",
-        "allowWatchBookmarks",
-        "boolean",
-    ),
-    ("continue-QfD61s0i", "continue", "string"),
-    ("fieldManager-7c6nTn1T", "fieldManager", "string"),
-    ("fieldManager-Qy4HdaTW", "fieldManager", "string"),
-    ("fieldSelector-xIcQKXFG", "fieldSelector", "string"),
-    ("force-tOGGb0Yi", "force", "boolean"),
-    (
-        "gracePeriodSeconds--K5HaBOS",
-        "gracePeriodSeconds",
-        "integer",
-    ),
-    (
-        "ignoreStoreReadErrorWithClusterBreakingPotential-QbNkfIqj",
-        "ignoreStoreReadErrorWithClusterBreakingPotential",
-        "boolean",
-    ),
-    ("labelSelector-5Zw57w4C", "labelSelector", "string"),
-    ("limit-1NfNmdNH", "limit", "integer"),
-    ("orphanDependents-uRB25kX5", "orphanDependents", "boolean"),
-    ("pretty-tJGM1-ng", "pretty", "string"),
-    ("propagationPolicy-6jk3prlO", "propagationPolicy", "string"),
-    ("resourceVersion-5WAnf1kx", "resourceVersion", "string"),
-    (
-        "resourceVersionMatch-t8XhRHeC",
-        "resourceVersionMatch",
-        "string",
-    ),
-    ("sendInitialEvents-rLXlEK_k", "sendInitialEvents", "boolean"),
-    ("timeoutSeconds-yvYezaOC", "timeoutSeconds", "integer"),
-    ("watch-XNNPZGbK", "watch", "boolean"),
-];
+use serde_json::{Value, json};
 
 pub(super) const LIST_PARAMS: &[&str] = &[
     "allowWatchBookmarks-HC2hJt-J",
@@ -63,30 +23,6 @@ pub(super) const DELETE_PARAMS: &[&str] = &[
     "orphanDependents-uRB25kX5",
     "propagationPolicy-6jk3prlO",
 ];
-
-/// `#/parameters/...` definitions (`namespace` and the `DeleteOptions` and `Patch` bodies too).
-pub fn parameters() -> Map<String, Value> {
-    let mut out = Map::new();
-    for (key, name, kind) in PARAMETERS {
-        out.insert(
-            key.to_string(),
-            json!({"uniqueItems": true, "type": kind, "name": name, "in": "query"}),
-        );
-    }
-    out.insert(
-        "namespace-vgWSWtn3".into(),
-        json!({"uniqueItems": true, "type": "string", "description": "object name and auth scope, such as for teams and projects", "name": "namespace", "in": "path", "required": true}),
-    );
-    out.insert(
-        "body-2Y1dVQaQ".into(),
-        json!({"name": "body", "in": "body", "schema": {"$ref": format!("#/definitions/{META}.DeleteOptions")}}),
-    );
-    out.insert(
-        "body-78PwaGsr".into(),
-        json!({"name": "body", "in": "body", "required": true, "schema": {"$ref": format!("#/definitions/{META}.Patch")}}),
-    );
-    out
-}
 
 pub(super) fn reference(key: &str) -> Value {
     json!({"$ref": format!("#/parameters/{key}")})

@@ -48,8 +48,7 @@ struct Built {
 impl Built {
     fn new(generation: u64, registry: &Registry) -> Built {
         let started = std::time::Instant::now();
-        let doc = super::document(&registry.all());
-        let json = serde_json::to_vec(&doc).unwrap_or_default();
+        let (doc, json) = super::document(&registry.all());
         let proto = super::encode::encode(&doc);
         let digest = ring::digest::digest(&ring::digest::SHA512, &json);
         let hex: String = digest.as_ref().iter().map(|b| format!("{b:02X}")).collect();
@@ -62,7 +61,7 @@ impl Built {
         );
         Built {
             generation,
-            json: Bytes::from(json),
+            json,
             proto: Bytes::from(proto),
             etag: format!("\"{hex}\""),
             modified: crate::time::now_secs(),
