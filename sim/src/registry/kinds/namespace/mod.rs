@@ -1,11 +1,12 @@
 //! Namespace (v1): the `kubernetes` finalizer, `Active` phase and the `kubernetes.io/metadata.name`
 //! label; its columns; a DELETE leaves it `Terminating` until its objects and finalizers are gone.
 
+pub(crate) mod lifecycle;
+
 use std::ops::ControlFlow;
 
 use serde_json::{Map, Value, json};
 
-use crate::controllers::namespace_deletion;
 use crate::registry::defaults::{child, obj, set_default};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::{age, or_none, s};
@@ -63,12 +64,12 @@ impl Strategy for Namespace {
         name: &str,
         object: Value,
     ) -> Result<ControlFlow<Value, Value>, ApiError> {
-        namespace_deletion::step(w, name, object).map(ControlFlow::Break)
+        lifecycle::step(w, name, object).map(ControlFlow::Break)
     }
 
     /// Its `spec.finalizers` hold it too.
     fn finalized(&self, object: &Value) -> bool {
-        namespace_deletion::may_go(object)
+        lifecycle::may_go(object)
     }
 
     fn printer(&self) -> Option<Printer> {

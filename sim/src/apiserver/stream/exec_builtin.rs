@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::kubelet::hooks::{ExecOutput, ExecRequest};
+use crate::hooks::{ExecOutput, ExecRequest};
 
 /// Runs a built-in command.
 pub fn run(pod: &Value, req: &ExecRequest) -> ExecOutput {

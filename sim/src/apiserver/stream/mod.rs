@@ -1,17 +1,17 @@
 //! Streaming pod subresources — `portforward`, `exec`/`attach` and `log` — which take the raw
 //! request (so they can upgrade the connection to SPDY or WebSocket) instead of a collected body.
 //!
-//! These are apiserver-side HTTP handlers: they receive the server state (`Arc<App>`) as every
-//! handler does, and the tasks that outlive the request (an exec or attach session, a followed log,
-//! a port-forward session and its forwards) keep that `Arc` because a spawned task must own what it
-//! reads. Below them, everything reads the cluster through the kubelet's narrow handle
-//! ([`crate::controllers::cluster::Cluster`]), made from that `Arc` where it is needed.
+//! What a kubelet serves for these, the simulator serves here, as apiserver-side HTTP handlers: they
+//! receive the server state (`Arc<App>`) as every handler does, and the tasks that outlive the
+//! request (an exec or attach session, a followed log, a port-forward session and its forwards) keep
+//! that `Arc` because a spawned task must own what it reads. Below them, everything reads the
+//! cluster through the kubelet's narrow handle ([`crate::cluster::Cluster`]), made from that `Arc`
+//! ([`App::cluster`]) where it is needed.
 
 pub mod exec;
 pub mod exec_builtin;
 pub mod exec_session;
 pub mod log;
-pub mod log_buffer;
 pub mod log_lines;
 pub mod portforward;
 
@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Resp, SimBody, error};
 use crate::apiserver::router::Target;
-use crate::app::App;
 use crate::status::ApiError;
 
 /// Whether a routed request addresses a streaming pod subresource.

@@ -1,6 +1,8 @@
 //! The `piceli sim ...` commands: `serve` runs a cluster in the foreground; `start`, `stop` and
 //! `status` manage one in the background through `DIR/sim.pid`.
 
+mod route;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -243,7 +245,7 @@ pub fn run(cmd: SimCommand) -> ExitCode {
             target,
             address,
             delete,
-        } => crate::cli_route::run(&dir, target.as_deref(), address, delete),
+        } => route::run(&dir, target.as_deref(), address, delete),
         SimCommand::Status { dir } => match status(&dir) {
             Ok(true) => Ok(()),
             Ok(false) => Err(CliError::NotRunning(dir)),

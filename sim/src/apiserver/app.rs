@@ -1,11 +1,17 @@
 //! The shared state of one simulator process: store, registry of served types, token, and the
-//! background tasks (polling for other processes' writes, keeping CRD-defined types current).
+//! background tasks (polling for other processes' writes, keeping CRD-defined types current). The
+//! controllers, the kubelet and cert-manager see it only through the narrow handle it makes
+//! ([`App::cluster`]) and, for the controllers' loop, the [`Host`] it implements.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::cluster::Cluster;
+use crate::cluster::informer::Informers;
+use crate::controllers::{ControllerStats, Host, Turns};
 use crate::error::SimError;
+use crate::hooks::Hooks;
 use crate::registry::backend::{Backend, CRD_KEY};
 use crate::status::ApiError;
 use crate::storage::Store;
@@ -14,6 +20,9 @@ use crate::storage::Store;
 pub struct App {
     /// The store, served types and admission the registry's write and delete pipeline works on.
     pub backend: Backend,
+    /// Sim-only hooks: pod ports mapped to real local addresses, exec handlers, container logs
+    /// (shared with the admission webhooks, which dial a Service's pods through them).
+    pub hooks: Arc<Hooks>,
     /// The bearer token clients authenticate with.
     pub token: String,
     /// The cluster CA (PEM), published in every namespace's `kube-root-ca.crt`.
@@ -34,9 +43,9 @@ pub struct App {
     /// Which binding allowed each request, when a test asked for it.
     pub rbac_usage: crate::apiserver::rbac_usage::RbacUsage,
     /// The controllers' parsed lists, read again per change of their kind.
-    pub(crate) informers: crate::controllers::informer::Informers,
+    pub(crate) informers: Informers,
     /// How many controller turns ran and were skipped.
-    pub(crate) turns: crate::controllers::Turns,
+    pub(crate) turns: Turns,
     /// The OpenAPI v2 document, built once per change of the served types.
     pub(crate) openapi_v2: crate::apiserver::openapi_v2::V2Cache,
 }
@@ -49,8 +58,11 @@ impl App {
         ca_pem: String,
         addr: String,
     ) -> Result<App, SimError> {
+        let hooks = Arc::new(Hooks::default());
+        let webhooks = crate::admission::Webhooks::new(hooks.clone());
         let app = App {
-            backend: Backend::new(Store::open(dir)?),
+            backend: Backend::new(Store::open(dir)?, Box::new(webhooks)),
+            hooks,
             token,
             ca_pem,
             addr,
@@ -104,9 +116,22 @@ impl App {
             }
         }
         crate::apiserver::policy::bootstrap(self)?;
-        crate::controllers::cluster_defaults::kubernetes_service(
-            &crate::controllers::cluster::Cluster::new(self),
-        )
+        crate::controllers::cluster_defaults::kubernetes_service(&self.cluster())
+    }
+
+    /// The narrow handle the controllers, the kubelet and cert-manager see this cluster through.
+    pub(crate) fn cluster(&self) -> Cluster<'_> {
+        Cluster::new(&self.backend, &self.informers, &self.hooks, &self.ca_pem)
+    }
+
+    /// The controllers' counters so far.
+    pub(crate) fn controller_stats(&self) -> ControllerStats {
+        self.turns.stats(&self.informers)
+    }
+
+    /// How many turns each controller ran, by name.
+    pub(crate) fn controller_runs(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.turns.runs()
     }
 
     /// Starts the background tasks on the current runtime.
@@ -139,5 +164,27 @@ impl App {
                 }
             });
         }
+    }
+}
+
+impl Host for App {
+    fn cluster(&self) -> Cluster<'_> {
+        App::cluster(self)
+    }
+
+    fn store(&self) -> &Store {
+        &self.backend.store
+    }
+
+    fn informers(&self) -> &Informers {
+        &self.informers
+    }
+
+    fn turns(&self) -> &Turns {
+        &self.turns
+    }
+
+    fn cert_manager(&self) -> bool {
+        self.cert_manager
     }
 }

@@ -13,9 +13,9 @@ use http::{Request, header};
 use serde_json::Value;
 
 use super::exec_session::{self, Protocol, Session};
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Query, Resp, error};
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::status::ApiError;
 
 /// Sub-protocols served, in order of preference.
@@ -33,7 +33,7 @@ pub async fn handle(
 ) -> Resp {
     let attach = req.uri().path().ends_with("/attach");
     let query = Query::parse(req.uri().query().unwrap_or(""));
-    let session = match prepare(&Cluster::new(&app), &req, &query, ns, pod, attach) {
+    let session = match prepare(&app.cluster(), &req, &query, ns, pod, attach) {
         Ok(s) => s,
         Err(e) => return error(&e),
     };

@@ -4,6 +4,8 @@
 //! tests through [`crate::RunningSim::map_port`], [`crate::RunningSim::on_exec`] and
 //! [`crate::RunningSim::append_log`].
 
+pub(crate) mod log_buffer;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 
@@ -103,7 +105,7 @@ pub struct Hooks {
     ports: RwLock<Vec<PortMapping>>,
     execs: RwLock<Vec<ExecHook>>,
     /// Log lines added by tests (`RunningSim::append_log`), read by `pods/log`.
-    pub logs: crate::kubelet::stream::log_buffer::LogBuffer,
+    pub logs: crate::hooks::log_buffer::LogBuffer,
     /// How many times the port mappings changed (the controllers take a turn when they do: a
     /// mapped port makes a readiness probe reachable).
     port_changes: std::sync::atomic::AtomicU64,

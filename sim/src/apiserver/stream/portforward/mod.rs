@@ -9,7 +9,7 @@
 //!   kubectl's fallback ([`spdy`]).
 //!
 //! Each forwarded connection reaches the address the pod's port is mapped to
-//! ([`crate::kubelet::hooks::Hooks::resolve_port`]) or else the built-in responder ([`target`]).
+//! ([`crate::hooks::Hooks::resolve_port`]) or else the built-in responder ([`target`]).
 
 pub mod channel;
 pub mod responder;
@@ -21,9 +21,9 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderValue, Request, header};
 use serde_json::Value;
 
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Query, Resp, error};
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The WebSocket subprotocol of SPDY tunnelled over WebSocket (kubectl 1.30+).
@@ -59,7 +59,7 @@ pub async fn handle(
     pod: &str,
 ) -> Resp {
     let query = Query::parse(req.uri().query().unwrap_or(""));
-    let pod_obj = match running_pod(&Cluster::new(&app), ns, pod) {
+    let pod_obj = match running_pod(&app.cluster(), ns, pod) {
         Ok(p) => p,
         Err(e) => return error(&e),
     };
@@ -99,7 +99,7 @@ pub async fn handle(
         let io = hyper_util::rt::TokioIo::new(upgraded);
         match mode {
             Mode::Channels(proto, _) => {
-                channel::serve(Cluster::new(&app), pod_obj, ports, proto, io).await
+                channel::serve(app.cluster(), pod_obj, ports, proto, io).await
             }
             Mode::SpdyTunnel => spdy::serve_websocket(app, pod_obj, io).await,
             Mode::Spdy => spdy::serve_plain(app, pod_obj, io).await,

@@ -20,7 +20,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
-use crate::app::App;
+use crate::apiserver::app::App;
 
 /// A failed SPDY session.
 #[derive(Debug, thiserror::Error)]

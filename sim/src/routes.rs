@@ -10,8 +10,7 @@ use std::net::SocketAddr;
 
 use serde_json::json;
 
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::status::ApiError;
 use crate::storage::Store;
 
@@ -52,18 +51,17 @@ pub fn lookup(store: &Store, namespace: &str, service: &str, port: u16) -> Optio
 
 /// Routes a Service port to `to`, or removes its route (`None`).
 pub fn set(
-    app: &App,
+    cluster: &Cluster,
     namespace: &str,
     service: &str,
     port: u16,
     to: Option<SocketAddr>,
 ) -> Result<(), ApiError> {
-    let cluster = Cluster::new(app);
     let rt = cluster.rt("", "v1", "configmaps")?;
     let (ns, name) = CONFIGMAP;
     let k = key(namespace, service, port);
     let value = to.map(|a| json!(a.to_string()));
-    if app.backend.store.get("/configmaps", ns, name)?.is_none() {
+    if cluster.get(&rt, ns, name)?.is_none() {
         let Some(value) = value else { return Ok(()) };
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "namespace": ns}, "data": {k: value}});

@@ -1,4 +1,4 @@
-//! `piceli sim route`: writes a Service route ([`crate::apiserver::routes`]) through the running server's API
+//! `piceli sim route`: writes a Service route ([`crate::routes`]) through the running server's API
 //! (the directory's kubeconfig, admin token), so every server sharing the directory sees it.
 
 use std::net::SocketAddr;
@@ -8,8 +8,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
-use crate::apiserver::routes;
-use crate::cli::CliError;
+use super::CliError;
+use crate::routes;
 
 async fn client(dir: &Path) -> Result<kube::Client, CliError> {
     let path = dir.join("kubeconfig");

@@ -63,7 +63,7 @@ fn image(pod: &Value, container: &str) -> String {
 
 /// The lines of `container` in `pod` (current instance, or the previous one).
 pub fn lines(
-    hooks: &crate::kubelet::hooks::Hooks,
+    hooks: &crate::hooks::Hooks,
     pod: &Value,
     container: &str,
     previous: bool,
@@ -183,7 +183,7 @@ pub fn lines(
 }
 
 fn behavior_key() -> String {
-    crate::controllers::BEHAVIOR_ANNOTATION.replace('/', "~1")
+    crate::kubelet::pod::BEHAVIOR_ANNOTATION.replace('/', "~1")
 }
 
 /// `2026-01-02T03:04:05.123456789Z`, trailing zeros of the fraction dropped (Go's RFC3339Nano).

@@ -14,9 +14,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::log_lines::{self, Line, format_nanos};
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Query, Resp, SimBody, error, raw};
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The log request's parameters.
@@ -55,7 +55,7 @@ fn parse(q: &Query) -> Result<LogParams, ApiError> {
             "at most one of sinceTime or sinceSeconds may be specified",
         ));
     }
-    let now = super::log_buffer::now_nanos();
+    let now = crate::hooks::log_buffer::now_nanos();
     let since = match (since_seconds, since_time) {
         (Some(s), _) if s < 1 => {
             return Err(ApiError::bad_request("sinceSeconds must be greater than 0"));
@@ -104,7 +104,7 @@ pub async fn handle(
         Ok(p) => p,
         Err(e) => return error(&e),
     };
-    let current = match check(&Cluster::new(&app), ns, pod, &mut params) {
+    let current = match check(&app.cluster(), ns, pod, &mut params) {
         Ok(c) => c,
         Err(e) => return error(&e),
     };
@@ -120,7 +120,7 @@ pub async fn handle(
     }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let (ns, pod) = (ns.to_string(), pod.to_string());
-    tokio::spawn(async move { stream_into(Cluster::new(&app), ns, pod, params, tx).await });
+    tokio::spawn(async move { stream_into(app.cluster(), ns, pod, params, tx).await });
     let mut resp = http::Response::new(SimBody::Stream(rx));
     resp.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));

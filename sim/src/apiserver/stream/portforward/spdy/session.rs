@@ -2,7 +2,7 @@
 //!
 //! Every client SYN_STREAM gets a SYN_REPLY at once. Streams are paired by their `requestid`
 //! header: once a request has its error stream and its data stream, a task opens the target
-//! ([`crate::kubelet::stream::portforward::target`]) and pumps bytes both ways: data frames from the client
+//! ([`crate::apiserver::stream::portforward::target`]) and pumps bytes both ways: data frames from the client
 //! go to the target (a FIN half-closes it), bytes from the target go back as data frames and the
 //! target's end sends FIN on the data stream and then on the error stream. If the target cannot
 //! be reached, the reason is written on the error stream.
@@ -14,8 +14,8 @@
 //! ends the session and every forward.
 //!
 //! The session and each forward's task own the server state (`Arc<App>`, see
-//! [`crate::kubelet::stream`]) only to outlive the request; a forward opens its target through the
-//! narrow handle ([`crate::controllers::cluster::Cluster`]).
+//! [`crate::apiserver::stream`]) only to outlive the request; a forward opens its target through the
+//! narrow handle ([`crate::cluster::Cluster`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,9 +29,8 @@ use tokio::task::JoinHandle;
 use super::frame::{self, Frame};
 use super::headers::{Decoder, Encoder};
 use super::{Source, SpdyError};
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
-use crate::kubelet::stream::portforward::target;
+use crate::apiserver::app::App;
+use crate::apiserver::stream::portforward::target;
 
 /// Unacknowledged bytes after which a WINDOW_UPDATE goes out.
 const WINDOW_STEP: u32 = 32 * 1024;
@@ -316,7 +315,7 @@ async fn forward(
     out: mpsc::Sender<Bytes>,
 ) {
     let conn = match port {
-        Ok(p) => target::open(&Cluster::new(&app), &pod, p).await,
+        Ok(p) => target::open(&app.cluster(), &pod, p).await,
         Err(e) => Err(e),
     };
     let conn = match conn {

@@ -4,38 +4,56 @@
 //! (`object::write`, `delete::delete`) under a field manager, Events, and the few sim-only things
 //! the kubelet and the namespace controller need (the port and exec hooks, the cluster CA, change
 //! events for following a log). It hands out neither the store nor the registry nor the server
-//! state ([`App`]).
+//! state: the API server makes it from its state, for the controllers' loop and its own streaming
+//! handlers.
+
+pub(crate) mod declared;
+pub(crate) mod informer;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::util::{s, uid};
-use crate::app::App;
-use crate::kubelet::hooks::Hooks;
+use crate::hooks::Hooks;
 use crate::registry::ResourceType;
+use crate::registry::backend::Backend;
 use crate::registry::delete::{self, DeleteOptions, ForegroundStep};
 use crate::registry::object::{self, Candidate, Mode, WriteCtx};
 use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;
 use crate::storage::Event;
+use crate::util::{s, uid};
+use informer::Informers;
 
-/// What a controller or the kubelet may do to the cluster (cheap to copy: one reference).
+/// What a controller or the kubelet may do to the cluster (cheap to copy: a few references).
 #[derive(Clone, Copy)]
 pub(crate) struct Cluster<'a> {
-    app: &'a App,
+    backend: &'a Backend,
+    informers: &'a Informers,
+    hooks: &'a Hooks,
+    ca_pem: &'a str,
 }
 
 impl<'a> Cluster<'a> {
-    /// The handle on the cluster `app` serves.
-    pub fn new(app: &'a App) -> Cluster<'a> {
-        Cluster { app }
+    /// The handle on the cluster of this backend, with the shared informer lists, the sim-only
+    /// hooks and the cluster CA.
+    pub fn new(
+        backend: &'a Backend,
+        informers: &'a Informers,
+        hooks: &'a Hooks,
+        ca_pem: &'a str,
+    ) -> Cluster<'a> {
+        Cluster {
+            backend,
+            informers,
+            hooks,
+            ca_pem,
+        }
     }
 
     /// The served type at `group/version/plural`.
     pub fn rt(&self, group: &str, version: &str, plural: &str) -> Result<ResourceType, ApiError> {
-        self.app
-            .backend
+        self.backend
             .registry
             .lookup(group, version, plural)
             .ok_or_else(|| {
@@ -45,28 +63,27 @@ impl<'a> Cluster<'a> {
 
     /// The served type for a kind at an apiVersion.
     pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<ResourceType> {
-        self.app.backend.registry.by_kind(api_version, kind)
+        self.backend.registry.by_kind(api_version, kind)
     }
 
     /// Every served type, built-ins first.
     pub fn all_types(&self) -> Vec<ResourceType> {
-        self.app.backend.registry.all()
+        self.backend.registry.all()
     }
 
     /// Every object of a type, in every namespace, shared with the other controllers: parsed once
     /// per change of the type ([`super::informer::Informers`]). A controller lists only kinds it
-    /// declares to watch (`table.rs`; checked in debug builds).
+    /// declares to watch (`controllers/table.rs`; checked in debug builds: [`declared`]).
     pub fn list(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
         let rk = rt.store_key();
-        super::table::debug_check_declared(&rk);
-        self.app.informers.list(&self.app.backend.store, &rk)
+        declared::debug_check(&rk);
+        self.informers.list(&self.backend.store, &rk)
     }
 
     /// The objects of a type that name owners, read from the store for this call (not from the
     /// shared lists; the others are not parsed).
     pub fn list_owned(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
         let page = self
-            .app
             .backend
             .store
             .list_raw(&rt.store_key(), None, None, None, |data| {
@@ -82,7 +99,7 @@ impl<'a> Cluster<'a> {
     /// The (namespace, name) of the objects of a type put in foreground deletion, read from the
     /// store for this call.
     pub fn foreground_pending(&self, rt: &ResourceType) -> Result<Vec<(String, String)>, ApiError> {
-        let (items, _) = self.app.backend.store.list(&rt.store_key(), None, None)?;
+        let (items, _) = self.backend.store.list(&rt.store_key(), None, None)?;
         Ok(items
             .into_iter()
             .filter(|item| delete::foreground_pending(&item.object))
@@ -92,7 +109,7 @@ impl<'a> Cluster<'a> {
 
     /// One object as stored now (not from the shared lists), if it exists.
     pub fn get(&self, rt: &ResourceType, ns: &str, name: &str) -> Result<Option<Value>, ApiError> {
-        Ok(self.app.backend.store.get(&rt.store_key(), ns, name)?)
+        Ok(self.backend.store.get(&rt.store_key(), ns, name)?)
     }
 
     /// Creates an object.
@@ -104,7 +121,7 @@ impl<'a> Cluster<'a> {
         manager: &str,
     ) -> Result<Value, ApiError> {
         let name = s(&obj, "/metadata/name").to_string();
-        let c = ctx(self.app, rt, ns, "", manager);
+        let c = ctx(self.backend, rt, ns, "", manager);
         object::write(&c, &name, Mode::Create, |_| Ok(Candidate::Replace(obj))).map(|o| o.object)
     }
 
@@ -119,7 +136,7 @@ impl<'a> Cluster<'a> {
         manager: &str,
         change: impl FnOnce(&mut Value) -> bool,
     ) -> Result<(), ApiError> {
-        let c = ctx(self.app, rt, ns, sub, manager);
+        let c = ctx(self.backend, rt, ns, sub, manager);
         object::write(&c, name, Mode::Update, |old| {
             let mut new = old.cloned().unwrap_or(Value::Null);
             if !change(&mut new) {
@@ -144,7 +161,7 @@ impl<'a> Cluster<'a> {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Value, ApiError> {
-        delete::delete(&self.app.backend, rt, ns, name, opts)
+        delete::delete(self.backend, rt, ns, name, opts)
     }
 
     /// One garbage-collector step for an owner in foreground deletion (store key, namespace, name).
@@ -154,7 +171,7 @@ impl<'a> Cluster<'a> {
         ns: &str,
         name: &str,
     ) -> Result<ForegroundStep, ApiError> {
-        delete::foreground_step(&self.app.backend, rk, ns, name)
+        delete::foreground_step(self.backend, rk, ns, name)
     }
 
     /// Records a core/v1 Event about `about` (best effort), as the named component would.
@@ -166,7 +183,7 @@ impl<'a> Cluster<'a> {
         message: &str,
         component: &str,
     ) {
-        let Some(events) = self.app.backend.registry.lookup("", "v1", "events") else {
+        let Some(events) = self.backend.registry.lookup("", "v1", "events") else {
             return;
         };
         let ns = match s(about, "/metadata/namespace") {
@@ -198,30 +215,30 @@ impl<'a> Cluster<'a> {
 
     /// The sim-only hooks: pod ports mapped to real addresses, exec handlers, container logs.
     pub fn hooks(&self) -> &'a Hooks {
-        &self.app.backend.hooks
+        self.hooks
     }
 
     /// The cluster CA (PEM), as published in every namespace's `kube-root-ca.crt`.
     pub fn ca_pem(&self) -> &'a str {
-        &self.app.ca_pem
+        self.ca_pem
     }
 
     /// The store's change events from now on (every kind), as a watch would see them.
     pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<Event>> {
-        self.app.backend.store.hub().subscribe()
+        self.backend.store.hub().subscribe()
     }
 }
 
 /// A write by a controller: not a dry run, unknown fields ignored.
 fn ctx<'b>(
-    app: &'b App,
+    backend: &'b Backend,
     rt: &'b ResourceType,
     ns: &'b str,
     sub: &'b str,
     manager: &str,
 ) -> WriteCtx<'b> {
     WriteCtx {
-        backend: &app.backend,
+        backend,
         rt,
         ns,
         subresource: sub,

@@ -7,9 +7,9 @@
 //! Status, and closes the WebSocket normally. Attach sends the container's output (its log) as it
 //! comes, discards stdin, and ends when the container stops, the pod goes or the client leaves.
 //!
-//! A session owns the server state (`Arc<App>`, see [`crate::kubelet::stream`]) because it runs in
+//! A session owns the server state (`Arc<App>`, see [`crate::apiserver::stream`]) because it runs in
 //! its own task and spawns the log follower of an attach; both read through the narrow handle
-//! ([`crate::controllers::cluster::Cluster`]).
+//! ([`crate::cluster::Cluster`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,9 +25,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
-use crate::kubelet::hooks::{ExecOutput, ExecRequest};
+use crate::apiserver::app::App;
+use crate::hooks::{ExecOutput, ExecRequest};
 
 /// The negotiated sub-protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +93,7 @@ pub async fn run(app: Arc<App>, upgraded: Upgraded, protocol: Protocol, s: Sessi
         command: s.command.clone(),
         stdin,
     };
-    let out = match Cluster::new(&app).hooks().resolve_exec(&s.pod, &s.command) {
+    let out = match app.cluster().hooks().resolve_exec(&s.pod, &s.command) {
         Some(handler) => tokio::task::spawn_blocking(move || handler(&req))
             .await
             .unwrap_or_else(|_| ExecOutput::fail(126, "piceli-sim: the exec handler panicked\n")),
@@ -199,9 +198,10 @@ async fn attach(app: Arc<App>, ws: &mut Ws, s: &Session) {
         follow: true,
         ..Default::default()
     };
-    let follower = tokio::spawn(async move {
-        super::log::stream_into(Cluster::new(&app), ns, name, params, tx).await
-    });
+    let follower =
+        tokio::spawn(
+            async move { super::log::stream_into(app.cluster(), ns, name, params, tx).await },
+        );
     loop {
         tokio::select! {
             chunk = rx.recv() => match chunk {

@@ -1,6 +1,9 @@
 //! Pod (v1): pod spec defaults, the initial `Pending` status and QoS class, container rules; its
 //! columns; graceful deletion, and a DELETE answers with the deleted object.
 
+pub(crate) mod deletion;
+pub(crate) mod status;
+
 use serde_json::{Map, Value, json};
 
 use crate::registry::defaults::{child, obj, pod_spec, set_default};
@@ -27,7 +30,7 @@ impl Strategy for Pod {
 
     fn prepare_create(&self, object: &mut Value) {
         admission_defaults(object);
-        crate::kubelet::pod_status::on_create(object);
+        status::on_create(object);
     }
 
     fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
@@ -46,7 +49,7 @@ impl Strategy for Pod {
         pod: &Value,
         requested: Option<i64>,
     ) -> Result<Option<Value>, ApiError> {
-        crate::kubelet::pod_deletion::graceful(w, ns, name, pod, requested)
+        deletion::graceful(w, ns, name, pod, requested)
     }
 
     fn printer(&self) -> Option<Printer> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 
 /// A byte stream to the forwarded port.
 pub trait Conn: AsyncRead + AsyncWrite + Send + Unpin {}

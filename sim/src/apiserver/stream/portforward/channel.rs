@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 
 use super::ChannelProto;
 use super::target::{self, Conn};
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 
 /// The v5 close-signal channel.
 const CLOSE_CHANNEL: u8 = 255;
