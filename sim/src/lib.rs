@@ -29,9 +29,6 @@ pub(crate) mod storage;
 pub mod time;
 pub(crate) mod util;
 
-/// The server state lives in the API server (`apiserver/app.rs`); `crate::app` stays a path to it
-/// for the OpenAPI v2 cache's `crate::app::App` (the layers check reads it as `apiserver`).
-pub(crate) use apiserver::app;
 pub use apiserver::kubeconfig;
 pub use apiserver::server::{RunningSim, Sim, SimConfig};
 pub use controllers::{
