@@ -1,5 +1,7 @@
 //! The built-in responder behind unmapped pod ports: hyper's HTTP/1.x server answering every request
-//! with `200 OK`, `text/plain; charset=utf-8`, and the pod's name plus a newline as the body.
+//! with `200 OK`, `text/plain; charset=utf-8`, and the pod's name plus a newline as the body — except
+//! `/status/NNN`, answered with status NNN (as httpbin does), so a test can make a check fail the same
+//! way here and on the real control plane's responder (scripts/real-cluster/pods-responder.py).
 //!
 //! hyper keeps the protocol: HTTP/1.1 keeps the connection unless the request says `Connection:
 //! close`, HTTP/1.0 closes it unless the request says `Connection: keep-alive`, `HEAD` answers have no
@@ -25,14 +27,24 @@ async fn drain(request: Request<Incoming>) {
     while let Some(Ok(_)) = body.frame().await {}
 }
 
+/// The status a request path asks for: `/status/NNN` (100–599), else 200.
+fn status_of(path: &str) -> http::StatusCode {
+    path.strip_prefix("/status/")
+        .and_then(|code| code.parse::<u16>().ok())
+        .and_then(|code| http::StatusCode::from_u16(code).ok())
+        .unwrap_or(http::StatusCode::OK)
+}
+
 /// Serves HTTP on `io` until the client closes or asks to close.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(io: S, pod: String) {
     let body = Bytes::from(format!("{pod}\n"));
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let body = body.clone();
         async move {
+            let status = status_of(request.uri().path());
             drain(request).await;
             let mut response = Response::new(Full::new(body));
+            *response.status_mut() = status;
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 header::HeaderValue::from_static("text/plain; charset=utf-8"),
@@ -81,6 +93,19 @@ mod tests {
             "HEAD has no body: {out}"
         );
         assert!(out.ends_with("\r\n\r\nweb-1\n"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn a_status_path_answers_that_status() {
+        let out =
+            exchange(b"GET /status/503 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+        assert!(
+            out.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{out}"
+        );
+        let out =
+            exchange(b"GET /status/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+        assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
     }
 
     #[tokio::test]
