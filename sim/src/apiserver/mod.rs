@@ -23,6 +23,7 @@ pub(crate) mod scratch_dir;
 pub(crate) mod server;
 pub mod stream;
 pub mod tls;
+pub(crate) mod yaml_body;
 
 pub(crate) mod attributes;
 pub(crate) mod identity;

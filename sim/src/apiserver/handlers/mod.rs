@@ -261,12 +261,18 @@ async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
     if req.method == Method::GET && r.name.is_none() && watching {
         return watch::watch(app, req, r).await;
     }
+    let yaml = crate::apiserver::yaml_body::wanted(req.header(header::ACCEPT));
     let app2 = app.clone();
     let result = tokio::task::spawn_blocking(move || dispatch(&app2, &req, &r)).await;
-    match result {
+    let resp = match result {
         Ok(Ok(resp)) => resp,
         Ok(Err(e)) => error(&e),
         Err(e) => error(&ApiError::internal(e)),
+    };
+    if yaml {
+        crate::apiserver::yaml_body::respond_in_yaml(resp)
+    } else {
+        resp
     }
 }
 

@@ -257,6 +257,9 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
         "application/merge-patch+json" => object::write(&c, name, Mode::Update, |old| {
             let mut doc = old.cloned().unwrap_or(Value::Null);
             json_patch::merge(&mut doc, &body);
+            if let Some(e) = object::patch_decode_error(&r.rt, &doc) {
+                return Err(e);
+            }
             Ok(Candidate::Replace(doc))
         })?,
         "application/json-patch+json" => {
@@ -274,6 +277,9 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 // kube-apiserver answers an operation that does not apply with the generic 422 of
                 // `NewGenericServerResponse`, whatever the operation's own error.
                 json_patch_as_apiserver(&mut doc, &ops).map_err(|_| ApiError::generic_invalid())?;
+                if let Some(e) = object::patch_decode_error(&r.rt, &doc) {
+                    return Err(e);
+                }
                 Ok(Candidate::Replace(doc))
             })?
         }

@@ -158,6 +158,31 @@ fn with_type_first(rt: &ResourceType, obj: Value) -> Value {
     Value::Object(out)
 }
 
+/// A JSON or merge patch whose result the typed decoder refuses (a wrong JSON type for a built-in
+/// kind): kube-apiserver's patcher answers 422 with the patched object as the invalid value of
+/// `patch` (`NewInvalid(GroupKind{}, "", [Invalid(patch, patchedJSON, err)])`), not the 400 a PUT
+/// of the same body gets.
+pub fn patch_decode_error(rt: &ResourceType, patched: &Value) -> Option<ApiError> {
+    if rt.crd {
+        return None;
+    }
+    let mut probe = patched.clone();
+    let findings = validate::check(&mut probe, Node::root(rt));
+    let first = findings.type_errors.first()?;
+    let text = serde_json::to_string(patched).ok()?;
+    let quoted = serde_json::to_string(&text).ok()?;
+    Some(ApiError::invalid(
+        "",
+        "",
+        "",
+        vec![crate::status::Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {quoted}: {first}"),
+            field: "patch".into(),
+        }],
+    ))
+}
+
 fn decode_checks(
     ctx: &WriteCtx<'_>,
     name: &str,
