@@ -268,13 +268,12 @@ mod tests {
             ),
             "a: 'x: y'\nb: '- z'\nc: it's\nd: |\n  line\n  next\ne:\n- - 1\n  - 2\n"
         );
-        for v in [json!({"x": "a: b", "y": "on", "z": ["~", "0744", "a\nb"]})] {
-            let text = to_yaml(&v);
-            assert_eq!(
-                piceli_core::include::yaml::from_str(&text).expect("reads"),
-                v,
-                "{text}"
-            );
-        }
+        let v = json!({"x": "a: b", "y": "on", "z": ["~", "0744", "a\nb"]});
+        let text = to_yaml(&v);
+        assert_eq!(
+            piceli_core::include::yaml::from_str(&text).expect("reads"),
+            v,
+            "{text}"
+        );
     }
 }
