@@ -17,6 +17,8 @@ mod webhook_expand;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_controllers;
 
 use proc_macro2::TokenStream;
 
