@@ -71,12 +71,18 @@ fn a_finalizer_named_by_the_user_is_held_and_released_also_on_objects_that_had_i
             }
         },
     );
-    let operator = Operator::start(controllers, || cluster.client().expect("client"), options(NS));
+    let operator = Operator::start(
+        controllers,
+        || cluster.client().expect("client"),
+        options(NS),
+    );
 
     ok(&kc, &["-n", NS, "create", "configmap", "new"]);
-    wait_for("the finalizer on the new object", Duration::from_secs(15), || {
-        finalizers(&kc, NS, "new").as_deref() == Some(r#"["example.com/cleanup"]"#)
-    });
+    wait_for(
+        "the finalizer on the new object",
+        Duration::from_secs(15),
+        || finalizers(&kc, NS, "new").as_deref() == Some(r#"["example.com/cleanup"]"#),
+    );
     assert_eq!(
         finalizers(&kc, NS, "old").as_deref(),
         Some(r#"["example.com/cleanup"]"#),
@@ -128,7 +134,11 @@ fn a_failing_object_is_retried_at_the_declared_pace_beside_the_default_one() {
             ControllerOptions::default().labels("fail=yes"),
             failing("default", log.clone()),
         );
-    let operator = Operator::start(controllers, || cluster.client().expect("client"), options(NS));
+    let operator = Operator::start(
+        controllers,
+        || cluster.client().expect("client"),
+        options(NS),
+    );
     ok(&kc, &["-n", NS, "create", "configmap", "broken"]);
     ok(&kc, &["-n", NS, "label", "configmap", "broken", "fail=yes"]);
     wait_for("the first attempts", Duration::from_secs(15), || {
@@ -137,7 +147,10 @@ fn a_failing_object_is_retried_at_the_declared_pace_beside_the_default_one() {
     std::thread::sleep(Duration::from_millis(1500));
     let (fast, default) = (log.count("fast "), log.count("default "));
     // 100 ms apart (±20%): at least 10 in 1.5 s. The default doubles from 200 ms: 0, 0.2, 0.6, 1.4 s.
-    assert!(fast >= 10, "the declared backoff retried {fast} times in 1.5 s");
+    assert!(
+        fast >= 10,
+        "the declared backoff retried {fast} times in 1.5 s"
+    );
     assert!(
         default <= 5,
         "the default backoff retried {default} times in 1.5 s"

@@ -26,6 +26,9 @@ pub struct ControllerCode {
     pub handler: syn::Path,
     /// `(finalizer)`.
     pub finalizer: bool,
+    /// A custom resource as written (`lamps.example.com`) and its token: compared at compile time with
+    /// the CRD name a `#[piceli::custom_resource]` type defines.
+    pub custom_name: Option<(String, Sp)>,
 }
 
 /// Controllers and custom resources read so far, resolved by [`resolve`].
@@ -215,7 +218,7 @@ pub fn resolve(lw: &mut Lower) {
         }
         let (group, plural, namespaced, custom) = resolved;
         let object = match &custom {
-            Some(path) => path.clone(),
+            Some(path) => kind_path(path),
             None => {
                 let Some(r) = resources::lookup(&p.tail_resource.text) else {
                     continue;
@@ -236,6 +239,9 @@ pub fn resolve(lw: &mut Lower) {
             object,
             handler: p.handler,
             finalizer: decl.finalizer,
+            custom_name: custom
+                .is_some()
+                .then(|| (p.tail_resource.text.clone(), p.tail_resource.sp)),
         };
         lw.controllers.code.push(code);
     }
@@ -267,17 +273,38 @@ fn related(lw: &mut Lower, tok: &NameTok) -> Option<RelatedKind> {
     })
 }
 
+/// The kind a `custom_resource` path names: the path itself, or, for the spec struct (`LampSpec`), the
+/// kind the derive generates beside it (`Lamp`), so a controller on it is typed by the kind and the one
+/// error is PCL0072 at the `custom_resource` path.
+fn kind_path(path: &syn::Path) -> syn::Path {
+    let mut kind = path.clone();
+    if let Some(last) = kind.segments.last_mut()
+        && let Some(stem) = last.ident.to_string().strip_suffix("Spec")
+        && !stem.is_empty()
+    {
+        last.ident = syn::Ident::new(stem, last.ident.span());
+    }
+    kind
+}
+
+/// The kind's name of a `custom_resource` path (`Lamp` for `Lamp` and for `LampSpec`).
+fn kind_name(path: &syn::Path) -> String {
+    kind_path(path)
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
 /// The `custom_resource` type a `PLURAL.GROUP` names: the one whose kind pluralizes to PLURAL. The scope
 /// and versions are the CRD's (rendered from the type); the group is checked against the type's CRD name
 /// when the app is loaded (PCL0175 for a controller, PCL0178 for a webhook).
 fn custom(lw: &Lower, written: &str) -> Option<Resolved> {
     let (plural, group) = written.split_once('.')?;
     let path = lw.controllers.custom.iter().find(|path| {
-        path.segments.last().is_some_and(|s| {
-            default_plurals(&s.ident.to_string())
-                .iter()
-                .any(|p| p == plural)
-        })
+        default_plurals(&kind_name(path))
+            .iter()
+            .any(|p| p == plural)
     })?;
     Some((group.into(), plural.into(), true, Some(path.clone())))
 }
@@ -294,7 +321,7 @@ fn resolve_webhooks(lw: &mut Lower) {
         if let Some((_, _, _, Some(path))) = custom(lw, written) {
             lw.app.webhooks[i].custom = true;
             if let Some(code) = lw.webhooks.get_mut(i) {
-                code.object = Some(path);
+                code.object = Some(kind_path(&path));
             }
         }
     }
@@ -310,12 +337,7 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     }
     let mut known: Vec<String> = resources::RESOURCES.iter().map(|r| r.written()).collect();
     for path in &lw.controllers.custom {
-        if let Some(s) = path.segments.last() {
-            known.push(format!(
-                "{}.<group>",
-                default_plurals(&s.ident.to_string())[0]
-            ));
-        }
+        known.push(format!("{}.<group>", default_plurals(&kind_name(path))[0]));
     }
     let help = match did_you_mean(&written.text, known.iter().map(String::as_str)) {
         Some(s) => format!("did you mean `{s}`?"),

@@ -37,6 +37,7 @@ pub struct EdgeImpl;
     message = "PCL0069: `{Self}` is not a controller handler for `{K}`",
     label = "this handler does not reconcile `{K}`",
     note = "a controller handler is `async fn(Arc<{K}>, Context) -> Result<Action, E>` (any `E: Display`), or a unit struct implementing `piceli::controller::Controller<{K}>`",
+    note = "a handler that takes `Event<{K}>` (`Event::Apply | Event::Cleanup`) needs a finalizer: declare the controller with `(finalizer)`",
     note = "`{K}` is the type of the resource the controller is declared on; see `piceli explain PCL0069`"
 )]
 pub trait ReconcileHandler<K, Marker>: Send + Sync + 'static {
@@ -211,7 +212,7 @@ fn api_version(group: &str, version: &str) -> String {
 #[diagnostic::on_unimplemented(
     message = "PCL0072: `{Self}` is not a custom resource type",
     label = "`custom_resource` needs the type `#[derive(CustomResource)]` generates",
-    note = "derive `kube::CustomResource` and `schemars::JsonSchema` on the spec (`#[kube(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)] struct LampSpec`) and name the kind: `custom_resource crate::Lamp;`"
+    note = "put `#[piceli::custom_resource(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)]` (or kube's `#[derive(CustomResource, JsonSchema)]` with `#[kube(…)]`) on the spec `struct LampSpec`, and name the kind it generates, not the spec: `custom_resource crate::Lamp;`"
 )]
 pub trait CustomResourceType: CustomResourceExt {}
 impl<K: CustomResourceExt> CustomResourceType for K {}

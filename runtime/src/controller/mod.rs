@@ -36,7 +36,7 @@ mod triggers;
 
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
-pub use crd::custom_resource_definition;
+pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};
 pub use declared::{
     CustomResourceType, EdgeImpl, FinalizeFn, FinalizeHandler, LevelFn, ReconcileHandler,
     controller, custom_resource, declared_access, finalizing_controller, options,
