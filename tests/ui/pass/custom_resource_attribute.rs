@@ -45,9 +45,9 @@ mod ops {
         ev: Event<ConfigMapGenerator>,
         _cx: Context,
     ) -> Result<Action, piceli::kube::Error> {
-        if let Event::Apply(g) | Event::Cleanup(g) = ev {
-            let _json: Option<piceli::serde_json::Value> = piceli::serde_json::to_value(Arc::as_ref(&g)).ok();
-        }
+        let (Event::Apply(g) | Event::Cleanup(g)) = ev;
+        let _json: Option<piceli::serde_json::Value> =
+            piceli::serde_json::to_value(Arc::as_ref(&g)).ok();
         Ok(Action::await_change())
     }
 }
