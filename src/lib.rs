@@ -18,7 +18,7 @@
 //!
 //! See `docs/dsl.md` for the DSL and `docs/errors.md` for every error code.
 
-pub use piceli_macros::{app, fragment};
+pub use piceli_macros::{app, custom_resource, fragment, schema};
 
 /// The allocator of every binary built with piceli (the `mimalloc` feature, on by default): the app's
 /// deploy binary and its operator allocate per object rendered and per request served.
@@ -34,6 +34,13 @@ pub use piceli_runtime::Object;
 pub use k8s_openapi;
 /// The Kubernetes client (kube), for code checks: `cx.client()` is a `piceli::kube::Client`.
 pub use piceli_runtime::kube;
+/// serde, schemars and serde_json as custom resource types use them (`#[piceli::custom_resource]` and
+/// `#[piceli::schema]` derive through these paths, so an operator crate depends on `piceli` alone).
+pub use schemars;
+/// serde (see [`schemars`](mod@schemars)).
+pub use serde;
+/// serde_json (see [`schemars`](mod@schemars)).
+pub use serde_json;
 
 /// Code checks: `check code(path)` in `app!` names an async function of this shape, run after a deploy
 /// (and by `check`):
@@ -191,5 +198,7 @@ pub mod __private {
         }
     }
 
-    pub use piceli_runtime::controller::{controller, custom_resource, finalizing_controller};
+    pub use piceli_runtime::controller::{
+        UnknownCrdName, controller, crd_name_mismatch, custom_resource, finalizing_controller,
+    };
 }

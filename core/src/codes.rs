@@ -326,8 +326,10 @@ codes! {
         "Controllers run in the app's operator (`serve` in its Deployment), which the RBAC they need is bound \
          to: declare `operator NAME { image: \"…\" }` in the same app.";
     CustomResourceType = "PCL0072", "a `custom_resource` is not a custom resource type, or is declared twice",
-        "`custom_resource path::Type;` names the type `#[derive(CustomResource, JsonSchema)]` generates (the \
-         kind, e.g. `Lamp` for a `LampSpec` with `#[kube(kind = \"Lamp\")]`), once. Its CRD is rendered with the \
+        "`custom_resource path::Type;` names the type `#[piceli::custom_resource(…)]` (or kube's \
+         `#[derive(CustomResource, JsonSchema)]`) generates: the kind, e.g. `Lamp` for a `LampSpec` with \
+         `kind = \"Lamp\"`, not the spec struct, once. `#[piceli::custom_resource]` also reports its own \
+         arguments under this code (`group`, `version` and `kind` are required). Its CRD is rendered with the \
          OpenAPI schema of the type and applied before objects of it.";
     ExternalConflict = "PCL0080", "an `external` object is also declared by the app, or declared twice",
         "`external secret NAME;` (also `config_map`, `service_account`, `pvc`, `service`) says someone else makes the \
@@ -583,7 +585,9 @@ codes! {
     CustomResourceMismatch = "PCL0175", "a controller's resource is not the name its custom resource type defines",
         "A controller on a custom resource is resolved at compile time by the type's kind (`lamps` → `Lamp`); \
          the full name (`lamps.example.com`) must be the CRD name the type defines (`plural.group` from its \
-         `#[kube(…)]` attributes). Write the name the message gives, or fix the type's group or plural.";
+         `#[kube(…)]` attributes). With a `#[piceli::custom_resource]` type the build fails at the name; with \
+         kube's plain derive, `render` and `serve` refuse the app. Write the name the message gives, or fix the \
+         type's group or plural.";
     ClusterConfigFailed = "PCL0176", "`serve` found no cluster to run the controllers against",
         "`serve` runs the controllers with `--kubeconfig`/`--context` when given, else with the in-cluster \
          configuration of its pod (the ServiceAccount token under /var/run/secrets/kubernetes.io/serviceaccount \
@@ -597,7 +601,9 @@ codes! {
          typed at compile time by the `custom_resource` type whose kind the plural names (`lamps` → `Lamp`); \
          its configuration's rules take the group, versions, plural and scope from that type's CRD when the \
          app is rendered, so the full name must be the CRD name the type defines (`plural.group` from its \
-         `#[kube(…)]` attributes). Write the name the message gives, or fix the type's group or plural.";
+         `#[kube(…)]` attributes). With a `#[piceli::custom_resource]` type the build fails at the name; with \
+         kube's plain derive, `render` and `serve` refuse the app. Write the name the message gives, or fix the \
+         type's group or plural.";
     ServeFailed = "PCL0160", "`serve` cannot start the webhook server",
         "`serve` binds `--listen` (default 0.0.0.0:8443) and loads the serving certificate from `--tls-cert` and \
          `--tls-key` (default /etc/piceli/tls/tls.crt and tls.key, where the operator's Deployment mounts its \

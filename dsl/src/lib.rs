@@ -9,6 +9,7 @@
 extern crate proc_macro;
 
 mod ast;
+mod custom_resource;
 mod expand;
 mod fragments;
 mod valid;
@@ -17,6 +18,8 @@ mod webhook_expand;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_controllers;
 
 use proc_macro2::TokenStream;
 
@@ -42,6 +45,18 @@ pub fn app(input: TokenStream) -> TokenStream {
 /// uses it, with errors pointing into the fragment.
 pub fn fragment(input: TokenStream) -> TokenStream {
     fragments::define(input)
+}
+
+/// `#[piceli::custom_resource(group = "…", version = "…", kind = "…", …)]` on a spec struct: kube's
+/// `CustomResource` derive and serde's and schemars', through `piceli`'s re-exports, and the kind's CRD
+/// name as a constant `app!` checks.
+pub fn custom_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    custom_resource::custom_resource(attr, item)
+}
+
+/// `#[piceli::schema]`: serde's and schemars' derives (and Clone, Debug) through `piceli`'s re-exports.
+pub fn schema(attr: TokenStream, item: TokenStream) -> TokenStream {
+    custom_resource::schema(attr, item)
 }
 
 /// A parse error with its code and a pointer to the grammar.

@@ -7,7 +7,7 @@ use crate::valid::{self, Checked};
 const IMAGE: &str = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d";
 
 /// An app of `items` after `app demo;`, its image pinned.
-fn source(items: &str) -> String {
+pub(crate) fn source(items: &str) -> String {
     format!(
         "app demo; {}",
         items.replace("IMAGE", &format!("{IMAGE:?}"))
@@ -15,12 +15,12 @@ fn source(items: &str) -> String {
 }
 
 /// Parse and check; the errors as their messages, in the order the macro reports them.
-fn check(items: &str) -> Result<Checked, Vec<String>> {
+pub(crate) fn check(items: &str) -> Result<Checked, Vec<String>> {
     let input: Input = syn::parse_str(&source(items)).map_err(|e| vec![e.to_string()])?;
     valid::check(input).map_err(|(errors, _)| errors.iter().map(ToString::to_string).collect())
 }
 
-fn errors(items: &str) -> Vec<String> {
+pub(crate) fn errors(items: &str) -> Vec<String> {
     match check(items) {
         Ok(_) => panic!("expected errors from {items}"),
         Err(errors) => errors,

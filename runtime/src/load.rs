@@ -291,8 +291,10 @@ mod tests {
         let err = check(&load(3, old, "")).expect_err("format 3 is refused");
         assert_eq!(err.code(), piceli_core::Code::ModelFormat);
         assert!(
-            err.to_string()
-                .contains("compiled with model format 3, and this runtime reads format 4"),
+            err.to_string().contains(&format!(
+                "compiled with model format 3, and this runtime reads format {}",
+                piceli_core::model::MODEL_FORMAT
+            )),
             "{err}"
         );
     }

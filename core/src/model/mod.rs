@@ -120,7 +120,8 @@ pub struct App {
 /// to the serialized model that an older reader would misread.
 ///
 /// Format 4: a block is its plain JSON and its locations in one string (`block_serde.rs`).
-pub const MODEL_FORMAT: u32 = 4;
+/// Format 5: a controller's `owns`, `watches`, finalizer name and backoff.
+pub const MODEL_FORMAT: u32 = 5;
 
 /// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
 /// never copied: one string literal costs rustc far less than a table of thousands, and the text is split

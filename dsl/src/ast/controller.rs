@@ -1,5 +1,5 @@
-//! Pass 1 for the operator's own items: the tail of `controller NAME on RESOURCE [(finalizer)] [{ OPTIONS }]
-//! => HANDLER;` and the type of `custom_resource path::Type;`.
+//! Pass 1 for the operator's own items: the tail of `controller NAME on RESOURCE [(finalizer[: "NAME"])] [{
+//! OPTIONS }] => HANDLER;` and the type of `custom_resource path::Type;`.
 
 use super::{Map, NameTok, parse_key, parse_name};
 use syn::parse::{Parse, ParseStream};
@@ -17,8 +17,8 @@ pub enum Tail {
 pub struct ControllerTail {
     /// `lamps.example.com`, `configmaps`.
     pub resource: NameTok,
-    /// `(finalizer)`.
-    pub flags: Vec<NameTok>,
+    /// `(finalizer)`, `(finalizer: "example.com/cleanup")`: each flag with its value.
+    pub flags: Vec<(NameTok, Option<syn::LitStr>)>,
     /// `{ labels: …, namespaces: …, every: …, writes: … }`.
     pub options: Option<Map>,
     /// The handler: a function or a type implementing `Controller<K>`.
@@ -58,7 +58,19 @@ impl Parse for ControllerTail {
             let content;
             parenthesized!(content in input);
             while !content.is_empty() {
-                flags.push(parse_name(&content)?);
+                let flag = parse_name(&content)?;
+                let value = if content.peek(Token![:]) {
+                    content.parse::<Token![:]>()?;
+                    Some(content.parse::<syn::LitStr>().map_err(|e| {
+                        syn::Error::new(
+                            e.span(),
+                            format!("expected a string after `{}:`, like `(finalizer: \"example.com/cleanup\")`", flag.text),
+                        )
+                    })?)
+                } else {
+                    None
+                };
+                flags.push((flag, value));
                 if content.is_empty() {
                     break;
                 }

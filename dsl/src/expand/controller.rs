@@ -19,7 +19,34 @@ pub fn controllers(code: &[ControllerCode]) -> TokenStream {
         };
         quote!(let c = #register(c, &app, #name, #handler);)
     });
+    // A custom resource's name is compared with the CRD name its type defines, when the type says it at
+    // compile time (`#[piceli::custom_resource]`): the build fails at the name (PCL0175), not `render`.
+    let checks = code.iter().filter_map(|c| {
+        let (written, sp) = c.custom_name.as_ref()?;
+        let object = &c.object;
+        let kind = object.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let before = format!(
+            "PCL0175: controller {} is on `{written}`, which is not the CRD name of `{kind}`\n\nhelp: write the name its `#[piceli::custom_resource]` defines: `",
+            c.name
+        );
+        Some(quote_spanned! {sp.start=>
+            const _: () = {
+                #[allow(unused_imports)]
+                use ::piceli::__private::UnknownCrdName as _;
+                let (buf, n) = ::piceli::__private::crd_name_mismatch(
+                    <#object>::__PICELI_CRD_NAME, #written, #before, "`",
+                );
+                if n > 0 {
+                    let (text, _) = buf.split_at(n);
+                    if let ::core::result::Result::Ok(text) = ::core::str::from_utf8(text) {
+                        ::core::panic!("{}", text);
+                    }
+                }
+            };
+        })
+    });
     quote! {
+        #(#checks)*
         let app = app();
         let c = ::piceli::controller::Controllers::new(&app.name.v);
         #(#registrations)*

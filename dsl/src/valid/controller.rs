@@ -1,15 +1,15 @@
-//! Lowering `controller NAME on RESOURCE [(finalizer)] [{ … }] => handler;` and `custom_resource path::Type;`.
+//! Lowering `controller NAME on RESOURCE [(finalizer[: "NAME"])] [{ … }] => handler;` and `custom_resource path::Type;`.
 //! Controllers (and webhooks on the app's own CRDs) are resolved once every item is read (a custom
 //! resource may be declared after them): built-in kinds from the 1.33 table, custom ones by the kind of a
 //! `custom_resource` type.
 
-use super::keys::{self, Key, Reading};
-use super::{DynamicKind, Fields, Lower};
-use crate::ast::controller::{ControllerTail, Tail};
-use crate::ast::{Item, NameTok, Sp, Value};
+use super::controller_options::options;
+use super::{DynamicKind, Lower};
+use crate::ast::controller::Tail;
+use crate::ast::{Item, NameTok, Sp};
 use piceli_core::Code;
 use piceli_core::model::{
-    ControllerDecl, ControllerNamespaces, Include, default_plurals, parse_duration,
+    ControllerDecl, Include, OwnerMapping, RelatedKind, default_plurals, finalizer_name_problem,
 };
 use piceli_core::resources;
 use piceli_core::rules::did_you_mean;
@@ -26,6 +26,9 @@ pub struct ControllerCode {
     pub handler: syn::Path,
     /// `(finalizer)`.
     pub finalizer: bool,
+    /// A custom resource as written (`lamps.example.com`) and its token: compared at compile time with
+    /// the CRD name a `#[piceli::custom_resource]` type defines.
+    pub custom_name: Option<(String, Sp)>,
 }
 
 /// Controllers and custom resources read so far, resolved by [`resolve`].
@@ -41,6 +44,8 @@ struct Pending {
     keyword: Sp,
     tail_resource: NameTok,
     writes: Vec<(NameTok, Sp)>,
+    owns: Vec<NameTok>,
+    watches: Vec<(NameTok, OwnerMapping)>,
     handler: syn::Path,
     index: usize,
 }
@@ -133,9 +138,21 @@ pub fn controller(lw: &mut Lower, item: &Item) {
         name,
         ..ControllerDecl::default()
     };
-    for flag in &tail.flags {
+    for (flag, value) in &tail.flags {
         if flag.text == "finalizer" {
             decl.finalizer = true;
+            if let Some(value) = value {
+                let name = value.value();
+                match finalizer_name_problem(&name) {
+                    None => decl.finalizer_name = Some(name),
+                    Some(problem) => lw.fail(
+                        Code::ControllerOption,
+                        Sp::one(value.span()),
+                        format!("{owner}'s finalizer name: {problem}"),
+                        "a finalizer's name is a domain you own, `/`, and a name: `(finalizer: \"example.com/cleanup\")`",
+                    ),
+                }
+            }
         } else {
             let help = match did_you_mean(&flag.text, ["finalizer"]) {
                 Some(s) => format!("did you mean `{s}`?"),
@@ -149,160 +166,17 @@ pub fn controller(lw: &mut Lower, item: &Item) {
             );
         }
     }
-    let writes = options(lw, tail, &owner, &mut decl);
+    let read = options(lw, tail, &owner, &mut decl);
     lw.controllers.pending.push(Pending {
         keyword: item.keyword.sp,
         tail_resource: tail.resource.clone(),
-        writes,
+        writes: read.writes,
+        owns: read.owns,
+        watches: read.watches,
         handler: tail.handler.clone(),
         index: lw.app.controllers.len(),
     });
     lw.app.controllers.push(decl);
-}
-
-/// The block's options; returns the `writes:` resources, resolved with the controller.
-fn options(
-    lw: &mut Lower,
-    tail: &ControllerTail,
-    owner: &str,
-    decl: &mut ControllerDecl,
-) -> Vec<(NameTok, Sp)> {
-    let Some(map) = &tail.options else {
-        return Vec::new();
-    };
-    let value = Value::Map(map.clone());
-    let mut f = Fields::of(lw, Some(&value), format!("{owner} options"));
-    let mut r = Reading::<Options>::new(owner.to_string());
-    r.item.decl = std::mem::take(decl);
-    keys::read(lw, &mut f, CONTROLLER_OPTIONS, &mut r);
-    f.finish_keys(lw, CONTROLLER_OPTIONS);
-    *decl = r.item.decl;
-    r.item.writes
-}
-
-/// A controller's options being read: the declaration, and the resources `writes:` names.
-#[derive(Default)]
-pub struct Options {
-    decl: ControllerDecl,
-    writes: Vec<(NameTok, Sp)>,
-}
-
-/// The options of `controller … { … }`: their keys and their readers.
-pub const CONTROLLER_OPTIONS: &[Key<Reading<Options>>] = &[
-    Key::new(
-        "labels",
-        "labels an object must have to be reconciled: `{ key: \"value\" }` or a selector string",
-        Some(|lw, r, _, key, v| {
-            let Some(v) = v else { return };
-            r.item.decl.labels = match v {
-                Value::Str(s) => Some(s.value()),
-                other => {
-                    let labels = lw.labels(other, &format!("{} › {key}", r.owner));
-                    let terms: Vec<String> = labels
-                        .iter()
-                        .map(|(k, v)| format!("{}={}", k.v, v.v))
-                        .collect();
-                    (!terms.is_empty()).then(|| terms.join(","))
-                }
-            };
-        }),
-    ),
-    Key::new(
-        "namespaces",
-        "`all` or `[a, b]`: the namespaces it watches (default: the operator's)",
-        Some(|lw, r, _, key, v| {
-            if let Some(v) = v {
-                r.item.decl.namespaces = namespaces(lw, v, &format!("{} › {key}", r.owner));
-            }
-        }),
-    ),
-    Key::new(
-        "every",
-        "a periodic reconcile, as a duration (`\"5m\"`)",
-        Some(|lw, r, _, _, v| match v {
-            Some(v @ Value::Str(s)) => match parse_duration(&s.value()) {
-                Some(d) => r.item.decl.every_ms = Some(d.as_millis() as u64),
-                None => lw.fail(
-                    Code::ControllerOption,
-                    v.sp(),
-                    format!("`every: {:?}` is not a duration", s.value()),
-                    "write a whole number with `ms`, `s`, `m` or `h`, e.g. `every: \"5m\"`",
-                ),
-            },
-            Some(other) => lw.wrong_type(other, "a duration string", "every: \"5m\""),
-            None => {}
-        }),
-    ),
-    Key::new(
-        "writes",
-        "what else it may write: `status` and further resources, for its RBAC",
-        Some(|lw, r, _, _, v| {
-            if let Some(v) = v {
-                writes(lw, v, &mut r.item);
-            }
-        }),
-    ),
-];
-
-/// `namespaces: all` or `[team-a, team-b]`.
-fn namespaces(lw: &mut Lower, v: &Value, desc: &str) -> ControllerNamespaces {
-    match v {
-        Value::Path(p) if p.len() == 1 && p[0].text == "all" => ControllerNamespaces::All,
-        Value::List(items, _) => {
-            let mut names = Vec::new();
-            for item in items {
-                if let Some(n) = lw.name(item, desc) {
-                    if !is_dns_label(&n.v) {
-                        lw.fail(
-                            Code::ControllerOption,
-                            item.sp(),
-                            format!("`{}` is not a namespace name", n.v),
-                            "namespaces are DNS labels, e.g. `team-a`",
-                        );
-                    }
-                    names.push(n);
-                }
-            }
-            ControllerNamespaces::List(names)
-        }
-        other => {
-            lw.fail(
-                Code::ControllerOption,
-                other.sp(),
-                "`namespaces:` is `all` or a list of namespaces",
-                "write `namespaces: all` or `namespaces: [team-a, team-b]` (default: the operator's own)",
-            );
-            ControllerNamespaces::Operator
-        }
-    }
-}
-
-/// `writes: [status, configmaps]`: `status` is a flag of the declaration, the rest resolved later.
-fn writes(lw: &mut Lower, v: &Value, o: &mut Options) {
-    match v {
-        Value::List(items, _) => {
-            for item in items {
-                match item {
-                    Value::Path(parts) if !parts.is_empty() => {
-                        let text: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
-                        let sp = item.sp();
-                        if text == ["status"] {
-                            o.decl.writes_status = true;
-                        } else {
-                            let tok = NameTok {
-                                text: text.join("."),
-                                sp,
-                                parts: parts.iter().map(|p| p.sp).collect(),
-                            };
-                            o.writes.push((tok, sp));
-                        }
-                    }
-                    other => lw.wrong_type(other, "a resource name", "writes: [configmaps]"),
-                }
-            }
-        }
-        other => lw.wrong_type(other, "a list of resources", "writes: [status, configmaps]"),
-    }
 }
 
 /// A resource name resolved: (group, plural, namespaced, custom type).
@@ -330,9 +204,21 @@ pub fn resolve(lw: &mut Lower) {
                 lw.app.controllers[p.index].writes.push((group, plural));
             }
         }
+        for tok in &p.owns {
+            if let Some(kind) = related(lw, tok) {
+                lw.app.controllers[p.index].owns.push(kind);
+            }
+        }
+        for (tok, mapping) in &p.watches {
+            if let Some(kind) = related(lw, tok) {
+                lw.app.controllers[p.index]
+                    .watches
+                    .push((kind, mapping.clone()));
+            }
+        }
         let (group, plural, namespaced, custom) = resolved;
         let object = match &custom {
-            Some(path) => path.clone(),
+            Some(path) => kind_path(path),
             None => {
                 let Some(r) = resources::lookup(&p.tail_resource.text) else {
                     continue;
@@ -353,9 +239,61 @@ pub fn resolve(lw: &mut Lower) {
             object,
             handler: p.handler,
             finalizer: decl.finalizer,
+            custom_name: custom
+                .is_some()
+                .then(|| (p.tail_resource.text.clone(), p.tail_resource.sp)),
         };
         lw.controllers.code.push(code);
     }
+}
+
+/// An owned or watched resource: a 1.33 one with its version and kind, or one of the app's custom
+/// resources (its kind from the type's name; its version and scope are its CRD's at run time).
+fn related(lw: &mut Lower, tok: &NameTok) -> Option<RelatedKind> {
+    let (group, plural, namespaced, custom) = lookup(lw, tok)?;
+    let (version, kind) = match (&custom, resources::lookup(&tok.text)) {
+        (None, Some(r)) => (r.version.to_string(), r.kind.to_string()),
+        (Some(path), _) => (
+            String::new(),
+            path.segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default(),
+        ),
+        (None, None) => return None,
+    };
+    Some(RelatedKind {
+        resource: tok.text.clone(),
+        group,
+        version,
+        kind,
+        plural,
+        namespaced,
+        custom: custom.is_some(),
+    })
+}
+
+/// The kind a `custom_resource` path names: the path itself, or, for the spec struct (`LampSpec`), the
+/// kind the derive generates beside it (`Lamp`), so a controller on it is typed by the kind and the one
+/// error is PCL0072 at the `custom_resource` path.
+fn kind_path(path: &syn::Path) -> syn::Path {
+    let mut kind = path.clone();
+    if let Some(last) = kind.segments.last_mut()
+        && let Some(stem) = last.ident.to_string().strip_suffix("Spec")
+        && !stem.is_empty()
+    {
+        last.ident = syn::Ident::new(stem, last.ident.span());
+    }
+    kind
+}
+
+/// The kind's name of a `custom_resource` path (`Lamp` for `Lamp` and for `LampSpec`).
+fn kind_name(path: &syn::Path) -> String {
+    kind_path(path)
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
 }
 
 /// The `custom_resource` type a `PLURAL.GROUP` names: the one whose kind pluralizes to PLURAL. The scope
@@ -364,11 +302,9 @@ pub fn resolve(lw: &mut Lower) {
 fn custom(lw: &Lower, written: &str) -> Option<Resolved> {
     let (plural, group) = written.split_once('.')?;
     let path = lw.controllers.custom.iter().find(|path| {
-        path.segments.last().is_some_and(|s| {
-            default_plurals(&s.ident.to_string())
-                .iter()
-                .any(|p| p == plural)
-        })
+        default_plurals(&kind_name(path))
+            .iter()
+            .any(|p| p == plural)
     })?;
     Some((group.into(), plural.into(), true, Some(path.clone())))
 }
@@ -385,7 +321,7 @@ fn resolve_webhooks(lw: &mut Lower) {
         if let Some((_, _, _, Some(path))) = custom(lw, written) {
             lw.app.webhooks[i].custom = true;
             if let Some(code) = lw.webhooks.get_mut(i) {
-                code.object = Some(path);
+                code.object = Some(kind_path(&path));
             }
         }
     }
@@ -401,12 +337,7 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     }
     let mut known: Vec<String> = resources::RESOURCES.iter().map(|r| r.written()).collect();
     for path in &lw.controllers.custom {
-        if let Some(s) = path.segments.last() {
-            known.push(format!(
-                "{}.<group>",
-                default_plurals(&s.ident.to_string())[0]
-            ));
-        }
+        known.push(format!("{}.<group>", default_plurals(&kind_name(path))[0]));
     }
     let help = match did_you_mean(&written.text, known.iter().map(String::as_str)) {
         Some(s) => format!("did you mean `{s}`?"),
@@ -427,7 +358,7 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
     None
 }
 
-fn is_dns_label(name: &str) -> bool {
+pub(super) fn is_dns_label(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 63
         && name

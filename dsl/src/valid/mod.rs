@@ -11,6 +11,7 @@ mod config;
 mod container;
 mod container_keys;
 mod controller;
+mod controller_options;
 mod external;
 mod fields;
 mod keys;

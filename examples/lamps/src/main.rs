@@ -13,7 +13,7 @@ piceli::app! {
 
     custom_resource crate::ops::Lamp;
     include objects((ops::shipped()));
-    controller lamp on lamps.example.com (finalizer) { writes: [status, configmaps] } => ops::reconcile_lamp;
+    controller lamp on lamps.example.com (finalizer) { writes: [status, configmaps], owns: [configmaps] } => ops::reconcile_lamp;
     controller audit on configmaps { namespaces: all, labels: { audit: "yes" }, every: "5m" } => ops::Audit;
 }
 

@@ -4,24 +4,19 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kube::CustomResource;
 use piceli::controller::status::{condition, set_condition};
 use piceli::controller::{Action, Context, Controller, Event, EventType};
 use piceli::k8s_openapi::api::core::v1::ConfigMap;
 use piceli::kube::ResourceExt;
 use piceli::kube::api::{Patch, PatchParams};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 /// A lamp: it shines in a colour.
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
-#[kube(
+#[piceli::custom_resource(
     group = "example.com",
     version = "v1",
     kind = "Lamp",
     namespaced,
-    status = "LampStatus",
-    crates(k8s_openapi = "::piceli::k8s_openapi")
+    status = "LampStatus"
 )]
 pub struct LampSpec {
     /// The colour it shines in.
@@ -29,7 +24,8 @@ pub struct LampSpec {
 }
 
 /// What the controller reports.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+#[piceli::schema]
+#[derive(Default)]
 pub struct LampStatus {
     /// Ready, with observedGeneration.
     #[serde(default)]
@@ -39,8 +35,8 @@ pub struct LampStatus {
     pub shining: Option<String>,
 }
 
-fn conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
+fn conditions_schema(_: &mut piceli::schemars::SchemaGenerator) -> piceli::schemars::Schema {
+    piceli::schemars::json_schema!({
         "type": "array",
         "items": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
     })
@@ -55,7 +51,7 @@ pub fn shipped() -> Vec<piceli::Object> {
         },
     );
     vec![piceli::Object(
-        serde_json::to_value(&hall).unwrap_or_default(),
+        piceli::serde_json::to_value(&hall).unwrap_or_default(),
     )]
 }
 
@@ -109,7 +105,8 @@ async fn shine(lamp: Arc<Lamp>, cx: &Context) -> Result<Action, piceli::kube::Er
         &mut conditions,
         condition(lamp.as_ref(), "Ready", true, "Shining", &message),
     );
-    let status = serde_json::json!({ "conditions": conditions, "shining": lamp.spec.color });
+    let status =
+        piceli::serde_json::json!({ "conditions": conditions, "shining": lamp.spec.color });
     cx.patch_status(lamp.as_ref(), status).await?;
     cx.event(lamp.as_ref(), EventType::Normal, "Shining", &message)
         .await?;

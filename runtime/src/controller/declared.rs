@@ -8,15 +8,17 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kube::api::ApiResource;
 use kube::core::CustomResourceExt;
 use kube::runtime::controller::Action;
 use kube::runtime::finalizer::Event;
 use piceli_core::Code;
-use piceli_core::model::{App, ControllerDecl, ControllerNamespaces};
+use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, RelatedKind};
 
+use super::backoff::Backoff;
 use super::context::{Context, ScopeApi};
 use super::handler::Controller;
-use super::options::{ControllerOptions, Namespaces};
+use super::options::{ControllerOptions, Kind, Namespaces};
 use super::rbac::{Access, Grant, Needs, grants, lease, merge};
 use super::registry::Controllers;
 use super::run::Watched;
@@ -35,6 +37,7 @@ pub struct EdgeImpl;
     message = "PCL0069: `{Self}` is not a controller handler for `{K}`",
     label = "this handler does not reconcile `{K}`",
     note = "a controller handler is `async fn(Arc<{K}>, Context) -> Result<Action, E>` (any `E: Display`), or a unit struct implementing `piceli::controller::Controller<{K}>`",
+    note = "a handler that takes `Event<{K}>` (`Event::Apply | Event::Cleanup`) needs a finalizer: declare the controller with `(finalizer)`",
     note = "`{K}` is the type of the resource the controller is declared on; see `piceli explain PCL0069`"
 )]
 pub trait ReconcileHandler<K, Marker>: Send + Sync + 'static {
@@ -140,7 +143,68 @@ pub fn options(app: &App, name: &str) -> ControllerOptions {
         finalizer: decl.finalizer,
         writes: decl.writes.clone(),
         writes_status: decl.writes_status,
+        owns: decl.owns.iter().map(|k| kind(app, k)).collect(),
+        watches: decl
+            .watches
+            .iter()
+            .map(|(k, m)| (kind(app, k), m.clone()))
+            .collect(),
+        finalizer_name: decl.finalizer_name.clone(),
+        backoff: match decl.backoff_ms {
+            Some((base, max)) => Backoff {
+                base: Duration::from_millis(base),
+                cap: Duration::from_millis(max),
+                ..Backoff::default()
+            },
+            None => Backoff::default(),
+        },
         ..ControllerOptions::default()
+    }
+}
+
+/// An owned or watched kind: built-in ones as resolved at compile time; the app's custom resources with
+/// their CRD's storage version and scope (the name was checked against the CRDs first, PCL0175).
+fn kind(app: &App, k: &RelatedKind) -> Kind {
+    let mut kind = Kind {
+        resource: ApiResource {
+            api_version: api_version(&k.group, &k.version),
+            group: k.group.clone(),
+            version: k.version.clone(),
+            kind: k.kind.clone(),
+            plural: k.plural.clone(),
+        },
+        namespaced: k.namespaced,
+    };
+    if k.custom
+        && let Some(crd) = crate::render::custom_resources(app)
+            .into_iter()
+            .find(|o| o["metadata"]["name"].as_str() == Some(k.resource.as_str()))
+    {
+        let versions = crd["spec"]["versions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let storage = versions
+            .iter()
+            .find(|v| v["storage"] == true)
+            .or(versions.first());
+        if let Some(v) = storage.and_then(|v| v["name"].as_str()) {
+            kind.resource.version = v.to_string();
+            kind.resource.api_version = api_version(&k.group, v);
+        }
+        if let Some(name) = crd["spec"]["names"]["kind"].as_str() {
+            kind.resource.kind = name.to_string();
+        }
+        kind.namespaced = crd["spec"]["scope"] != "Cluster";
+    }
+    kind
+}
+
+fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
     }
 }
 
@@ -148,7 +212,7 @@ pub fn options(app: &App, name: &str) -> ControllerOptions {
 #[diagnostic::on_unimplemented(
     message = "PCL0072: `{Self}` is not a custom resource type",
     label = "`custom_resource` needs the type `#[derive(CustomResource)]` generates",
-    note = "derive `kube::CustomResource` and `schemars::JsonSchema` on the spec (`#[kube(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)] struct LampSpec`) and name the kind: `custom_resource crate::Lamp;`"
+    note = "put `#[piceli::custom_resource(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)]` (or kube's `#[derive(CustomResource, JsonSchema)]` with `#[kube(…)]`) on the spec `struct LampSpec`, and name the kind it generates, not the spec: `custom_resource crate::Lamp;`"
 )]
 pub trait CustomResourceType: CustomResourceExt {}
 impl<K: CustomResourceExt> CustomResourceType for K {}
@@ -208,6 +272,47 @@ fn mismatch(c: &ControllerDecl, crds: &[(String, bool)]) -> Error {
     }
 }
 
+/// The kinds that trigger a controller (`owns:`, `watches:`): (group, plural, namespaced), custom ones
+/// with their CRD's scope (PCL0175 when the app renders no such CRD).
+fn related(app: &App, c: &ControllerDecl) -> Result<Vec<(String, String, bool)>, Error> {
+    let crds = crd_scopes(app);
+    let owns = c.owns.iter();
+    owns.chain(c.watches.iter().map(|(k, _)| k))
+        .map(|k| {
+            let namespaced = if k.custom {
+                match crds.iter().find(|(name, _)| *name == k.resource) {
+                    Some((_, namespaced)) => *namespaced,
+                    None => return Err(mismatch_related(c, k, &crds)),
+                }
+            } else {
+                k.namespaced
+            };
+            Ok((k.group.clone(), k.plural.clone(), namespaced))
+        })
+        .collect()
+}
+
+fn mismatch_related(c: &ControllerDecl, k: &RelatedKind, crds: &[(String, bool)]) -> Error {
+    let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
+    Error::Controller {
+        code: Code::CustomResourceMismatch,
+        message: format!(
+            "controller {} is triggered by `{}`, but the app's custom resource types define {}",
+            c.name.v,
+            k.resource,
+            if names.is_empty() {
+                "no CRD".to_string()
+            } else {
+                names.join(", ")
+            }
+        ),
+        help: format!(
+            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
+            names.first().copied().unwrap_or("plural.group")
+        ),
+    }
+}
+
 /// The RBAC the declared controllers need when the operator runs in `operator_namespace` (with its
 /// leader Lease when `leader`).
 pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Result<Access, Error> {
@@ -228,6 +333,7 @@ pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Res
             finalizer: c.finalizer,
             status: c.writes_status,
             writes: &c.writes,
+            related: related(app, c)?,
         }));
     }
     if leader && !app.controllers.is_empty() {
@@ -248,7 +354,11 @@ mod tests {
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "CustomResourceDefinition",
             "metadata": { "name": "lamps.example.com" },
-            "spec": { "scope": "Cluster" },
+            "spec": {
+                "scope": "Cluster",
+                "names": { "kind": "Lamp" },
+                "versions": [{ "name": "v1", "storage": false }, { "name": "v2", "storage": true }],
+            },
         });
         App {
             includes: vec![Include::objects(piceli_core::spanned::Loc(0), vec![crd])],
@@ -262,6 +372,61 @@ mod tests {
             }],
             ..App::default()
         }
+    }
+
+    #[test]
+    fn owned_and_watched_kinds_a_finalizer_name_and_a_backoff_become_the_options() {
+        let mut app = app("lamps.example.com");
+        let custom = RelatedKind {
+            resource: "lamps.example.com".into(),
+            group: "example.com".into(),
+            kind: "Lamp".into(),
+            plural: "lamps".into(),
+            namespaced: true,
+            custom: true,
+            ..RelatedKind::default()
+        };
+        let secrets = RelatedKind {
+            resource: "secrets".into(),
+            version: "v1".into(),
+            kind: "Secret".into(),
+            plural: "secrets".into(),
+            namespaced: true,
+            ..RelatedKind::default()
+        };
+        let c = &mut app.controllers[0];
+        c.owns = vec![secrets.clone(), custom];
+        c.watches = vec![(secrets, piceli_core::model::OwnerMapping::Name)];
+        c.finalizer_name = Some("example.com/cleanup".into());
+        c.backoff_ms = Some((50, 2000));
+        let o = options(&app, "lamp");
+        assert_eq!(o.owns[0].resource.api_version, "v1");
+        assert_eq!(o.owns[0].resource.kind, "Secret");
+        assert_eq!(
+            (
+                o.owns[1].resource.api_version.as_str(),
+                o.owns[1].namespaced
+            ),
+            ("example.com/v2", false),
+            "a custom kind takes its CRD's storage version and scope"
+        );
+        assert_eq!(o.watches.len(), 1);
+        assert_eq!(o.finalizer_name.as_deref(), Some("example.com/cleanup"));
+        assert_eq!(o.backoff.base, Duration::from_millis(50));
+        assert_eq!(o.backoff.cap, Duration::from_secs(2));
+        let access = declared_access(&app, "lamps-system", false).expect("resolves");
+        let lamps = access
+            .cluster
+            .iter()
+            .find(|r| r.api_groups == Some(vec!["example.com".into()]))
+            .expect("a cluster rule on lamps");
+        assert_eq!(lamps.verbs, ["list", "watch"]);
+        assert!(
+            access.cluster.iter().any(
+                |r| r.resources == Some(vec!["secrets".into()]) && r.verbs == ["list", "watch"]
+            ),
+            "the owner is cluster-scoped, so its children are watched cluster-wide: {access:?}"
+        );
     }
 
     #[test]

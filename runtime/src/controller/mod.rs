@@ -32,10 +32,11 @@ mod rbac;
 mod registry;
 mod run;
 pub mod status;
+mod triggers;
 
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
-pub use crd::custom_resource_definition;
+pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};
 pub use declared::{
     CustomResourceType, EdgeImpl, FinalizeFn, FinalizeHandler, LevelFn, ReconcileHandler,
     controller, custom_resource, declared_access, finalizing_controller, options,
@@ -53,7 +54,7 @@ pub use kube::runtime::finalizer::Event;
 pub use kube::runtime::reflector::Store;
 pub use leader::LeaderElection;
 pub use metrics::{ControllerMetrics, Metrics};
-pub use options::{ControllerOptions, Namespaces, parse_duration};
+pub use options::{ControllerOptions, Kind, Namespaces, OwnerMapping, parse_duration};
 pub use rbac::{Access, Grant};
 pub use registry::{Controllers, RunOptions};
 pub use run::Watched;

@@ -1,9 +1,37 @@
-//! A controller declaration's settings: which namespaces and labels it watches, its timer, whether it
-//! holds a finalizer, how failures are retried and how many objects it handles at once.
+//! A controller declaration's settings: which namespaces and labels it watches, the kinds that trigger
+//! it besides its own (`owns`, `watches`), its timer, whether it holds a finalizer (and its name), how
+//! failures are retried and how many objects it handles at once.
 
 use std::time::Duration;
 
+use kube::Resource;
+use kube::api::ApiResource;
+pub use piceli_core::model::OwnerMapping;
+
 use super::backoff::Backoff;
+use super::context::ScopeApi;
+
+/// A kind a controller watches besides its own: its API resource and scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kind {
+    /// Group, version, kind and plural.
+    pub resource: ApiResource,
+    /// Whether its objects live in namespaces.
+    pub namespaced: bool,
+}
+
+impl Kind {
+    /// The kind of the Rust type `K` (a k8s-openapi type or a `#[derive(CustomResource)]` type).
+    pub fn of<K: Resource<DynamicType = ()>>() -> Kind
+    where
+        K::Scope: ScopeApi,
+    {
+        Kind {
+            resource: ApiResource::erase::<K>(&()),
+            namespaced: <K::Scope as ScopeApi>::NAMESPACED,
+        }
+    }
+}
 
 /// Where a controller watches (namespaced kinds; cluster-scoped kinds are always watched cluster-wide).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -37,6 +65,14 @@ pub struct ControllerOptions {
     pub writes: Vec<(String, String)>,
     /// The handlers write the watched kind's status (`<kind>/status` patch/update in the RBAC).
     pub writes_status: bool,
+    /// Kinds whose objects name a watched object in their ownerReferences (`owns: [configmaps]`): a
+    /// change or deletion of one reconciles its owner (kube's `Controller::owns`).
+    pub owns: Vec<Kind>,
+    /// Other kinds whose objects map to the objects they reconcile (`watches: [secrets =>
+    /// by_label("app")]`, kube's `Controller::watches`).
+    pub watches: Vec<(Kind, OwnerMapping)>,
+    /// The finalizer's name (default `<app>.piceli.dev/<controller>`).
+    pub finalizer_name: Option<String>,
 }
 
 impl Default for ControllerOptions {
@@ -50,6 +86,9 @@ impl Default for ControllerOptions {
             concurrency: 0,
             writes: Vec::new(),
             writes_status: false,
+            owns: Vec::new(),
+            watches: Vec::new(),
+            finalizer_name: None,
         }
     }
 }
@@ -100,6 +139,31 @@ impl ControllerOptions {
     /// The handlers write the watched kind's status.
     pub fn writes_status(mut self) -> Self {
         self.writes_status = true;
+        self
+    }
+
+    /// A change or deletion of a `Child` reconciles the object its ownerReferences name.
+    pub fn owns<Child: Resource<DynamicType = ()>>(mut self) -> Self
+    where
+        Child::Scope: ScopeApi,
+    {
+        self.owns.push(Kind::of::<Child>());
+        self
+    }
+
+    /// A change or deletion of an `Other` reconciles the object `mapping` names.
+    pub fn watches<Other: Resource<DynamicType = ()>>(mut self, mapping: OwnerMapping) -> Self
+    where
+        Other::Scope: ScopeApi,
+    {
+        self.watches.push((Kind::of::<Other>(), mapping));
+        self
+    }
+
+    /// Hold a finalizer of this name (implies [`ControllerOptions::finalizer`]).
+    pub fn finalizer_named(mut self, name: impl Into<String>) -> Self {
+        self.finalizer = true;
+        self.finalizer_name = Some(name.into());
         self
     }
 

@@ -2,7 +2,8 @@
 //! list/watch on watched kinds (the reflector; handlers read its `Store`, not `get`), patch on the kind
 //! with a finalizer (kube's finalizer helper JSON-patches `metadata.finalizers`), patch on
 //! `<kind>/status` when status is written (`Context::patch_status` merge-patches it), create/patch/delete
-//! on the declared `writes:` kinds (children written with server-side apply, which needs `create` to
+//! on the declared `writes:` kinds, list/watch on the kinds that trigger it (`owns:`, `watches:`, watched
+//! where the controller watches, cluster-scoped ones cluster-wide) (children written with server-side apply, which needs `create` to
 //! create, and removed with delete), events create/patch where objects are watched (kube's recorder
 //! creates an Event and patches its series on repeats), and get/create/update on the leader Lease in
 //! the operator's namespace. Cluster-wide watches and cluster-scoped kinds go to the ClusterRole, the
@@ -45,6 +46,8 @@ pub(crate) struct Needs<'a> {
     pub finalizer: bool,
     pub status: bool,
     pub writes: &'a [(String, String)],
+    /// Kinds watched to trigger the controller (`owns:`, `watches:`): (group, plural, namespaced).
+    pub related: Vec<(String, String, bool)>,
 }
 
 fn grant(namespace: &Option<String>, group: &str, resource: &str, verbs: &[&'static str]) -> Grant {
@@ -73,6 +76,10 @@ pub(crate) fn grants(needs: &Needs<'_>) -> Vec<Grant> {
         }
         for (group, resource) in needs.writes {
             out.push(grant(ns, group, resource, &WRITE));
+        }
+        for (group, resource, namespaced) in &needs.related {
+            let place = if *namespaced { ns } else { &None };
+            out.push(grant(place, group, resource, &READ));
         }
         out.push(grant(ns, "events.k8s.io", "events", &["create", "patch"]));
     }
@@ -168,6 +175,10 @@ mod tests {
             finalizer: true,
             status: true,
             writes: &writes,
+            related: vec![
+                (String::new(), "secrets".into(), true),
+                ("".into(), "namespaces".into(), false),
+            ],
         };
         let audit = Needs {
             group: "",
@@ -176,6 +187,7 @@ mod tests {
             finalizer: false,
             status: false,
             writes: &[],
+            related: Vec::new(),
         };
         let mut all = grants(&lamp);
         all.extend(grants(&audit));
@@ -184,7 +196,7 @@ mod tests {
         assert_eq!(
             access.cluster,
             vec![
-                rule("", &["configmaps"], &["list", "watch"]),
+                rule("", &["configmaps", "namespaces"], &["list", "watch"]),
                 rule("events.k8s.io", &["events"], &["create", "patch"]),
             ]
         );
@@ -192,6 +204,7 @@ mod tests {
             access.namespaced["lamps-system"],
             vec![
                 rule("", &["configmaps"], &["create", "delete", "patch"]),
+                rule("", &["secrets"], &["list", "watch"]),
                 rule(
                     "coordination.k8s.io",
                     &["leases"],

@@ -94,7 +94,8 @@ impl Controllers {
         }
     }
 
-    /// The finalizer the controller `name` holds (with `finalizer`).
+    /// The finalizer the controller `name` holds with `finalizer` and no name of its own
+    /// ([`ControllerOptions::finalizer_named`]).
     pub fn finalizer_name(&self, name: &str) -> String {
         format!("{}.piceli.dev/{name}", self.app)
     }
@@ -112,6 +113,14 @@ impl Controllers {
             self.problems
                 .push(format!("controller name {name:?} is not a DNS label"));
         }
+        if let Some(problem) = options
+            .finalizer_name
+            .as_deref()
+            .and_then(piceli_core::model::finalizer_name_problem)
+        {
+            self.problems
+                .push(format!("controller {name:?}: finalizer name {problem}"));
+        }
         if self.names.iter().any(|n| n == name) {
             self.problems
                 .push(format!("two controllers are named {name:?}"));
@@ -126,7 +135,10 @@ impl Controllers {
         let metrics = Arc::new(ControllerMetrics::default());
         let registered = Arc::new(Registered {
             name: name.to_string(),
-            finalizer_name: self.finalizer_name(name),
+            finalizer_name: options
+                .finalizer_name
+                .clone()
+                .unwrap_or_else(|| self.finalizer_name(name)),
             edge: Arc::new(EdgeState::new(options.every)),
             failures: Arc::new(Failures::new(options.backoff)),
             options,

@@ -90,7 +90,23 @@ where
             finalizer: self.options.finalizer,
             status: self.options.writes_status,
             writes: &self.options.writes,
+            related: self.related(),
         })
+    }
+
+    /// The kinds that trigger this controller (`owns`, `watches`): (group, plural, namespaced).
+    fn related(&self) -> Vec<(String, String, bool)> {
+        let owns = self.options.owns.iter();
+        let watches = self.options.watches.iter().map(|(k, _)| k);
+        owns.chain(watches)
+            .map(|k| {
+                (
+                    k.resource.group.clone(),
+                    k.resource.plural.clone(),
+                    k.namespaced,
+                )
+            })
+            .collect()
     }
 
     /// The watches of this controller: one per namespace it covers.
@@ -133,6 +149,7 @@ where
         let delete_cx = shared.clone();
         let delete_reader = reader.clone();
         let watch_namespace = api.namespace().map(str::to_string);
+        let trigger_namespace = watch_namespace.clone();
         let stream = reflector::reflector(writer, watcher::watcher(api, config))
             .default_backoff()
             .then(move |event| {
@@ -171,34 +188,40 @@ where
         if self.options.concurrency > 0 {
             controller_config = controller_config.concurrency(self.options.concurrency);
         }
-        KubeController::for_stream(stream, reader)
+        let controller = KubeController::for_stream(stream, reader)
             .with_config(controller_config)
-            .graceful_shutdown_on(stop.map(|_| ()))
-            .run(reconcile::<K>, error_policy::<K>, run)
-            .for_each(|result| {
-                let name = &self.name;
-                let metrics = &self.metrics;
-                async move {
-                    if let Err(e) = result {
-                        match e {
-                            kube::runtime::controller::Error::ObjectNotFound(gone) => {
-                                let key = match &gone.namespace {
-                                    Some(ns) => format!("{ns}/{}", gone.name),
-                                    None => gone.name.clone(),
-                                };
-                                metrics.dequeued(&key);
-                            }
-                            kube::runtime::controller::Error::ReconcilerFailed(..) => {}
-                            other => eprintln!(
-                                "{}: controller {}: {other}",
-                                piceli_core::codes::Code::ControllerWatchFailed,
-                                name
-                            ),
+            .graceful_shutdown_on(stop.map(|_| ()));
+        super::triggers::attach(
+            controller,
+            &self.options,
+            &env.client,
+            trigger_namespace.as_deref(),
+        )
+        .run(reconcile::<K>, error_policy::<K>, run)
+        .for_each(|result| {
+            let name = &self.name;
+            let metrics = &self.metrics;
+            async move {
+                if let Err(e) = result {
+                    match e {
+                        kube::runtime::controller::Error::ObjectNotFound(gone) => {
+                            let key = match &gone.namespace {
+                                Some(ns) => format!("{ns}/{}", gone.name),
+                                None => gone.name.clone(),
+                            };
+                            metrics.dequeued(&key);
                         }
+                        kube::runtime::controller::Error::ReconcilerFailed(..) => {}
+                        other => eprintln!(
+                            "{}: controller {}: {other}",
+                            piceli_core::codes::Code::ControllerWatchFailed,
+                            name
+                        ),
                     }
                 }
-            })
-            .await;
+            }
+        })
+        .await;
         if !synced_at_end.load(std::sync::atomic::Ordering::Relaxed) {
             self.metrics.watching(-1);
         }

@@ -81,8 +81,8 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 #[cfg(test)]
 pub fn tables() -> Vec<Table> {
     use crate::valid::{
-        config, container_keys, controller, netpol, network, operator, policy, rbac, service,
-        workload_keys,
+        config, container_keys, controller_options, netpol, network, operator, policy, rbac,
+        service, workload_keys,
     };
     vec![
         table(
@@ -148,7 +148,7 @@ pub fn tables() -> Vec<Table> {
         ),
         table(
             "`controller … { … }` options",
-            controller::CONTROLLER_OPTIONS,
+            controller_options::CONTROLLER_OPTIONS,
             false,
         ),
     ]
