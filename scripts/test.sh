@@ -34,7 +34,7 @@ REAL_SUITES=(
   "-p piceli --test job_replace"
   "-p piceli --test workload_readiness --test externals --test abandon"
   "-p piceli --test deploy_stages --test deploy_journal --test takeover --test deploy_rollback"
-  "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
+  "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret --test controller_triggers --test controller_policy"
   "-p lamps --test serve --test in_cluster"
   "-p hello --test status_access --test approval --test conflicts --test engine --test guards --test deploy"
   "-p piceli-bin --test import_live"
@@ -44,11 +44,11 @@ REAL_SUITES=(
 install_tools() {
   command -v kubectl >/dev/null || die "kubectl is needed by the end-to-end tests and is not on PATH"
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11) and "the sim tests need Python >= 3.11 (kopf 1.45)")'
-  if ! python3 -c 'import kubernetes, kopf' 2>/dev/null; then
-    log "installing the Python Kubernetes client and kopf (the local cluster's fidelity yardsticks)"
+  if ! python3 -c 'import kubernetes, kopf, schemathesis' 2>/dev/null || ! command -v schemathesis >/dev/null; then
+    log "installing the Python Kubernetes client, kopf and schemathesis (the local cluster's yardsticks)"
     # PIP_BREAK_SYSTEM_PACKAGES: a Debian python3 marked externally managed would refuse the install.
     PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --disable-pip-version-check \
-      --root-user-action=ignore "kubernetes==33.1.0" "kopf==1.45.2"
+      --root-user-action=ignore "kubernetes==33.1.0" "kopf==1.45.2" "schemathesis==4.32.5"
   fi
   if [ ! -x /usr/bin/docker-registry ]; then
     log "installing Debian's docker-registry (the image tests' OCI registry)"

@@ -145,6 +145,12 @@ const PATCH_PARAMS: &[(&str, &str)] = &[
     ("force", "boolean"),
 ];
 
+/// A path parameter, declared on its path item as kube-apiserver does.
+fn path_param(name: &str, description: &str) -> Value {
+    json!({"name": name, "in": "path", "description": description, "required": true,
+        "schema": {"type": "string", "uniqueItems": true}})
+}
+
 fn paths_for(t: &ResourceType, paths: &mut Map<String, Value>) {
     let base = if t.group.is_empty() {
         format!("/api/{}", t.version)
@@ -156,6 +162,15 @@ fn paths_for(t: &ResourceType, paths: &mut Map<String, Value>) {
     } else {
         format!("{base}/{}", t.plural)
     };
+    let namespace = t.namespaced.then(|| {
+        path_param(
+            "namespace",
+            "object name and auth scope, such as for teams and projects",
+        )
+    });
+    let name = path_param("name", &format!("name of the {}", t.kind));
+    let coll_params: Vec<Value> = namespace.iter().cloned().collect();
+    let item_params: Vec<Value> = std::iter::once(name).chain(namespace).collect();
     let schema = component_name(t);
     let list_schema = format!("{schema}List");
     let id = |verb: &str| format!("{verb}{}", t.kind);
@@ -165,18 +180,27 @@ fn paths_for(t: &ResourceType, paths: &mut Map<String, Value>) {
             "get": operation(t, "list", &id("list"), &[("labelSelector", "string"), ("fieldSelector", "string"), ("limit", "integer"), ("continue", "string"), ("watch", "boolean")], &list_schema),
             "post": operation(t, "post", &id("create"), WRITE_PARAMS, &schema),
             "delete": operation(t, "deletecollection", &id("deletecollection"), &[("dryRun", "string")], &format!("{META}.Status")),
+            "parameters": coll_params,
         }),
     );
-    let item = json!({
+    let mut item = json!({
         "get": operation(t, "get", &id("read"), &[], &schema),
         "put": operation(t, "put", &id("replace"), WRITE_PARAMS, &schema),
         "patch": operation(t, "patch", &id("patch"), PATCH_PARAMS, &schema),
-        "delete": operation(t, "delete", &id("delete"), &[("dryRun", "string")], &format!("{META}.Status")),
+        "parameters": item_params,
     });
-    paths.insert(format!("{coll}/{{name}}"), item.clone());
     if t.status_subresource {
-        paths.insert(format!("{coll}/{{name}}/status"), item);
+        // The status subresource reads, replaces and patches; it is never deleted.
+        paths.insert(format!("{coll}/{{name}}/status"), item.clone());
     }
+    item["delete"] = operation(
+        t,
+        "delete",
+        &id("delete"),
+        &[("dryRun", "string")],
+        &format!("{META}.Status"),
+    );
+    paths.insert(format!("{coll}/{{name}}"), item);
 }
 
 fn crd_schema(t: &ResourceType, body: &Value) -> Value {
@@ -286,6 +310,15 @@ mod tests {
                 .any(|p| p["name"] == "fieldValidation")
         );
         assert!(doc["components"]["schemas"]["io.k8s.api.core.v1.Container"].is_object());
+        let names: Vec<&str> =
+            doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "path")
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+        assert_eq!(names, ["name", "namespace"]);
         let idx = index(&types);
         assert!(
             idx["paths"]["api/v1"]["serverRelativeURL"]

@@ -25,6 +25,12 @@ impl Query {
         )
     }
 
+    /// Sets a parameter to one value (every earlier value of it goes).
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.0.retain(|(k, _)| k != key);
+        self.0.push((key.to_string(), value.to_string()));
+    }
+
     /// The first value of a parameter.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0

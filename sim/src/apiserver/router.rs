@@ -86,6 +86,29 @@ pub fn route(path: &str) -> Route {
     }
 }
 
+/// A deprecated watch path (`/api/v1/watch/…`, `/apis/GROUP/VERSION/watch/…`, still served by
+/// kube-apiserver 1.33): the path without its `watch` segment, and the object's name for a watch of one
+/// object (which watches its collection with `fieldSelector=metadata.name=NAME`).
+pub fn legacy_watch(path: &str) -> Option<(String, Option<String>)> {
+    let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+    let (prefix, rest) = match segs.as_slice() {
+        ["api", v, "watch", rest @ ..] => (format!("/api/{v}"), rest),
+        ["apis", g, v, "watch", rest @ ..] => (format!("/apis/{g}/{v}"), rest),
+        _ => return None,
+    };
+    let (collection, name) = match rest {
+        [res] => (vec![*res], None),
+        [res, name] => (vec![*res], Some(*name)),
+        ["namespaces", ns, res] => (vec!["namespaces", ns, res], None),
+        ["namespaces", ns, res, name] => (vec!["namespaces", ns, res], Some(*name)),
+        _ => return None,
+    };
+    Some((
+        format!("{prefix}/{}", collection.join("/")),
+        name.map(String::from),
+    ))
+}
+
 fn resource(group: &str, version: &str, rest: &[&str]) -> Route {
     let t = |ns: Option<&str>, res: &str, name: Option<&str>, sub: Option<&str>| {
         Route::Resource(Target {
@@ -114,6 +137,7 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Route {
             ..,
         ] => t(Some(ns), res, Some(name), Some("proxy")),
         ["namespaces", ns, res, name, sub] => t(Some(ns), res, Some(name), Some(sub)),
+        ["nodes", name, "proxy", ..] => t(None, "nodes", Some(name), Some("proxy")),
         [res, name, sub] => t(None, res, Some(name), Some(sub)),
         _ => Route::NotFound,
     }
@@ -166,6 +190,24 @@ mod tests {
             }
         );
         assert_eq!(route("/healthz/ping"), Route::Health);
+        assert_eq!(
+            target("/api/v1/nodes/n1/proxy/healthz")
+                .subresource
+                .as_deref(),
+            Some("proxy")
+        );
+        assert_eq!(
+            legacy_watch("/api/v1/watch/namespaces/team/configmaps/a"),
+            Some((
+                "/api/v1/namespaces/team/configmaps".into(),
+                Some("a".into())
+            ))
+        );
+        assert_eq!(
+            legacy_watch("/apis/apps/v1/watch/deployments"),
+            Some(("/apis/apps/v1/deployments".into(), None))
+        );
+        assert_eq!(legacy_watch("/api/v1/configmaps"), None);
         assert_eq!(route("/nope"), Route::NotFound);
     }
 }

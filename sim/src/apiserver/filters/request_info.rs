@@ -12,7 +12,7 @@ use tower::{Layer, Service};
 use super::{Answer, refuse};
 use crate::apiserver::handlers::limits;
 use crate::apiserver::http::{Query, Resp};
-use crate::apiserver::router::{Route, route};
+use crate::apiserver::router::{Route, legacy_watch, route};
 
 /// What the request addresses, parsed once for the filters after it and the handler.
 #[derive(Debug, Clone)]
@@ -57,9 +57,28 @@ where
         if let Err(e) = limits::check_head(&req) {
             return refuse(&e);
         }
-        let info = RequestInfo {
-            query: Query::parse(req.uri().query().unwrap_or("")),
-            route: route(req.uri().path()),
+        let mut query = Query::parse(req.uri().query().unwrap_or(""));
+        let info = match legacy_watch(req.uri().path()) {
+            // A deprecated watch path is the watch of its collection (of one object by name).
+            Some((collection, name)) => {
+                query.set("watch", "true");
+                if let Some(name) = name {
+                    let by_name = format!("metadata.name={name}");
+                    let selector = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
+                        Some(other) => format!("{other},{by_name}"),
+                        None => by_name,
+                    };
+                    query.set("fieldSelector", &selector);
+                }
+                RequestInfo {
+                    query,
+                    route: route(&collection),
+                }
+            }
+            None => RequestInfo {
+                query,
+                route: route(req.uri().path()),
+            },
         };
         req.extensions_mut().insert(info);
         Either::Right(self.inner.call(req))

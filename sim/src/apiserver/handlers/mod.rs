@@ -321,8 +321,17 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         (&Method::POST, Some(name), "binding") => pod_subresources::bind(app, req, r, name),
         (&Method::POST, Some(name), "eviction") => pod_subresources::evict(app, req, r, name),
         (_, Some(_), "binding" | "eviction") => Err(ApiError::method_not_allowed(&req.path)),
-        // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down.
+        // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down
+        // (a node that does not exist is a 404 first, as kube-apiserver looks the node up).
         (_, Some(name), "proxy") if r.rt.kind == "Node" => {
+            if app
+                .backend
+                .store
+                .get(&r.rt.store_key(), "", name)?
+                .is_none()
+            {
+                return Err(ApiError::not_found(&r.rt.group, &r.rt.plural, name));
+            }
             Err(ApiError::service_unavailable(format!(
                 "no kubelet answers for node {name:?}: the sim simulates nodes without kubelet servers"
             )))
