@@ -10,6 +10,8 @@
 mod fixture;
 
 use fixture::{Fixture, current_image, get, helm_yaml, plain_yaml, take_over};
+use piceli::runtime::engine::plan::ActionKind;
+use piceli::runtime::engine::session::Session;
 
 /// What `piceli import yaml` writes for [`plain_yaml`] (kept current by
 /// `the_import_of_the_yaml_takes_the_app_over`): its `fn main` is not this test's.
@@ -114,7 +116,16 @@ async fn a_helm_release_is_taken_over_and_its_bookkeeping_left_alone() {
         ],
         Some(&helm_yaml()),
     );
-    take_over(&fx, helm::shop::app, "helm", true).await;
+    let plan = take_over(&fx, helm::shop::app, "helm", true).await;
+    // The plan reports Helm's bookkeeping and leaves it alone.
+    let [release] = plan.helm.as_slice() else {
+        panic!("one Helm release reported: {:?}", plan.helm)
+    };
+    assert_eq!(
+        (release.name.as_str(), release.objects.len(), release.forget),
+        ("shop", 6, false)
+    );
+    assert_eq!(release.secrets, ["sh.helm.release.v1.shop.v1"]);
     // Helm's claim stays: its annotations on the objects, and its release Secret.
     let web = get(&fx.cluster, "deployments/web").await;
     assert_eq!(
@@ -183,4 +194,108 @@ async fn the_live_import_takes_the_app_over() {
         false,
     )
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
+    use piceli::runtime::engine::conflicts::TakeOwnership;
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(
+        &[
+            "apply",
+            "-n",
+            "shop",
+            "--server-side",
+            "--field-manager=helm",
+        ],
+        Some(&helm_yaml()),
+    );
+    let before = fixture::pods_up(&fx.cluster).await;
+    let session = Session::open(helm::shop::app(), &fx.options())
+        .await
+        .expect("session");
+    let forget = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    // A release that claims nothing here is refused.
+    let unknown = session
+        .plan_forgetting(vec![], true, TakeOwnership::None, forget(&["other"]))
+        .await
+        .expect_err("no release `other`");
+    assert_eq!(piceli::core::Coded::code(&unknown).as_str(), "PCL0222");
+
+    let plan = session
+        .plan_forgetting(vec![], true, TakeOwnership::None, forget(&["shop"]))
+        .await
+        .expect("takeover plan forgetting the release");
+    assert!(plan.helm.iter().all(|r| r.forget), "{:?}", plan.helm);
+    let deleted: Vec<String> = plan
+        .actions
+        .iter()
+        .filter(|a| a.action == ActionKind::Delete)
+        .map(|a| a.key())
+        .collect();
+    assert_eq!(deleted, ["Secret/shop/sh.helm.release.v1.shop.v1"]);
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.key() == "Deployment/shop/web")
+        .expect("web");
+    assert_eq!(web.action, ActionKind::Adopt);
+    assert!(
+        web.diff.iter().any(
+            |c| c.path == "metadata.annotations.meta.helm.sh/release-name" && c.after.is_none()
+        ),
+        "the plan shows the annotation going: {:?}",
+        web.diff
+    );
+    session.apply(&plan.hash).await.expect("takeover apply");
+
+    assert_eq!(
+        fixture::running(&fx.cluster).await,
+        before,
+        "UIDs, selectors and pods"
+    );
+    let web = get(&fx.cluster, "deployments/web").await;
+    let annotations = web["metadata"]["annotations"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !annotations.keys().any(|k| k.starts_with("meta.helm.sh/")),
+        "Helm's annotations are gone: {annotations:?}"
+    );
+    assert_eq!(
+        web["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "piceli"
+    );
+    let secrets = kube::Api::<piceli::k8s_openapi::api::core::v1::Secret>::namespaced(
+        fx.cluster.client().expect("client"),
+        "shop",
+    );
+    assert!(
+        secrets
+            .get_opt("sh.helm.release.v1.shop.v1")
+            .await
+            .expect("GET the release Secret")
+            .is_none(),
+        "the release Secret is deleted"
+    );
+    // Journaled: the release's steps include the Secret's deletion.
+    let releases = session.state.journal.releases().expect("releases");
+    let last = releases.last().expect("the takeover's release");
+    let steps = session.state.journal.steps(last.id).expect("steps");
+    assert!(
+        steps.iter().any(|s| s.kind == "Secret"
+            && s.name == "sh.helm.release.v1.shop.v1"
+            && s.action == "delete"
+            && s.detail.as_deref() == Some("deleted")),
+        "{steps:?}"
+    );
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(!again.has_changes(), "a no-op after: {:?}", again.actions);
+    assert!(
+        again.helm.is_empty(),
+        "nothing of Helm's is left: {:?}",
+        again.helm
+    );
 }

@@ -228,7 +228,7 @@ pub async fn take_over(
     app: fn() -> piceli::__private::App,
     manager: &str,
     change: bool,
-) {
+) -> Plan {
     let before = pods_up(&fx.cluster).await;
     let session = Session::open(app(), &fx.options()).await.expect("session");
     let plan = session.plan(vec![], true).await.expect("takeover plan");
@@ -272,7 +272,7 @@ pub async fn take_over(
     );
 
     if !change {
-        return;
+        return plan;
     }
     // A normal change, then its rollback.
     TAG.with(|t| *t.borrow_mut() = "1.28");
@@ -297,6 +297,7 @@ pub async fn take_over(
     let session = Session::open(app(), &fx.options()).await.expect("session");
     let last = session.plan(vec![], false).await.expect("plan");
     assert!(!last.has_changes(), "{:?}", last.actions);
+    plan
 }
 
 /// The committed `tests/takeover/FILE` must be `want` (what `piceli import` writes now); with

@@ -827,6 +827,10 @@ async fn write_once(
             if a.action == ActionKind::Adopt {
                 written = release_old_owners(api, &a.name, written).await?;
             }
+            if a.helm.as_ref().is_some_and(|c| c.forget) {
+                // `--forget-helm-release`: Helm's annotations go with the object's own write.
+                written = super::helm::forget_claim(api, &a.name, written).await?;
+            }
             Ok(written).map(|o: DynamicObject| StepOutcome {
                 ok: true,
                 detail: a.action.as_str().to_string(),
