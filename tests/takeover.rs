@@ -52,6 +52,22 @@ mod plain {
     }
 }
 
+/// The app written without its selectors: Piceli's would be generated, so the running ones are kept and
+/// the pod templates gain Piceli's labels (a rollout).
+mod generated {
+    use super::current_image;
+    piceli::app! {
+        app shop;
+        target local = local(namespace: "shop");
+        config_map settings { labels: { app: "settings" }, data: { MODE: "prod" } }
+        pvc data { labels: { app: "data" }, storage: "1Gi" }
+        deployment web { image: (current_image()), replicas: 2, ports: { http: 80 } }
+        deployment api { image: (current_image()), replicas: 1, ports: { http: 8080 } }
+        service web -> web { port: 80 => http }
+        service api -> api { port: 8080 => http }
+    }
+}
+
 /// The app as a Helm chart wrote it: the recommended labels, `instance` among them, are the user's.
 mod helm {
     use super::current_image;
@@ -298,4 +314,40 @@ async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
         "nothing of Helm's is left: {:?}",
         again.helm
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_that_adds_piceli_labels_to_the_pods_says_it_rolls_them_out() {
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    let before = fixture::pods_up(&fx.cluster).await;
+    let session = Session::open(generated::shop::app(), &fx.options())
+        .await
+        .expect("session");
+    let plan = session.plan(vec![], true).await.expect("takeover plan");
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.key() == "Deployment/shop/web")
+        .expect("web");
+    assert_eq!(web.action, ActionKind::Adopt);
+    let rollout = web.rollout.as_deref().unwrap_or_default();
+    assert!(
+        rollout.contains("gains the labels")
+            && rollout.contains("app.kubernetes.io/component")
+            && rollout.contains("its pods are replaced (a rollout)"),
+        "the plan says the pods roll out: {rollout:?} ({:?})",
+        web.diff
+    );
+    for a in &plan.actions {
+        if !matches!(a.kind.as_str(), "Deployment") {
+            assert_eq!(a.rollout, None, "{}", a.key());
+        }
+    }
+    session.apply(&plan.hash).await.expect("takeover apply");
+    // The objects and their selectors stay; the pods are replaced.
+    assert_eq!(fixture::running(&fx.cluster).await.objects, before.objects);
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(!again.has_changes(), "a no-op after: {:?}", again.actions);
 }

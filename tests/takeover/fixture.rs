@@ -205,11 +205,27 @@ pub async fn get(cluster: &Cluster, path: &str) -> Value {
     serde_json::to_value(o).expect("json")
 }
 
-/// Wait until the three pods of the app run.
+/// Whether the Deployment controller is done with every Deployment (it has seen its generation, and its
+/// pods are ready): it writes no more, so a plan made now still holds when it is applied.
+async fn settled(cluster: &Cluster) -> bool {
+    use kube::api::{Api, ListParams};
+    let client = cluster.client().expect("client");
+    let list = Api::<piceli::k8s_openapi::api::apps::v1::Deployment>::namespaced(client, "shop")
+        .list(&ListParams::default())
+        .await
+        .expect("list");
+    list.items.iter().all(|d| {
+        let status = d.status.clone().unwrap_or_default();
+        status.observed_generation == d.metadata.generation
+            && status.ready_replicas == d.spec.as_ref().and_then(|s| s.replicas)
+    })
+}
+
+/// Wait until the three pods of the app run, and the Deployments are settled.
 pub async fn pods_up(cluster: &Cluster) -> Running {
     for _ in 0..100 {
         let now = running(cluster).await;
-        if now.pods.len() == 3 {
+        if now.pods.len() == 3 && settled(cluster).await {
             return now;
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;

@@ -6,6 +6,18 @@ piceli::app! {
     app shop;
     target local = local(namespace: "shop");
 
+    config_map settings {
+        labels: { app: "settings" },
+        data: { MODE: "prod" },
+    }
+
+    pvc data {
+        labels: { app: "data" },
+        storage: "1Gi",
+        access: ["ReadWriteOnce"],
+        class: "standard",
+    }
+
     deployment api {
         labels: { app: "api" },
         replicas: 1,
@@ -22,18 +34,6 @@ piceli::app! {
         image: "docker.io/library/nginx:1.27@sha256:cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
         ports: { http: 80 },
         spec: { selector: { matchLabels: { app: "web" } } },
-    }
-
-    config_map settings {
-        labels: { app: "settings" },
-        data: { MODE: "prod" },
-    }
-
-    pvc data {
-        labels: { app: "data" },
-        storage: "1Gi",
-        access: ["ReadWriteOnce"],
-        class: "standard",
     }
 
     service api -> api {

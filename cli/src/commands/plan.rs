@@ -91,7 +91,7 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
 /// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
 /// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "helm": [{"name", "objects",
 /// "secrets", "forget"}], "actions": [{"kind", "namespace", "name", "action", "diff": [{"path", "before",
-/// "after"}], "take": [{"field", "from"}], "reason", "helm": {"release", "forget"}}]}`.
+/// "after"}], "take": [{"field", "from"}], "reason", "helm": {"release", "forget"}, "rollout"}]}`.
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
         "hash": plan.hash,
@@ -113,6 +113,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "take": a.take,
             "reason": a.reason,
             "helm": a.helm,
+            "rollout": a.rollout,
         })).collect::<Vec<_>>(),
     })
 }
@@ -149,6 +150,9 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
         println!("  {} {}", paint(code, mark.to_string()), a.key());
         if let Some(reason) = &a.reason {
             println!("      because {reason}");
+        }
+        if let Some(rollout) = &a.rollout {
+            println!("      rolls out: {rollout}");
         }
         for t in &a.take {
             println!("      takes {} from {}", t.field, t.from);

@@ -168,6 +168,7 @@ pub async fn releases(
                         release: name.clone(),
                         forget: true,
                     }),
+                    rollout: None,
                 });
             }
         }
@@ -315,6 +316,7 @@ mod tests {
                 release: "shop".into(),
                 forget: true,
             }),
+            rollout: None,
         };
         forget_in_diff(&mut a);
         assert_eq!(a.action, ActionKind::Update);

@@ -104,6 +104,10 @@ pub struct Action {
     /// removes the claim (`--forget-helm-release`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub helm: Option<super::helm::HelmClaim>,
+    /// For a workload whose pod template changes: that its pods are replaced, in words (and which labels
+    /// they gain, as when a takeover adds Piceli's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<String>,
 }
 
 impl ActionKind {
@@ -646,6 +650,7 @@ async fn plan_one(
         helm: live
             .as_ref()
             .and_then(|l| super::helm::claim(l, &opts.forget_helm)),
+        rollout: None,
     };
     let Some(live) = live else {
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at
@@ -730,6 +735,7 @@ async fn plan_one(
         (false, true) => ActionKind::Unchanged,
         (false, false) => ActionKind::Update,
     };
+    action.rollout = super::selectors::rollout(&kind, &action.diff);
     Ok(action)
 }
 
@@ -935,6 +941,7 @@ async fn prune(
             take: Vec::new(),
             reason: None,
             helm: None,
+            rollout: None,
         });
     }
     Ok(out)
