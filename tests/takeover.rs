@@ -12,6 +12,7 @@ mod fixture;
 use fixture::{Fixture, current_image, get, helm_yaml, plain_yaml, take_over};
 use piceli::runtime::engine::plan::ActionKind;
 use piceli::runtime::engine::session::Session;
+use serde_json::Value;
 
 /// What `piceli import yaml` writes for [`plain_yaml`] (kept current by
 /// `the_import_of_the_yaml_takes_the_app_over`): its `fn main` is not this test's.
@@ -350,4 +351,61 @@ async fn a_takeover_that_adds_piceli_labels_to_the_pods_says_it_rolls_them_out()
     assert_eq!(fixture::running(&fx.cluster).await.objects, before.objects);
     let again = session.plan(vec![], false).await.expect("re-plan");
     assert!(!again.has_changes(), "a no-op after: {:?}", again.actions);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_old_owners_are_released_even_when_a_controller_wrote_in_between() {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams};
+    use piceli::runtime::engine::owners::release_old_owners;
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        fx.cluster.client().expect("client"),
+        "shop",
+        &kube::api::ApiResource::erase::<piceli::k8s_openapi::api::core::v1::ConfigMap>(&()),
+    );
+    // The takeover's write: the same value, now shared by kubectl's manager and the app's.
+    let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings"}, "data": {"MODE": "prod"}});
+    let written = api
+        .patch(
+            "settings",
+            &PatchParams::apply("piceli").force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .expect("adopting write");
+    // Someone writes before the owners are released: the written version is stale.
+    fx.kubectl(
+        &[
+            "annotate",
+            "-n",
+            "shop",
+            "configmap",
+            "settings",
+            "seen=yes",
+        ],
+        None,
+    );
+    let released = release_old_owners(&api, "settings", written)
+        .await
+        .expect("released after the conflict");
+    let managers: Vec<Value> = released
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            m.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0["f:data"]["f:MODE"].is_object())
+        })
+        .map(|m| m.manager.unwrap_or_default().into())
+        .collect();
+    assert_eq!(managers, ["piceli"], "the app alone owns data.MODE");
+    assert_eq!(
+        released.metadata.annotations.unwrap_or_default()["seen"],
+        "yes"
+    );
 }

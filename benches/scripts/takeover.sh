@@ -26,6 +26,8 @@ running() {  # a fresh local cluster running the app from plain YAML, and no jou
   rm -rf "$work/.piceli"
   "$bin/piceli" sim start --dir "$work/.piceli/local" >/dev/null
   kubectl --kubeconfig "$kc" apply -f "$work/objects.yaml" >/dev/null
+  # An app that runs: its Deployments rolled out (the controllers no longer write them).
+  kubectl --kubeconfig "$kc" -n "$ns" wait --for=condition=Available deployment --all --timeout=300s >/dev/null
 }
 planned() {  # running, and a stored takeover plan whose hash is in $work/hash
   running
@@ -38,7 +40,7 @@ uids() {
     grep -E "/$ns[/ ]|/$ns\$" | sort
 }
 export -f running planned
-export bin work kc app
+export bin work kc app ns
 
 hyperfine -N -i -w 1 -r "$runs" --export-markdown "$work/plan.md" \
   --prepare "bash -c running" \
