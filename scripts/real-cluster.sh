@@ -212,10 +212,9 @@ start() {
 
   # What the pods serve: without a kubelet no container runs, so kwok's kubelet API forwards every pod
   # port (`kubectl port-forward`, and the checks and `access` forwards through the apiserver) to one
-  # static HTTP responder on loopback, which answers 200 with a small page on GET /.
-  mkdir -p "$dir/pods-www"
-  echo "piceli real-cluster: a kwok pod" >"$dir/pods-www/index.html"
-  launch "$dir" pods-http python3 -m http.server --bind 127.0.0.1 --directory "$dir/pods-www" "$pods_port"
+  # static HTTP responder on loopback (real-cluster/pods-responder.py: 200 and a short page; /status/NNN
+  # answers NNN, as the local cluster's responder does).
+  launch "$dir" pods-http python3 "$ROOT/scripts/real-cluster/pods-responder.py" "$pods_port"
   cat >"$dir/kwok.yaml" <<EOF
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: ClusterPortForward

@@ -33,7 +33,7 @@ REAL_SUITES=(
   "-p piceli --test guarantees"
   "-p piceli --test job_replace"
   "-p piceli --test workload_readiness --test externals --test abandon"
-  "-p piceli --test deploy_stages --test deploy_journal"
+  "-p piceli --test deploy_stages --test deploy_journal --test takeover --test deploy_rollback"
   "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret"
   "-p lamps --test serve --test in_cluster"
   "-p hello --test status_access --test approval --test conflicts --test engine --test guards --test deploy"

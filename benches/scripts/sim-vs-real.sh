@@ -20,6 +20,7 @@ if [ -z "${BIN_DIR:-}" ]; then
   (cd "$root" && cargo build --release -q -p render-1000 -p piceli-bin -p hello -p webhook-bench -p controller-bench)
 fi
 bin=${BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}
+bin=$(cd "$bin" && pwd) # absolute: the measured commands run in their own directories
 work=$(mktemp -d)
 export KUBECACHEDIR=$work/kubecache
 unset KUBECONFIG

@@ -11,19 +11,23 @@
 
 pub mod admission;
 pub(crate) mod apiserver;
-pub(crate) mod app;
 mod certmanager;
 pub mod cli;
-mod cli_route;
+pub(crate) mod cluster;
 pub(crate) mod controllers;
 pub mod error;
+pub mod hooks;
 pub(crate) mod kubelet;
+#[cfg(test)]
+mod layers;
 mod outbound;
 mod process;
 pub(crate) mod registry;
+pub(crate) mod routes;
 pub mod status;
 pub(crate) mod storage;
 pub mod time;
+pub(crate) mod util;
 
 pub use apiserver::kubeconfig;
 pub use apiserver::server::{RunningSim, Sim, SimConfig};
@@ -31,5 +35,4 @@ pub use controllers::{
     BEHAVIOR_ANNOTATION, ControllerConfig, ControllerStats, SCHEDULE_EVERY_ANNOTATION,
 };
 pub use error::SimError;
-pub use kubelet::hooks;
 pub use registry::ResourceType;

@@ -10,6 +10,7 @@ use base64::Engine;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::hooks::Hooks;
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 use crate::storage::{Event, Store};
@@ -115,10 +116,11 @@ impl Snapshot {
     }
 }
 
-/// The cache of one simulator.
-#[derive(Default)]
+/// The cache of one simulator, and the hooks its calls dial pods through.
 pub struct Webhooks {
     state: Mutex<Option<Cached>>,
+    /// Pod ports mapped to real local addresses (a webhook Service's pods).
+    pub(super) hooks: Arc<Hooks>,
 }
 
 struct Cached {
@@ -127,6 +129,14 @@ struct Cached {
 }
 
 impl Webhooks {
+    /// An empty cache; calls to Services dial the pods `hooks` maps.
+    pub fn new(hooks: Arc<Hooks>) -> Webhooks {
+        Webhooks {
+            state: Mutex::new(None),
+            hooks,
+        }
+    }
+
     /// The current configurations. Must not be called inside a store transaction.
     pub fn current(&self, store: &Store) -> Result<Arc<Snapshot>, ApiError> {
         let mut state = self

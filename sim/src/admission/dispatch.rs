@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::AdmissionRequest;
 use super::config::{Snapshot, Webhook};
+use super::log::{self as request_log, WebhookCall};
+use super::target::Reach;
 use super::{client, matching, review, target};
-use crate::apiserver::filters::request_log::{self, WebhookCall};
-use crate::registry::backend::Backend;
 use crate::status::ApiError;
 use crate::storage::Store;
 
@@ -39,7 +39,7 @@ fn applies(
 
 /// Runs the mutating webhooks; `object` is `None` for DELETE (patches are then ignored).
 pub fn mutate(
-    backend: &Backend,
+    reach: &Reach<'_>,
     snapshot: &Snapshot,
     req: &AdmissionRequest<'_>,
     mut object: Option<&mut Value>,
@@ -55,10 +55,10 @@ pub fn mutate(
             if round == 1 && !reinvoke.contains(&i) {
                 continue;
             }
-            if !applies(&backend.store, hook, req, object.as_deref()) {
+            if !applies(reach.store, hook, req, object.as_deref()) {
                 continue;
             }
-            let patch = call(backend, hook, req, object.as_deref(), true, warnings)?;
+            let patch = call(reach, hook, req, object.as_deref(), true, warnings)?;
             let changed = match (patch, object.as_deref_mut()) {
                 (Some(p), Some(obj)) => review::apply_patch(obj, &p).map_err(|e| {
                     ApiError::internal(format!(
@@ -83,7 +83,7 @@ pub fn mutate(
 
 /// Runs the validating webhooks; `object` is `None` for DELETE.
 pub fn validate(
-    backend: &Backend,
+    reach: &Reach<'_>,
     snapshot: &Snapshot,
     req: &AdmissionRequest<'_>,
     object: Option<&Value>,
@@ -92,10 +92,10 @@ pub fn validate(
     let hooks: Vec<&Webhook> = snapshot
         .validating
         .iter()
-        .filter(|h| applies(&backend.store, h, req, object))
+        .filter(|h| applies(reach.store, h, req, object))
         .collect();
     if let [hook] = hooks.as_slice() {
-        return call(backend, hook, req, object, false, warnings).map(|_| ());
+        return call(reach, hook, req, object, false, warnings).map(|_| ());
     }
     let results: Vec<(Result<(), ApiError>, Vec<String>)> = std::thread::scope(|s| {
         let running: Vec<_> = hooks
@@ -103,7 +103,7 @@ pub fn validate(
             .map(|hook| {
                 s.spawn(move || {
                     let mut w = Vec::new();
-                    let r = call(backend, hook, req, object, false, &mut w).map(|_| ());
+                    let r = call(reach, hook, req, object, false, &mut w).map(|_| ());
                     (r, w)
                 })
             })
@@ -131,7 +131,7 @@ pub fn validate(
 /// it admitted unchanged (or failed with `failurePolicy: Ignore`). The call is a line of the request
 /// log when the log is on.
 fn call(
-    backend: &Backend,
+    reach: &Reach<'_>,
     hook: &Webhook,
     req: &AdmissionRequest<'_>,
     object: Option<&Value>,
@@ -146,7 +146,7 @@ fn call(
     }
     let started = Instant::now();
     let mut status = None;
-    let answer = exchange(backend, hook, req, object, mutating, &mut status);
+    let answer = exchange(reach, hook, req, object, mutating, &mut status);
     if request_log::enabled() {
         request_log::webhook_call(&WebhookCall {
             webhook: &hook.name,
@@ -187,7 +187,7 @@ fn call(
 /// real server words it after `failed calling webhook "NAME": `); `status` gets the HTTP status of
 /// the response, if one came.
 fn exchange(
-    backend: &Backend,
+    reach: &Reach<'_>,
     hook: &Webhook,
     req: &AdmissionRequest<'_>,
     object: Option<&Value>,
@@ -202,7 +202,7 @@ fn exchange(
         .pool
         .as_ref()
         .map_err(|e| format!("failed to call webhook: {e}"))?;
-    let to = target::resolve(backend, &hook.client, hook.timeout.as_secs())
+    let to = target::resolve(reach, &hook.client, hook.timeout.as_secs())
         .map_err(|e| format!("failed to call webhook: {e}"))?;
     let body = serde_json::to_vec(&review::request(req, object))
         .map_err(|e| format!("failed to call webhook: encoding AdmissionReview: {e}"))?;

@@ -1,8 +1,8 @@
 //! Where a webhook call goes. `clientConfig.url` (https only) is dialled as is; for
 //! `clientConfig.service` the Service's port is found, its pods are those its selector matches (their
 //! named ports resolved), and the first pod whose target port is mapped to a real address
-//! ([`crate::kubelet::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
-//! unless the Service port is routed to a local process ([`crate::apiserver::routes`]), which is dialled then.
+//! ([`crate::hooks::Hooks::resolve_port`]) is dialled, with TLS verified for `NAME.NAMESPACE.svc` —
+//! unless the Service port is routed to a local process ([`crate::routes`]), which is dialled then.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -10,7 +10,17 @@ use serde_json::Value;
 
 use super::client::Target;
 use super::config::ClientConfig;
-use crate::registry::backend::Backend;
+use crate::hooks::Hooks;
+use crate::storage::Store;
+
+/// What a webhook call reaches a Service's pods through: the store (the Service, its pods, the
+/// routes) and the pod ports mapped to real local addresses.
+pub(crate) struct Reach<'a> {
+    /// The object store.
+    pub store: &'a Store,
+    /// The sim-only hooks (port mappings).
+    pub hooks: &'a Hooks,
+}
 
 /// Appends the real server's `?timeout=` query parameter to a path.
 fn with_timeout(path: &str, seconds: u64) -> String {
@@ -20,7 +30,7 @@ fn with_timeout(path: &str, seconds: u64) -> String {
 
 /// Resolves a webhook's client configuration to a dialable target.
 pub fn resolve(
-    backend: &Backend,
+    reach: &Reach<'_>,
     client: &ClientConfig,
     timeout_secs: u64,
 ) -> Result<Target, String> {
@@ -32,7 +42,7 @@ pub fn resolve(
             name,
             path,
             port,
-        } => from_service(backend, namespace, name, path, *port, timeout_secs),
+        } => from_service(reach, namespace, name, path, *port, timeout_secs),
     }
 }
 
@@ -85,7 +95,7 @@ fn split_host_port(authority: &str) -> Result<(String, u16), String> {
 }
 
 fn from_service(
-    backend: &Backend,
+    reach: &Reach<'_>,
     ns: &str,
     name: &str,
     path: &str,
@@ -97,7 +107,7 @@ fn from_service(
     let url = format!("https://{host}:{port}{path}");
     // The apiserver resolves the Service when its client dials, so these read as the POST's failure.
     let post = |why: String| format!("Post {url:?}: {why}");
-    let svc = backend
+    let svc = reach
         .store
         .get("/services", ns, name)
         .map_err(|e| post(e.to_string()))?
@@ -114,7 +124,7 @@ fn from_service(
                 "no service port {port} found for service \"{name}\""
             ))
         })?;
-    if let Some(addr) = crate::apiserver::routes::lookup(&backend.store, ns, name, port) {
+    if let Some(addr) = crate::routes::lookup(reach.store, ns, name, port) {
         return Ok(Target {
             addr,
             server_name: host.clone(),
@@ -125,8 +135,7 @@ fn from_service(
     }
     let target_port = svc_port.get("targetPort").cloned().unwrap_or(port.into());
     let no_endpoints = || post(format!("no endpoints available for service \"{name}\""));
-    let addr =
-        selected_pod_address(backend, ns, &svc, &target_port).map_err(|e| post(e.message))?;
+    let addr = selected_pod_address(reach, ns, &svc, &target_port).map_err(|e| post(e.message))?;
     let addr = addr.ok_or_else(no_endpoints)?;
     Ok(Target {
         addr,
@@ -140,7 +149,7 @@ fn from_service(
 /// The mapped address of the first live pod a Service's selector matches, at its `target_port`
 /// (a number or a container port name); `None` when no selected pod's port is mapped.
 pub(crate) fn selected_pod_address(
-    backend: &Backend,
+    reach: &Reach<'_>,
     ns: &str,
     svc: &Value,
     target_port: &Value,
@@ -152,7 +161,7 @@ pub(crate) fn selected_pod_address(
     else {
         return Ok(None);
     };
-    let (pods, _) = backend.store.list("/pods", Some(ns), None)?;
+    let (pods, _) = reach.store.list("/pods", Some(ns), None)?;
     Ok(pods.iter().find_map(|p| {
         let pod = &p.object;
         let labels = pod.pointer("/metadata/labels");
@@ -163,7 +172,7 @@ pub(crate) fn selected_pod_address(
             return None;
         }
         let number = pod_port(pod, target_port)?;
-        backend.hooks.resolve_port(pod, number)
+        reach.hooks.resolve_port(pod, number)
     }))
 }
 

@@ -8,7 +8,7 @@ use http::header::AUTHORIZATION;
 
 use super::attributes::Attributes;
 use super::{rbac, tokens};
-use crate::app::App;
+use crate::apiserver::app::App;
 use crate::status::ApiError;
 
 /// The admin user of the kubeconfig a simulator writes.

@@ -3,6 +3,7 @@
 //! bootstrap policy, and the self reviews that expose it to clients.
 
 pub(crate) mod accept;
+pub(crate) mod app;
 pub mod discovery;
 mod discovery_data;
 pub(crate) mod filters;
@@ -18,10 +19,11 @@ pub mod proto;
 pub(crate) mod proxy;
 pub(crate) mod query;
 pub mod router;
-pub mod routes;
 pub(crate) mod scratch_dir;
 pub(crate) mod server;
+pub mod stream;
 pub mod tls;
+pub(crate) mod yaml_body;
 
 pub(crate) mod attributes;
 pub(crate) mod identity;

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::app::App;
+use crate::apiserver::app::App;
 use crate::registry::object::{Candidate, Mode, WriteCtx, write};
 use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;

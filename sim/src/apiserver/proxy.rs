@@ -1,7 +1,7 @@
 //! The `proxy` subresource of pods and services (`kubectl proxy`, `kubectl get --raw
 //! …/pods/NAME:PORT/proxy/PATH`): the request is forwarded over HTTP/1.1 to the pod port's mapped
-//! address ([`crate::kubelet::hooks::Hooks::map_port`]) or, for a Service, to its route
-//! ([`crate::apiserver::routes`]) or a selected pod's mapped target port, as kube-apiserver's proxy handler
+//! address ([`crate::hooks::Hooks::map_port`]) or, for a Service, to its route
+//! ([`crate::routes`]) or a selected pod's mapped target port, as kube-apiserver's proxy handler
 //! forwards it to the pod IP. The `Authorization` header is not passed on. Only `http` is proxied
 //! (an `https:` prefix is a 503 here).
 
@@ -14,9 +14,9 @@ use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Resp, SimBody, error};
 use crate::apiserver::router::Target;
-use crate::app::App;
 use crate::status::ApiError;
 
 fn unavailable(message: String) -> ApiError {
@@ -35,11 +35,7 @@ fn parse_name(text: &str) -> (&str, &str, &str) {
 }
 
 /// Where a pod's `port` (a number, a named container port, or the first container port) is served.
-fn pod_address(
-    hooks: &crate::kubelet::hooks::Hooks,
-    pod: &Value,
-    port: &str,
-) -> Option<SocketAddr> {
+fn pod_address(hooks: &crate::hooks::Hooks, pod: &Value, port: &str) -> Option<SocketAddr> {
     let number = if port.is_empty() {
         pod.pointer("/spec/containers/0/ports/0/containerPort")
             .and_then(Value::as_u64)
@@ -58,7 +54,7 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
             .store
             .get("/pods", ns, name)?
             .ok_or_else(|| ApiError::not_found("", "pods", name))?;
-        return pod_address(&app.backend.hooks, &pod, port).ok_or_else(|| {
+        return pod_address(&app.hooks, &pod, port).ok_or_else(|| {
             unavailable(format!(
                 "error trying to reach service: pod {ns}/{name} port {port} is not mapped to this machine (RunningSim::map_port)"
             ))
@@ -95,15 +91,23 @@ fn resolve(app: &App, t: &Target, name: &str, port: &str) -> Result<SocketAddr, 
         .and_then(Value::as_u64)
         .and_then(|n| u16::try_from(n).ok())
         .unwrap_or(0);
-    if let Some(addr) = crate::apiserver::routes::lookup(&app.backend.store, ns, name, number) {
+    if let Some(addr) = crate::routes::lookup(&app.backend.store, ns, name, number) {
         return Ok(addr);
     }
     let target = chosen
         .get("targetPort")
         .cloned()
         .unwrap_or(Value::from(number));
-    crate::admission::selected_pod_address(&app.backend, ns, &svc, &target)?
-        .ok_or_else(|| unavailable(format!("no endpoints available for service \"{name}\"")))
+    crate::admission::selected_pod_address(
+        &crate::admission::Reach {
+            store: &app.backend.store,
+            hooks: &app.hooks,
+        },
+        ns,
+        &svc,
+        &target,
+    )?
+    .ok_or_else(|| unavailable(format!("no endpoints available for service \"{name}\"")))
 }
 
 /// The path after `…/NAME/proxy` (at least `/`), with the query string.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::attributes::Attributes;
 use super::identity::UserInfo;
 use crate::admission::matching::selector_matches;
-use crate::app::App;
+use crate::apiserver::app::App;
 use crate::status::ApiError;
 
 /// Allows the request, or answers the apiserver's 403.

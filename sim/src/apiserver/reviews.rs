@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::attributes::Attributes;
 use super::identity::UserInfo;
 use super::rbac;
-use crate::app::App;
+use crate::apiserver::app::App;
 use crate::status::ApiError;
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {

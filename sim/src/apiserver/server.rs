@@ -14,10 +14,10 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
 use tower::{Service, ServiceExt};
 
+use crate::apiserver::app::App;
 use crate::apiserver::head_errors::StatusOnHeadErrors;
 use crate::apiserver::http::Resp;
 use crate::apiserver::{kubeconfig, tls};
-use crate::app::App;
 use crate::error::SimError;
 use piceli_net::conn_timeouts::{Answering, IDLE_TIMEOUT, Limits, Phases, Watched};
 
@@ -110,7 +110,7 @@ impl Sim {
         }
         if config.cert_manager {
             app.cert_manager = true;
-            crate::certmanager::install(&app).map_err(|e| SimError::Runtime(e.message))?;
+            crate::certmanager::install(&app.backend).map_err(|e| SimError::Runtime(e.message))?;
         }
         let app = Arc::new(app);
 
@@ -398,7 +398,6 @@ impl RunningSim {
         to: SocketAddr,
     ) -> Result<(), SimError> {
         self.app
-            .backend
             .hooks
             .map_port(namespace, selector, port, to)
             .map_err(|e| SimError::Runtime(e.message))
@@ -414,19 +413,19 @@ impl RunningSim {
         port: u16,
         to: SocketAddr,
     ) -> Result<(), SimError> {
-        crate::apiserver::routes::set(&self.app, namespace, service, port, Some(to))
+        crate::routes::set(&self.app.cluster(), namespace, service, port, Some(to))
             .map_err(|e| SimError::Runtime(e.message))
     }
 
     /// Removes the route of `namespace/service:port`.
     pub fn unroute(&self, namespace: &str, service: &str, port: u16) -> Result<(), SimError> {
-        crate::apiserver::routes::set(&self.app, namespace, service, port, None)
+        crate::routes::set(&self.app.cluster(), namespace, service, port, None)
             .map_err(|e| SimError::Runtime(e.message))
     }
 
     /// Removes every mapping of `port` in `namespace`.
     pub fn unmap_port(&self, namespace: &str, port: u16) {
-        self.app.backend.hooks.unmap_port(namespace, port);
+        self.app.hooks.unmap_port(namespace, port);
     }
 
     /// Registers what every command run (`kubectl exec`, kube's `exec`) in the containers of the
@@ -435,10 +434,7 @@ impl RunningSim {
     /// (`echo`, `cat`, `env`, `sh -c "exit N"`, ...) behave as in a real container.
     pub fn on_exec<F>(&self, namespace: &str, selector: &str, handler: F) -> Result<(), SimError>
     where
-        F: Fn(&crate::kubelet::hooks::ExecRequest) -> crate::kubelet::hooks::ExecOutput
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(&crate::hooks::ExecRequest) -> crate::hooks::ExecOutput + Send + Sync + 'static,
     {
         self.on_exec_command(namespace, selector, &[], handler)
     }
@@ -453,13 +449,9 @@ impl RunningSim {
         handler: F,
     ) -> Result<(), SimError>
     where
-        F: Fn(&crate::kubelet::hooks::ExecRequest) -> crate::kubelet::hooks::ExecOutput
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(&crate::hooks::ExecRequest) -> crate::hooks::ExecOutput + Send + Sync + 'static,
     {
         self.app
-            .backend
             .hooks
             .on_exec(namespace, selector, prefix, Arc::new(handler))
             .map_err(|e| SimError::Runtime(e.message))
@@ -483,9 +475,9 @@ impl RunningSim {
             .get("/pods", namespace, pod)
             .map_err(SimError::from)?
             .ok_or_else(|| runtime(crate::status::ApiError::not_found("", "pods", pod)))?;
-        let container =
-            crate::kubelet::stream::exec::pick_container(&obj, pod, container).map_err(runtime)?;
-        let instance = crate::kubelet::stream::log_lines::container_status(&obj, &container)
+        let container = crate::apiserver::stream::exec::pick_container(&obj, pod, container)
+            .map_err(runtime)?;
+        let instance = crate::apiserver::stream::log_lines::container_status(&obj, &container)
             .and_then(|s| s.get("restartCount"))
             .and_then(serde_json::Value::as_i64)
             .unwrap_or(0);
@@ -493,11 +485,7 @@ impl RunningSim {
             .pointer("/metadata/uid")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
-        self.app
-            .backend
-            .hooks
-            .logs
-            .append(uid, &container, instance, line);
+        self.app.hooks.logs.append(uid, &container, instance, line);
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use ring::hmac;
 use serde_json::{Value, json};
 
 use super::identity::UserInfo;
-use crate::app::App;
+use crate::apiserver::app::App;
 use crate::status::{ApiError, Cause};
 use crate::time::{format_rfc3339, now_secs};
 

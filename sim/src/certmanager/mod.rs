@@ -8,8 +8,8 @@
 //! NS/CERTIFICATE` or `cert-manager.io/inject-ca-from-secret: NS/SECRET`.
 //!
 //! Its turns run in the controller loop and see the cluster through the controllers' narrow handle
-//! ([`crate::controllers::cluster::Cluster`]); only [`install`], which the server calls at start to
-//! create the CRDs (with strict field validation, as an install would), takes the server state.
+//! ([`crate::cluster::Cluster`]); only [`install`], which the server calls at start to
+//! create the CRDs (with strict field validation, as an install would), takes the registry backend.
 
 mod crds;
 mod issue;
@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::app::App;
-use crate::controllers::cluster::Cluster;
-use crate::controllers::util::{self, s};
+use crate::cluster::Cluster;
 use crate::registry::ResourceType;
+use crate::registry::backend::Backend;
 use crate::registry::object::{Candidate, Mode, WriteCtx, write};
 use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;
+use crate::util::{self, s};
 
 pub use issue::go_duration;
 
@@ -46,9 +46,9 @@ pub(crate) const WATCHES: &[&str] = &[
 ];
 
 /// Creates the cert-manager.io/v1 CRDs that are missing.
-pub fn install(app: &App) -> Result<(), ApiError> {
+pub fn install(backend: &Backend) -> Result<(), ApiError> {
     let Some(crd_rt) =
-        app.backend
+        backend
             .registry
             .lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
     else {
@@ -56,16 +56,11 @@ pub fn install(app: &App) -> Result<(), ApiError> {
     };
     for crd in crds::all() {
         let name = s(&crd, "/metadata/name").to_string();
-        if app
-            .backend
-            .store
-            .get(&crd_rt.store_key(), "", &name)?
-            .is_some()
-        {
+        if backend.store.get(&crd_rt.store_key(), "", &name)?.is_some() {
             continue;
         }
         let ctx = WriteCtx {
-            backend: &app.backend,
+            backend,
             rt: &crd_rt,
             ns: "",
             subresource: "",

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::status::ApiError;
 
 /// The Service's cluster IP (the first of 10.96.0.0/12, as kubeadm clusters have it).

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::cluster::Cluster;
-use super::util::s;
 use crate::admission::matching::selector_matches;
+use crate::cluster::Cluster;
+use crate::util::s;
 
 /// The store keys whose changes this controller acts on.
 pub(super) const WATCHES: &[&str] = &["rbac.authorization.k8s.io/clusterroles"];

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
-use super::util::{self, s};
 use super::{MANAGER, State};
+use crate::cluster::Cluster;
 use crate::registry::ResourceType;
+use crate::util::{self, s};
 use piceli_core::cron::Schedule;
 
 /// The CronJob annotation that replaces the schedule with a fixed interval (tests).

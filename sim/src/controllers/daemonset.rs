@@ -4,11 +4,11 @@
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
-use super::deployment::template_hash;
 use super::replicaset::{available, pods_by_owner, ready};
-use super::util::{self, s};
+use super::template::template_hash;
 use super::{MANAGER, State};
+use crate::cluster::Cluster;
+use crate::util::{self, s};
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 
@@ -124,7 +124,7 @@ pub fn reconcile(cluster: &Cluster, _st: &mut State) {
 
 fn pod_for(set: &Value, node: &str, hash: &str) -> Value {
     let name = s(set, "/metadata/name");
-    let tmpl = util::pod_template(set);
+    let tmpl = super::template::pod_template(set);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let suffix = &crate::registry::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));

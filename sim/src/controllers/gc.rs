@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::cluster::Cluster;
-use super::util::{self, s};
+use crate::cluster::Cluster;
 use crate::registry::ResourceType;
+use crate::util::{self, s};
 
 /// How soon a turn follows while foreground deletions are in progress.
 const FOREGROUND_STEP: Duration = Duration::from_millis(20);

@@ -5,10 +5,10 @@
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
 use super::replicaset::ready;
-use super::util::{self, s};
 use super::{MANAGER, State};
+use crate::cluster::Cluster;
+use crate::util::{self, s};
 
 /// The store keys whose changes call for a turn of this controller (the kinds it lists).
 pub(super) const WATCHES: &[&str] = &["batch/jobs", "/pods"];
@@ -189,7 +189,7 @@ fn suspension(status: &mut Value, suspended: bool, now: &str) {
 
 fn pod_for(job: &Value) -> Value {
     let name = s(job, "/metadata/name");
-    let tmpl = util::pod_template(job);
+    let tmpl = super::template::pod_template(job);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let suffix = &crate::registry::object::new_uid()[..5];
     meta["name"] = json!(format!("{name}-{suffix}"));

@@ -3,16 +3,16 @@
 //! (`table.rs`), as the store's event hub reports changes — and those whose timers are due (pod
 //! readiness, crash-loop restarts, progress deadlines). A ConfigMap write runs no workload
 //! controller; a periodic wake-up with nothing changed and no timer due is skipped; and the
-//! controllers read their objects from lists shared per kind (`informer.rs`), so an idle cluster
+//! controllers read their objects from lists shared per kind (`cluster/informer.rs`), so an idle cluster
 //! costs nothing.
 //!
 //! The controllers and the kubelet see the cluster only through a narrow handle
-//! ([`cluster::Cluster`]), as kube-controller-manager's controllers see only a client and
+//! ([`crate::cluster::Cluster`]), as kube-controller-manager's controllers see only a client and
 //! informers: the served types, the shared lists, reads of one object, and writes through the API's
 //! own write pipeline (`object::write`, `delete::delete`) with the field managers the real
 //! components use (`kube-controller-manager`, `kube-scheduler`, `kubelet`), so watches,
-//! resourceVersions and managedFields stay right. Only this loop holds the whole server state
-//! ([`App`]): it keeps the leadership row in the store, catches the informer cache up with the
+//! resourceVersions and managedFields stay right. Only this loop sees more of the server it runs in
+//! ([`Host`], which the API server's state implements): it keeps the leadership row in the store, catches the informer cache up with the
 //! store's events, counts turns, and decides from the server's switches which controllers run
 //! (`table.rs`); each turn it hands the controllers a handle made from it.
 //!
@@ -22,42 +22,36 @@
 //! longer exists on this machine (Linux `/proc`), and otherwise expires after
 //! [`ControllerConfig::lease_duration`]. In-memory simulators always lead.
 
-pub(crate) mod cluster;
 pub(crate) mod cluster_defaults;
 mod clusterrole_aggregation;
 mod cronjob;
 mod daemonset;
 mod deployment;
 mod gc;
-pub(crate) mod informer;
 mod job;
 mod namespace;
-pub(crate) mod namespace_deletion;
 mod node;
 mod replicaset;
 mod service;
 mod statefulset;
 pub(crate) mod table;
-pub(crate) mod util;
+mod template;
 mod volume;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::app::App;
-use cluster::Cluster;
+use crate::cluster::Cluster;
+use crate::cluster::informer::Informers;
+use crate::storage::Store;
 
 pub use crate::kubelet::pod::BEHAVIOR_ANNOTATION;
 pub use cronjob::SCHEDULE_EVERY_ANNOTATION;
-pub(crate) use node::NODE_IP;
 
 /// The field manager of the Deployment, ReplicaSet and garbage-collection controllers.
 pub const MANAGER: &str = "kube-controller-manager";
-
-/// The simulated node every pod is scheduled to.
-pub const NODE_NAME: &str = "piceli-sim-node";
 
 /// Timing and switches of the simulated controllers (part of [`crate::SimConfig`]).
 #[derive(Debug, Clone)]
@@ -93,22 +87,13 @@ impl Default for ControllerConfig {
 /// What the controllers remember between turns (timers only; everything else is in the store).
 #[derive(Default)]
 pub(crate) struct State {
-    /// When each pod (by uid) was first seen scheduled.
-    pub scheduled_at: HashMap<String, Instant>,
-    /// When each crash-looping pod last restarted.
-    pub last_restart: HashMap<String, Instant>,
-    /// Running pods (by uid) whose status was in line with their behaviour, at the resourceVersion
-    /// and port-mapping changes it was checked at.
-    pub settled: HashMap<String, (String, u64)>,
+    /// What the kubelet remembers (its pods' timers, probes and image pulls).
+    pub kubelet: crate::kubelet::Memory,
     /// The earliest time something timed is due, as the running controller asks for it
     /// ([`State::wake_at`]); the loop keeps each controller's in `wakes`.
     pub wake: Option<Instant>,
     /// When each controller (by its index in [`table::CONTROLLERS`]) asked for its next turn.
     pub wakes: [Option<Instant>; table::COUNT],
-    /// HTTP readiness probes of pods whose probed port is mapped.
-    pub probes: crate::kubelet::probe::Probes,
-    /// Image pulls from loopback registries (pods of images pinned there).
-    pub pulls: crate::kubelet::image_pull::ImagePulls,
     /// Objects in foreground deletion (store key, namespace, name) the garbage collector works on.
     pub foreground: HashSet<(String, String, String)>,
     /// Whether every kind was scanned for foreground deletions (at start, and after missed events).
@@ -149,35 +134,52 @@ pub(crate) struct Turns {
     of: [AtomicU64; table::COUNT],
 }
 
-impl App {
-    /// The controllers' counters so far.
-    pub(crate) fn controller_stats(&self) -> ControllerStats {
+impl Turns {
+    /// The counters so far, with the lists the informers read from the store.
+    pub(crate) fn stats(&self, informers: &Informers) -> ControllerStats {
         ControllerStats {
-            turns: self.turns.run.load(Ordering::Relaxed),
-            skipped: self.turns.skipped.load(Ordering::Relaxed),
-            list_reads: self.informers.reads(),
+            turns: self.run.load(Ordering::Relaxed),
+            skipped: self.skipped.load(Ordering::Relaxed),
+            list_reads: informers.reads(),
         }
     }
 
     /// How many turns each controller ran, by name.
-    pub(crate) fn controller_runs(&self) -> std::collections::BTreeMap<&'static str, u64> {
+    pub(crate) fn runs(&self) -> std::collections::BTreeMap<&'static str, u64> {
         table::CONTROLLERS
             .iter()
-            .zip(&self.turns.of)
+            .zip(&self.of)
             .map(|(c, n)| (c.name, n.load(Ordering::Relaxed)))
             .collect()
     }
 }
 
+/// What the loop needs of the server it runs in (the API server's state implements it): the
+/// narrow handle it gives the controllers, and for itself the store (the leadership row and the
+/// change events), the informer cache it keeps current, its turn counters and the server's
+/// switches.
+pub(crate) trait Host: Send + Sync + 'static {
+    /// The handle the controllers see the cluster through.
+    fn cluster(&self) -> Cluster<'_>;
+    /// The store: the leadership row, the change events.
+    fn store(&self) -> &Store;
+    /// The shared informer cache.
+    fn informers(&self) -> &Informers;
+    /// The turn counters.
+    fn turns(&self) -> &Turns;
+    /// Whether the built-in cert-manager runs (`--cert-manager`).
+    fn cert_manager(&self) -> bool;
+}
+
 /// The controllers of one process; dropping it does not stop them (the runtime does).
 pub struct Controllers {
     holder: String,
-    app: Arc<App>,
+    app: Arc<dyn Host>,
 }
 
 impl Controllers {
     /// Starts the controller loop on the current Tokio runtime.
-    pub fn start(app: Arc<App>, config: ControllerConfig) -> Controllers {
+    pub(crate) fn start(app: Arc<dyn Host>, config: ControllerConfig) -> Controllers {
         let holder = format!(
             "{}-{}",
             std::process::id(),
@@ -195,15 +197,15 @@ impl Controllers {
 
     /// Gives up leadership (called on shutdown).
     pub fn release(&self) {
-        if self.app.backend.store.file_backed() {
-            self.app.backend.store.release_lead(&self.holder);
+        if self.app.store().file_backed() {
+            self.app.store().release_lead(&self.holder);
         }
     }
 }
 
 /// Frees leadership held by a process of this machine that no longer exists (killed without
 /// releasing it), so the others need not wait for the row to expire. Holders are `<pid>-<random>`.
-fn take_over_from_dead(store: &crate::storage::Store) {
+fn take_over_from_dead(store: &Store) {
     let Some(holder) = store.lead_holder() else {
         return;
     };
@@ -235,7 +237,7 @@ fn note_foreground(state: &Mutex<State>, e: &crate::storage::Event) -> bool {
 type Due = [bool; table::COUNT];
 
 /// Marks the controllers `e` calls for; whether it called for any.
-fn mark(app: &App, due: &mut Due, e: &crate::storage::Event) -> bool {
+fn mark(app: &dyn Host, due: &mut Due, e: &crate::storage::Event) -> bool {
     let mut any = false;
     for (c, d) in table::CONTROLLERS.iter().zip(due.iter_mut()) {
         if (c.enabled)(app) && c.watches(e) {
@@ -259,13 +261,13 @@ fn unsync(state: &Mutex<State>) {
 /// and the kubelet when the port mappings changed — every one when not `synced`. Returns whether
 /// any ran and when the next timer is due.
 fn turn(
-    app: &App,
+    app: &dyn Host,
     config: &ControllerConfig,
     st: &mut State,
     due: &Due,
 ) -> (bool, Option<Instant>) {
     let now = Instant::now();
-    let ports = app.backend.hooks.port_changes();
+    let ports = app.cluster().hooks().port_changes();
     let all = !st.synced;
     let mut ran = false;
     for (i, c) in table::CONTROLLERS.iter().enumerate() {
@@ -275,9 +277,9 @@ fn turn(
             continue;
         }
         st.wake = None;
-        c.run_turn(&Cluster::new(app), config, st);
+        c.run_turn(&app.cluster(), config, st);
         st.wakes[i] = st.wake;
-        app.turns.of[i].fetch_add(1, Ordering::Relaxed);
+        app.turns().of[i].fetch_add(1, Ordering::Relaxed);
         ran = true;
     }
     st.ports_seen = Some(ports);
@@ -289,8 +291,8 @@ fn turn(
 /// Events between two catch-ups of the informer cache (what it lets the hub hold for it).
 const INFORMER_CATCH_UP_EVERY: u32 = 256;
 
-async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
-    let mut rx = app.backend.store.hub().subscribe();
+async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
+    let mut rx = app.store().hub().subscribe();
     let mut since_catch_up = 0u32;
     let state = Arc::new(Mutex::new(State::default()));
     let mut node_ready = false;
@@ -299,12 +301,11 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
         let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
         let called = std::mem::replace(&mut due, [false; table::COUNT]);
         let turn = tokio::task::spawn_blocking(move || {
-            if a.backend.store.file_backed() {
-                take_over_from_dead(&a.backend.store);
+            if a.store().file_backed() {
+                take_over_from_dead(a.store());
             }
-            let leading = !a.backend.store.file_backed()
-                || a.backend
-                    .store
+            let leading = !a.store().file_backed()
+                || a.store()
                     .try_lead(
                         &h,
                         crate::time::now_millis(),
@@ -319,13 +320,17 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 return (false, None);
             }
             if !node_ready {
-                let cluster = Cluster::new(&a);
+                let cluster = a.cluster();
                 node_ready =
                     node::ensure(&cluster).is_ok() && volume::ensure_class(&cluster).is_ok();
                 st.synced = false;
             }
-            let (ran, wake) = turn(&a, &c, &mut st, &called);
-            let counter = if ran { &a.turns.run } else { &a.turns.skipped };
+            let (ran, wake) = turn(&*a, &c, &mut st, &called);
+            let counter = if ran {
+                &a.turns().run
+            } else {
+                &a.turns().skipped
+            };
             counter.fetch_add(1, Ordering::Relaxed);
             (node_ready, wake)
         })
@@ -348,10 +353,10 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                         since_catch_up += 1;
                         if since_catch_up >= INFORMER_CATCH_UP_EVERY {
                             since_catch_up = 0;
-                            app.informers.catch_up(&app.backend.store);
+                            app.informers().catch_up(app.store());
                         }
                         note_foreground(&state, &e);
-                        if mark(&app, &mut due, &e) {
+                        if mark(&*app, &mut due, &e) {
                             break;
                         }
                     }
@@ -369,7 +374,7 @@ async fn run(app: Arc<App>, config: ControllerConfig, holder: String) {
                 Ok(e) => {
                     since_catch_up += 1;
                     note_foreground(&state, &e);
-                    mark(&app, &mut due, &e);
+                    mark(&*app, &mut due, &e);
                 }
                 Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => unsync(&state),
                 Err(_) => break,

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
-use super::util;
+use crate::cluster::Cluster;
+use crate::util;
 
 /// The ConfigMap the root CA publisher keeps in every namespace.
 pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";

@@ -3,12 +3,9 @@
 
 use serde_json::json;
 
-use super::NODE_NAME;
-use super::cluster::Cluster;
+use crate::cluster::Cluster;
+use crate::kubelet::{NODE_IP, NODE_NAME};
 use crate::status::ApiError;
-
-/// The node's internal IP.
-pub const NODE_IP: &str = "10.0.0.10";
 
 /// Creates the node (if missing) and makes sure its status says Ready.
 pub fn ensure(cluster: &Cluster) -> Result<(), ApiError> {

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
-use super::util::{self, s};
 use super::{MANAGER, State};
+use crate::cluster::Cluster;
+use crate::util::{self, s};
 
 /// Whether a pod counts towards its ReplicaSet (not terminating, not finished).
 pub fn active(pod: &Value) -> bool {
@@ -142,7 +142,7 @@ pub fn reconcile(cluster: &Cluster, st: &mut State) {
 
 /// A new pod for `rs`, from its template.
 fn pod_for(rs: &Value, ns: &str, name: &str) -> Value {
-    let tmpl = util::pod_template(rs);
+    let tmpl = super::template::pod_template(rs);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     let prefix = format!("{name}-");
     meta["name"] = json!(format!(

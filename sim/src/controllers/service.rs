@@ -5,9 +5,9 @@
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
-use super::cluster::Cluster;
-use super::util::{self, s};
+use crate::cluster::Cluster;
 use crate::registry::selectors::LabelSelector;
+use crate::util::{self, s};
 
 const SLICE_MANAGER: &str = "endpointslice-controller.k8s.io";
 

@@ -5,12 +5,12 @@
 
 use serde_json::{Value, json};
 
-use super::cluster::Cluster;
-use super::deployment::template_hash;
 use super::replicaset::{available, pods_by_owner, ready};
-use super::util::{self, s};
+use super::template::template_hash;
 use super::{MANAGER, State};
+use crate::cluster::Cluster;
 use crate::registry::ResourceType;
+use crate::util::{self, s};
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 
@@ -216,7 +216,7 @@ fn ensure_claims(cluster: &Cluster, k: &Kinds, set: &Value, i: i64) {
 fn pod_for(set: &Value, i: i64, rev: &str) -> Value {
     let name = s(set, "/metadata/name");
     let pod_name = format!("{name}-{i}");
-    let tmpl = util::pod_template(set);
+    let tmpl = super::template::pod_template(set);
     let mut meta = tmpl.get("metadata").cloned().unwrap_or(json!({}));
     meta["name"] = json!(pod_name);
     meta["namespace"] = json!(s(set, "/metadata/namespace"));

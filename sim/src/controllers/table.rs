@@ -6,21 +6,20 @@
 //! controller also runs when a timer it set is due, and every controller runs at start, after missed
 //! events and on taking the lead.
 
-use super::cluster::Cluster;
-use super::{ControllerConfig, State};
+use super::{ControllerConfig, Host, State};
 use super::{
     clusterrole_aggregation, cronjob, daemonset, deployment, gc, job, namespace, replicaset,
     service, statefulset, volume,
 };
-use crate::app::App;
-use crate::kubelet::{pod, pod_termination};
+use crate::cluster::Cluster;
+use crate::kubelet::{self, pod, pod_termination};
 use crate::storage::{Event, EventType};
 
 /// What a controller watches.
 pub(crate) enum Watches {
     /// Changes of objects stored under these keys (`GROUP/PLURAL`, `/PLURAL` for the core group).
     Kinds(&'static [&'static str]),
-    /// Changes of these keys and of the port mappings (`hooks.rs`).
+    /// Changes of these keys and of the port mappings (`src/hooks/`).
     KindsAndPorts(&'static [&'static str]),
     /// The changes this filter picks.
     Events(fn(&Event) -> bool),
@@ -33,8 +32,8 @@ pub(crate) struct Controller {
     /// What calls for a turn of it.
     pub watches: Watches,
     /// Whether it runs in this simulator at all (the built-in cert-manager is optional): the loop's
-    /// decision from the server's switches, so it sees the [`App`].
-    pub enabled: fn(&App) -> bool,
+    /// decision from the server's switches, so it sees the [`Host`].
+    pub enabled: fn(&dyn Host) -> bool,
     /// One turn of it, seeing the cluster through the narrow handle; timers it needs go through
     /// [`State::wake_at`].
     pub run: fn(&Cluster, &ControllerConfig, &mut State),
@@ -55,40 +54,36 @@ impl Controller {
     }
 }
 
-thread_local! {
-    /// The controller running on this thread (debug builds check its lists against its watches).
-    static RUNNING: std::cell::Cell<Option<&'static Controller>> = const { std::cell::Cell::new(None) };
-}
-
 impl Controller {
-    /// Runs one turn of it on this thread.
+    /// Runs one turn of it on this thread, telling the handle what it declared it lists (debug
+    /// builds check its lists against it: [`crate::cluster::declared`]).
     pub fn run_turn(&'static self, cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
-        RUNNING.with(|r| r.set(Some(self)));
+        let keys = match &self.watches {
+            Watches::Kinds(keys) | Watches::KindsAndPorts(keys) => Some(*keys),
+            Watches::Events(_) => None,
+        };
+        crate::cluster::declared::running(Some((self.name, keys)));
         (self.run)(cluster, config, st);
-        RUNNING.with(|r| r.set(None));
+        crate::cluster::declared::running(None);
     }
 }
 
-/// In debug builds, fails when the running controller lists a kind whose changes do not call for
-/// it (a declaration out of step with the code would leave it blind to those changes).
-pub(crate) fn debug_check_declared(rk: &str) {
-    if cfg!(debug_assertions) {
-        RUNNING.with(|r| {
-            if let Some(c) = r.get()
-                && let Watches::Kinds(keys) | Watches::KindsAndPorts(keys) = &c.watches
-            {
-                debug_assert!(
-                    keys.contains(&rk),
-                    "controller {} lists {rk} but does not declare it among what it watches",
-                    c.name
-                );
-            }
-        });
-    }
-}
-
-fn always(_: &App) -> bool {
+fn always(_: &dyn Host) -> bool {
     true
+}
+
+/// One turn of the kubelet, with its timing from the controllers' configuration; the timers it
+/// sets become the loop's.
+fn kubelet_turn(cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
+    let timing = kubelet::Timing {
+        pod_ready_delay: config.pod_ready_delay,
+        pod_run_duration: config.pod_run_duration,
+        crash_restart_interval: config.crash_restart_interval,
+    };
+    pod::reconcile(cluster, &timing, &mut st.kubelet);
+    if let Some(at) = st.kubelet.wake.take() {
+        st.wake_at(at);
+    }
 }
 
 /// How many controllers there are.
@@ -107,7 +102,7 @@ pub(crate) static CONTROLLERS: [Controller; COUNT] = [
         name: "kubelet",
         watches: Watches::KindsAndPorts(pod::WATCHES),
         enabled: always,
-        run: pod::reconcile,
+        run: kubelet_turn,
     },
     Controller {
         name: "replicaset",
@@ -178,7 +173,7 @@ pub(crate) static CONTROLLERS: [Controller; COUNT] = [
     Controller {
         name: "cert-manager",
         watches: Watches::Kinds(crate::certmanager::WATCHES),
-        enabled: |a| a.cert_manager,
+        enabled: |a| a.cert_manager(),
         run: |a, _, st| crate::certmanager::reconcile(a, &mut |at| st.wake_at(at)),
     },
 ];

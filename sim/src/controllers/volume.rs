@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use super::MANAGER;
-use super::cluster::Cluster;
-use super::util::{self, s};
+use crate::cluster::Cluster;
 use crate::status::ApiError;
+use crate::util::{self, s};
 
 /// The provisioner name of the default class.
 pub const PROVISIONER: &str = "piceli.dev/sim-local";

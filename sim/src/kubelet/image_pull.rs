@@ -103,7 +103,7 @@ impl ImagePulls {
 
 /// Writes the failed pull into the pod's status (when its reason changed) with the kubelet's events.
 pub fn report(
-    cluster: &crate::controllers::cluster::Cluster,
+    cluster: &crate::cluster::Cluster,
     pods: &crate::registry::ResourceType,
     pod: &Value,
     failure: &PullFailure,
@@ -120,8 +120,8 @@ pub fn report(
     };
     let status = failed_status(pod, failure, &started);
     let (ns, name) = (
-        crate::controllers::util::s(pod, "/metadata/namespace"),
-        crate::controllers::util::s(pod, "/metadata/name"),
+        crate::util::s(pod, "/metadata/namespace"),
+        crate::util::s(pod, "/metadata/name"),
     );
     let wrote = cluster.update(pods, ns, name, "status", "kubelet", |p| {
         p["status"] = status;
@@ -194,8 +194,8 @@ pub fn failed_status(pod: &Value, failure: &PullFailure, started: &str) -> Value
             cond("ContainersReady", false),
             cond("PodScheduled", true),
         ],
-        "hostIP": crate::controllers::NODE_IP,
-        "hostIPs": [{"ip": crate::controllers::NODE_IP}],
+        "hostIP": super::NODE_IP,
+        "hostIPs": [{"ip": super::NODE_IP}],
         "startTime": started,
         "qosClass": "BestEffort",
         "containerStatuses": statuses,

@@ -15,9 +15,9 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::controllers::cluster::Cluster;
-use crate::controllers::util::{self, s};
-use crate::controllers::{ControllerConfig, NODE_NAME, State};
+use super::{Memory, NODE_IP, NODE_NAME, Timing};
+use crate::cluster::Cluster;
+use crate::util::{self, s};
 
 /// The pod (template) annotation that selects a simulated failure.
 pub const BEHAVIOR_ANNOTATION: &str = "sim.piceli.dev/behavior";
@@ -141,8 +141,8 @@ fn status(pod: &Value, b: Behavior, restarts: i64, started: &str, probed: Option
             condition("ContainersReady", ready, started, not_ready),
             condition("PodScheduled", true, started, None),
         ],
-        "hostIP": crate::controllers::NODE_IP,
-        "hostIPs": [{"ip": crate::controllers::NODE_IP}],
+        "hostIP": NODE_IP,
+        "hostIPs": [{"ip": NODE_IP}],
         "podIP": ip,
         "podIPs": [{"ip": ip}],
         "startTime": started,
@@ -163,7 +163,7 @@ fn fnv(text: &str) -> u32 {
 pub(crate) const WATCHES: &[&str] = &["/pods"];
 
 /// One turn over every pod.
-pub fn reconcile(cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
+pub fn reconcile(cluster: &Cluster, config: &Timing, st: &mut Memory) {
     let Ok(pods) = cluster.rt("", "v1", "pods") else {
         return;
     };
@@ -229,7 +229,7 @@ pub fn reconcile(cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
             let host_network =
                 pod.pointer("/spec/hostNetwork").and_then(Value::as_bool) == Some(true);
             let ip = if host_network {
-                crate::controllers::NODE_IP.to_string()
+                NODE_IP.to_string()
             } else {
                 free_ip(&uid, &used_ips)
             };
@@ -353,7 +353,7 @@ pub fn reconcile(cluster: &Cluster, config: &ControllerConfig, st: &mut State) {
 }
 
 /// How often pods with mapped http readiness probes are probed.
-fn probe_period(config: &ControllerConfig) -> std::time::Duration {
+fn probe_period(config: &Timing) -> std::time::Duration {
     config
         .pod_ready_delay
         .max(crate::kubelet::probe::MIN_PERIOD)

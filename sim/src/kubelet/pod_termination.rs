@@ -2,9 +2,9 @@
 //! its containers stopped at once (nothing runs here) and is deleted with grace period 0, as a
 //! kubelet does when the containers have exited. Finalizers still hold it afterwards.
 
-use crate::controllers::cluster::Cluster;
-use crate::controllers::util::s;
+use crate::cluster::Cluster;
 use crate::registry::delete::DeleteOptions;
+use crate::util::s;
 
 /// The store keys whose changes call for a turn of this controller (the kinds it lists).
 pub(crate) const WATCHES: &[&str] = &["/pods"];
@@ -15,7 +15,7 @@ pub fn reconcile(cluster: &Cluster) {
         return;
     };
     for pod in cluster.list(&pods).iter() {
-        if !crate::kubelet::pod_deletion::awaiting_kubelet(pod) {
+        if !crate::registry::kinds::pod::deletion::awaiting_kubelet(pod) {
             continue;
         }
         let opts = DeleteOptions {

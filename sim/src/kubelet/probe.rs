@@ -1,6 +1,6 @@
 //! HTTP readiness probes of simulated pods: a container whose `readinessProbe.httpGet` port
 //! (a number, or a name resolved from the container's `ports`) is mapped to a real address
-//! ([`crate::kubelet::hooks::Hooks::resolve_port`]) gets a real `GET` there; 200–399 means ready, anything
+//! ([`crate::hooks::Hooks::resolve_port`]) gets a real `GET` there; 200–399 means ready, anything
 //! else (or no answer within 1 s) not ready. Probes with
 //! scheme HTTPS, and probes of unmapped ports, are not sent: those pods keep the plain timing.
 //!
@@ -19,7 +19,7 @@ use http_body_util::Empty;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
-use crate::controllers::cluster::Cluster;
+use crate::cluster::Cluster;
 
 /// How long a probe may take (the kubelet's default `timeoutSeconds`; longer ones are cut to it).
 const TIMEOUT: Duration = Duration::from_secs(1);
@@ -37,7 +37,7 @@ pub struct Target {
 }
 
 /// The mapped http readiness probes of a pod, one per probed container (in container order).
-pub fn targets(hooks: &crate::kubelet::hooks::Hooks, pod: &Value) -> Vec<Target> {
+pub fn targets(hooks: &crate::hooks::Hooks, pod: &Value) -> Vec<Target> {
     let containers = pod
         .pointer("/spec/containers")
         .and_then(Value::as_array)

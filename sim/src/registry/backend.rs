@@ -1,10 +1,11 @@
-//! The storage backend the write and delete pipeline and admission see: the store, the served
-//! types, the admission plugins and webhook configurations, and the port hooks webhook calls dial
-//! through — not the apiserver's or the controllers' state.
+//! The storage backend the write and delete pipeline sees: the store, the served types, the
+//! admission plugins and the admission webhooks — not the apiserver's, the controllers' or the
+//! kubelet's state.
 
 use std::sync::{Arc, RwLock};
 
 use crate::registry::Registry;
+use crate::registry::admission::{Admission, WebhookAdmission};
 use crate::registry::crd::crd_types;
 use crate::status::ApiError;
 use crate::storage::Store;
@@ -19,22 +20,20 @@ pub struct Backend {
     /// The served resource types (built-in and from CRDs).
     pub registry: Registry,
     /// Admission plugins, called in registration order on every create and update.
-    pub admission: RwLock<Vec<Arc<dyn crate::admission::Admission>>>,
-    /// The stored admission webhook configurations, cached.
-    pub webhooks: crate::admission::Webhooks,
-    /// Sim-only hooks: pod ports mapped to real local addresses.
-    pub hooks: crate::kubelet::hooks::Hooks,
+    pub admission: RwLock<Vec<Arc<dyn Admission>>>,
+    /// The stored admission webhook configurations, cached and called.
+    pub webhooks: Box<dyn WebhookAdmission>,
 }
 
 impl Backend {
-    /// A backend over `store`, serving the built-in types only until [`Backend::reload_crds`].
-    pub fn new(store: Store) -> Backend {
+    /// A backend over `store` calling these webhooks, serving the built-in types only until
+    /// [`Backend::reload_crds`].
+    pub fn new(store: Store, webhooks: Box<dyn WebhookAdmission>) -> Backend {
         Backend {
             store,
             registry: Registry::default(),
             admission: RwLock::new(Vec::new()),
-            webhooks: crate::admission::Webhooks::default(),
-            hooks: crate::kubelet::hooks::Hooks::default(),
+            webhooks,
         }
     }
 

@@ -1,5 +1,5 @@
-//! Defaulting helpers shared by the kinds' strategies (pod templates, containers, Job specs), and
-//! [`apply`], which runs a kind's defaults through its strategy.
+//! Defaulting helpers shared by the kinds' strategies (pod templates, containers, Job specs);
+//! `per_kind.rs` runs a kind's defaults.
 
 use serde_json::{Map, Value, json};
 
@@ -15,25 +15,6 @@ pub(crate) fn set_default(m: &mut Map<String, Value>, key: &str, value: Value) {
 
 pub(crate) fn child<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Value {
     m.entry(key.to_string()).or_insert_with(|| json!({}))
-}
-
-/// Applies the defaults for `kind` (in `api_version`) to `object`, through the kind's
-/// [`Strategy`](crate::registry::strategy::Strategy). `cluster_ip` is used when a Service needs one
-/// allocated.
-pub fn apply(
-    api_version: &str,
-    kind: &str,
-    object: &mut Value,
-    cluster_ip: &mut dyn FnMut() -> String,
-) {
-    let strategy = crate::registry::strategy::for_kind(
-        crate::registry::strategy::group_of(api_version),
-        kind,
-        false,
-    );
-    if let Some(root) = obj(object) {
-        strategy.default(root, cluster_ip);
-    }
 }
 
 /// What the Job strategy adds when a Job is created without `manualSelector`: a selector on the Job's
@@ -156,49 +137,5 @@ fn container(c: &mut Map<String, Value>) {
             set_default(p, "successThreshold", json!(1));
             set_default(p, "failureThreshold", json!(3));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deployment_defaults_match_the_real_server() {
-        let mut d = json!({"spec": {"selector": {}, "template": {"spec": {"containers": [
-            {"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80}]},
-            {"name": "side", "image": "busybox"}]}}}});
-        apply("apps/v1", "Deployment", &mut d, &mut || "10.96.0.10".into());
-        assert_eq!(
-            d["spec"]["strategy"],
-            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
-        );
-        assert_eq!(d["spec"]["revisionHistoryLimit"], 10);
-        assert_eq!(d["spec"]["progressDeadlineSeconds"], 600);
-        let c = &d["spec"]["template"]["spec"]["containers"];
-        assert_eq!(c[0]["imagePullPolicy"], "IfNotPresent");
-        assert_eq!(c[1]["imagePullPolicy"], "Always");
-        assert_eq!(c[0]["ports"][0]["protocol"], "TCP");
-        assert_eq!(d["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
-    }
-
-    #[test]
-    fn secret_string_data_becomes_data() {
-        let mut s = json!({"stringData": {"p": "hunter2"}, "data": {"q": "eA=="}});
-        apply("v1", "Secret", &mut s, &mut || String::new());
-        assert_eq!(
-            s,
-            json!({"data": {"q": "eA==", "p": "aHVudGVyMg=="}, "type": "Opaque"})
-        );
-    }
-
-    #[test]
-    fn services_get_an_ip_and_policies() {
-        let mut s = json!({"spec": {"ports": [{"port": 80}]}});
-        apply("v1", "Service", &mut s, &mut || "10.96.0.10".into());
-        assert_eq!(s["spec"]["clusterIP"], "10.96.0.10");
-        assert_eq!(s["spec"]["clusterIPs"], json!(["10.96.0.10"]));
-        assert_eq!(s["spec"]["ports"][0]["targetPort"], 80);
-        assert_eq!(s["spec"]["sessionAffinity"], "None");
     }
 }

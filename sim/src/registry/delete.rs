@@ -39,65 +39,6 @@ pub struct DeleteOptions {
 /// The finalizer of an object whose dependents are being deleted before it.
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 
-impl DeleteOptions {
-    /// From the request body (a DeleteOptions object, possibly empty) and query parameters.
-    pub fn parse(
-        body: &[u8],
-        query: &crate::apiserver::http::Query,
-    ) -> Result<DeleteOptions, ApiError> {
-        let v: Value = if body.iter().all(u8::is_ascii_whitespace) {
-            json!({})
-        } else {
-            serde_json::from_slice(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
-        };
-        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(String::from);
-        let policy =
-            s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
-        let orphan_flag = v
-            .get("orphanDependents")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let body_dry: Vec<&str> = v
-            .get("dryRun")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(|x| x.as_str().unwrap_or("")).collect())
-            .unwrap_or_default();
-        let dry = crate::apiserver::query::dry_run_values(&body_dry, "DeleteOptions")?
-            || query.dry_run("DeleteOptions")?;
-        if let Some(p) = &policy
-            && !matches!(p.as_str(), "Orphan" | "Background" | "Foreground")
-        {
-            // `ValidateDeleteOptions`: 422 naming the options.
-            return Err(ApiError::invalid(
-                "meta.k8s.io",
-                "DeleteOptions",
-                "",
-                vec![crate::status::Cause {
-                    reason: "FieldValueNotSupported".into(),
-                    message: format!(
-                        "Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
-                    ),
-                    field: "propagationPolicy".into(),
-                }],
-            ));
-        }
-        let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
-            Some(g) => Some(g),
-            None => query.int64("gracePeriodSeconds")?,
-        };
-        Ok(DeleteOptions {
-            grace_period,
-            foreground: policy.as_deref() == Some("Foreground"),
-            uid: s("/preconditions/uid"),
-            resource_version: s("/preconditions/resourceVersion"),
-            orphan: policy.as_deref() == Some("Orphan") || orphan_flag,
-            policy_absent: policy.is_none() && v.get("orphanDependents").is_none(),
-            dry_run: dry,
-        })
-    }
-}
-
 fn uid_of(obj: &Value) -> &str {
     obj.pointer("/metadata/uid")
         .and_then(Value::as_str)
@@ -177,7 +118,7 @@ fn admit(
     let Some(old) = backend.store.get(&rt.store_key(), ns, name)? else {
         return Ok(());
     };
-    let req = crate::admission::AdmissionRequest {
+    let req = crate::registry::admission::AdmissionRequest {
         operation: "DELETE",
         resource: rt,
         namespace: ns,
@@ -190,8 +131,8 @@ fn admit(
         propagation: Some(if opts.orphan { "Orphan" } else { "Background" }),
     };
     let mut warnings = Vec::new();
-    crate::admission::mutate_webhooks(backend, &webhooks, &req, None, &mut warnings)?;
-    crate::admission::validate_webhooks(backend, &webhooks, &req, None, &mut warnings)
+    webhooks.mutate(&backend.store, &req, None, &mut warnings)?;
+    webhooks.validate(&backend.store, &req, None, &mut warnings)
 }
 
 /// Deletes (or marks for deletion, when finalizers remain) inside a transaction: the kind's own
@@ -216,7 +157,7 @@ pub fn remove_object(
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
     if has_finalizers {
-        return crate::controllers::namespace_deletion::mark_deleting(w, rk, ns, name, obj);
+        return crate::registry::kinds::namespace::lifecycle::mark_deleting(w, rk, ns, name, obj);
     }
     let rv = w.next_rv()?;
     obj["metadata"]["resourceVersion"] = json!(rv.to_string());
@@ -269,9 +210,9 @@ fn collect_dependents(
                         obj["metadata"]["ownerReferences"] = json!(kept);
                     }
                     w.put(&key, ns, &item.name, rv, obj, EventType::Modified)?;
-                } else if crate::controllers::namespace_deletion::has_finalizers(&obj) {
+                } else if crate::registry::kinds::namespace::lifecycle::has_finalizers(&obj) {
                     // Held by finalizers: marked, it stays until they are removed.
-                    crate::controllers::namespace_deletion::mark_deleting(
+                    crate::registry::kinds::namespace::lifecycle::mark_deleting(
                         w,
                         &key,
                         ns,

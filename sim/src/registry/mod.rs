@@ -1,5 +1,6 @@
 //! The resource types the simulator serves: the built-in kinds and those defined by CRDs.
 
+pub mod admission;
 pub mod backend;
 pub mod convert;
 pub mod crd;
@@ -8,8 +9,9 @@ pub mod defaults;
 pub mod delete;
 pub mod field_labels;
 pub mod fields;
-mod kinds;
+pub(crate) mod kinds;
 pub mod object;
+pub mod per_kind;
 pub mod rules;
 pub mod schema;
 pub(crate) mod secret_rules;

@@ -1,6 +1,6 @@
 //! Semantic validation helpers shared by the kinds' strategies (after defaulting), producing 422
 //! Invalid causes worded like the real API server's: metadata, workload selectors and templates,
-//! containers, Service ports, ConfigMap keys; [`check`] and [`check_update`] run a kind's rules.
+//! containers, Service ports, ConfigMap keys (`per_kind.rs` runs a kind's rules).
 
 use serde_json::Value;
 
@@ -199,7 +199,7 @@ fn is_qualified_name(k: &str) -> bool {
         && prefix.is_none_or(crate::registry::validate::is_dns_subdomain)
 }
 
-fn metadata(obj: &Value, out: &mut Vec<Cause>) {
+pub(crate) fn metadata(obj: &Value, out: &mut Vec<Cause>) {
     for (k, v) in obj
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
@@ -282,117 +282,5 @@ pub(crate) fn immutable_data(old: &Value, new: &Value, out: &mut Vec<Cause>) {
     }
     if new.get("immutable") != Some(&Value::Bool(true)) {
         out.push(forbidden("immutable"));
-    }
-}
-
-/// Causes for an update the real server rejects because it changes immutable fields.
-pub fn check_update(api_version: &str, kind: &str, old: &Value, new: &Value) -> Vec<Cause> {
-    let mut out = Vec::new();
-    let group = crate::registry::strategy::group_of(api_version);
-    crate::registry::strategy::for_kind(group, kind, false).validate_update(old, new, &mut out);
-    out
-}
-
-/// Causes for an object of `api_version`/`kind` that the real server would reject as Invalid: the
-/// metadata rules every kind shares, then the kind's strategy.
-pub fn check(api_version: &str, kind: &str, obj: &Value) -> Vec<Cause> {
-    let mut out = Vec::new();
-    metadata(obj, &mut out);
-    let group = crate::registry::strategy::group_of(api_version);
-    crate::registry::strategy::for_kind(group, kind, false).validate(obj, &mut out);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn workloads_need_matching_selectors_and_images() {
-        let d = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}, "template": {"metadata": {"labels": {"app": "b"}},
-            "spec": {"containers": [{"name": "c"}]}}}});
-        let causes = check("apps/v1", "Deployment", &d);
-        let fields: Vec<&str> = causes.iter().map(|c| c.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            vec![
-                "spec.template.metadata.labels",
-                "spec.template.spec.containers[0].image"
-            ]
-        );
-        assert!(
-            causes[0]
-                .message
-                .contains("`selector` does not match template `labels`")
-        );
-    }
-
-    #[test]
-    fn labels_and_immutable_fields() {
-        let huge = json!({"metadata": {"annotations": {"a": "x".repeat(300 * 1024)}}});
-        assert_eq!(
-            check("v1", "ConfigMap", &huge)[0].message,
-            "Too long: must have at most 262144 bytes"
-        );
-        let bad = json!({"metadata": {"labels": {"ok": "fine", "bad": "not ok!", "-x": "y"}}});
-        let fields: Vec<String> = check("v1", "ConfigMap", &bad)
-            .into_iter()
-            .map(|c| c.message)
-            .collect();
-        assert_eq!(fields.len(), 2, "{fields:?}");
-        assert!(
-            check(
-                "v1",
-                "ConfigMap",
-                &json!({"metadata": {"labels": {"app.kubernetes.io/name": "x", "e": ""}}})
-            )
-            .is_empty()
-        );
-        let old = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}}});
-        let new = json!({"spec": {"selector": {"matchLabels": {"app": "b"}}}});
-        let causes = check_update("apps/v1", "Deployment", &old, &new);
-        assert_eq!(causes[0].field, "spec.selector");
-        assert!(causes[0].message.ends_with("field is immutable"));
-        let sts_old = json!({"spec": {"serviceName": "a", "replicas": 1}});
-        assert!(
-            check_update(
-                "apps/v1",
-                "StatefulSet",
-                &sts_old,
-                &json!({"spec": {"serviceName": "a", "replicas": 3}})
-            )
-            .is_empty()
-        );
-        assert_eq!(
-            check_update(
-                "apps/v1",
-                "StatefulSet",
-                &sts_old,
-                &json!({"spec": {"serviceName": "b", "replicas": 1}})
-            )[0]
-            .field,
-            "spec"
-        );
-    }
-
-    #[test]
-    fn services_and_configmaps() {
-        assert_eq!(
-            check("v1", "Service", &json!({"spec": {}}))[0].field,
-            "spec.ports"
-        );
-        assert!(
-            check(
-                "v1",
-                "Service",
-                &json!({"spec": {"type": "ExternalName", "externalName": "x"}})
-            )
-            .is_empty()
-        );
-        assert_eq!(
-            check("v1", "ConfigMap", &json!({"data": {"bad key": "x"}}))[0].field,
-            "data[bad key]"
-        );
     }
 }

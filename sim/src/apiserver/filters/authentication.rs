@@ -11,9 +11,9 @@ use hyper::body::Incoming;
 use tower::{Layer, Service};
 
 use super::{Answer, refuse};
+use crate::apiserver::app::App;
 use crate::apiserver::http::Resp;
 use crate::apiserver::{UserInfo, identity};
-use crate::app::App;
 
 /// Wraps a service in [`Authentication`].
 #[derive(Clone)]

@@ -14,10 +14,10 @@ use tower::{Layer, Service};
 
 use super::request_info::RequestInfo;
 use super::{Answer, refuse};
+use crate::apiserver::app::App;
 use crate::apiserver::attributes::Attributes;
 use crate::apiserver::http::{Resp, error};
 use crate::apiserver::{UserInfo, identity, rbac};
-use crate::app::App;
 use crate::status::ApiError;
 
 /// The RBAC policy that authorized a request; absent when RBAC did not apply (turned off, or the

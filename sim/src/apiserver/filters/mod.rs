@@ -16,9 +16,9 @@ use http::Request;
 use hyper::body::Incoming;
 use tower::{Service, ServiceBuilder};
 
+use crate::apiserver::app::App;
 use crate::apiserver::handlers;
 use crate::apiserver::http::{Resp, error};
-use crate::app::App;
 use crate::status::ApiError;
 
 /// What a filter's call returns: its own answer at once (the error it found), or the future of the

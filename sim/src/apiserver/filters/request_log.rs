@@ -1,13 +1,14 @@
 //! The request log filter, as kube-apiserver's httplog writes one line per request: a `tracing` event with
 //! target `piceli_sim::request` (verb, URI, status, latency to the response head, user agent), and one
-//! per admission webhook call the requests make (webhook, URL, HTTP status, outcome, latency).
+//! per admission webhook call the requests make (webhook, URL, HTTP status, outcome, latency;
+//! written by `admission/log.rs`, which owns the target both share).
 //! Nothing is collected unless a subscriber wants the target; `piceli sim serve` installs one on
 //! stderr when `PICELI_SIM_LOG=requests` (the background server of `sim start` writes it to
 //! DIR/sim.log).
 
 use std::convert::Infallible;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::future::{BoxFuture, Either};
 use http::{Request, header};
@@ -16,16 +17,10 @@ use tower::{Layer, Service};
 
 use crate::apiserver::http::Resp;
 
-/// The target of request events.
-pub(crate) const TARGET: &str = "piceli_sim::request";
+pub(crate) use crate::admission::log::{TARGET, enabled};
 
 /// The environment variable that turns the log on for `serve` (`requests`).
 pub(crate) const ENV: &str = "PICELI_SIM_LOG";
-
-/// Whether a subscriber asks for request events.
-pub(crate) fn enabled() -> bool {
-    tracing::enabled!(target: TARGET, tracing::Level::INFO)
-}
 
 /// Wraps a service in [`RequestLog`].
 #[derive(Clone, Copy)]
@@ -88,46 +83,6 @@ where
             Ok(resp)
         }))
     }
-}
-
-/// One admission webhook call of a request.
-pub(crate) struct WebhookCall<'a> {
-    /// The webhook's name (`webhooks[].name`).
-    pub webhook: &'a str,
-    /// A mutating webhook (else validating).
-    pub mutating: bool,
-    /// `CREATE`, `UPDATE` or `DELETE`.
-    pub operation: &'a str,
-    /// The plural of the admitted resource.
-    pub resource: &'a str,
-    /// Where the call went, as configured.
-    pub url: &'a str,
-    /// The HTTP status of the webhook's response, if one came.
-    pub status: Option<u16>,
-    /// `allowed`, `patched`, `denied`, `failed`, or `ignored` (failed under `failurePolicy: Ignore`).
-    pub outcome: &'a str,
-    /// Why the call failed.
-    pub error: Option<&'a str>,
-    /// From sending the AdmissionReview to having the verdict.
-    pub latency: Duration,
-}
-
-/// Logs one webhook call (the caller checks [`enabled`] first); `status` and `error` are left out when
-/// there is none.
-pub(crate) fn webhook_call(call: &WebhookCall<'_>) {
-    tracing::info!(
-        target: TARGET,
-        webhook = %call.webhook,
-        kind = %if call.mutating { "mutating" } else { "validating" },
-        operation = %call.operation,
-        resource = %call.resource,
-        url = %call.url,
-        status = call.status,
-        outcome = %call.outcome,
-        error = call.error,
-        latency_us = call.latency.as_micros() as u64,
-        "admission webhook"
-    );
 }
 
 /// Prints request events on stderr when `PICELI_SIM_LOG=requests` (any other value: nothing), for

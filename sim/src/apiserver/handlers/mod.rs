@@ -1,6 +1,7 @@
 //! The handler at the end of the chain (`filters`): the streaming and proxy hand-offs, body reading,
 //! and dispatch to the discovery, OpenAPI and resource handlers of a request the filters let through.
 
+mod delete_options;
 pub(crate) mod limits;
 pub use limits::MAX_HEAD;
 mod pod_subresources;
@@ -17,13 +18,13 @@ use bytes::Bytes;
 use http::{Method, Request, header};
 use serde_json::json;
 
+use crate::apiserver::app::App;
 use crate::apiserver::filters::authorization::AuthorizedBy;
 use crate::apiserver::filters::request_info::RequestInfo;
 use crate::apiserver::http::{Req, Resp, error, json as json_resp, raw};
 use crate::apiserver::router::{Route, Target};
 use crate::apiserver::{UserInfo, reviews, tokens};
 use crate::apiserver::{discovery, openapi};
-use crate::app::App;
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 
@@ -51,10 +52,10 @@ async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp 
         route: target,
     } = info;
     if let Route::Resource(t) = &target
-        && crate::kubelet::stream::is_stream(t)
+        && crate::apiserver::stream::is_stream(t)
     {
         let t = t.clone();
-        return crate::kubelet::stream::handle(app, req, t).await;
+        return crate::apiserver::stream::handle(app, req, t).await;
     }
     if let Route::Resource(t) = &target
         && crate::apiserver::proxy::is_proxy(t)
@@ -260,12 +261,18 @@ async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
     if req.method == Method::GET && r.name.is_none() && watching {
         return watch::watch(app, req, r).await;
     }
+    let yaml = crate::apiserver::yaml_body::wanted(req.header(header::ACCEPT));
     let app2 = app.clone();
     let result = tokio::task::spawn_blocking(move || dispatch(&app2, &req, &r)).await;
-    match result {
+    let resp = match result {
         Ok(Ok(resp)) => resp,
         Ok(Err(e)) => error(&e),
         Err(e) => error(&ApiError::internal(e)),
+    };
+    if yaml {
+        crate::apiserver::yaml_body::respond_in_yaml(resp)
+    } else {
+        resp
     }
 }
 

@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::Resolved;
 use super::write::{ctx, decode_body};
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Req, Resp, json as json_resp};
-use crate::app::App;
-use crate::registry::delete::{self, DeleteOptions};
+use crate::registry::delete;
 use crate::registry::object::{self, Candidate, Mode};
 use crate::status::ApiError;
 
@@ -95,7 +95,7 @@ pub fn evict(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
         .get("deleteOptions")
         .map(|o| bytes::Bytes::from(o.to_string()))
         .unwrap_or_default();
-    let opts = DeleteOptions::parse(&options, &req.query)?;
+    let opts = super::delete_options::parse(&options, &req.query)?;
     delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     Ok(created())
 }

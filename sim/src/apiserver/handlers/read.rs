@@ -4,8 +4,8 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use super::Resolved;
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Req, Resp, json as json_resp};
-use crate::app::App;
 use crate::registry::ResourceType;
 use crate::registry::selectors::{FieldSelector, LabelSelector};
 use crate::registry::table;

@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 
 use super::Resolved;
 use super::write::decode_body;
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Req, Resp, json as json_resp};
-use crate::app::App;
 use crate::registry::object::{self, Candidate, Mode, WriteCtx};
 use crate::registry::validate::FieldValidation;
 use crate::status::ApiError;

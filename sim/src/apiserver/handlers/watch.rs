@@ -12,8 +12,8 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::Resolved;
 use super::read::{Filter, at_version};
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Req, Resp, SimBody, error};
-use crate::app::App;
 use crate::registry::table;
 use crate::status::ApiError;
 

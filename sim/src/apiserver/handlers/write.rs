@@ -4,10 +4,10 @@ use serde_json::{Value, json};
 
 use super::Resolved;
 use super::read::{at_version, list_objects};
+use crate::apiserver::app::App;
 use crate::apiserver::attributes::Attributes;
 use crate::apiserver::http::{Req, Resp, json as json_resp, with_warnings};
-use crate::app::App;
-use crate::registry::delete::{self, DeleteOptions};
+use crate::registry::delete;
 use crate::registry::object::{self, Candidate, Mode, Outcome, WriteCtx};
 use crate::registry::schema::Node;
 use crate::registry::smp;
@@ -257,6 +257,9 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
         "application/merge-patch+json" => object::write(&c, name, Mode::Update, |old| {
             let mut doc = old.cloned().unwrap_or(Value::Null);
             json_patch::merge(&mut doc, &body);
+            if let Some(e) = object::patch_decode_error(&r.rt, &doc) {
+                return Err(e);
+            }
             Ok(Candidate::Replace(doc))
         })?,
         "application/json-patch+json" => {
@@ -274,6 +277,9 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 // kube-apiserver answers an operation that does not apply with the generic 422 of
                 // `NewGenericServerResponse`, whatever the operation's own error.
                 json_patch_as_apiserver(&mut doc, &ops).map_err(|_| ApiError::generic_invalid())?;
+                if let Some(e) = object::patch_decode_error(&r.rt, &doc) {
+                    return Err(e);
+                }
                 Ok(Candidate::Replace(doc))
             })?
         }
@@ -295,7 +301,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 
 /// DELETE an object.
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
-    let opts = DeleteOptions::parse(&req.body, &req.query)?;
+    let opts = super::delete_options::parse(&req.body, &req.query)?;
     let obj = delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
     let pending = !opts.dry_run
@@ -337,7 +343,7 @@ pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
 
 /// DELETE a collection (with selectors).
 pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    let opts = DeleteOptions::parse(&req.body, &req.query)?;
+    let opts = super::delete_options::parse(&req.body, &req.query)?;
     let (items, meta) = list_objects(app, req, r)?;
     let mut deleted = Vec::new();
     for item in items {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bytes::Bytes;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 
+use crate::apiserver::app::App;
 use crate::apiserver::http::{Req, Resp, SimBody, raw};
-use crate::app::App;
 use crate::registry::Registry;
 
 const JSON: &str = "application/json";

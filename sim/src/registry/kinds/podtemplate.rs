@@ -42,7 +42,7 @@ mod tests {
     fn templates_get_pod_defaults_and_null_creation_time() {
         let mut t =
             json!({"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}});
-        crate::registry::defaults::apply("v1", "PodTemplate", &mut t, &mut String::new);
+        crate::registry::per_kind::apply_defaults("v1", "PodTemplate", &mut t, &mut String::new);
         assert_eq!(
             t["template"]["metadata"],
             json!({"creationTimestamp": null})

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{
     Candidate, Mode, Outcome, WriteCtx, build, check_namespace, meta_mut, namespace_usable, rv_of,
 };
-use crate::admission::Snapshot;
+use crate::registry::admission::WebhookSet;
 use crate::status::ApiError;
 use crate::storage::{EventType, Writer};
 
@@ -28,7 +28,7 @@ pub fn write(
     let rt = ctx.rt;
     let webhooks = ctx.backend.webhooks.current(&ctx.backend.store)?;
     let outcome = if webhooks.may_match(rt, ctx.subresource) {
-        write_admitted(ctx, name, mode, produce, &webhooks)?
+        write_admitted(ctx, name, mode, produce, &*webhooks)?
     } else {
         let rk = rt.store_key();
         let store_ns = if rt.namespaced { ctx.ns } else { "" };
@@ -103,7 +103,7 @@ fn write_admitted(
     name: &str,
     mode: Mode,
     produce: impl FnOnce(Option<&Value>) -> Result<Candidate, ApiError>,
-    webhooks: &Snapshot,
+    webhooks: &dyn WebhookSet,
 ) -> Result<Outcome, ApiError> {
     let rt = ctx.rt;
     let rk = rt.store_key();
@@ -189,7 +189,7 @@ fn store(
     if new.pointer("/metadata/deletionTimestamp").is_some() && ctx.rt.strategy().finalized(&new) {
         w.delete(&rk, store_ns, name, rv, new.clone())?;
         // The last object of a terminating namespace lets the namespace go.
-        crate::controllers::namespace_deletion::object_gone(w, store_ns)?;
+        crate::registry::kinds::namespace::lifecycle::object_gone(w, store_ns)?;
     } else {
         let kind = if created {
             EventType::Added

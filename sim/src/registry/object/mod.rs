@@ -10,10 +10,9 @@ pub use commit::write;
 
 use serde_json::{Map, Value, json};
 
-use crate::admission::Snapshot;
 use crate::registry::ResourceType;
+use crate::registry::admission::WebhookSet;
 use crate::registry::backend::Backend;
-use crate::registry::defaults;
 use crate::registry::fields::managed::{self, ApplyRequest};
 use crate::registry::schema::Node;
 use crate::registry::validate::{self, FieldValidation};
@@ -159,6 +158,31 @@ fn with_type_first(rt: &ResourceType, obj: Value) -> Value {
     Value::Object(out)
 }
 
+/// A JSON or merge patch whose result the typed decoder refuses (a wrong JSON type for a built-in
+/// kind): kube-apiserver's patcher answers 422 with the patched object as the invalid value of
+/// `patch` (`NewInvalid(GroupKind{}, "", [Invalid(patch, patchedJSON, err)])`), not the 400 a PUT
+/// of the same body gets.
+pub fn patch_decode_error(rt: &ResourceType, patched: &Value) -> Option<ApiError> {
+    if rt.crd {
+        return None;
+    }
+    let mut probe = patched.clone();
+    let findings = validate::check(&mut probe, Node::root(rt));
+    let first = findings.type_errors.first()?;
+    let text = serde_json::to_string(patched).ok()?;
+    let quoted = serde_json::to_string(&text).ok()?;
+    Some(ApiError::invalid(
+        "",
+        "",
+        "",
+        vec![crate::status::Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {quoted}: {first}"),
+            field: "patch".into(),
+        }],
+    ))
+}
+
 fn decode_checks(
     ctx: &WriteCtx<'_>,
     name: &str,
@@ -241,7 +265,7 @@ fn build(
     old: Option<&Value>,
     cand: Candidate,
     warnings: &mut Vec<String>,
-    webhooks: Option<&Snapshot>,
+    webhooks: Option<&dyn WebhookSet>,
 ) -> Result<Option<Value>, ApiError> {
     let rt = ctx.rt;
     let node = Node::root(rt);
@@ -354,7 +378,9 @@ fn build(
         .filter(|p| new.pointer(p).is_none())
         .collect();
     let ip = cluster_ip_for(ctx.ns, name);
-    defaults::apply(&rt.api_version(), &rt.kind, &mut new, &mut || ip.clone());
+    crate::registry::per_kind::apply_defaults(&rt.api_version(), &rt.kind, &mut new, &mut || {
+        ip.clone()
+    });
     strategy(rt).derive_status(&mut new);
     // What `PrepareForCreate` adds (a Namespace's finalizers, a Job's selector) comes after
     // kube-apiserver's field manager has recorded the request's fields: it is owned by no one.
@@ -387,7 +413,7 @@ fn build(
         .read()
         .map(|p| p.clone())
         .unwrap_or_default();
-    let areq = crate::admission::AdmissionRequest {
+    let areq = crate::registry::admission::AdmissionRequest {
         operation: if old.is_none() { "CREATE" } else { "UPDATE" },
         resource: rt,
         namespace: ctx.ns,
@@ -403,28 +429,26 @@ fn build(
         p.mutate(&areq, &mut new)?;
     }
     if let Some(hooks) = webhooks {
-        crate::admission::mutate_webhooks(ctx.backend, hooks, &areq, Some(&mut new), warnings)?;
+        hooks.mutate(&ctx.backend.store, &areq, Some(&mut new), warnings)?;
     }
     let mut causes = if old.is_none() {
         validate::name_causes(rt.strategy().name_rule(), name)
     } else {
         Vec::new()
     };
-    causes.extend(crate::registry::rules::check(
+    causes.extend(crate::registry::per_kind::check(
         &rt.api_version(),
         &rt.kind,
         &new,
     ));
     if let Some(old) = old {
-        causes.extend(crate::registry::rules::check_update(
+        causes.extend(crate::registry::per_kind::check_update(
             &rt.api_version(),
             &rt.kind,
             old,
             &new,
         ));
-        causes.extend(crate::controllers::namespace_deletion::no_new_finalizers(
-            old, &new,
-        ));
+        causes.extend(crate::registry::kinds::namespace::lifecycle::no_new_finalizers(old, &new));
     }
     if let crate::registry::SchemaSource::Crd(schema) = &rt.schema {
         crate::registry::crd::validate(
@@ -441,7 +465,7 @@ fn build(
         p.validate(&areq, &new)?;
     }
     if let Some(hooks) = webhooks {
-        crate::admission::validate_webhooks(ctx.backend, hooks, &areq, Some(&new), warnings)?;
+        hooks.validate(&ctx.backend.store, &areq, Some(&new), warnings)?;
     }
     if let Some(old) = old {
         let skip = ["metadata", "status"];
