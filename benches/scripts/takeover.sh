@@ -4,7 +4,9 @@
 # `plan --adopt-all` then `apply`. Measures the takeover plan, the takeover apply (writes only, `--timeout 0`,
 # and writes plus waiting for every rollout) and the no-op re-plan, each against a fresh local cluster; then
 # one takeover whose objects' UIDs are compared before and after (objects recreated: must be 0).
-# Usage: benches/scripts/takeover.sh [engine-30|engine-1000] [runs] [BINDIR]
+# Usage: benches/scripts/takeover.sh [engine-30|engine-1000] [runs] [BINDIR]; ONCE=1 skips the repeated
+# plan and apply runs (each needs a fresh cluster running the app: minutes for 1,000 objects) and times only
+# the checked takeover.
 # Needs: cargo build --release -p render-1000 -p piceli-bin; hyperfine; kubectl; python3.
 set -euo pipefail
 app=${1:-engine-30}
@@ -42,23 +44,28 @@ uids() {
 export -f running planned
 export bin work kc app ns
 
-hyperfine -N -i -w 1 -r "$runs" --export-markdown "$work/plan.md" \
+: > "$work/plan.md"; : > "$work/apply.md"
+[ -n "${ONCE:-}" ] || hyperfine -N -i -w 1 -r "$runs" --export-markdown "$work/plan.md" \
   --prepare "bash -c running" \
   "$bin/$app plan --adopt-all"
-hyperfine --shell=bash -w 0 -r "$runs" --export-markdown "$work/apply.md" \
+[ -n "${ONCE:-}" ] || hyperfine --shell=bash -w 0 -r "$runs" --export-markdown "$work/apply.md" \
   --prepare "bash -c planned" \
   "$bin/$app apply --timeout 0 --approve \$(cat $work/hash)" \
   "$bin/$app apply --approve \$(cat $work/hash)"
 
 # One takeover, checked: every object kept its UID, every action was an adoption, the re-plan is a no-op.
-planned
+running
 uids > "$work/before"
+TIMEFORMAT='%R s'
+echo -n "takeover plan: "; { time "$bin/$app" plan --adopt-all -o json > "$work/plan.json" || true; } 2>&1
+python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hash"])' "$work/plan.json" > "$work/hash"
 python3 - "$work/plan.json" <<'PY'
 import collections, json, sys
 plan = json.load(open(sys.argv[1]))
 print("actions:", dict(collections.Counter(a["action"] for a in plan["actions"])))
 PY
-"$bin/$app" apply --timeout 0 --approve "$(cat "$work/hash")" >/dev/null
+echo -n "takeover apply --timeout 0: "
+{ time "$bin/$app" apply --timeout 0 --approve "$(cat "$work/hash")" >/dev/null; } 2>&1
 uids > "$work/after"
 echo "objects: $(wc -l < "$work/before"), recreated: $(comm -23 "$work/before" "$work/after" | wc -l)"
 "$bin/$app" plan | tail -1

@@ -25,6 +25,8 @@ pub fn current_image() -> String {
 }
 
 /// The YAML of the running app: `labels(name)` are each object's labels and its pods' and selector's.
+/// The claim names its class (`standard`, the local cluster's default), so `import live` writes the same
+/// module on every cluster, whichever class (if any) is its default.
 pub fn manifests(labels: &dyn Fn(&str) -> String, meta: &str) -> String {
     let deployment = |name: &str, replicas: u32, port: u32| {
         let l = labels(name);
@@ -46,7 +48,7 @@ pub fn manifests(labels: &dyn Fn(&str) -> String, meta: &str) -> String {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {settings}\n{meta}data:\n  MODE: prod\n"
         ),
         format!(
-            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  labels: {data}\n{meta}spec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  labels: {data}\n{meta}spec:\n  storageClassName: standard\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
         ),
         deployment("web", 2, 80),
         deployment("api", 1, 8080),
