@@ -15,6 +15,7 @@ piceli::app! {
         labels: { app: "data" },
         storage: "1Gi",
         access: ["ReadWriteOnce"],
+        class: "standard",
     }
 
     deployment web {
