@@ -11,6 +11,9 @@ use crate::dsl::{Dsl, Item};
 use crate::print;
 use serde_json::{Map, Value};
 
+/// A Service's first-class ports: the key (`port` or `ports`), its value, and the `(name, port)` pairs.
+pub(super) type ServicePorts = (&'static str, Dsl, Vec<(String, i64)>);
+
 /// `ports: { http: 80 => http, admin: 9000 => 9000 }` for a Service spec whose every port has a name and
 /// nothing but `name`, `port` and `targetPort` (TCP, no node port), each target one of the workload's
 /// first-class container ports, or `port: 80 => 8080` (`port: 80`) for its only port without a name; `None`
@@ -18,7 +21,7 @@ use serde_json::{Map, Value};
 pub(super) fn service_ports(
     spec: &Map<String, Value>,
     container_ports: &[(String, i64)],
-) -> Option<(&'static str, Dsl, Vec<(String, i64)>)> {
+) -> Option<ServicePorts> {
     let mut entries = Vec::new();
     let mut named = Vec::new();
     let list = spec.get("ports")?.as_array()?;
