@@ -432,9 +432,15 @@ mod yaml_body_tests {
         assert_eq!(v["immutable"], json!(true), "YAML 1.1 booleans");
         assert_eq!(v["data"]["mode"], json!(484), "YAML 1.1 octal");
         let data = v["data"].as_object().expect("data");
-        assert!(data.contains_key("false") && !data.contains_key("off"), "{data:?}");
+        assert!(
+            data.contains_key("false") && !data.contains_key("off"),
+            "{data:?}"
+        );
         // A server-side apply body is YAML too.
-        let mut patch = post("application/apply-patch+yaml", "spec: {replicas: 0x10, paused: on}\n");
+        let mut patch = post(
+            "application/apply-patch+yaml",
+            "spec: {replicas: 0x10, paused: on}\n",
+        );
         patch.method = http::Method::PATCH;
         let v = decode_body(&patch).expect("decodes");
         assert_eq!(v["spec"], json!({"replicas": 16, "paused": true}));
