@@ -1,34 +1,34 @@
 //! Taking over an app that already runs (issue 29), end to end on the test cluster: the same two-service
 //! app applied from plain YAML with `kubectl apply` (client-side), created with `kubectl create`, and
 //! released Helm-style (instance labels, Helm's annotations and release Secret, field manager `helm`),
-//! then taken over by a hand-written `app!` with `plan --adopt-all`: every object is adopted (nothing
+//! then taken over by a hand-written `app!` — and by what `piceli import yaml` and `piceli import live` write for
+//! it — with `plan --adopt-all`: every object is adopted (nothing
 //! created or replaced), the fields that change owner are named, UIDs, selectors and pods stay, the next
 //! plan is a no-op, and a normal change and its rollback work.
 
-use piceli::runtime::engine::plan::{ActionKind, Plan};
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
-use piceli_test_support::Cluster;
+#[path = "takeover/fixture.rs"]
+mod fixture;
+
+use fixture::{Fixture, current_image, get, helm_yaml, plain_yaml, take_over};
+use piceli::runtime::engine::plan::ActionKind;
+use piceli::runtime::engine::session::Session;
 use serde_json::Value;
-use std::cell::RefCell;
-use std::collections::BTreeMap;
-use std::process::Command;
 
-thread_local! {
-    static TAG: RefCell<&'static str> = const { RefCell::new("1.27") };
-}
+/// What `piceli import yaml` writes for [`plain_yaml`] (kept current by
+/// `the_import_of_the_yaml_takes_the_app_over`): its `fn main` is not this test's.
+#[allow(dead_code)]
+#[path = "takeover/imported_yaml.rs"]
+mod imported_yaml;
 
-fn image(tag: &str) -> String {
-    format!("docker.io/library/nginx:{tag}@sha256:{}", "cd".repeat(32))
-}
-
-fn current_image() -> String {
-    TAG.with(|t| image(&t.borrow()))
-}
+/// What `piceli import live` writes for the namespace that runs [`plain_yaml`] (kept current by
+/// `the_live_import_takes_the_app_over`).
+#[allow(dead_code)]
+#[path = "takeover/imported_live.rs"]
+mod imported_live;
 
 /// The app as plain YAML (and `kubectl create`) wrote it: `app:` labels.
 mod plain {
-    use super::*;
+    use super::current_image;
     piceli::app! {
         app shop;
         target local = local(namespace: "shop");
@@ -53,9 +53,25 @@ mod plain {
     }
 }
 
+/// The app written without its selectors: Piceli's would be generated, so the running ones are kept and
+/// the pod templates gain Piceli's labels (a rollout).
+mod generated {
+    use super::current_image;
+    piceli::app! {
+        app shop;
+        target local = local(namespace: "shop");
+        config_map settings { labels: { app: "settings" }, data: { MODE: "prod" } }
+        pvc data { labels: { app: "data" }, storage: "1Gi" }
+        deployment web { image: (current_image()), replicas: 2, ports: { http: 80 } }
+        deployment api { image: (current_image()), replicas: 1, ports: { http: 8080 } }
+        service web -> web { port: 80 => http }
+        service api -> api { port: 8080 => http }
+    }
+}
+
 /// The app as a Helm chart wrote it: the recommended labels, `instance` among them, are the user's.
 mod helm {
-    use super::*;
+    use super::current_image;
     piceli::app! {
         app shop;
         target local = local(namespace: "shop");
@@ -87,278 +103,12 @@ mod helm {
     }
 }
 
-/// The YAML of the running app: `labels(name)` are each object's labels and its pods' and selector's.
-fn manifests(labels: &dyn Fn(&str) -> String, meta: &str) -> String {
-    let deployment = |name: &str, replicas: u32, port: u32| {
-        let l = labels(name);
-        format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  labels: {l}\n{meta}spec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {l}\n  template:\n    metadata:\n      labels: {l}\n    spec:\n      containers:\n      - name: {name}\n        image: {}\n        ports:\n        - name: http\n          containerPort: {port}\n",
-            image("1.27")
-        )
-    };
-    let service = |name: &str, port: u32| {
-        let l = labels(name);
-        format!(
-            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  labels: {l}\n{meta}spec:\n  selector: {l}\n  ports:\n  - name: http\n    port: {port}\n    targetPort: http\n"
-        )
-    };
-    let settings = labels("settings");
-    let data = labels("data");
-    [
-        format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {settings}\n{meta}data:\n  MODE: prod\n"
-        ),
-        format!(
-            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  labels: {data}\n{meta}spec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
-        ),
-        deployment("web", 2, 80),
-        deployment("api", 1, 8080),
-        service("web", 80),
-        service("api", 8080),
-    ]
-    .join("---\n")
-}
-
-fn plain_yaml() -> String {
-    manifests(&|name| format!("{{app: {name}}}"), "")
-}
-
-const HELM_META: &str = "  annotations:\n    meta.helm.sh/release-name: shop\n    meta.helm.sh/release-namespace: shop\n";
-
-fn helm_yaml() -> String {
-    let labels = |name: &str| {
-        if matches!(name, "web" | "api") {
-            format!("{{app.kubernetes.io/name: {name}, app.kubernetes.io/instance: shop}}")
-        } else {
-            "{app.kubernetes.io/instance: shop}".to_string()
-        }
-    };
-    // Helm's release record: a Secret of type helm.sh/release.v1 (its content does not matter here).
-    let release = "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: sh.helm.release.v1.shop.v1\n  labels: {name: shop, owner: helm, status: deployed, version: \"1\"}\ntype: helm.sh/release.v1\ndata:\n  release: SDRzSUFBQUFBQUFBLzZ1dUJRQzJKMXdwQXdBQUFBPT0=\n";
-    format!("{}{release}", manifests(&labels, HELM_META))
-}
-
-struct Fixture {
-    cluster: Cluster,
-    state: tempfile::TempDir,
-    files: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        Fixture {
-            cluster: Cluster::start(),
-            state: tempfile::tempdir().expect("temp dir"),
-            files: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn options(&self) -> SessionOptions {
-        SessionOptions {
-            target: None,
-            namespace: None,
-            connect: ConnectOptions {
-                kubeconfig: Some(self.cluster.kubeconfig_path().to_path_buf()),
-                context: Some(self.cluster.context().into()),
-            },
-            state_dir: Some(self.state.path().to_path_buf()),
-            wait: Some(std::time::Duration::from_secs(60)),
-            wait_lock: None,
-            env_files: vec![],
-        }
-    }
-
-    /// Run kubectl (its own discovery cache) with `args` on `yaml`, in namespace `shop`.
-    fn kubectl(&self, args: &[&str], yaml: Option<&str>) {
-        let mut cmd: Command = self.cluster.kubectl();
-        cmd.args(args);
-        if let Some(yaml) = yaml {
-            let path = self.files.path().join("app.yaml");
-            std::fs::write(&path, yaml).expect("write the manifests");
-            cmd.arg("-f").arg(&path);
-        }
-        let out = cmd.output().expect("run kubectl");
-        assert!(
-            out.status.success(),
-            "kubectl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
-/// What must not change when the app is taken over: each object's UID and selector, and the pods.
-#[derive(Debug, PartialEq)]
-struct Running {
-    objects: BTreeMap<String, (String, Value)>,
-    pods: Vec<String>,
-}
-
-async fn running(cluster: &Cluster) -> Running {
-    use kube::api::{Api, ListParams};
-    use piceli::k8s_openapi::api::{apps::v1::Deployment, core::v1 as core};
-    let client = cluster.client().expect("client");
-    let lp = ListParams::default();
-    let mut listed: Vec<(&str, Value)> = Vec::new();
-    macro_rules! list {
-        ($kind:literal, $ty:ty) => {
-            for o in Api::<$ty>::namespaced(client.clone(), "shop")
-                .list(&lp)
-                .await
-                .expect("list")
-                .items
-            {
-                listed.push(($kind, serde_json::to_value(o).expect("json")));
-            }
-        };
-    }
-    list!("Deployment", Deployment);
-    list!("Service", core::Service);
-    list!("PersistentVolumeClaim", core::PersistentVolumeClaim);
-    list!("ConfigMap", core::ConfigMap);
-    let mut objects = BTreeMap::new();
-    for (kind, o) in listed {
-        let name = o["metadata"]["name"].as_str().unwrap_or_default();
-        // The cluster's CA bundle, and the release record the first apply writes.
-        if name == "kube-root-ca.crt" || name.starts_with("piceli-release-") {
-            continue;
-        }
-        objects.insert(
-            format!("{kind}/{name}"),
-            (
-                o["metadata"]["uid"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                o["spec"]["selector"].clone(),
-            ),
-        );
-    }
-    let mut pods: Vec<String> = Api::<core::Pod>::namespaced(client, "shop")
-        .list(&lp)
-        .await
-        .expect("pods")
-        .items
-        .into_iter()
-        .filter(|p| p.metadata.deletion_timestamp.is_none())
-        .filter_map(|p| p.metadata.uid)
-        .collect();
-    pods.sort();
-    Running { objects, pods }
-}
-
-async fn get(cluster: &Cluster, path: &str) -> Value {
-    use kube::api::ApiResource;
-    use kube::api::{Api, DynamicObject};
-    let client = cluster.client().expect("client");
-    let (resource, name) = match path.split_once('/') {
-        Some(("deployments", name)) => (
-            ApiResource::erase::<piceli::k8s_openapi::api::apps::v1::Deployment>(&()),
-            name,
-        ),
-        Some(("secrets", name)) => (
-            ApiResource::erase::<piceli::k8s_openapi::api::core::v1::Secret>(&()),
-            name,
-        ),
-        _ => panic!("{path}"),
-    };
-    let o = Api::<DynamicObject>::namespaced_with(client, "shop", &resource)
-        .get(name)
-        .await
-        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
-    serde_json::to_value(o).expect("json")
-}
-
-/// Wait until the three pods of the app run.
-async fn pods_up(cluster: &Cluster) -> Running {
-    for _ in 0..100 {
-        let now = running(cluster).await;
-        if now.pods.len() == 3 {
-            return now;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
-    panic!("the app's pods did not start: {:?}", running(cluster).await)
-}
-
-fn actions(plan: &Plan) -> Vec<(String, ActionKind)> {
-    plan.actions.iter().map(|a| (a.key(), a.action)).collect()
-}
-
-/// Take the running app over with `app`, and check everything the issue promises.
-async fn take_over(fx: &Fixture, app: fn() -> piceli::__private::App, manager: &str) {
-    let before = pods_up(&fx.cluster).await;
-    let session = Session::open(app(), &fx.options()).await.expect("session");
-    let plan = session.plan(vec![], true).await.expect("takeover plan");
-    for a in &plan.actions {
-        assert!(
-            matches!(a.action, ActionKind::Adopt | ActionKind::Use),
-            "nothing is created, replaced or deleted: {:?}",
-            actions(&plan)
-        );
-    }
-    assert_eq!(plan.actions.len(), 7, "{:?}", actions(&plan));
-    let web = plan
-        .actions
-        .iter()
-        .find(|a| a.key() == "Deployment/shop/web")
-        .expect("the web Deployment is adopted");
-    assert!(
-        web.take
-            .iter()
-            .any(|t| t.from == manager && t.field == ".spec.replicas"),
-        "the plan names the fields taken from {manager}: {:?}",
-        web.take
-    );
-    assert!(
-        !web.diff.iter().any(|c| c.path.contains("template")),
-        "the pod template does not change: {:?}",
-        web.diff
-    );
-    session.apply(&plan.hash).await.expect("takeover apply");
-    assert_eq!(
-        running(&fx.cluster).await,
-        before,
-        "UIDs, selectors and pods"
-    );
-
-    let again = session.plan(vec![], false).await.expect("re-plan");
-    assert!(
-        !again.has_changes(),
-        "a no-op after the takeover: {:?}",
-        again.actions
-    );
-
-    // A normal change, then its rollback.
-    TAG.with(|t| *t.borrow_mut() = "1.28");
-    let session = Session::open(app(), &fx.options()).await.expect("session");
-    let change = session.plan(vec![], false).await.expect("change plan");
-    let updated: Vec<String> = change
-        .actions
-        .iter()
-        .filter(|a| a.action == ActionKind::Update)
-        .map(|a| a.key())
-        .collect();
-    assert_eq!(updated, ["Deployment/shop/web", "Deployment/shop/api"]);
-    session.apply(&change.hash).await.expect("apply the change");
-    let rollback = session.plan_rollback(None).await.expect("rollback plan");
-    session.apply(&rollback.hash).await.expect("roll back");
-    let after = running(&fx.cluster).await;
-    assert_eq!(
-        after.objects, before.objects,
-        "UIDs and selectors after the rollback"
-    );
-    TAG.with(|t| *t.borrow_mut() = "1.27");
-    let session = Session::open(app(), &fx.options()).await.expect("session");
-    let last = session.plan(vec![], false).await.expect("plan");
-    assert!(!last.has_changes(), "{:?}", last.actions);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_app_applied_from_plain_yaml_is_taken_over() {
     let fx = Fixture::new();
     fx.kubectl(&["create", "namespace", "shop"], None);
     fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
-    take_over(&fx, plain::shop::app, "kubectl-client-side-apply").await;
+    take_over(&fx, plain::shop::app, "kubectl-client-side-apply", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -366,7 +116,7 @@ async fn an_app_made_with_kubectl_create_is_taken_over() {
     let fx = Fixture::new();
     fx.kubectl(&["create", "namespace", "shop"], None);
     fx.kubectl(&["create", "-n", "shop"], Some(&plain_yaml()));
-    take_over(&fx, plain::shop::app, "kubectl-create").await;
+    take_over(&fx, plain::shop::app, "kubectl-create", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -383,7 +133,16 @@ async fn a_helm_release_is_taken_over_and_its_bookkeeping_left_alone() {
         ],
         Some(&helm_yaml()),
     );
-    take_over(&fx, helm::shop::app, "helm").await;
+    let plan = take_over(&fx, helm::shop::app, "helm", true).await;
+    // The plan reports Helm's bookkeeping and leaves it alone.
+    let [release] = plan.helm.as_slice() else {
+        panic!("one Helm release reported: {:?}", plan.helm)
+    };
+    assert_eq!(
+        (release.name.as_str(), release.objects.len(), release.forget),
+        ("shop", 6, false)
+    );
+    assert_eq!(release.secrets, ["sh.helm.release.v1.shop.v1"]);
     // Helm's claim stays: its annotations on the objects, and its release Secret.
     let web = get(&fx.cluster, "deployments/web").await;
     assert_eq!(
@@ -400,4 +159,253 @@ async fn a_helm_release_is_taken_over_and_its_bookkeeping_left_alone() {
     );
     let release = get(&fx.cluster, "secrets/sh.helm.release.v1.shop.v1").await;
     assert_eq!(release["type"], "helm.sh/release.v1");
+}
+
+/// The options `piceli import yaml|live --app shop --namespace shop` import with.
+fn import_options() -> piceli_import::Options {
+    piceli_import::Options {
+        app: Some("shop".into()),
+        namespace: Some("shop".into()),
+        ..piceli_import::Options::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_import_of_the_yaml_takes_the_app_over() {
+    let sources = piceli_import::read::parse_text(&plain_yaml(), "app.yaml", None).expect("read");
+    let out = piceli_import::import(sources, &import_options());
+    fixture::current("imported_yaml.rs", &out.source);
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    take_over(
+        &fx,
+        imported_yaml::shop::app,
+        "kubectl-client-side-apply",
+        false,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_import_takes_the_app_over() {
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    // What the cluster made (ReplicaSets, pods) is there, as it would be when someone imports.
+    fixture::pods_up(&fx.cluster).await;
+    let kubeconfig = fx.cluster.kubeconfig_path().to_path_buf();
+    let context = fx.cluster.context().to_string();
+    let sources = tokio::task::spawn_blocking(move || {
+        piceli_cli::commands::import_live::read(&kubeconfig, &context, "shop")
+    })
+    .await
+    .expect("join")
+    .expect("import live reads the namespace");
+    let out = piceli_import::import(sources, &import_options());
+    fixture::current("imported_live.rs", &out.source);
+    take_over(
+        &fx,
+        imported_live::shop::app,
+        "kubectl-client-side-apply",
+        false,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
+    use piceli::runtime::engine::conflicts::TakeOwnership;
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(
+        &[
+            "apply",
+            "-n",
+            "shop",
+            "--server-side",
+            "--field-manager=helm",
+        ],
+        Some(&helm_yaml()),
+    );
+    let before = fixture::pods_up(&fx.cluster).await;
+    let session = Session::open(helm::shop::app(), &fx.options())
+        .await
+        .expect("session");
+    let forget = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    // A release that claims nothing here is refused.
+    let unknown = session
+        .plan_forgetting(vec![], true, TakeOwnership::None, forget(&["other"]))
+        .await
+        .expect_err("no release `other`");
+    assert_eq!(piceli::core::Coded::code(&unknown).as_str(), "PCL0222");
+
+    let plan = session
+        .plan_forgetting(vec![], true, TakeOwnership::None, forget(&["shop"]))
+        .await
+        .expect("takeover plan forgetting the release");
+    assert!(plan.helm.iter().all(|r| r.forget), "{:?}", plan.helm);
+    let deleted: Vec<String> = plan
+        .actions
+        .iter()
+        .filter(|a| a.action == ActionKind::Delete)
+        .map(|a| a.key())
+        .collect();
+    assert_eq!(deleted, ["Secret/shop/sh.helm.release.v1.shop.v1"]);
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.key() == "Deployment/shop/web")
+        .expect("web");
+    assert_eq!(web.action, ActionKind::Adopt);
+    assert!(
+        web.diff.iter().any(
+            |c| c.path == "metadata.annotations.meta.helm.sh/release-name" && c.after.is_none()
+        ),
+        "the plan shows the annotation going: {:?}",
+        web.diff
+    );
+    session.apply(&plan.hash).await.expect("takeover apply");
+
+    assert_eq!(
+        fixture::running(&fx.cluster).await,
+        before,
+        "UIDs, selectors and pods"
+    );
+    let web = get(&fx.cluster, "deployments/web").await;
+    let annotations = web["metadata"]["annotations"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !annotations.keys().any(|k| k.starts_with("meta.helm.sh/")),
+        "Helm's annotations are gone: {annotations:?}"
+    );
+    assert_eq!(
+        web["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "piceli"
+    );
+    let secrets = kube::Api::<piceli::k8s_openapi::api::core::v1::Secret>::namespaced(
+        fx.cluster.client().expect("client"),
+        "shop",
+    );
+    assert!(
+        secrets
+            .get_opt("sh.helm.release.v1.shop.v1")
+            .await
+            .expect("GET the release Secret")
+            .is_none(),
+        "the release Secret is deleted"
+    );
+    // Journaled: the release's steps include the Secret's deletion.
+    let releases = session.state.journal.releases().expect("releases");
+    let last = releases.last().expect("the takeover's release");
+    let steps = session.state.journal.steps(last.id).expect("steps");
+    assert!(
+        steps.iter().any(|s| s.kind == "Secret"
+            && s.name == "sh.helm.release.v1.shop.v1"
+            && s.action == "delete"
+            && s.detail.as_deref() == Some("deleted")),
+        "{steps:?}"
+    );
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(!again.has_changes(), "a no-op after: {:?}", again.actions);
+    assert!(
+        again.helm.is_empty(),
+        "nothing of Helm's is left: {:?}",
+        again.helm
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_that_adds_piceli_labels_to_the_pods_says_it_rolls_them_out() {
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    let before = fixture::pods_up(&fx.cluster).await;
+    let session = Session::open(generated::shop::app(), &fx.options())
+        .await
+        .expect("session");
+    let plan = session.plan(vec![], true).await.expect("takeover plan");
+    let web = plan
+        .actions
+        .iter()
+        .find(|a| a.key() == "Deployment/shop/web")
+        .expect("web");
+    assert_eq!(web.action, ActionKind::Adopt);
+    let rollout = web.rollout.as_deref().unwrap_or_default();
+    assert!(
+        rollout.contains("gains the labels")
+            && rollout.contains("app.kubernetes.io/component")
+            && rollout.contains("its pods are replaced (a rollout)"),
+        "the plan says the pods roll out: {rollout:?} ({:?})",
+        web.diff
+    );
+    for a in &plan.actions {
+        if !matches!(a.kind.as_str(), "Deployment") {
+            assert_eq!(a.rollout, None, "{}", a.key());
+        }
+    }
+    session.apply(&plan.hash).await.expect("takeover apply");
+    // The objects and their selectors stay; the pods are replaced.
+    assert_eq!(fixture::running(&fx.cluster).await.objects, before.objects);
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(!again.has_changes(), "a no-op after: {:?}", again.actions);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_old_owners_are_released_even_when_a_controller_wrote_in_between() {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams};
+    use piceli::runtime::engine::owners::release_old_owners;
+    let fx = Fixture::new();
+    fx.kubectl(&["create", "namespace", "shop"], None);
+    fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        fx.cluster.client().expect("client"),
+        "shop",
+        &kube::api::ApiResource::erase::<piceli::k8s_openapi::api::core::v1::ConfigMap>(&()),
+    );
+    // The takeover's write: the same value, now shared by kubectl's manager and the app's.
+    let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings"}, "data": {"MODE": "prod"}});
+    let written = api
+        .patch(
+            "settings",
+            &PatchParams::apply("piceli").force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .expect("adopting write");
+    // Someone writes before the owners are released: the written version is stale.
+    fx.kubectl(
+        &[
+            "annotate",
+            "-n",
+            "shop",
+            "configmap",
+            "settings",
+            "seen=yes",
+        ],
+        None,
+    );
+    let released = release_old_owners(&api, "settings", written)
+        .await
+        .expect("released after the conflict");
+    let managers: Vec<Value> = released
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            m.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0["f:data"]["f:MODE"].is_object())
+        })
+        .map(|m| m.manager.unwrap_or_default().into())
+        .collect();
+    assert_eq!(managers, ["piceli"], "the app alone owns data.MODE");
+    assert_eq!(
+        released.metadata.annotations.unwrap_or_default()["seen"],
+        "yes"
+    );
 }

@@ -1,5 +1,5 @@
 //! Generates the benchmark apps: `piceli::app!` invocations with N Deployments and N Services each —
-//! 1,000 + 1,000 for the render benchmark (also with `pod:`/`container:`/`spec:` blocks), 50 + 50 and
+//! 1,000 + 1,000 for the render benchmark (also with `pod:`/`container:`/`spec:` blocks), 15 + 15, 50 + 50 and
 //! 500 + 500 and 2,500 + 2,500 for the plan/apply benchmarks.
 
 use std::fmt::Write;
@@ -38,6 +38,7 @@ fn main() {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     for (file, name, count) in [
         ("app.rs", "bench", 1000),
+        ("app_30.rs", "bench-30", 15),
         ("app_100.rs", "bench-100", 50),
         ("app_1000.rs", "bench-1000", 500),
         ("app_5000.rs", "bench-5000", 2500),

@@ -777,6 +777,14 @@ codes! {
          again; or, when stopping it now is safe, delete it yourself (`kubectl delete job NAME \
          --cascade=foreground`) and plan again (the plan then creates it). A Job that is not the app's is \
          never deleted (PCL0108 first).";
+    HelmReleaseNotFound = "PCL0222", "`--forget-helm-release` names a release that claims nothing here",
+        "`plan --forget-helm-release NAME` plans the removal of a Helm release's claim on the app (carried \
+         out by `apply --approve HASH` with the rest of the plan, typically a takeover): the `meta.helm.sh/release-name` and `…/release-namespace` annotations (and an \
+         `app.kubernetes.io/managed-by: Helm` label) on the app's objects, and the release's records, the \
+         Secrets `sh.helm.release.v1.NAME.vN` labelled `owner: helm, name: NAME`. No object the app declares \
+         carries that release's annotation and no such Secret is in the target namespace, so nothing was \
+         planned: the name is mistyped, or the release lives in another namespace. `helm list -n NAMESPACE` \
+         names the releases; a plan lists those that claim its objects in its `Helm release …` lines.";
 }
 
 #[cfg(test)]

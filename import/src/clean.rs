@@ -79,6 +79,11 @@ pub fn clean(o: &mut Value) {
         return;
     };
     obj.shift_remove("status");
+    // A claim the volume controller bound (not one the user bound to a volume by name).
+    let bound_by_controller = obj
+        .get("metadata")
+        .map(|m| &m["annotations"]["pv.kubernetes.io/bound-by-controller"])
+        == Some(&json!("yes"));
     if let Some(Value::Object(meta)) = obj.get_mut("metadata") {
         for k in [
             "managedFields",
@@ -97,6 +102,12 @@ pub fn clean(o: &mut Value) {
             for k in [
                 "kubectl.kubernetes.io/last-applied-configuration",
                 "deployment.kubernetes.io/revision",
+                // A PersistentVolumeClaim's binding, written by the volume controllers.
+                "pv.kubernetes.io/bind-completed",
+                "pv.kubernetes.io/bound-by-controller",
+                "volume.beta.kubernetes.io/storage-provisioner",
+                "volume.kubernetes.io/storage-provisioner",
+                "volume.kubernetes.io/selected-node",
             ] {
                 notes.shift_remove(k);
             }
@@ -162,6 +173,13 @@ pub fn clean(o: &mut Value) {
             }
         }
         "Service" => service_spec(spec),
+        "PersistentVolumeClaim" => {
+            // The volume the controller bound the claim to, and the default mode.
+            if bound_by_controller {
+                spec.shift_remove("volumeName");
+            }
+            drop_if(spec, "volumeMode", json!("Filesystem"));
+        }
         _ => {}
     }
 }
@@ -334,6 +352,28 @@ mod tests {
                    "spec": {"progressDeadlineSeconds": 60,
                             "template": {"spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})
         );
+    }
+
+    #[test]
+    fn a_claims_binding_goes_a_volume_named_by_the_user_stays() {
+        let claim = |by_controller: &str| {
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                   "metadata": {"name": "data", "annotations": {
+                       "pv.kubernetes.io/bind-completed": "yes",
+                       "pv.kubernetes.io/bound-by-controller": by_controller,
+                       "volume.kubernetes.io/storage-provisioner": "ebs.csi.aws.com"}},
+                   "spec": {"volumeName": "pvc-1", "volumeMode": "Filesystem", "accessModes": ["ReadWriteOnce"]}})
+        };
+        let mut bound = claim("yes");
+        clean(&mut bound);
+        assert_eq!(
+            bound,
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+                   "spec": {"accessModes": ["ReadWriteOnce"]}})
+        );
+        let mut named = claim("no");
+        clean(&mut named);
+        assert_eq!(named["spec"]["volumeName"], "pvc-1");
     }
 
     #[test]

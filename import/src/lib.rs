@@ -19,6 +19,8 @@ pub use lower::{Lowered, Options, SecretMode};
 /// What one import produced.
 #[derive(Debug, Clone)]
 pub struct Imported {
+    /// The app's name (`--app`, else what the manifests call it, else the namespace).
+    pub app: String,
     /// The `src/main.rs` text.
     pub source: String,
     /// `.env.example`: the variables the Secrets read, or empty when there are none.
@@ -57,6 +59,7 @@ pub fn import(sources: Vec<read::Source>, options: &Options) -> Imported {
         s
     });
     Imported {
+        app: lowered.module.app.clone(),
         source,
         env_example,
         includes,

@@ -23,10 +23,7 @@ fn a_deployment_with_one_container_uses_image_and_blocks() {
     assert!(i.source.contains("deployment web {"), "{}", i.source);
     assert!(i.source.contains("replicas: 2,"));
     assert!(i.source.contains("image: unpinned(\"nginx:1.27\"),"));
-    assert!(
-        i.source
-            .contains("container: { ports: [{ containerPort: 80 }] },")
-    );
+    assert!(i.source.contains("ports: [80],"), "{}", i.source);
     assert!(i.source.contains("pod_labels: { app: \"web\" },"));
     assert!(
         i.source
@@ -279,14 +276,55 @@ fn named_ports_and_ingresses_to_imported_services_are_first_class() {
 }
 
 #[test]
-fn unnamed_ports_stay_in_blocks() {
+fn unnamed_ports_are_a_list_and_a_mix_stays_in_the_block() {
     let i = run(DEPLOY, None);
     assert!(!i.source.contains("ports: {"), "{}", i.source);
+    assert!(!i.source.contains("containerPort"), "{}", i.source);
+    assert!(i.source.contains("ports: [80],"), "{}", i.source);
+    let mixed = DEPLOY.replace(
+        "ports: [{containerPort: 80}]",
+        "ports: [{containerPort: 80}, {name: admin, containerPort: 9000}]",
+    );
+    let i = run(&mixed, None);
     assert!(
-        i.source.contains("ports: [{ containerPort: 80 }]"),
+        i.source
+            .contains("ports: [{ containerPort: 80 }, { name: \"admin\", containerPort: 9000 }]"),
         "{}",
         i.source
     );
+}
+
+#[test]
+fn pod_fields_with_keys_use_them() {
+    let pod = DEPLOY.replace(
+        "      containers:\n",
+        "      nodeSelector: {disktype: ssd}\n      priorityClassName: high\n      terminationGracePeriodSeconds: 45\n      hostNetwork: true\n      containers:\n",
+    );
+    let s = run(&pod, None).source;
+    assert!(s.contains("node_selector: { disktype: \"ssd\" },"), "{s}");
+    assert!(s.contains("priority: \"high\","), "{s}");
+    assert!(s.contains("grace: 45,"), "{s}");
+    assert!(s.contains("pod: { hostNetwork: true },"), "{s}");
+    assert!(!s.contains("nodeSelector"), "{s}");
+}
+
+#[test]
+fn the_app_is_named_from_its_labels_else_the_namespace() {
+    let part_of = DEPLOY.replace(
+        "metadata: {name: web}",
+        "metadata: {name: web, labels: {app.kubernetes.io/part-of: Sock Shop}}",
+    );
+    let unnamed = |yaml: &str| {
+        let sources = parse_text(yaml, "test.yaml", None).expect("parses");
+        import(sources, &Options::default())
+    };
+    assert_eq!(unnamed(&part_of).app, "sock-shop");
+    assert!(unnamed(&part_of).source.contains("app sock-shop;"));
+    let in_ns = DEPLOY.replace(
+        "metadata: {name: web}",
+        "metadata: {name: web, namespace: shop}",
+    );
+    assert_eq!(unnamed(&in_ns).app, "shop");
 }
 
 const POD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {MODE: prod}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{name: http, containerPort: 80}]\n        resources: {limits: {memory: 128Mi}, requests: {cpu: 100m}}\n        readinessProbe: {httpGet: {path: /ready, port: http, httpHeaders: [{name: X-Probe, value: kubelet}]}, periodSeconds: 5}\n        livenessProbe: {tcpSocket: {port: 80}, initialDelaySeconds: 10}\n        startupProbe: {httpGet: {path: /, port: 8080}}\n        volumeMounts: [{name: conf, mountPath: /etc/web, readOnly: true}, {name: tmp, mountPath: /tmp}]\n      volumes: [{name: conf, configMap: {name: settings, defaultMode: 420}}, {name: tmp, emptyDir: {medium: Memory}}]\n";

@@ -52,7 +52,7 @@ pub struct OutArgs {
     /// Write a whole crate (Cargo.toml, src/main.rs, README.md, …) to DIR.
     #[arg(long = "crate", value_name = "DIR", conflicts_with = "out")]
     pub crate_dir: Option<PathBuf>,
-    /// The app's name (default: the crate directory's name, else `imported`).
+    /// The app's name (default: the crate directory's name, else the manifests' `app.kubernetes.io/part-of` or shared `…/name` label, else the namespace).
     #[arg(long)]
     pub app: Option<String>,
     /// The target namespace (default: the one most objects name, else `default`).
@@ -184,7 +184,7 @@ fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<Pa
             Some(p) => PiceliDep::Path(p.canonicalize().unwrap_or_else(|_| p.clone())),
             None => PiceliDep::default_for_this_build(),
         };
-        let name = app.unwrap_or("imported");
+        let name = app.unwrap_or(&i.app);
         return write::write_crate(dir, name, &dep, &i.source, Some(i), INCLUDE_PATH)
             .map_err(failure);
     }

@@ -1,5 +1,6 @@
 //! Reading a live namespace for `piceli import live`: discovery of every kind the cluster serves, then a
-//! list of each namespaced kind in the namespace, through the kubeconfig and context given (only those).
+//! list of each namespaced kind in the namespace, through the kubeconfig and context given (only those),
+//! in a fixed order (as an apply orders them, then by kind and name).
 
 use piceli_import::ImportError;
 use piceli_import::read::Source;
@@ -58,5 +59,15 @@ async fn read_async(
             }
         }
     }
+    // Discovery lists groups in no fixed order: sorted as an apply orders them (then kind and name), the
+    // module comes out the same each time.
+    out.sort_by_cached_key(|s| {
+        let kind = s.object["kind"].as_str().unwrap_or_default().to_string();
+        let name = s.object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (piceli_runtime::engine::plan::level(&kind), kind, name)
+    });
     Ok(out)
 }

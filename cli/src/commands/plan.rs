@@ -24,6 +24,11 @@ pub struct PlanArgs {
     /// conflicting field; with FIELD (repeatable), that one (`.spec.replicas`, or `Deployment/web:.spec.replicas`).
     #[arg(long, value_name = "FIELD", num_args = 0..=1, default_missing_value = "*", action = clap::ArgAction::Append)]
     pub take_ownership: Vec<String>,
+    /// Remove Helm release NAME's claim on the app's objects (repeatable): their `meta.helm.sh/*`
+    /// annotations (and a `managed-by: Helm` label) go with their write, its release Secrets are deleted
+    /// after every other write succeeded. Without it, a release's bookkeeping is reported and left alone.
+    #[arg(long, value_name = "NAME")]
+    pub forget_helm_release: Vec<String>,
     /// Leave the unchanged objects out of the text (they are still counted, and in `-o json`).
     #[arg(long)]
     pub changes_only: bool,
@@ -50,7 +55,12 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
         }
         let session = Session::open(app, &opts).await?;
         session
-            .plan_taking(args.adopt.clone(), args.adopt_all, take_ownership(args))
+            .plan_forgetting(
+                args.adopt.clone(),
+                args.adopt_all,
+                take_ownership(args),
+                args.forget_helm_release.clone(),
+            )
             .await
     })??;
     for warning in plan.requires.iter().filter_map(|r| r.warning()) {
@@ -79,8 +89,9 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
 }
 
 /// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
-/// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "actions": [{"kind",
-/// "namespace", "name", "action", "diff": [{"path", "before", "after"}], "take": [{"field", "from"}]}]}`.
+/// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "helm": [{"name", "objects",
+/// "secrets", "forget"}], "actions": [{"kind", "namespace", "name", "action", "diff": [{"path", "before",
+/// "after"}], "take": [{"field", "from"}], "reason", "helm": {"release", "forget"}, "rollout"}]}`.
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
         "hash": plan.hash,
@@ -91,6 +102,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
         "changes": plan.has_changes(),
         "rollback_of": plan.rollback_of,
         "requires": plan.requires,
+        "helm": plan.helm,
         "actions": plan.actions.iter().map(|a| json!({
             "apiVersion": a.api_version,
             "kind": a.kind,
@@ -100,6 +112,8 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "diff": a.diff,
             "take": a.take,
             "reason": a.reason,
+            "helm": a.helm,
+            "rollout": a.rollout,
         })).collect::<Vec<_>>(),
     })
 }
@@ -137,6 +151,9 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
         if let Some(reason) = &a.reason {
             println!("      because {reason}");
         }
+        if let Some(rollout) = &a.rollout {
+            println!("      rolls out: {rollout}");
+        }
         for t in &a.take {
             println!("      takes {} from {}", t.field, t.from);
         }
@@ -173,6 +190,9 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
             )
         };
         println!("  requires   {} (external): {seen}", r.key());
+    }
+    for release in &plan.helm {
+        println!("  {}", release.summary());
     }
     if let Some(n) = plan.rollback_of {
         println!("This plan restores release {n}.");

@@ -114,7 +114,9 @@ fn duplicates_containers(cx: &mut Ctx, w: &Workload) {
     let mut names: HashMap<&str, Loc> = HashMap::new();
     let mut numbers: HashMap<(i64, &str), Loc> = HashMap::new();
     for p in w.containers.iter().flat_map(|c| &c.ports) {
-        if let Some(&first) = names.get(p.name.v.as_str()) {
+        if p.name.v.is_empty() {
+            // A port without a name (`ports: [8080]`).
+        } else if let Some(&first) = names.get(p.name.v.as_str()) {
             cx.declared_twice(
                 Code::DuplicatePort,
                 p.name.at,
@@ -166,12 +168,14 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
     if let Some(p) = &c.pull_policy {
         one_of(cx, p, &["Always", "IfNotPresent", "Never"], "pull policy");
     }
-    for p in &c.ports {
-        cx.rule(
-            Code::InvalidPortName,
-            p.name.at,
-            rules::port_name(&p.name.v),
-        );
+    for p in c.ports.iter() {
+        if !p.name.v.is_empty() {
+            cx.rule(
+                Code::InvalidPortName,
+                p.name.at,
+                rules::port_name(&p.name.v),
+            );
+        }
         port_number(cx, &p.number);
         if let Some(proto) = &p.protocol {
             one_of(cx, proto, &["TCP", "UDP", "SCTP"], "protocol");

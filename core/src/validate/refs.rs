@@ -202,14 +202,34 @@ fn services(cx: &mut Ctx, app: &App) {
                 "add `port: 80 => http` (Service port 80 to the container port named `http`), or list them in `spec: { ports: [ … ] }`",
             );
         }
-        super::names::duplicates(cx, "Service port", s.ports.iter().map(|p| &p.name));
+        super::names::duplicates(
+            cx,
+            "Service port",
+            s.ports.iter().map(|p| &p.name).filter(|n| !n.v.is_empty()),
+        );
         let mut numbers: HashMap<i64, ()> = HashMap::new();
         for p in &s.ports {
-            cx.rule(
-                Code::InvalidPortName,
-                p.name.at,
-                rules::port_name(&p.name.v),
-            );
+            if p.name.v.is_empty() {
+                // `port: 80 => 8080`: a Service of one port needs no name; of more, each needs one.
+                if s.ports.len() > 1 {
+                    cx.error(
+                        Code::InvalidPortName,
+                        p.port.at,
+                        format!(
+                            "Service `{}` has {} ports, so each needs a name (the API server requires it)",
+                            s.name.v,
+                            s.ports.len()
+                        ),
+                        "name them: `ports: { http: 80 => 8080, metrics: 9090 => 9090 }`",
+                    );
+                }
+            } else {
+                cx.rule(
+                    Code::InvalidPortName,
+                    p.name.at,
+                    rules::port_name(&p.name.v),
+                );
+            }
             port_number(cx, &p.port);
             if let Some(&n) = cx.known(&p.port)
                 && numbers.insert(n, ()).is_some()

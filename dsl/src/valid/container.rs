@@ -75,30 +75,29 @@ pub(super) fn env_from(lw: &mut Lower, v: &Value, owner: &str) -> Vec<EnvFrom> {
     out
 }
 
+/// `ports: { http: 8000, dns: port(53, protocol: "UDP") }` (named), or `ports: [8000, port(53, protocol:
+/// "UDP")]`: ports without names, rendered without one (as a manifest that gave none).
 pub(super) fn ports(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ContainerPort> {
     let mut out = Vec::new();
+    if let Value::List(items, _) = v {
+        for item in items {
+            let desc = format!("{owner} › ports");
+            let name = Spanned::new(String::new(), lw.loc(item.sp(), desc.clone()));
+            if let Some((number, protocol)) = port_number(lw, item, desc) {
+                out.push(ContainerPort {
+                    name,
+                    number,
+                    protocol,
+                });
+            }
+        }
+        return out;
+    }
     let mut f = Fields::of(lw, Some(v), format!("{owner} › ports"));
     for (k, val) in f.all() {
         let desc = format!("{owner} › port {}", k.text);
         let name = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
-        let (number, protocol) = match val {
-            Value::Call(_) => {
-                let Some(call) = lw.call(val, &["port"], "port(53, protocol: \"UDP\")") else {
-                    continue;
-                };
-                let number = lw
-                    .arg(call, 0, "the port number", "port(53, protocol: \"UDP\")")
-                    .and_then(|a| lw.int(a, desc.clone()));
-                let mut nf = lw.named(call, &desc);
-                let protocol = nf
-                    .take("protocol")
-                    .and_then(|p| lw.str(p, format!("{desc} › protocol")));
-                nf.finish(lw, &["protocol"]);
-                (number, protocol)
-            }
-            _ => (lw.int(val, desc), None),
-        };
-        if let Some(number) = number {
+        if let Some((number, protocol)) = port_number(lw, val, desc) {
             out.push(ContainerPort {
                 name,
                 number,
@@ -107,6 +106,30 @@ pub(super) fn ports(lw: &mut Lower, v: &Value, owner: &str) -> Vec<ContainerPort
         }
     }
     out
+}
+
+/// One container port's value: `8000`, or `port(53, protocol: "UDP")`.
+fn port_number(
+    lw: &mut Lower,
+    val: &Value,
+    desc: String,
+) -> Option<(Spanned<i64>, Option<Spanned<String>>)> {
+    let (number, protocol) = match val {
+        Value::Call(_) => {
+            let call = lw.call(val, &["port"], "port(53, protocol: \"UDP\")")?;
+            let number = lw
+                .arg(call, 0, "the port number", "port(53, protocol: \"UDP\")")
+                .and_then(|a| lw.int(a, desc.clone()));
+            let mut nf = lw.named(call, &desc);
+            let protocol = nf
+                .take("protocol")
+                .and_then(|p| lw.str(p, format!("{desc} › protocol")));
+            nf.finish(lw, &["protocol"]);
+            (number, protocol)
+        }
+        _ => (lw.int(val, desc), None),
+    };
+    Some((number?, protocol))
 }
 
 pub(super) fn resources(lw: &mut Lower, v: &Value, owner: &str) -> Resources {

@@ -75,7 +75,7 @@ pub const CONTAINER: &[Key<Reading<ContainerRead>>] = &[
     ),
     Key::new(
         "ports",
-        "named container ports: `{ http: 8000, dns: port(53, protocol: \"UDP\") }`",
+        "container ports: named `{ http: 8000, dns: port(53, protocol: \"UDP\") }`, or `[8000, 9090]` without names",
         Some(|lw, r, _, _, v| {
             if let Some(v) = v {
                 r.item.container.ports = ports(lw, v, &r.owner);

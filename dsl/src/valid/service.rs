@@ -15,7 +15,7 @@ use piceli_core::spanned::Spanned;
 pub const SERVICE: &[Key<Reading<Service>>] = &[
     Key::new(
         "port",
-        "one port: `80 => http` (to the container port named `http`), `8080 => 80`, or `80` (the same number)",
+        "one port: `80 => http` (to the container port named `http`, and named `http`), `8080 => 80` or `80` (the same number), without a name",
         Some(|lw, r, _, _, v| {
             if let Some(v) = v
                 && let Some(p) = service_port(lw, v, None, &r.owner)
@@ -207,10 +207,12 @@ fn service_port(
         other => (other, None),
     };
     let port = lw.int(port_v, desc.clone())?;
+    // `port: 80 => http` is named after its target; `port: 80 => 8080` and `port: 80` have no name (a
+    // Service of one port needs none), as a manifest that gave none.
     let name_text = match (key, &target) {
         (Some(k), _) => k.text.clone(),
         (None, Some(PortRef::Name(n))) => n.v.clone(),
-        _ => format!("port-{}", port.v),
+        _ => String::new(),
     };
     let name_sp = key.map(|k| k.sp).unwrap_or(v.sp());
     let name = Spanned::new(name_text, lw.loc(name_sp, format!("{desc} name")));

@@ -8,7 +8,8 @@ piceli::app! {
 
     service redis-master -> redis-master {
         labels: { app: "redis", tier: "backend", role: "master" },
-        spec: { ports: [{ port: 6379 }], selector: { app: "redis", tier: "backend", role: "master" } },
+        port: 6379,
+        spec: { selector: { app: "redis", tier: "backend", role: "master" } },
     }
 
     // piceli: `registry.k8s.io/redis:e2e` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`
@@ -18,8 +19,8 @@ piceli::app! {
         containers: {
             master: {
                 image: unpinned("registry.k8s.io/redis:e2e"),
+                ports: [6379],
                 resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                container: { ports: [{ containerPort: 6379 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "redis", role: "master", tier: "backend" } } },
@@ -27,7 +28,8 @@ piceli::app! {
 
     service redis-replica -> redis-replica {
         labels: { app: "redis", tier: "backend", role: "replica" },
-        spec: { ports: [{ port: 6379 }], selector: { app: "redis", tier: "backend", role: "replica" } },
+        port: 6379,
+        spec: { selector: { app: "redis", tier: "backend", role: "replica" } },
     }
 
     // piceli: `gcr.io/google_samples/gb-redisslave:v1` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`
@@ -38,8 +40,8 @@ piceli::app! {
             replica: {
                 image: unpinned("gcr.io/google_samples/gb-redisslave:v1"),
                 env: { GET_HOSTS_FROM: "dns" },
+                ports: [6379],
                 resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                container: { ports: [{ containerPort: 6379 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "redis", role: "replica", tier: "backend" } } },
@@ -47,11 +49,9 @@ piceli::app! {
 
     service frontend -> frontend {
         labels: { app: "guestbook", tier: "frontend" },
-        spec: {
-            type: "NodePort",
-            ports: [{ port: 80 }],
-            selector: { app: "guestbook", tier: "frontend" },
-        },
+        port: 80,
+        type: node_port,
+        spec: { selector: { app: "guestbook", tier: "frontend" } },
     }
 
     // piceli: `gcr.io/google-samples/gb-frontend:v5` is not pinned by digest: pin it (`@sha256:…`) to drop `unpinned`
@@ -62,8 +62,8 @@ piceli::app! {
             "php-redis": {
                 image: unpinned("gcr.io/google-samples/gb-frontend:v5"),
                 env: { GET_HOSTS_FROM: "dns" },
+                ports: [80],
                 resources: { requests: { cpu: "100m", memory: "100Mi" } },
-                container: { ports: [{ containerPort: 80 }] },
             },
         },
         spec: { selector: { matchLabels: { app: "guestbook", tier: "frontend" } } },

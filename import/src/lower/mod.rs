@@ -7,6 +7,7 @@
 
 mod admit;
 mod config;
+mod naming;
 mod netpol;
 mod network;
 mod pod;
@@ -26,7 +27,8 @@ use std::collections::BTreeSet;
 /// What an import is asked to produce.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The app's name (`--app`); default: `imported`.
+    /// The app's name (`--app`); default: the manifests' `app.kubernetes.io/part-of` or shared
+    /// `app.kubernetes.io/name` label, else the namespace.
     pub app: Option<String>,
     /// The target namespace (`--namespace`); default: the namespace most objects name, else `default`.
     pub namespace: Option<String>,
@@ -234,7 +236,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
     let app = options
         .app
         .clone()
-        .unwrap_or_else(|| "imported".to_string());
+        .unwrap_or_else(|| naming::app_name(&objects, &namespace));
     let mut cx = Cx {
         app: app.clone(),
         namespace: namespace.clone(),

@@ -11,16 +11,46 @@ use crate::dsl::{Dsl, Item};
 use crate::print;
 use serde_json::{Map, Value};
 
+/// A Service's first-class ports: the key (`port` or `ports`), its value, and the `(name, port)` pairs.
+pub(super) type ServicePorts = (&'static str, Dsl, Vec<(String, i64)>);
+
 /// `ports: { http: 80 => http, admin: 9000 => 9000 }` for a Service spec whose every port has a name and
 /// nothing but `name`, `port` and `targetPort` (TCP, no node port), each target one of the workload's
-/// first-class container ports; `None` keeps the ports in `spec:`. Also the `(name, port)` pairs.
+/// first-class container ports, or `port: 80 => 8080` (`port: 80`) for its only port without a name; `None`
+/// keeps the ports in `spec:`. Also the key and the `(name, port)` pairs (`""` for the unnamed one).
 pub(super) fn service_ports(
     spec: &Map<String, Value>,
     container_ports: &[(String, i64)],
-) -> Option<(Dsl, Vec<(String, i64)>)> {
+) -> Option<ServicePorts> {
     let mut entries = Vec::new();
     let mut named = Vec::new();
-    for p in spec.get("ports")?.as_array()? {
+    let list = spec.get("ports")?.as_array()?;
+    // One port without a name: `port: 80`, `port: 80 => 8080` (rendered without a name, as written).
+    if let [only] = list.as_slice()
+        && only.get("name").is_none()
+    {
+        let p = only.as_object()?;
+        if p.keys()
+            .any(|k| !matches!(k.as_str(), "port" | "targetPort"))
+        {
+            return None;
+        }
+        let port = p.get("port")?.as_i64()?;
+        let value = match p.get("targetPort") {
+            None if container_ports.iter().any(|(_, c)| *c == port) => Dsl::Int(port),
+            Some(Value::Number(n)) => {
+                let n = n.as_i64()?;
+                if !container_ports.iter().any(|(_, c)| *c == n) {
+                    return None;
+                }
+                Dsl::Arrow(Box::new(Dsl::Int(port)), Box::new(Dsl::Int(n)))
+            }
+            // A named target would name the port after it (`port: 80 => http`): kept in `spec:`.
+            _ => return None,
+        };
+        return Some(("port", value, vec![(String::new(), port)]));
+    }
+    for p in list {
         let p = p.as_object()?;
         if p.keys()
             .any(|k| !matches!(k.as_str(), "name" | "port" | "targetPort"))
@@ -38,7 +68,9 @@ pub(super) fn service_ports(
             // `port: 80` forwards to container port 80, which the workload must expose first-class.
             None if container_ports.iter().any(|(_, c)| *c == port) => Dsl::Int(port),
             None => return None,
-            Some(Value::String(t)) if container_ports.iter().any(|(n, _)| n == t) => {
+            Some(Value::String(t))
+                if !t.is_empty() && container_ports.iter().any(|(n, _)| n == t) =>
+            {
                 if print::name(t) != *t {
                     return None;
                 }
@@ -56,7 +88,7 @@ pub(super) fn service_ports(
         entries.push((name.to_string(), value));
         named.push((name.to_string(), port));
     }
-    (!entries.is_empty()).then_some((Dsl::Map(entries), named))
+    (!entries.is_empty()).then_some(("ports", Dsl::Map(entries), named))
 }
 
 /// An Ingress whose every rule routes HTTP paths, and whose default backend (if any) routes, to imported

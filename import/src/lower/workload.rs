@@ -161,6 +161,7 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
         };
         item.comments.push(comment);
     }
+    pod_keys(cx, &mut item, o, &mut pod);
     item.json_entry("pod", Some(&Value::Object(pod)));
     item.json_entry("spec", Some(&Value::Object(spec)));
     cx.workloads.push(WorkloadRef {
@@ -171,6 +172,31 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
         included: false,
     });
     Some(item)
+}
+
+/// The PodSpec fields that have a key of their own: `node_selector:`, `priority:`, `grace:` (the rest stay
+/// in `pod:`).
+fn pod_keys(cx: &mut Cx, item: &mut Item, o: &Value, pod: &mut Map<String, Value>) {
+    if let Some(Value::Object(selector)) = pod.get("nodeSelector")
+        && !selector.is_empty()
+    {
+        let selector = selector.clone();
+        pod.shift_remove("nodeSelector");
+        let dsl = cx.strings(item, &selector, &describe(o), "node selector");
+        item.entry("node_selector", dsl);
+    }
+    if let Some(Value::String(class)) = pod.get("priorityClassName") {
+        item.entry("priority", Dsl::Str(class.clone()));
+        pod.shift_remove("priorityClassName");
+    }
+    if let Some(seconds) = pod
+        .get("terminationGracePeriodSeconds")
+        .and_then(Value::as_i64)
+        .filter(|s| *s >= 0)
+    {
+        item.entry("grace", Dsl::Int(seconds));
+        pod.shift_remove("terminationGracePeriodSeconds");
+    }
 }
 
 /// `{ NAME: { image: …, container: { … } }, … }`.
@@ -250,27 +276,39 @@ fn container(cx: &mut Cx, o: &Value, c: &Value) -> Option<(Vec<(String, Dsl)>, D
     Some((keys, Dsl::from_json(&Value::Object(rest))?))
 }
 
-/// `ports: { http: 8080, dns: port(53, protocol: "UDP") }` when every port has a valid name and no field
-/// but `name`, `containerPort` and `protocol` (else `None`: the list stays in the `container:` block).
-/// Also the `(name, number)` pairs, which Services' `-> WORKLOAD` ports may then refer to.
+/// `ports: { http: 8080, dns: port(53, protocol: "UDP") }` when every port has a valid name, or `ports: [8080,
+/// port(53, protocol: "UDP")]` when none has a name, and no port a field but `name`, `containerPort` and
+/// `protocol` (else `None`: the list stays in the `container:` block). Also the `(name, number)` pairs
+/// (`""` for a port without a name), which Services' `-> WORKLOAD` ports and probes may then refer to.
 fn container_ports(list: &Value) -> Option<(Dsl, Vec<(String, i64)>)> {
     let mut entries = Vec::new();
-    let mut named = Vec::new();
-    for p in list.as_array()? {
+    let mut named: Vec<(String, i64)> = Vec::new();
+    let list = list.as_array()?;
+    let unnamed = list.iter().all(|p| p.get("name").is_none());
+    for p in list {
         let p = p.as_object()?;
         if p.keys()
             .any(|k| !matches!(k.as_str(), "name" | "containerPort" | "protocol"))
         {
             return None;
         }
-        let name = p.get("name")?.as_str()?;
         let number = p.get("containerPort")?.as_i64()?;
-        if piceli_core::rules::names::port_name(name).is_err()
-            || named.iter().any(|(n, _): &(String, i64)| n == name)
-        {
-            return None;
-        }
-        let value = match p.get("protocol").and_then(Value::as_str) {
+        let protocol = p.get("protocol").and_then(Value::as_str);
+        let name = if unnamed {
+            if named.iter().any(|(_, n)| *n == number) {
+                return None;
+            }
+            ""
+        } else {
+            let name = p.get("name")?.as_str()?;
+            if piceli_core::rules::names::port_name(name).is_err()
+                || named.iter().any(|(n, _)| n == name)
+            {
+                return None;
+            }
+            name
+        };
+        let value = match protocol {
             None | Some("TCP") => Dsl::Int(number),
             Some(proto) => Dsl::Call(
                 "port".into(),
@@ -281,7 +319,15 @@ fn container_ports(list: &Value) -> Option<(Dsl, Vec<(String, i64)>)> {
         entries.push((name.to_string(), value));
         named.push((name.to_string(), number));
     }
-    (!entries.is_empty()).then_some((Dsl::Map(entries), named))
+    if entries.is_empty() {
+        return None;
+    }
+    let dsl = if unnamed {
+        Dsl::List(entries.into_iter().map(|(_, v)| v).collect())
+    } else {
+        Dsl::Map(entries)
+    };
+    Some((dsl, named))
 }
 
 /// `env: { NAME: "value", KEY: secret(db.key), MODE: config(settings.MODE), IP: field("status.podIP") }`
@@ -351,9 +397,19 @@ pub(super) fn service(cx: &mut Cx, o: &Value) -> Option<Item> {
     item.arrow = Some(target);
     cx.meta(&mut item, o);
     let ports = match first_class {
-        Some((dsl, named)) => {
+        Some((key, dsl, named)) => {
             spec.shift_remove("ports");
-            item.entry("ports", dsl);
+            item.entry(key, dsl);
+            // Its type has a key too (the DSL's ports and node ports are then first-class).
+            let typed = match spec.get("type").and_then(Value::as_str) {
+                Some("NodePort") => Some("node_port"),
+                Some("LoadBalancer") => Some("load_balancer"),
+                _ => None,
+            };
+            if let Some(t) = typed {
+                spec.shift_remove("type");
+                item.entry("type", Dsl::Name(t.into()));
+            }
             named
         }
         None => spec_ports(&spec),

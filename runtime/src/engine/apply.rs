@@ -825,7 +825,11 @@ async fn write_once(
             let mut written: DynamicObject =
                 api.patch(&a.name, &params, &Patch::Apply(&body)).await?;
             if a.action == ActionKind::Adopt {
-                written = release_old_owners(api, &a.name, written).await?;
+                written = super::owners::release_old_owners(api, &a.name, written).await?;
+            }
+            if a.helm.as_ref().is_some_and(|c| c.forget) {
+                // `--forget-helm-release`: Helm's annotations go with the object's own write.
+                written = super::helm::forget_claim(api, &a.name, written).await?;
             }
             Ok(written).map(|o: DynamicObject| StepOutcome {
                 ok: true,
@@ -836,26 +840,4 @@ async fn write_once(
             })
         }
     }
-}
-
-/// After a takeover: the fields the app applied with the value they had stay shared with their old owner
-/// (server-side apply); the app becomes their only owner, so its next change of them is no conflict.
-async fn release_old_owners(
-    api: &kube::Api<DynamicObject>,
-    name: &str,
-    written: DynamicObject,
-) -> Result<DynamicObject, kube::Error> {
-    let object = serde_json::to_value(&written).unwrap_or(Value::Null);
-    let Some(fields) = super::owners::released(&object, FIELD_MANAGER) else {
-        return Ok(written);
-    };
-    let patch = serde_json::json!({"metadata": {
-        "resourceVersion": object["metadata"]["resourceVersion"],
-        "managedFields": fields,
-    }});
-    let params = PatchParams {
-        field_manager: Some(FIELD_MANAGER.to_string()),
-        ..PatchParams::default()
-    };
-    api.patch(name, &params, &Patch::Merge(&patch)).await
 }

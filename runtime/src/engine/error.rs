@@ -57,6 +57,16 @@ pub enum EngineError {
         /// Name.
         name: String,
     },
+    /// `--forget-helm-release NAME` names a release that claims nothing in the namespace.
+    #[error(
+        "Helm release {release} claims no object of the app and has no release Secret in namespace {namespace}"
+    )]
+    HelmReleaseNotFound {
+        /// The release named.
+        release: String,
+        /// The target namespace.
+        namespace: String,
+    },
     /// A Job of the app whose immutable fields change is still running: replacing it would kill its pods.
     #[error("Job/{namespace}/{name} is still running and its {} cannot change in place (replacing it would delete the running Job and its pods)", fields.join(", "))]
     JobRunning {
@@ -270,6 +280,7 @@ impl Coded for EngineError {
             EngineError::UnknownKind { .. } => Code::UnknownKind,
             EngineError::NotOwned { .. } => Code::NotOwned,
             EngineError::JobRunning { .. } => Code::JobRunning,
+            EngineError::HelmReleaseNotFound { .. } => Code::HelmReleaseNotFound,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
             EngineError::Precondition(_) => Code::PreconditionFailed,
@@ -315,6 +326,9 @@ impl Coded for EngineError {
             EngineError::NotOwned { kind, name } => {
                 format!("to take it over, plan with `--adopt {kind}/{name}` (or `--adopt-all`) and approve that plan")
             }
+            EngineError::HelmReleaseNotFound { namespace, .. } => format!(
+                "name a release that installed the app's objects in {namespace} (their `meta.helm.sh/release-name` annotation; `helm list -n {namespace}`), or leave `--forget-helm-release` out"
+            ),
             EngineError::JobRunning { namespace, name, .. } => format!(
                 "wait until the Job has finished (`kubectl -n {namespace} wait --for=condition=complete job/{name}`), then run `plan` again; or, if stopping it now is safe, delete it (`kubectl -n {namespace} delete job {name} --cascade=foreground`) and plan again"
             ),
@@ -386,6 +400,7 @@ impl Coded for EngineError {
             | EngineError::UnknownKind { .. }
             | EngineError::NotOwned { .. }
             | EngineError::JobRunning { .. }
+            | EngineError::HelmReleaseNotFound { .. }
             | EngineError::SecretSource { .. }
             | EngineError::UnknownPlan(_)
             | EngineError::Precondition(_)

@@ -13,6 +13,7 @@ pub mod externals;
 pub mod first_apply;
 pub mod flags;
 pub mod hash;
+pub mod helm;
 pub mod key;
 pub mod listed;
 pub mod lock;

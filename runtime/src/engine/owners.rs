@@ -157,6 +157,46 @@ fn step(key: &str) -> String {
     format!(".{key}")
 }
 
+/// How often [`release_old_owners`] computes its patch again after a conflict.
+const RELEASE_ATTEMPTS: u32 = 5;
+
+/// After a takeover: the fields the app applied with the value they had stay shared with their old owner
+/// (server-side apply); the app becomes their only owner, so its next change of them is no conflict. The
+/// patch replaces `managedFields` as computed from one version of the object (its resourceVersion goes
+/// with it); a controller may write in between — a Deployment whose pod template the takeover changed
+/// gets a new revision annotation — so on a conflict it is computed again from the object as it is now.
+pub async fn release_old_owners(
+    api: &kube::Api<kube::api::DynamicObject>,
+    name: &str,
+    written: kube::api::DynamicObject,
+) -> Result<kube::api::DynamicObject, kube::Error> {
+    use kube::api::{Patch, PatchParams};
+    let manager = super::plan::FIELD_MANAGER;
+    let params = PatchParams {
+        field_manager: Some(manager.to_string()),
+        ..PatchParams::default()
+    };
+    let mut current = written;
+    let mut attempt = 1;
+    loop {
+        let object = serde_json::to_value(&current).unwrap_or(Value::Null);
+        let Some(fields) = released(&object, manager) else {
+            return Ok(current);
+        };
+        let patch = serde_json::json!({"metadata": {
+            "resourceVersion": object["metadata"]["resourceVersion"],
+            "managedFields": fields,
+        }});
+        match api.patch(name, &params, &Patch::Merge(&patch)).await {
+            Err(kube::Error::Api(s)) if s.code == 409 && attempt < RELEASE_ATTEMPTS => {
+                attempt += 1;
+                current = api.get(name).await?;
+            }
+            done => return done,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

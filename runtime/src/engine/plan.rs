@@ -100,6 +100,14 @@ pub struct Action {
     /// Why the object is replaced rather than updated ([`ActionKind::Replace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The Helm release that claims the live object (`meta.helm.sh/release-name`), and whether the plan
+    /// removes the claim (`--forget-helm-release`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub helm: Option<super::helm::HelmClaim>,
+    /// For a workload whose pod template changes: that its pods are replaced, in words (and which labels
+    /// they gain, as when a takeover adds Piceli's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<String>,
 }
 
 impl ActionKind {
@@ -157,6 +165,9 @@ pub struct Plan {
     /// The `external` objects the app refers to, as the plan found them (apply requires the same).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<super::externals::Requirement>,
+    /// The Helm releases that claim objects of the plan (their bookkeeping, left alone unless forgotten).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub helm: Vec<super::helm::HelmRelease>,
     /// blake3 of everything above, canonical.
     pub hash: String,
 }
@@ -178,6 +189,7 @@ impl Plan {
             objects,
             rollback_of,
             requires,
+            helm,
             hash: _,
         } = self;
         let head = serde_json::to_value(PlanHead {
@@ -190,6 +202,7 @@ impl Plan {
             actions,
             rollback_of: *rollback_of,
             requires,
+            helm,
         })
         .unwrap_or(Value::Null);
         match head.as_object() {
@@ -216,6 +229,8 @@ struct PlanHead<'a> {
     rollback_of: Option<u64>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     requires: &'a [super::externals::Requirement],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    helm: &'a [super::helm::HelmRelease],
 }
 
 /// An object an earlier release applied (for pruning).
@@ -250,6 +265,8 @@ pub struct PlanOptions {
     pub force_dry_run: bool,
     /// `--take-ownership [FIELD]`: which conflicting fields to take over from other managers.
     pub take_ownership: super::conflicts::TakeOwnership,
+    /// `--forget-helm-release NAME`: the Helm releases whose claim the plan removes.
+    pub forget_helm: Vec<String>,
 }
 
 /// A desired object with how the cluster serves it.
@@ -339,7 +356,8 @@ async fn get_live(
         .map_err(|e| EngineError::cluster(format!("reading {name}"), e))
 }
 
-fn precondition(live: &Value, key: &[u8; 32]) -> Option<Precondition> {
+/// What the plan saw of `live`, for apply to check.
+pub(super) fn precondition(live: &Value, key: &[u8; 32]) -> Option<Precondition> {
     Some(Precondition {
         uid: live["metadata"]["uid"].as_str()?.to_string(),
         resource_version: live["metadata"]["resourceVersion"].as_str()?.to_string(),
@@ -461,6 +479,15 @@ pub async fn plan_source(
         return Err(EngineError::FieldConflicts(conflicts));
     }
     actions.extend(prune(app, conn, &resources, &desired, plan_opts).await?);
+    let helm = super::helm::releases(
+        conn,
+        &source.namespace,
+        namespace_live.is_some(),
+        &mut actions,
+        &plan_opts.forget_helm,
+        &key,
+    )
+    .await?;
     actions.sort_by_key(|a| {
         (
             a.action == ActionKind::Delete,
@@ -485,6 +512,7 @@ pub async fn plan_source(
             .collect(),
         rollback_of: source.rollback_of,
         requires,
+        helm,
         hash: String::new(),
     };
     plan.hash = plan.compute_hash();
@@ -619,6 +647,10 @@ async fn plan_one(
         desired_digest,
         take: Vec::new(),
         reason: None,
+        helm: live
+            .as_ref()
+            .and_then(|l| super::helm::claim(l, &opts.forget_helm)),
+        rollout: None,
     };
     let Some(live) = live else {
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at
@@ -703,6 +735,7 @@ async fn plan_one(
         (false, true) => ActionKind::Unchanged,
         (false, false) => ActionKind::Update,
     };
+    action.rollout = super::selectors::rollout(&kind, &action.diff);
     Ok(action)
 }
 
@@ -907,6 +940,8 @@ async fn prune(
             desired_digest: None,
             take: Vec::new(),
             reason: None,
+            helm: None,
+            rollout: None,
         });
     }
     Ok(out)
@@ -952,6 +987,7 @@ mod hash_tests {
                 objects: vec![json!({"kind": "ConfigMap", "data": {"b": "1", "a": "2"}})],
                 rollback_of: Some(3),
                 requires,
+                helm: Vec::new(),
                 hash: "ignored".into(),
             };
             let mut whole = serde_json::to_value(&plan).expect("json");

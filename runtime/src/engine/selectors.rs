@@ -133,6 +133,36 @@ fn key(object: &Value) -> String {
     )
 }
 
+/// What a plan says of a workload whose pod template changes: its pods are replaced (a rollout), and
+/// which labels they gain (a takeover keeping the live selector adds Piceli's); `None` when the template
+/// does not change.
+pub fn rollout(kind: &str, diff: &[super::diff::Change]) -> Option<String> {
+    if !WORKLOADS.contains(&kind) {
+        return None;
+    }
+    let template: Vec<&super::diff::Change> = diff
+        .iter()
+        .filter(|c| c.path == "spec.template" || c.path.starts_with("spec.template."))
+        .collect();
+    if template.is_empty() {
+        return None;
+    }
+    let gained: Vec<&str> = template
+        .iter()
+        .filter(|c| c.before.is_none())
+        .filter_map(|c| c.path.strip_prefix("spec.template.metadata.labels."))
+        .collect();
+    Some(if gained.len() == template.len() {
+        format!(
+            "its pod template gains the label{} {}: its pods are replaced (a rollout)",
+            if gained.len() == 1 { "" } else { "s" },
+            gained.join(", ")
+        )
+    } else {
+        "its pod template changes: its pods are replaced (a rollout)".to_string()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +248,39 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(desired[1]["spec"]["selector"], ours());
+    }
+
+    #[test]
+    fn a_template_that_gains_labels_is_a_rollout_said_in_words() {
+        use super::super::diff::Change;
+        let gain = |label: &str| Change {
+            path: format!("spec.template.metadata.labels.{label}"),
+            before: None,
+            after: Some("x".into()),
+        };
+        let labels = [gain(NAME_LABEL), gain(COMPONENT_LABEL)];
+        assert_eq!(
+            rollout("Deployment", &labels).as_deref(),
+            Some(
+                "its pod template gains the labels app.kubernetes.io/name, app.kubernetes.io/component: \
+                 its pods are replaced (a rollout)"
+            )
+        );
+        let image = Change {
+            path: "spec.template.spec.containers[web].image".into(),
+            before: Some("a".into()),
+            after: Some("b".into()),
+        };
+        assert_eq!(
+            rollout("StatefulSet", &[image]).as_deref(),
+            Some("its pod template changes: its pods are replaced (a rollout)")
+        );
+        let replicas = Change {
+            path: "spec.replicas".into(),
+            before: Some(1.into()),
+            after: Some(2.into()),
+        };
+        assert_eq!(rollout("Deployment", &[replicas]), None);
+        assert_eq!(rollout("Service", &labels), None);
     }
 }

@@ -205,6 +205,7 @@ impl Session {
             env: self.env.clone(),
             force_dry_run: false,
             take_ownership: super::conflicts::TakeOwnership::None,
+            forget_helm: Vec::new(),
         })
     }
 
@@ -292,8 +293,22 @@ impl Session {
         adopt_all: bool,
         take: super::conflicts::TakeOwnership,
     ) -> Result<Plan, EngineError> {
+        self.plan_forgetting(adopt, adopt_all, take, Vec::new())
+            .await
+    }
+
+    /// [`Session::plan_taking`], removing the claim of the Helm releases `forget_helm` names
+    /// (`--forget-helm-release`): their annotations on the app's objects, and their release Secrets.
+    pub async fn plan_forgetting(
+        &self,
+        adopt: Vec<String>,
+        adopt_all: bool,
+        take: super::conflicts::TakeOwnership,
+        forget_helm: Vec<String>,
+    ) -> Result<Plan, EngineError> {
         let mut opts = self.plan_options(adopt, adopt_all)?;
         opts.take_ownership = take;
+        opts.forget_helm = forget_helm;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
         self.state.store_plan(&plan)?;
         Ok(plan)

@@ -47,7 +47,8 @@ pub(super) fn services(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             .ports
             .iter()
             .map(|p| core::ServicePort {
-                name: Some(p.name.v.clone()),
+                // `port: 80 => 8080`: no name, as written.
+                name: (!p.name.v.is_empty()).then(|| p.name.v.clone()),
                 port: p.port.v as i32,
                 target_port: p.target.as_ref().map(int_or_string),
                 node_port: p.node_port.as_ref().map(|n| n.v as i32),

@@ -252,7 +252,8 @@ fn container(c: &Container, restricted: bool) -> core::Container {
             c.ports
                 .iter()
                 .map(|p| core::ContainerPort {
-                    name: Some(p.name.v.clone()),
+                    // `ports: [8080]`: no name, as written.
+                    name: (!p.name.v.is_empty()).then(|| p.name.v.clone()),
                     container_port: p.number.v as i32,
                     protocol: p.protocol.as_ref().map(|s| s.v.clone()),
                     ..core::ContainerPort::default()

@@ -15,7 +15,6 @@ piceli::app! {
         storage: "5Gi",
         access: ["ReadWriteOnce"],
         class: "standard",
-        spec: { volumeMode: "Filesystem" },
     }
 
     service_account api {

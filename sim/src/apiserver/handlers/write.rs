@@ -78,7 +78,8 @@ pub fn decode_body_as(req: &Req, kind: &str) -> Result<Value, ApiError> {
             let text = std::str::from_utf8(&req.body)
                 .map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
             if ct.contains("yaml") {
-                serde_saphyr::from_str::<Value>(text)
+                // As kube-apiserver reads YAML (sigs.k8s.io/yaml, YAML 1.1): `0644` is octal, `yes` a boolean.
+                piceli_core::include::yaml::from_str(text)
                     .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
             } else {
                 let go = crate::apiserver::go_json::syntax_error(&req.body)
@@ -399,4 +400,49 @@ fn json_patch_as_apiserver(
         json_patch::patch(doc, std::slice::from_ref(op))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod yaml_body_tests {
+    use super::*;
+    use crate::apiserver::http::Query;
+
+    fn post(content_type: &str, body: &str) -> Req {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_str(content_type).expect("header"),
+        );
+        Req {
+            method: http::Method::POST,
+            path: "/api/v1/namespaces/default/configmaps".into(),
+            query: Query::default(),
+            headers,
+            body: bytes::Bytes::from(body.to_string()),
+            user: Default::default(),
+            policy: None,
+        }
+    }
+
+    #[test]
+    fn a_yaml_body_is_read_as_kubernetes_reads_it() {
+        let body = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nimmutable: yes\n\
+                    data: {mode: 0744, off: ~}\n";
+        let v = decode_body(&post("application/yaml", body)).expect("decodes");
+        assert_eq!(v["immutable"], json!(true), "YAML 1.1 booleans");
+        assert_eq!(v["data"]["mode"], json!(484), "YAML 1.1 octal");
+        let data = v["data"].as_object().expect("data");
+        assert!(
+            data.contains_key("false") && !data.contains_key("off"),
+            "{data:?}"
+        );
+        // A server-side apply body is YAML too.
+        let mut patch = post(
+            "application/apply-patch+yaml",
+            "spec: {replicas: 0x10, paused: on}\n",
+        );
+        patch.method = http::Method::PATCH;
+        let v = decode_body(&patch).expect("decodes");
+        assert_eq!(v["spec"], json!({"replicas": 16, "paused": true}));
+    }
 }
