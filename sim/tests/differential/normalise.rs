@@ -57,13 +57,21 @@ fn placeholder_for(key: &str) -> Option<&'static str> {
     }
 }
 
-/// Arrays that are sets, or lists whose order the API does not promise.
+/// Arrays that are sets, or lists whose order the API does not promise — or orders by what the
+/// normaliser hides: managedFields entries are sorted by operation, then by their `time` in seconds, then by
+/// manager, so two writes in one second or in two seconds come in either order once times are hidden.
 fn unordered(key: &str) -> bool {
-    matches!(key, "verbs" | "resources")
+    matches!(key, "verbs" | "resources" | "managedFields")
 }
 
-/// The sort key of an element of an unordered array: its name when it has one.
+/// The sort key of an element of an unordered array: its name (or manager) when it has one.
 fn sort_key(v: &Value) -> String {
+    if let (Some(op), Some(manager)) = (
+        v.get("operation").and_then(Value::as_str),
+        v.get("manager").and_then(Value::as_str),
+    ) {
+        return format!("{op}\u{0}{manager}\u{0}{v}");
+    }
     for k in ["name", "resource"] {
         if let Some(n) = v.get(k).and_then(Value::as_str) {
             return format!("{n}\u{0}{v}");
