@@ -59,10 +59,10 @@ pub fn respond_in_yaml(resp: Resp) -> Resp {
 pub fn to_yaml(v: &Value) -> String {
     let mut out = String::new();
     match v {
-        Value::Object(m) if !m.is_empty() => mapping(v, 0, &mut out),
+        Value::Object(m) if !m.is_empty() => mapping_entries(v, 0, false, &mut out),
         Value::Array(a) if !a.is_empty() => sequence(a, 0, &mut out),
         other => {
-            out.push_str(&scalar(other, 0));
+            out.push_str(&scalar(other));
             out.push('\n');
         }
     }
@@ -81,21 +81,17 @@ fn mapping_entries(v: &Value, indent: usize, first_inline: bool, out: &mut Strin
         if i > 0 || !first_inline {
             out.push_str(&" ".repeat(indent));
         }
-        out.push_str(&string(k, indent));
+        out.push_str(&string(k));
         out.push(':');
         value_after_key(child, indent, out);
     }
-}
-
-fn mapping(v: &Value, indent: usize, out: &mut String) {
-    mapping_entries(v, indent, false, out);
 }
 
 fn value_after_key(child: &Value, indent: usize, out: &mut String) {
     match child {
         Value::Object(m) if !m.is_empty() => {
             out.push('\n');
-            mapping(child, indent + 2, out);
+            mapping_entries(child, indent + 2, false, out);
         }
         Value::Array(a) if !a.is_empty() => {
             out.push('\n');
@@ -107,7 +103,7 @@ fn value_after_key(child: &Value, indent: usize, out: &mut String) {
         }
         other => {
             out.push(' ');
-            out.push_str(&scalar(other, indent));
+            out.push_str(&scalar(other));
             out.push('\n');
         }
     }
@@ -128,7 +124,7 @@ fn sequence(items: &[Value], indent: usize, out: &mut String) {
             }
             Value::String(s) if s.contains('\n') => literal(s, indent + 2, out),
             other => {
-                out.push_str(&scalar(other, indent + 2));
+                out.push_str(&scalar(other));
                 out.push('\n');
             }
         }
@@ -159,19 +155,19 @@ fn literal(s: &str, indent: usize, out: &mut String) {
     }
 }
 
-fn scalar(v: &Value, indent: usize) -> String {
+fn scalar(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => string(s, indent),
+        Value::String(s) => string(s),
         Value::Object(_) => "{}".into(),
         Value::Array(_) => "[]".into(),
     }
 }
 
 /// A string scalar: plain when YAML 1.1 reads it back as the same string, else quoted.
-fn string(s: &str, _indent: usize) -> String {
+fn string(s: &str) -> String {
     if resolves_to_other_type(s) {
         return double_quoted(s);
     }
