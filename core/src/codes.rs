@@ -539,10 +539,11 @@ codes! {
          object in `app!`, then run `plan` again. No plan was stored. (Fields another field manager owns are \
          listed all at once as PCL0147.) When the server says a field `is immutable` (a Job's pod template, \
          e.g. its image; a Deployment's selector; a StatefulSet's volumeClaimTemplates or serviceName; a \
-         Service's clusterIP), the object is valid but cannot be changed in place: it must be replaced. \
-         A finished `job` of the app is replaced by the plan itself (the action `replace`; a running one \
-         is PCL0221); for other kinds Piceli does not delete the object for you: delete it yourself when \
-         that is safe, or give the item a new name, then run `plan` again.";
+         Service's clusterIP), the object is valid but cannot be changed in place. For an object of the \
+         app the plan itself proposes to replace it (the action `replace`, with the field and the reason; a \
+         running Job is PCL0221, a PersistentVolumeClaim or a Namespace PCL0223), so this code with an \
+         immutable field is left for an object the plan adopts (`--adopt`), which is never replaced: keep \
+         its live value in `app!`, or delete it yourself when that is safe, then run `plan` again.";
     TlsFailed = "PCL0154", "the cluster's certificate was not accepted (TLS)",
         "The connection reached the API server, but its TLS certificate is not signed by the \
          certificate-authority the kubeconfig names (or names another host, or expired). The kubeconfig is \
@@ -785,6 +786,16 @@ codes! {
          carries that release's annotation and no such Secret is in the target namespace, so nothing was \
          planned: the name is mistyped, or the release lives in another namespace. `helm list -n NAMESPACE` \
          names the releases; a plan lists those that claim its objects in its `Helm release …` lines.";
+    ImmutableData = "PCL0223", "an immutable field changes on an object that holds data (a PersistentVolumeClaim, a Namespace, …)",
+        "Kubernetes refuses to change some fields in place (a PersistentVolumeClaim's spec other than a larger \
+         storage request and its volumeAttributesClassName; a CustomResourceDefinition's group, plural, scope \
+         and kind; …). For most kinds `plan` then proposes to replace the object — delete it, then create it \
+         again, the action `replace`, approved with the rest of the plan — but never for the kinds that hold \
+         data or everything in them: PersistentVolumeClaims and PersistentVolumes (deleting the claim can \
+         delete the volume and its data), Namespaces (everything in them) and CustomResourceDefinitions (every \
+         custom resource of them). Nothing was planned. Keep the live value in `app!` (`kubectl get -o yaml` \
+         shows it), or give the item a new name so a new object is created beside the old one and move the \
+         data yourself; when the data may go, delete the old object yourself and plan again.";
 }
 
 #[cfg(test)]

@@ -112,6 +112,7 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "diff": a.diff,
             "take": a.take,
             "reason": a.reason,
+            "propagation": a.propagation,
             "helm": a.helm,
             "rollout": a.rollout,
         })).collect::<Vec<_>>(),

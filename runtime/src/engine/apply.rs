@@ -520,6 +520,8 @@ async fn run_step(
     // creates the new one. A resumed replace finds it deleted (it creates) or created again (the apply
     // changes nothing).
     let cleared = if replace {
+        // The object as it was goes into the journal first: nothing is deleted without its backup.
+        back_up(step, index, &served, a).await?;
         let cleared = clear_for_replace(step, &api, &served, a).await;
         if cleared.is_ok() {
             checkpoint(step.hook, &format!("step {index} deleted"))?;
@@ -621,12 +623,46 @@ async fn run_step(
 /// How long a replace waits for the object it deleted to be gone (finalizers may hold it).
 const REPLACE_GONE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// The first half of a replace: delete the object the plan saw (its uid) with `propagationPolicy:
-/// Background`, then wait until it is gone. Background, because the object is a finished Job: its pods
-/// no longer run, so nothing of the old and the new Job runs at once, and the new Job need not wait
-/// for the garbage collector to delete every old pod (Foreground keeps the Job, and so its name, until
-/// then). Without a policy, a batch/v1 Job's pods would be orphaned. Done already when the object is
-/// missing, or another object of that name is there (the interrupted run created it).
+/// Records the backup of the object a replace step deletes (see [`crate::journal::Backup`]): the live
+/// object, if it is still the one the plan saw (its uid), without status and server-managed metadata,
+/// secret values as digests. Nothing to back up when it is gone or another object has its name (a resumed
+/// run: the first run backed it up).
+async fn back_up(
+    step: &Step<'_>,
+    index: u32,
+    served: &super::resources::Served,
+    a: &Action,
+) -> Result<(), EngineError> {
+    let Some(uid) = a.precondition.as_ref().map(|p| p.uid.as_str()) else {
+        return Ok(());
+    };
+    let live = super::resources::read(&step.conn.client, served, a.namespace.as_deref(), &a.name)
+        .await
+        .map_err(|e| EngineError::cluster(format!("reading {} to back it up", a.key()), e))?;
+    let Some(live) = live.filter(|l| l["metadata"]["uid"].as_str() == Some(uid)) else {
+        return Ok(());
+    };
+    let normalized = super::diff::normalize(&live);
+    let object = redact(&normalized, step.key);
+    step.journal.record_backup(
+        step.release,
+        index,
+        &a.kind,
+        a.namespace.as_deref(),
+        &a.name,
+        uid,
+        &object,
+    )?;
+    checkpoint(step.hook, &format!("step {index} backed up"))
+}
+
+/// The first half of a replace: delete the object the plan saw (its uid) with the plan's propagation
+/// policy, then wait until it is gone. `Background` for most kinds: for a finished Job, its pods no
+/// longer run, so nothing of the old and the new Job runs at once, and the new Job need not wait for the
+/// garbage collector to delete every old pod (Foreground keeps the Job, and so its name, until then);
+/// without a policy, a batch/v1 Job's pods would be orphaned. `Orphan` for a StatefulSet: its pods and
+/// PersistentVolumeClaims stay for the new one. Done already when the object is missing, or another
+/// object of that name is there (the interrupted run created it).
 async fn clear_for_replace(
     step: &Step<'_>,
     api: &kube::Api<DynamicObject>,
@@ -683,7 +719,10 @@ async fn clear_for_replace(
                 uid: Some(uid.clone()),
                 resource_version: rv.clone(),
             }),
-            ..DeleteParams::background()
+            ..match a.propagation {
+                Some(super::replace::Propagation::Orphan) => DeleteParams::orphan(),
+                Some(super::replace::Propagation::Background) | None => DeleteParams::background(),
+            }
         };
         match api.delete(&a.name, &params).await {
             Ok(_) => break,

@@ -77,6 +77,19 @@ pub enum EngineError {
         /// The immutable fields that change (`spec.template`, …).
         fields: Vec<String>,
     },
+    /// An object of a kind that holds data (a PersistentVolumeClaim, a Namespace, …) whose immutable fields
+    /// change: it is never deleted to be replaced.
+    #[error("{kind}/{name} cannot change {} in place, and Piceli never replaces a {kind}: {lost}", fields.join(", "))]
+    ImmutableData {
+        /// Its kind.
+        kind: String,
+        /// `namespace/name` or `name`.
+        name: String,
+        /// The immutable fields that change (`spec.storageClassName`, …).
+        fields: Vec<String>,
+        /// What deleting it would lose, in words.
+        lost: String,
+    },
     /// A secret source is missing.
     #[error("secret `{secret}` key `{key}`: {reason}")]
     SecretSource {
@@ -280,6 +293,7 @@ impl Coded for EngineError {
             EngineError::UnknownKind { .. } => Code::UnknownKind,
             EngineError::NotOwned { .. } => Code::NotOwned,
             EngineError::JobRunning { .. } => Code::JobRunning,
+            EngineError::ImmutableData { .. } => Code::ImmutableData,
             EngineError::HelmReleaseNotFound { .. } => Code::HelmReleaseNotFound,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
@@ -328,6 +342,9 @@ impl Coded for EngineError {
             }
             EngineError::HelmReleaseNotFound { namespace, .. } => format!(
                 "name a release that installed the app's objects in {namespace} (their `meta.helm.sh/release-name` annotation; `helm list -n {namespace}`), or leave `--forget-helm-release` out"
+            ),
+            EngineError::ImmutableData { kind, .. } => format!(
+                "nothing was planned. Keep the live value in `app!` (write the {kind}'s live fields as `kubectl get -o yaml` shows them), or give the item a new name to create a new {kind} beside the old one (copy the data yourself); deleting the old one by hand, when its data may go, also lets the plan create it anew"
             ),
             EngineError::JobRunning { namespace, name, .. } => format!(
                 "wait until the Job has finished (`kubectl -n {namespace} wait --for=condition=complete job/{name}`), then run `plan` again; or, if stopping it now is safe, delete it (`kubectl -n {namespace} delete job {name} --cascade=foreground`) and plan again"
@@ -400,6 +417,7 @@ impl Coded for EngineError {
             | EngineError::UnknownKind { .. }
             | EngineError::NotOwned { .. }
             | EngineError::JobRunning { .. }
+            | EngineError::ImmutableData { .. }
             | EngineError::HelmReleaseNotFound { .. }
             | EngineError::SecretSource { .. }
             | EngineError::UnknownPlan(_)

@@ -168,6 +168,7 @@ pub async fn releases(
                         release: name.clone(),
                         forget: true,
                     }),
+                    propagation: None,
                     rollout: None,
                 });
             }
@@ -316,6 +317,7 @@ mod tests {
                 release: "shop".into(),
                 forget: true,
             }),
+            propagation: None,
             rollout: None,
         };
         forget_in_diff(&mut a);

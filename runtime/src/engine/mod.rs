@@ -14,6 +14,7 @@ pub mod first_apply;
 pub mod flags;
 pub mod hash;
 pub mod helm;
+pub mod immutable;
 pub mod key;
 pub mod listed;
 pub mod lock;

@@ -43,8 +43,9 @@ pub enum ActionKind {
     /// A Namespace that exists and is not the app's (a platform team made it): used as it is — never
     /// written, adopted, labelled or deleted; apply only checks it still exists (same UID).
     Use,
-    /// It exists, is ours, and a field that cannot change in place changes (a finished Job's pod
-    /// template): apply deletes it and creates it again. The action's `reason` says why.
+    /// It exists, is ours, and a field that cannot change in place changes (a Deployment's selector, a
+    /// StatefulSet's volumeClaimTemplates, a finished Job's pod template, …): apply deletes it (with the
+    /// action's `propagation`) and creates it again. The action's `reason` says which field and why.
     Replace,
 }
 
@@ -100,6 +101,10 @@ pub struct Action {
     /// Why the object is replaced rather than updated ([`ActionKind::Replace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How a replace deletes the old object (`Orphan` for a StatefulSet: its pods and claims stay);
+    /// `None` for other actions (and plans made before it was recorded: `Background`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagation: Option<super::replace::Propagation>,
     /// The Helm release that claims the live object (`meta.helm.sh/release-name`), and whether the plan
     /// removes the claim (`--forget-helm-release`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -647,6 +652,7 @@ async fn plan_one(
         desired_digest,
         take: Vec::new(),
         reason: None,
+        propagation: None,
         helm: live
             .as_ref()
             .and_then(|l| super::helm::claim(l, &opts.forget_helm)),
@@ -684,32 +690,30 @@ async fn plan_one(
         return Ok(action);
     }
     if !adopt {
-        // A Job of the app whose immutable fields change cannot be updated: replaced when it has finished,
-        // refused while it runs. Never for an object that is not the app's (adopting one updates it).
-        match super::replace::decide(&d.object, &live, FIELD_MANAGER) {
-            super::replace::Decision::InPlace => {}
-            super::replace::Decision::Replace { fields, diff } => {
-                // The server checks the new Job before apply deletes the old one.
-                dry_run_replacement(conn, d, &name, &kind).await?;
-                action.action = ActionKind::Replace;
-                action.reason = Some(super::replace::reason(&fields));
-                action.diff = diff;
-                return Ok(action);
-            }
-            super::replace::Decision::Running { fields } => {
-                return Err(EngineError::JobRunning {
-                    namespace: d.namespace.clone().unwrap_or_default(),
-                    name,
-                    fields,
-                });
-            }
+        // An object of the app whose immutable fields change cannot be updated: replaced (a Job only once
+        // it has finished), or refused for the kinds that hold data. Never for an object that is not the
+        // app's (adopting one updates it).
+        let decision = super::replace::decide(&d.object, &live, FIELD_MANAGER);
+        if decision != super::replace::Decision::InPlace {
+            return planned_replace(on, d, &live, decision, action).await;
         }
     }
     // A controller may write between the read and the dry run (status, annotations): compare the dry
     // run with the version it was made against, reading again when they differ.
     let mut live = live;
     let force = adopt || opts.force_dry_run;
-    let (mut after, take) = dry_run_taking(conn, d, &name, &kind, force, opts).await?;
+    let (mut after, take) = match dry_run_taking(conn, d, &name, &kind, force, opts).await {
+        // What the table does not know, the server refuses as immutable: the same decision.
+        Err(EngineError::DryRun(message)) if !adopt => {
+            let Some(fields) = super::immutable::from_server_message(&message) else {
+                return Err(EngineError::DryRun(message));
+            };
+            let applied = super::owned::applied(&live, FIELD_MANAGER);
+            let decision = super::replace::decide_for(&d.object, &live, fields, applied);
+            return planned_replace(on, d, &live, decision, action).await;
+        }
+        other => other?,
+    };
     action.take = take;
     let force = force || !action.take.is_empty();
     for _ in 0..3 {
@@ -737,6 +741,61 @@ async fn plan_one(
     };
     action.rollout = super::selectors::rollout(&kind, &action.diff);
     Ok(action)
+}
+
+/// The action for an object whose immutable fields change ([`super::replace::decide`]): a `replace` whose
+/// new object the server validated (a dry-run create) and whose diff is the live object against it, or
+/// the refusal.
+async fn planned_replace(
+    on: &Planning<'_>,
+    d: &Desired,
+    live: &Value,
+    decision: super::replace::Decision,
+    mut action: Action,
+) -> Result<Action, EngineError> {
+    use super::replace::Decision;
+    let (kind, name) = (action.kind.clone(), action.name.clone());
+    let key = on.key;
+    let named = || match &d.namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.clone(),
+    };
+    match decision {
+        Decision::InPlace => Ok(action),
+        Decision::Replace {
+            fields,
+            diff: applied_diff,
+            propagation,
+        } => {
+            // The server checks the new object before apply deletes the old one.
+            let created = dry_run_replacement(on.conn, d, &name, &kind).await?;
+            action.action = ActionKind::Replace;
+            action.reason = Some(super::replace::reason(&kind, &fields, propagation));
+            action.propagation = Some(propagation);
+            action.diff = match created {
+                Some(created) => super::replace::replacement_diff(
+                    &redact(live, key),
+                    &redact(&created, key),
+                    &name,
+                ),
+                // Values are compared as they are only for kinds without secrets.
+                None if kind != "Secret" => applied_diff,
+                None => Vec::new(),
+            };
+            Ok(action)
+        }
+        Decision::Running { fields } => Err(EngineError::JobRunning {
+            namespace: d.namespace.clone().unwrap_or_default(),
+            name,
+            fields,
+        }),
+        Decision::Refused { fields } => Err(EngineError::ImmutableData {
+            lost: super::immutable::data_lost(&kind).to_string(),
+            name: named(),
+            kind,
+            fields,
+        }),
+    }
 }
 
 /// A dry run that meets field-manager conflicts: taken over when `--take-ownership` names every one of
@@ -798,14 +857,14 @@ async fn dry_run(
 }
 
 /// A dry-run create of the object a replace creates, so the server validates it at plan time (apply deletes
-/// the old object before it creates this one). The name is still the old object's, so the create uses a
+/// the old object before it creates this one); returns what the server would store. The name is still the old object's, so the create uses a
 /// name generated from it (`generateName`; the name itself was validated when the old object was made).
 async fn dry_run_replacement(
     conn: &Connection,
     d: &Desired,
     name: &str,
     kind: &str,
-) -> Result<(), EngineError> {
+) -> Result<Option<Value>, EngineError> {
     let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
     let mut body = d.object.clone();
     if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -821,7 +880,7 @@ async fn dry_run_replacement(
     };
     api.create(&params, &object)
         .await
-        .map(|_| ())
+        .map(|created| serde_json::to_value(created).ok())
         .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))
 }
 
@@ -940,6 +999,7 @@ async fn prune(
             desired_digest: None,
             take: Vec::new(),
             reason: None,
+            propagation: None,
             helm: None,
             rollout: None,
         });

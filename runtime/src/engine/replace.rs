@@ -1,14 +1,22 @@
-//! Jobs whose immutable fields change: a Job's pod template (its image, env, …), selector, completions and
-//! a few more cannot be changed in place — the API server refuses the update — so a plan replaces the
-//! Job instead: apply deletes the live one (its pods with it) and creates the new one. Only a finished
-//! Job (condition `Complete` or `Failed`) is replaced; a running one is refused at plan time
-//! ([`EngineError::JobRunning`](super::EngineError::JobRunning)), since deleting it would kill its pods
-//! mid-run. Only what the app itself applied is compared (its managed fields, read back with
-//! [`super::owned::applied`]): what the server defaulted or controllers added never causes a replace.
+//! Objects whose immutable fields change: the API server refuses to change such a field in place (a
+//! Deployment's selector, a StatefulSet's volumeClaimTemplates, a finished Job's pod template, a ConfigMap
+//! marked `immutable: true`, …; the table is [`super::immutable::RULES`]), so a plan replaces the object
+//! instead: apply deletes the live one — with the propagation its kind needs ([`propagation`]) — and
+//! creates the new one. The plan says which field and why (the action's `reason`), and the replace is
+//! part of the approved plan like any other change.
+//!
+//! Some objects are never replaced: a Job still running (its pods would be killed mid-run,
+//! [`EngineError::JobRunning`](super::EngineError::JobRunning)), and the kinds that hold data or everything
+//! in them ([`super::immutable::NEVER_REPLACED`]: PersistentVolumeClaims, Namespaces, …,
+//! [`EngineError::ImmutableData`](super::EngineError::ImmutableData)). Only what the app itself applied is
+//! compared (its managed fields, read back with [`super::owned::applied`]): what the server defaulted or
+//! controllers added never causes a replace.
 //!
 //! CronJobs are not concerned: their `jobTemplate` is mutable (it applies to the next Jobs they start).
 
 use super::diff::{Change, diff};
+use super::immutable::{self, NEVER_REPLACED};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The Job spec fields an update may not change (Kubernetes 1.33, `ValidateJobSpecUpdate`), as JSON
@@ -25,21 +33,58 @@ pub const JOB_IMMUTABLE: &[&str] = &[
     "/spec/successPolicy",
 ];
 
+/// How the delete half of a replace treats the object's dependents (the API's `propagationPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Propagation {
+    /// Dependents are deleted by the garbage collector after the object is gone.
+    Background,
+    /// Dependents stay, without the owner reference (a StatefulSet's pods and claims).
+    Orphan,
+}
+
+impl Propagation {
+    /// The API's name (`Background`, `Orphan`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "Background",
+            Propagation::Orphan => "Orphan",
+        }
+    }
+}
+
+/// How an object of `kind` is deleted to be replaced: a StatefulSet with `Orphan` (its pods and
+/// PersistentVolumeClaims stay, and the new StatefulSet adopts the pods), everything else `Background`
+/// (a Job's finished pods, a Deployment's ReplicaSets go with it; without a policy batch/v1 would orphan a
+/// Job's pods).
+pub fn propagation(kind: &str) -> Propagation {
+    match kind {
+        "StatefulSet" => Propagation::Orphan,
+        _ => Propagation::Background,
+    }
+}
+
 /// What planning does with an object that exists and is the app's.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
-    /// Updated in place as usual (not a Job, no immutable field changed, or the applied fields cannot be
-    /// read — then the dry run has the last word).
+    /// Updated in place as usual (no immutable field changed, or the applied fields cannot be read —
+    /// then the dry run has the last word).
     InPlace,
-    /// A finished Job whose immutable fields change: deleted and created again.
+    /// Immutable fields change: deleted and created again.
     Replace {
         /// The changed immutable fields (`spec.template`, …).
         fields: Vec<String>,
         /// What the app applied before → what it applies now.
         diff: Vec<Change>,
+        /// How the old object is deleted.
+        propagation: Propagation,
     },
     /// A Job still running whose immutable fields change: refused.
     Running {
+        /// The changed immutable fields.
+        fields: Vec<String>,
+    },
+    /// An object of a kind that is never replaced (it holds data) whose immutable fields change: refused.
+    Refused {
         /// The changed immutable fields.
         fields: Vec<String>,
     },
@@ -63,43 +108,116 @@ pub fn finished(live: &Value) -> bool {
         .any(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
 }
 
-/// The reason a plan shows for a replace.
-pub fn reason(fields: &[String]) -> String {
-    let (what, verb) = if fields.len() == 1 {
-        (fields[0].clone(), "is")
+/// The reason a plan shows for a replace of a `kind` object whose `fields` change (printed after
+/// `because`): which fields, why, how the old object is deleted, and how to keep the live value instead.
+pub fn reason(kind: &str, fields: &[String], propagation: Propagation) -> String {
+    let (what, verb) = match fields {
+        [] => ("a field".to_string(), "is"),
+        [one] => (one.clone(), "is"),
+        many => (many.join(", "), "are"),
+    };
+    let how = match (kind, propagation) {
+        ("Job", _) => {
+            return format!(
+                "Job {what} {verb} immutable: the finished Job is deleted (its pods with \
+                 it) and created again"
+            );
+        }
+        ("StatefulSet", Propagation::Orphan) => {
+            let mut how = "the StatefulSet is deleted with propagation Orphan (its pods and \
+                           PersistentVolumeClaims stay; the new StatefulSet adopts the pods its selector \
+                           matches) and created again"
+                .to_string();
+            if fields.iter().any(|f| f == "spec.selector") {
+                how.push_str(
+                    "; pods the new selector does not match keep running unowned: delete them once the \
+                     new ones are ready",
+                );
+            }
+            how
+        }
+        ("Deployment" | "ReplicaSet", _) => format!(
+            "the {kind} is deleted with propagation {} (its ReplicaSets and pods with it) and created \
+             again: its pods are replaced without overlap",
+            propagation.as_str()
+        ),
+        ("DaemonSet", _) => format!(
+            "the DaemonSet is deleted with propagation {} (its pods with it) and created again: its pods \
+             are replaced without overlap",
+            propagation.as_str()
+        ),
+        ("ConfigMap" | "Secret", _) => format!(
+            "the {kind} is deleted and created again (pods that use it see the new values once they \
+             restart)"
+        ),
+        ("Service", _) => {
+            "the Service is deleted and created again (it gets a new cluster IP unless `clusterIP` is set)"
+                .to_string()
+        }
+        _ => format!(
+            "the {kind} is deleted with propagation {} and created again",
+            propagation.as_str()
+        ),
+    };
+    let keep = if fields.iter().any(|f| f.ends_with("selector")) {
+        "`spec: { selector: … }`"
     } else {
-        (fields.join(", "), "are")
+        "`spec: { … }`, or the item's own key"
     };
     format!(
-        "Job {what} {verb} immutable: the finished Job is deleted (its pods with it) and created again"
+        "{kind} {what} {verb} immutable: {how}. To keep the live value instead, write it \
+         in `app!` ({keep}; `kubectl get -o yaml` shows it) and plan again"
     )
 }
 
 /// Decide for a desired object and the live object of the same name, which this app owns (`manager` is
-/// its field manager).
+/// its field manager), from the table of immutable fields.
 pub fn decide(desired: &Value, live: &Value, manager: &str) -> Decision {
-    if !is_job(desired) || !is_job(live) {
+    if !immutable::has_rules(desired) {
         return Decision::InPlace;
     }
     let Some(applied) = super::owned::applied(live, manager) else {
         return Decision::InPlace;
     };
-    let mut changed = super::owned::changed_under(desired, &applied, JOB_IMMUTABLE);
-    if elastic_completions(desired, live) {
-        changed.retain(|p| *p != "/spec/completions");
+    let mut fields: Vec<String> = if is_job(desired) {
+        // The Job's own comparison: what the app applied, exactly (its template is not atomic).
+        super::owned::changed_under(desired, &applied, JOB_IMMUTABLE)
+            .into_iter()
+            .map(immutable::dotted)
+            .collect()
+    } else {
+        immutable::changed(desired, live, &applied)
+            .into_iter()
+            .map(|f| f.field)
+            .collect()
+    };
+    if is_job(desired) && elastic_completions(desired, live) {
+        fields.retain(|p| p != "spec.completions");
     }
-    if changed.is_empty() {
+    if fields.is_empty() {
         return Decision::InPlace;
     }
-    let fields: Vec<String> = changed
-        .iter()
-        .map(|p| p.trim_start_matches('/').replace('/', "."))
-        .collect();
-    if !finished(live) {
+    decide_for(desired, live, fields, Some(applied))
+}
+
+/// The decision for an object whose immutable `fields` change (found by the table, or named by the
+/// server's refusal of a dry run); `applied` is what the app last applied, when known (the diff shows it
+/// against the desired object; else the live object).
+pub fn decide_for(
+    desired: &Value,
+    live: &Value,
+    fields: Vec<String>,
+    applied: Option<Value>,
+) -> Decision {
+    let kind = desired["kind"].as_str().unwrap_or_default();
+    if NEVER_REPLACED.contains(&kind) {
+        return Decision::Refused { fields };
+    }
+    if is_job(desired) && !finished(live) {
         return Decision::Running { fields };
     }
     // What was applied, with the identity the projection leaves out, against what is applied now.
-    let mut before = applied;
+    let mut before = applied.unwrap_or_else(|| super::diff::normalize(live));
     if let Some(map) = before.as_object_mut() {
         for key in ["apiVersion", "kind"] {
             if let Some(v) = desired.get(key) {
@@ -120,8 +238,44 @@ pub fn decide(desired: &Value, live: &Value, manager: &str) -> Decision {
     Decision::Replace {
         fields,
         diff: diff(&before, desired),
+        propagation: propagation(kind),
     }
 }
+
+/// The plan's diff for a replace: the live object against the object the server would create (its
+/// dry-run create), so what the server defaults on both sides is no difference and what the old object
+/// had that the new one will not (another manager's fields, an allocated IP) shows. The values only the
+/// server derives from each object's identity (uids in a Job's labels, a Deployment's revision) are left
+/// out.
+pub fn replacement_diff(live: &Value, created: &Value, name: &str) -> Vec<Change> {
+    let mut created = created.clone();
+    if let Some(meta) = created.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("generateName");
+        meta.insert("name".into(), Value::String(name.to_string()));
+    }
+    let uids: Vec<&str> = [live, &created]
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str())
+        .collect();
+    diff(live, &created)
+        .into_iter()
+        .filter(|c| {
+            let derived = |v: &Option<Value>| {
+                v.as_ref()
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| uids.contains(&s))
+            };
+            !derived(&c.before)
+                && !derived(&c.after)
+                && !SERVER_ANNOTATIONS
+                    .iter()
+                    .any(|a| c.path == format!("metadata.annotations.{a}"))
+        })
+        .collect()
+}
+
+/// Annotations the server or its controllers write on every object of a kind.
+const SERVER_ANNOTATIONS: &[&str] = &["deployment.kubernetes.io/revision"];
 
 /// An Indexed Job whose `completions` change together with `parallelism` (to the same value): allowed in
 /// place since Kubernetes 1.27 (elastic Indexed Jobs).
@@ -196,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_finished_job_whose_template_changed_is_replaced_with_the_change_shown() {
-        let Decision::Replace { fields, diff } =
+        let Decision::Replace { fields, diff, .. } =
             decide(&desired("db:2"), &live("db:1", complete()), MANAGER)
         else {
             panic!("a replace expected");
@@ -207,7 +361,7 @@ mod tests {
         assert_eq!(diff[0].before, Some(json!("db:1")));
         assert_eq!(diff[0].after, Some(json!("db:2")));
         assert_eq!(
-            reason(&fields),
+            reason("Job", &fields, Propagation::Background),
             "Job spec.template is immutable: the finished Job is deleted (its pods with it) and created again"
         );
         let failed =
@@ -299,6 +453,7 @@ mod tests {
                     &json!({"spec": {"completions": 2, "parallelism": 2}}),
                     &json!({"spec": {"completions": 4, "parallelism": 3}})
                 ),
+                propagation: Propagation::Background,
             }
         );
     }

@@ -21,6 +21,7 @@
 //! text, and plan JSON in which secret values are already replaced by keyed digests. Callers must keep it so.
 
 mod approvals;
+mod backups;
 mod deploys;
 mod error;
 pub mod fault;
@@ -43,6 +44,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 pub use approvals::{Approval, approval_of};
+pub use backups::Backup;
 pub use error::JournalError;
 pub use lock::{ApplyLock, LOCK_FILE};
 pub use schema::{BUSY_TIMEOUT, DB_FILE, SCHEMA_VERSION, create_dir as create_state_dir};

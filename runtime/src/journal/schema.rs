@@ -5,7 +5,8 @@
 //! images a deploy run builds and the build cache's index, 3 → 4 the approvals, with a `migrated` one for
 //! the plan of each earlier release — only an approval could start one — and none for a deploy run: an
 //! unfinished run of an older journal is refused by `deploy --resume` with PCL0124, 4 → 5 the approvals'
-//! seals, none for the rows already there: PCL0220 until they are approved again); a file of
+//! seals, none for the rows already there: PCL0220 until they are approved again, 5 → 6 the backups of the
+//! objects a `replace` step deletes); a file of
 //! the current version is used as is; a newer one is refused so an old piceli never
 //! writes rows it does not understand. A future change adds a step to [`migrate`] and bumps
 //! [`SCHEMA_VERSION`].
@@ -21,7 +22,7 @@ use super::error::{JournalError, sql};
 pub const DB_FILE: &str = "journal.db";
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// How long a statement waits for another process's write to finish before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -154,6 +155,22 @@ FROM releases GROUP BY plan_hash ORDER BY MIN(number);
 /// a release or deploy run they started is resumed only after its plan is approved again.
 const SCHEMA_V5: &str = "ALTER TABLE approvals ADD COLUMN seal TEXT;";
 
+/// Version 6 keeps a backup of each object a `replace` step deletes (see `backups.rs`): the object as it
+/// was, secret values as digests.
+const SCHEMA_V6: &str = "
+CREATE TABLE backups (
+    release     INTEGER NOT NULL REFERENCES releases(number),
+    idx         INTEGER NOT NULL CHECK (idx >= 0),
+    kind        TEXT NOT NULL,
+    namespace   TEXT,
+    name        TEXT NOT NULL,
+    uid         TEXT NOT NULL,
+    object_json TEXT NOT NULL,
+    taken_at    TEXT NOT NULL,
+    PRIMARY KEY (release, idx)
+) WITHOUT ROWID;
+";
+
 /// Creates `dir` and its parents if missing; new directories are `0700` on Unix (the journal describes the
 /// cluster, so it is private to its owner). An existing directory keeps its mode.
 pub fn create_dir(dir: &Path) -> Result<(), JournalError> {
@@ -274,7 +291,7 @@ fn create(dir: &Path, path: &Path) -> Result<(), JournalError> {
 }
 
 /// The tables every journal of [`SCHEMA_VERSION`] has.
-const TABLES: [&str; 9] = [
+const TABLES: [&str; 10] = [
     "plans",
     "releases",
     "steps",
@@ -284,6 +301,7 @@ const TABLES: [&str; 9] = [
     "deploy_images",
     "image_builds",
     "approvals",
+    "backups",
 ];
 
 /// Refuses a journal whose schema version is current but which lacks one of its tables.
@@ -314,7 +332,7 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql("reading the schema version"))?;
     match found {
-        0..=4 => {
+        0..=5 => {
             if found == 0 {
                 tx.execute_batch(SCHEMA_V1)
                     .map_err(sql("creating the schema"))?;
@@ -333,8 +351,12 @@ fn migrate(mut conn: Connection, path: &Path) -> Result<Connection, JournalError
                 tx.execute_batch(MIGRATE_V4_RELEASES)
                     .map_err(sql("migrating the schema to version 4"))?;
             }
-            tx.execute_batch(SCHEMA_V5)
-                .map_err(sql("migrating the schema to version 5"))?;
+            if found <= 4 {
+                tx.execute_batch(SCHEMA_V5)
+                    .map_err(sql("migrating the schema to version 5"))?;
+            }
+            tx.execute_batch(SCHEMA_V6)
+                .map_err(sql("migrating the schema to version 6"))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(sql("creating the schema"))?;
         }
