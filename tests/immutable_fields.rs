@@ -2,7 +2,7 @@
 //! `PICELI_REAL_KUBECONFIG`): a release that changes a Deployment's selector, a StatefulSet's claim
 //! templates and the data of a ConfigMap marked `immutable: true` is planned as three `replace` actions
 //! whose reasons name the field and how the old object goes (the StatefulSet with propagation Orphan:
-//! its pod and claim stay); nothing changes until the plan is approved; apply backs each old object up in
+//! its pod and claim stay, and the new StatefulSet adopts the pod); nothing changes until the plan is approved; apply backs each old object up in
 //! the journal, deletes it and creates the new one (pods of the new selector run); a re-plan is a no-op;
 //! `rollback` re-creates release 1's objects. A PersistentVolumeClaim whose class changes is refused at
 //! plan (PCL0223) and left as it is.
@@ -335,6 +335,22 @@ async fn immutable_changes_are_replaced_once_approved_and_rolled_back() {
         uid_of::<PersistentVolumeClaim>(&cluster, "data-db-0").await,
         old_claim,
         "the claim stays"
+    );
+    // … and the new StatefulSet adopts the pod its selector matches.
+    let new_db_uid = new_db.metadata.uid.clone().expect("uid");
+    eventually("the pod adopted by the new StatefulSet", || async {
+        let pod = api::<Pod>(&cluster, NS).get("db-0").await.expect("pod");
+        pod.metadata
+            .owner_references
+            .unwrap_or_default()
+            .iter()
+            .any(|o| o.uid == new_db_uid && o.controller == Some(true))
+    })
+    .await;
+    assert_eq!(
+        uid_of::<Pod>(&cluster, "db-0").await,
+        old_pod,
+        "the same pod"
     );
     let cm = api::<ConfigMap>(&cluster, NS)
         .get("settings")

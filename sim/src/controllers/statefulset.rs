@@ -1,7 +1,9 @@
 //! The StatefulSet controller: ordinal pods `<sts>-0..N-1` (one at a time with OrderedReady, all at
 //! once with Parallel), PVCs `<claim>-<sts>-<i>` from the volume claim templates, a
 //! ControllerRevision per template, rolling updates from the highest ordinal down to the partition,
-//! and the status `kubectl rollout status` reads (currentRevision/updateRevision, counts).
+//! the adoption of orphaned pods of its name that its selector matches (as after a StatefulSet deleted
+//! with `propagationPolicy: Orphan` is created again), and the status `kubectl rollout status` reads
+//! (currentRevision/updateRevision, counts).
 
 use serde_json::{Value, json};
 
@@ -51,11 +53,69 @@ pub fn reconcile(cluster: &Cluster, _st: &mut State) {
         if util::terminating(set) {
             continue;
         }
+        if adopt_orphans(cluster, &k, set, &all_pods) {
+            continue;
+        }
         let mine: Vec<&Value> = owned.get(util::uid(set)).cloned().unwrap_or_default();
         if !sync(cluster, &k, set, &mine) {
             write_status(cluster, &k, set, &mine);
         }
     }
+}
+
+/// Adopts the pods of the set's namespace that have no controller, carry its name with an ordinal and
+/// match its selector (`matchLabels`; a selector with expressions adopts nothing here), as the real
+/// controller's `ClaimPods` does; true when it wrote something.
+fn adopt_orphans(cluster: &Cluster, k: &Kinds, set: &Value, pods: &[Value]) -> bool {
+    let ns = s(set, "/metadata/namespace");
+    let name = s(set, "/metadata/name");
+    let Some(selector) = set
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .filter(|m| !m.is_empty())
+    else {
+        return false;
+    };
+    let has_expressions = set
+        .pointer("/spec/selector/matchExpressions")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.is_empty());
+    if has_expressions {
+        return false;
+    }
+    let mut wrote = false;
+    for pod in pods {
+        let orphan = s(pod, "/metadata/namespace") == ns
+            && !util::terminating(pod)
+            && util::controller_uid(pod).is_none()
+            && ordinal(name, pod).is_some()
+            && selector
+                .iter()
+                .all(|(k, v)| pod.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(v));
+        if !orphan {
+            continue;
+        }
+        let owner = util::owner_ref(set);
+        wrote |= cluster
+            .update(&k.pods, ns, s(pod, "/metadata/name"), "", MANAGER, |p| {
+                if util::controller_uid(p).is_some() {
+                    return false;
+                }
+                let Some(meta) = p.get_mut("metadata").and_then(Value::as_object_mut) else {
+                    return false;
+                };
+                let refs = meta.entry("ownerReferences").or_insert_with(|| json!([]));
+                match refs.as_array_mut() {
+                    Some(refs) => {
+                        refs.push(owner);
+                        true
+                    }
+                    None => false,
+                }
+            })
+            .is_ok();
+    }
+    wrote
 }
 
 fn ordinal(set_name: &str, pod: &Value) -> Option<i64> {

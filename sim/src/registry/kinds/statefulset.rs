@@ -13,10 +13,11 @@ use crate::status::Cause;
 pub struct StatefulSet;
 
 /// The spec fields an update may change.
-const UPDATABLE: [&str; 6] = [
+const UPDATABLE: [&str; 7] = [
     "replicas",
     "template",
     "updateStrategy",
+    "revisionHistoryLimit",
     "persistentVolumeClaimRetentionPolicy",
     "minReadySeconds",
     "ordinals",
@@ -72,7 +73,7 @@ impl Strategy for StatefulSet {
         if fixed(old) != fixed(new) {
             out.push(Cause {
                 reason: "FieldValueForbidden".into(),
-                message: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden".into(),
+                message: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden".into(),
                 field: "spec".into(),
             });
         }
