@@ -83,6 +83,38 @@ mod v2 {
     }
 }
 
+/// A ConfigMap marked immutable with the keys `keys` (each key's value is its name).
+fn marked(keys: &[&str]) -> Vec<piceli::Object> {
+    let data: serde_json::Map<String, serde_json::Value> = keys
+        .iter()
+        .map(|k| (k.to_string(), serde_json::Value::from(*k)))
+        .collect();
+    vec![piceli::Object(serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "marked"},
+        "immutable": true,
+        "data": data
+    }))]
+}
+
+mod marked_v1 {
+    use super::marked;
+    piceli::app! {
+        app imm-marked;
+        target local = local(namespace: "imm-marked");
+        include objects((marked(&["mode", "extra"])));
+    }
+}
+
+mod marked_v2 {
+    use super::marked;
+    piceli::app! {
+        app imm-marked;
+        target local = local(namespace: "imm-marked");
+        include objects((marked(&["mode"])));
+    }
+}
+
 mod claim_v1 {
     piceli::app! {
         app imm-claim;
@@ -492,4 +524,41 @@ async fn a_claim_whose_class_changes_is_refused_and_left_as_it_is() {
         live.spec.and_then(|s| s.storage_class_name).as_deref(),
         Some("standard")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_table_leaves_to_the_server_is_replaced_too() {
+    // A key dropped from a ConfigMap marked immutable: the app owned every key, so the table cannot tell
+    // a key it dropped from one the server would keep; the dry run refuses, and the plan replaces.
+    let cluster = Cluster::start();
+    let state = tempfile::tempdir().expect("state dir");
+    let opts = options(&cluster, state.path());
+    let first = Session::open(marked_v1::imm_marked::app(), &opts)
+        .await
+        .expect("session");
+    let plan = first.plan(vec![], false).await.expect("plan 1");
+    first.apply(&plan.hash).await.expect("release 1");
+    let maps = api::<ConfigMap>(&cluster, "imm-marked");
+    let uid = maps.get("marked").await.expect("marked").metadata.uid;
+
+    let second = Session::open(marked_v2::imm_marked::app(), &opts)
+        .await
+        .expect("session");
+    let plan = second.plan(vec![], false).await.expect("plan 2");
+    let cm = action(&plan, "ConfigMap");
+    assert_eq!(cm.action, ActionKind::Replace, "{cm:?}");
+    let why = cm.reason.as_deref().expect("a reason");
+    assert!(why.starts_with("ConfigMap data is immutable"), "{why}");
+    assert!(
+        cm.diff
+            .iter()
+            .any(|c| c.path == "data.extra" && c.after.is_none()),
+        "{:?}",
+        cm.diff
+    );
+    second.apply(&plan.hash).await.expect("release 2");
+    let live = maps.get("marked").await.expect("marked");
+    assert_ne!(live.metadata.uid, uid);
+    let keys: Vec<String> = live.data.unwrap_or_default().into_keys().collect();
+    assert_eq!(keys, ["mode"]);
 }
