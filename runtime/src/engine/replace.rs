@@ -257,7 +257,7 @@ pub fn replacement_diff(live: &Value, created: &Value, name: &str) -> Vec<Change
         .iter()
         .filter_map(|o| o["metadata"]["uid"].as_str())
         .collect();
-    diff(live, &created)
+    diff(&without_server_annotations(live), &created)
         .into_iter()
         .filter(|c| {
             let derived = |v: &Option<Value>| {
@@ -265,13 +265,33 @@ pub fn replacement_diff(live: &Value, created: &Value, name: &str) -> Vec<Change
                     .and_then(Value::as_str)
                     .is_some_and(|s| uids.contains(&s))
             };
-            !derived(&c.before)
-                && !derived(&c.after)
-                && !SERVER_ANNOTATIONS
-                    .iter()
-                    .any(|a| c.path == format!("metadata.annotations.{a}"))
+            !derived(&c.before) && !derived(&c.after)
         })
         .collect()
+}
+
+/// `live` without [`SERVER_ANNOTATIONS`] (and without annotations when none is left).
+fn without_server_annotations(live: &Value) -> std::borrow::Cow<'_, Value> {
+    let notes = live["metadata"]["annotations"].as_object();
+    if !notes.is_some_and(|n| SERVER_ANNOTATIONS.iter().any(|a| n.contains_key(*a))) {
+        return std::borrow::Cow::Borrowed(live);
+    }
+    let mut out = live.clone();
+    if let Some(meta) = out.get_mut("metadata").and_then(Value::as_object_mut) {
+        let empty = match meta.get_mut("annotations").and_then(Value::as_object_mut) {
+            Some(notes) => {
+                for a in SERVER_ANNOTATIONS {
+                    notes.remove(*a);
+                }
+                notes.is_empty()
+            }
+            None => false,
+        };
+        if empty {
+            meta.remove("annotations");
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Annotations the server or its controllers write on every object of a kind.
@@ -427,6 +447,73 @@ mod tests {
         let mut live_cron = live("db:1", complete());
         live_cron["kind"] = json!("CronJob");
         assert_eq!(decide(&cron, &live_cron, MANAGER), Decision::InPlace);
+    }
+
+    #[test]
+    fn the_replacement_diff_leaves_out_what_the_server_derives_from_identity() {
+        let live = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "uid": "old-uid", "resourceVersion": "4",
+                         "annotations": {"deployment.kubernetes.io/revision": "3", "team": "a"},
+                         "labels": {"batch.kubernetes.io/controller-uid": "old-uid"}},
+            "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": 5}
+        });
+        let created = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"generateName": "web-", "name": "web-x7k2p", "uid": "new-uid",
+                         "labels": {"batch.kubernetes.io/controller-uid": "new-uid"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web2"}}}
+        });
+        let changes = replacement_diff(&live, &created, "web");
+        let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.annotations",
+                "spec.replicas",
+                "spec.selector.matchLabels.app"
+            ],
+            "another manager's annotation and replicas go, the revision and uids are no change"
+        );
+        assert_eq!(changes[0].before, Some(json!({"team": "a"})));
+        let mut only_revision = live.clone();
+        only_revision["metadata"]["annotations"] =
+            json!({"deployment.kubernetes.io/revision": "3"});
+        assert!(
+            replacement_diff(&only_revision, &created, "web")
+                .iter()
+                .all(|c| !c.path.starts_with("metadata")),
+            "the revision alone is no change"
+        );
+    }
+
+    #[test]
+    fn reasons_say_how_each_kind_goes_and_how_to_keep_the_live_value() {
+        let fields = vec!["spec.selector".to_string()];
+        let deployment = reason("Deployment", &fields, propagation("Deployment"));
+        assert!(
+            deployment.starts_with("Deployment spec.selector is immutable: the Deployment is deleted with propagation Background (its ReplicaSets and pods with it)"),
+            "{deployment}"
+        );
+        assert!(
+            deployment.contains("`spec: { selector: … }`"),
+            "{deployment}"
+        );
+        let set = reason("StatefulSet", &fields, propagation("StatefulSet"));
+        assert!(set.contains("propagation Orphan"), "{set}");
+        assert!(set.contains("keep running unowned"), "{set}");
+        let data = reason("ConfigMap", &["data".into()], propagation("ConfigMap"));
+        assert!(data.starts_with("ConfigMap data is immutable: "), "{data}");
+        let two = reason(
+            "Service",
+            &["spec.clusterIP".into(), "spec.clusterIPs".into()],
+            propagation("Service"),
+        );
+        assert!(
+            two.starts_with("Service spec.clusterIP, spec.clusterIPs are immutable"),
+            "{two}"
+        );
     }
 
     #[test]
