@@ -158,6 +158,21 @@ pub fn add(s: &mut Suite) {
     s.k("get pods -n d-wl -l app=db");
     s.k("get pods db-0 -n d-wl -o jsonpath={.metadata.labels}");
     s.k("get controllerrevisions -n d-wl -o name");
+    // Its immutable fields, with kube-apiserver's words (revisionHistoryLimit may change); deleted with
+    // `--cascade=orphan` its pods stay, and the StatefulSet created again adopts them.
+    let patch = |spec: &str| format!("{{\"spec\":{spec}}}");
+    for spec in [r#"{"podManagementPolicy":"Parallel"}"#, r#"{"revisionHistoryLimit":3}"#] {
+        let body = patch(spec);
+        s.k_args(
+            &["patch", "statefulset", "db", "-n", "d-wl", "--type", "merge", "-p", &body],
+            None,
+        );
+    }
+    s.k("delete statefulset db -n d-wl --cascade=orphan");
+    s.k("get pods db-0 -n d-wl -o jsonpath={.metadata.ownerReferences}");
+    s.k_in("apply -f -", STATEFULSET);
+    s.k("wait --for=jsonpath={.metadata.ownerReferences[0].kind}=StatefulSet pod/db-0 -n d-wl --timeout=60s");
+    s.k("rollout status statefulset/db -n d-wl --timeout=90s");
     s.k_in("apply -f -", DAEMONSET);
     s.k("rollout status daemonset/agent -n d-wl --timeout=90s");
     s.k("get daemonset agent -n d-wl");
