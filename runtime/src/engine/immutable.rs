@@ -287,6 +287,17 @@ fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
+/// The paths the table's rules for the kind of `object` compare (JSON pointers).
+pub fn paths(object: &Value) -> Vec<&'static str> {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let group = group_of(object["apiVersion"].as_str().unwrap_or_default());
+    RULES
+        .iter()
+        .filter(|r| r.kind == kind && r.group == group)
+        .map(|r| r.path)
+        .collect()
+}
+
 /// Whether the table has rules for the kind of `object` (a cheap test before any comparison).
 pub fn has_rules(object: &Value) -> bool {
     let kind = object["kind"].as_str().unwrap_or_default();

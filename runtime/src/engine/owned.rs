@@ -29,6 +29,55 @@ pub fn applied(live: &Value, manager: &str) -> Option<Value> {
     project(live, applied_fields(live, manager)?)
 }
 
+/// [`applied`] under the JSON pointers `paths` only (`/spec/selector`, …): the same values there, without
+/// projecting the rest of the object (what planning's immutable-field check reads, for every changed
+/// object). A path the app does not set is left out; `None` when the managed fields cannot be read, or an
+/// owned field under a path is missing.
+pub fn applied_under(live: &Value, manager: &str, paths: &[&str]) -> Option<Value> {
+    let fields = applied_fields(live, manager)?;
+    let mut out = Value::Object(Map::new());
+    'paths: for path in paths {
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let (mut node, mut value) = (fields, live);
+        for (i, segment) in segments.iter().enumerate() {
+            if node.keys().all(|k| k == ".") && i > 0 {
+                // An atomic value owned whole above the path: the value at the path is the app's.
+                let rest = format!("/{}", segments[i..].join("/"));
+                if let Some(v) = value.pointer(&rest) {
+                    insert_at(&mut out, &segments, v.clone());
+                }
+                continue 'paths;
+            }
+            let Some(next) = node.get(&format!("f:{segment}")).and_then(Value::as_object) else {
+                continue 'paths;
+            };
+            node = next;
+            value = value.get(*segment)?;
+        }
+        insert_at(&mut out, &segments, project(value, node)?);
+    }
+    Some(out)
+}
+
+/// Sets `value` at `segments` in `out`, making the objects on the way.
+fn insert_at(out: &mut Value, segments: &[&str], value: Value) {
+    let Some((last, parents)) = segments.split_last() else {
+        return;
+    };
+    let mut at = out;
+    for segment in parents {
+        let Some(map) = at.as_object_mut() else {
+            return;
+        };
+        at = map
+            .entry(segment.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    if let Some(map) = at.as_object_mut() {
+        map.insert(last.to_string(), value);
+    }
+}
+
 /// The fields under `paths` (JSON pointers, e.g. `/spec/template`) where `desired` differs from what was
 /// applied (see [`applied`]): a value set, changed or no longer set. Only the fields the app sets count,
 /// so what the server defaulted or another manager added is never a difference.
@@ -275,6 +324,28 @@ mod tests {
             }
         }
         assert!(same_without_identity(&d, &cases[0]));
+    }
+
+    #[test]
+    fn what_was_applied_under_some_paths_is_the_projection_there() {
+        let l = live(live_spec(), fields());
+        let whole = super::applied(&l, "piceli").expect("applied");
+        let paths = [
+            "/spec/replicas",
+            "/spec/template/spec",
+            "/spec/selector",
+            "/metadata",
+        ];
+        let under = super::applied_under(&l, "piceli", &paths).expect("under");
+        for path in paths {
+            assert_eq!(under.pointer(path), whole.pointer(path), "{path}");
+        }
+        assert_eq!(
+            under["spec"].as_object().map(|m| m.len()),
+            Some(2),
+            "{under}"
+        );
+        assert!(super::applied_under(&l, "someone-else", &paths).is_none());
     }
 
     #[test]

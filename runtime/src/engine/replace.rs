@@ -176,7 +176,14 @@ pub fn decide(desired: &Value, live: &Value, manager: &str) -> Decision {
     if !immutable::has_rules(desired) {
         return Decision::InPlace;
     }
-    let Some(applied) = super::owned::applied(live, manager) else {
+    // What the app applied, projected under the rules' paths only (most of a workload, its pod template,
+    // is never compared).
+    let paths = if is_job(desired) {
+        JOB_IMMUTABLE.to_vec()
+    } else {
+        immutable::paths(desired)
+    };
+    let Some(applied) = super::owned::applied_under(live, manager, &paths) else {
         return Decision::InPlace;
     };
     let mut fields: Vec<String> = if is_job(desired) {
@@ -197,7 +204,13 @@ pub fn decide(desired: &Value, live: &Value, manager: &str) -> Decision {
     if fields.is_empty() {
         return Decision::InPlace;
     }
-    decide_for(desired, live, fields, Some(applied))
+    // A replace (rare): the diff shows the whole of what was applied.
+    decide_for(
+        desired,
+        live,
+        fields,
+        super::owned::applied(live, manager).or(Some(applied)),
+    )
 }
 
 /// The decision for an object whose immutable `fields` change (found by the table, or named by the

@@ -161,10 +161,23 @@ pub fn add(s: &mut Suite) {
     // Its immutable fields, with kube-apiserver's words (revisionHistoryLimit may change); deleted with
     // `--cascade=orphan` its pods stay, and the StatefulSet created again adopts them.
     let patch = |spec: &str| format!("{{\"spec\":{spec}}}");
-    for spec in [r#"{"podManagementPolicy":"Parallel"}"#, r#"{"revisionHistoryLimit":3}"#] {
+    for spec in [
+        r#"{"podManagementPolicy":"Parallel"}"#,
+        r#"{"revisionHistoryLimit":3}"#,
+    ] {
         let body = patch(spec);
         s.k_args(
-            &["patch", "statefulset", "db", "-n", "d-wl", "--type", "merge", "-p", &body],
+            &[
+                "patch",
+                "statefulset",
+                "db",
+                "-n",
+                "d-wl",
+                "--type",
+                "merge",
+                "-p",
+                &body,
+            ],
             None,
         );
     }
