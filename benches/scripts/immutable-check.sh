@@ -45,14 +45,17 @@ hyperfine -N -i -w 2 -r "$runs" --export-markdown "$work/changed.md" \
   -n "base re-plan, 1,000 changed (no check)" "bash -c 'cd $work/base && exec $base/$app plan'" \
   -n "new re-plan, 1,000 changed (check)" "bash -c 'cd $work/new && exec $new/$app plan'"
 cat "$work/base/noop.md" "$work/new/noop.md" "$work/changed.md"
-# Load-independent: NEW's changed re-plan under callgrind, the instructions of the whole process and those
-# inside the check (`replace::decide`, inclusive), and how many objects the plan updates.
-(cd "$work/new" && valgrind --tool=callgrind --callgrind-out-file="$work/new.callgrind" \
-  "$new/$app" plan -o json > "$work/new/changed-plan.json" 2>"$work/new/valgrind.txt" || true)
-python3 -c 'import json,sys,collections; p=json.load(open(sys.argv[1])); print("actions:", dict(collections.Counter(a["action"] for a in p["actions"])))' \
-  "$work/new/changed-plan.json"
-callgrind_annotate --inclusive=yes "$work/new.callgrind" 2>/dev/null \
-  | grep -E "PROGRAM TOTALS|engine::replace::decide[^_]|engine::immutable::changed" | head -5
+# Load-independent: each build's changed re-plan under callgrind — the instructions of the whole process,
+# and in NEW those inside the check (`replace::decide`, inclusive) — and how many objects the plan updates.
+for label in base new; do
+  bin=$base; [ "$label" = new ] && bin=$new
+  (cd "$work/$label" && valgrind --tool=callgrind --callgrind-out-file="$work/$label.callgrind" \
+    "$bin/$app" plan -o json > "$work/$label/changed-plan.json" 2>"$work/$label/valgrind.txt" || true)
+  python3 -c 'import json,sys,collections; p=json.load(open(sys.argv[1])); print(sys.argv[2], "actions:", dict(collections.Counter(a["action"] for a in p["actions"])))' \
+    "$work/$label/changed-plan.json" "$label"
+  callgrind_annotate --inclusive=yes "$work/$label.callgrind" 2>/dev/null \
+    | grep -E "PROGRAM TOTALS|engine::replace::decide[^_]|engine::immutable::changed" | head -5
+done
 for label in base new; do
   bin=$base; [ "$label" = new ] && bin=$new
   "$bin/piceli" sim stop --dir "$work/$label/.piceli/local" >/dev/null 2>&1 || true

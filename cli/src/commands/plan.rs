@@ -91,7 +91,7 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
 /// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
 /// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "helm": [{"name", "objects",
 /// "secrets", "forget"}], "actions": [{"kind", "namespace", "name", "action", "diff": [{"path", "before",
-/// "after"}], "take": [{"field", "from"}], "reason", "helm": {"release", "forget"}, "rollout"}]}`.
+/// "after"}], "take": [{"field", "from"}], "reason", "propagation", "helm": {"release", "forget"}, "rollout"}]}`.
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
         "hash": plan.hash,
