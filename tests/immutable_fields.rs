@@ -4,7 +4,8 @@
 //! whose reasons name the field and how the old object goes (the StatefulSet with propagation Orphan:
 //! its pod and claim stay, and the new StatefulSet adopts the pod); nothing changes until the plan is approved; apply backs each old object up in
 //! the journal, deletes it and creates the new one (pods of the new selector run); a re-plan is a no-op;
-//! `rollback` re-creates release 1's objects. A PersistentVolumeClaim whose class changes is refused at
+//! `rollback` re-creates release 1's objects; a kill after a replace's delete is finished by `resume`, with
+//! one backup. A PersistentVolumeClaim whose class changes is refused at
 //! plan (PCL0223) and left as it is.
 
 use piceli::k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
@@ -487,6 +488,56 @@ async fn immutable_changes_are_replaced_once_approved_and_rolled_back() {
         .backups(Some(ReleaseId(restored.release.expect("a release"))))
         .expect("backups");
     assert_eq!(rolled.len(), 3, "release 2's objects backed up in turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_after_a_replace_deleted_is_finished_by_resume_with_one_backup() {
+    let cluster = Cluster::start();
+    let state = tempfile::tempdir().expect("state dir");
+    let opts = options(&cluster, state.path());
+    let first = Session::open(v1::imm_test::app(), &opts)
+        .await
+        .expect("session");
+    let plan = first.plan(vec![], false).await.expect("plan 1");
+    first.apply(&plan.hash).await.expect("release 1");
+    let old_settings = uid_of::<ConfigMap>(&cluster, "settings").await;
+
+    // Killed right after the first replace's delete (the ConfigMap's: config comes before workloads).
+    let mut second = Session::open(v2::imm_test::app(), &opts)
+        .await
+        .expect("session");
+    let plan = second.plan(vec![], false).await.expect("plan 2");
+    second.fault_hook = Some(std::sync::Arc::new(|at: &str| !at.ends_with(" deleted")));
+    let err = second.apply(&plan.hash).await.expect_err("killed");
+    assert!(matches!(err, EngineError::Killed(_)), "{err}");
+    let maps = api::<ConfigMap>(&cluster, NS);
+    assert!(
+        maps.get_opt("settings").await.expect("get").is_none(),
+        "deleted, not yet created"
+    );
+    drop(second);
+
+    let third = Session::open(v2::imm_test::app(), &opts)
+        .await
+        .expect("session");
+    let resumed = third.resume().await.expect("resume");
+    let release = resumed.release.expect("a release");
+    let cm = maps.get("settings").await.expect("created by resume");
+    assert_eq!(
+        cm.data.and_then(|d| d.get("mode").cloned()).as_deref(),
+        Some("b")
+    );
+    let backups = third
+        .state
+        .journal
+        .backups(Some(ReleaseId(release)))
+        .expect("backups");
+    let of_settings: Vec<_> = backups.iter().filter(|b| b.kind == "ConfigMap").collect();
+    assert_eq!(of_settings.len(), 1, "{backups:?}");
+    assert_eq!(of_settings[0].uid, old_settings);
+    assert_eq!(of_settings[0].object["data"]["mode"], "a");
+    assert_eq!(backups.len(), 3, "every replaced object, once");
+    assert!(third.state.journal.unfinished().expect("journal").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
