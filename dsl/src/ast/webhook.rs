@@ -1,7 +1,7 @@
 //! Pass 1 for webhook items: the tail of `validate NAME on RESOURCE (OPS) [{ OPTIONS }] => HANDLER;`,
 //! where HANDLER is a Rust path or a list of them (`[policy::add_team, policy::add_tier]`).
 
-use crate::ast::{Map, NameTok, Sp, parse_key, parse_name};
+use super::{Map, NameTok, Sp, parse_key, parse_name};
 use syn::parse::{Parse, ParseStream};
 use syn::{Token, bracketed, parenthesized};
 
