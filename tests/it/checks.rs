@@ -8,7 +8,7 @@ use piceli::runtime::engine::session::{Session, SessionOptions};
 use piceli::runtime::engine::target::ConnectOptions;
 use piceli_sim::{Sim, SimConfig};
 
-mod checks {
+mod app_checks {
     use super::*;
 
     /// The pod answers through the context's own forward, and the context knows where it runs.
@@ -42,8 +42,8 @@ piceli::app! {
     service web -> web { port: 80 => http }
 
     check http(web, "/", expect: 200, retries: 1);
-    check front = code(checks::front_page, retries: 1);
-    check live = code(checks::released, retries: 1);
+    check front = code(app_checks::front_page, retries: 1);
+    check live = code(app_checks::released, retries: 1);
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn deploy_runs_registered_code_checks_and_journals_them() {
     rt.block_on(async {
         let code = inproc::code_checks();
         let paths: Vec<&str> = code.iter().map(|c| c.path).collect();
-        assert_eq!(paths, ["checks::front_page", "checks::released"]);
+        assert_eq!(paths, ["app_checks::front_page", "app_checks::released"]);
 
         let mut session = Session::open(inproc::app(), &opts).await.expect("session");
         let first = session

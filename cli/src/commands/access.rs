@@ -3,7 +3,7 @@
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -44,11 +44,12 @@ fn printer(json: bool) -> Emit {
 
 /// Completes on the first SIGINT or SIGTERM (handlers are installed when this is called).
 fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
-    let failure = |e: std::io::Error| Failure {
-        code: Code::ClusterError,
-        message: format!("cannot install the signal handlers: {e}"),
-        help: "this is a system resource problem".into(),
-        exit: FAILED,
+    let failure = |e: std::io::Error| {
+        Failure::new(
+            Code::ClusterError,
+            format!("cannot install the signal handlers: {e}"),
+            "this is a system resource problem".into(),
+        )
     };
     #[cfg(unix)]
     {

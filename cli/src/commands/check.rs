@@ -44,6 +44,6 @@ pub fn run(app: App, code: &[CodeCheck], global: &Global) -> Result<(), Failure>
     match failure_for_checks(&report) {
         None => Ok(()),
         Some(f) if text => Err(f),
-        Some(f) => Err(Failure::quiet(f.exit)),
+        Some(f) => Err(f.quieted()),
     }
 }

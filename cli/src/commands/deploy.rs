@@ -4,7 +4,7 @@
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, FAILED, Failure};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -89,7 +89,7 @@ pub fn run(
                 print_summary(&report, args.resume);
             }
             let failure = if report.approval_required {
-                Some(Failure::quiet(APPROVAL_REQUIRED))
+                Some(Failure::approval_required())
             } else {
                 failure_for_checks(&report)
             };
@@ -100,11 +100,8 @@ pub fn run(
     match outcome {
         (report, failure) if json => {
             let report = report.unwrap_or_default();
-            let error = failure
-                .as_ref()
-                .filter(|f| !f.message.is_empty())
-                .map(|f| json!({ "code": f.code.as_str(), "message": f.message, "help": f.help }));
-            let exit = failure.as_ref().map_or(0, |f| f.exit);
+            let error = failure.as_ref().and_then(Failure::json);
+            let exit = failure.as_ref().map_or(0, Failure::exit_code);
             println!(
                 "{}",
                 json!({
@@ -121,7 +118,7 @@ pub fn run(
                     "error": error,
                 })
             );
-            failure.map_or(Ok(()), |f| Err(Failure::quiet(f.exit)))
+            failure.map_or(Ok(()), |f| Err(f.quieted()))
         }
         (_, None) => Ok(()),
         (_, Some(f)) => Err(f),
@@ -215,13 +212,12 @@ pub fn failure_for_checks(report: &DeployReport) -> Option<Failure> {
         (None, _, Some(why)) => message.push_str(&format!(". Not rolled back: {why}")),
         (None, _, None) => {}
     }
-    Some(Failure {
-        code: Code::CheckFailed,
+    Some(Failure::new(
+        Code::CheckFailed,
         message,
-        help: "see what the check saw above; `status` shows the app's health. Fix and deploy again"
+        "see what the check saw above; `status` shows the app's health. Fix and deploy again"
             .into(),
-        exit: FAILED,
-    })
+    ))
 }
 
 /// One check's line of text.

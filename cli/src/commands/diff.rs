@@ -2,10 +2,10 @@
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure, REJECTED};
+use crate::exit::Failure;
 use clap::Args;
-use piceli_core::Code;
 use piceli_core::model::App;
+use piceli_core::{Code, ExitClass};
 use piceli_runtime::engine::plan::ActionKind;
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
@@ -31,11 +31,12 @@ pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
     let opts = options(global);
     let to_release = match args.to.as_str() {
         "live" => None,
-        n => Some(n.parse::<u64>().map_err(|_| Failure {
-            code: Code::WrongType,
-            message: format!("`{n}` is neither a release number nor `live`"),
-            help: "pass release numbers from `history`, or `live`".into(),
-            exit: REJECTED,
+        n => Some(n.parse::<u64>().map_err(|_| {
+            Failure::new(
+                Code::WrongType,
+                format!("`{n}` is neither a release number nor `live`"),
+                "pass release numbers from `history`, or `live`".into(),
+            )
         })?),
     };
     let differs = block_on(async {
@@ -98,7 +99,7 @@ pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
         }
     })??;
     if differs {
-        return Err(Failure::quiet(FAILED));
+        return Err(Failure::Quiet(ExitClass::Failed));
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! `explain CODE`: what a fixed error code means and how to fix it.
 
 use crate::args::Output;
-use crate::exit::{Failure, REJECTED};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::{Code, codes};
 
@@ -22,11 +22,12 @@ pub const EFFECTS: super::Effects = super::Effects {
 pub fn run(output: Output, args: &ExplainArgs) -> Result<(), Failure> {
     let entries: Vec<codes::CodeInfo> = match &args.code {
         None => codes::ALL.to_vec(),
-        Some(c) => vec![codes::lookup(c).ok_or_else(|| Failure {
-            code: Code::UnknownKey,
-            message: format!("`{c}` is not a Piceli error code"),
-            help: "run `explain` without a code to list them all".into(),
-            exit: REJECTED,
+        Some(c) => vec![codes::lookup(c).ok_or_else(|| {
+            Failure::new(
+                Code::UnknownKey,
+                format!("`{c}` is not a Piceli error code"),
+                "run `explain` without a code to list them all".into(),
+            )
         })?],
     };
     if output == Output::Json {

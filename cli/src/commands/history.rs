@@ -2,10 +2,10 @@
 //! approval that started each (its kind and the command that gave it).
 
 use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure, REJECTED};
+use crate::exit::Failure;
 use piceli_core::Code;
 use piceli_core::model::App;
-use piceli_runtime::journal::{Journal, JournalError};
+use piceli_runtime::journal::Journal;
 use std::path::PathBuf;
 
 /// What `history` does to the cluster, for `help-json`.
@@ -23,21 +23,22 @@ pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
         Some(t) => app.target(t),
         None => app.targets.first(),
     }
-    .ok_or_else(|| Failure {
-        code: Code::UnknownTargetFlag,
-        message: format!(
-            "no target named `{}`",
-            global.target.clone().unwrap_or_default()
-        ),
-        help: format!(
-            "pass one of: {}",
-            app.targets
-                .iter()
-                .map(|t| t.name.v.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        exit: REJECTED,
+    .ok_or_else(|| {
+        Failure::new(
+            Code::UnknownTargetFlag,
+            format!(
+                "no target named `{}`",
+                global.target.clone().unwrap_or_default()
+            ),
+            format!(
+                "pass one of: {}",
+                app.targets
+                    .iter()
+                    .map(|t| t.name.v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
     })?;
     Ok(piceli_runtime::engine::state::StateDir::default_path(
         &app.name.v,
@@ -45,26 +46,13 @@ pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
     ))
 }
 
-/// A journal failure as a command failure (a damaged journal is refused with its own code).
-pub fn journal_failure(e: JournalError) -> Failure {
-    match e {
-        JournalError::Corrupt(_) => piceli_runtime::engine::EngineError::from(e).into(),
-        e => Failure {
-            code: Code::JournalFailed,
-            message: e.to_string(),
-            help: Code::JournalFailed.info().explanation.into(),
-            exit: FAILED,
-        },
-    }
-}
-
 /// Run `history`.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let dir = state_dir(&app, global)?;
-    let journal = Journal::open(&dir).map_err(journal_failure)?;
-    let releases = journal.releases().map_err(journal_failure)?;
-    let checks = journal.check_outcomes().map_err(journal_failure)?;
-    let approvals = journal.approvals().map_err(journal_failure)?;
+    let journal = Journal::open(&dir)?;
+    let releases = journal.releases()?;
+    let checks = journal.check_outcomes()?;
+    let approvals = journal.approvals()?;
     let approval_of = |r| piceli_runtime::journal::approval_of(&approvals, r);
     let outcome = |n: u64| match checks.get(&n) {
         Some((passed, total)) if passed == total => format!("passed {passed}/{total}"),

@@ -2,10 +2,10 @@
 //! `app!` module (the work is in piceli-import; this file parses flags, reads, writes and reports).
 
 use crate::args::Output;
-use crate::exit::{FAILED, Failure, REJECTED};
+use crate::exit::Failure;
 use clap::{Args, Subcommand};
 use piceli_import::write::{self, PiceliDep};
-use piceli_import::{ImportError, Imported, Options};
+use piceli_import::{Imported, Options};
 use std::path::{Path, PathBuf};
 
 /// Where the objects come from.
@@ -98,31 +98,16 @@ impl From<SecretsFlag> for piceli_import::SecretMode {
 /// Where included objects go, relative to the crate.
 const INCLUDE_PATH: &str = "k8s/imported.json";
 
-fn failure(e: ImportError) -> Failure {
-    let exit = match e {
-        ImportError::Output { .. } | ImportError::Live(_) => FAILED,
-        _ => REJECTED,
-    };
-    Failure {
-        code: e.code(),
-        message: e.to_string(),
-        help: e.help().to_string(),
-        exit,
-    }
-}
-
 /// Run `import`.
 pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     let (sources, out, target) = match source {
         ImportSource::Yaml(a) => {
-            let sources = piceli_import::read::read_inputs(&a.paths, &mut std::io::stdin().lock())
-                .map_err(failure)?;
+            let sources = piceli_import::read::read_inputs(&a.paths, &mut std::io::stdin().lock())?;
             (sources, &a.out, None)
         }
         ImportSource::Live(a) => {
             let ns = a.out.namespace.clone().unwrap_or_else(|| "default".into());
-            let sources =
-                super::import_live::read(&a.kubeconfig, &a.context, &ns).map_err(failure)?;
+            let sources = super::import_live::read(&a.kubeconfig, &a.context, &ns)?;
             let target = (
                 "live".to_string(),
                 format!(
@@ -186,16 +171,16 @@ fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<Pa
         };
         let name = app.unwrap_or(&i.app);
         return write::write_crate(dir, name, &dep, &i.source, Some(i), INCLUDE_PATH)
-            .map_err(failure);
+            .map_err(Failure::from);
     }
     let Some(file) = &out.out else {
         print!("{}", i.source);
         return Ok(Vec::new());
     };
-    write::write_file(file, &i.source).map_err(failure)?;
+    write::write_file(file, &i.source)?;
     let mut files = vec![file.clone()];
     for (path, text) in write::extra_files(&crate_root(file), i, INCLUDE_PATH) {
-        write::write_file(&path, &text).map_err(failure)?;
+        write::write_file(&path, &text)?;
         files.push(path);
     }
     Ok(files)

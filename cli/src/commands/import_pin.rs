@@ -2,7 +2,7 @@
 //! client: `HEAD manifests/TAG`, `Docker-Content-Digest`; credentials only from `--registry-auth FILE`).
 //! What cannot be resolved stays `unpinned("…")` with a PCL0189 warning giving the reason.
 
-use crate::exit::{Failure, REJECTED};
+use crate::exit::Failure;
 use piceli_core::Code;
 use piceli_image::{DockerConfig, RegistryClient, Repository};
 use piceli_import::Warning;
@@ -28,11 +28,12 @@ pub struct Pins {
 /// Resolve every image (concurrently, each bounded by [`TIMEOUT`]).
 pub fn resolve(images: &BTreeSet<String>, auth_file: Option<&Path>) -> Result<Pins, Failure> {
     let auth = match auth_file {
-        Some(p) => Some(DockerConfig::load(p).map_err(|e| Failure {
-            code: Code::ImportPinAuthUnreadable,
-            message: format!("`--registry-auth {}`: {e}", p.display()),
-            help: "name a docker config file with an `auths` entry for the registry".into(),
-            exit: REJECTED,
+        Some(p) => Some(DockerConfig::load(p).map_err(|e| {
+            Failure::new(
+                Code::ImportPinAuthUnreadable,
+                format!("`--registry-auth {}`: {e}", p.display()),
+                "name a docker config file with an `auths` entry for the registry".into(),
+            )
         })?),
         None => None,
     };

@@ -2,7 +2,7 @@
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, Failure};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::conflicts::TakeOwnership;
@@ -72,7 +72,7 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
         print_text(&plan, std::io::stdout().is_terminal(), args.changes_only);
     }
     if plan.has_changes() {
-        return Err(Failure::quiet(APPROVAL_REQUIRED));
+        return Err(Failure::approval_required());
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! `render`: print the app's objects as YAML (or a JSON list). Never reads a kubeconfig or a cluster.
 
 use crate::args::{Global, Output};
-use crate::exit::{Failure, REJECTED};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -91,10 +91,11 @@ fn write(text: &str, args: &RenderArgs) -> Result<(), Failure> {
                 .map_err(|e| ("stdout".to_string(), e))
         }
     };
-    written.map_err(|(to, e)| Failure {
-        code: Code::OutputFailed,
-        message: format!("cannot write to {to}: {e}"),
-        help: "check the path and free space, or pipe stdout somewhere that reads it".into(),
-        exit: REJECTED,
+    written.map_err(|(to, e)| {
+        Failure::new(
+            Code::OutputFailed,
+            format!("cannot write to {to}: {e}"),
+            "check the path and free space, or pipe stdout somewhere that reads it".into(),
+        )
     })
 }

@@ -3,7 +3,7 @@
 use super::plan::{print_text, to_json};
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, Failure, REJECTED};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -28,11 +28,12 @@ pub const EFFECTS: super::Effects = super::Effects {
 pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure> {
     let to = match args.release.as_str() {
         "previous" => None,
-        n => Some(n.parse::<u64>().map_err(|_| Failure {
-            code: Code::WrongType,
-            message: format!("`{n}` is not a release number"),
-            help: "pass a number from `history`, or `previous`".into(),
-            exit: REJECTED,
+        n => Some(n.parse::<u64>().map_err(|_| {
+            Failure::new(
+                Code::WrongType,
+                format!("`{n}` is not a release number"),
+                "pass a number from `history`, or `previous`".into(),
+            )
         })?),
     };
     let opts = options(global);
@@ -46,7 +47,7 @@ pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure
         print_text(&plan, std::io::stdout().is_terminal(), false);
     }
     if plan.has_changes() {
-        return Err(Failure::quiet(APPROVAL_REQUIRED));
+        return Err(Failure::approval_required());
     }
     Ok(())
 }

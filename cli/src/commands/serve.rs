@@ -5,7 +5,7 @@
 
 use super::session::block_on_with_workers;
 use crate::args::Global;
-use crate::exit::{Failure, REJECTED};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -58,13 +58,8 @@ pub fn run(
 ) -> Result<(), Failure> {
     let controllers = (!app.controllers.is_empty()).then(controllers);
     if webhooks.paths().is_empty() && controllers.is_none() {
-        return Err(Failure {
-            code: Code::ServeFailed,
-            message: "this app declares no webhooks or controllers to serve".into(),
-            help: "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
-                .into(),
-            exit: REJECTED,
-        });
+        return Err(Failure::new(Code::ServeFailed, "this app declares no webhooks or controllers to serve".into(), "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
+                .into()));
     }
     let tls_secret = match &args.tls_from_secret {
         None => None,
@@ -73,12 +68,11 @@ pub fn run(
                 Some((ns.to_string(), name.to_string()))
             }
             _ => {
-                return Err(Failure {
-                    code: Code::TlsSecretFailed,
-                    message: format!("--tls-from-secret {text:?} is not NAMESPACE/NAME"),
-                    help: "write e.g. `--tls-from-secret guard-system/guard-tls`".into(),
-                    exit: REJECTED,
-                });
+                return Err(Failure::new(
+                    Code::TlsSecretFailed,
+                    format!("--tls-from-secret {text:?} is not NAMESPACE/NAME"),
+                    "write e.g. `--tls-from-secret guard-system/guard-tls`".into(),
+                ));
             }
         },
     };

@@ -1,7 +1,7 @@
 //! What the engine commands share: the session options from the global flags, and a runtime to run on.
 
 use crate::args::Global;
-use crate::exit::{FAILED, Failure};
+use crate::exit::Failure;
 use piceli_core::Code;
 use piceli_runtime::engine::session::SessionOptions;
 use piceli_runtime::engine::target::ConnectOptions;
@@ -43,11 +43,12 @@ pub fn block_on_with_workers<F: std::future::Future>(
         .thread_name("piceli-worker")
         .enable_all()
         .build()
-        .map_err(|e| Failure {
-            code: Code::ClusterError,
-            message: format!("cannot start the async runtime: {e}"),
-            help: "this is a system resource problem (threads, file descriptors)".into(),
-            exit: FAILED,
+        .map_err(|e| {
+            Failure::new(
+                Code::ClusterError,
+                format!("cannot start the async runtime: {e}"),
+                "this is a system resource problem (threads, file descriptors)".into(),
+            )
         })?;
     Ok(rt.block_on(f))
 }

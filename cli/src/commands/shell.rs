@@ -1,7 +1,7 @@
 //! `completions SHELL` and `man`: a shell completion script and a man page, generated from the same
 //! command tree clap parses (so they never fall behind), for an app binary and for `piceli`.
 
-use crate::exit::{FAILED, Failure};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_core::Code;
 
@@ -49,10 +49,11 @@ pub fn man<C: clap::CommandFactory>(fallback: &str) -> Result<(), Failure> {
     let cmd = C::command().display_name(name.clone()).bin_name(name);
     clap_mangen::Man::new(cmd)
         .render(&mut std::io::stdout())
-        .map_err(|e| Failure {
-            code: Code::OutputFailed,
-            message: format!("writing the man page failed: {e}"),
-            help: "check that stdout is writable (a closed pipe, a full disk)".into(),
-            exit: FAILED,
+        .map_err(|e| {
+            Failure::new(
+                Code::OutputFailed,
+                format!("writing the man page failed: {e}"),
+                "check that stdout is writable (a closed pipe, a full disk)".into(),
+            )
         })
 }

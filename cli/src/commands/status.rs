@@ -3,7 +3,8 @@
 
 use super::session::{block_on, options};
 use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure};
+use crate::exit::Failure;
+use piceli_core::ExitClass;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
 use piceli_runtime::status::{State, status};
@@ -29,6 +30,6 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     if report.state == State::Up {
         Ok(())
     } else {
-        Err(Failure::quiet(FAILED))
+        Err(Failure::Quiet(ExitClass::Failed))
     }
 }

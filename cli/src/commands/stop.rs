@@ -15,14 +15,10 @@ pub const EFFECTS: super::Effects = super::Effects {
 /// is running, so a stop asked for while nothing runs never halts the next apply.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let dir = super::history::state_dir(&app, global)?;
-    let journal = Journal::open(&dir).map_err(super::history::journal_failure)?;
-    let running = journal
-        .unfinished()
-        .map_err(super::history::journal_failure)?;
+    let journal = Journal::open(&dir)?;
+    let running = journal.unfinished()?;
     if running.is_some() {
-        journal
-            .request_stop()
-            .map_err(super::history::journal_failure)?;
+        journal.request_stop()?;
     }
     let number = running.map(|r| r.number);
     if global.output == Output::Json {
