@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 ok; 1 ran but failed; 2 rejected (bad input, refused, precondition); 3 approval required.
 
-use crate::args::Output;
+use crate::prelude::Output;
 use piceli_core::{Code, Coded, ExitClass};
 use std::process::ExitCode;
 

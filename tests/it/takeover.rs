@@ -197,7 +197,7 @@ async fn the_live_import_takes_the_app_over() {
     let kubeconfig = fx.cluster.kubeconfig_path().to_path_buf();
     let context = fx.cluster.context().to_string();
     let sources = tokio::task::spawn_blocking(move || {
-        piceli_cli::commands::import_live::read(&kubeconfig, &context, "shop")
+        piceli_cli::commands::import::live::read(&kubeconfig, &context, "shop")
     })
     .await
     .expect("join")

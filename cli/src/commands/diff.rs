@@ -1,8 +1,7 @@
 //! `diff [FROM] [TO|live]`: field-level differences between two releases, or a release and the cluster.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::Failure;
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::model::App;
 use piceli_core::{Code, ExitClass};
@@ -20,11 +19,16 @@ pub struct DiffArgs {
     pub to: String,
 }
 
-/// What `diff` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads and dry runs",
-    requires_approval: false,
-};
+impl Command for DiffArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads and dry runs",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `diff`. Exit 0 when there is no difference, 1 when there is.
 pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {

@@ -1,7 +1,6 @@
 //! `explain CODE`: what a fixed error code means and how to fix it.
 
-use crate::args::Output;
-use crate::exit::Failure;
+use crate::prelude::*;
 use clap::Args;
 use piceli_core::{Code, codes};
 
@@ -12,11 +11,16 @@ pub struct ExplainArgs {
     pub code: Option<String>,
 }
 
-/// What `explain` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none",
-    requires_approval: false,
-};
+impl Command for ExplainArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.global.output, self)
+    }
+}
 
 /// Run `explain`.
 pub fn run(output: Output, args: &ExplainArgs) -> Result<(), Failure> {

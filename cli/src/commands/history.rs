@@ -1,49 +1,24 @@
 //! `history`: the target's releases from its journal, newest first, with their check outcomes and the
 //! approval that started each (its kind and the command that gave it).
 
-use crate::args::{Global, Output};
-use crate::exit::Failure;
-use piceli_core::Code;
+use crate::prelude::*;
+use crate::session::state_dir;
 use piceli_core::model::App;
 use piceli_runtime::journal::Journal;
-use std::path::PathBuf;
 
-/// What `history` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none (reads the local journal)",
-    requires_approval: false,
-};
+/// The arguments of `history` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {}
 
-/// The state directory for the chosen target (no cluster needed).
-pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
-    if let Some(dir) = &global.state_dir {
-        return Ok(dir.clone());
+impl Command for HistoryArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none (reads the local journal)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global)
     }
-    let target = match &global.target {
-        Some(t) => app.target(t),
-        None => app.targets.first(),
-    }
-    .ok_or_else(|| {
-        Failure::new(
-            Code::UnknownTargetFlag,
-            format!(
-                "no target named `{}`",
-                global.target.clone().unwrap_or_default()
-            ),
-            format!(
-                "pass one of: {}",
-                app.targets
-                    .iter()
-                    .map(|t| t.name.v.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-    })?;
-    Ok(piceli_runtime::engine::state::StateDir::default_path(
-        &app.name.v,
-        &target.name.v,
-    ))
 }
 
 /// Run `history`.

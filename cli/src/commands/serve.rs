@@ -3,9 +3,8 @@
 //! is `--kubeconfig`/`--context` (or the target's) outside a pod, the in-cluster configuration inside
 //! one. A port, certificate or Secret that cannot be used is refused (exit 2) before anything is served.
 
-use super::session::block_on_with_workers;
-use crate::args::Global;
-use crate::exit::Failure;
+use crate::prelude::*;
+use crate::session::block_on_with_workers;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -42,11 +41,22 @@ pub struct ServeArgs {
     pub workers: u16,
 }
 
-/// What `serve` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
-    requires_approval: false,
-};
+impl Command for ServeArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(
+            &invocation.app,
+            (invocation.webhooks)(),
+            invocation.controllers,
+            &invocation.global,
+            self,
+        )
+    }
+}
 
 /// Run `serve` with the app's webhooks and controllers.
 pub fn run(

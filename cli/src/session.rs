@@ -1,10 +1,12 @@
 //! What the engine commands share: the session options from the global flags, and a runtime to run on.
 
-use crate::args::Global;
 use crate::exit::Failure;
+use crate::prelude::Global;
 use piceli_core::Code;
+use piceli_core::model::App;
 use piceli_runtime::engine::session::SessionOptions;
 use piceli_runtime::engine::target::ConnectOptions;
+use std::path::PathBuf;
 
 /// Session options from the global flags.
 pub fn options(global: &Global) -> SessionOptions {
@@ -51,4 +53,36 @@ pub fn block_on_with_workers<F: std::future::Future>(
             )
         })?;
     Ok(rt.block_on(f))
+}
+
+/// The state directory for the chosen target (no cluster needed).
+pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
+    if let Some(dir) = &global.state_dir {
+        return Ok(dir.clone());
+    }
+    let target = match &global.target {
+        Some(t) => app.target(t),
+        None => app.targets.first(),
+    }
+    .ok_or_else(|| {
+        Failure::new(
+            Code::UnknownTargetFlag,
+            format!(
+                "no target named `{}`",
+                global.target.clone().unwrap_or_default()
+            ),
+            format!(
+                "pass one of: {}",
+                app.targets
+                    .iter()
+                    .map(|t| t.name.v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })?;
+    Ok(piceli_runtime::engine::state::StateDir::default_path(
+        &app.name.v,
+        &target.name.v,
+    ))
 }

@@ -37,7 +37,7 @@ pub fn resolve(images: &BTreeSet<String>, auth_file: Option<&Path>) -> Result<Pi
         })?),
         None => None,
     };
-    let answers = super::session::block_on(async {
+    let answers = crate::session::block_on(async {
         let asks = images.iter().map(|image| {
             let auth = auth.as_ref();
             async move { (image.clone(), digest(image, auth).await) }

@@ -1,8 +1,10 @@
 //! `piceli import yaml PATH…` and `piceli import live`: turn manifests or a running namespace into an
 //! `app!` module (the work is in piceli-import; this file parses flags, reads, writes and reports).
 
-use crate::args::Output;
-use crate::exit::Failure;
+pub mod live;
+pub mod pin;
+
+use crate::prelude::*;
 use clap::{Args, Subcommand};
 use piceli_import::write::{self, PiceliDep};
 use piceli_import::{Imported, Options};
@@ -107,7 +109,7 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
         }
         ImportSource::Live(a) => {
             let ns = a.out.namespace.clone().unwrap_or_else(|| "default".into());
-            let sources = super::import_live::read(&a.kubeconfig, &a.context, &ns)?;
+            let sources = live::read(&a.kubeconfig, &a.context, &ns)?;
             let target = (
                 "live".to_string(),
                 format!(
@@ -128,11 +130,11 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     let mut sources = sources;
     let pins = if out.pin {
         let images = piceli_import::pin::unpinned_images(&sources);
-        let pins = super::import_pin::resolve(&images, out.registry_auth.as_deref())?;
+        let pins = pin::resolve(&images, out.registry_auth.as_deref())?;
         piceli_import::pin::apply(&mut sources, &pins.pinned);
         pins
     } else {
-        super::import_pin::Pins::default()
+        pin::Pins::default()
     };
     let options = Options {
         app,
