@@ -162,6 +162,15 @@ async fn a_helm_release_is_taken_over_and_its_bookkeeping_left_alone() {
 }
 
 /// The options `piceli import yaml|live --app shop --namespace shop` import with.
+/// An imported app as its user changes it after the takeover: the image tag in the imported module edited
+/// to the change step's (`current_image`); until then the same image the import wrote.
+fn retagged(mut app: piceli::__private::App) -> piceli::__private::App {
+    for container in app.workloads.iter_mut().flat_map(|w| w.containers.iter_mut()) {
+        container.image.v = current_image();
+    }
+    app
+}
+
 fn import_options() -> piceli_import::Options {
     piceli_import::Options {
         app: Some("shop".into()),
@@ -180,9 +189,9 @@ async fn the_import_of_the_yaml_takes_the_app_over() {
     fx.kubectl(&["apply", "-n", "shop"], Some(&plain_yaml()));
     take_over(
         &fx,
-        imported_yaml::shop::app,
+        || retagged(imported_yaml::shop::app()),
         "kubectl-client-side-apply",
-        false,
+        true,
     )
     .await;
 }
@@ -206,9 +215,9 @@ async fn the_live_import_takes_the_app_over() {
     fixture::current("imported_live.rs", &out.source);
     take_over(
         &fx,
-        imported_live::shop::app,
+        || retagged(imported_live::shop::app()),
         "kubectl-client-side-apply",
-        false,
+        true,
     )
     .await;
 }
