@@ -165,7 +165,11 @@ async fn a_helm_release_is_taken_over_and_its_bookkeeping_left_alone() {
 /// An imported app as its user changes it after the takeover: the image tag in the imported module edited
 /// to the change step's (`current_image`); until then the same image the import wrote.
 fn retagged(mut app: piceli::__private::App) -> piceli::__private::App {
-    for container in app.workloads.iter_mut().flat_map(|w| w.containers.iter_mut()) {
+    for container in app
+        .workloads
+        .iter_mut()
+        .flat_map(|w| w.containers.iter_mut())
+    {
         container.image.v = current_image();
     }
     app

@@ -192,7 +192,10 @@ fn pod_keys(cx: &mut Cx, item: &mut Item, o: &Value, pod: &mut Map<String, Value
             .iter()
             .all(|n| piceli_core::rules::is_dns1123_label(n))
     {
-        let names = names.into_iter().map(|n| Dsl::Name(n.to_string())).collect();
+        let names = names
+            .into_iter()
+            .map(|n| Dsl::Name(n.to_string()))
+            .collect();
         item.entry("pull_secrets", Dsl::List(names));
         pod.shift_remove("imagePullSecrets");
     }
