@@ -26,19 +26,16 @@ extra=("$@")
 log() { printf 'test.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# The suites that run on both clusters: `cargo test` target selections. A test in them that can only run on
+# The suites that run on both clusters: a package and the modules of its one integration-test binary
+# (`tests/it/`), as `cargo test -p PACKAGE --test it MODULE:: …` filters. A test in them that can only run on
 # the local cluster has `sim_only` in its name and is left out of the real run by name (--skip sim_only).
 REAL_SUITES=(
-  "-p piceli --test engine"
-  "-p piceli --test guarantees"
-  "-p piceli --test job_replace"
-  "-p piceli --test workload_readiness --test externals --test abandon"
-  "-p piceli --test deploy_stages --test deploy_journal --test takeover --test deploy_rollback"
-  "-p piceli-runtime --test webhook_sim --test controller_sim --test controller_leader --test controller_processes --test serve_replicas --test serve_tls_secret --test controller_triggers --test controller_policy"
-  "-p lamps --test serve --test in_cluster"
-  "-p hello --test status_access --test approval --test conflicts --test engine --test guards --test deploy"
-  "-p piceli-bin --test import_live"
-  "-p piceli-sim --test differential"
+  "piceli engine guarantees job_replace workload_readiness externals abandon deploy_stages deploy_journal takeover deploy_rollback"
+  "piceli-runtime webhook_sim controller_sim controller_leader controller_processes serve_replicas serve_tls_secret controller_triggers controller_policy"
+  "lamps serve in_cluster"
+  "hello status_access approval conflicts engine guards deploy"
+  "piceli-bin import_live"
+  "piceli-sim differential"
 )
 
 install_tools() {
@@ -73,10 +70,13 @@ run_real() {
   bash "$ROOT/scripts/real-cluster.sh" start "$dir"
   export PICELI_REAL_KUBECONFIG="$dir/kubeconfig"
   unset PICELI_REAL_CONTEXT
+  local package modules filters module
   for suite in "${REAL_SUITES[@]}"; do
-    log "on the real control plane: cargo test $suite"
-    # shellcheck disable=SC2086 # each suite is a list of cargo arguments
-    cargo test $suite --no-fail-fast "${extra[@]}" -- --skip sim_only || status=1
+    read -r package modules <<<"$suite"
+    filters=()
+    for module in $modules; do filters+=("$module::"); done
+    log "on the real control plane: cargo test -p $package --test it ${filters[*]}"
+    cargo test -p "$package" --test it --no-fail-fast "${extra[@]}" -- "${filters[@]}" --skip sim_only || status=1
   done
   bash "$ROOT/scripts/real-cluster.sh" stop "$dir"
   trap - EXIT

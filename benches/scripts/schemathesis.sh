@@ -9,4 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SCHEMATHESIS_EXAMPLES="${1:-100}" SCHEMATHESIS_DOCUMENTS="${2:-}" SCHEMATHESIS_MAX_TIME=300 \
-  cargo test -p piceli-sim --test schemathesis -- --nocapture 2>&1 | grep -E '^schemathesis |test result|panicked'
+  cargo test -p piceli-sim --test it schemathesis:: -- --nocapture 2>&1 | grep -E '^schemathesis |test result|panicked'

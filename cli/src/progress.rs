@@ -2,7 +2,7 @@
 //! time waited, why it is not ready yet), `progress` JSON lines in `deploy -o json`, and nothing in CI
 //! or with other JSON output.
 
-use crate::args::Output;
+use crate::prelude::Output;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use piceli_runtime::engine::ready::{Progress, ProgressFn};
 use std::collections::HashMap;

@@ -36,8 +36,11 @@ pub trait Coded: std::error::Error {
     fn help(&self) -> String {
         self.code().info().explanation.to_string()
     }
-    /// How the process ends when this error stops a command.
-    fn exit_class(&self) -> ExitClass;
+    /// How the process ends when this error stops a command: its code's class (the `codes!` table says it
+    /// beside the code, so one code always ends a process the same way).
+    fn exit_class(&self) -> ExitClass {
+        self.code().exit_class()
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! keyword, a name and a map. Pass 2 ([`crate::valid`]) gives it meaning.
 
 pub mod controller;
+pub mod webhook;
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
@@ -83,7 +84,7 @@ pub struct Item {
     /// `{ … }`: the body.
     pub body: Option<Value>,
     /// `on RESOURCE (OPS) … => HANDLER` of a `validate`/`mutate` item.
-    pub webhook: Option<crate::webhook_ast::WebhookTail>,
+    pub webhook: Option<crate::ast::webhook::WebhookTail>,
     /// `on RESOURCE … => HANDLER` of a `controller`, or the type of a `custom_resource`.
     pub tail: Option<controller::Tail>,
 }
@@ -242,7 +243,7 @@ impl Parse for Item {
             item.name = Some(parse_name(input)?);
         }
         if matches!(item.keyword.text.as_str(), "validate" | "mutate")
-            && crate::webhook_ast::peek(input)
+            && crate::ast::webhook::peek(input)
         {
             item.webhook = Some(input.parse()?);
         }

@@ -7,6 +7,7 @@
 
 mod controller;
 mod places;
+mod webhook;
 
 use crate::valid::{Checked, Dynamic, DynamicKind};
 use places::{Holder, Places};
@@ -56,7 +57,7 @@ pub fn expand(checked: Checked) -> TokenStream {
         let text = quote!(#p).to_string().replace(' ', "");
         quote_spanned!(p.span()=> ::piceli::__private::code_check(#text, #p))
     });
-    let webhooks = crate::webhook_expand::webhooks(&checked.webhooks);
+    let webhooks = crate::expand::webhook::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
     let model = raw_str(&model);
     let locations = raw_str(&checked.app.locations.text());

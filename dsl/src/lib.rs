@@ -13,8 +13,6 @@ mod custom_resource;
 mod expand;
 mod fragments;
 mod valid;
-mod webhook_ast;
-mod webhook_expand;
 
 #[cfg(test)]
 mod tests;

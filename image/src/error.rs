@@ -1,6 +1,6 @@
 //! Errors of building, writing and delivering images, each with its fixed code.
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 /// What went wrong while building, writing or delivering an image.
 #[derive(Debug, thiserror::Error)]
@@ -83,19 +83,6 @@ impl Coded for ImageError {
             ImageError::Auth { .. } => Code::RegistryAuthFailed,
             ImageError::DigestMismatch { .. } => Code::ImageDigestMismatch,
             ImageError::Layout { .. } => Code::OciLayoutFailed,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            ImageError::BadReference { .. }
-            | ImageError::BadDigest { .. }
-            | ImageError::Auth { .. } => ExitClass::Rejected,
-            ImageError::Build { .. }
-            | ImageError::Assemble { .. }
-            | ImageError::Registry { .. }
-            | ImageError::DigestMismatch { .. }
-            | ImageError::Layout { .. } => ExitClass::Failed,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The importer's errors (each with a fixed code and a fix) and its warnings about what could not be
 //! imported as written.
 
-use piceli_core::Code;
+use piceli_core::{Code, Coded};
 
 /// Why an import failed.
 #[derive(Debug, thiserror::Error)]
@@ -35,9 +35,8 @@ pub enum ImportError {
     Live(String),
 }
 
-impl ImportError {
-    /// The fixed code.
-    pub fn code(&self) -> Code {
+impl Coded for ImportError {
+    fn code(&self) -> Code {
         match self {
             ImportError::Unreadable { .. } => Code::ImportUnreadable,
             ImportError::Malformed { .. } => Code::ImportMalformed,
@@ -46,9 +45,8 @@ impl ImportError {
         }
     }
 
-    /// What to do about it.
-    pub fn help(&self) -> &'static str {
-        match self {
+    fn help(&self) -> String {
+        let help = match self {
             ImportError::Unreadable { .. } => {
                 "check the path; directories are read recursively, `-` reads standard input"
             }
@@ -61,7 +59,8 @@ impl ImportError {
             ImportError::Live(_) => {
                 "check --kubeconfig, --context and that the cluster answers (`kubectl --kubeconfig F get ns`)"
             }
-        }
+        };
+        help.into()
     }
 }
 

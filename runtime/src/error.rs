@@ -1,6 +1,6 @@
 //! The runtime's errors, each with its fixed code and a fix.
 
-use piceli_core::{Code, Coded, Diagnostic, ExitClass};
+use piceli_core::{Code, Coded, Diagnostic};
 
 /// What can go wrong at run time.
 #[derive(Debug, thiserror::Error)]
@@ -52,16 +52,6 @@ impl Coded for Error {
             Error::Render(_) => Code::RenderFailed,
             Error::EmbeddedModel(_) => Code::ModelFormat,
             Error::Controller { code, .. } => *code,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            Error::Invalid(_)
-            | Error::Include { .. }
-            | Error::UnknownTarget { .. }
-            | Error::Controller { .. } => ExitClass::Rejected,
-            Error::Render(_) | Error::EmbeddedModel(_) => ExitClass::Failed,
         }
     }
 

@@ -57,10 +57,6 @@ impl piceli_core::Coded for ForwardError {
     fn code(&self) -> piceli_core::Code {
         piceli_core::Code::ForwardFailed
     }
-
-    fn exit_class(&self) -> piceli_core::ExitClass {
-        piceli_core::ExitClass::Failed
-    }
 }
 
 /// Where a declared port lives: the workload whose pods serve it and the container port number.

@@ -1,6 +1,6 @@
 //! Errors from starting and running the simulator (as opposed to API errors, see `status`).
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 use std::path::{Path, PathBuf};
 
 /// Why the simulator could not start or keep running.
@@ -56,20 +56,6 @@ impl Coded for SimError {
             | SimError::Pem(_)
             | SimError::Kubeconfig(_)
             | SimError::Runtime(_) => Code::SimFailed,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            SimError::Bind { .. } | SimError::Store(_) | SimError::Corrupt(_) => {
-                ExitClass::Rejected
-            }
-            SimError::Io { .. }
-            | SimError::Cert(_)
-            | SimError::Tls(_)
-            | SimError::Pem(_)
-            | SimError::Kubeconfig(_)
-            | SimError::Runtime(_) => ExitClass::Failed,
         }
     }
 }

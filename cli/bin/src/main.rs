@@ -2,10 +2,10 @@
 //! `app!` module), `new` (a starter crate), `explain`, `sim` (the local Kubernetes API server),
 //! `completions` and `man`. It takes only its own options (no app's `--target`, `--approve`, …).
 
-use clap::{Parser, Subcommand};
-use piceli_cli::args::Output;
+use clap::{CommandFactory, Parser, Subcommand};
 use piceli_cli::commands::explain::ExplainArgs;
 use piceli_cli::commands::shell::CompletionsArgs;
+use piceli_cli::prelude::Output;
 use std::process::ExitCode;
 
 /// Piceli: Kubernetes applications as typed Rust.
@@ -49,9 +49,9 @@ fn main() -> ExitCode {
         Command::Explain(args) => piceli_cli::commands::explain::run(cli.output, args),
         Command::Sim(cmd) => return piceli_sim::cli::run(cmd.clone()),
         Command::Completions(args) => {
-            piceli_cli::commands::shell::completions::<Cli>("piceli", args)
+            piceli_cli::commands::shell::completions(Cli::command(), "piceli", args)
         }
-        Command::Man => piceli_cli::commands::shell::man::<Cli>("piceli"),
+        Command::Man => piceli_cli::commands::shell::man(Cli::command(), "piceli"),
     };
     piceli_cli::exit::finish(result, cli.output)
 }

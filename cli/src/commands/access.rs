@@ -1,9 +1,8 @@
 //! `access`: serve the app's declared port forwards on 127.0.0.1 until SIGINT or SIGTERM (exit 0); a taken
 //! local port or a bad `--only`/`--port` is refused (exit 2) before anything is served.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -22,11 +21,16 @@ pub struct AccessArgs {
     pub port: Vec<String>,
 }
 
-/// What `access` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads (port forwards to the app's pods)",
-    requires_approval: false,
-};
+impl Command for AccessArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads (port forwards to the app's pods)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 fn printer(json: bool) -> Emit {
     Arc::new(move |e: Event| {
@@ -44,11 +48,12 @@ fn printer(json: bool) -> Emit {
 
 /// Completes on the first SIGINT or SIGTERM (handlers are installed when this is called).
 fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
-    let failure = |e: std::io::Error| Failure {
-        code: Code::ClusterError,
-        message: format!("cannot install the signal handlers: {e}"),
-        help: "this is a system resource problem".into(),
-        exit: FAILED,
+    let failure = |e: std::io::Error| {
+        Failure::new(
+            Code::ClusterError,
+            format!("cannot install the signal handlers: {e}"),
+            "this is a system resource problem".into(),
+        )
     };
     #[cfg(unix)]
     {

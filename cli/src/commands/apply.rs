@@ -1,8 +1,7 @@
 //! `apply --approve HASH`: execute exactly that stored plan.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::Failure;
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
@@ -15,11 +14,16 @@ pub struct ApplyArgs {
     pub approve: String,
 }
 
-/// What `apply` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "writes",
-    requires_approval: true,
-};
+impl Command for ApplyArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "writes",
+        requires_approval: true,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `apply`.
 pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {

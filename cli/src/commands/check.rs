@@ -1,19 +1,27 @@
 //! `check`: run the declared checks against the live release now. Exit 0 all passed, 1 any failed.
 
-use super::deploy::{check_line, failure_for_checks};
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::Failure;
+use crate::output::checks::{check_line, failure_for_checks};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::DeployEvent;
 use piceli_runtime::engine::session::Session;
 
-/// What `check` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads (port forwards and exec into the app's pods; code checks do what they do)",
-    requires_approval: false,
-};
+/// The arguments of `check` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {}
+
+impl Command for CheckArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads (port forwards and exec into the app's pods; code checks do what they do)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.code_checks, &invocation.global)
+    }
+}
 
 /// Run `check`.
 pub fn run(app: App, code: &[CodeCheck], global: &Global) -> Result<(), Failure> {
@@ -44,6 +52,6 @@ pub fn run(app: App, code: &[CodeCheck], global: &Global) -> Result<(), Failure>
     match failure_for_checks(&report) {
         None => Ok(()),
         Some(f) if text => Err(f),
-        Some(f) => Err(Failure::quiet(f.exit)),
+        Some(f) => Err(f.quieted()),
     }
 }

@@ -2,11 +2,10 @@
 //! checks (→ rollback), with a readable progress, or JSON lines (`-o json`: a `stage` object as each stage
 //! ends, the events within it, and a `result` object).
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, FAILED, Failure};
+use crate::output::checks::{check_line, failure_for_checks};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
-use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
 use piceli_runtime::engine::deploy::{DeployEvent, DeployOptions, DeployReport};
@@ -41,11 +40,21 @@ pub struct DeployArgs {
     pub workspace: Option<std::path::PathBuf>,
 }
 
-/// What `deploy` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed; each stage (inputs, build, plan, approve, deliver, apply, ready, checks) is journaled and reported",
-    requires_approval: true,
-};
+impl Command for DeployArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "writes after approval: a plan with changes needs `--approve HASH` (exit 3 without); a plan with none needs no approval and only runs the checks; a failed check re-applies the previous release when the target sets rollback_on_failed_checks; `--resume` continues an approved run; images built from the workspace (`build(…)`) are built before the plan (which shows their digests) and pushed to the registry only after approval, unchanged ones neither rebuilt nor pushed; each stage (inputs, build, plan, approve, deliver, apply, ready, checks) is journaled and reported",
+        requires_approval: true,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(
+            invocation.app,
+            &invocation.code_checks,
+            &invocation.global,
+            self,
+        )
+    }
+}
 
 /// Run `deploy`.
 pub fn run(
@@ -89,7 +98,7 @@ pub fn run(
                 print_summary(&report, args.resume);
             }
             let failure = if report.approval_required {
-                Some(Failure::quiet(APPROVAL_REQUIRED))
+                Some(Failure::approval_required())
             } else {
                 failure_for_checks(&report)
             };
@@ -100,11 +109,8 @@ pub fn run(
     match outcome {
         (report, failure) if json => {
             let report = report.unwrap_or_default();
-            let error = failure
-                .as_ref()
-                .filter(|f| !f.message.is_empty())
-                .map(|f| json!({ "code": f.code.as_str(), "message": f.message, "help": f.help }));
-            let exit = failure.as_ref().map_or(0, |f| f.exit);
+            let error = failure.as_ref().and_then(Failure::json);
+            let exit = failure.as_ref().map_or(0, Failure::exit_code);
             println!(
                 "{}",
                 json!({
@@ -121,7 +127,7 @@ pub fn run(
                     "error": error,
                 })
             );
-            failure.map_or(Ok(()), |f| Err(Failure::quiet(f.exit)))
+            failure.map_or(Ok(()), |f| Err(f.quieted()))
         }
         (_, None) => Ok(()),
         (_, Some(f)) => Err(f),
@@ -185,61 +191,6 @@ fn print_image_event(event: &images::ImageEvent) {
         } => println!(
             "Build cache: {removed} blob(s) no release runs removed ({bytes} bytes); {kept} image(s) kept."
         ),
-    }
-}
-
-/// The failure a report with failed checks ends in (`None`: all passed).
-pub fn failure_for_checks(report: &DeployReport) -> Option<Failure> {
-    let failed = report.failed();
-    if failed.is_empty() {
-        return None;
-    }
-    let details: Vec<String> = report
-        .checks
-        .iter()
-        .filter(|c| !c.passed)
-        .map(|c| format!("`{}`: {}", c.name, c.message))
-        .collect();
-    let mut message = format!("{} check(s) failed: {}", failed.len(), details.join("; "));
-    match (
-        report.restored,
-        report.rollback_release,
-        &report.no_rollback,
-    ) {
-        (Some(restored), Some(n), _) => message.push_str(&format!(
-            ". Rolled back: release {restored}'s objects are live again as release {n}"
-        )),
-        (Some(restored), None, _) => message.push_str(&format!(
-            ". Rolled back to release {restored} (its objects were already live)"
-        )),
-        (None, _, Some(why)) => message.push_str(&format!(". Not rolled back: {why}")),
-        (None, _, None) => {}
-    }
-    Some(Failure {
-        code: Code::CheckFailed,
-        message,
-        help: "see what the check saw above; `status` shows the app's health. Fix and deploy again"
-            .into(),
-        exit: FAILED,
-    })
-}
-
-/// One check's line of text.
-pub fn check_line(event: &DeployEvent) -> String {
-    match event {
-        DeployEvent::Check {
-            name,
-            kind,
-            passed,
-            attempts,
-            message,
-            duration_ms,
-            ..
-        } => {
-            let mark = if *passed { "ok  " } else { "FAIL" };
-            format!("  {mark} {name} ({kind}, {attempts} attempt(s), {duration_ms} ms): {message}")
-        }
-        _ => String::new(),
     }
 }
 

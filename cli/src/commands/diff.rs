@@ -1,11 +1,10 @@
 //! `diff [FROM] [TO|live]`: field-level differences between two releases, or a release and the cluster.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure, REJECTED};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
-use piceli_core::Code;
 use piceli_core::model::App;
+use piceli_core::{Code, ExitClass};
 use piceli_runtime::engine::plan::ActionKind;
 use piceli_runtime::engine::session::Session;
 use serde_json::json;
@@ -20,22 +19,28 @@ pub struct DiffArgs {
     pub to: String,
 }
 
-/// What `diff` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads and dry runs",
-    requires_approval: false,
-};
+impl Command for DiffArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads and dry runs",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `diff`. Exit 0 when there is no difference, 1 when there is.
 pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
     let opts = options(global);
     let to_release = match args.to.as_str() {
         "live" => None,
-        n => Some(n.parse::<u64>().map_err(|_| Failure {
-            code: Code::WrongType,
-            message: format!("`{n}` is neither a release number nor `live`"),
-            help: "pass release numbers from `history`, or `live`".into(),
-            exit: REJECTED,
+        n => Some(n.parse::<u64>().map_err(|_| {
+            Failure::new(
+                Code::WrongType,
+                format!("`{n}` is neither a release number nor `live`"),
+                "pass release numbers from `history`, or `live`".into(),
+            )
         })?),
     };
     let differs = block_on(async {
@@ -98,7 +103,7 @@ pub fn run(app: App, global: &Global, args: &DiffArgs) -> Result<(), Failure> {
         }
     })??;
     if differs {
-        return Err(Failure::quiet(FAILED));
+        return Err(Failure::Quiet(ExitClass::Failed));
     }
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! `explain CODE`: what a fixed error code means and how to fix it.
 
-use crate::args::Output;
-use crate::exit::{Failure, REJECTED};
+use crate::prelude::*;
 use clap::Args;
 use piceli_core::{Code, codes};
 
@@ -12,21 +11,27 @@ pub struct ExplainArgs {
     pub code: Option<String>,
 }
 
-/// What `explain` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none",
-    requires_approval: false,
-};
+impl Command for ExplainArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.global.output, self)
+    }
+}
 
 /// Run `explain`.
 pub fn run(output: Output, args: &ExplainArgs) -> Result<(), Failure> {
     let entries: Vec<codes::CodeInfo> = match &args.code {
         None => codes::ALL.to_vec(),
-        Some(c) => vec![codes::lookup(c).ok_or_else(|| Failure {
-            code: Code::UnknownKey,
-            message: format!("`{c}` is not a Piceli error code"),
-            help: "run `explain` without a code to list them all".into(),
-            exit: REJECTED,
+        Some(c) => vec![codes::lookup(c).ok_or_else(|| {
+            Failure::new(
+                Code::UnknownKey,
+                format!("`{c}` is not a Piceli error code"),
+                "run `explain` without a code to list them all".into(),
+            )
         })?],
     };
     if output == Output::Json {

@@ -1,26 +1,36 @@
 //! `help-json`: the whole command tree as JSON — arguments, side effects, approval rules, exit codes —
 //! for CI systems and coding agents.
 
-use crate::args::AppCli;
-use crate::exit::Failure;
-use clap::CommandFactory;
+use crate::prelude::*;
 use piceli_core::model::App;
 use serde_json::{Value, json};
 
-/// What `help-json` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none",
-    requires_approval: false,
-};
+/// The arguments of `help-json` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct HelpJsonArgs {}
+
+impl Command for HelpJsonArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(&invocation.app, (invocation.tree)(), invocation.effects)
+    }
+}
 
 /// Run `help-json`.
-pub fn run(app: &App) -> Result<(), Failure> {
-    let cmd = AppCli::command();
+pub fn run(
+    app: &App,
+    cmd: clap::Command,
+    effects: fn(&str) -> Option<Effects>,
+) -> Result<(), Failure> {
     let global: Vec<Value> = cmd.get_arguments().map(arg).collect();
     let commands: Vec<Value> = cmd
         .get_subcommands()
         .map(|c| {
-            let effects = crate::effects(c.get_name());
+            let effects = effects(c.get_name());
             json!({
                 "name": c.get_name(),
                 "about": c.get_about().map(|a| a.to_string()),

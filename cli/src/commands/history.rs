@@ -1,70 +1,33 @@
 //! `history`: the target's releases from its journal, newest first, with their check outcomes and the
 //! approval that started each (its kind and the command that gave it).
 
-use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure, REJECTED};
-use piceli_core::Code;
+use crate::prelude::*;
+use crate::session::state_dir;
 use piceli_core::model::App;
-use piceli_runtime::journal::{Journal, JournalError};
-use std::path::PathBuf;
+use piceli_runtime::journal::Journal;
 
-/// What `history` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none (reads the local journal)",
-    requires_approval: false,
-};
+/// The arguments of `history` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {}
 
-/// The state directory for the chosen target (no cluster needed).
-pub fn state_dir(app: &App, global: &Global) -> Result<PathBuf, Failure> {
-    if let Some(dir) = &global.state_dir {
-        return Ok(dir.clone());
-    }
-    let target = match &global.target {
-        Some(t) => app.target(t),
-        None => app.targets.first(),
-    }
-    .ok_or_else(|| Failure {
-        code: Code::UnknownTargetFlag,
-        message: format!(
-            "no target named `{}`",
-            global.target.clone().unwrap_or_default()
-        ),
-        help: format!(
-            "pass one of: {}",
-            app.targets
-                .iter()
-                .map(|t| t.name.v.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        exit: REJECTED,
-    })?;
-    Ok(piceli_runtime::engine::state::StateDir::default_path(
-        &app.name.v,
-        &target.name.v,
-    ))
-}
+impl Command for HistoryArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none (reads the local journal)",
+        requires_approval: false,
+    };
 
-/// A journal failure as a command failure (a damaged journal is refused with its own code).
-pub fn journal_failure(e: JournalError) -> Failure {
-    match e {
-        JournalError::Corrupt(_) => piceli_runtime::engine::EngineError::from(e).into(),
-        e => Failure {
-            code: Code::JournalFailed,
-            message: e.to_string(),
-            help: Code::JournalFailed.info().explanation.into(),
-            exit: FAILED,
-        },
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global)
     }
 }
 
 /// Run `history`.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     let dir = state_dir(&app, global)?;
-    let journal = Journal::open(&dir).map_err(journal_failure)?;
-    let releases = journal.releases().map_err(journal_failure)?;
-    let checks = journal.check_outcomes().map_err(journal_failure)?;
-    let approvals = journal.approvals().map_err(journal_failure)?;
+    let journal = Journal::open(&dir)?;
+    let releases = journal.releases()?;
+    let checks = journal.check_outcomes()?;
+    let approvals = journal.approvals()?;
     let approval_of = |r| piceli_runtime::journal::approval_of(&approvals, r);
     let outcome = |n: u64| match checks.get(&n) {
         Some((passed, total)) if passed == total => format!("passed {passed}/{total}"),

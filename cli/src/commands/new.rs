@@ -1,7 +1,7 @@
 //! `piceli new NAME`: a starter app crate (Cargo.toml with the fast dev profile, the quick start's app in
 //! src/main.rs, a README with the two commands), written by piceli-import's crate writer.
 
-use crate::exit::{FAILED, Failure};
+use crate::exit::Failure;
 use clap::Args;
 use piceli_import::write::{self, PiceliDep};
 use std::path::PathBuf;
@@ -36,13 +36,7 @@ pub fn run(args: &NewArgs) -> Result<(), Failure> {
         &write::starter_source(&app),
         None,
         "",
-    )
-    .map_err(|e| Failure {
-        code: e.code(),
-        message: e.to_string(),
-        help: e.help().to_string(),
-        exit: FAILED,
-    })?;
+    )?;
     for f in files {
         eprintln!("wrote {}", f.display());
     }

@@ -1,14 +1,12 @@
 //! `plan`: what applying would change, field by field; stores the plan and prints its hash.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, Failure};
+use crate::output::plan::{print_text, to_json};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::conflicts::TakeOwnership;
-use piceli_runtime::engine::plan::{ActionKind, Plan};
 use piceli_runtime::engine::session::Session;
-use serde_json::json;
 use std::io::IsTerminal;
 
 /// The arguments of `plan`.
@@ -34,11 +32,16 @@ pub struct PlanArgs {
     pub changes_only: bool,
 }
 
-/// What `plan` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads and dry runs",
-    requires_approval: false,
-};
+impl Command for PlanArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads and dry runs",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `plan`. Exit 3 when there are changes to approve.
 pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
@@ -72,7 +75,7 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
         print_text(&plan, std::io::stdout().is_terminal(), args.changes_only);
     }
     if plan.has_changes() {
-        return Err(Failure::quiet(APPROVAL_REQUIRED));
+        return Err(Failure::approval_required());
     }
     Ok(())
 }
@@ -85,123 +88,5 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
         TakeOwnership::All
     } else {
         TakeOwnership::Fields(args.take_ownership.clone())
-    }
-}
-
-/// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
-/// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "helm": [{"name", "objects",
-/// "secrets", "forget"}], "actions": [{"kind", "namespace", "name", "action", "diff": [{"path", "before",
-/// "after"}], "take": [{"field", "from"}], "reason", "propagation", "helm": {"release", "forget"}, "rollout"}]}`.
-pub fn to_json(plan: &Plan) -> serde_json::Value {
-    json!({
-        "hash": plan.hash,
-        "app": plan.app,
-        "target": plan.target,
-        "server": plan.server,
-        "namespace": plan.namespace,
-        "changes": plan.has_changes(),
-        "rollback_of": plan.rollback_of,
-        "requires": plan.requires,
-        "helm": plan.helm,
-        "actions": plan.actions.iter().map(|a| json!({
-            "apiVersion": a.api_version,
-            "kind": a.kind,
-            "namespace": a.namespace,
-            "name": a.name,
-            "action": a.action,
-            "diff": a.diff,
-            "take": a.take,
-            "reason": a.reason,
-            "propagation": a.propagation,
-            "helm": a.helm,
-            "rollout": a.rollout,
-        })).collect::<Vec<_>>(),
-    })
-}
-
-/// Print a plan for people (colored on a TTY); `changes_only` leaves out the unchanged objects (they are
-/// still counted).
-pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
-    let paint = |code: &str, text: String| {
-        if color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text
-        }
-    };
-    println!(
-        "Plan for {} → target {} ({}, namespace {})",
-        plan.app, plan.target, plan.server, plan.namespace
-    );
-    let mut counts = [0usize; 6];
-    for a in &plan.actions {
-        let (mark, code, slot) = match a.action {
-            ActionKind::Create => ("+ create   ", "32", 0),
-            ActionKind::Update => ("~ update   ", "33", 1),
-            ActionKind::Adopt => ("~ adopt    ", "36", 2),
-            ActionKind::Delete => ("- delete   ", "31", 3),
-            ActionKind::Unchanged => ("  unchanged", "2", 4),
-            ActionKind::Use => ("  use as is", "2", 4),
-            ActionKind::Replace => ("± replace  ", "35", 5),
-        };
-        counts[slot] += 1;
-        if changes_only && !a.changes() {
-            continue;
-        }
-        println!("  {} {}", paint(code, mark.to_string()), a.key());
-        if let Some(reason) = &a.reason {
-            println!("      because {reason}");
-        }
-        if let Some(rollout) = &a.rollout {
-            println!("      rolls out: {rollout}");
-        }
-        for t in &a.take {
-            println!("      takes {} from {}", t.field, t.from);
-        }
-        for c in &a.diff {
-            let show = |v: &Option<serde_json::Value>| {
-                v.as_ref()
-                    .map(|v| v.to_string())
-                    .unwrap_or_else(|| "(absent)".into())
-            };
-            println!(
-                "      {}: {} → {}",
-                c.path,
-                paint("31", show(&c.before)),
-                paint("32", show(&c.after))
-            );
-        }
-    }
-    let replaced = if counts[5] > 0 {
-        format!("{} to replace, ", counts[5])
-    } else {
-        String::new()
-    };
-    println!(
-        "{} to create, {} to update, {}{} to adopt, {} to delete, {} unchanged.",
-        counts[0], counts[1], replaced, counts[2], counts[3], counts[4]
-    );
-    for r in &plan.requires {
-        let seen = if r.found {
-            "present".to_string()
-        } else {
-            format!(
-                "MISSING (made by someone else; {} until it exists)",
-                r.while_missing().trim_end_matches(',')
-            )
-        };
-        println!("  requires   {} (external): {seen}", r.key());
-    }
-    for release in &plan.helm {
-        println!("  {}", release.summary());
-    }
-    if let Some(n) = plan.rollback_of {
-        println!("This plan restores release {n}.");
-    }
-    if plan.has_changes() {
-        println!("hash: {}", plan.hash);
-        println!("Approve with: apply --approve {}", plan.hash);
-    } else {
-        println!("Nothing to apply.");
     }
 }

@@ -1,7 +1,6 @@
 //! `render`: print the app's objects as YAML (or a JSON list). Never reads a kubeconfig or a cluster.
 
-use crate::args::{Global, Output};
-use crate::exit::{Failure, REJECTED};
+use crate::prelude::*;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -19,11 +18,20 @@ pub struct RenderArgs {
     pub containerfile: bool,
 }
 
-/// What `render` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none",
-    requires_approval: false,
-};
+impl Command for RenderArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        let Invocation { app, global, .. } = invocation;
+        let result = run(&app, &global, self);
+        // The process ends right after: skip freeing the model piece by piece.
+        std::mem::forget(app);
+        result
+    }
+}
 
 /// Run `render`.
 pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure> {
@@ -91,10 +99,11 @@ fn write(text: &str, args: &RenderArgs) -> Result<(), Failure> {
                 .map_err(|e| ("stdout".to_string(), e))
         }
     };
-    written.map_err(|(to, e)| Failure {
-        code: Code::OutputFailed,
-        message: format!("cannot write to {to}: {e}"),
-        help: "check the path and free space, or pipe stdout somewhere that reads it".into(),
-        exit: REJECTED,
+    written.map_err(|(to, e)| {
+        Failure::new(
+            Code::OutputFailed,
+            format!("cannot write to {to}: {e}"),
+            "check the path and free space, or pipe stdout somewhere that reads it".into(),
+        )
     })
 }

@@ -1,8 +1,7 @@
 //! `resume`: finish the release an interrupted apply left running, or (`--abandon`) end it.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::Failure;
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
@@ -16,11 +15,16 @@ pub struct ResumeArgs {
     pub abandon: bool,
 }
 
-/// What `resume` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "writes (only what an approved, interrupted release still has to do)",
-    requires_approval: false,
-};
+impl Command for ResumeArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "writes (only what an approved, interrupted release still has to do)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `resume`.
 pub fn run(app: App, global: &Global, args: &ResumeArgs) -> Result<(), Failure> {

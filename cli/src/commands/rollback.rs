@@ -1,9 +1,8 @@
 //! `rollback [RELEASE|previous]`: plan a return to an earlier release; `apply --approve HASH` runs it.
 
-use super::plan::{print_text, to_json};
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{APPROVAL_REQUIRED, Failure, REJECTED};
+use crate::output::plan::{print_text, to_json};
+use crate::prelude::*;
+use crate::session::{block_on, options};
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -18,21 +17,27 @@ pub struct RollbackArgs {
     pub release: String,
 }
 
-/// What `rollback` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads and dry runs (plans a rollback; apply writes it)",
-    requires_approval: false,
-};
+impl Command for RollbackArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads and dry runs (plans a rollback; apply writes it)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global, self)
+    }
+}
 
 /// Run `rollback`. Exit 3 when the rollback has changes to approve.
 pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure> {
     let to = match args.release.as_str() {
         "previous" => None,
-        n => Some(n.parse::<u64>().map_err(|_| Failure {
-            code: Code::WrongType,
-            message: format!("`{n}` is not a release number"),
-            help: "pass a number from `history`, or `previous`".into(),
-            exit: REJECTED,
+        n => Some(n.parse::<u64>().map_err(|_| {
+            Failure::new(
+                Code::WrongType,
+                format!("`{n}` is not a release number"),
+                "pass a number from `history`, or `previous`".into(),
+            )
         })?),
     };
     let opts = options(global);
@@ -46,7 +51,7 @@ pub fn run(app: App, global: &Global, args: &RollbackArgs) -> Result<(), Failure
         print_text(&plan, std::io::stdout().is_terminal(), false);
     }
     if plan.has_changes() {
-        return Err(Failure::quiet(APPROVAL_REQUIRED));
+        return Err(Failure::approval_required());
     }
     Ok(())
 }

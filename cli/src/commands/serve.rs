@@ -3,9 +3,8 @@
 //! is `--kubeconfig`/`--context` (or the target's) outside a pod, the in-cluster configuration inside
 //! one. A port, certificate or Secret that cannot be used is refused (exit 2) before anything is served.
 
-use super::session::block_on_with_workers;
-use crate::args::Global;
-use crate::exit::{Failure, REJECTED};
+use crate::prelude::*;
+use crate::session::block_on_with_workers;
 use clap::Args;
 use piceli_core::Code;
 use piceli_core::model::App;
@@ -42,11 +41,22 @@ pub struct ServeArgs {
     pub workers: u16,
 }
 
-/// What `serve` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
-    requires_approval: false,
-};
+impl Command for ServeArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "watches and writes (runs the app's controllers, which watch and write what they declare; serves its admission webhooks, which the cluster calls)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(
+            &invocation.app,
+            (invocation.webhooks)(),
+            invocation.controllers,
+            &invocation.global,
+            self,
+        )
+    }
+}
 
 /// Run `serve` with the app's webhooks and controllers.
 pub fn run(
@@ -58,13 +68,8 @@ pub fn run(
 ) -> Result<(), Failure> {
     let controllers = (!app.controllers.is_empty()).then(controllers);
     if webhooks.paths().is_empty() && controllers.is_none() {
-        return Err(Failure {
-            code: Code::ServeFailed,
-            message: "this app declares no webhooks or controllers to serve".into(),
-            help: "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
-                .into(),
-            exit: REJECTED,
-        });
+        return Err(Failure::new(Code::ServeFailed, "this app declares no webhooks or controllers to serve".into(), "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
+                .into()));
     }
     let tls_secret = match &args.tls_from_secret {
         None => None,
@@ -73,12 +78,11 @@ pub fn run(
                 Some((ns.to_string(), name.to_string()))
             }
             _ => {
-                return Err(Failure {
-                    code: Code::TlsSecretFailed,
-                    message: format!("--tls-from-secret {text:?} is not NAMESPACE/NAME"),
-                    help: "write e.g. `--tls-from-secret guard-system/guard-tls`".into(),
-                    exit: REJECTED,
-                });
+                return Err(Failure::new(
+                    Code::TlsSecretFailed,
+                    format!("--tls-from-secret {text:?} is not NAMESPACE/NAME"),
+                    "write e.g. `--tls-from-secret guard-system/guard-tls`".into(),
+                ));
             }
         },
     };

@@ -1,18 +1,27 @@
 //! `status`: one state for the app (`up`, `degraded`, `down`, `unknown`), each workload's health, the live
 //! release, the last checks and the URLs. Exit 0 only when up.
 
-use super::session::{block_on, options};
-use crate::args::{Global, Output};
-use crate::exit::{FAILED, Failure};
+use crate::prelude::*;
+use crate::session::{block_on, options};
+use piceli_core::ExitClass;
 use piceli_core::model::App;
 use piceli_runtime::engine::session::Session;
 use piceli_runtime::status::{State, status};
 
-/// What `status` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "reads",
-    requires_approval: false,
-};
+/// The arguments of `status` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {}
+
+impl Command for StatusArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "reads",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global)
+    }
+}
 
 /// Run `status`.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
@@ -29,6 +38,6 @@ pub fn run(app: App, global: &Global) -> Result<(), Failure> {
     if report.state == State::Up {
         Ok(())
     } else {
-        Err(Failure::quiet(FAILED))
+        Err(Failure::Quiet(ExitClass::Failed))
     }
 }

@@ -1,28 +1,32 @@
 //! `stop`: ask a running apply against this target to halt between steps.
 
-use crate::args::{Global, Output};
-use crate::exit::Failure;
+use crate::prelude::*;
 use piceli_core::model::App;
 use piceli_runtime::journal::Journal;
 
-/// What `stop` does to the cluster, for `help-json`.
-pub const EFFECTS: super::Effects = super::Effects {
-    touches_cluster: "none (signals a running apply)",
-    requires_approval: false,
-};
+/// The arguments of `stop` (none of its own).
+#[derive(Debug, clap::Args)]
+pub struct StopArgs {}
+
+impl Command for StopArgs {
+    const EFFECTS: Effects = Effects {
+        touches_cluster: "none (signals a running apply)",
+        requires_approval: false,
+    };
+
+    fn run(&self, invocation: Invocation) -> Result<(), Failure> {
+        run(invocation.app, &invocation.global)
+    }
+}
 
 /// Run `stop`. Needs no cluster: it writes the request into the target's journal — only when a release
 /// is running, so a stop asked for while nothing runs never halts the next apply.
 pub fn run(app: App, global: &Global) -> Result<(), Failure> {
-    let dir = super::history::state_dir(&app, global)?;
-    let journal = Journal::open(&dir).map_err(super::history::journal_failure)?;
-    let running = journal
-        .unfinished()
-        .map_err(super::history::journal_failure)?;
+    let dir = crate::session::state_dir(&app, global)?;
+    let journal = Journal::open(&dir)?;
+    let running = journal.unfinished()?;
     if running.is_some() {
-        journal
-            .request_stop()
-            .map_err(super::history::journal_failure)?;
+        journal.request_stop()?;
     }
     let number = running.map(|r| r.number);
     if global.output == Output::Json {

@@ -20,8 +20,8 @@ pub use misc::{
     port_number,
 };
 pub use names::{
-    config_key, dns1123_label, dns1123_subdomain, env_var_name, name_with_suffix, port_name,
-    rfc1035_label,
+    config_key, dns1123_label, dns1123_subdomain, env_var_name, is_dns1123_label, name_with_suffix,
+    port_name, rfc1035_label,
 };
 pub use quantity::{Quantity, cpu_quantity, memory_quantity, parse_quantity, storage_quantity};
 pub use suggest::{did_you_mean, edit_distance};

@@ -114,6 +114,18 @@ pub fn dns1123_label(s: &str) -> Result<(), RuleError> {
     })
 }
 
+/// Whether `s` is a DNS-1123 label ([`dns1123_label`] without building an error): for checks that only
+/// need the answer, such as the controller and webhook registries and the local cluster's validation.
+pub fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
 /// An RFC 1035 label: like [`dns1123_label`] but starting with a letter
 /// (Service names).
 pub fn rfc1035_label(s: &str) -> Result<(), RuleError> {

@@ -37,7 +37,7 @@ pub fn parse(keyword: &str, input: ParseStream) -> syn::Result<Option<Tail>> {
             })?;
             Ok(Some(Tail::CustomResource(path)))
         }
-        "controller" if crate::webhook_ast::peek(input) => {
+        "controller" if crate::ast::webhook::peek(input) => {
             Ok(Some(Tail::Controller(input.parse()?)))
         }
         _ => Ok(None),
@@ -46,7 +46,7 @@ pub fn parse(keyword: &str, input: ParseStream) -> syn::Result<Option<Tail>> {
 
 impl Parse for ControllerTail {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        input.parse::<crate::webhook_ast::on>()?;
+        input.parse::<crate::ast::webhook::on>()?;
         let resource = parse_key(input).map_err(|e| {
             syn::Error::new(
                 e.span(),

@@ -109,7 +109,7 @@ pub fn controller(lw: &mut Lower, item: &Item) {
         );
     }
     let owner = format!("controller {}", name.v);
-    if !is_dns_label(&name.v) {
+    if !piceli_core::rules::is_dns1123_label(&name.v) {
         let sp = item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp);
         lw.fail(
             Code::InvalidControllerName,
@@ -356,16 +356,6 @@ fn lookup(lw: &mut Lower, written: &NameTok) -> Option<Resolved> {
         help,
     );
     None
-}
-
-pub(super) fn is_dns_label(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 63
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
 }
 
 fn path_text(p: &syn::Path) -> String {

@@ -2,7 +2,6 @@
 //! `owns`, `watches` and `backoff`, read into the declaration (resources are resolved with the
 //! controller, once every `custom_resource` is known).
 
-use super::controller::is_dns_label;
 use super::keys::{self, Key, Reading};
 use super::{Fields, Lower};
 use crate::ast::controller::ControllerTail;
@@ -10,6 +9,7 @@ use crate::ast::{NameTok, Sp, Value};
 use piceli_core::Code;
 use piceli_core::model::{ControllerDecl, ControllerNamespaces, OwnerMapping, parse_duration};
 use piceli_core::rules::did_you_mean;
+use piceli_core::rules::is_dns1123_label;
 
 /// The block's options; returns the resources `writes:`, `owns:` and `watches:` name, resolved with the
 /// controller.
@@ -137,7 +137,7 @@ fn namespaces(lw: &mut Lower, v: &Value, desc: &str) -> ControllerNamespaces {
             let mut names = Vec::new();
             for item in items {
                 if let Some(n) = lw.name(item, desc) {
-                    if !is_dns_label(&n.v) {
+                    if !is_dns1123_label(&n.v) {
                         lw.fail(
                             Code::ControllerOption,
                             item.sp(),

@@ -7,6 +7,7 @@
 
 mod blocks;
 mod build;
+mod checks;
 mod config;
 mod container;
 mod container_keys;
@@ -14,15 +15,16 @@ mod controller;
 mod controller_options;
 mod external;
 mod fields;
+mod includes;
 mod keys;
 mod netpol;
 mod network;
 mod operator;
-mod ops;
 mod policy;
 mod rbac;
 mod service;
 mod shortcuts;
+mod targets;
 mod workload;
 mod workload_keys;
 
@@ -296,7 +298,7 @@ impl Lower {
                     "write `app hello;`",
                 ),
             },
-            "target" => ops::target(self, item),
+            "target" => targets::target(self, item),
             "labels" | "annotations" => {
                 let body = item.body.as_ref().or(item.eq.as_ref());
                 let labels = match body {
@@ -323,8 +325,8 @@ impl Lower {
             "service_account" => rbac::service_account(self, item),
             "role" | "cluster_role" => rbac::role(self, item),
             "role_binding" | "cluster_role_binding" => rbac::role_binding(self, item),
-            "check" => ops::check(self, item),
-            "include" => ops::include(self, item),
+            "check" => checks::check(self, item),
+            "include" => includes::include(self, item),
             "external" => external::external(self, item),
             "operator" => operator::operator(self, item),
             "validate" | "mutate" => operator::webhook(self, item),

@@ -1,8 +1,8 @@
 //! The app binary run as a user would (`from-source deploy …`), against the local cluster and a real
 //! registry (Debian's docker-registry on 127.0.0.1): the first deploy builds and waits for approval with
 //! the digest in its plan; approved, it pushes and runs the image by digest (pulled back and compared with
-//! the build); a second deploy builds and pushes nothing; a changed source gives a new digest and a plan
-//! of one field, the image. `--oci-dir` writes an OCI layout instead.
+//! the build); a second deploy builds and pushes nothing, nor does one from another state directory (the
+//! registry has the digest); a changed source gives a new digest and a plan of one field, the image. `--oci-dir` writes an OCI layout instead.
 
 #[path = "../../../image/tests/support/mod.rs"]
 mod support;
@@ -178,6 +178,21 @@ fn deploy_from_source_through_the_app_binary() {
     );
     assert_eq!(uploaded(&again), 0);
     assert_eq!(event(&again, "inputs")["unchanged"], true);
+
+    // Another state directory (a colleague's machine, CI) builds the same source: the same digest, which
+    // the registry already has (a HEAD of its manifest), so there is nothing to push or approve.
+    let first_state = std::mem::replace(&mut env.state, env.dir.path().join("state-2"));
+    let out = deploy(&env, &[]).assert().success();
+    let other = lines(&out);
+    assert_eq!(event(&other, "inputs")["unchanged"], false, "{other:#?}");
+    assert_eq!(event(&other, "build")["digest"], digest.to_string());
+    assert_eq!(
+        stages(&other)[2..5],
+        ["plan:done", "approve:skipped", "deliver:skipped"],
+        "{other:#?}"
+    );
+    assert_eq!(uploaded(&other), 0);
+    env.state = first_state;
 
     // One line of source changed: a new digest and a plan of one field, the image.
     let main = env.work.join("src/main.rs");

@@ -174,9 +174,37 @@ pub(super) fn workload(cx: &mut Cx, o: &Value) -> Option<Item> {
     Some(item)
 }
 
-/// The PodSpec fields that have a key of their own: `node_selector:`, `priority:`, `grace:` (the rest stay
-/// in `pod:`).
+/// The PodSpec fields that have a key of their own: `node_selector:`, `priority:`, `grace:`,
+/// `pull_secrets:` (every entry a name alone, each a DNS label) and `service_account:` (one the app
+/// declares; another stays in `pod:`, as the key names only declared or `external` ones). The rest stay in
+/// `pod:`.
 fn pod_keys(cx: &mut Cx, item: &mut Item, o: &Value, pod: &mut Map<String, Value>) {
+    if let Some(Value::Array(list)) = pod.get("imagePullSecrets")
+        && !list.is_empty()
+        && let Some(names) = list
+            .iter()
+            .map(|entry| match entry.as_object() {
+                Some(fields) if fields.len() == 1 => fields.get("name")?.as_str(),
+                _ => None,
+            })
+            .collect::<Option<Vec<&str>>>()
+        && names
+            .iter()
+            .all(|n| piceli_core::rules::is_dns1123_label(n))
+    {
+        let names = names
+            .into_iter()
+            .map(|n| Dsl::Name(n.to_string()))
+            .collect();
+        item.entry("pull_secrets", Dsl::List(names));
+        pod.shift_remove("imagePullSecrets");
+    }
+    if let Some(Value::String(account)) = pod.get("serviceAccountName")
+        && cx.service_accounts.contains(account)
+    {
+        item.entry("service_account", Dsl::Name(account.clone()));
+        pod.shift_remove("serviceAccountName");
+    }
     if let Some(Value::Object(selector)) = pod.get("nodeSelector")
         && !selector.is_empty()
     {

@@ -1,6 +1,6 @@
 //! Why `access` refuses to start, each with its fixed code and a fix.
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 /// What stops `access` before it serves anything.
 #[derive(Debug, thiserror::Error)]
@@ -38,15 +38,6 @@ impl Coded for AccessError {
             AccessError::UnknownForward { .. } => Code::UnknownForward,
             AccessError::BadPort(_) => Code::BadPortOverride,
             AccessError::NoForwards(_) => Code::NoForwards,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            AccessError::PortInUse { .. }
-            | AccessError::UnknownForward { .. }
-            | AccessError::BadPort(_)
-            | AccessError::NoForwards(_) => ExitClass::Rejected,
         }
     }
 

@@ -1,6 +1,6 @@
 //! Why the controllers cannot run, each with its code and a fix.
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 /// The controllers could not start.
 #[derive(Debug, thiserror::Error)]
@@ -14,12 +14,6 @@ impl Coded for ControllerError {
     fn code(&self) -> Code {
         match self {
             ControllerError::Invalid(_) => Code::ControllersInvalid,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            ControllerError::Invalid(_) => ExitClass::Rejected,
         }
     }
 

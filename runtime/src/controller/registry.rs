@@ -71,16 +71,6 @@ impl Default for Controllers {
     }
 }
 
-fn is_dns_label(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 63
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-}
-
 impl Controllers {
     /// The controllers of the app `app` (its name qualifies the finalizers: `<app>.piceli.dev/<name>`).
     pub fn new(app: &str) -> Self {
@@ -109,7 +99,7 @@ impl Controllers {
     where
         K::Scope: ScopeApi,
     {
-        if !is_dns_label(name) {
+        if !piceli_core::rules::is_dns1123_label(name) {
             self.problems
                 .push(format!("controller name {name:?} is not a DNS label"));
         }

@@ -1,6 +1,6 @@
 //! The engine's errors, each with its fixed code, a fix, and the exit code class.
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 /// The underlying error of a cluster or kubeconfig failure, kept as the error's `source()`.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -392,52 +392,6 @@ impl Coded for EngineError {
             }
             EngineError::Images(e) => e.help(),
             other => other.code().info().explanation.to_string(),
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            EngineError::Render(e) => e.exit_class(),
-            EngineError::Journal(e) => e.exit_class(),
-            EngineError::Cluster { .. }
-            | EngineError::Tls { .. }
-            | EngineError::Unreachable { .. }
-            | EngineError::Unauthorized { .. }
-            | EngineError::Apply(_)
-            | EngineError::StateDir(_)
-            | EngineError::NotReady(_)
-            | EngineError::RollbackFailed(_)
-            | EngineError::Interrupted(_)
-            | EngineError::Stopped(_) => ExitClass::Failed,
-            EngineError::Images(e) => e.exit_class(),
-            #[cfg(feature = "fault-injection")]
-            EngineError::Killed(_) => ExitClass::Failed,
-            EngineError::Kubeconfig { .. }
-            | EngineError::Context { .. }
-            | EngineError::UnknownKind { .. }
-            | EngineError::NotOwned { .. }
-            | EngineError::JobRunning { .. }
-            | EngineError::ImmutableData { .. }
-            | EngineError::HelmReleaseNotFound { .. }
-            | EngineError::SecretSource { .. }
-            | EngineError::UnknownPlan(_)
-            | EngineError::Precondition(_)
-            | EngineError::Stale(_)
-            | EngineError::ExternalChanged(_)
-            | EngineError::ApprovalMismatch { .. }
-            | EngineError::PlanTampered { .. }
-            | EngineError::NotApproved { .. }
-            | EngineError::ApprovalUnsealed { .. }
-            | EngineError::WrongTarget { .. }
-            | EngineError::ClusterLocked { .. }
-            | EngineError::ReleaseRunning(_)
-            | EngineError::BadHash(_)
-            | EngineError::FieldConflicts(_)
-            | EngineError::AmbiguousHash { .. }
-            | EngineError::InvalidName { .. }
-            | EngineError::UnknownRelease(_)
-            | EngineError::DryRun(_)
-            | EngineError::EnvFile { .. } => ExitClass::Rejected,
         }
     }
 }

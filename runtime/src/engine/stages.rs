@@ -351,7 +351,7 @@ impl Session {
     fn approve_stage(&self, run: &mut RunState) -> Result<Step, EngineError> {
         let plan = run.plan.as_ref().ok_or_else(missing_plan)?;
         let hash = plan.hash.clone();
-        let pushes = run.prepared.images.iter().filter(|i| !i.unchanged).count();
+        let pushes = run.prepared.pushes();
         let changes = plan.has_changes() || pushes > 0;
         run.report.hash = Some(hash.clone());
         if changes {

@@ -21,7 +21,7 @@ pub use stages::{
 use std::path::{Path, PathBuf};
 
 use piceli_core::model::{App, ImageBuild, Target};
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 use piceli_image::{Digest, DockerConfig, ImageError, RegistryClient, Repository};
 use serde::Serialize;
 
@@ -75,14 +75,6 @@ impl Coded for ImagesError {
             ImagesError::NoRegistry { .. } => Code::ImageNoDestination,
             ImagesError::NotApproved { .. } => Code::ImagesNotApproved,
             ImagesError::Sources { .. } | ImagesError::Store { .. } => Code::ImageSourcesUnreadable,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            ImagesError::Image(e) => e.exit_class(),
-            ImagesError::NoRegistry { .. } | ImagesError::NotApproved { .. } => ExitClass::Rejected,
-            ImagesError::Sources { .. } | ImagesError::Store { .. } => ExitClass::Failed,
         }
     }
 

@@ -55,12 +55,23 @@ pub struct PreparedImage {
     pub identity: SourceIdentity,
     /// Whether nothing changed since its last delivery (nothing to build or push).
     pub unchanged: bool,
+    /// Whether the destination already holds this digest though this state directory did not deliver it
+    /// (another state directory, or another machine, pushed the same build): nothing to push.
+    pub at_destination: bool,
     /// Whether it was built now (not unchanged, not from the build cache).
     pub built_now: bool,
     built: Option<Image>,
     destination: Destination,
     package_dir: PathBuf,
     dep_dirs: Vec<PathBuf>,
+}
+
+impl PreparedImage {
+    /// Whether delivering it pushes nothing: unchanged since its last delivery, or already at its
+    /// destination.
+    pub fn nothing_to_push(&self) -> bool {
+        self.unchanged || self.at_destination
+    }
 }
 
 /// The images of one run.
@@ -153,6 +164,7 @@ pub async fn build(
         state_dir: opts.state_dir.clone(),
     };
     let auth = docker_config(opts.auth.as_deref())?;
+    let ca = read_ca(opts.ca.as_deref())?;
     let workspace = workspace(opts);
     let cache = cache_dir(&opts.state_dir);
     for input in inputs {
@@ -195,6 +207,10 @@ pub async fn build(
                 )
             }
         };
+        // A reproducible build another state directory already pushed: asked of the destination (a HEAD
+        // of the manifest by digest), so the plan does not ask approval to push what is there.
+        let at_destination = input.unchanged.is_none()
+            && still_there(&input.destination, &reference, auth.as_ref(), ca.as_deref()).await?;
         on_event(&ImageEvent::Build {
             image: input.placeholder.clone(),
             digest: digest.to_string(),
@@ -208,6 +224,7 @@ pub async fn build(
             digest,
             identity: input.identity,
             unchanged: input.unchanged.is_some(),
+            at_destination,
             built_now: input.unchanged.is_none() && !from_cache,
             built,
             destination: input.destination,
@@ -243,7 +260,12 @@ impl Prepared {
 
     /// Whether every image is unchanged (nothing to push).
     pub fn unchanged(&self) -> bool {
-        self.images.iter().all(|i| i.unchanged)
+        self.images.iter().all(PreparedImage::nothing_to_push)
+    }
+
+    /// How many images must be pushed (their destination lacks them).
+    pub fn pushes(&self) -> usize {
+        self.images.iter().filter(|i| !i.nothing_to_push()).count()
     }
 
     /// What the journal keeps of each image for the run (read back by [`Prepared::from_records`]).
@@ -258,7 +280,8 @@ impl Prepared {
                 commit: i.identity.commit.clone(),
                 dirty: i.identity.dirty,
                 toolchain: i.identity.toolchain.clone(),
-                unchanged: i.unchanged,
+                // The journal's `unchanged` is "nothing to push": a resumed run pushes neither.
+                unchanged: i.nothing_to_push(),
             })
             .collect()
     }
@@ -299,6 +322,7 @@ impl Prepared {
                     toolchain: r.toolchain.clone(),
                 },
                 unchanged: r.unchanged,
+                at_destination: false,
                 built_now: false,
                 built: None,
                 destination: Destination::parse(&r.destination)?,
@@ -345,7 +369,7 @@ impl Prepared {
             )));
         }
         let started = Instant::now();
-        let content = match (&image.built, image.unchanged) {
+        let content = match (&image.built, image.nothing_to_push()) {
             (_, true) => None,
             (Some(built), false) => Some(built.clone()),
             (None, false) => Some(

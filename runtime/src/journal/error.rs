@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 use super::types::{ReleaseId, ReleaseState, StepState};
 
@@ -139,35 +139,15 @@ impl Coded for JournalError {
             JournalError::UnknownRelease(_) => Code::UnknownRelease,
             JournalError::ReleaseRunning(_) => Code::ReleaseRunning,
             JournalError::ApprovalKey { .. } => Code::ApprovalKeyUnusable,
+            JournalError::NewerSchema { .. } => Code::JournalNewer,
+            JournalError::UnknownStep { .. } => Code::UnknownStep,
             JournalError::Io { .. }
             | JournalError::Sqlite { .. }
-            | JournalError::NewerSchema { .. }
             | JournalError::PlanConflict(_)
-            | JournalError::UnknownStep { .. }
             | JournalError::StepTransition { .. }
             | JournalError::ReleaseNotRunning { .. }
             | JournalError::ReleaseTransition { .. }
             | JournalError::StepsNotDone { .. } => Code::JournalFailed,
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            JournalError::Corrupt(_)
-            | JournalError::Locked { .. }
-            | JournalError::NewerSchema { .. }
-            | JournalError::UnknownPlan(_)
-            | JournalError::UnknownRelease(_)
-            | JournalError::UnknownStep { .. }
-            | JournalError::ReleaseRunning(_) => ExitClass::Rejected,
-            JournalError::Io { .. }
-            | JournalError::ApprovalKey { .. }
-            | JournalError::Sqlite { .. }
-            | JournalError::PlanConflict(_)
-            | JournalError::StepTransition { .. }
-            | JournalError::ReleaseNotRunning { .. }
-            | JournalError::ReleaseTransition { .. }
-            | JournalError::StepsNotDone { .. } => ExitClass::Failed,
         }
     }
 

@@ -16,6 +16,7 @@ mod operator_rbac;
 mod policy;
 mod workloads;
 mod yaml;
+mod yaml_scalar;
 
 pub use containerfile::containerfile;
 pub use meta::{COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL};

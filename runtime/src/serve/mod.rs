@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use piceli_core::model::App;
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 use crate::controller::{Controllers, HealthServer, LeaderElection, RunOptions, declared_access};
 use crate::webhook::{self, ServeError, ServeOptions, Webhooks};
@@ -53,11 +53,6 @@ impl Coded for ServeFailure {
             ServeFailure::Secret { .. } => Code::TlsSecretFailed,
             ServeFailure::Controllers { code, .. } => *code,
         }
-    }
-
-    /// Refused before anything is served.
-    fn exit_class(&self) -> ExitClass {
-        ExitClass::Rejected
     }
 
     fn help(&self) -> String {

@@ -1,6 +1,6 @@
 //! Why the webhook server cannot start, each with a fix.
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -31,11 +31,6 @@ pub enum ServeError {
 impl Coded for ServeError {
     fn code(&self) -> Code {
         Code::ServeFailed
-    }
-
-    /// Refused before anything is served.
-    fn exit_class(&self) -> ExitClass {
-        ExitClass::Rejected
     }
 
     fn help(&self) -> String {

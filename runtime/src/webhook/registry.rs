@@ -142,7 +142,7 @@ impl Webhooks {
         let mut problems = Vec::new();
         let mut seen = HashMap::new();
         for route in &self.routes {
-            if !is_dns_label(&route.name) {
+            if !piceli_core::rules::is_dns1123_label(&route.name) {
                 problems.push(format!(
                     "webhook name {:?} is not a DNS label (lowercase letters, digits and '-', at most 63)",
                     route.name
@@ -171,15 +171,4 @@ impl Route {
             WebhookKind::Mutate => format!("/mutate/{}", self.name),
         }
     }
-}
-
-fn is_dns_label(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes[0] != b'-'
-        && bytes[bytes.len() - 1] != b'-'
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use piceli_core::{Code, Coded, ExitClass};
+use piceli_core::{Code, Coded};
 
 use crate::{Sim, SimConfig, SimError};
 
@@ -206,14 +206,6 @@ impl Coded for CliError {
                 format!("start one with `piceli sim start --dir {}`", dir.display())
             }
             CliError::Other(_) | CliError::Usage(_) => self.code().info().explanation.to_string(),
-        }
-    }
-
-    fn exit_class(&self) -> ExitClass {
-        match self {
-            CliError::Sim(e) => e.exit_class(),
-            CliError::AlreadyRunning { .. } | CliError::Usage(_) => ExitClass::Rejected,
-            CliError::NotRunning(_) | CliError::Other(_) => ExitClass::Failed,
         }
     }
 }

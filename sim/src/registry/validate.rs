@@ -170,7 +170,7 @@ pub fn is_dns_subdomain(s: &str) -> bool {
 
 /// Whether `s` is a DNS-1123 label (namespace names, Service names).
 pub fn is_dns_label(s: &str) -> bool {
-    s.len() <= 63 && is_label_chars(s)
+    piceli_core::rules::is_dns1123_label(s)
 }
 
 fn is_label_chars(s: &str) -> bool {

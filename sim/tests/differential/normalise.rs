@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use crate::run::Answer;
+use crate::differential::run::Answer;
 
 /// What a target's answers are normalised against: its own address, node name and scratch paths.
 pub struct Context {

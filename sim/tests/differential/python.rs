@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::run::Answer;
-use crate::target::Target;
+use crate::differential::run::Answer;
+use crate::differential::target::Target;
 
 /// How long one Python operation may take (a watch in it is bounded by its own timeout first).
 const OP_TIMEOUT: Duration = Duration::from_secs(40);

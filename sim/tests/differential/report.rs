@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::requests::Step;
-use crate::run::Answer;
+use crate::differential::requests::Step;
+use crate::differential::run::Answer;
 
 /// One compared request.
 pub struct Outcome {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::target::User;
+use crate::differential::target::User;
 
 /// What one step sends.
 #[derive(Debug, Clone)]
@@ -202,12 +202,12 @@ impl Suite {
 /// The whole suite, in order.
 pub fn suite() -> Vec<Step> {
     let mut s = Suite::default();
-    crate::requests_discovery::add(&mut s);
-    crate::requests_objects::add(&mut s);
-    crate::requests_patch::add(&mut s);
-    crate::requests_workloads::add(&mut s);
-    crate::requests_http::add(&mut s);
-    crate::requests_python::add(&mut s);
+    crate::differential::requests_discovery::add(&mut s);
+    crate::differential::requests_objects::add(&mut s);
+    crate::differential::requests_patch::add(&mut s);
+    crate::differential::requests_workloads::add(&mut s);
+    crate::differential::requests_http::add(&mut s);
+    crate::differential::requests_python::add(&mut s);
     let mut ids = std::collections::BTreeSet::new();
     for step in &mut s.steps {
         let mut n = 2;

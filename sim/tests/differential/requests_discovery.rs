@@ -1,7 +1,7 @@
 //! Discovery and the server's own documents: /api, /apis, every served group-version, aggregated
 //! discovery, OpenAPI v2 and v3, /version and the health endpoints, and kubectl's views of them.
 
-use crate::requests::Suite;
+use crate::differential::requests::Suite;
 
 /// The aggregated discovery media type (what kubectl 1.33 and client-go ask for first).
 const AGGREGATED: &str =

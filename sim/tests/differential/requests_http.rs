@@ -2,8 +2,8 @@
 //! 409, 422, 400, 405, 415, 403 with a ServiceAccount token that has no rights, 401 with a bad token),
 //! watches (resourceVersion, bookmarks, 410 Gone), and a CRD with its custom resources.
 
-use crate::requests::Suite;
-use crate::target::User;
+use crate::differential::requests::Suite;
+use crate::differential::target::User;
 
 const JSON: Option<&str> = Some("application/json");
 const CMS: &str = "/api/v1/namespaces/d-http/configmaps";

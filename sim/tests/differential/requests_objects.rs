@@ -2,7 +2,7 @@
 //! objects and Lists), get in every output, selectors, paging, dry runs, replace, label, delete, and
 //! the errors of each.
 
-use crate::requests::Suite;
+use crate::differential::requests::Suite;
 
 const CM_A: &str = "apiVersion: v1
 kind: ConfigMap

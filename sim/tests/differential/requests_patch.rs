@@ -1,8 +1,8 @@
 //! Patches of every type (namespace `d-patch`): kubectl patch with json, merge and strategic patches,
 //! server-side apply as a patch, and the same over raw HTTP with each content type, with their errors.
 
-use crate::requests::Suite;
-use crate::target::User;
+use crate::differential::requests::Suite;
+use crate::differential::target::User;
 
 const TEMPLATE: &str = "apiVersion: v1
 kind: PodTemplate

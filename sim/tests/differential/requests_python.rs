@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::requests::Suite;
+use crate::differential::requests::Suite;
 
 pub fn add(s: &mut Suite) {
     s.py("create_ns", json!({"name": "d-py"}));

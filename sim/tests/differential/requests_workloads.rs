@@ -2,7 +2,7 @@
 //! ReplicaSets and pods with their generated names, deletion with each propagation policy, Jobs,
 //! CronJobs, StatefulSets, DaemonSets, Services and their endpoints, and pod defaults.
 
-use crate::requests::Suite;
+use crate::differential::requests::Suite;
 
 fn deployment(name: &str, replicas: u32, image: &str) -> String {
     format!(

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 
-use crate::requests::Action;
-use crate::target::{Target, User};
+use crate::differential::requests::Action;
+use crate::differential::target::{Target, User};
 
 /// How long one kubectl run or HTTP request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);

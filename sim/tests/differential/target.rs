@@ -12,7 +12,7 @@ use piceli_test_support::RealCluster;
 pub enum User {
     /// The kubeconfig's own user (system:masters on both).
     Admin,
-    /// The ServiceAccount token saved by a [`crate::requests::Action::SaveToken`] step: no rights.
+    /// The ServiceAccount token saved by a [`crate::differential::requests::Action::SaveToken`] step: no rights.
     Sa,
     /// A bearer token no authenticator knows.
     Bad,

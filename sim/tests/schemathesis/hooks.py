@@ -1,4 +1,4 @@
-"""Schemathesis hooks for the local cluster's API (sim/tests/schemathesis.rs, benches/scripts/schemathesis.sh).
+"""Schemathesis hooks for the local cluster's API (sim/tests/it/schemathesis.rs, benches/scripts/schemathesis.sh).
 
 - A watch is a stream that lasts `timeoutSeconds`: it is capped at 1 s, so a stream ends and only a real
   hang runs into the request timeout. Like kube-apiserver (apimachinery's string-to-bool conversion),

@@ -1,6 +1,6 @@
 //! PCL0035: an included YAML file that does not parse.
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;

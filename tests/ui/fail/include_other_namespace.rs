@@ -1,7 +1,7 @@
 //! PCL0073: an included object that names another namespace than a target's (it would be deployed
 //! there), and options only files take.
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;

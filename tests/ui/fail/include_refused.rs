@@ -3,7 +3,7 @@
 //! and fields their kind's 1.33 schema does not have or types it does not take — every problem of every
 //! object; RBAC names with ':' and custom resources pass.
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;

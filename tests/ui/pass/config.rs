@@ -1,6 +1,6 @@
 //! ConfigMaps (literals, numbers, `file(...)`) and Secrets (from_env, from_file, generated, type).
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;

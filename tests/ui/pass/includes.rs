@@ -1,6 +1,6 @@
 //! Includes: YAML and JSON files, and k8s-openapi objects built in Rust.
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 use piceli::k8s_openapi::api::core::v1::ConfigMap;
 use piceli::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

@@ -2,7 +2,7 @@
 //! `{ images: unpinned }` (images without a digest accepted); `include objects((…))` takes both too (its
 //! objects are checked when the binary runs).
 //!
-//! Fixture paths are relative to the crate trybuild generates; tests/ui.rs copies `tests/ui/fixtures/` there.
+//! Fixture paths are relative to the crate trybuild generates; tests/it/ui.rs copies `tests/ui/fixtures/` there.
 
 piceli::app! {
     app demo;

@@ -39,7 +39,8 @@ piceli::app! {
         ports: { http: 8080, metrics: 9090 },
         mounts: { "/uploads": uploads },
         volumes: { uploads: pvc(uploads) },
-        pod: { serviceAccountName: "api" },
+        pull_secrets: [regcred],
+        service_account: api,
         spec: { selector: { matchLabels: { app: "api" } } },
     }
 

@@ -1,0 +1,232 @@
+//! `piceli import yaml PATH…` and `piceli import live`: turn manifests or a running namespace into an
+//! `app!` module (the work is in piceli-import; this file parses flags, reads, writes and reports).
+
+pub mod live;
+pub mod pin;
+
+use crate::prelude::*;
+use clap::{Args, Subcommand};
+use piceli_import::write::{self, PiceliDep};
+use piceli_import::{Imported, Options};
+use std::path::{Path, PathBuf};
+
+/// Where the objects come from.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ImportSource {
+    /// Files, directories (recursively: `.yaml`, `.yml`, `.json`) and `-` (standard input).
+    Yaml(YamlArgs),
+    /// What runs in a namespace (skipping what the cluster makes itself).
+    Live(LiveArgs),
+}
+
+/// `import yaml`.
+#[derive(Debug, Clone, Args)]
+pub struct YamlArgs {
+    /// Manifests to read: files, directories, or `-` for standard input.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    /// Where and how the app is written.
+    #[command(flatten)]
+    pub out: OutArgs,
+}
+
+/// `import live`.
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// The kubeconfig file (never `~/.kube/config` or `KUBECONFIG` implicitly).
+    #[arg(long)]
+    pub kubeconfig: PathBuf,
+    /// The context of the kubeconfig to use.
+    #[arg(long)]
+    pub context: String,
+    /// Where and how the app is written.
+    #[command(flatten)]
+    pub out: OutArgs,
+}
+
+/// What to write.
+#[derive(Debug, Clone, Args)]
+pub struct OutArgs {
+    /// Write the module to FILE (default: standard output); `.env.example` and included objects go to
+    /// the crate around it.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write a whole crate (Cargo.toml, src/main.rs, README.md, …) to DIR.
+    #[arg(long = "crate", value_name = "DIR", conflicts_with = "out")]
+    pub crate_dir: Option<PathBuf>,
+    /// The app's name (default: the crate directory's name, else the manifests' `app.kubernetes.io/part-of` or shared `…/name` label, else the namespace).
+    #[arg(long)]
+    pub app: Option<String>,
+    /// The target namespace (default: the one most objects name, else `default`).
+    #[arg(long, short = 'n')]
+    pub namespace: Option<String>,
+    /// How Secrets are written: `env` (`from_env("…")`, the variables in `.env.example`) or `external`
+    /// (`external secret NAME;`: made outside the app). Either way no value reaches the source; Secrets
+    /// cert-manager or an owner object makes are `external` in both modes.
+    #[arg(long, value_enum, default_value_t = SecretsFlag::Env)]
+    pub secrets: SecretsFlag,
+    /// Pin each image that is not pinned by digest, with the digest its registry names for the tag now
+    /// (unreachable, refused or unknown: it stays `unpinned("…")`, with a PCL0189 warning).
+    #[arg(long)]
+    pub pin: bool,
+    /// With `--pin`: a docker config file with the registries' credentials (its `auths`); never
+    /// ~/.docker/config.json.
+    #[arg(long, value_name = "FILE", requires = "pin")]
+    pub registry_auth: Option<PathBuf>,
+    /// With `--crate`: depend on the piceli checkout at PATH (default: the one this binary was built
+    /// from, when present, else the published version).
+    #[arg(long, value_name = "PATH")]
+    pub piceli_path: Option<PathBuf>,
+}
+
+/// `--secrets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SecretsFlag {
+    /// `from_env("…")` with `.env.example`.
+    Env,
+    /// `external secret NAME;`.
+    External,
+}
+
+impl From<SecretsFlag> for piceli_import::SecretMode {
+    fn from(f: SecretsFlag) -> Self {
+        match f {
+            SecretsFlag::Env => piceli_import::SecretMode::Env,
+            SecretsFlag::External => piceli_import::SecretMode::External,
+        }
+    }
+}
+
+/// Where included objects go, relative to the crate.
+const INCLUDE_PATH: &str = "k8s/imported.json";
+
+/// Run `import`.
+pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
+    let (sources, out, target) = match source {
+        ImportSource::Yaml(a) => {
+            let sources = piceli_import::read::read_inputs(&a.paths, &mut std::io::stdin().lock())?;
+            (sources, &a.out, None)
+        }
+        ImportSource::Live(a) => {
+            let ns = a.out.namespace.clone().unwrap_or_else(|| "default".into());
+            let sources = live::read(&a.kubeconfig, &a.context, &ns)?;
+            let target = (
+                "live".to_string(),
+                format!(
+                    "kubeconfig({:?}, context: {:?}, namespace: {ns:?})",
+                    a.kubeconfig.display().to_string(),
+                    a.context
+                ),
+            );
+            (sources, &a.out, Some(target))
+        }
+    };
+    let app = out.app.clone().or_else(|| {
+        out.crate_dir
+            .as_ref()
+            .and_then(|d| d.file_name())
+            .map(|n| app_name(&n.to_string_lossy()))
+    });
+    let mut sources = sources;
+    let pins = if out.pin {
+        let images = piceli_import::pin::unpinned_images(&sources);
+        let pins = pin::resolve(&images, out.registry_auth.as_deref())?;
+        piceli_import::pin::apply(&mut sources, &pins.pinned);
+        pins
+    } else {
+        pin::Pins::default()
+    };
+    let options = Options {
+        app,
+        namespace: out.namespace.clone(),
+        target,
+        include_path: INCLUDE_PATH.into(),
+        secrets: out.secrets.into(),
+        pin_failures: pins.failed,
+    };
+    let mut imported = piceli_import::import(sources, &options);
+    imported.warnings.extend(pins.warnings);
+    let files = write_output(out, &imported, options.app.as_deref())?;
+    report(output, &imported, &files);
+    Ok(())
+}
+
+/// `My App` → `my-app`: a DNS label for `app NAME;`.
+pub fn app_name(s: &str) -> String {
+    let mut n: String = s
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    n = n.trim_matches('-').to_string();
+    if n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()) {
+        n.insert_str(0, "app-");
+    }
+    n
+}
+
+fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<PathBuf>, Failure> {
+    if let Some(dir) = &out.crate_dir {
+        let dep = match &out.piceli_path {
+            Some(p) => PiceliDep::Path(p.canonicalize().unwrap_or_else(|_| p.clone())),
+            None => PiceliDep::default_for_this_build(),
+        };
+        let name = app.unwrap_or(&i.app);
+        return write::write_crate(dir, name, &dep, &i.source, Some(i), INCLUDE_PATH)
+            .map_err(Failure::from);
+    }
+    let Some(file) = &out.out else {
+        print!("{}", i.source);
+        return Ok(Vec::new());
+    };
+    write::write_file(file, &i.source)?;
+    let mut files = vec![file.clone()];
+    for (path, text) in write::extra_files(&crate_root(file), i, INCLUDE_PATH) {
+        write::write_file(&path, &text)?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// The crate around `file`: the nearest directory with a Cargo.toml, else the parent of `src/`, else
+/// the file's own directory.
+fn crate_root(file: &Path) -> PathBuf {
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut d = Some(dir.as_path());
+    while let Some(p) = d {
+        if p.join("Cargo.toml").is_file() {
+            return p.to_path_buf();
+        }
+        d = p.parent();
+    }
+    if dir.file_name().is_some_and(|n| n == "src") {
+        return dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    }
+    dir
+}
+
+fn report(output: Output, i: &Imported, files: &[PathBuf]) {
+    if output == Output::Json {
+        let body = serde_json::json!({
+            "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "warnings": i.warnings,
+            "skipped": i.skipped,
+            "included": i.includes.is_some(),
+        });
+        if files.is_empty() {
+            eprintln!("{body}");
+        } else {
+            println!("{body}");
+        }
+        return;
+    }
+    for w in &i.warnings {
+        eprintln!("warning[{}]: {}: {}", w.code, w.object, w.message);
+    }
+    for s in &i.skipped {
+        eprintln!("skipped {s}");
+    }
+    for f in files {
+        eprintln!("wrote {}", f.display());
+    }
+}
