@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http::{Method, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
+use tracing::Instrument;
 
 use crate::webhook::metrics::{ServerMetrics, render};
 use crate::webhook::registry::Route;
@@ -51,6 +52,17 @@ pub(crate) async fn handle(
             "webhooks take POST with an AdmissionReview\n",
         ));
     }
+    // The review's UID is recorded once the body is read (`endpoint::finish`).
+    let span = tracing::info_span!("admission", webhook = %path, uid = tracing::field::Empty);
+    review(shared, route, req).instrument(span).await
+}
+
+/// One AdmissionReview for `route`, in its `admission` span.
+async fn review(
+    shared: Arc<Shared>,
+    route: Arc<Route>,
+    req: hyper::Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let body = match Limited::new(req.into_body(), shared.max_body_bytes)
         .collect()
         .await
@@ -73,6 +85,7 @@ pub(crate) async fn handle(
         Ok(work) => work,
         Err(malformed) => {
             route.metrics.malformed();
+            tracing::debug!(error = %malformed, "a malformed AdmissionReview was answered 400");
             return Ok(text(StatusCode::BAD_REQUEST, &format!("{malformed}\n")));
         }
     };
@@ -84,12 +97,11 @@ pub(crate) async fn handle(
         started.elapsed(),
     );
     if let Some((kind, message)) = &decision.failure {
-        let dry = if decision.dry_run { " (dry run)" } else { "" };
-        eprintln!(
-            "webhook {}: request {}{dry}: handler {}: {message}",
-            route.name,
-            decision.uid,
-            kind.label()
+        tracing::warn!(
+            failure = kind.label(),
+            dry_run = decision.dry_run,
+            allowed = decision.allowed,
+            "{message}"
         );
     }
     Ok(Response::builder()
