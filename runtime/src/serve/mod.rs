@@ -139,7 +139,7 @@ pub async fn run(
             ..defaults
         };
         let server = webhook::Server::bind(webhooks, options).await?;
-        tracing::info!(address = %server.local_addr(), "serving webhooks on https://{}", server.local_addr());
+        tracing::info!(address = %server.local_addr(), "serving webhooks over HTTPS");
         let done = stopped();
         tasks.spawn(async move { server.run(done).await.map_err(ServeFailure::from) });
     }
@@ -166,7 +166,7 @@ pub async fn run(
         };
         let health = HealthServer::bind(addr, controllers.metrics()).await?;
         if let Some(addr) = health.local_addr() {
-            tracing::info!(address = %addr, "serving health and metrics on http://{addr}");
+            tracing::info!(address = %addr, "serving health and metrics over HTTP");
         }
         let done = stopped();
         tasks.spawn(async move {
@@ -182,10 +182,7 @@ pub async fn run(
             controllers = controllers.names().len(),
             namespace = %config.namespace,
             identity = %config.identity,
-            "running {} controller(s) in {} as {}",
-            controllers.names().len(),
-            config.namespace,
-            config.identity
+            "running the controllers under leader election"
         );
         let done = stopped();
         tasks.spawn(async move {

@@ -91,7 +91,7 @@ impl SecretTls {
                 None => return,
                 Some(Ok(Some(secret))) => match self.write(&secret) {
                     Ok(()) => {
-                        tracing::info!(secret = %self.shown, "the TLS Secret changed: its certificate is written")
+                        tracing::info!(secret = %self.shown, "wrote the TLS Secret's certificate and key for the server to load")
                     }
                     Err(e) => tracing::warn!(
                         code = %piceli_core::Code::TlsSecretFailed,

@@ -28,9 +28,10 @@ pub(crate) async fn handle(
     shared: Arc<Shared>,
     req: hyper::Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let path = req.uri().path();
+    let (head, incoming) = req.into_parts();
+    let path = head.uri.path();
     let Some(route) = shared.routes.get(path).cloned() else {
-        return Ok(match (req.method(), path) {
+        return Ok(match (&head.method, path) {
             (&Method::GET, "/healthz") => text(StatusCode::OK, "ok\n"),
             (&Method::GET, "/readyz") => match shared.ready.load(Ordering::Relaxed) {
                 true => text(StatusCode::OK, "ready\n"),
@@ -46,24 +47,13 @@ pub(crate) async fn handle(
             _ => text(StatusCode::NOT_FOUND, &format!("no webhook at {path}\n")),
         });
     };
-    if req.method() != Method::POST {
+    if head.method != Method::POST {
         return Ok(text(
             StatusCode::METHOD_NOT_ALLOWED,
             "webhooks take POST with an AdmissionReview\n",
         ));
     }
-    // The review's UID is recorded once the body is read (`endpoint::finish`).
-    let span = tracing::info_span!("admission", webhook = %path, uid = tracing::field::Empty);
-    review(shared, route, req).instrument(span).await
-}
-
-/// One AdmissionReview for `route`, in its `admission` span.
-async fn review(
-    shared: Arc<Shared>,
-    route: Arc<Route>,
-    req: hyper::Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
-    let body = match Limited::new(req.into_body(), shared.max_body_bytes)
+    let body = match Limited::new(incoming, shared.max_body_bytes)
         .collect()
         .await
     {
@@ -80,13 +70,24 @@ async fn review(
         }
         Err(e) => return Ok(text(StatusCode::BAD_REQUEST, &format!("{e}\n"))),
     };
+    Ok(admit(&route, path, &body).await)
+}
+
+/// Answers one AdmissionReview `body` for `route` (served at `path`) in its `admission` span: the
+/// fields `webhook` (the path) and `uid` (recorded once the review is read, `endpoint::finish`).
+pub(crate) async fn admit(route: &Route, path: &str, body: &[u8]) -> Response<Full<Bytes>> {
+    let span = tracing::info_span!("admission", webhook = path, uid = tracing::field::Empty);
+    review(route, body).instrument(span).await
+}
+
+async fn review(route: &Route, body: &[u8]) -> Response<Full<Bytes>> {
     let started = Instant::now();
-    let work = match route.endpoint.begin(&body) {
+    let work = match route.endpoint.begin(body) {
         Ok(work) => work,
         Err(malformed) => {
             route.metrics.malformed();
             tracing::debug!(error = %malformed, "a malformed AdmissionReview was answered 400");
-            return Ok(text(StatusCode::BAD_REQUEST, &format!("{malformed}\n")));
+            return text(StatusCode::BAD_REQUEST, &format!("{malformed}\n"));
         }
     };
     let decision = work.await;
@@ -104,10 +105,10 @@ async fn review(
             "{message}"
         );
     }
-    Ok(Response::builder()
+    Response::builder()
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(decision.body)))
-        .unwrap_or_default())
+        .unwrap_or_default()
 }
 
 fn text(status: StatusCode, body: &str) -> Response<Full<Bytes>> {

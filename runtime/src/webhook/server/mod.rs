@@ -4,6 +4,8 @@
 //! graceful shutdown that finishes in-flight requests.
 
 mod http;
+#[cfg(test)]
+mod log_tests;
 mod tls;
 
 use std::convert::Infallible;
@@ -200,9 +202,7 @@ pub async fn serve(webhooks: Webhooks, options: ServeOptions) -> Result<(), Serv
     tracing::info!(
         webhooks = server.shared.routes.len(),
         address = %server.local_addr(),
-        "serving {} webhook(s) on https://{}",
-        server.shared.routes.len(),
-        server.local_addr()
+        "serving webhooks over HTTPS"
     );
     server.run(shutdown_signal()).await
 }
