@@ -34,6 +34,9 @@ pub use piceli_runtime::Object;
 pub use k8s_openapi;
 /// The Kubernetes client (kube), for code checks: `cx.client()` is a `piceli::kube::Client`.
 pub use piceli_runtime::kube;
+/// `tracing`, which the runtime logs through: a handler's `piceli::tracing::info!(…)` lands in the span
+/// of its reconcile (controller, object) or admission review (webhook, uid); `serve` prints it.
+pub use piceli_runtime::tracing;
 /// serde, schemars and serde_json as custom resource types use them (`#[piceli::custom_resource]` and
 /// `#[piceli::schema]` derive through these paths, so an operator crate depends on `piceli` alone).
 pub use schemars;

@@ -626,6 +626,13 @@ codes! {
         "`serve --tls-from-secret NS/NAME` reads the serving certificate from a `kubernetes.io/tls` Secret \
          (keys tls.crt and tls.key, PEM) and reloads it when the Secret changes. The Secret must exist and the \
          credentials must allow get and watch on it; cert-manager writes it once its Certificate is issued.";
+    LogFilterInvalid = "PCL0224", Rejected, "`RUST_LOG` is not a valid log filter",
+        "`serve` prints its logs (a line per reconcile outcome, webhook failures, leader election) through \
+         `tracing`, filtered by the `RUST_LOG` environment variable when it is set (default `info`). Its value \
+         is a comma-separated list of directives: a level (`debug`), a target and a level \
+         (`piceli_runtime=debug,kube=warn`), or a span and its fields (`[reconcile{controller=lamp}]=debug`); \
+         see tracing-subscriber's `EnvFilter`. The message names the directive that does not parse: fix it, \
+         or unset `RUST_LOG`.";
     WebhookCustomResourceMismatch = "PCL0178", Rejected, "a webhook's resource is not the name its custom resource type defines",
         "A webhook on the app's own custom resource (`validate NAME on lamps.example.com (CREATE) => …`) is \
          typed at compile time by the `custom_resource` type whose kind the plural names (`lamps` → `Lamp`); \

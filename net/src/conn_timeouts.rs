@@ -131,6 +131,37 @@ impl Phases {
     }
 }
 
+impl Phases {
+    /// Resolves once no request has been in flight for `linger` (a request starting meanwhile restarts
+    /// the wait): at shutdown, the time an HTTP/2 connection gets to flush its last responses and to let
+    /// the client answer the GOAWAY, before the server closes it.
+    pub async fn quiet(&self, linger: Duration) {
+        loop {
+            let changed = self.0.changed.notified();
+            let busy = matches!(
+                *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
+                Phase::Busy(_)
+            );
+            if busy {
+                changed.await;
+                continue;
+            }
+            tokio::select! {
+                _ = changed => {}
+                _ = tokio::time::sleep(linger) => {
+                    let still = !matches!(
+                        *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
+                        Phase::Busy(_)
+                    );
+                    if still {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Default for Phases {
     fn default() -> Phases {
         Phases::new()
@@ -278,6 +309,32 @@ mod tests {
             waited >= Duration::from_millis(900) && waited < Duration::from_millis(1500),
             "{waited:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn quiet_waits_for_the_requests_in_flight_then_the_linger() {
+        let phases = Phases::new();
+        let answering = phases.request();
+        let linger = Duration::from_millis(200);
+        let started = Instant::now();
+        let waiting = tokio::spawn({
+            let phases = phases.clone();
+            async move { phases.quiet(linger).await }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!waiting.is_finished(), "a request is in flight");
+        drop(answering);
+        waiting.await.expect("quiet");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(500) && waited < Duration::from_millis(1200),
+            "{waited:?}"
+        );
+        // Bytes arriving (a ping, the client's GOAWAY) do not count as a request.
+        let started = Instant::now();
+        phases.read();
+        phases.quiet(linger).await;
+        assert!(started.elapsed() < Duration::from_millis(800));
     }
 
     #[tokio::test]

@@ -13,6 +13,7 @@ pub mod forward;
 pub mod images;
 pub mod journal;
 pub mod load;
+pub mod logging;
 pub mod render;
 pub mod serve;
 pub mod status;
@@ -24,3 +25,6 @@ pub use kube;
 pub use load::{IntoObjects, Object, load};
 pub use piceli_core::model::App;
 pub use piceli_core::{Coded, ExitClass};
+/// The logging facade the runtime reports through (`logging`): handlers log with it into the reconcile
+/// and admission spans.
+pub use tracing;

@@ -2,6 +2,7 @@
 //! `/healthz`, `/readyz`, `/metrics`) until SIGTERM or Ctrl-C, finishing what is in flight. The cluster
 //! is `--kubeconfig`/`--context` (or the target's) outside a pod, the in-cluster configuration inside
 //! one. A port, certificate or Secret that cannot be used is refused (exit 2) before anything is served.
+//! Logs go to stderr as text or JSON lines (`--log-format`), filtered by `RUST_LOG` (default `info`).
 
 use crate::prelude::*;
 use crate::session::block_on_with_workers;
@@ -10,6 +11,7 @@ use piceli_core::Code;
 use piceli_core::model::App;
 use piceli_runtime::controller::Controllers;
 use piceli_runtime::engine::target::{ConnectOptions, connect_to, resolve};
+use piceli_runtime::logging::{self, LogFormat};
 use piceli_runtime::serve::{self, ServeConfig, ServeFailure};
 use piceli_runtime::webhook::Webhooks;
 
@@ -39,6 +41,29 @@ pub struct ServeArgs {
     /// that compute for long, or scale out with the operator's replicas.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
+    /// How log lines are written on stderr: `text` (one human line per event) or `json` (one JSON object
+    /// per line, for a log collector). `RUST_LOG` filters them (default `info`: a line per reconcile
+    /// outcome, webhook failures, leader election).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormatArg::Text)]
+    pub log_format: LogFormatArg,
+}
+
+/// The values of `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormatArg {
+    /// One human line per event.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl From<LogFormatArg> for LogFormat {
+    fn from(f: LogFormatArg) -> LogFormat {
+        match f {
+            LogFormatArg::Text => LogFormat::Text,
+            LogFormatArg::Json => LogFormat::Json,
+        }
+    }
 }
 
 impl Command for ServeArgs {
@@ -66,6 +91,7 @@ pub fn run(
     global: &Global,
     args: &ServeArgs,
 ) -> Result<(), Failure> {
+    logging::init(args.log_format.into(), "info")?;
     let controllers = (!app.controllers.is_empty()).then(controllers);
     if webhooks.paths().is_empty() && controllers.is_none() {
         return Err(Failure::new(Code::ServeFailed, "this app declares no webhooks or controllers to serve".into(), "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"

@@ -12,14 +12,15 @@ use kube::runtime::finalizer::Event;
 
 use super::context::Context;
 
-/// A handler's error, as the runner keeps it: the handler's `E: Display` message.
+/// A handler's error, as the runner keeps it: the handler's `E: Display` message (a kube API error's
+/// message without the `Debug` dump of its status).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct HandlerError(pub String);
 
 impl HandlerError {
     pub(crate) fn from_display(e: impl Display) -> Self {
-        HandlerError(e.to_string())
+        HandlerError(crate::logging::words(&e))
     }
 }
 

@@ -272,9 +272,11 @@ impl Controllers {
                 match elector.try_acquire_or_renew().await {
                     Ok(true) => break,
                     Ok(false) => {}
-                    Err(e) => eprintln!(
-                        "{}: leader election: {e}",
-                        piceli_core::codes::Code::LeaderElectionFailed
+                    Err(e) => tracing::warn!(
+                        code = %piceli_core::codes::Code::LeaderElectionFailed,
+                        identity = %options.identity,
+                        error = %crate::logging::words(&e),
+                        "leader election failed; trying again"
                     ),
                 }
                 tokio::select! {
@@ -285,6 +287,11 @@ impl Controllers {
                     _ = tokio::time::sleep(retry) => {}
                 }
             }
+            tracing::info!(
+                identity = %options.identity,
+                controllers = self.entries.len(),
+                "leading: the controllers run"
+            );
             let (stop_tx, watches) = self.start(&env);
             metrics.leader.store(true, Relaxed);
             // MaybeDone: awaiting it again after it finished in the select is fine.
@@ -298,7 +305,12 @@ impl Controllers {
                         Ok(true) => renewed = Instant::now(),
                         Ok(false) => break false,
                         Err(e) => {
-                            eprintln!("{}: renewing the leader Lease: {e}", piceli_core::codes::Code::LeaderElectionFailed);
+                            tracing::warn!(
+                                code = %piceli_core::codes::Code::LeaderElectionFailed,
+                                identity = %options.identity,
+                                error = %crate::logging::words(&e),
+                                "renewing the leader Lease failed"
+                            );
                             if renewed.elapsed() >= renew_deadline {
                                 break false;
                             }
@@ -307,14 +319,22 @@ impl Controllers {
                 }
             };
             metrics.leader.store(false, Relaxed);
+            if !shutting_down {
+                tracing::warn!(identity = %options.identity, "stepping down as leader (the Lease was lost or not renewed in time): the controllers stop until it is won again");
+            }
             let _ = stop_tx.send(());
             watches.await;
             if shutting_down {
-                if let Err(e) = elector.release().await {
-                    eprintln!(
-                        "{}: releasing the leader Lease: {e}",
-                        piceli_core::codes::Code::LeaderElectionFailed
-                    );
+                match elector.release().await {
+                    Ok(()) => {
+                        tracing::info!(identity = %options.identity, "released the leader Lease")
+                    }
+                    Err(e) => tracing::warn!(
+                        code = %piceli_core::codes::Code::LeaderElectionFailed,
+                        identity = %options.identity,
+                        error = %crate::logging::words(&e),
+                        "releasing the leader Lease failed"
+                    ),
                 }
                 metrics.running.store(false, Relaxed);
                 return Ok(());

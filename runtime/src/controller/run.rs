@@ -19,6 +19,7 @@ use kube::runtime::watcher::{self, Event as WatchEvent};
 use kube::{Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tracing::Instrument;
 
 use super::backoff::Failures;
 use super::context::{Context, ScopeApi, Shared};
@@ -212,10 +213,11 @@ where
                             metrics.dequeued(&key);
                         }
                         kube::runtime::controller::Error::ReconcilerFailed(..) => {}
-                        other => eprintln!(
-                            "{}: controller {}: {other}",
-                            piceli_core::codes::Code::ControllerWatchFailed,
-                            name
+                        other => tracing::error!(
+                            code = %piceli_core::codes::Code::ControllerWatchFailed,
+                            controller = %name,
+                            error = %crate::logging::words(&other),
+                            "the controller's watch failed"
                         ),
                     }
                 }
@@ -268,18 +270,28 @@ where
         }
         for obj in gone {
             let cx = Context::new(shared.clone(), obj.namespace());
+            let span = reconcile_span(&self.name, &key_of(obj.as_ref()));
             self.metrics.started();
             let began = Instant::now();
-            let result = handler.call(Edge::Delete, None, &obj, &cx).await;
+            let result = handler
+                .call(Edge::Delete, None, &obj, &cx)
+                .instrument(span.clone())
+                .await;
             self.metrics.finished(began.elapsed(), result.is_ok());
-            if let Err(e) = result {
-                eprintln!(
-                    "{}: controller {}: on_delete of {}: {e}",
-                    piceli_core::codes::Code::HandlerFailed,
-                    self.name,
-                    key_of(obj.as_ref())
-                );
-            }
+            span.in_scope(|| match result {
+                Ok(()) => tracing::info!(
+                    outcome = "deleted",
+                    duration_ms = millis(began),
+                    "reconciled"
+                ),
+                Err(e) => tracing::warn!(
+                    code = %piceli_core::codes::Code::HandlerFailed,
+                    outcome = "error",
+                    duration_ms = millis(began),
+                    error = %e,
+                    "on_delete failed"
+                ),
+            });
         }
     }
 }
@@ -290,16 +302,32 @@ where
 {
     let reg = &run.reg;
     let key = key_of(obj.as_ref());
+    let span = reconcile_span(&reg.name, &key);
     let cx = Context::new(run.shared.clone(), obj.namespace());
     reg.metrics.dequeued(&key);
     reg.metrics.started();
     let began = Instant::now();
-    let result = handle(reg, obj, cx).await;
+    let result = handle(reg, obj, cx).instrument(span.clone()).await;
     reg.metrics.finished(began.elapsed(), result.is_ok());
     if result.is_ok() && reg.failures.succeeded(&key) {
         reg.metrics.retrying(-1);
     }
+    // A failure is reported by the error policy, with the delay of its retry.
+    if result.is_ok() {
+        span.in_scope(|| tracing::info!(outcome = "ok", duration_ms = millis(began), "reconciled"));
+    }
     result
+}
+
+/// The span of one reconcile (and of the edge handler calls for one object): the controller and the
+/// object (`namespace/name`, or `name` for a cluster-scoped one).
+fn reconcile_span(controller: &str, object: &str) -> tracing::Span {
+    tracing::info_span!("reconcile", controller = %controller, object = %object)
+}
+
+/// Milliseconds since `began`, for log fields.
+fn millis(began: Instant) -> u64 {
+    u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The handler call for one object, with the finalizer when the declaration holds one.
@@ -378,8 +406,9 @@ where
     finalizer(api, name, obj, f).await.map_err(|e| match e {
         FinalizerError::ApplyFailed(e) | FinalizerError::CleanupFailed(e) => e,
         other => HandlerError(format!(
-            "{}: {other}",
-            piceli_core::codes::Code::FinalizerFailed
+            "{}: {}",
+            piceli_core::codes::Code::FinalizerFailed,
+            crate::logging::words(&other)
         )),
     })
 }
@@ -420,10 +449,14 @@ fn error_policy<K: Watched>(obj: Arc<K>, error: &HandlerError, run: Arc<Run<K>>)
     if first {
         run.reg.metrics.retrying(1);
     }
-    eprintln!(
-        "{}: controller {}: {key}: {error} (retrying in {delay:?})",
-        piceli_core::codes::Code::HandlerFailed,
-        run.reg.name
-    );
+    reconcile_span(&run.reg.name, &key).in_scope(|| {
+        tracing::warn!(
+            code = %piceli_core::codes::Code::HandlerFailed,
+            outcome = "error",
+            error = %error,
+            retry_in_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            "reconcile failed"
+        )
+    });
     Action::requeue(delay)
 }

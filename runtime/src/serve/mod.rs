@@ -139,7 +139,7 @@ pub async fn run(
             ..defaults
         };
         let server = webhook::Server::bind(webhooks, options).await?;
-        eprintln!("serving webhooks on https://{}", server.local_addr());
+        tracing::info!(address = %server.local_addr(), "serving webhooks over HTTPS");
         let done = stopped();
         tasks.spawn(async move { server.run(done).await.map_err(ServeFailure::from) });
     }
@@ -166,7 +166,7 @@ pub async fn run(
         };
         let health = HealthServer::bind(addr, controllers.metrics()).await?;
         if let Some(addr) = health.local_addr() {
-            eprintln!("serving health and metrics on http://{addr}");
+            tracing::info!(address = %addr, "serving health and metrics over HTTP");
         }
         let done = stopped();
         tasks.spawn(async move {
@@ -178,11 +178,11 @@ pub async fn run(
             identity: config.identity.clone(),
             leader: Some(LeaderElection::new(format!("{}-controllers", app.name.v))),
         };
-        eprintln!(
-            "running {} controller(s) in {} as {}",
-            controllers.names().len(),
-            config.namespace,
-            config.identity
+        tracing::info!(
+            controllers = controllers.names().len(),
+            namespace = %config.namespace,
+            identity = %config.identity,
+            "running the controllers under leader election"
         );
         let done = stopped();
         tasks.spawn(async move {
@@ -197,7 +197,7 @@ pub async fn run(
         });
     }
     tokio::select! {
-        _ = webhook::shutdown_signal() => {}
+        _ = webhook::shutdown_signal() => tracing::info!("shutting down: finishing what is in flight"),
         Some(early) = tasks.join_next() => {
             // A part stopped on its own: stop the rest and report it.
             let _ = stop_tx.send(true);

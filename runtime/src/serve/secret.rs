@@ -89,21 +89,28 @@ impl SecretTls {
             };
             match next {
                 None => return,
-                Some(Ok(Some(secret))) => {
-                    if let Err(e) = self.write(&secret) {
-                        eprintln!("{}: {e}", piceli_core::Code::TlsSecretFailed);
+                Some(Ok(Some(secret))) => match self.write(&secret) {
+                    Ok(()) => {
+                        tracing::info!(secret = %self.shown, "wrote the TLS Secret's certificate and key for the server to load")
                     }
-                }
-                Some(Ok(None)) => eprintln!(
-                    "{}: TLS Secret {} was deleted; serving the last certificate",
-                    piceli_core::Code::TlsSecretFailed,
-                    self.shown
+                    Err(e) => tracing::warn!(
+                        code = %piceli_core::Code::TlsSecretFailed,
+                        secret = %self.shown,
+                        error = %crate::logging::words(&e),
+                        "keeping the last certificate"
+                    ),
+                },
+                Some(Ok(None)) => tracing::warn!(
+                    code = %piceli_core::Code::TlsSecretFailed,
+                    secret = %self.shown,
+                    "the TLS Secret was deleted; serving the last certificate"
                 ),
                 Some(Err(e)) => {
-                    eprintln!(
-                        "{}: watching TLS Secret {}: {e}",
-                        piceli_core::Code::TlsSecretFailed,
-                        self.shown
+                    tracing::warn!(
+                        code = %piceli_core::Code::TlsSecretFailed,
+                        secret = %self.shown,
+                        error = %crate::logging::words(&e),
+                        "watching the TLS Secret failed; retrying"
                     );
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
                 }

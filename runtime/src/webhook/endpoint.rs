@@ -67,7 +67,6 @@ pub(crate) struct Decision {
     pub body: Vec<u8>,
     pub allowed: bool,
     pub dry_run: bool,
-    pub uid: String,
     /// How the handler failed, with the reason.
     pub failure: Option<(FailureKind, String)>,
 }
@@ -172,6 +171,8 @@ fn finish(
     dry_run: bool,
     work: impl Future<Output = Result<Answer, String>> + Send + 'static,
 ) -> BoxFuture<Decision> {
+    // `begin` runs in the request's `admission` span (`server/http.rs`), which gets the UID here.
+    tracing::Span::current().record("uid", to.uid.as_str());
     Box::pin(async move {
         let outcome = tokio::time::timeout(options.timeout, AssertUnwindSafe(work).catch_unwind())
             .await
@@ -204,7 +205,6 @@ fn finish(
             body: answer.encode(&to),
             allowed: answer.allowed,
             dry_run,
-            uid: to.uid,
             failure,
         }
     })

@@ -14,6 +14,7 @@ mod render_operator;
 mod serve_replicas;
 mod serve_tls_secret;
 mod webhook_server;
+mod webhook_shutdown;
 mod webhook_sim;
 #[path = "../webhook/support.rs"]
 mod webhook_support;

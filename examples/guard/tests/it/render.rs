@@ -184,7 +184,8 @@ fn help_json_lists_serve_with_its_cluster_effects() {
             "tls-key",
             "tls-from-secret",
             "health-listen",
-            "workers"
+            "workers",
+            "log-format"
         ]
     );
 }

@@ -94,7 +94,7 @@ fn serve_in_a_pod_uses_the_in_cluster_config_and_the_service_account_token() {
         text()
     );
     assert!(
-        text().contains("in lamps-system as lamps-7d9f-x2k4q"),
+        text().contains("namespace=lamps-system identity=lamps-7d9f-x2k4q"),
         "the operator's namespace and identity come from the downward API:\n{}",
         text()
     );

@@ -6,5 +6,6 @@ mod render;
 mod resilience;
 mod serve;
 mod serve_errors;
+mod serve_logs;
 #[path = "../support/mod.rs"]
 mod support;

@@ -89,6 +89,17 @@ pub fn metric(text: &str, series: &str) -> f64 {
 /// `lamps serve` with the ServiceAccount's kubeconfig (from [`token_kubeconfig`], its current context), as
 /// pod `name`; its stderr goes to `log`.
 pub fn serve(kubeconfig: &Path, addr: SocketAddr, name: &str, log: &Path) -> Child {
+    serve_with(kubeconfig, addr, name, log, &[])
+}
+
+/// [`serve`] with more arguments (`--log-format json`), RUST_LOG unset.
+pub fn serve_with(
+    kubeconfig: &Path,
+    addr: SocketAddr,
+    name: &str,
+    log: &Path,
+    extra: &[&str],
+) -> Child {
     let log = std::fs::File::create(log).expect("log file");
     let text = std::fs::read_to_string(kubeconfig).expect("the operator's kubeconfig");
     let config: Value = serde_json::from_str(&text).expect("kubeconfig JSON");
@@ -96,9 +107,11 @@ pub fn serve(kubeconfig: &Path, addr: SocketAddr, name: &str, log: &Path) -> Chi
     Command::cargo_bin("lamps")
         .expect("lamps binary")
         .args(["serve", "--listen", &addr.to_string(), "--context", context])
+        .args(extra)
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .env_remove("KUBECONFIG")
+        .env_remove("RUST_LOG")
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env("POD_NAME", name)
         .stdout(Stdio::null())

@@ -42,7 +42,24 @@ pub(super) enum WriteError {
     Transient(String),
 }
 
+/// One step in its `apply_step` span (step index, action, object), its outcome logged at debug.
 pub(super) async fn run_step(
+    step: &Step<'_>,
+    index: u32,
+    a: &Action,
+    d: Option<&Desired>,
+) -> Result<(), EngineError> {
+    use tracing::Instrument;
+    let span = tracing::info_span!("apply_step", step = index, action = a.action.as_str(), object = %a.key());
+    let result = write_step(step, index, a, d).instrument(span.clone()).await;
+    span.in_scope(|| match &result {
+        Ok(()) => tracing::debug!("step done"),
+        Err(e) => tracing::debug!(error = %e, "step failed"),
+    });
+    result
+}
+
+async fn write_step(
     step: &Step<'_>,
     index: u32,
     a: &Action,
@@ -130,6 +147,11 @@ pub(super) async fn run_step(
                         crate::engine::cluster_error::classify(&kube_error).1
                     )));
                 }
+                tracing::debug!(
+                    attempt,
+                    error = %crate::engine::cluster_error::classify(&kube_error).1,
+                    "the write failed for a reason that may pass; trying again"
+                );
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
                 attempt += 1;

@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http::{Method, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
+use tracing::Instrument;
 
 use crate::webhook::metrics::{ServerMetrics, render};
 use crate::webhook::registry::Route;
@@ -27,9 +28,10 @@ pub(crate) async fn handle(
     shared: Arc<Shared>,
     req: hyper::Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let path = req.uri().path();
+    let (head, incoming) = req.into_parts();
+    let path = head.uri.path();
     let Some(route) = shared.routes.get(path).cloned() else {
-        return Ok(match (req.method(), path) {
+        return Ok(match (&head.method, path) {
             (&Method::GET, "/healthz") => text(StatusCode::OK, "ok\n"),
             (&Method::GET, "/readyz") => match shared.ready.load(Ordering::Relaxed) {
                 true => text(StatusCode::OK, "ready\n"),
@@ -45,13 +47,13 @@ pub(crate) async fn handle(
             _ => text(StatusCode::NOT_FOUND, &format!("no webhook at {path}\n")),
         });
     };
-    if req.method() != Method::POST {
+    if head.method != Method::POST {
         return Ok(text(
             StatusCode::METHOD_NOT_ALLOWED,
             "webhooks take POST with an AdmissionReview\n",
         ));
     }
-    let body = match Limited::new(req.into_body(), shared.max_body_bytes)
+    let body = match Limited::new(incoming, shared.max_body_bytes)
         .collect()
         .await
     {
@@ -68,12 +70,24 @@ pub(crate) async fn handle(
         }
         Err(e) => return Ok(text(StatusCode::BAD_REQUEST, &format!("{e}\n"))),
     };
+    Ok(admit(&route, path, &body).await)
+}
+
+/// Answers one AdmissionReview `body` for `route` (served at `path`) in its `admission` span: the
+/// fields `webhook` (the path) and `uid` (recorded once the review is read, `endpoint::finish`).
+pub(crate) async fn admit(route: &Route, path: &str, body: &[u8]) -> Response<Full<Bytes>> {
+    let span = tracing::info_span!("admission", webhook = path, uid = tracing::field::Empty);
+    review(route, body).instrument(span).await
+}
+
+async fn review(route: &Route, body: &[u8]) -> Response<Full<Bytes>> {
     let started = Instant::now();
-    let work = match route.endpoint.begin(&body) {
+    let work = match route.endpoint.begin(body) {
         Ok(work) => work,
         Err(malformed) => {
             route.metrics.malformed();
-            return Ok(text(StatusCode::BAD_REQUEST, &format!("{malformed}\n")));
+            tracing::debug!(error = %malformed, "a malformed AdmissionReview was answered 400");
+            return text(StatusCode::BAD_REQUEST, &format!("{malformed}\n"));
         }
     };
     let decision = work.await;
@@ -84,18 +98,17 @@ pub(crate) async fn handle(
         started.elapsed(),
     );
     if let Some((kind, message)) = &decision.failure {
-        let dry = if decision.dry_run { " (dry run)" } else { "" };
-        eprintln!(
-            "webhook {}: request {}{dry}: handler {}: {message}",
-            route.name,
-            decision.uid,
-            kind.label()
+        tracing::warn!(
+            failure = kind.label(),
+            dry_run = decision.dry_run,
+            allowed = decision.allowed,
+            "{message}"
         );
     }
-    Ok(Response::builder()
+    Response::builder()
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(decision.body)))
-        .unwrap_or_default())
+        .unwrap_or_default()
 }
 
 fn text(status: StatusCode, body: &str) -> Response<Full<Bytes>> {

@@ -4,6 +4,8 @@
 //! graceful shutdown that finishes in-flight requests.
 
 mod http;
+#[cfg(test)]
+mod log_tests;
 mod tls;
 
 use std::convert::Infallible;
@@ -171,7 +173,7 @@ impl Server {
                     }
                     // Out of file descriptors and the like: wait a little instead of spinning.
                     Err(e) => {
-                        eprintln!("webhook server: accept failed: {e}");
+                        tracing::warn!(error = %e, "webhook server: accept failed");
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 },
@@ -184,9 +186,9 @@ impl Server {
             .await
             .is_err()
         {
-            eprintln!(
-                "webhook server: connections still open after {:?}; stopping anyway",
-                options.shutdown_grace
+            tracing::warn!(
+                grace_ms = u64::try_from(options.shutdown_grace.as_millis()).unwrap_or(u64::MAX),
+                "webhook server: requests still in flight after the shutdown grace; stopping anyway"
             );
         }
         reloader.abort();
@@ -197,10 +199,10 @@ impl Server {
 /// Binds and serves `webhooks` until SIGTERM or Ctrl-C.
 pub async fn serve(webhooks: Webhooks, options: ServeOptions) -> Result<(), ServeError> {
     let server = Server::bind(webhooks, options).await?;
-    eprintln!(
-        "serving {} webhook(s) on https://{}",
-        server.shared.routes.len(),
-        server.local_addr()
+    tracing::info!(
+        webhooks = server.shared.routes.len(),
+        address = %server.local_addr(),
+        "serving webhooks over HTTPS"
     );
     server.run(shutdown_signal()).await
 }
@@ -316,16 +318,29 @@ async fn connection(
         () = expired => true,
         _ = stopping.wait_for(|stop| *stop) => false,
     };
-    // An idle connection closes at once. At shutdown, one with requests in flight closes after answering
-    // them (the server's shutdown grace bounds that); past a limit, one in the middle of a head after at
-    // most a second.
+    // An idle HTTP/1.1 connection closes at once. At shutdown, one with requests in flight closes after
+    // answering them (the server's shutdown grace bounds that); past a limit, one in the middle of a head
+    // after at most a second. An HTTP/2 connection gets a GOAWAY; hyper then waits for the client's
+    // answer to a PING before it closes, which a client that polls its pooled connections only while it
+    // makes a call (the local cluster's) never sends: once its requests are answered and it stayed
+    // quiet for [`H2_LINGER`], the server closes it.
     conn.as_mut().graceful_shutdown();
-    match past_a_limit {
-        true => drop(tokio::time::timeout(Duration::from_secs(1), conn).await),
-        false => drop(conn.await),
+    match (past_a_limit, http2) {
+        (true, _) => drop(tokio::time::timeout(Duration::from_secs(1), conn).await),
+        (false, true) => {
+            tokio::select! {
+                _ = conn.as_mut() => tracing::debug!("webhook server: the client closed its HTTP/2 connection after the GOAWAY"),
+                () = phases.quiet(H2_LINGER) => tracing::debug!("webhook server: closing an idle HTTP/2 connection the client left open after the GOAWAY"),
+            }
+        }
+        (false, false) => drop(conn.await),
     }
     drop(watcher);
 }
+
+/// How long an HTTP/2 connection with nothing in flight is kept at shutdown after its GOAWAY: time to
+/// flush the last responses and for a client that answers to close it itself.
+const H2_LINGER: Duration = Duration::from_millis(250);
 
 async fn reload_loop(certificate: Arc<ReloadingCert>, shared: Arc<Shared>, every: Duration) {
     let mut failing = false;
@@ -338,12 +353,12 @@ async fn reload_loop(certificate: Arc<ReloadingCert>, shared: Arc<Shared>, every
                     .metrics
                     .certificate_reloads
                     .fetch_add(1, Ordering::Relaxed);
-                eprintln!("webhook server: certificate reloaded");
+                tracing::info!("webhook server: certificate reloaded");
             }
             Ok(false) => failing = false,
             Err(e) if !failing => {
                 failing = true;
-                eprintln!("webhook server: keeping the current certificate: {e}");
+                tracing::warn!(error = %e, "webhook server: keeping the current certificate");
             }
             Err(_) => {}
         }
