@@ -15,6 +15,7 @@ pub mod journal;
 pub mod load;
 pub mod logging;
 pub mod render;
+pub mod retry;
 pub mod serve;
 pub mod status;
 pub mod webhook;

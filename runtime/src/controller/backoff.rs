@@ -1,4 +1,5 @@
-//! Per-object retry after a failed reconcile: exponential backoff with jitter, capped, reset by a success.
+//! Per-object retry after a failed reconcile: exponential backoff with jitter, capped, reset by a success
+//! (the delays are [`crate::retry::Policy`]'s, the runtime's one retry policy).
 //!
 //! kube's `Controller` calls an error policy with the object and the error but keeps no count; this keeps
 //! one failure count per object (namespace/name), so one failing object backs off without slowing others.
@@ -35,13 +36,16 @@ impl Default for Backoff {
 
 impl Backoff {
     /// The delay after `failures` consecutive failures (1 = the first), for a uniform sample `unit` in
-    /// [0, 1).
+    /// [0, 1): the runtime's one retry policy ([`crate::retry::Policy`]) with no limit on attempts.
     pub fn delay(&self, failures: u32, unit: f64) -> Duration {
-        let exponent = i32::try_from(failures.saturating_sub(1)).unwrap_or(i32::MAX);
-        let raw = self.base.as_secs_f64() * self.factor.max(1.0).powi(exponent);
-        let spread = 1.0 + self.jitter.clamp(0.0, 1.0) * (2.0 * unit.clamp(0.0, 1.0) - 1.0);
-        let secs = (raw.min(self.cap.as_secs_f64()) * spread).min(self.cap.as_secs_f64());
-        Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(self.cap)
+        crate::retry::Policy {
+            base: self.base,
+            factor: self.factor,
+            cap: self.cap,
+            jitter: self.jitter,
+            attempts: None,
+        }
+        .delay(failures, unit)
     }
 }
 

@@ -65,32 +65,29 @@ pub(super) async fn clear_for_replace(
     } else {
         None
     };
-    let mut backoff = FIRST_BACKOFF;
-    let mut attempt = 1;
+    let mut attempts = crate::retry::Policy::WRITES.start();
     let mut conflicts = 0;
-    let mut retry =
-        |e: &kube::Error, attempt: &mut u32| -> Result<std::time::Duration, WriteError> {
-            if !is_transient(e) {
-                return Err(WriteError::Rejected(
-                    crate::engine::cluster_error::classify(e).1,
-                ));
-            }
-            if *attempt >= WRITE_ATTEMPTS {
-                return Err(WriteError::Transient(format!(
-                    "{} (after {attempt} attempts)",
-                    crate::engine::cluster_error::classify(e).1
-                )));
-            }
-            *attempt += 1;
-            let pause = backoff;
-            backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
-            Ok(pause)
-        };
+    let retry = |e: &kube::Error,
+                 attempts: &mut crate::retry::Attempts|
+     -> Result<std::time::Duration, WriteError> {
+        if !is_transient(e) {
+            return Err(WriteError::Rejected(
+                crate::engine::cluster_error::classify(e).1,
+            ));
+        }
+        let attempt = attempts.attempt();
+        attempts.next().ok_or_else(|| {
+            WriteError::Transient(format!(
+                "{} (after {attempt} attempts)",
+                crate::engine::cluster_error::classify(e).1
+            ))
+        })
+    };
     loop {
         let live = match api.get_opt(&a.name).await {
             Ok(live) => live,
             Err(e) => {
-                tokio::time::sleep(retry(&e, &mut attempt)?).await;
+                tokio::time::sleep(retry(&e, &mut attempts)?).await;
                 continue;
             }
         };
@@ -137,7 +134,7 @@ pub(super) async fn clear_for_replace(
                     }
                 }
             }
-            Err(e) => tokio::time::sleep(retry(&e, &mut attempt)?).await,
+            Err(e) => tokio::time::sleep(retry(&e, &mut attempts)?).await,
         }
     }
     // Gone when it is missing or another object has its name.

@@ -20,10 +20,6 @@ pub(super) struct Step<'a> {
     pub(super) lock: Option<&'a LockSlot>,
 }
 
-/// How often a write that failed for a reason that may pass is tried in all, and the first pause.
-pub(super) const WRITE_ATTEMPTS: u32 = 5;
-pub(super) const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_millis(250);
-
 /// Whether a failed request may succeed when sent again: the connection failed, or the server was
 /// overloaded or broken (5xx, 429). Anything else is the server rejecting the request.
 pub fn is_transient(e: &kube::Error) -> bool {
@@ -76,8 +72,7 @@ async fn write_step(
         (_, Some(d)) => Some(Write::Apply(d)),
         (_, None) => None,
     };
-    let mut backoff = FIRST_BACKOFF;
-    let mut attempt = 1;
+    let mut attempts = crate::retry::Policy::WRITES.start();
     let replace = a.action == ActionKind::Replace;
     // A replace deletes the planned object first (and waits until it is gone); the apply below then
     // creates the new one. A resumed replace finds it deleted (it creates) or created again (the apply
@@ -113,6 +108,7 @@ async fn write_step(
                 a.key()
             )));
         };
+        let attempt = attempts.attempt();
         match write_once(step, &api, a, write, attempt, rv.as_deref()).await {
             // Someone wrote the object between the check and this write — a controller updating its
             // status, usually. The write goes ahead only if what the plan saw still holds.
@@ -141,20 +137,18 @@ async fn write_step(
                 }
             }
             Err(kube_error) if is_transient(&kube_error) => {
-                if attempt >= WRITE_ATTEMPTS {
+                let Some(pause) = attempts.next() else {
                     break Err(WriteError::Transient(format!(
                         "{} (after {attempt} attempts)",
                         crate::engine::cluster_error::classify(&kube_error).1
                     )));
-                }
+                };
                 tracing::debug!(
                     attempt,
                     error = %crate::engine::cluster_error::classify(&kube_error).1,
                     "the write failed for a reason that may pass; trying again"
                 );
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(std::time::Duration::from_secs(4));
-                attempt += 1;
+                tokio::time::sleep(pause).await;
             }
             Err(kube_error) => {
                 // The server's words, never a Debug dump of its Status.
