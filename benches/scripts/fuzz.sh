@@ -22,7 +22,7 @@ echo "machine: $(nproc) vCPUs, $(uname -r); $(rustc +nightly -V); cargo-fuzz $(c
 cargo +nightly fuzz build -s "$sanitizer" -a || exit 2
 mkdir -p logs
 status=0
-printf '%-18s %8s %12s %8s %10s %s\n' target seconds executions exec/s corpus findings
+printf '%-18s %8s %12s %8s %12s %8s %s\n' target seconds executions exec/s corpus rss_mb findings
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     dirs=("corpus/$t" "seeds/$t")
@@ -33,9 +33,10 @@ for t in "${targets[@]}"; do
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 ${FUZZ_ARGS:-} >"$log" 2>&1
     rc=$?
-    runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+    runs=$(awk '/stat::number_of_executed_units:/ {n=$2} END {print n}' "$log")
     secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | awk '{print $5}' | tail -1)
-    speed=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+    speed=$(awk '/stat::average_exec_per_sec:/ {n=$2} END {print n}' "$log")
+    rss=$(awk '/stat::peak_rss_mb:/ {n=$2} END {print n}' "$log")
     corpus=$(grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' "$log" | tail -1 | awk '{print $2}')
     if [ $rc -eq 0 ]; then
         findings=0
@@ -45,6 +46,6 @@ for t in "${targets[@]}"; do
         what=$(grep -m1 -E "panicked at|ERROR: libFuzzer|deadly signal" "$log" | cut -c1-160)
         findings="1: ${artifact:-see $log} ($what)"
     fi
-    printf '%-18s %8s %12s %8s %10s %s\n' "$t" "${secs:-?}" "${runs:-?}" "${speed:-?}" "${corpus:-?}" "$findings"
+    printf '%-18s %8s %12s %8s %12s %8s %s\n' "$t" "${secs:-?}" "${runs:-?}" "${speed:-?}" "${corpus:-?}" "${rss:-?}" "$findings"
 done
 exit $status

@@ -64,26 +64,27 @@ fn fixture() -> &'static Fixture {
     })
 }
 
-fn check_answer(body: &[u8], answer: &[u8]) -> Value {
+/// The answer is an AdmissionReview echoing the request's uid (as the server read it: a JSON text that
+/// reads into the typed review is not always a valid `serde_json::Value`, since skipped fields are not
+/// checked for bad escapes).
+fn check_answer(uid: &str, answer: &[u8]) -> Value {
     let review: Value = serde_json::from_slice(answer).expect("the answer is JSON");
     assert_eq!(review["kind"], "AdmissionReview", "{review}");
-    let sent: Value = serde_json::from_slice(body).expect("a review that read is JSON");
-    assert_eq!(
-        review["response"]["uid"], sent["request"]["uid"],
-        "the uid is echoed"
-    );
+    assert_eq!(review["response"]["uid"], uid, "the uid is echoed");
     review
 }
 
 fuzz_target!(|data: &[u8]| {
     let f = fixture();
     if let Some(Ok(answer)) = f.runtime.block_on(fuzzing::answer(&f.validate, data)) {
-        check_answer(data, &answer);
+        let req = Request::<Deployment>::from_review_json(data).expect("it read once");
+        check_answer(req.uid(), &answer);
     }
     let Some(Ok(answer)) = f.runtime.block_on(fuzzing::answer(&f.mutate, data)) else {
         return;
     };
-    let review = check_answer(data, &answer);
+    let req = Request::<Pod>::from_review_json(data).expect("it read once");
+    let review = check_answer(req.uid(), &answer);
     let Some(patch) = review["response"]["patch"].as_str() else {
         return;
     };
@@ -93,7 +94,6 @@ fuzz_target!(|data: &[u8]| {
         .expect("the patch is base64");
     let ops: Patch = serde_json::from_slice(&raw).expect("the patch is a JSON Patch");
     // The object the API server holds: the one the handlers were given, as the server re-encodes it.
-    let req = Request::<Pod>::from_review_json(data).expect("it read once");
     let mut object = serde_json::to_value(req.object()).expect("a pod encodes");
     if let Err(e) = json_patch::patch(&mut object, &ops) {
         panic!("the answer's patch does not apply to the request's object: {e}\npatch: {ops:?}");
