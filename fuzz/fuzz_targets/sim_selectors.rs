@@ -29,6 +29,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = Query::parse(rest).int64("limit");
     let go = go_json_syntax_error(rest.as_bytes());
     if serde_json::from_str::<serde_json::Value>(rest).is_ok() {
-        assert_eq!(go, None, "Go's syntax check refuses JSON serde_json reads: {rest:?}");
+        assert_eq!(
+            go, None,
+            "Go's syntax check refuses JSON serde_json reads: {rest:?}"
+        );
     }
 });

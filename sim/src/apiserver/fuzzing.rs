@@ -25,7 +25,8 @@ pub fn read_head(method: &str, path: &str, query: &str) -> Result<Route, ApiErro
     static REGISTRY: OnceLock<crate::registry::Registry> = OnceLock::new();
     let info = super::filters::request_info::request_info(path, query);
     let method = Method::from_bytes(method.as_bytes()).unwrap_or(Method::GET);
-    let attributes = super::attributes::Attributes::of_request(&method, &info.route, path, &info.query);
+    let attributes =
+        super::attributes::Attributes::of_request(&method, &info.route, path, &info.query);
     let _ = attributes.full_resource();
     let Route::Resource(target) = &info.route else {
         return Ok(info.route);
@@ -45,6 +46,10 @@ pub fn read_head(method: &str, path: &str, query: &str) -> Result<Route, ApiErro
     q.int64("limit")?;
     q.int64("timeoutSeconds")?;
     q.dry_run("CreateOptions")?;
-    let _ = (q.flag("watch"), q.flag("allowWatchBookmarks"), q.flag("sendInitialEvents"));
+    let _ = (
+        q.flag("watch"),
+        q.flag("allowWatchBookmarks"),
+        q.flag("sendInitialEvents"),
+    );
     Ok(info.route)
 }
