@@ -260,13 +260,37 @@ fn module_ident(name: &str) -> syn::Ident {
     } else {
         cleaned
     };
-    syn::parse_str::<syn::Ident>(&cleaned)
-        .unwrap_or_else(|_| format_ident!("r#{}", cleaned, span = Span::call_site()))
+    match cleaned.as_str() {
+        // Keywords that cannot be raw identifiers either (`r#super` panics): `app super;` is `super_`.
+        "self" | "super" | "crate" | "_" => format_ident!("{}_", cleaned, span = Span::call_site()),
+        _ => syn::parse_str::<syn::Ident>(&cleaned)
+            .unwrap_or_else(|_| format_ident!("r#{}", cleaned, span = Span::call_site())),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::raw_str;
+    use super::{module_ident, raw_str};
+
+    /// Found by the `dsl` fuzz target (fuzz/regressions/dsl/app_super): `app super;` panicked in the
+    /// expansion (`r#super` cannot be a raw identifier).
+    #[test]
+    fn every_app_name_makes_a_module_ident() {
+        for (name, module) in [
+            ("super", "super_"),
+            ("self", "self_"),
+            ("crate", "crate_"),
+            ("Self", "self_"),
+            ("_", "__"),
+            ("type", "r#type"),
+            ("9lives", "app_9lives"),
+            ("my-app", "my_app"),
+        ] {
+            assert_eq!(module_ident(name).to_string(), module, "{name}");
+        }
+        let out = crate::app("app super;".parse().expect("tokens")).to_string();
+        assert!(out.contains("mod super_"), "{out}");
+    }
 
     #[test]
     fn a_raw_string_holds_any_text_with_enough_hashes() {

@@ -186,7 +186,12 @@ fn ingress(o: &mut Value, notes: &mut Vec<String>) {
         .into_iter()
         .flatten()
     {
-        for path in rule["http"]["paths"].as_array_mut().into_iter().flatten() {
+        // `pointer_mut`, not `rule["http"]["paths"]`: indexing panics on a rule or `http` that is not an
+        // object, and adds `http: {paths: null}` to a rule without one.
+        let paths = rule
+            .pointer_mut("/http/paths")
+            .and_then(Value::as_array_mut);
+        for path in paths.into_iter().flatten() {
             if let Some(b) = path.get_mut("backend") {
                 convert_backend(b);
             }
@@ -232,7 +237,10 @@ fn convert_backend(b: &mut Value) {
 /// custom metrics in `metric: {name, selector}`.
 fn autoscaler_v2beta1(o: &mut Value, notes: &mut Vec<String>) {
     let mut changed = 0;
-    for metric in o["spec"]["metrics"].as_array_mut().into_iter().flatten() {
+    // `pointer_mut`, not `o["spec"]["metrics"]`: indexing panics on a `spec` that is not an object (found
+    // by the manifest_import fuzz target) and adds `metrics: null` to a spec without metrics.
+    let metrics = o.pointer_mut("/spec/metrics").and_then(Value::as_array_mut);
+    for metric in metrics.into_iter().flatten() {
         let kind = match metric["type"].as_str() {
             Some("Resource") => "resource",
             Some("ContainerResource") => "containerResource",
@@ -344,6 +352,27 @@ mod tests {
         want["apiVersion"] = "apps/v1".into();
         assert_eq!(o, want);
         assert!(matches!(c, Conversion::Converted { ref notes, .. } if notes.is_empty()));
+    }
+
+    /// Found by the `manifest_import` fuzz target (fuzz/regressions/manifest_import/hpa_spec_is_a_string):
+    /// an autoscaling/v2beta1 HPA whose `spec` is a string panicked; an Ingress rule that is a string too.
+    /// Neither conversion adds fields the input lacks.
+    #[test]
+    fn odd_specs_convert_without_a_panic_or_added_fields() {
+        for input in [
+            json!({"apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+                   "metadata": {"name": "a"}, "spec": "sDcaleTar}"}),
+            json!({"apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+                   "metadata": {"name": "a"}, "spec": {"maxReplicas": 3}}),
+            json!({"apiVersion": "extensions/v1beta1", "kind": "Ingress", "metadata": {"name": "i"},
+                   "spec": {"rules": ["x", {"host": "a"}, {"http": "y"}]}}),
+        ] {
+            let (o, _) = converted(input.clone());
+            assert_eq!(o["spec"], input["spec"], "{input}");
+        }
+        let text = "apiVersion: autoscaling/v2beta1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: a\nspec:\n  sDcaleTar}\n";
+        let sources = crate::read::parse_text(text, "x.yaml", None).expect("reads");
+        let _ = crate::import(sources, &crate::Options::default());
     }
 
     #[test]

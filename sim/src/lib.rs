@@ -16,6 +16,12 @@ pub mod cli;
 pub(crate) mod cluster;
 pub(crate) mod controllers;
 pub mod error;
+/// For fuzz targets: the request-head parsers (route, query, selectors) without a running server. Not a
+/// stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::apiserver::fuzzing::*;
+}
 pub mod hooks;
 pub(crate) mod kubelet;
 #[cfg(test)]

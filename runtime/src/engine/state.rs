@@ -82,16 +82,25 @@ impl StateDir {
     /// and its content hashes to `hash`. Whose plan it is (app, target, namespace) is the session's
     /// check ([`super::session::Session::approved_plan`]).
     pub fn stored_plan(&self, hash: &str) -> Result<Plan, EngineError> {
-        let tampered = |reason: String| EngineError::PlanTampered {
-            hash: hash.to_string(),
-            reason,
-        };
         let json = self
             .journal
             .load_plan(hash)?
             .ok_or_else(|| EngineError::UnknownPlan(hash.to_string()))?;
+        Plan::from_stored(hash, &json)
+    }
+}
+
+impl Plan {
+    /// A plan as read back from a state directory (`json`, stored under `hash`), verified as content: it
+    /// parses, it says it is `hash`, and its content hashes to `hash`. Anything else is
+    /// [`EngineError::PlanTampered`] (never a panic: the state directory is outside input).
+    pub fn from_stored(hash: &str, json: &str) -> Result<Plan, EngineError> {
+        let tampered = |reason: String| EngineError::PlanTampered {
+            hash: hash.to_string(),
+            reason,
+        };
         let plan: Plan =
-            serde_json::from_str(&json).map_err(|e| tampered(format!("cannot be read ({e})")))?;
+            serde_json::from_str(json).map_err(|e| tampered(format!("cannot be read ({e})")))?;
         if plan.hash != hash {
             return Err(tampered(format!("says its hash is `{}`", plan.hash)));
         }

@@ -48,3 +48,21 @@ pub use server::{ServeOptions, Server, serve, shutdown_signal};
 pub use verdict::{IntoVerdict, Verdict};
 
 mod verdict;
+
+/// For fuzz targets (`fuzz/fuzz_targets/admission_review.rs`): a webhook path's work on a request body,
+/// as the server does it after reading the body. Not a stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use super::{MalformedReview, Webhooks};
+
+    /// Runs the first webhook registered on `hooks` on `body`: the AdmissionReview response body the server
+    /// would send, or the malformed review it answers with 400. Call it inside a Tokio runtime with time
+    /// enabled (the handler's timeout). `None` when `hooks` has no webhook.
+    pub async fn answer(hooks: &Webhooks, body: &[u8]) -> Option<Result<Vec<u8>, MalformedReview>> {
+        let route = hooks.routes.first()?;
+        Some(match route.endpoint.begin(body) {
+            Ok(work) => Ok(work.await.body),
+            Err(malformed) => Err(malformed),
+        })
+    }
+}

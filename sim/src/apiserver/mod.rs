@@ -7,6 +7,7 @@ pub(crate) mod app;
 pub mod discovery;
 mod discovery_data;
 pub(crate) mod filters;
+pub(crate) mod fuzzing;
 mod go_json;
 pub(crate) mod handlers;
 pub(crate) mod head_errors;

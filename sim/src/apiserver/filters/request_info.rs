@@ -57,30 +57,35 @@ where
         if let Err(e) = limits::check_head(&req) {
             return refuse(&e);
         }
-        let mut query = Query::parse(req.uri().query().unwrap_or(""));
-        let info = match legacy_watch(req.uri().path()) {
-            // A deprecated watch path is the watch of its collection (of one object by name).
-            Some((collection, name)) => {
-                query.set("watch", "true");
-                if let Some(name) = name {
-                    let by_name = format!("metadata.name={name}");
-                    let selector = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
-                        Some(other) => format!("{other},{by_name}"),
-                        None => by_name,
-                    };
-                    query.set("fieldSelector", &selector);
-                }
-                RequestInfo {
-                    query,
-                    route: route(&collection),
-                }
-            }
-            None => RequestInfo {
-                query,
-                route: route(req.uri().path()),
-            },
-        };
+        let info = request_info(req.uri().path(), req.uri().query().unwrap_or(""));
         req.extensions_mut().insert(info);
         Either::Right(self.inner.call(req))
+    }
+}
+
+/// The query and route of a request for `path` with the raw query string `raw_query`: a deprecated watch
+/// path is the watch of its collection (of one object by name).
+pub(crate) fn request_info(path: &str, raw_query: &str) -> RequestInfo {
+    let mut query = Query::parse(raw_query);
+    match legacy_watch(path) {
+        Some((collection, name)) => {
+            query.set("watch", "true");
+            if let Some(name) = name {
+                let by_name = format!("metadata.name={name}");
+                let selector = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
+                    Some(other) => format!("{other},{by_name}"),
+                    None => by_name,
+                };
+                query.set("fieldSelector", &selector);
+            }
+            RequestInfo {
+                query,
+                route: route(&collection),
+            }
+        }
+        None => RequestInfo {
+            query,
+            route: route(path),
+        },
     }
 }

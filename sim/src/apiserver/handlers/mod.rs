@@ -5,7 +5,7 @@ mod delete_options;
 pub(crate) mod limits;
 pub use limits::MAX_HEAD;
 mod pod_subresources;
-mod read;
+pub(crate) mod read;
 mod scale;
 mod watch;
 pub(crate) use watch::{DEFAULT_BOOKMARK_INTERVAL, bookmark_interval};

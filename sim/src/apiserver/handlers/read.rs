@@ -77,7 +77,7 @@ impl Filter {
     }
 }
 
-fn decode_continue(token: &str) -> Result<String, ApiError> {
+pub(crate) fn decode_continue(token: &str) -> Result<String, ApiError> {
     let bad = || ApiError::bad_request("continue key is not valid: illegal base64 data");
     // Go's RawURLEncoding, which ignores the unused bits of the last symbol.
     let lenient = base64::engine::GeneralPurpose::new(
