@@ -69,6 +69,12 @@ pub fn post(
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| fail(format!("invalid request: {e}")))?;
     let call = async move {
+        // The outgoing runtime runs only while a call waits (`outbound.rs`): let it first see what
+        // happened to its idle connections meanwhile (a webhook that closed one while idle), so the pool
+        // drops a closed connection instead of sending this review down it, as Go's transport does.
+        // Two turns: one for the I/O driver to report the close, one for the connection's task to act.
+        tokio::task::yield_now().await;
+        tokio::task::yield_now().await;
         let response = client
             .request(request)
             .await
