@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use piceli_runtime::Coded;
 use piceli_runtime::engine::hash::digest;
-use piceli_runtime::engine::key::ObjectKey;
+use piceli_runtime::identity::ObjectKey;
 use piceli_runtime::engine::plan::{Plan, level};
 
 fuzz_target!(|data: &[u8]| {
@@ -40,8 +40,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(plan.hash, digest(&whole), "the streamed plan hash differs");
     let _ = plan.has_changes();
     for a in &plan.actions {
-        let key = a.key();
+        let key = a.key().to_string();
         let _ = key.parse::<ObjectKey>();
-        let _ = (a.changes(), level(&a.kind), a.action.as_str());
+        let _ = (a.changes(), level(&a.object.kind), a.action.as_str());
     }
 });

@@ -10,6 +10,7 @@ pub mod controller;
 pub mod engine;
 pub mod error;
 pub mod forward;
+pub mod identity;
 pub mod images;
 pub mod journal;
 pub mod load;

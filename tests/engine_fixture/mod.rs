@@ -139,7 +139,7 @@ pub fn tamper(state: &Path, hash: &str, new_image: &str, rehash: bool) -> String
         .cloned()
         .expect("deployment");
     for a in &mut plan.actions {
-        if a.kind == "Deployment" {
+        if a.object.kind == "Deployment" {
             a.desired_digest = Some(piceli::runtime::engine::hash::digest(&edited));
         }
     }

@@ -95,7 +95,10 @@ impl Fixture {
 }
 
 fn found(plan: &Plan) -> Vec<(String, bool)> {
-    plan.requires.iter().map(|r| (r.key(), r.found)).collect()
+    plan.requires
+        .iter()
+        .map(|r| (r.key().to_string(), r.found))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -104,7 +107,11 @@ async fn plan_records_external_objects_and_apply_requires_the_same() {
     let session = fx.session(external_test::app()).await;
     let plan = session.plan(vec![], false).await.expect("plan");
     // Nothing of the external objects is rendered or planned: only the Deployment (and the Namespace).
-    let kinds: Vec<&str> = plan.actions.iter().map(|a| a.kind.as_str()).collect();
+    let kinds: Vec<&str> = plan
+        .actions
+        .iter()
+        .map(|a| a.object.kind.as_str())
+        .collect();
     assert!(
         !kinds.contains(&"Secret") && !kinds.contains(&"ConfigMap"),
         "{kinds:?}"

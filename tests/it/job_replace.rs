@@ -117,7 +117,7 @@ async fn wait_complete(fx: &Fixture) {
 fn action<'p>(plan: &'p Plan, kind: &str) -> &'p piceli::runtime::engine::plan::Action {
     plan.actions
         .iter()
-        .find(|a| a.kind == kind)
+        .find(|a| a.object.kind == kind)
         .unwrap_or_else(|| panic!("no {kind} in the plan"))
 }
 
@@ -196,7 +196,10 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
         .journal
         .steps(ReleaseId(applied.release.expect("a release")))
         .expect("steps");
-    let step = steps.iter().find(|s| s.kind == "Job").expect("a Job step");
+    let step = steps
+        .iter()
+        .find(|s| s.object.kind == "Job")
+        .expect("a Job step");
     assert_eq!(step.action, "replace");
     assert_eq!(step.uid.as_deref(), Some(uid.as_str()));
 
@@ -243,7 +246,7 @@ async fn a_kill_after_the_create_is_resumed_without_a_second_replace() {
         .actions
         .iter()
         .filter(|a| a.changes())
-        .position(|a| a.kind == "Job")
+        .position(|a| a.object.kind == "Job")
         .expect("the Job step");
     let point = format!("step {index} written");
     s.fault_hook = Some(Arc::new(move |at: &str| at != point));

@@ -262,7 +262,7 @@ async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
         .actions
         .iter()
         .filter(|a| a.action == ActionKind::Delete)
-        .map(|a| a.key())
+        .map(|a| a.key().to_string())
         .collect();
     assert_eq!(deleted, ["Secret/shop/sh.helm.release.v1.shop.v1"]);
     let web = plan
@@ -315,8 +315,8 @@ async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
     let last = releases.last().expect("the takeover's release");
     let steps = session.state.journal.steps(last.id).expect("steps");
     assert!(
-        steps.iter().any(|s| s.kind == "Secret"
-            && s.name == "sh.helm.release.v1.shop.v1"
+        steps.iter().any(|s| s.object.kind == "Secret"
+            && s.object.name == "sh.helm.release.v1.shop.v1"
             && s.action == "delete"
             && s.detail.as_deref() == Some("deleted")),
         "{steps:?}"
@@ -355,7 +355,7 @@ async fn a_takeover_that_adds_piceli_labels_to_the_pods_says_it_rolls_them_out()
         web.diff
     );
     for a in &plan.actions {
-        if !matches!(a.kind.as_str(), "Deployment") {
+        if !matches!(a.object.kind.as_str(), "Deployment") {
             assert_eq!(a.rollout, None, "{}", a.key());
         }
     }

@@ -236,7 +236,10 @@ pub async fn pods_up(cluster: &Cluster) -> Running {
 }
 
 pub fn actions(plan: &Plan) -> Vec<(String, ActionKind)> {
-    plan.actions.iter().map(|a| (a.key(), a.action)).collect()
+    plan.actions
+        .iter()
+        .map(|a| (a.key().to_string(), a.action))
+        .collect()
 }
 
 /// Take the running app over with `app`, and check everything the issue promises; with `change`, a
@@ -300,7 +303,7 @@ pub async fn take_over(
         .actions
         .iter()
         .filter(|a| a.action == ActionKind::Update)
-        .map(|a| a.key())
+        .map(|a| a.key().to_string())
         .collect();
     updated.sort();
     assert_eq!(updated, ["Deployment/shop/api", "Deployment/shop/web"]);

@@ -5,23 +5,18 @@
 use super::error::EngineError;
 use super::resources::{Resources, api_for};
 use super::target::Connection;
+use crate::identity::{ObjectKey, ObjectRef};
 use piceli_core::Code;
 use piceli_core::model::App;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// What the plan found of one `external` object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Requirement {
-    /// apiVersion (`v1`).
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    /// kind (`Secret`).
-    pub kind: String,
-    /// The target namespace.
-    pub namespace: String,
-    /// Name.
-    pub name: String,
+    /// The object (`v1` kinds in the target namespace), serialized flat as `apiVersion`, `kind`,
+    /// `namespace`, `name`.
+    #[serde(flatten)]
+    pub object: ObjectRef,
     /// Whether it exists.
     pub found: bool,
     /// Its UID when it exists: apply requires the same object.
@@ -31,8 +26,8 @@ pub struct Requirement {
 
 impl Requirement {
     /// `Kind/namespace/name`.
-    pub fn key(&self) -> String {
-        super::key::ObjectKey::new(&self.kind, Some(&self.namespace), &self.name).to_string()
+    pub fn key(&self) -> ObjectKey {
+        self.object.key()
     }
 
     /// The warning `plan` prints for a missing one (`None` when it exists).
@@ -49,7 +44,7 @@ impl Requirement {
 
     /// What goes wrong while it is missing, by kind.
     pub fn while_missing(&self) -> &'static str {
-        match self.kind.as_str() {
+        match self.object.kind.as_str() {
             "Secret" => {
                 "pods that use it will not start, and an Ingress whose TLS certificate it holds serves none of its own,"
             }
@@ -78,10 +73,7 @@ pub async fn look_up(
             None
         };
         out.push(Requirement {
-            api_version: "v1".into(),
-            kind: kind.into(),
-            namespace: namespace.into(),
-            name: e.name.v.clone(),
+            object: ObjectRef::new("v1", kind, Some(namespace), &e.name.v),
             found: uid.is_some(),
             uid,
         });
@@ -97,7 +89,9 @@ pub async fn recheck(
     requires: &[Requirement],
 ) -> Result<(), EngineError> {
     for r in requires {
-        let uid = read_uid(conn, resources, &r.kind, &r.namespace, &r.name).await?;
+        let o = &r.object;
+        let namespace = o.namespace.as_deref().unwrap_or_default();
+        let uid = read_uid(conn, resources, &o.kind, namespace, &o.name).await?;
         if uid != r.uid {
             let what = match (&r.uid, &uid) {
                 (None, Some(_)) => "appeared",
@@ -120,8 +114,9 @@ async fn read_uid(
     namespace: &str,
     name: &str,
 ) -> Result<Option<String>, EngineError> {
-    let probe = json!({"apiVersion": "v1", "kind": kind});
-    let served = resources.served(&conn.client, &probe).await?;
+    let served = resources
+        .served(&conn.client, &crate::identity::gvk("v1", kind))
+        .await?;
     let api = api_for(&conn.client, &served, Some(namespace));
     let found = api
         .get_opt(name)
@@ -136,10 +131,7 @@ mod tests {
 
     fn missing(kind: &str) -> Requirement {
         Requirement {
-            api_version: "v1".into(),
-            kind: kind.into(),
-            namespace: "shop".into(),
-            name: "x".into(),
+            object: crate::identity::ObjectRef::new("v1", kind, Some("shop"), "x"),
             found: false,
             uid: None,
         }

@@ -31,7 +31,9 @@ pub const CREATED_BY_PLAN: &str = "piceli.dev/created-by-plan";
 /// Whether `plan` creates its own namespace (it did not exist when the plan was made).
 pub fn creates_namespace(plan: &Plan) -> bool {
     plan.actions.iter().any(|a| {
-        a.kind == "Namespace" && a.name == plan.namespace && a.action == ActionKind::Create
+        a.object.kind == "Namespace"
+            && a.object.name == plan.namespace
+            && a.action == ActionKind::Create
     })
 }
 

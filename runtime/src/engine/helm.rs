@@ -139,7 +139,7 @@ pub async fn releases(
             let Some(claim) = a.helm.as_ref().filter(|c| c.release == name) else {
                 continue;
             };
-            objects.push(a.key());
+            objects.push(a.key().to_string());
             if claim.forget {
                 forget_in_diff(a);
             }
@@ -153,10 +153,12 @@ pub async fn releases(
         if forgotten {
             for (secret, precondition) in &secrets {
                 actions.push(Action {
-                    api_version: "v1".into(),
-                    kind: "Secret".into(),
-                    namespace: Some(namespace.to_string()),
-                    name: secret.clone(),
+                    object: crate::identity::ObjectRef::new(
+                        "v1",
+                        "Secret",
+                        Some(namespace),
+                        secret,
+                    ),
                     action: ActionKind::Delete,
                     level: level("Secret"),
                     diff: Vec::new(),
@@ -302,10 +304,7 @@ mod tests {
     #[test]
     fn a_forgotten_unchanged_object_is_updated() {
         let mut a = Action {
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
-            namespace: Some("shop".into()),
-            name: "settings".into(),
+            object: crate::identity::ObjectRef::new("v1", "ConfigMap", Some("shop"), "settings"),
             action: ActionKind::Unchanged,
             level: 3,
             diff: vec![],

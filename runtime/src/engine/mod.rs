@@ -15,7 +15,6 @@ pub mod flags;
 pub mod hash;
 pub mod helm;
 pub mod immutable;
-pub mod key;
 pub mod listed;
 pub mod lock;
 pub mod owned;

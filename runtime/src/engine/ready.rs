@@ -190,19 +190,22 @@ pub async fn wait_with(
         })
         .filter(|a| {
             matches!(
-                a.kind.as_str(),
+                a.object.kind.as_str(),
                 "Deployment" | "StatefulSet" | "DaemonSet" | "Job" | "CustomResourceDefinition"
             )
         })
         .collect();
     for a in watched {
-        let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
-        let served = resources.served(&conn.client, &probe).await?;
+        let served = resources.served(&conn.client, &a.object.gvk()).await?;
         loop {
-            let live =
-                super::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
-                    .await
-                    .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
+            let live = super::resources::read(
+                &conn.client,
+                &served,
+                a.object.namespace.as_deref(),
+                &a.object.name,
+            )
+            .await
+            .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
             let state = match &live {
                 Some(v) => readiness(v),
                 None => Readiness::Failed("it no longer exists".into()),
@@ -217,7 +220,7 @@ pub async fn wait_with(
                     },
                 };
                 report(&Progress {
-                    object: a.key(),
+                    object: a.key().to_string(),
                     ready,
                     desired,
                     elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -255,11 +258,8 @@ pub async fn wait_established(
     resources: &super::resources::Resources,
     name: &str,
 ) -> Result<(), EngineError> {
-    let probe = serde_json::json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-    });
-    let served = resources.served(&conn.client, &probe).await?;
+    let crd = crate::identity::gvk("apiextensions.k8s.io/v1", "CustomResourceDefinition");
+    let served = resources.served(&conn.client, &crd).await?;
     let deadline = Instant::now() + ESTABLISH_TIMEOUT;
     loop {
         let live = super::resources::read(&conn.client, &served, None, name)

@@ -23,7 +23,11 @@ pub async fn write(
     let digests: serde_json::Map<String, serde_json::Value> = plan
         .actions
         .iter()
-        .filter_map(|a| a.desired_digest.as_ref().map(|d| (a.key(), json!(d))))
+        .filter_map(|a| {
+            a.desired_digest
+                .as_ref()
+                .map(|d| (a.key().to_string(), json!(d)))
+        })
         .collect();
     let record = json!({
         "apiVersion": "v1",

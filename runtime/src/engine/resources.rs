@@ -52,7 +52,7 @@ pub fn from_planned_crd(objects: &[Value], api_version: &str, kind: &str) -> Opt
 /// Discovery results for one run.
 #[derive(Default)]
 pub struct Resources {
-    cache: Mutex<HashMap<(String, String), Served>>,
+    cache: Mutex<HashMap<GroupVersionKind, Served>>,
     /// The CustomResourceDefinitions of the plan, for the kinds they define before they are served.
     planned_crds: std::sync::Mutex<Vec<Value>>,
 }
@@ -70,32 +70,18 @@ impl Resources {
         }
     }
 
-    /// How the cluster serves an object's kind.
+    /// How the cluster serves a kind.
     pub async fn served(
         &self,
         client: &kube::Client,
-        object: &Value,
+        gvk: &GroupVersionKind,
     ) -> Result<Served, EngineError> {
-        let api_version = object
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let kind = object
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let key = (api_version.clone(), kind.clone());
-        if let Some(s) = self.cache.lock().await.get(&key) {
+        if let Some(s) = self.cache.lock().await.get(gvk) {
             return Ok(s.clone());
         }
-        let (group, version) = match api_version.split_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.clone()),
-        };
-        let gvk = GroupVersionKind::gvk(&group, &version, &kind);
-        let discovered = discovery::pinned_kind(client, &gvk)
+        let api_version = gvk.api_version();
+        let kind = gvk.kind.clone();
+        let discovered = discovery::pinned_kind(client, gvk)
             .await
             .map_err(|e| match e {
                 kube::Error::Api(ref s) if s.code == 404 => EngineError::UnknownKind {
@@ -126,7 +112,7 @@ impl Resources {
             namespaced: caps.scope == Scope::Namespaced,
             pending_crd: false,
         };
-        self.cache.lock().await.insert(key, served.clone());
+        self.cache.lock().await.insert(gvk.clone(), served.clone());
         Ok(served)
     }
 }

@@ -1,11 +1,12 @@
 //! One engine command's context — the app for a target, its state directory and journal, and a
 //! connection to its cluster — and the operations the CLI calls: plan and apply.
 
-use super::apply::{Applied, FaultHook, apply, resume};
+use super::apply::{Applied, ApplyRun, FaultHook, apply, resume};
 use super::error::EngineError;
-use super::plan::{ActionKind, ObjectRef, Plan, PlanOptions, Source, plan, plan_source};
+use super::plan::{ActionKind, Plan, PlanOptions, Source, plan, plan_source};
 use super::state::StateDir;
 use super::target::{ConnectOptions, Connection, connect};
+use crate::identity::{ObjectKey, ObjectRef};
 use crate::journal::{ApplyLock, ApprovalKind};
 use crate::render;
 use piceli_core::model::{App, Target};
@@ -24,16 +25,16 @@ pub struct ObjectDiff {
 
 /// Compare two sets of objects by identity.
 pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec<ObjectDiff> {
-    let key = |o: &serde_json::Value| super::key::ObjectKey::of_object(o).to_string();
+    let key = ObjectKey::of_object;
     // Keyed once each: finding every object by a scan made a diff quadratic in the number of objects.
-    let to_by_key: std::collections::HashMap<String, &serde_json::Value> =
+    let to_by_key: std::collections::HashMap<ObjectKey, &serde_json::Value> =
         to.iter().map(|b| (key(b), b)).collect();
-    let from_keys: std::collections::HashSet<String> = from.iter().map(key).collect();
+    let from_keys: std::collections::HashSet<ObjectKey> = from.iter().map(key).collect();
     let mut out = Vec::new();
     for a in from {
         match to_by_key.get(&key(a)).copied() {
             None => out.push(ObjectDiff {
-                object: key(a),
+                object: key(a).to_string(),
                 change: "removed",
                 diff: Vec::new(),
             }),
@@ -46,7 +47,7 @@ pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec
                 d.retain(|c| !placeholder(&c.before) && !placeholder(&c.after));
                 if !d.is_empty() {
                     out.push(ObjectDiff {
-                        object: key(a),
+                        object: key(a).to_string(),
                         change: "changed",
                         diff: d,
                     });
@@ -57,7 +58,7 @@ pub fn diff_objects(from: &[serde_json::Value], to: &[serde_json::Value]) -> Vec
     for b in to {
         if !from_keys.contains(&key(b)) {
             out.push(ObjectDiff {
-                object: key(b),
+                object: key(b).to_string(),
                 change: "added",
                 diff: Vec::new(),
             });
@@ -183,12 +184,7 @@ impl Session {
             .actions
             .into_iter()
             .filter(|a| a.action != ActionKind::Delete)
-            .map(|a| ObjectRef {
-                api_version: a.api_version,
-                kind: a.kind,
-                namespace: a.namespace,
-                name: a.name,
-            })
+            .map(|a| a.object)
             .collect())
     }
 
@@ -357,7 +353,7 @@ impl Session {
             .actions
             .iter()
             .filter(|a| a.action == ActionKind::Adopt)
-            .map(|a| a.key())
+            .map(|a| a.key().to_string())
             .collect();
         let opts = self.plan_options(adopt, false)?;
         let slot = if planned.has_changes() {
@@ -366,16 +362,16 @@ impl Session {
         } else {
             None
         };
-        let applied = apply(
-            &self.app,
-            &self.conn,
-            &self.state.journal,
-            &planned,
-            &opts,
-            self.fault_hook.as_deref(),
-            slot.as_ref(),
-        )
-        .await;
+        let run = ApplyRun {
+            app: &self.app,
+            conn: &self.conn,
+            journal: &self.state.journal,
+            plan: &planned,
+            plan_opts: &opts,
+            hook: self.fault_hook.as_deref(),
+            lock: slot.as_ref(),
+        };
+        let applied = apply(&run).await;
         let settled = match applied {
             Ok(applied) => self.settle(&planned, applied, settle).await,
             Err(e) => Err(e),
@@ -404,17 +400,16 @@ impl Session {
             self.state.journal.clear_stop()?;
         }
         let slot = self.lock_slot(&plan, release.number)?;
-        let applied = resume(
-            &self.app,
-            &self.conn,
-            &self.state.journal,
-            &release,
-            &plan,
-            &opts,
-            self.fault_hook.as_deref(),
-            Some(&slot),
-        )
-        .await;
+        let run = ApplyRun {
+            app: &self.app,
+            conn: &self.conn,
+            journal: &self.state.journal,
+            plan: &plan,
+            plan_opts: &opts,
+            hook: self.fault_hook.as_deref(),
+            lock: Some(&slot),
+        };
+        let applied = resume(&run, &release).await;
         let settled = match applied {
             Ok(applied) => self.settle(&plan, applied, settle).await,
             Err(e) => Err(e),

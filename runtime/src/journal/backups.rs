@@ -97,9 +97,7 @@ mod tests {
         let j = Journal::open(dir.path()).expect("journal");
         j.save_plan("h", "local", "{}").expect("plan");
         let step = PlannedStep {
-            kind: "StatefulSet".into(),
-            namespace: Some("n".into()),
-            name: "db".into(),
+            object: crate::identity::ObjectKey::new("StatefulSet", Some("n"), "db"),
             action: "replace".into(),
             level: 5,
             desired_digest: None,

@@ -192,9 +192,9 @@ impl Journal {
                 insert.execute(params![
                     number,
                     index as u64,
-                    step.kind,
-                    step.namespace,
-                    step.name,
+                    step.object.kind,
+                    step.object.namespace,
+                    step.object.name,
                     step.action,
                     step.level,
                     step.desired_digest,

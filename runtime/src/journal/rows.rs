@@ -3,7 +3,7 @@
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::error::JournalError;
-use super::types::{Release, ReleaseId, ReleaseState, Step, StepState};
+use super::types::{ObjectKey, Release, ReleaseId, ReleaseState, Step, StepState};
 
 /// The columns [`read_release`] reads, in order.
 pub(crate) const RELEASE_COLUMNS: &str = "number, plan_hash, kind, state, started_at, finished_at";
@@ -65,9 +65,11 @@ pub(crate) fn read_release(row: &Row<'_>) -> rusqlite::Result<Release> {
 pub(crate) fn read_step(row: &Row<'_>) -> rusqlite::Result<Step> {
     Ok(Step {
         index: row.get(0)?,
-        kind: row.get(1)?,
-        namespace: row.get(2)?,
-        name: row.get(3)?,
+        object: ObjectKey {
+            kind: row.get(1)?,
+            namespace: row.get(2)?,
+            name: row.get(3)?,
+        },
         action: row.get(4)?,
         level: row.get(5)?,
         desired_digest: row.get(6)?,

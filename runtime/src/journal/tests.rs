@@ -8,9 +8,7 @@ pub(super) fn dir() -> tempfile::TempDir {
 
 pub(super) fn planned(name: &str, level: u32) -> PlannedStep {
     PlannedStep {
-        kind: "Deployment".into(),
-        namespace: Some("hello".into()),
-        name: name.into(),
+        object: crate::identity::ObjectKey::new("Deployment", Some("hello"), name),
         action: "create".into(),
         level,
         desired_digest: Some(format!("blake3:{name}")),
@@ -172,7 +170,7 @@ fn journal_step_transitions() {
     assert_eq!(states(&j, id), [StepState::Pending; 3]);
     let steps = j.steps(id).unwrap();
     assert_eq!(steps.iter().map(|s| s.index).collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(steps[2].name, "c");
+    assert_eq!(steps[2].object.name, "c");
     assert_eq!(steps[2].level, 1);
 
     // pending -> done directly is refused; so is an unknown step.

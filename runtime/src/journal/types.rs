@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+pub use crate::identity::ObjectKey;
+
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 use super::error::JournalError;
@@ -138,12 +140,8 @@ stored_enum! {
 /// its position in the slice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedStep {
-    /// The object's kind (`Deployment`).
-    pub kind: String,
-    /// The object's namespace; `None` for cluster-scoped objects.
-    pub namespace: Option<String>,
-    /// The object's name.
-    pub name: String,
+    /// The object (`Deployment/shop/web`; no namespace for cluster-scoped objects).
+    pub object: ObjectKey,
     /// What the step does (`create`, `update`, `delete`, `adopt`, …).
     pub action: String,
     /// The dependency level: steps of one level may run in parallel, lower levels first.
@@ -191,12 +189,8 @@ pub struct Release {
 pub struct Step {
     /// Its position in the plan's steps, from 0.
     pub index: u32,
-    /// The object's kind.
-    pub kind: String,
-    /// The object's namespace; `None` for cluster-scoped objects.
-    pub namespace: Option<String>,
-    /// The object's name.
-    pub name: String,
+    /// The object (no namespace for cluster-scoped objects).
+    pub object: ObjectKey,
     /// What the step does.
     pub action: String,
     /// The dependency level.

@@ -101,7 +101,10 @@ impl Fixture {
 }
 
 fn actions(plan: &Plan) -> Vec<(String, ActionKind)> {
-    plan.actions.iter().map(|a| (a.key(), a.action)).collect()
+    plan.actions
+        .iter()
+        .map(|a| (a.key().to_string(), a.action))
+        .collect()
 }
 
 async fn resource_versions(sim: &Cluster) -> Vec<(String, String)> {
@@ -226,7 +229,7 @@ async fn one_image_change_is_one_update_at_the_image_path() {
     let changed: Vec<_> = plan.actions.iter().filter(|a| a.changes()).collect();
     assert_eq!(changed.len(), 1, "{:?}", actions(&plan));
     assert_eq!(
-        (changed[0].kind.as_str(), changed[0].action),
+        (changed[0].object.kind.as_str(), changed[0].action),
         ("Deployment", ActionKind::Update)
     );
     let paths: Vec<&str> = changed[0].diff.iter().map(|c| c.path.as_str()).collect();

@@ -232,7 +232,7 @@ async fn a_field_the_app_stops_declaring_is_removed() {
     let web = plan
         .actions
         .iter()
-        .find(|a| a.kind == "Deployment")
+        .find(|a| a.object.kind == "Deployment")
         .expect("web");
     let paths: Vec<&str> = web.diff.iter().map(|c| c.path.as_str()).collect();
     assert!(

@@ -207,7 +207,7 @@ async fn a_namespace_someone_else_made_is_used_as_it_is() {
     let ns = plan
         .actions
         .iter()
-        .find(|a| a.kind == "Namespace")
+        .find(|a| a.object.kind == "Namespace")
         .expect("namespace action");
     assert_eq!(ns.action, ActionKind::Use);
     session.apply(&plan.hash).await.expect("apply");
@@ -285,7 +285,7 @@ async fn an_autoscaled_workload_leaves_its_replicas_to_the_autoscaler() {
     let web = plan
         .actions
         .iter()
-        .find(|a| a.kind == "Deployment")
+        .find(|a| a.object.kind == "Deployment")
         .expect("deployment");
     assert!(
         web.diff.iter().all(|c| !c.path.contains("replicas")),

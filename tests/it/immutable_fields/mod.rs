@@ -156,7 +156,7 @@ where
 fn action<'p>(plan: &'p Plan, kind: &str) -> &'p Action {
     plan.actions
         .iter()
-        .find(|a| a.kind == kind)
+        .find(|a| a.object.kind == kind)
         .unwrap_or_else(|| panic!("no {kind} in the plan"))
 }
 

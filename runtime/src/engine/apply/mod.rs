@@ -10,6 +10,7 @@ use super::plan::{
 use super::resources::{Resources, api_for};
 use super::secrets::{materialize, redact};
 use super::target::Connection;
+use crate::identity::ObjectKey;
 use crate::journal::{
     Journal, PlannedStep, Release, ReleaseId, ReleaseKind, ReleaseState, StepOutcome, StepState,
 };
@@ -68,17 +69,79 @@ pub(super) fn checkpoint(hook: Option<&FaultHook>, _at: &str) -> Result<(), Engi
     }
 }
 
-/// Execute `plan` (already verified against its approved hash by the session), holding `lock`.
-pub async fn apply(
-    app: &App,
-    conn: &Connection,
-    journal: &Journal,
-    plan: &Plan,
-    plan_opts: &PlanOptions,
-    hook: Option<&FaultHook>,
-    lock: Option<&LockSlot>,
-) -> Result<Applied, EngineError> {
-    let hash = plan.hash.as_str();
+/// One apply or resume of an approved plan: what it writes, where, and what it may be stopped by.
+#[derive(Clone, Copy)]
+pub struct ApplyRun<'a> {
+    /// The app (ownership of live objects, secret sources).
+    pub app: &'a App,
+    /// The target's cluster.
+    pub conn: &'a Connection,
+    /// The state directory's journal.
+    pub journal: &'a Journal,
+    /// The plan, already verified against its approved hash by the session.
+    pub plan: &'a Plan,
+    /// The options it was planned with (digest key, secret environment).
+    pub plan_opts: &'a PlanOptions,
+    /// Test-only: where to stop as if killed.
+    pub hook: Option<&'a FaultHook>,
+    /// The cluster lock, held for the whole run.
+    pub lock: Option<&'a LockSlot>,
+}
+
+/// The plan's objects as they will be written (secret values filled in again), by identity.
+pub(super) struct Wanted {
+    pub(super) objects: Vec<Desired>,
+    pub(super) by_key: BTreeMap<ObjectKey, usize>,
+}
+
+impl Wanted {
+    /// The desired object of an action (none for a deletion).
+    pub(super) fn of(&self, key: &ObjectKey) -> Option<&Desired> {
+        self.by_key.get(key).map(|&i| &self.objects[i])
+    }
+}
+
+impl<'a> ApplyRun<'a> {
+    /// What apply and resume share before any step: the lock still held, exactly the planned objects.
+    async fn prepare(&self) -> Result<(std::sync::Arc<Resources>, Wanted), EngineError> {
+        if let Some(lock) = self.lock {
+            lock.ensure().await?;
+        }
+        let resources = self.conn.resources.clone();
+        let plan = self.plan;
+        let objects = desired(self.conn, &plan.objects, &plan.namespace, &resources).await?;
+        let by_key = objects
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (key_of(d), i))
+            .collect();
+        Ok((resources, Wanted { objects, by_key }))
+    }
+
+    /// What every step of this run shares.
+    fn steps<'s>(
+        &'s self,
+        resources: &'s Resources,
+        release: ReleaseId,
+        rvs: Option<BTreeMap<ObjectKey, String>>,
+    ) -> Step<'s> {
+        Step {
+            conn: self.conn,
+            journal: self.journal,
+            release,
+            resources,
+            key: &self.plan_opts.digest_key,
+            optimistic: rvs.is_some(),
+            rvs: rvs.unwrap_or_default(),
+            hook: self.hook,
+            lock: self.lock,
+        }
+    }
+}
+
+/// Execute the run's plan, holding its lock: every precondition first, then the writes.
+pub async fn apply(run: &ApplyRun<'_>) -> Result<Applied, EngineError> {
+    let (app, conn, plan) = (run.app, run.conn, run.plan);
     if plan.server != conn.server {
         return Err(EngineError::Precondition(format!(
             "the plan was made against {}, this is {}",
@@ -88,41 +151,24 @@ pub async fn apply(
     // The lock first: the preconditions below hold only while no other apply writes. A first apply
     // creates its namespace to have somewhere to take it.
     let mut created_namespace = false;
-    if let Some(lock) = lock {
+    if let Some(lock) = run.lock {
         lock.ensure().await?;
         created_namespace = super::first_apply::lock_first_apply(conn, plan, &app.name.v, lock)
             .await?
             || super::first_apply::created_by_this_plan(conn, plan, &app.name.v).await?;
     }
     // Exactly the planned objects (secret values filled in again, and checked against their digests).
-    let resources = conn.resources.clone();
-    let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
-    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, d) in wanted.iter().enumerate() {
-        by_key.insert(key_of(d), i);
-    }
+    let (resources, mut wanted) = run.prepare().await?;
     // Every precondition, before any write: the `external` objects as the plan found them, then each action's.
     super::externals::recheck(conn, &resources, &plan.requires).await?;
-    let rollback = plan.rollback_of.is_some();
     // The resourceVersion each write carries: what the precondition check just saw.
-    let mut rvs: BTreeMap<String, String> = BTreeMap::new();
+    let mut rvs: BTreeMap<ObjectKey, String> = BTreeMap::new();
     for a in &plan.actions {
-        if created_namespace && a.kind == "Namespace" && a.name == plan.namespace {
+        if created_namespace && a.object.kind == "Namespace" && a.object.name == plan.namespace {
             // Its precondition was the create this apply just made under the lock.
             continue;
         }
-        check_precondition(
-            app,
-            conn,
-            &resources,
-            a,
-            &mut wanted,
-            &by_key,
-            plan_opts,
-            rollback,
-            &mut rvs,
-        )
-        .await?;
+        check_precondition(run, &resources, a, &mut wanted, &mut rvs).await?;
     }
     let changing: Vec<&Action> = plan.actions.iter().filter(|a| a.changes()).collect();
     let unchanged = plan.actions.len() - changing.len();
@@ -136,43 +182,32 @@ pub async fn apply(
     let steps: Vec<PlannedStep> = changing
         .iter()
         .map(|a| PlannedStep {
-            kind: a.kind.clone(),
-            namespace: a.namespace.clone(),
-            name: a.name.clone(),
+            object: a.key(),
             action: a.action.as_str().to_string(),
             level: a.level,
             desired_digest: a.desired_digest.clone(),
         })
         .collect();
-    checkpoint(hook, "preconditions checked")?;
-    let release = journal.begin_release(
-        hash,
-        if rollback {
-            ReleaseKind::Rollback
-        } else {
-            ReleaseKind::Apply
-        },
-        &steps,
-    )?;
-    let number = journal.release(release).ok().flatten().map(|r| r.number);
-    checkpoint(hook, "release journaled")?;
+    checkpoint(run.hook, "preconditions checked")?;
+    let kind = if plan.rollback_of.is_some() {
+        ReleaseKind::Rollback
+    } else {
+        ReleaseKind::Apply
+    };
+    let release = run.journal.begin_release(&plan.hash, kind, &steps)?;
+    let number = run
+        .journal
+        .release(release)
+        .ok()
+        .flatten()
+        .map(|r| r.number);
+    checkpoint(run.hook, "release journaled")?;
     let todo: Vec<(u32, &Action)> = changing
         .iter()
         .enumerate()
         .map(|(i, a)| (i as u32, *a))
         .collect();
-    let step = Step {
-        conn,
-        journal,
-        release,
-        resources: &resources,
-        key: &plan_opts.digest_key,
-        optimistic: true,
-        rvs,
-        hook,
-        lock,
-    };
-    run_levels(&step, &todo, &wanted, &by_key).await?;
+    run_levels(&run.steps(&resources, release, Some(rvs)), &todo, &wanted).await?;
     Ok(Applied {
         release: number,
         written: changing.len(),
@@ -204,8 +239,7 @@ pub async fn complete(
 async fn run_levels(
     step: &Step<'_>,
     todo: &[(u32, &Action)],
-    wanted: &[Desired],
-    by_key: &BTreeMap<String, usize>,
+    wanted: &Wanted,
 ) -> Result<(), EngineError> {
     let journal = step.journal;
     let mut i = 0;
@@ -230,12 +264,14 @@ async fn run_levels(
         // its custom resources (kube-apiserver serves them only then).
         let crds: Vec<&str> = batch
             .iter()
-            .filter(|(_, a)| a.kind == "CustomResourceDefinition" && a.action != ActionKind::Delete)
-            .map(|(_, a)| a.name.as_str())
+            .filter(|(_, a)| {
+                a.object.kind == "CustomResourceDefinition" && a.action != ActionKind::Delete
+            })
+            .map(|(_, a)| a.object.name.as_str())
             .collect();
         let results: Vec<Result<(), EngineError>> =
             stream::iter(batch.into_iter().map(|(idx, a)| {
-                let d = by_key.get(&a.key()).map(|&w| &wanted[w]);
+                let d = wanted.of(&a.key());
                 async move { run_step(step, idx, a, d).await }
             }))
             .buffer_unordered(16)
@@ -261,64 +297,35 @@ async fn run_levels(
 /// Continue the release a killed or stopped apply left `running`: every step not done runs again.
 /// Server-side apply of the same object is idempotent, so a write that may or may not have landed is
 /// simply applied again (no change when it had landed); a deletion whose object is gone is done.
-#[allow(clippy::too_many_arguments)] // one call site; the arguments are the resumed run's state
-pub async fn resume(
-    app: &App,
-    conn: &Connection,
-    journal: &Journal,
-    release: &Release,
-    plan: &Plan,
-    plan_opts: &PlanOptions,
-    hook: Option<&FaultHook>,
-    lock: Option<&LockSlot>,
-) -> Result<Applied, EngineError> {
-    if let Some(lock) = lock {
-        lock.ensure().await?;
-    }
-    let resources = conn.resources.clone();
-    let mut wanted = desired(conn, &plan.objects, &plan.namespace, &resources).await?;
-    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, d) in wanted.iter().enumerate() {
-        by_key.insert(key_of(d), i);
-    }
-    let steps = journal.steps(release.id)?;
+pub async fn resume(run: &ApplyRun<'_>, release: &Release) -> Result<Applied, EngineError> {
+    let (resources, mut wanted) = run.prepare().await?;
+    let steps = run.journal.steps(release.id)?;
     let mut todo = Vec::new();
-    let actions_by_key: std::collections::HashMap<String, &Action> =
-        plan.actions.iter().map(|a| (a.key(), a)).collect();
+    let actions_by_key: std::collections::HashMap<ObjectKey, &Action> =
+        run.plan.actions.iter().map(|a| (a.key(), a)).collect();
     for s in &steps {
         if s.state == StepState::Done {
             continue;
         }
-        let key = super::key::ObjectKey::new(&s.kind, s.namespace.as_deref(), &s.name).to_string();
-        let Some(a) = actions_by_key.get(&key).copied() else {
+        let key = &s.object;
+        let Some(a) = actions_by_key.get(key).copied() else {
             return Err(EngineError::Stale(format!(
                 "release {} has a step for {key} its plan does not",
                 release.number
             )));
         };
         if a.action != ActionKind::Delete {
-            let Some(&w) = by_key.get(&key) else {
+            let Some(&w) = wanted.by_key.get(key) else {
                 return Err(EngineError::Stale(format!(
                     "the app no longer declares {key}"
                 )));
             };
-            prepare_resumed(app, conn, &resources, a, &mut wanted[w], plan_opts).await?;
+            prepare_resumed(run, &resources, a, &mut wanted.objects[w]).await?;
         }
         todo.push((s.index, a));
     }
-    let step = Step {
-        conn,
-        journal,
-        release: release.id,
-        resources: &resources,
-        key: &plan_opts.digest_key,
-        optimistic: false,
-        rvs: BTreeMap::new(),
-        hook,
-        lock,
-    };
     let written = todo.len();
-    run_levels(&step, &todo, &wanted, &by_key).await?;
+    run_levels(&run.steps(&resources, release.id, None), &todo, &wanted).await?;
     Ok(Applied {
         release: Some(release.number),
         written,
@@ -329,24 +336,30 @@ pub async fn resume(
 /// Check a resumed object still renders as planned, and fill in its secret values (a generated value the
 /// interrupted run already wrote is kept).
 async fn prepare_resumed(
-    app: &App,
-    conn: &Connection,
+    run: &ApplyRun<'_>,
     resources: &Resources,
     a: &Action,
     d: &mut Desired,
-    plan_opts: &PlanOptions,
 ) -> Result<(), EngineError> {
-    let (key, env) = (&plan_opts.digest_key, &*plan_opts.env);
-    let live = if a.kind == "Secret" {
-        let served = resources.served(&conn.client, &d.object).await?;
-        super::resources::read(&conn.client, &served, d.namespace.as_deref(), &a.name)
-            .await
-            .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
+    let (app, conn) = (run.app, run.conn);
+    let (key, env) = (&run.plan_opts.digest_key, &*run.plan_opts.env);
+    let live = if a.object.kind == "Secret" {
+        let served = resources
+            .served(&conn.client, &crate::identity::gvk_of(&d.object))
+            .await?;
+        super::resources::read(
+            &conn.client,
+            &served,
+            d.namespace.as_deref(),
+            &a.object.name,
+        )
+        .await
+        .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?
     } else {
         None
     };
     let mut planned = d.object.clone();
-    if a.kind == "Secret" {
+    if a.object.kind == "Secret" {
         // As planned: generated values that did not exist then are placeholders.
         materialize(app, &mut planned, None, false, env)?;
         let now = super::hash::digest(&redact(&planned, key));

@@ -3,28 +3,30 @@
 
 use super::*;
 
-pub(super) fn key_of(d: &Desired) -> String {
-    crate::engine::key::ObjectKey::of(&d.object, d.namespace.as_deref()).to_string()
+pub(super) fn key_of(d: &Desired) -> ObjectKey {
+    ObjectKey::of(&d.object, d.namespace.as_deref())
 }
 
-#[allow(clippy::too_many_arguments)] // one call site; the arguments are the apply run's state
+/// Check that `a`'s object is still what the plan saw (and its secret values are what were planned),
+/// recording the resourceVersion the write will carry in `rvs`.
 pub(super) async fn check_precondition(
-    app: &App,
-    conn: &Connection,
+    run: &ApplyRun<'_>,
     resources: &Resources,
     a: &Action,
-    wanted: &mut [Desired],
-    by_key: &BTreeMap<String, usize>,
-    plan_opts: &PlanOptions,
-    rollback: bool,
-    rvs: &mut BTreeMap<String, String>,
+    wanted: &mut Wanted,
+    rvs: &mut BTreeMap<ObjectKey, String>,
 ) -> Result<(), EngineError> {
-    let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
-    let served = resources.served(&conn.client, &probe).await?;
-    let live =
-        crate::engine::resources::read(&conn.client, &served, a.namespace.as_deref(), &a.name)
-            .await
-            .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
+    let (app, conn, plan_opts) = (run.app, run.conn, run.plan_opts);
+    let rollback = run.plan.rollback_of.is_some();
+    let served = resources.served(&conn.client, &a.object.gvk()).await?;
+    let live = crate::engine::resources::read(
+        &conn.client,
+        &served,
+        a.object.namespace.as_deref(),
+        &a.object.name,
+    )
+    .await
+    .map_err(|e| EngineError::cluster(format!("reading {}", a.key()), e))?;
     let current_rv = live.as_ref().and_then(|l| {
         l["metadata"]["resourceVersion"]
             .as_str()
@@ -64,14 +66,14 @@ pub(super) async fn check_precondition(
     if matches!(a.action, ActionKind::Delete | ActionKind::Use) {
         return Ok(());
     }
-    let Some(&w) = by_key.get(&a.key()) else {
+    let Some(&w) = wanted.by_key.get(&a.key()) else {
         return Err(EngineError::Stale(format!(
             "the plan has no object for {}",
             a.key()
         )));
     };
-    let d = &mut wanted[w];
-    if a.kind == "Secret" {
+    let d = &mut wanted.objects[w];
+    if a.object.kind == "Secret" {
         // Secret values are never stored: read them again, and they must be what was planned.
         secret_values(app, &mut d.object, live.as_ref(), rollback, &plan_opts.env)?;
         let now = crate::engine::hash::digest(&redact(&d.object, &plan_opts.digest_key));
@@ -87,8 +89,8 @@ pub(super) async fn check_precondition(
     }
     if a.action != ActionKind::Adopt && live.as_ref().is_some_and(|l| !is_ours(l, &app.name.v)) {
         return Err(EngineError::NotOwned {
-            kind: a.kind.clone(),
-            name: a.name.clone(),
+            kind: a.object.kind.clone(),
+            name: a.object.name.clone(),
         });
     }
     Ok(())
@@ -106,10 +108,14 @@ pub(super) async fn unchanged_since_plan(
     a: &Action,
 ) -> Option<String> {
     let p = a.precondition.as_ref()?;
-    let live =
-        crate::engine::resources::read(&step.conn.client, served, a.namespace.as_deref(), &a.name)
-            .await
-            .ok()??;
+    let live = crate::engine::resources::read(
+        &step.conn.client,
+        served,
+        a.object.namespace.as_deref(),
+        &a.object.name,
+    )
+    .await
+    .ok()??;
     as_planned(p, &live, step.key).then(|| {
         live["metadata"]["resourceVersion"]
             .as_str()

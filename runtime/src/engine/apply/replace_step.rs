@@ -19,10 +19,14 @@ pub(super) async fn back_up(
     let Some(uid) = a.precondition.as_ref().map(|p| p.uid.as_str()) else {
         return Ok(());
     };
-    let live =
-        crate::engine::resources::read(&step.conn.client, served, a.namespace.as_deref(), &a.name)
-            .await
-            .map_err(|e| EngineError::cluster(format!("reading {} to back it up", a.key()), e))?;
+    let live = crate::engine::resources::read(
+        &step.conn.client,
+        served,
+        a.object.namespace.as_deref(),
+        &a.object.name,
+    )
+    .await
+    .map_err(|e| EngineError::cluster(format!("reading {} to back it up", a.key()), e))?;
     let Some(live) = live.filter(|l| l["metadata"]["uid"].as_str() == Some(uid)) else {
         return Ok(());
     };
@@ -31,9 +35,9 @@ pub(super) async fn back_up(
     step.journal.record_backup(
         step.release,
         index,
-        &a.kind,
-        a.namespace.as_deref(),
-        &a.name,
+        &a.object.kind,
+        a.object.namespace.as_deref(),
+        &a.object.name,
         uid,
         &object,
     )?;
@@ -84,7 +88,7 @@ pub(super) async fn clear_for_replace(
         })
     };
     loop {
-        let live = match api.get_opt(&a.name).await {
+        let live = match api.get_opt(&a.object.name).await {
             Ok(live) => live,
             Err(e) => {
                 tokio::time::sleep(retry(&e, &mut attempts)?).await;
@@ -109,7 +113,7 @@ pub(super) async fn clear_for_replace(
                 }
             }
         };
-        match api.delete(&a.name, &params).await {
+        match api.delete(&a.object.name, &params).await {
             Ok(_) => break,
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
             // The uid precondition failed (another object now: the loop sees it), or the resourceVersion
@@ -140,7 +144,7 @@ pub(super) async fn clear_for_replace(
     // Gone when it is missing or another object has its name.
     let deadline = tokio::time::Instant::now() + REPLACE_GONE_WAIT;
     loop {
-        match api.get_opt(&a.name).await {
+        match api.get_opt(&a.object.name).await {
             Ok(None) => return Ok(()),
             Ok(Some(o)) if o.metadata.uid.as_deref() != Some(uid.as_str()) => return Ok(()),
             Ok(Some(_)) => {}

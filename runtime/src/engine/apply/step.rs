@@ -14,7 +14,7 @@ pub(super) struct Step<'a> {
     /// interrupted write may have changed it).
     pub(super) optimistic: bool,
     /// The resourceVersion each object had when the preconditions were checked.
-    pub(super) rvs: BTreeMap<String, String>,
+    pub(super) rvs: BTreeMap<ObjectKey, String>,
     pub(super) hook: Option<&'a FaultHook>,
     /// The cluster lock, checked before every level.
     pub(super) lock: Option<&'a LockSlot>,
@@ -64,9 +64,11 @@ async fn write_step(
     let journal = step.journal;
     journal.step_started(step.release, index)?;
     checkpoint(step.hook, &format!("step {index} started"))?;
-    let probe = serde_json::json!({"apiVersion": a.api_version, "kind": a.kind});
-    let served = step.resources.served(&step.conn.client, &probe).await?;
-    let api = api_for(&step.conn.client, &served, a.namespace.as_deref());
+    let served = step
+        .resources
+        .served(&step.conn.client, &a.object.gvk())
+        .await?;
+    let api = api_for(&step.conn.client, &served, a.object.namespace.as_deref());
     let write = match (a.action, d) {
         (ActionKind::Delete, _) => Some(Write::Delete),
         (_, Some(d)) => Some(Write::Apply(d)),
@@ -223,7 +225,7 @@ pub(super) async fn write_once(
                 resource_version: None,
                 digest: None,
             };
-            match api.delete(&a.name, &params).await {
+            match api.delete(&a.object.name, &params).await {
                 Ok(_) => Ok(done),
                 Err(kube::Error::Api(s)) if s.code == 404 && !optimistic => Ok(done),
                 Err(e) => Err(e),
@@ -241,14 +243,16 @@ pub(super) async fn write_once(
             let mut params = PatchParams::apply(FIELD_MANAGER);
             // Adopting, or taking fields over that the approved plan lists (`--take-ownership`).
             params.force = a.action == ActionKind::Adopt || !a.take.is_empty();
-            let mut written: DynamicObject =
-                api.patch(&a.name, &params, &Patch::Apply(&body)).await?;
+            let mut written: DynamicObject = api
+                .patch(&a.object.name, &params, &Patch::Apply(&body))
+                .await?;
             if a.action == ActionKind::Adopt {
-                written = crate::engine::owners::release_old_owners(api, &a.name, written).await?;
+                written =
+                    crate::engine::owners::release_old_owners(api, &a.object.name, written).await?;
             }
             if a.helm.as_ref().is_some_and(|c| c.forget) {
                 // `--forget-helm-release`: Helm's annotations go with the object's own write.
-                written = crate::engine::helm::forget_claim(api, &a.name, written).await?;
+                written = crate::engine::helm::forget_claim(api, &a.object.name, written).await?;
             }
             Ok(written).map(|o: DynamicObject| StepOutcome {
                 ok: true,

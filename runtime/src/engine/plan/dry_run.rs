@@ -144,7 +144,7 @@ pub(super) fn dry_run_error(
 ) -> EngineError {
     match e {
         kube::Error::Api(s) if s.code == 409 => {
-            let object = crate::engine::key::ObjectKey::new(kind, namespace, name).to_string();
+            let object = ObjectKey::new(kind, namespace, name).to_string();
             EngineError::FieldConflicts(crate::engine::conflicts::from_status(&object, &s))
         }
         kube::Error::Api(s) if s.code == 422 || s.code == 400 => {

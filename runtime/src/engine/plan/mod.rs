@@ -7,12 +7,13 @@ use super::hash::digest;
 use super::resources::{Resources, Served, api_for};
 use super::secrets::{materialize, redact};
 use super::target::Connection;
+use crate::identity::{ObjectKey, ObjectRef, gvk, gvk_of};
 use crate::render;
 use futures::{StreamExt, stream};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use piceli_core::model::App;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 mod dry_run;
 mod model;
@@ -117,7 +118,7 @@ pub async fn desired(
     let mut out = Vec::with_capacity(objects.len());
     resources.expect_crds(objects);
     for o in objects {
-        let served = resources.served(&conn.client, o).await?;
+        let served = resources.served(&conn.client, &gvk_of(o)).await?;
         let namespace = served.namespaced.then(|| {
             o["metadata"]["namespace"]
                 .as_str()
@@ -196,10 +197,7 @@ pub async fn plan_source(
     let rollback = source.rollback_of.is_some();
 
     let ns_served = resources
-        .served(
-            &conn.client,
-            &json!({"apiVersion": "v1", "kind": "Namespace"}),
-        )
+        .served(&conn.client, &gvk("v1", "Namespace"))
         .await?;
     let namespace_live = get_live(conn, &ns_served, None, &source.namespace).await?;
     let namespace_uid = namespace_live

@@ -53,15 +53,9 @@ pub fn content_digest(live: &Value, key: &[u8; 32]) -> String {
 /// One object's action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Action {
-    /// apiVersion.
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    /// kind.
-    pub kind: String,
-    /// Namespace (namespaced kinds).
-    pub namespace: Option<String>,
-    /// Name.
-    pub name: String,
+    /// The object (serialized flat: `apiVersion`, `kind`, `namespace`, `name`).
+    #[serde(flatten)]
+    pub object: ObjectRef,
     /// What happens.
     pub action: ActionKind,
     /// Apply order: lower first; deletions run last, highest level first.
@@ -108,13 +102,9 @@ impl ActionKind {
 }
 
 impl Action {
-    /// `Kind/name` or `Kind/namespace/name`.
-    pub fn key(&self) -> String {
-        self.object_key().to_string()
-    }
-    /// The object's identity.
-    pub fn object_key(&self) -> crate::engine::key::ObjectKey {
-        crate::engine::key::ObjectKey::new(&self.kind, self.namespace.as_deref(), &self.name)
+    /// The object's identity (`Kind/name` or `Kind/namespace/name` as text).
+    pub fn key(&self) -> ObjectKey {
+        self.object.key()
     }
     /// Whether applying it writes anything.
     pub fn changes(&self) -> bool {
@@ -215,20 +205,6 @@ pub(super) struct PlanHead<'a> {
     helm: &'a [crate::engine::helm::HelmRelease],
 }
 
-/// An object an earlier release applied (for pruning).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ObjectRef {
-    /// apiVersion.
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    /// kind.
-    pub kind: String,
-    /// Namespace.
-    pub namespace: Option<String>,
-    /// Name.
-    pub name: String,
-}
-
 #[cfg(test)]
 mod action_kind_tests {
     use super::ActionKind;
@@ -250,10 +226,7 @@ mod hash_tests {
     #[test]
     fn the_plan_hash_is_the_digest_of_the_whole_plan_without_its_hash() {
         let required = crate::engine::externals::Requirement {
-            api_version: "v1".into(),
-            kind: "Secret".into(),
-            namespace: "hello".into(),
-            name: "tls".into(),
+            object: ObjectRef::new("v1", "Secret", Some("hello"), "tls"),
             found: true,
             uid: Some("u".into()),
         };

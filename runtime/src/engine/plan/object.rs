@@ -105,10 +105,12 @@ pub(super) async fn plan_one(
     }
     let desired_digest = Some(crate::engine::hash::digest(&redact(&d.object, key)));
     let mut action = Action {
-        api_version,
-        kind: kind.clone(),
-        namespace: d.namespace.clone(),
-        name: name.clone(),
+        object: ObjectRef {
+            api_version,
+            kind: kind.clone(),
+            namespace: d.namespace.clone(),
+            name: name.clone(),
+        },
         action: ActionKind::Create,
         level: d.level,
         diff: Vec::new(),
@@ -218,7 +220,7 @@ pub(super) async fn planned_replace(
     mut action: Action,
 ) -> Result<Action, EngineError> {
     use crate::engine::replace::Decision;
-    let (kind, name) = (action.kind.clone(), action.name.clone());
+    let (kind, name) = (action.object.kind.clone(), action.object.name.clone());
     let key = on.key;
     let named = || match &d.namespace {
         Some(ns) => format!("{ns}/{name}"),

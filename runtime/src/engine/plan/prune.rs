@@ -37,8 +37,7 @@ pub(super) async fn prune(
         if declared.contains(&key) {
             continue;
         }
-        let probe = json!({"apiVersion": prev.api_version, "kind": prev.kind});
-        let served = match resources.served(&conn.client, &probe).await {
+        let served = match resources.served(&conn.client, &prev.gvk()).await {
             Ok(s) => s,
             Err(EngineError::UnknownKind { .. }) => continue,
             Err(e) => return Err(e),
@@ -51,10 +50,7 @@ pub(super) async fn prune(
             continue;
         }
         out.push(Action {
-            api_version: prev.api_version.clone(),
-            kind: prev.kind.clone(),
-            namespace: prev.namespace.clone(),
-            name: prev.name.clone(),
+            object: prev.clone(),
             action: ActionKind::Delete,
             level: level(&prev.kind),
             diff: Vec::new(),
