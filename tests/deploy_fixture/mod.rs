@@ -88,7 +88,7 @@ impl Fixture {
             .await
             .expect("session");
         if let Some(at) = kill_at {
-            session.fault_hook = Some(Arc::new(move |here: &str| here != at));
+            session.set_fault_hook(Some(Arc::new(move |here: &str| here != at)));
         }
         let opts = DeployOptions {
             approve,
@@ -147,7 +147,7 @@ pub async fn live_image(session: &Session) -> String {
         "Deployment",
     ));
     let api: kube::Api<kube::api::DynamicObject> =
-        kube::Api::namespaced_with(session.conn.client.clone(), "stg", &resource);
+        kube::Api::namespaced_with(session.conn().client.clone(), "stg", &resource);
     let d = api.get("tiny").await.expect("the Deployment");
     d.data["spec"]["template"]["spec"]["containers"][0]["image"]
         .as_str()

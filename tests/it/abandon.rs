@@ -44,7 +44,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         .expect("session");
     let plan = session.plan(vec![], false).await.expect("plan");
     // Killed after the first object was written.
-    session.fault_hook = Some(Arc::new(|at: &str| at != "step 1 started"));
+    session.set_fault_hook(Some(Arc::new(|at: &str| at != "step 1 started")));
     assert!(matches!(
         session.apply(&plan.hash).await,
         Err(EngineError::Killed(_))
@@ -57,7 +57,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         .await
         .expect("session");
     let err = session.resume().await.expect_err("stale");
-    assert!(matches!(err, EngineError::Stale(_)), "{err}");
+    assert!(matches!(err, EngineError::Stale { .. }), "{err}");
     assert_eq!(err.code().as_str(), "PCL0114");
     assert!(err.help().contains("resume --abandon"), "{}", err.help());
     // …and a new plan cannot be applied while it runs.
@@ -82,7 +82,7 @@ async fn a_release_that_cannot_be_finished_is_abandoned_then_replaced() {
         "nothing left"
     );
     let ended = session
-        .state
+        .state()
         .journal
         .release(ReleaseId(1))
         .expect("journal")

@@ -97,7 +97,7 @@ async fn resume_refuses_a_release_and_approval_planted_in_the_journal() {
             "copy_seal {copy_seal}: the planted image was never written"
         );
         let release = session
-            .state
+            .state()
             .journal
             .unfinished()
             .expect("journal")
@@ -146,7 +146,10 @@ async fn deploy_resume_refuses_a_run_and_approval_planted_in_the_journal() {
         deployment_image(&fx.sim, "g-one").await,
         Some(image("1.27"))
     );
-    assert_eq!(session.state.journal.releases().expect("releases").len(), 1);
+    assert_eq!(
+        session.state().journal.releases().expect("releases").len(),
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,13 +158,13 @@ async fn a_genuine_approval_still_resumes_after_a_kill() {
     let opts = fx.options("a");
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
-    session.fault_hook = Some(kill_at("step 1 started"));
+    session.set_fault_hook(Some(kill_at("step 1 started")));
     let err = session.apply(&plan.hash).await.expect_err("killed");
     assert!(matches!(err, EngineError::Killed(_)), "{err}");
     drop(session);
     let session = fx.session(&opts).await;
     let approval = session
-        .state
+        .state()
         .journal
         .approval(&plan.hash, None)
         .expect("journal")

@@ -120,7 +120,11 @@ fn deploy_runs_registered_code_checks_and_journals_them() {
         );
         assert_eq!(report.release, Some(1));
         assert!(report.failed().is_empty(), "{:?}", report.checks);
-        let journaled = session.state.journal.last_check_results().expect("results");
+        let journaled = session
+            .state()
+            .journal
+            .last_check_results()
+            .expect("results");
         let names: Vec<&str> = journaled.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["http-web", "front", "live"]);
 

@@ -24,7 +24,7 @@ piceli::app! {
 async fn first_release(f: &Fixture) -> (String, String) {
     let (first, _, session) = f.deploy(None, false, None).await;
     let hash = first.expect("deploy").hash.expect("hash");
-    let reference = session.app.workloads[0].containers[0].image.v.clone();
+    let reference = session.app().workloads[0].containers[0].image.v.clone();
     drop(session);
     let (done, _, _) = f.deploy(Some(hash.clone()), false, None).await;
     assert_eq!(done.expect("approved deploy").release, Some(1));
@@ -85,7 +85,7 @@ async fn an_image_the_registry_lost_is_pushed_again_only_with_approval() {
     assert!(client.has_manifest(&digest).await.expect("head"));
     assert_eq!(pushed.release, Some(1), "no new release");
     let approval = session
-        .state
+        .state()
         .journal
         .approval(&hash, pushed.run)
         .expect("journal")
@@ -109,7 +109,7 @@ async fn a_deploy_run_pointed_at_a_plan_nobody_approved_is_not_resumed() {
         .await;
     assert!(matches!(killed, Err(EngineError::Killed(_))), "{killed:?}");
     let run = session
-        .state
+        .state()
         .journal
         .unfinished_deploy()
         .expect("journal")
@@ -123,7 +123,7 @@ async fn a_deploy_run_pointed_at_a_plan_nobody_approved_is_not_resumed() {
     let other = other.expect("deploy");
     assert!(other.approval_required);
     let other_hash = other.hash.expect("hash");
-    let other_ref = session.app.workloads[0].containers[0].image.v.clone();
+    let other_ref = session.app().workloads[0].containers[0].image.v.clone();
     drop(session);
 
     // The interrupted run pointed at it (plan and images, consistently): `--resume` refuses it.
@@ -153,7 +153,10 @@ async fn a_deploy_run_pointed_at_a_plan_nobody_approved_is_not_resumed() {
             .await
             .expect("head")
     );
-    assert_eq!(session.state.journal.releases().expect("releases").len(), 1);
+    assert_eq!(
+        session.state().journal.releases().expect("releases").len(),
+        1
+    );
     let live = live_image(&session).await;
     assert_ne!(live, other_ref);
     drop(session);
@@ -193,7 +196,7 @@ async fn a_succeeded_deploy_keeps_in_the_build_cache_only_what_the_live_release_
     edit_source(f.work.path(), "says hello, changed");
     let (planned, _, session) = f.deploy(None, false, None).await;
     let hash = planned.expect("deploy").hash.expect("hash");
-    let second = digest_of(&session.app.workloads[0].containers[0].image.v);
+    let second = digest_of(&session.app().workloads[0].containers[0].image.v);
     drop(session);
     let (done, events, _) = f.deploy(Some(hash), false, None).await;
     assert_eq!(done.expect("approved deploy").release, Some(2));
@@ -280,14 +283,14 @@ async fn a_git_checkouts_commit_and_dirtiness_are_journaled_and_annotated() {
     });
     assert_eq!(inputs, Some((Some(head.clone()), false)));
     assert_eq!(
-        source_annotations(&session.app),
+        source_annotations(session.app()),
         (head.clone(), "false".into())
     );
     drop(session);
     let (done, _, session) = f.deploy(Some(hash), false, None).await;
     let done = done.expect("approved deploy");
     let images = session
-        .state
+        .state()
         .journal
         .deploy_images(done.run.expect("run"))
         .expect("journal");
@@ -301,7 +304,7 @@ async fn a_git_checkouts_commit_and_dirtiness_are_journaled_and_annotated() {
         "Deployment",
     ));
     let api: kube::Api<kube::api::DynamicObject> =
-        kube::Api::namespaced_with(session.conn.client.clone(), "stg", &resource);
+        kube::Api::namespaced_with(session.conn().client.clone(), "stg", &resource);
     let live = api.get("tiny").await.expect("the Deployment");
     let annotations = live.metadata.annotations.unwrap_or_default();
     assert_eq!(annotations.get(SOURCE_REVISION), Some(&head));
@@ -321,5 +324,5 @@ async fn a_git_checkouts_commit_and_dirtiness_are_journaled_and_annotated() {
         _ => None,
     });
     assert_eq!(inputs, Some((Some(head.clone()), true)));
-    assert_eq!(source_annotations(&session.app), (head, "true".into()));
+    assert_eq!(source_annotations(session.app()), (head, "true".into()));
 }

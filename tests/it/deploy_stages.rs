@@ -31,7 +31,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
         ["inputs:done", "build:done", "plan:done", "approve:waiting"]
     );
     assert!(first.approval_required && first.run.is_none());
-    let reference = session.app.workloads[0].containers[0].image.v.clone();
+    let reference = session.app().workloads[0].containers[0].image.v.clone();
     let digest = digest_of(&reference);
     assert!(!client.has_manifest(&digest).await.expect("head"));
     let hash = first.hash.expect("hash");
@@ -47,7 +47,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
         "the approved run takes the build cache: {events:?}"
     );
     let run = session
-        .state
+        .state()
         .journal
         .unfinished_deploy()
         .expect("journal")
@@ -56,7 +56,11 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
         (run.stage, run.plan_hash.as_str()),
         (DeployStage::Deliver, hash.as_str())
     );
-    let images = session.state.journal.deploy_images(run.id).expect("images");
+    let images = session
+        .state()
+        .journal
+        .deploy_images(run.id)
+        .expect("images");
     assert_eq!(images.len(), 1);
     assert_eq!(images[0].reference, reference);
     assert!(
@@ -81,7 +85,7 @@ async fn a_deploy_killed_while_delivering_resumes_there_and_edits_to_the_state_d
     assert!(!client.has_manifest(&digest).await.expect("head"));
     assert!(
         session
-            .state
+            .state()
             .journal
             .releases()
             .expect("releases")
@@ -159,10 +163,10 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     let client = f.client();
     let (first, _, session) = f.deploy(None, false, None).await;
     let hash = first.expect("deploy").hash.expect("hash");
-    let reference = session.app.workloads[0].containers[0].image.v.clone();
+    let reference = session.app().workloads[0].containers[0].image.v.clone();
     assert!(
         session
-            .state
+            .state()
             .journal
             .deploy_runs()
             .expect("runs")
@@ -208,7 +212,7 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     assert!(!stages(&events).iter().any(|s| s.starts_with("deliver")));
     assert!(
         session
-            .state
+            .state()
             .journal
             .releases()
             .expect("releases")
@@ -222,7 +226,7 @@ async fn images_json_edited_before_approval_needs_a_new_approval() {
     );
     assert!(
         session
-            .state
+            .state()
             .journal
             .unfinished_deploy()
             .expect("journal")

@@ -67,7 +67,7 @@ async fn deploy(
         })
         .expect("a build event");
     // The session planned the app with the built image's reference in place of its placeholder.
-    let reference = session.app.workloads[0].containers[0].image.v.clone();
+    let reference = session.app().workloads[0].containers[0].image.v.clone();
     assert!(reference.ends_with(&digest), "{reference} runs {digest}");
     Run {
         events,

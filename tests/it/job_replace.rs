@@ -192,7 +192,7 @@ async fn a_finished_job_whose_image_changes_is_replaced_and_a_cronjob_updated() 
     );
     assert_eq!(live_cron_image(&fx).await, Some(image("cron-b")));
     let steps = s
-        .state
+        .state()
         .journal
         .steps(ReleaseId(applied.release.expect("a release")))
         .expect("steps");
@@ -221,7 +221,7 @@ async fn a_kill_between_the_delete_and_the_create_is_finished_by_resume() {
     let mut s = session(&fx, "b").await;
     let plan = s.plan(vec![], false).await.expect("plan");
     assert_eq!(action(&plan, "Job").action, ActionKind::Replace);
-    s.fault_hook = Some(Arc::new(|at: &str| !at.ends_with(" deleted")));
+    s.set_fault_hook(Some(Arc::new(|at: &str| !at.ends_with(" deleted"))));
     let err = s.apply(&plan.hash).await.expect_err("killed");
     assert!(matches!(err, EngineError::Killed(_)), "{err}");
     assert_eq!(live_job(&fx).await, None, "deleted, not yet created");
@@ -232,7 +232,7 @@ async fn a_kill_between_the_delete_and_the_create_is_finished_by_resume() {
     let (uid, live_image) = live_job(&fx).await.expect("created by resume");
     assert_eq!(live_image, image("b"));
     assert_ne!(uid, first_uid);
-    assert!(s.state.journal.unfinished().expect("journal").is_none());
+    assert!(s.state().journal.unfinished().expect("journal").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -249,7 +249,7 @@ async fn a_kill_after_the_create_is_resumed_without_a_second_replace() {
         .position(|a| a.object.kind == "Job")
         .expect("the Job step");
     let point = format!("step {index} written");
-    s.fault_hook = Some(Arc::new(move |at: &str| at != point));
+    s.set_fault_hook(Some(Arc::new(move |at: &str| at != point)));
     let err = s.apply(&plan.hash).await.expect_err("killed");
     assert!(matches!(err, EngineError::Killed(_)), "{err}");
     let (created, live_image) = live_job(&fx).await.expect("created before the kill");
@@ -261,7 +261,7 @@ async fn a_kill_after_the_create_is_resumed_without_a_second_replace() {
     s.resume().await.expect("resume");
     let (uid, _) = live_job(&fx).await.expect("the Job");
     assert_eq!(uid, created, "the Job created before the kill is kept");
-    assert!(s.state.journal.unfinished().expect("journal").is_none());
+    assert!(s.state().journal.unfinished().expect("journal").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

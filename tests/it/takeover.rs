@@ -311,9 +311,9 @@ async fn forget_helm_release_removes_helms_claim_with_the_takeover() {
         "the release Secret is deleted"
     );
     // Journaled: the release's steps include the Secret's deletion.
-    let releases = session.state.journal.releases().expect("releases");
+    let releases = session.state().journal.releases().expect("releases");
     let last = releases.last().expect("the takeover's release");
-    let steps = session.state.journal.steps(last.id).expect("steps");
+    let steps = session.state().journal.steps(last.id).expect("steps");
     assert!(
         steps.iter().any(|s| s.object.kind == "Secret"
             && s.object.name == "sh.helm.release.v1.shop.v1"

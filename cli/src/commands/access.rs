@@ -87,8 +87,8 @@ pub fn run(app: App, global: &Global, args: &AccessArgs) -> Result<(), Failure> 
         let session = Session::open(app, &opts).await?;
         let namespace = piceli_runtime::status::namespace(&session);
         let cx = Context {
-            client: session.conn.client.clone(),
-            app: Arc::new(session.app),
+            client: session.conn().client.clone(),
+            app: Arc::new(session.into_app()),
             namespace,
         };
         access::serve(cx, bound, emit, shutdown).await;

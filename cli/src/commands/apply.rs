@@ -38,8 +38,10 @@ pub fn run(app: App, global: &Global, args: &ApplyArgs) -> Result<(), Failure> {
         for note in notes {
             eprintln!("{note}");
         }
-        let mut session = Session::open(app, &opts).await?;
-        session.progress = crate::progress::reporter(global.output, false);
+        let session = Session::builder(app, opts)
+            .progress(crate::progress::reporter(global.output, false))
+            .open()
+            .await?;
         session.apply(&args.approve).await
     })??;
     if global.output == Output::Json {

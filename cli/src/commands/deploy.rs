@@ -80,8 +80,10 @@ pub fn run(
         }),
     };
     let result = block_on(async {
-        let mut session = Session::open(app, &opts).await?;
-        session.progress = crate::progress::reporter(global.output, true);
+        let mut session = Session::builder(app, opts)
+            .progress(crate::progress::reporter(global.output, true))
+            .open()
+            .await?;
         session
             .deploy(&deploy, code, |event| {
                 if json {

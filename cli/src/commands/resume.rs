@@ -47,8 +47,10 @@ pub fn run(app: App, global: &Global, args: &ResumeArgs) -> Result<(), Failure> 
         return Ok(());
     }
     let applied = block_on(async {
-        let mut session = Session::open(app, &opts).await?;
-        session.progress = crate::progress::reporter(global.output, false);
+        let session = Session::builder(app, opts.clone())
+            .progress(crate::progress::reporter(global.output, false))
+            .open()
+            .await?;
         session.resume().await
     })??;
     if global.output == Output::Json {

@@ -1,5 +1,7 @@
 //! The engine's errors, each with its fixed code, a fix, and the exit code class.
 
+pub use super::error_reasons::{Drift, ExternalChange, Staleness};
+use crate::identity::ObjectKey;
 use piceli_core::{Code, Coded};
 
 /// The underlying error of a cluster or kubeconfig failure, kept as the error's `source()`.
@@ -103,15 +105,38 @@ pub enum EngineError {
     /// No plan stored under this hash.
     #[error("no plan with hash `{0}` was made in this state directory")]
     UnknownPlan(String),
-    /// The cluster changed since the plan.
-    #[error("{0}")]
-    Precondition(String),
+    /// An object the plan acts on is not as the plan saw it.
+    #[error("{object} {drift}; nothing was written")]
+    Precondition {
+        /// The object.
+        object: ObjectKey,
+        /// How it differs.
+        drift: Drift,
+    },
+    /// The plan was made against another API server.
+    #[error("the plan was made against {planned}, this is {actual}")]
+    OtherServer {
+        /// The server the plan was made against.
+        planned: String,
+        /// The server this apply talks to.
+        actual: String,
+    },
     /// The app changed since the plan.
-    #[error("{0}")]
-    Stale(String),
+    #[error("{}", reason.describe(object))]
+    Stale {
+        /// The object.
+        object: ObjectKey,
+        /// What no longer matches.
+        reason: Staleness,
+    },
     /// An `external` object appeared, disappeared or was replaced since the plan.
-    #[error("{0}")]
-    ExternalChanged(String),
+    #[error("{object} (external) {change} since the plan; nothing was written")]
+    ExternalChanged {
+        /// The `external` object.
+        object: ObjectKey,
+        /// How it changed.
+        change: ExternalChange,
+    },
     /// A write failed.
     #[error("{0}")]
     Apply(String),
@@ -297,9 +322,11 @@ impl Coded for EngineError {
             EngineError::HelmReleaseNotFound { .. } => Code::HelmReleaseNotFound,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
-            EngineError::Precondition(_) => Code::PreconditionFailed,
-            EngineError::Stale(_) => Code::PlanStale,
-            EngineError::ExternalChanged(_) => Code::ExternalChanged,
+            EngineError::Precondition { .. } | EngineError::OtherServer { .. } => {
+                Code::PreconditionFailed
+            }
+            EngineError::Stale { .. } => Code::PlanStale,
+            EngineError::ExternalChanged { .. } => Code::ExternalChanged,
             EngineError::Apply(_) => Code::ApplyFailed,
             EngineError::Journal(e) => e.code(),
             EngineError::StateDir(_) => Code::JournalFailed,
@@ -353,11 +380,12 @@ impl Coded for EngineError {
                 "review the changes with `deploy` (or `plan`), then run `deploy --approve {planned}`"
             ),
             EngineError::UnknownPlan(_)
-            | EngineError::Precondition(_)
-            | EngineError::ExternalChanged(_) => {
+            | EngineError::Precondition { .. }
+            | EngineError::OtherServer { .. }
+            | EngineError::ExternalChanged { .. } => {
                 "run `plan` again and approve the hash it prints".into()
             }
-            EngineError::Stale(_) => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
+            EngineError::Stale { .. } => "run `plan` again and approve the hash it prints; if this stops a `resume`, end that release with `resume --abandon` first".into(),
             EngineError::ApprovalUnsealed { hash, .. } => {
                 let short = &hash[..hash.len().min(12)];
                 format!(

@@ -2,7 +2,7 @@
 //! recorded in the plan); apply reads them again and refuses a plan whose findings no longer hold. They are
 //! never rendered, written, adopted or pruned.
 
-use super::error::EngineError;
+use super::error::{EngineError, ExternalChange};
 use super::resources::{Resources, api_for};
 use super::target::Connection;
 use crate::identity::{ObjectKey, ObjectRef};
@@ -93,15 +93,15 @@ pub async fn recheck(
         let namespace = o.namespace.as_deref().unwrap_or_default();
         let uid = read_uid(conn, resources, &o.kind, namespace, &o.name).await?;
         if uid != r.uid {
-            let what = match (&r.uid, &uid) {
-                (None, Some(_)) => "appeared",
-                (Some(_), None) => "disappeared",
-                _ => "was replaced (another UID)",
+            let change = match (&r.uid, &uid) {
+                (None, Some(_)) => ExternalChange::Appeared,
+                (Some(_), None) => ExternalChange::Disappeared,
+                _ => ExternalChange::Replaced,
             };
-            return Err(EngineError::ExternalChanged(format!(
-                "{} (external) {what} since the plan; nothing was written",
-                r.key()
-            )));
+            return Err(EngineError::ExternalChanged {
+                object: r.key(),
+                change,
+            });
         }
     }
     Ok(())

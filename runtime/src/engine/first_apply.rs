@@ -72,11 +72,10 @@ pub async fn lock_first_apply(
     match namespaces.create(&params, &namespace).await {
         Ok(_) => {}
         Err(kube::Error::Api(s)) if s.code == 409 => {
-            return Err(EngineError::Precondition(format!(
-                "Namespace/{} was created by someone else since the plan (another apply of a plan made \
-                 before the namespace existed, or it is still terminating); nothing was written",
-                plan.namespace
-            )));
+            return Err(EngineError::Precondition {
+                object: crate::identity::ObjectKey::new("Namespace", None, &plan.namespace),
+                drift: super::error::Drift::NamespaceCreatedBySomeoneElse,
+            });
         }
         Err(e) => {
             return Err(EngineError::cluster(

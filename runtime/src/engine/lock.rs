@@ -364,10 +364,10 @@ impl LockSlot {
                 *held = Some(lock);
                 Ok(())
             }
-            Acquired::NoNamespace => Err(EngineError::Precondition(format!(
-                "Namespace/{} was deleted while this apply created it; nothing was written",
-                self.namespace
-            ))),
+            Acquired::NoNamespace => Err(EngineError::Precondition {
+                object: crate::identity::ObjectKey::new("Namespace", None, &self.namespace),
+                drift: super::error::Drift::DeletedWhileCreated,
+            }),
         }
     }
 

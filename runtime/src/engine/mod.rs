@@ -9,6 +9,7 @@ pub mod deploy;
 pub mod diff;
 pub mod env_file;
 pub mod error;
+mod error_reasons;
 pub mod externals;
 pub mod first_apply;
 pub mod flags;

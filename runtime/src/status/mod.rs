@@ -74,9 +74,9 @@ async fn node_address(client: &kube::Client) -> Option<String> {
 
 async fn read_live(session: &Session, ns: &str) -> Result<Live, String> {
     let err = |e: kube::Error| e.to_string();
-    let client = &session.conn.client;
-    let app = &session.app;
-    let record = record::read(&session.conn, &app.name.v, ns)
+    let client = &session.conn().client;
+    let app = &session.app();
+    let record = record::read(session.conn(), &app.name.v, ns)
         .await
         .map_err(|e| e.to_string())?;
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
@@ -145,15 +145,15 @@ async fn read_live(session: &Session, ns: &str) -> Result<Live, String> {
 /// The namespace a session works in (`--namespace`, else the target's).
 pub fn namespace(session: &Session) -> String {
     session
-        .render
+        .render_options()
         .namespace
         .clone()
-        .unwrap_or_else(|| session.target.namespace.v.clone())
+        .unwrap_or_else(|| session.target().namespace.v.clone())
 }
 
 /// How the journal's release `number` was approved (none when the journal cannot say).
 fn approval(session: &Session, number: u64) -> Option<report::ApprovalInfo> {
-    let journal = &session.state.journal;
+    let journal = &session.state().journal;
     let release = journal
         .releases()
         .ok()?
@@ -174,7 +174,7 @@ fn approval(session: &Session, number: u64) -> Option<report::ApprovalInfo> {
 pub async fn status(session: &Session) -> Report {
     let ns = namespace(session);
     let journal_release = session.live_release().ok().flatten();
-    let checks = checks::last_check_results(&session.state.journal);
+    let checks = checks::last_check_results(&session.state().journal);
     let (live, unreachable) = match read_live(session, &ns).await {
         Ok(live) => (Some(live), None),
         Err(e) => (None, Some(e)),
@@ -192,17 +192,17 @@ pub async fn status(session: &Session) -> Report {
     });
     let empty = BTreeMap::new();
     let urls = urls::urls(
-        &session.app,
+        session.app(),
         live.as_ref().map_or(&empty, |l| &l.services),
         live.as_ref().map_or(&empty, |l| &l.ingresses),
         live.as_ref().and_then(|l| l.node.as_deref()),
     );
     Report {
         schema: SCHEMA,
-        app: session.app.name.v.clone(),
-        target: session.target.name.v.clone(),
+        app: session.app().name.v.clone(),
+        target: session.target().name.v.clone(),
         namespace: ns,
-        server: session.conn.server.clone(),
+        server: session.conn().server.clone(),
         state,
         reasons,
         release: ReleaseInfo {

@@ -22,14 +22,14 @@ async fn killed_at_every_journal_step_resume_converges() {
         let plan = session.plan(vec![], false).await.expect("plan");
         let calls = Arc::new(AtomicUsize::new(0));
         let seen = calls.clone();
-        session.fault_hook = Some(Arc::new(move |at: &str| {
+        session.set_fault_hook(Some(Arc::new(move |at: &str| {
             // The points before the release is journaled and after it succeeded have tests of their
             // own (tests/it/guarantees.rs): here, every point where a release is running.
             if at == "preconditions checked" || at == "release finished" {
                 return true;
             }
             seen.fetch_add(1, Ordering::SeqCst) != kill_at
-        }));
+        })));
         let err = session.apply(&plan.hash).await.expect_err("killed");
         assert!(
             matches!(err, EngineError::Killed(_)),
@@ -120,14 +120,14 @@ async fn the_cluster_records_the_live_release() {
     let fx = Fixture::new();
     let session = fx.session(engine_test::app()).await;
     assert_eq!(
-        record::read(&session.conn, "engine-test", "engine")
+        record::read(session.conn(), "engine-test", "engine")
             .await
             .expect("read"),
         None
     );
     let plan = session.plan(vec![], false).await.expect("plan");
     session.apply(&plan.hash).await.expect("apply");
-    let recorded = record::read(&session.conn, "engine-test", "engine")
+    let recorded = record::read(session.conn(), "engine-test", "engine")
         .await
         .expect("read");
     assert_eq!(recorded, Some((1, plan.hash.clone())));
@@ -196,7 +196,7 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
     // Not ready is not succeeded: the release stays running (resumable), nothing is live yet.
     assert_eq!(
         session
-            .state
+            .state()
             .journal
             .unfinished()
             .expect("journal")
@@ -204,7 +204,7 @@ async fn a_rollout_that_never_becomes_ready_is_a_readiness_error() {
         Some(1)
     );
     assert_eq!(
-        session.state.journal.last_succeeded().expect("journal"),
+        session.state().journal.last_succeeded().expect("journal"),
         None
     );
 }

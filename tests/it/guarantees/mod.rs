@@ -26,7 +26,7 @@ async fn resume_refuses_a_plan_edited_after_approval() {
         let opts = fx.options("a");
         let mut session = fx.session(&opts).await;
         let plan = session.plan(vec![], false).await.expect("plan");
-        session.fault_hook = Some(kill_at("step 1 started"));
+        session.set_fault_hook(Some(kill_at("step 1 started")));
         let err = session.apply(&plan.hash).await.expect_err("killed");
         assert!(matches!(err, EngineError::Killed(_)), "{err}");
         drop(session);
@@ -45,7 +45,7 @@ async fn resume_refuses_a_plan_edited_after_approval() {
         );
         assert!(
             session
-                .state
+                .state()
                 .journal
                 .unfinished()
                 .expect("journal")
@@ -148,7 +148,7 @@ async fn one_apply_per_target_across_state_directories() {
     let go_on = Arc::new(AtomicBool::new(false));
     let mut a = a;
     let (p, g) = (paused.clone(), go_on.clone());
-    a.fault_hook = Some(Arc::new(move |at: &str| {
+    a.set_fault_hook(Some(Arc::new(move |at: &str| {
         if at == "step 1 started" {
             p.store(true, Ordering::SeqCst);
             let until = std::time::Instant::now() + Duration::from_secs(20);
@@ -157,7 +157,7 @@ async fn one_apply_per_target_across_state_directories() {
             }
         }
         true
-    }));
+    })));
     let hash_a = plan_a.hash.clone();
     // On a thread of its own: its fault hook blocks the thread it runs on.
     let running_a = std::thread::spawn(move || {
@@ -176,7 +176,7 @@ async fn one_apply_per_target_across_state_directories() {
     assert!(err.exit_class() == piceli::runtime::ExitClass::Rejected);
     assert!(err.to_string().contains(&lease_name("guard-test")), "{err}");
     assert!(
-        b.state.journal.releases().expect("journal").is_empty(),
+        b.state().journal.releases().expect("journal").is_empty(),
         "B began nothing"
     );
 
@@ -195,7 +195,7 @@ async fn one_apply_per_target_across_state_directories() {
         .await
         .expect("b");
     let err = b.apply(&plan_b.hash).await.expect_err("B's plan is stale");
-    assert!(matches!(err, EngineError::Precondition(_)), "{err}");
+    assert!(matches!(err, EngineError::Precondition { .. }), "{err}");
     assert_eq!(
         deployment_image(&fx.sim, "g-one").await,
         Some(image("1.27"))
@@ -255,7 +255,7 @@ async fn two_first_applies_to_a_new_namespace_never_both_succeed() {
                 assert!(
                     matches!(
                         e,
-                        EngineError::Precondition(_) | EngineError::ClusterLocked { .. }
+                        EngineError::Precondition { .. } | EngineError::ClusterLocked { .. }
                     ),
                     "round {round}: {who} failed for another reason: {e}"
                 );

@@ -8,7 +8,7 @@ async fn a_kill_before_the_release_is_journaled_leaves_nothing_to_resume() {
     let opts = fx.options("a");
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
-    session.fault_hook = Some(kill_at("preconditions checked"));
+    session.set_fault_hook(Some(kill_at("preconditions checked")));
     assert!(matches!(
         session.apply(&plan.hash).await,
         Err(EngineError::Killed(_))
@@ -22,7 +22,7 @@ async fn a_kill_before_the_release_is_journaled_leaves_nothing_to_resume() {
     assert_eq!(applied.release, Some(1));
     // Once more, its objects exist: made by this app, not "someone else".
     let err = session.apply(&plan.hash).await.expect_err("stale");
-    assert!(matches!(err, EngineError::Precondition(_)), "{err}");
+    assert!(matches!(err, EngineError::Precondition { .. }), "{err}");
     assert!(err.to_string().contains("an apply of this app"), "{err}");
 }
 
@@ -32,7 +32,7 @@ async fn deploy_resume_after_a_kill_before_the_release_finishes_the_run() {
     let opts = fx.options("a");
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
-    session.fault_hook = Some(kill_at("preconditions checked"));
+    session.set_fault_hook(Some(kill_at("preconditions checked")));
     let deploy = deploy_options(Some(plan.hash.clone()), false);
     let err = session
         .deploy(&deploy, &[], |_| {})
@@ -68,14 +68,14 @@ async fn a_lost_release_record_is_repaired() {
     let opts = fx.options("a");
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
-    session.fault_hook = Some(kill_at("release finished"));
+    session.set_fault_hook(Some(kill_at("release finished")));
     assert!(matches!(
         session.apply(&plan.hash).await,
         Err(EngineError::Killed(_))
     ));
     drop(session);
     let session = fx.session(&opts).await;
-    let read = || piceli::runtime::engine::record::read(&session.conn, "guard-test", "g-one");
+    let read = || piceli::runtime::engine::record::read(session.conn(), "guard-test", "g-one");
     assert_eq!(
         read().await.expect("read"),
         None,
@@ -91,7 +91,7 @@ async fn a_lost_release_record_is_repaired() {
 
     // `check` repairs it too (deleted by hand, as a teammate might).
     use piceli::k8s_openapi::api::core::v1::ConfigMap;
-    let cms: kube::Api<ConfigMap> = kube::Api::namespaced(session.conn.client.clone(), "g-one");
+    let cms: kube::Api<ConfigMap> = kube::Api::namespaced(session.conn().client.clone(), "g-one");
     cms.delete("piceli-release-guard-test", &Default::default())
         .await
         .expect("delete record");
@@ -104,11 +104,11 @@ async fn a_stop_asked_while_nothing_runs_does_not_halt_the_next_apply() {
     let fx = Fixture::new();
     let opts = fx.options("a");
     let session = fx.session(&opts).await;
-    session.state.journal.request_stop().expect("stop");
+    session.state().journal.request_stop().expect("stop");
     let plan = session.plan(vec![], false).await.expect("plan");
     let applied = session.apply(&plan.hash).await.expect("not halted");
     assert_eq!(applied.release, Some(1));
-    assert!(!session.state.journal.stop_requested().expect("journal"));
+    assert!(!session.state().journal.stop_requested().expect("journal"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,16 +122,16 @@ async fn a_lost_connection_leaves_the_release_resumable() {
 
     // The network goes away for good after the first object was written.
     let p = proxy.clone();
-    session.fault_hook = Some(Arc::new(move |at: &str| {
+    session.set_fault_hook(Some(Arc::new(move |at: &str| {
         if at == "step 1 started" {
             p.set_cut(true);
         }
         true
-    }));
+    })));
     let err = session.apply(&plan.hash).await.expect_err("interrupted");
     assert!(matches!(err, EngineError::Interrupted(_)), "{err}");
     assert_eq!(err.code().as_str(), "PCL0143");
-    let running = session.state.journal.unfinished().expect("journal");
+    let running = session.state().journal.unfinished().expect("journal");
     assert_eq!(
         running.map(|r| r.number),
         Some(1),
@@ -162,7 +162,7 @@ async fn a_short_outage_is_ridden_out_by_retries() {
     let mut session = fx.session(&opts).await;
     let plan = session.plan(vec![], false).await.expect("plan");
     let p = proxy.clone();
-    session.fault_hook = Some(Arc::new(move |at: &str| {
+    session.set_fault_hook(Some(Arc::new(move |at: &str| {
         if at == "step 1 started" {
             p.set_cut(true);
             let back = p.clone();
@@ -172,7 +172,7 @@ async fn a_short_outage_is_ridden_out_by_retries() {
             });
         }
         true
-    }));
+    })));
     let applied = session
         .apply(&plan.hash)
         .await
@@ -180,7 +180,7 @@ async fn a_short_outage_is_ridden_out_by_retries() {
     assert_eq!(applied.release, Some(1));
     assert!(
         session
-            .state
+            .state()
             .journal
             .unfinished()
             .expect("journal")
@@ -339,7 +339,7 @@ async fn a_status_write_racing_the_apply_is_ridden_out_and_a_real_change_is_refu
         let patched = Arc::new(AtomicBool::new(false));
         let p = patched.clone();
         // After every precondition was checked and before any write: someone else writes the Deployment.
-        session.fault_hook = Some(Arc::new(move |at: &str| {
+        session.set_fault_hook(Some(Arc::new(move |at: &str| {
             if at == "preconditions checked" && !p.swap(true, Ordering::SeqCst) {
                 let mut kubectl = std::process::Command::new("kubectl");
                 kubectl
@@ -360,7 +360,7 @@ async fn a_status_write_racing_the_apply_is_ridden_out_and_a_real_change_is_refu
                 );
             }
             true
-        }));
+        })));
         let result = session.apply(&plan.hash).await;
         assert!(patched.load(Ordering::SeqCst), "the racing write happened");
         if applies {

@@ -19,7 +19,9 @@ async fn a_kill_after_a_replace_deleted_is_finished_by_resume_with_one_backup() 
         .await
         .expect("session");
     let plan = second.plan(vec![], false).await.expect("plan 2");
-    second.fault_hook = Some(std::sync::Arc::new(|at: &str| !at.ends_with(" deleted")));
+    second.set_fault_hook(Some(std::sync::Arc::new(|at: &str| {
+        !at.ends_with(" deleted")
+    })));
     let err = second.apply(&plan.hash).await.expect_err("killed");
     assert!(matches!(err, EngineError::Killed(_)), "{err}");
     let maps = api::<ConfigMap>(&cluster, NS);
@@ -40,7 +42,7 @@ async fn a_kill_after_a_replace_deleted_is_finished_by_resume_with_one_backup() 
         Some("b")
     );
     let backups = third
-        .state
+        .state()
         .journal
         .backups(Some(ReleaseId(release)))
         .expect("backups");
@@ -49,7 +51,14 @@ async fn a_kill_after_a_replace_deleted_is_finished_by_resume_with_one_backup() 
     assert_eq!(of_settings[0].uid, old_settings);
     assert_eq!(of_settings[0].object["data"]["mode"], "a");
     assert_eq!(backups.len(), 3, "every replaced object, once");
-    assert!(third.state.journal.unfinished().expect("journal").is_none());
+    assert!(
+        third
+            .state()
+            .journal
+            .unfinished()
+            .expect("journal")
+            .is_none()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -399,7 +399,7 @@ async fn immutable_changes_are_replaced_once_approved_and_rolled_back() {
 
     // The journal kept each replaced object as it was.
     let backups = second
-        .state
+        .state()
         .journal
         .backups(Some(ReleaseId(release)))
         .expect("backups");
@@ -426,7 +426,7 @@ async fn immutable_changes_are_replaced_once_approved_and_rolled_back() {
         "web"
     );
     let steps = second
-        .state
+        .state()
         .journal
         .steps(ReleaseId(release))
         .expect("steps");
@@ -485,7 +485,7 @@ async fn immutable_changes_are_replaced_once_approved_and_rolled_back() {
         Some("a")
     );
     let rolled = again
-        .state
+        .state()
         .journal
         .backups(Some(ReleaseId(restored.release.expect("a release"))))
         .expect("backups");

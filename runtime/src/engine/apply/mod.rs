@@ -1,7 +1,7 @@
 //! Applying exactly an approved plan: preconditions first (nothing is written when one fails), then server-
 //! side apply in dependency order, every step journaled before and after it runs.
 
-use super::error::EngineError;
+use super::error::{Drift, EngineError, Staleness};
 use super::lock::LockSlot;
 use super::plan::secret_values;
 use super::plan::{
@@ -143,10 +143,10 @@ impl<'a> ApplyRun<'a> {
 pub async fn apply(run: &ApplyRun<'_>) -> Result<Applied, EngineError> {
     let (app, conn, plan) = (run.app, run.conn, run.plan);
     if plan.server != conn.server {
-        return Err(EngineError::Precondition(format!(
-            "the plan was made against {}, this is {}",
-            plan.server, conn.server
-        )));
+        return Err(EngineError::OtherServer {
+            planned: plan.server.clone(),
+            actual: conn.server.clone(),
+        });
     }
     // The lock first: the preconditions below hold only while no other apply writes. A first apply
     // creates its namespace to have somewhere to take it.
@@ -309,16 +309,19 @@ pub async fn resume(run: &ApplyRun<'_>, release: &Release) -> Result<Applied, En
         }
         let key = &s.object;
         let Some(a) = actions_by_key.get(key).copied() else {
-            return Err(EngineError::Stale(format!(
-                "release {} has a step for {key} its plan does not",
-                release.number
-            )));
+            return Err(EngineError::Stale {
+                object: key.clone(),
+                reason: Staleness::StepNotInPlan {
+                    release: release.number,
+                },
+            });
         };
         if a.action != ActionKind::Delete {
             let Some(&w) = wanted.by_key.get(key) else {
-                return Err(EngineError::Stale(format!(
-                    "the app no longer declares {key}"
-                )));
+                return Err(EngineError::Stale {
+                    object: key.clone(),
+                    reason: Staleness::NoLongerDeclared,
+                });
             };
             prepare_resumed(run, &resources, a, &mut wanted.objects[w]).await?;
         }
@@ -370,20 +373,20 @@ async fn prepare_resumed(
         };
         if Some(&now) != a.desired_digest.as_ref() && Some(&with_live) != a.desired_digest.as_ref()
         {
-            return Err(EngineError::Stale(format!(
-                "{} renders differently than when it was planned",
-                a.key()
-            )));
+            return Err(EngineError::Stale {
+                object: a.key(),
+                reason: Staleness::RendersDifferently,
+            });
         }
         materialize(app, &mut d.object, live.as_ref(), true, env)?;
         return Ok(());
     }
     let now = super::hash::digest(&redact(&planned, key));
     if Some(now) != a.desired_digest {
-        return Err(EngineError::Stale(format!(
-            "{} renders differently than when it was planned",
-            a.key()
-        )));
+        return Err(EngineError::Stale {
+            object: a.key(),
+            reason: Staleness::RendersDifferently,
+        });
     }
     Ok(())
 }

@@ -47,18 +47,16 @@ pub(super) async fn check_precondition(
         _ => false,
     };
     if !holds {
-        let what = match (&a.precondition, &live) {
-            (None, Some(l)) if is_ours(l, &app.name.v) => {
-                "was created by an apply of this app (this plan was already applied, or another plan was)"
-            }
-            (None, Some(_)) => "was created by someone else",
-            (Some(_), None) => "was deleted",
-            _ => "was changed",
+        let drift = match (&a.precondition, &live) {
+            (None, Some(l)) if is_ours(l, &app.name.v) => Drift::CreatedByThisApp,
+            (None, Some(_)) => Drift::CreatedBySomeoneElse,
+            (Some(_), None) => Drift::Deleted,
+            _ => Drift::Changed,
         };
-        return Err(EngineError::Precondition(format!(
-            "{} {what} since the plan; nothing was written",
-            a.key()
-        )));
+        return Err(EngineError::Precondition {
+            object: a.key(),
+            drift,
+        });
     }
     if let Some(rv) = current_rv {
         rvs.insert(a.key(), rv);
@@ -67,10 +65,10 @@ pub(super) async fn check_precondition(
         return Ok(());
     }
     let Some(&w) = wanted.by_key.get(&a.key()) else {
-        return Err(EngineError::Stale(format!(
-            "the plan has no object for {}",
-            a.key()
-        )));
+        return Err(EngineError::Stale {
+            object: a.key(),
+            reason: Staleness::NotInPlan,
+        });
     };
     let d = &mut wanted.objects[w];
     if a.object.kind == "Secret" {
@@ -78,10 +76,10 @@ pub(super) async fn check_precondition(
         secret_values(app, &mut d.object, live.as_ref(), rollback, &plan_opts.env)?;
         let now = crate::engine::hash::digest(&redact(&d.object, &plan_opts.digest_key));
         if Some(now) != a.desired_digest {
-            return Err(EngineError::Stale(format!(
-                "the values of {} changed since the plan",
-                a.key()
-            )));
+            return Err(EngineError::Stale {
+                object: a.key(),
+                reason: Staleness::SecretValuesChanged,
+            });
         }
         if !rollback {
             materialize(app, &mut d.object, live.as_ref(), true, &plan_opts.env)?;

@@ -5,12 +5,15 @@ use super::apply::{Applied, ApplyRun, FaultHook, apply, resume};
 use super::error::EngineError;
 use super::plan::{ActionKind, Plan, PlanOptions, Source, plan, plan_source};
 use super::state::StateDir;
-use super::target::{ConnectOptions, Connection, connect};
+use super::target::{ConnectOptions, Connection};
 use crate::identity::{ObjectKey, ObjectRef};
 use crate::journal::{ApplyLock, ApprovalKind};
 use crate::render;
 use piceli_core::model::{App, Target};
 use std::path::PathBuf;
+
+mod builder;
+pub use builder::SessionBuilder;
 
 /// How one object differs between two releases.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -86,29 +89,29 @@ pub struct SessionOptions {
     pub env_files: Vec<PathBuf>,
 }
 
-/// An open session.
+/// An open session, made by [`Session::open`] or [`Session::builder`]; read through its accessors.
 pub struct Session {
     /// The app.
-    pub app: App,
+    pub(super) app: App,
     /// The target.
-    pub target: Target,
+    pub(super) target: Target,
     /// Render options (target and namespace).
-    pub render: render::Options,
+    pub(super) render: render::Options,
     /// The state directory: its journal and stored plans.
-    pub state: StateDir,
+    pub(super) state: StateDir,
     /// The cluster connection.
-    pub conn: Connection,
+    pub(super) conn: Connection,
     /// Test-only: stop an apply or resume at a chosen point, as a kill would (always `None` without the
     /// `fault-injection` feature, whose [`FaultHook`] has no values).
-    pub fault_hook: Option<std::sync::Arc<FaultHook>>,
+    pub(super) fault_hook: Option<std::sync::Arc<FaultHook>>,
     /// How long to wait for readiness after writing (`None`: do not wait).
-    pub wait: Option<std::time::Duration>,
+    pub(super) wait: Option<std::time::Duration>,
     /// How long to wait for another apply's cluster lock (`None`: refuse at once).
-    pub wait_lock: Option<std::time::Duration>,
+    pub(super) wait_lock: Option<std::time::Duration>,
     /// Where readiness waits report progress (`None`: quiet).
-    pub progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
+    pub(super) progress: Option<std::sync::Arc<super::ready::ProgressFn>>,
     /// Where `from_env` secret sources read (`--env-file`, then the process environment).
-    pub env: std::sync::Arc<super::env_file::SecretEnv>,
+    pub(super) env: std::sync::Arc<super::env_file::SecretEnv>,
 }
 
 /// How an apply or resume ends its release: `apply`/`resume` wait for readiness (`--timeout`) and mark
@@ -130,43 +133,55 @@ impl Settle {
 }
 
 impl Session {
-    /// Resolve the target, open the journal and connect.
+    /// Resolve the target, open the journal and connect (what [`Session::builder`] does with no
+    /// progress reporter and no fault hook).
     pub async fn open(app: App, opts: &SessionOptions) -> Result<Session, EngineError> {
-        super::flags::validate(opts)?;
-        let env = std::sync::Arc::new(super::env_file::SecretEnv::load(&opts.env_files)?);
-        let target = match &opts.target {
-            Some(name) => app.target(name).cloned(),
-            None => app.targets.first().cloned(),
-        }
-        .ok_or_else(|| {
-            EngineError::Render(crate::Error::UnknownTarget {
-                name: opts.target.clone().unwrap_or_else(|| "(none)".into()),
-                declared: app.targets.iter().map(|t| t.name.v.clone()).collect(),
-            })
-        })?;
-        let state_dir = opts
-            .state_dir
-            .clone()
-            .unwrap_or_else(|| StateDir::default_path(&app.name.v, &target.name.v));
-        // Connect first: a command that fails before it reaches the cluster leaves no state directory.
-        let conn = connect(&target, &opts.connect).await?;
-        let state = StateDir::open(state_dir)?;
-        let render = render::Options {
-            target: Some(target.name.v.clone()),
-            namespace: opts.namespace.clone(),
-        };
-        Ok(Session {
-            app,
-            target,
-            render,
-            state,
-            conn,
-            fault_hook: None,
-            wait: opts.wait,
-            wait_lock: opts.wait_lock,
-            progress: None,
-            env,
-        })
+        Session::builder(app, opts.clone()).open().await
+    }
+
+    /// A session to open with more than its options: a progress reporter, a test's fault hook.
+    pub fn builder(app: App, options: SessionOptions) -> SessionBuilder {
+        SessionBuilder::new(app, options)
+    }
+
+    /// The app.
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// The app, for a command that needs it after the session (`access` serves with it).
+    pub fn into_app(self) -> App {
+        self.app
+    }
+
+    /// The target it runs against.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The render options (target and namespace).
+    pub fn render_options(&self) -> &render::Options {
+        &self.render
+    }
+
+    /// The state directory: its journal and stored plans.
+    pub fn state(&self) -> &StateDir {
+        &self.state
+    }
+
+    /// The connection to the target's cluster.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Where readiness waits report progress from now on (`None`: quiet).
+    pub fn set_progress(&mut self, progress: Option<std::sync::Arc<super::ready::ProgressFn>>) {
+        self.progress = progress;
+    }
+
+    /// Test-only: where later applies and resumes stop as if killed (see [`FaultHook`]).
+    pub fn set_fault_hook(&mut self, hook: Option<std::sync::Arc<FaultHook>>) {
+        self.fault_hook = hook;
     }
 
     /// The objects the last succeeded release applied (what pruning compares against). A journal that
