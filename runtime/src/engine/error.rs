@@ -137,9 +137,14 @@ pub enum EngineError {
         /// How it changed.
         change: ExternalChange,
     },
-    /// A write failed.
-    #[error("{0}")]
-    Apply(String),
+    /// The server rejected a write.
+    #[error("{object}: {reason}")]
+    Apply {
+        /// The object written.
+        object: ObjectKey,
+        /// The server's words.
+        reason: String,
+    },
     /// The journal failed (a damaged journal and a held lock have codes of their own).
     #[error(transparent)]
     Journal(#[from] crate::journal::JournalError),
@@ -147,8 +152,15 @@ pub enum EngineError {
     #[error("{0}")]
     StateDir(String),
     /// Applied, but an object did not become ready (timed out, or failed).
-    #[error("{0}")]
-    NotReady(String),
+    #[error("{object}{}: {why}", match waited { Some(s) => format!(" not ready after {s}s"), None => String::new() })]
+    NotReady {
+        /// The object.
+        object: ObjectKey,
+        /// `Some(seconds)` when it was still waiting at the deadline; `None` when it failed.
+        waited: Option<u64>,
+        /// Its own words for why (a condition's message, a pod's reason).
+        why: String,
+    },
     /// `deploy --approve HASH` named a hash other than the plan `deploy` just made.
     #[error("the plan is `{planned}`, not the approved `{approved}`: {}", if *stale { "that is an older plan (stale): the app or the cluster changed since that hash was printed" } else { "no plan with that hash was made in this state directory (unknown hash)" })]
     ApprovalMismatch {
@@ -327,12 +339,12 @@ impl Coded for EngineError {
             }
             EngineError::Stale { .. } => Code::PlanStale,
             EngineError::ExternalChanged { .. } => Code::ExternalChanged,
-            EngineError::Apply(_) => Code::ApplyFailed,
+            EngineError::Apply { .. } => Code::ApplyFailed,
             EngineError::Journal(e) => e.code(),
             EngineError::StateDir(_) => Code::JournalFailed,
             #[cfg(feature = "fault-injection")]
             EngineError::Killed(_) => Code::ApplyFailed,
-            EngineError::NotReady(_) => Code::NotReady,
+            EngineError::NotReady { .. } => Code::NotReady,
             EngineError::ApprovalMismatch { .. } => Code::DeployApprovalMismatch,
             EngineError::RollbackFailed(_) => Code::RollbackFailed,
             EngineError::PlanTampered { .. } => Code::PlanTampered,

@@ -231,14 +231,18 @@ pub async fn wait_with(
             match state {
                 Readiness::Ready => break,
                 Readiness::Failed(why) => {
-                    return Err(EngineError::NotReady(format!("{}: {why}", a.key())));
+                    return Err(EngineError::NotReady {
+                        object: a.key(),
+                        waited: None,
+                        why,
+                    });
                 }
                 Readiness::Waiting(why) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                    return Err(EngineError::NotReady(format!(
-                        "{} not ready after {}s: {why}",
-                        a.key(),
-                        timeout.as_secs()
-                    )));
+                    return Err(EngineError::NotReady {
+                        object: a.key(),
+                        waited: Some(timeout.as_secs()),
+                        why,
+                    });
                 }
                 Readiness::Waiting(_) => tokio::time::sleep(POLL).await,
             }
@@ -273,10 +277,11 @@ pub async fn wait_established(
             None => "it does not exist".to_string(),
         };
         if Instant::now() >= deadline {
-            return Err(EngineError::NotReady(format!(
-                "CustomResourceDefinition/{name} not established after {}s: {why}",
-                ESTABLISH_TIMEOUT.as_secs()
-            )));
+            return Err(EngineError::NotReady {
+                object: crate::identity::ObjectKey::new("CustomResourceDefinition", None, name),
+                waited: Some(ESTABLISH_TIMEOUT.as_secs()),
+                why: format!("not established: {why}"),
+            });
         }
         tokio::time::sleep(POLL).await;
     }

@@ -280,7 +280,7 @@ async fn run_levels(
         if let Some(e) = results.into_iter().find_map(Result::err) {
             // Only a write the server rejected fails the release; an interruption (a kill, a lost
             // connection, a lost lock, the journal) leaves it `running` for `resume`.
-            if matches!(e, EngineError::Apply(_)) {
+            if matches!(e, EngineError::Apply { .. }) {
                 let _ = journal.finish_release(step.release, ReleaseState::Failed);
             }
             return Err(e);

@@ -176,7 +176,10 @@ async fn write_step(
     checkpoint(step.hook, &format!("step {index} finished"))?;
     match result {
         Ok(_) => Ok(()),
-        Err(WriteError::Rejected(e)) => Err(EngineError::Apply(format!("{}: {e}", a.key()))),
+        Err(WriteError::Rejected(reason)) => Err(EngineError::Apply {
+            object: a.key(),
+            reason,
+        }),
         Err(WriteError::Transient(e)) => Err(EngineError::Interrupted(format!(
             "writing {}: {e}",
             a.key()

@@ -549,7 +549,7 @@ async fn release_slot(
             EngineError::Interrupted(_)
             | EngineError::Stopped(_)
             | EngineError::Journal(_)
-            | EngineError::NotReady(_)
+            | EngineError::NotReady { .. }
             | EngineError::ClusterLocked { .. },
         ) => slot.release(false).await,
         _ => slot.release(true).await,
