@@ -832,6 +832,14 @@ codes! {
          custom resource of them). Nothing was planned. Keep the live value in `app!` (`kubectl get -o yaml` \
          shows it), or give the item a new name so a new object is created beside the old one and move the \
          data yourself; when the data may go, delete the old object yourself and plan again.";
+    CrdVersionStranded = "PCL0230", Rejected, "a CustomResourceDefinition change would strand stored objects",
+        "A CustomResourceDefinition keeps every version its objects may still be stored in: each version \
+         `status.storedVersions` lists must stay in `spec.versions` (it may be `served: false`), and exactly one \
+         version is the storage version. To retire a version: add the new version as the storage version \
+         (with a conversion strategy when the schemas differ) and keep the old one; migrate the stored objects \
+         (read and write each one, e.g. `kubectl get KIND -A -o json | kubectl replace -f -`, or the \
+         kube-storage-version-migrator); remove the old version from `status.storedVersions` through the \
+         status subresource; then drop it from the CRD. A change of scope is refused as PCL0223.";
 }
 
 #[cfg(test)]

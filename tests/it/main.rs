@@ -6,6 +6,7 @@ mod approval_seals;
 mod block_expressions;
 mod checks;
 mod corpus;
+mod crd_versions;
 #[path = "../deploy_fixture/mod.rs"]
 mod deploy_fixture;
 mod deploy_journal;

@@ -92,6 +92,14 @@ pub enum EngineError {
         /// What deleting it would lose, in words.
         lost: String,
     },
+    /// A CustomResourceDefinition change that would strand objects stored in a version it drops.
+    #[error("CustomResourceDefinition/{name} {problem}")]
+    CrdVersion {
+        /// The CRD's name.
+        name: String,
+        /// What the change does.
+        problem: super::crd_versions::CrdVersionProblem,
+    },
     /// A secret source is missing.
     #[error("secret `{secret}` key `{key}`: {reason}")]
     SecretSource {
@@ -331,6 +339,7 @@ impl Coded for EngineError {
             EngineError::NotOwned { .. } => Code::NotOwned,
             EngineError::JobRunning { .. } => Code::JobRunning,
             EngineError::ImmutableData { .. } => Code::ImmutableData,
+            EngineError::CrdVersion { .. } => Code::CrdVersionStranded,
             EngineError::HelmReleaseNotFound { .. } => Code::HelmReleaseNotFound,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
@@ -385,6 +394,14 @@ impl Coded for EngineError {
             EngineError::ImmutableData { kind, .. } => format!(
                 "nothing was planned. Keep the live value in `app!` (write the {kind}'s live fields as `kubectl get -o yaml` shows them), or give the item a new name to create a new {kind} beside the old one (copy the data yourself); deleting the old one by hand, when its data may go, also lets the plan create it anew"
             ),
+            EngineError::CrdVersion { problem, .. } => match problem {
+                super::crd_versions::CrdVersionProblem::DropsStoredVersions(versions) => format!(
+                    "nothing was planned. Keep {} in the CRD's versions (`served: false` is allowed) until its objects are migrated to the storage version (read and write each one) and a status update removed {} from `status.storedVersions`; then drop it",
+                    versions.join(", "),
+                    if versions.len() == 1 { "it" } else { "them" }
+                ),
+                _ => "nothing was planned. Mark exactly one version `storage: true`: the new version, with the old one kept beside it while objects are stored in it".into(),
+            },
             EngineError::JobRunning { namespace, name, .. } => format!(
                 "wait until the Job has finished (`kubectl -n {namespace} wait --for=condition=complete job/{name}`), then run `plan` again; or, if stopping it now is safe, delete it (`kubectl -n {namespace} delete job {name} --cascade=foreground`) and plan again"
             ),

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod approved;
 pub mod cluster_error;
 pub mod conflicts;
+pub mod crd_versions;
 pub mod deploy;
 pub mod diff;
 pub mod env_file;

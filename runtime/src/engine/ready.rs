@@ -255,16 +255,91 @@ pub async fn wait_with(
 /// level (which may write its custom resources) starts.
 pub const ESTABLISH_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Waits until the CustomResourceDefinition `name` is established: kube-apiserver serves a new CRD's
-/// kinds only then (a custom resource written before answers 404), the local cluster at once.
+/// Waits until the CustomResourceDefinition `name` is established and, when the `desired` CRD is given,
+/// every version it serves answers: kube-apiserver serves a new CRD's kinds only once it is established,
+/// and a version added to an established CRD a moment after the update (a custom resource written before
+/// answers 404); the local cluster serves both at once.
 pub async fn wait_established(
     conn: &Connection,
     resources: &super::resources::Resources,
     name: &str,
+    desired: Option<&serde_json::Value>,
+) -> Result<(), EngineError> {
+    let deadline = Instant::now() + ESTABLISH_TIMEOUT;
+    wait_condition(conn, resources, name, deadline).await?;
+    for version in desired.map(served_versions).unwrap_or_default() {
+        wait_version_served(conn, name, &version, deadline).await?;
+    }
+    Ok(())
+}
+
+/// The versions a CRD serves, as resources to list.
+fn served_versions(crd: &serde_json::Value) -> Vec<kube::api::ApiResource> {
+    let group = crd["spec"]["group"].as_str().unwrap_or_default();
+    let names = &crd["spec"]["names"];
+    crd.pointer("/spec/versions")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] != false)
+        .filter_map(|v| {
+            let version = v["name"].as_str()?;
+            Some(kube::api::ApiResource {
+                group: group.to_string(),
+                version: version.to_string(),
+                api_version: format!("{group}/{version}"),
+                kind: names["kind"].as_str()?.to_string(),
+                plural: names["plural"].as_str()?.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Waits until a list of the CRD's `version` answers (not 404).
+async fn wait_version_served(
+    conn: &Connection,
+    name: &str,
+    resource: &kube::api::ApiResource,
+    deadline: Instant,
+) -> Result<(), EngineError> {
+    let served = super::resources::Served {
+        resource: resource.clone(),
+        namespaced: false,
+        pending_crd: false,
+    };
+    let one = kube::api::ListParams::default().limit(1);
+    loop {
+        match super::resources::list(&conn.client, &served, None, &one).await {
+            Ok(_) => return Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 && Instant::now() < deadline => {
+                tokio::time::sleep(POLL).await;
+            }
+            Err(kube::Error::Api(s)) if s.code == 404 => {
+                return Err(EngineError::NotReady {
+                    object: crate::identity::ObjectKey::new("CustomResourceDefinition", None, name),
+                    waited: Some(ESTABLISH_TIMEOUT.as_secs()),
+                    why: format!("version {} is not served", resource.version),
+                });
+            }
+            Err(e) => {
+                return Err(EngineError::cluster(
+                    format!("listing {} {}", resource.api_version, resource.plural),
+                    e,
+                ));
+            }
+        }
+    }
+}
+
+/// Waits until the CRD's `Established` condition is true.
+async fn wait_condition(
+    conn: &Connection,
+    resources: &super::resources::Resources,
+    name: &str,
+    deadline: Instant,
 ) -> Result<(), EngineError> {
     let crd = crate::identity::gvk("apiextensions.k8s.io/v1", "CustomResourceDefinition");
     let served = resources.served(&conn.client, &crd).await?;
-    let deadline = Instant::now() + ESTABLISH_TIMEOUT;
     loop {
         let live = super::resources::read(&conn.client, &served, None, name)
             .await

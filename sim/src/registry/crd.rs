@@ -127,16 +127,24 @@ pub fn names_accepted(crd: &Value) -> bool {
 pub fn set_status(crd: &mut Value) {
     let names = crd.pointer("/spec/names").cloned().unwrap_or(json!({}));
     let now = crate::time::now_rfc3339();
-    let stored: Vec<Value> = crd
+    // `storedVersions` only grows: every version that was ever the storage version stays listed until a
+    // storage migration removes it through the status subresource (apiextensions' status strategy).
+    let mut stored: Vec<Value> = crd
+        .pointer("/status/storedVersions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for v in crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
-        .map(|vs| {
-            vs.iter()
-                .filter(|v| v["storage"] == json!(true))
-                .map(|v| v["name"].clone())
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .filter(|v| v["storage"] == json!(true))
+    {
+        if !stored.contains(&v["name"]) {
+            stored.push(v["name"].clone());
+        }
+    }
     let existing = crd
         .get("status")
         .and_then(|s| s.get("conditions"))

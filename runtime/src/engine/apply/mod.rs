@@ -261,13 +261,13 @@ async fn run_levels(
             i += 1;
         }
         // A CustomResourceDefinition this level writes must be established before a later level writes
-        // its custom resources (kube-apiserver serves them only then).
-        let crds: Vec<&str> = batch
+        // its custom resources (kube-apiserver serves them only then), and serve every version it lists.
+        let crds: Vec<(&str, Option<&Desired>)> = batch
             .iter()
             .filter(|(_, a)| {
                 a.object.kind == "CustomResourceDefinition" && a.action != ActionKind::Delete
             })
-            .map(|(_, a)| a.object.name.as_str())
+            .map(|(_, a)| (a.object.name.as_str(), wanted.of(&a.key())))
             .collect();
         let results: Vec<Result<(), EngineError>> =
             stream::iter(batch.into_iter().map(|(idx, a)| {
@@ -286,8 +286,9 @@ async fn run_levels(
             return Err(e);
         }
         if i < todo.len() {
-            for name in crds {
-                super::ready::wait_established(step.conn, step.resources, name).await?;
+            for (name, desired) in crds {
+                let desired = desired.map(|d| &d.object);
+                super::ready::wait_established(step.conn, step.resources, name, desired).await?;
             }
         }
     }

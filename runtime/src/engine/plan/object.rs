@@ -146,6 +146,11 @@ pub(super) async fn plan_one(
     if adopt && !adopting(opts, &kind, d.namespace.as_deref(), &name) {
         return Err(EngineError::NotOwned { kind, name });
     }
+    if kind == "CustomResourceDefinition"
+        && let Some(problem) = crate::engine::crd_versions::check(&d.object, &live)
+    {
+        return Err(EngineError::CrdVersion { name, problem });
+    }
     if !adopt
         && !opts.force_dry_run
         // Compared as they are: the values never leave memory, so no redaction (and no copy) is needed.

@@ -3,10 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::registry::rules::invalid;
 use crate::registry::strategy::Strategy;
 use crate::registry::table::cells::s;
 use crate::registry::table::{Col, Printer};
-use crate::status::ApiError;
+use crate::status::{ApiError, Cause};
 use crate::storage::Writer;
 
 pub struct CustomResourceDefinition;
@@ -37,6 +38,50 @@ impl Strategy for CustomResourceDefinition {
                 names
                     .entry("singular")
                     .or_insert_with(|| json!(kind.to_lowercase()));
+            }
+        }
+    }
+
+    /// `ValidateCustomResourceDefinitionSpec`: exactly one version is the storage version.
+    fn validate(&self, object: &Value, out: &mut Vec<Cause>) {
+        let versions = object.pointer("/spec/versions").and_then(Value::as_array);
+        let storage = versions
+            .into_iter()
+            .flatten()
+            .filter(|v| v["storage"] == json!(true))
+            .count();
+        if versions.is_some_and(|v| !v.is_empty()) && storage != 1 {
+            out.push(invalid(
+                "spec.versions",
+                object.pointer("/spec/versions").unwrap_or(&Value::Null),
+                "must have exactly one version marked as storage version",
+            ));
+        }
+    }
+
+    /// `ValidateCustomResourceDefinitionStoredVersions`: a version objects may still be stored in stays
+    /// in `spec.versions` until a storage migration removed it from `status.storedVersions`.
+    fn validate_update(&self, _old: &Value, new: &Value, out: &mut Vec<Cause>) {
+        let listed: Vec<&str> = new
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v["name"].as_str())
+            .collect();
+        let stored = new
+            .pointer("/status/storedVersions")
+            .and_then(Value::as_array);
+        for (i, v) in stored.into_iter().flatten().enumerate() {
+            let Some(name) = v.as_str() else { continue };
+            if !listed.contains(&name) {
+                out.push(invalid(
+                    &format!("status.storedVersions[{i}]"),
+                    v,
+                    &format!(
+                        "missing from spec.versions; {name} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {name} and removes {name} from status.storedVersions"
+                    ),
+                ));
             }
         }
     }
