@@ -8,8 +8,14 @@
 //!
 //! A test that needs what only the local cluster has (its kubelet's port-forward, exec and logs, fault
 //! hooks into its storage) calls [`Cluster::start_sim`] and says so in its name or doc comment.
+//!
+//! Beside the clusters: [`kubectl`] (the real kubectl as a test runs it: explicit kubeconfig, its own
+//! cache) and [`process`] (free ports, children stopped with SIGTERM, polling), shared by every crate's
+//! tests instead of copies in each.
 
 mod cluster;
+pub mod kubectl;
+pub mod process;
 mod real;
 
 pub use cluster::{Cluster, REAL_KUBECONFIG};

@@ -4,14 +4,12 @@
 #![allow(dead_code)]
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use piceli_runtime::controller::{Controllers, Metrics, RunOptions};
 
-/// The real kubectl against the cluster: `--kubeconfig` to its file, KUBECONFIG cleared, a fresh
-/// KUBECACHEDIR per run. Fails the test (never skips it) when kubectl cannot run.
+/// The real kubectl against the cluster (see `piceli_test_support::kubectl`).
 pub fn kubectl(kubeconfig: &Path, args: &[&str]) -> (i32, String, String) {
     kubectl_stdin(kubeconfig, args, None)
 }
@@ -22,55 +20,12 @@ pub fn kubectl_stdin(
     args: &[&str],
     stdin: Option<&str>,
 ) -> (i32, String, String) {
-    use std::io::Write;
-    let cache = tempfile::tempdir().expect("cache dir");
-    let mut child = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write stdin");
-    } else {
-        drop(child.stdin.take());
-    }
-    let out = child.wait_with_output().expect("kubectl output");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    piceli_test_support::kubectl::run(kubeconfig, None, args, stdin).parts()
 }
 
-/// kubectl that must succeed; its stdout.
-pub fn ok(kubeconfig: &Path, args: &[&str]) -> String {
-    let (code, out, err) = kubectl(kubeconfig, args);
-    assert_eq!(code, 0, "kubectl {args:?} failed: {err}{out}");
-    out
-}
+pub use piceli_test_support::kubectl::ok;
 
-/// Polls `check` every 50 ms until it holds or `within` passes (then fails with `what`).
-pub fn wait_for(what: &str, within: Duration, mut check: impl FnMut() -> bool) -> Duration {
-    let began = Instant::now();
-    while began.elapsed() < within {
-        if check() {
-            return began.elapsed();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("timed out after {within:?} waiting for {what}");
-}
+pub use piceli_test_support::process::wait_until as wait_for;
 
 /// A log handlers write to and the test reads.
 #[derive(Clone, Default)]

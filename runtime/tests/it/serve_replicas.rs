@@ -7,7 +7,7 @@
 use crate::controller_support;
 use crate::webhook_support;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -87,10 +87,7 @@ struct Replica {
     health: SocketAddr,
 }
 
-fn free_port() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr")
-}
+use piceli_test_support::process::free_port;
 
 fn spawn(sim: &Cluster, certs: &Certs, identity: &str, log: &Path) -> Replica {
     let (webhooks, health) = (free_port(), free_port());

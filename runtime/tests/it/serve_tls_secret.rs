@@ -5,30 +5,17 @@
 
 use piceli_runtime::Coded;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use piceli_core::Code;
 use piceli_runtime::serve::SecretTls;
 use piceli_test_support::Cluster;
 
+/// kubectl that must succeed, run in `dir`: its stdout.
 fn kubectl(kubeconfig: &Path, dir: &Path, args: &[&str]) -> String {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    assert!(
-        out.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let ran = piceli_test_support::kubectl::run(kubeconfig, Some(dir), args, None);
+    assert_eq!(ran.code, 0, "kubectl {args:?}: {}", ran.stderr);
+    ran.stdout
 }
 
 fn pair(dir: &Path, name: &str) -> (String, String) {

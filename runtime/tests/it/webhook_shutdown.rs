@@ -47,23 +47,10 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-/// The real kubectl against the cluster: `--kubeconfig` to its file, a fresh discovery cache.
+/// The real kubectl against the cluster, run in `work`: its exit code and its output (stdout, then stderr).
 fn kubectl(cluster: &Cluster, work: &Path, args: &[&str]) -> (i32, String) {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let out = cluster
-        .kubectl()
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .current_dir(work)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    let ran = piceli_test_support::kubectl::run(cluster.kubeconfig_path(), Some(work), args, None);
+    (ran.code, format!("{}{}", ran.stdout, ran.stderr))
 }
 
 /// A ValidatingWebhookConfiguration for ConfigMaps created in `namespace`, calling `path` on `server`.

@@ -60,23 +60,9 @@ mod policy {
     }
 }
 
-/// The real kubectl against the simulator: `--kubeconfig` to its file, KUBECONFIG cleared, and a fresh
-/// KUBECACHEDIR for every run.
+/// The real kubectl against the cluster, run in `work`.
 fn kubectl(cluster: &Cluster, work: &Path, args: &[&str]) -> (i32, String, String) {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let out = cluster
-        .kubectl()
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .current_dir(work)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    piceli_test_support::kubectl::run(cluster.kubeconfig_path(), Some(work), args, None).parts()
 }
 
 fn webhook_config(kind: &str, name: &str, url: &str, ca: &str, rule: &str) -> String {

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test crate uses a part
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,61 +24,21 @@ spec:
       containers: [{name: web, image: 'nginx:latest'}]
 ";
 
-/// The real kubectl against the local cluster: its kubeconfig, KUBECONFIG cleared, a fresh cache.
+/// The real kubectl against the local cluster, run in `work` (see `piceli_test_support::kubectl`).
 pub fn kubectl(kubeconfig: &Path, work: &Path, args: &[&str]) -> (i32, String, String) {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .current_dir(work)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    piceli_test_support::kubectl::run(kubeconfig, Some(work), args, None).parts()
 }
 
-/// A port nothing listens on now.
-pub fn free_port() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr")
-}
+pub use piceli_test_support::process::free_port;
 
 /// SIGTERM, then the exit status (graceful shutdown exits 0).
-pub fn stop(mut child: Child) -> std::process::ExitStatus {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("guard serve did not stop on SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+pub fn stop(child: Child) -> std::process::ExitStatus {
+    piceli_test_support::process::stop(child, "guard serve")
 }
 
 /// Poll `check` until it gives a value, for at most `secs` seconds.
-pub fn wait_for<T>(what: &str, secs: u64, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = check() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+pub fn wait_for<T>(what: &str, secs: u64, check: impl FnMut() -> Option<T>) -> T {
+    piceli_test_support::process::wait_for(what, Duration::from_secs(secs), check)
 }
 
 /// One key (`tls.crt`, `ca.crt`) of the Secret `guard-system/guard-tls` cert-manager issues, once it

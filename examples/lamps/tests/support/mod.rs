@@ -3,65 +3,28 @@
 //! the app with `plan` + `apply` to get a kubeconfig holding only the operator ServiceAccount's token.
 #![allow(dead_code)]
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 use piceli_test_support::Cluster;
 use serde_json::Value;
 
-/// The real kubectl: an explicit kubeconfig, KUBECONFIG cleared, a fresh discovery cache.
+/// The real kubectl (see `piceli_test_support::kubectl`), with `stdin` piped in when given.
 pub fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let cache = tempfile::tempdir().expect("cache dir");
-    let mut child = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("KUBECACHEDIR", cache.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("kubectl is required for this test and could not be run: {e}"));
-    if let Some(text) = stdin {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write stdin");
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().expect("kubectl runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    piceli_test_support::kubectl::run(kubeconfig, None, args, stdin).parts()
 }
 
-pub fn ok(kubeconfig: &Path, args: &[&str]) -> String {
-    let (code, out, err) = kubectl(kubeconfig, args, None);
-    assert_eq!(code, 0, "kubectl {args:?}: {out}{err}");
-    out
+pub use piceli_test_support::kubectl::{json, ok};
+
+/// Polls `check` until it holds, for at most `within`.
+pub fn wait_for(what: &str, within: Duration, check: impl FnMut() -> bool) {
+    piceli_test_support::process::wait_until(what, within, check);
 }
 
-pub fn wait_for(what: &str, within: Duration, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-pub fn free_port() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr")
-}
+pub use piceli_test_support::process::free_port;
 
 /// A plain HTTP/1.1 GET on loopback: (status, body).
 pub fn http_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
@@ -120,32 +83,9 @@ pub fn serve_with(
         .expect("lamps serve starts")
 }
 
-pub fn stop(mut child: Child) -> std::process::ExitStatus {
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(sent.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("lamps serve did not stop on SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-pub fn json(kubeconfig: &Path, args: &[&str]) -> Option<Value> {
-    let mut all = args.to_vec();
-    all.extend(["-o", "json"]);
-    let (code, out, _) = kubectl(kubeconfig, &all, None);
-    (code == 0)
-        .then(|| serde_json::from_str(&out).ok())
-        .flatten()
+/// SIGTERM, then the exit status (graceful shutdown exits 0).
+pub fn stop(child: Child) -> std::process::ExitStatus {
+    piceli_test_support::process::stop(child, "lamps serve")
 }
 
 pub fn lamp(name: &str, color: &str) -> String {
