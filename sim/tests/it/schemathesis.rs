@@ -6,7 +6,8 @@
 //!
 //! A bounded run here (`SCHEMATHESIS_EXAMPLES` examples per operation, default 8, and
 //! `SCHEMATHESIS_MAX_TIME` seconds per document, default 60; `SCHEMATHESIS_DOCUMENTS` picks documents); `benches/scripts/schemathesis.sh` runs longer. It fails, not skips, without schemathesis
-//! (`scripts/test.sh` installs it).
+//! (`scripts/test.sh` installs it). With `PICELI_DIFF_REAL` (benches/scripts/schemathesis-vs-real.sh) every
+//! case is also sent to a real control plane and must get the same status there.
 
 use crate::common;
 
@@ -82,6 +83,12 @@ fn schemathesis_finds_no_server_error_hang_or_malformed_status() {
     let max_time = std::env::var("SCHEMATHESIS_MAX_TIME").unwrap_or_else(|_| "60".into());
     // SCHEMATHESIS_DOCUMENTS=apis/example.com/v1,… runs only those.
     let only = std::env::var("SCHEMATHESIS_DOCUMENTS").unwrap_or_default();
+    // PICELI_DIFF_REAL (benches/scripts/schemathesis-vs-real.sh) compares every answer with a real
+    // control plane's.
+    let checks = match std::env::var_os("PICELI_DIFF_REAL") {
+        Some(_) => "kube_status,kube_server_error,kube_same_as_real",
+        None => "kube_status,kube_server_error",
+    };
     let mut failed = Vec::new();
     for doc in DOCUMENTS
         .iter()
@@ -104,7 +111,7 @@ fn schemathesis_finds_no_server_error_hang_or_malformed_status() {
             ])
             .args(["-H", &format!("Authorization: Bearer {token}")])
             .args(["--tls-verify", &ca.display().to_string()])
-            .args(["--checks", "kube_status,kube_server_error"])
+            .args(["--checks", &checks])
             .args(["--phases", "examples,fuzzing"])
             .args(["--max-examples", &examples, "--max-time", &max_time])
             .args(["--request-timeout", "10", "--workers", "2"])

@@ -9,8 +9,13 @@
 - `kube_server_error`: no 5xx, except what kube-apiserver 1.33 itself answers with a 5xx (a watch whose
   resourceVersion is not a number: 500, as checked against the real control plane), and 503 for a node
   proxy (the local cluster's nodes have no kubelet server).
+- `kube_same_as_real` (only when `PICELI_DIFF_REAL` names a JSON file with a real control plane's `url`,
+  `ca`, `cert` and `key` paths; benches/scripts/schemathesis-vs-real.sh): each case is sent again, as it
+  was, to the real kube-apiserver, and its status must be the same — the same 4xx for the same mistake, and
+  success where it succeeds. Both clusters see the same requests in the same order.
 """
 import json
+import os
 
 import schemathesis
 from schemathesis import Case
@@ -74,3 +79,48 @@ def kube_server_error(ctx, response, case):
     if response.status_code >= 500 and not _known_server_error(response, case):
         raise AssertionError(f"server error {response.status_code}: {response.content[:300]!r}")
     return None
+
+
+_REAL = None
+
+
+def _real():
+    """The real control plane to compare with (a requests session with its client certificate), if any."""
+    global _REAL
+    if _REAL is None:
+        path = os.environ.get("PICELI_DIFF_REAL")
+        if not path:
+            _REAL = False
+        else:
+            import requests
+
+            with open(path) as f:
+                real = json.load(f)
+            session = requests.Session()
+            session.cert = (real["cert"], real["key"])
+            session.verify = real["ca"]
+            _REAL = (real["url"], session)
+    return _REAL
+
+
+def _status_reason(response) -> str:
+    try:
+        return json.loads(response.content).get("reason", "")
+    except ValueError:
+        return ""
+
+
+@schemathesis.check
+def kube_same_as_real(ctx, response, case):
+    real = _real()
+    if not real:
+        return None
+    url, session = real
+    theirs = case.call(base_url=url, session=session, timeout=10)
+    ours = response.status_code
+    if ours == theirs.status_code or (ours < 300 and theirs.status_code < 300):
+        return None
+    raise AssertionError(
+        f"the local cluster answers {ours} {_status_reason(response)}, kube-apiserver "
+        f"{theirs.status_code} {_status_reason(theirs)}: {theirs.content[:300]!r}"
+    )
