@@ -170,6 +170,8 @@ pub async fn releases(
                     }),
                     propagation: None,
                     rollout: None,
+                    rotate: Vec::new(),
+                    generated: Vec::new(),
                 });
             }
         }
@@ -319,6 +321,8 @@ mod tests {
             }),
             propagation: None,
             rollout: None,
+            rotate: Vec::new(),
+            generated: Vec::new(),
         };
         forget_in_diff(&mut a);
         assert_eq!(a.action, ActionKind::Update);

@@ -98,12 +98,12 @@ pub(super) async fn dry_run_replacement(
 pub fn secret_values(
     app: &App,
     object: &mut Value,
-    live: Option<&Value>,
+    fill: &crate::engine::secrets::Fill<'_>,
     rollback: bool,
-    env: &crate::engine::env_file::SecretEnv,
 ) -> Result<(), EngineError> {
+    let live = fill.live;
     if !rollback {
-        return materialize(app, object, live, false, env);
+        return materialize(app, object, fill);
     }
     let name = object["metadata"]["name"]
         .as_str()
