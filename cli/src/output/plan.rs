@@ -90,7 +90,11 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
                 "rotate" => format!("rotate: was{fingerprint}, made again at apply"),
                 other => format!("{other}{fingerprint}"),
             };
-            println!("      {} {}: {what}", paint("36", "secret".to_string()), g.key);
+            println!(
+                "      {} {}: {what}",
+                paint("36", "secret".to_string()),
+                g.key
+            );
         }
         for c in &a.diff {
             let show = |v: &Option<serde_json::Value>| {

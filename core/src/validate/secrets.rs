@@ -119,7 +119,10 @@ fn signing_ca(cx: &mut Ctx, app: &App, s: &Secret, ca: &crate::spanned::Name) {
         cx.error(
             Code::SecretCaUnknown,
             ca.at,
-            format!("`tls_signed_by({})`: the app has no secret `{}`", ca.v, ca.v),
+            format!(
+                "`tls_signed_by({})`: the app has no secret `{}`",
+                ca.v, ca.v
+            ),
             help,
         );
         return;
@@ -152,9 +155,9 @@ pub fn holds_ca(s: &Secret) -> bool {
         k.v == "tls" && matches!(src, SecretSource::TlsSelfSigned { is_ca: true, .. })
     });
     let read = |name: &str| {
-        s.data
-            .iter()
-            .any(|(k, src)| k.v == name && matches!(src, SecretSource::Env(_) | SecretSource::File(_)))
+        s.data.iter().any(|(k, src)| {
+            k.v == name && matches!(src, SecretSource::Env(_) | SecretSource::File(_))
+        })
     };
     generated || (read("tls.crt") && read("tls.key"))
 }

@@ -224,12 +224,7 @@ fn generate(lw: &mut Lower, call: &Call, key: &Name, desc: &str) -> Option<Secre
 }
 
 /// `hosts: ["db", …]`, required.
-fn hosts(
-    lw: &mut Lower,
-    g: &Call,
-    v: Option<&Value>,
-    desc: &str,
-) -> Option<Vec<Spanned<String>>> {
+fn hosts(lw: &mut Lower, g: &Call, v: Option<&Value>, desc: &str) -> Option<Vec<Spanned<String>>> {
     let Some(v) = v else {
         lw.fail(
             Code::SecretGenerator,

@@ -39,7 +39,8 @@ pub struct Pem {
 
 /// The parameters of a certificate for `hosts` (the first is the common name) valid `days` from now.
 fn params(hosts: &[String], days: i64, is_ca: bool) -> Result<CertificateParams, String> {
-    let mut p = CertificateParams::new(hosts.to_vec()).map_err(|e| format!("hosts {hosts:?}: {e}"))?;
+    let mut p =
+        CertificateParams::new(hosts.to_vec()).map_err(|e| format!("hosts {hosts:?}: {e}"))?;
     let now = time::OffsetDateTime::now_utc();
     p.not_before = now - time::Duration::minutes(5);
     p.not_after = now + time::Duration::days(days);

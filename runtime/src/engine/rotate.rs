@@ -31,7 +31,9 @@ pub fn resolve(app: &App, asked: &[String]) -> Result<Rotations, EngineError> {
             }
             Some(key) => vec![entry(secret, key, a)?],
         };
-        out.entry(secret.name.v.clone()).or_default().extend(entries);
+        out.entry(secret.name.v.clone())
+            .or_default()
+            .extend(entries);
     }
     spread(app, &mut out);
     Ok(out)
@@ -224,7 +226,9 @@ mod tests {
     }
 
     fn keys(r: &Rotations, s: &str) -> Vec<String> {
-        r.get(s).map(|k| k.iter().cloned().collect()).unwrap_or_default()
+        r.get(s)
+            .map(|k| k.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     #[test]

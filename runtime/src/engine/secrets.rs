@@ -2,10 +2,10 @@
 //! otherwise seen only as keyed digests (in plans, diffs, the journal and every output).
 
 use super::error::EngineError;
+use super::generate::{self, random_text};
 use super::hash::secret_digest;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use super::generate::{self, random_text};
 use piceli_core::model::{App, SecretSource, TemplatePart, parse_template};
 use serde_json::{Map, Value};
 use std::borrow::Cow;

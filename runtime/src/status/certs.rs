@@ -42,13 +42,7 @@ pub fn generated(app: &App) -> Vec<(String, String, String)> {
 
 /// The certificate in a live Secret's `data[key]`, read at `now` (Unix seconds); `None` when it is
 /// missing or does not parse.
-pub fn read(
-    secret: &str,
-    entry: &str,
-    key: &str,
-    live: &Value,
-    now: i64,
-) -> Option<Certificate> {
+pub fn read(secret: &str, entry: &str, key: &str, live: &Value, now: i64) -> Option<Certificate> {
     let pem = STANDARD.decode(live["data"][key].as_str()?).ok()?;
     let (_, pem) = x509_parser::pem::parse_x509_pem(&pem).ok()?;
     let cert = pem.parse_x509().ok()?;

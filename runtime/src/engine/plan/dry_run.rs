@@ -45,9 +45,6 @@ pub(super) async fn dry_run(
     kind: &str,
     force: bool,
 ) -> Result<Value, EngineError> {
-    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
-    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
-    params.force = force;
     let body = if d
         .object
         .to_string()
@@ -58,8 +55,41 @@ pub(super) async fn dry_run(
     } else {
         d.object.clone()
     };
+    dry_run_body(conn, d, name, kind, force, &body).await
+}
+
+/// The dry run of the create of a desired object that does not exist yet. A value still to generate is
+/// sent empty: the server checks the keys a Secret's type needs (`tls.crt`, `tls.key`) are there.
+pub(super) async fn dry_run_create(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+) -> Result<Value, EngineError> {
+    let mut body = d.object.clone();
+    if let Some(data) = body.get_mut("data").and_then(Value::as_object_mut) {
+        for v in data.values_mut() {
+            if v == crate::engine::secrets::TO_GENERATE {
+                *v = Value::String(String::new());
+            }
+        }
+    }
+    dry_run_body(conn, d, name, kind, false, &body).await
+}
+
+async fn dry_run_body(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+    force: bool,
+    body: &Value,
+) -> Result<Value, EngineError> {
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
+    params.force = force;
     let result: DynamicObject = api
-        .patch(name, &params, &Patch::Apply(&body))
+        .patch(name, &params, &Patch::Apply(body))
         .await
         .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))?;
     Ok(serde_json::to_value(result).unwrap_or(Value::Null))

@@ -1,6 +1,6 @@
 //! A Secret's generated keys in a plan: which exist (kept, shown by fingerprint), which are made at apply,
-//! and which `--rotate` makes again — a rotation is an `update` whose diff names each rotated key, so it is
-//! approved like any change.
+//! and which `--rotate` makes again — a rotation (or a key new to a live Secret) is an `update` whose diff
+//! names each such key, so it is approved like any change.
 
 use super::*;
 use crate::engine::hash::secret_digest;
@@ -61,27 +61,29 @@ pub(super) fn keys(
     out
 }
 
-/// A Secret the plan rotates changes even when nothing else does: `update`, with a diff entry for each
-/// rotated key (its fingerprint now → made at apply).
-pub(super) fn rotation_is_a_change(action: &mut Action) {
-    let rotated: Vec<Change> = action
+/// A Secret the plan gives new generated values changes even when nothing else does: `update`, with a
+/// diff entry for each key rotated (its fingerprint → made at apply) or new to a Secret that exists (a key
+/// added to the app). Without it, a dry run that leaves such keys out would find nothing to change.
+pub(super) fn new_values_are_changes(action: &mut Action) {
+    if !matches!(action.action, ActionKind::Unchanged | ActionKind::Update) {
+        return;
+    }
+    let made: Vec<Change> = action
         .generated
         .iter()
-        .filter(|g| g.state == "rotate")
+        .filter(|g| g.state == "rotate" || g.state == "generate")
         .map(|g| Change {
             path: format!("data.{}", g.key),
             before: g.fingerprint.clone().map(Value::String),
             after: Some(Value::String(TO_GENERATE.to_string())),
         })
         .collect();
-    if rotated.is_empty() {
+    if made.is_empty() {
         return;
     }
     action
         .diff
-        .retain(|c| !rotated.iter().any(|r| r.path == c.path));
-    action.diff.extend(rotated);
-    if action.action == ActionKind::Unchanged {
-        action.action = ActionKind::Update;
-    }
+        .retain(|c| !made.iter().any(|r| r.path == c.path));
+    action.diff.extend(made);
+    action.action = ActionKind::Update;
 }

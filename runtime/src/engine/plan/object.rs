@@ -79,7 +79,7 @@ pub(super) async fn plan_one(
     read: Option<Option<Value>>,
 ) -> Result<Action, EngineError> {
     let mut action = plan_object(on, d, read).await?;
-    super::generated::rotation_is_a_change(&mut action);
+    super::generated::new_values_are_changes(&mut action);
     Ok(action)
 }
 
@@ -153,7 +153,7 @@ async fn plan_object(
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at
         // plan time.
         if !d.served.pending_crd && (!namespace_missing || d.namespace.is_none()) {
-            dry_run(conn, d, &name, &kind, false).await?;
+            dry_run_create(conn, d, &name, &kind).await?;
         }
         return Ok(action);
     };
