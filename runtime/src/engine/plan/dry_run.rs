@@ -50,31 +50,11 @@ pub(super) async fn dry_run(
         .to_string()
         .contains(crate::engine::secrets::TO_GENERATE)
     {
-        // A value still to generate: the live object keeps its keys; compare without the new one.
-        strip_to_generate(&d.object)
+        blank_to_generate(&d.object)
     } else {
         d.object.clone()
     };
     dry_run_body(conn, d, name, kind, force, &body).await
-}
-
-/// The dry run of the create of a desired object that does not exist yet. A value still to generate is
-/// sent empty: the server checks the keys a Secret's type needs (`tls.crt`, `tls.key`) are there.
-pub(super) async fn dry_run_create(
-    conn: &Connection,
-    d: &Desired,
-    name: &str,
-    kind: &str,
-) -> Result<Value, EngineError> {
-    let mut body = d.object.clone();
-    if let Some(data) = body.get_mut("data").and_then(Value::as_object_mut) {
-        for v in data.values_mut() {
-            if v == crate::engine::secrets::TO_GENERATE {
-                *v = Value::String(String::new());
-            }
-        }
-    }
-    dry_run_body(conn, d, name, kind, false, &body).await
 }
 
 async fn dry_run_body(
@@ -158,10 +138,18 @@ pub fn secret_values(
     Ok(())
 }
 
-pub(super) fn strip_to_generate(object: &Value) -> Value {
+/// A value still to generate (new, or rotated) is dry-run empty: the key stays, so the server checks the
+/// keys a Secret's type needs (`tls.crt`, `tls.key`) are there — leaving it out would remove a rotated key,
+/// which the server refuses for a `kubernetes.io/tls` Secret. The plan's diff shows such keys as made at
+/// apply ([`super::generated::new_values_are_changes`]).
+pub(super) fn blank_to_generate(object: &Value) -> Value {
     let mut out = object.clone();
     if let Some(data) = out.get_mut("data").and_then(Value::as_object_mut) {
-        data.retain(|_, v| v != crate::engine::secrets::TO_GENERATE);
+        for v in data.values_mut() {
+            if v == crate::engine::secrets::TO_GENERATE {
+                *v = Value::String(String::new());
+            }
+        }
     }
     out
 }

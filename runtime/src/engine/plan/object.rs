@@ -153,7 +153,7 @@ async fn plan_object(
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at
         // plan time.
         if !d.served.pending_crd && (!namespace_missing || d.namespace.is_none()) {
-            dry_run_create(conn, d, &name, &kind).await?;
+            dry_run(conn, d, &name, &kind, false).await?;
         }
         return Ok(action);
     };
