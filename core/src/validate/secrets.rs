@@ -112,7 +112,7 @@ fn signing_ca(cx: &mut Ctx, app: &App, s: &Secret, ca: &crate::spanned::Name) {
         let help = match did_you_mean(&ca.v, others()) {
             Some(n) => format!("did you mean `{n}`?"),
             None => format!(
-                "declare it: `secret {} {{ tls: generate(tls_self_signed(hosts: [\"{} CA\"], days: 3650, ca: true)) }}`",
+                "declare it: `secret {} {{ tls: generate(tls_self_signed(hosts: [\"{}-ca\"], days: 3650, ca: true)) }}`",
                 ca.v, ca.v
             ),
         };
@@ -142,7 +142,7 @@ fn signing_ca(cx: &mut Ctx, app: &App, s: &Secret, ca: &crate::spanned::Name) {
             ca.at,
             format!("secret `{}` holds no CA certificate and key", ca.v),
             format!(
-                "give it `tls: generate(tls_self_signed(hosts: [\"{} CA\"], days: 3650, ca: true))`, or `tls.crt` and `tls.key` from `from_file(…)`",
+                "give it `tls: generate(tls_self_signed(hosts: [\"{}-ca\"], days: 3650, ca: true))`, or `tls.crt` and `tls.key` from `from_file(…)`",
                 ca.v
             ),
         );
@@ -244,4 +244,74 @@ fn reaches(edges: &BTreeMap<usize, Vec<usize>>, from: usize, to: usize) -> bool 
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Secret;
+    use crate::spanned::Spanned;
+
+    fn name(s: &str) -> Spanned<String> {
+        Spanned::bare(s.to_string())
+    }
+
+    #[test]
+    fn hosts_are_dns_names_wildcards_or_ips() {
+        assert!(host_ok("db.shop.svc").is_ok());
+        assert!(host_ok("*.example.com").is_ok());
+        assert!(host_ok("10.0.0.7").is_ok());
+        assert!(host_ok("::1").is_ok());
+        assert!(host_ok("not a host").is_err());
+        assert!(host_ok("").is_err());
+    }
+
+    #[test]
+    fn a_ca_is_generated_as_one_or_read_from_outside() {
+        let tls = |is_ca| SecretSource::TlsSelfSigned {
+            hosts: vec![name("ca")],
+            days: Spanned::bare(10),
+            is_ca,
+        };
+        let secret = |data| Secret {
+            name: name("ca"),
+            data,
+            ..Secret::default()
+        };
+        assert!(holds_ca(&secret(vec![(name("tls"), tls(true))])));
+        assert!(!holds_ca(&secret(vec![(name("tls"), tls(false))])));
+        assert!(holds_ca(&secret(vec![
+            (name("tls.crt"), SecretSource::File(name("ca.crt"))),
+            (name("tls.key"), SecretSource::Env(name("CA_KEY"))),
+        ])));
+    }
+
+    #[test]
+    fn every_template_and_cycle_problem_is_reported() {
+        let mut app = App::default();
+        app.secrets.push(Secret {
+            name: name("db"),
+            data: vec![
+                (
+                    name("password"),
+                    SecretSource::Generated {
+                        length: Spanned::bare(32),
+                    },
+                ),
+                (name("url"), SecretSource::Template(name("{pasword}"))),
+                (name("a"), SecretSource::Template(name("{b}"))),
+                (name("b"), SecretSource::Template(name("{a}"))),
+                (name("ok"), SecretSource::Template(name("{password}/{url}"))),
+            ],
+            ..Secret::default()
+        });
+        let diags = crate::validate::validate(&app);
+        let codes: Vec<&str> = diags
+            .iter()
+            .filter(|d| d.code == Code::SecretTemplateKey)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(codes.len(), 3, "{codes:?}");
+        assert!(codes.iter().any(|m| m.contains("`{pasword}`")), "{codes:?}");
+    }
 }

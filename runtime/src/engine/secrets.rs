@@ -128,7 +128,7 @@ pub fn materialize(app: &App, object: &mut Value, fill: &Fill<'_>) -> Result<(),
         };
         let keys = source.data_keys(&key.v);
         if source.is_generated() && !matches!(source, SecretSource::Template(_)) {
-            let rotated = fill.rotate.iter().any(|r| *r == key.v);
+            let rotated = fill.rotate.contains(&key.v);
             // Every key it fills, live: kept (a certificate without its key is made again).
             let live: Option<Vec<String>> = keys
                 .iter()
