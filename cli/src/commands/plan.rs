@@ -96,3 +96,25 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
         TakeOwnership::Fields(args.take_ownership.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::commands::{AppCli, AppCommand};
+    use clap::Parser;
+
+    #[test]
+    fn rotate_is_repeatable_and_reaches_the_plan() {
+        let cli =
+            AppCli::try_parse_from(["app", "plan", "--rotate", "db.password", "--rotate", "ca"])
+                .expect("parses");
+        let Some(AppCommand::Plan(args)) = cli.command else {
+            panic!("not plan: {:?}", cli.command);
+        };
+        assert_eq!(args.rotate, ["db.password", "ca"]);
+        let none = AppCli::try_parse_from(["app", "plan"]).expect("parses");
+        let Some(AppCommand::Plan(args)) = none.command else {
+            panic!("not plan");
+        };
+        assert!(args.rotate.is_empty());
+    }
+}
