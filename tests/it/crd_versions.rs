@@ -1,7 +1,7 @@
 //! CustomResourceDefinition upgrades that cannot strand stored objects, end to end (in process, on the
 //! local cluster or the real control plane of `PICELI_REAL_KUBECONFIG`): release 1 installs a CRD with
 //! version v1 and a custom resource of it; a release whose CRD drops v1 (still in `status.storedVersions`)
-//! or marks no storage version is refused at plan with PCL0230 and nothing changes; a release that adds v2
+//! or marks no storage version is refused at plan with PCL0231 and nothing changes; a release that adds v2
 //! as the storage version beside v1 applies, and its custom resource is written in v2 once v2 is served.
 
 use piceli::runtime::Coded;
@@ -150,7 +150,7 @@ async fn crd_upgrades_keep_every_stored_version_and_write_in_the_new_one_once_se
     ] {
         let session = Session::open(app, &opts).await.expect("session");
         let err = session.plan(vec![], false).await.expect_err("refused");
-        assert_eq!(err.code().as_str(), "PCL0230", "{err}");
+        assert_eq!(err.code().as_str(), "PCL0231", "{err}");
         let message = err.to_string();
         assert!(
             message.starts_with(&format!("CustomResourceDefinition/widgets.{GROUP} {says}")),

@@ -18,6 +18,7 @@ mod engine_fixture;
 mod expression_places;
 mod external_project;
 mod externals;
+mod generated_secrets;
 mod guarantees;
 mod images_deploy;
 mod immutable_fields;

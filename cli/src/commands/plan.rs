@@ -27,6 +27,11 @@ pub struct PlanArgs {
     /// after every other write succeeded. Without it, a release's bookkeeping is reported and left alone.
     #[arg(long, value_name = "NAME")]
     pub forget_helm_release: Vec<String>,
+    /// Make a generated secret value again (repeatable): `db` every generated key of Secret `db`,
+    /// `db.password` that key (templates naming it, and certificates a rotated CA signs, with it). The
+    /// plan shows each as `rotate`; like any change it needs `apply --approve HASH`.
+    #[arg(long, value_name = "SECRET[.KEY]")]
+    pub rotate: Vec<String>,
     /// Leave the unchanged objects out of the text (they are still counted, and in `-o json`).
     #[arg(long)]
     pub changes_only: bool,
@@ -58,11 +63,12 @@ pub fn run(app: App, global: &Global, args: &PlanArgs) -> Result<(), Failure> {
         }
         let session = Session::open(app, &opts).await?;
         session
-            .plan_forgetting(
+            .plan_rotating(
                 args.adopt.clone(),
                 args.adopt_all,
                 take_ownership(args),
                 args.forget_helm_release.clone(),
+                args.rotate.clone(),
             )
             .await
     })??;
@@ -88,5 +94,27 @@ fn take_ownership(args: &PlanArgs) -> TakeOwnership {
         TakeOwnership::All
     } else {
         TakeOwnership::Fields(args.take_ownership.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::commands::{AppCli, AppCommand};
+    use clap::Parser;
+
+    #[test]
+    fn rotate_is_repeatable_and_reaches_the_plan() {
+        let cli =
+            AppCli::try_parse_from(["app", "plan", "--rotate", "db.password", "--rotate", "ca"])
+                .expect("parses");
+        let Some(AppCommand::Plan(args)) = cli.command else {
+            panic!("not plan: {:?}", cli.command);
+        };
+        assert_eq!(args.rotate, ["db.password", "ca"]);
+        let none = AppCli::try_parse_from(["app", "plan"]).expect("parses");
+        let Some(AppCommand::Plan(args)) = none.command else {
+            panic!("not plan");
+        };
+        assert!(args.rotate.is_empty());
     }
 }

@@ -7,7 +7,9 @@ use serde_json::json;
 /// The documented JSON form: `{"hash", "app", "target", "server", "namespace", "changes", "rollback_of",
 /// "requires": [{"apiVersion", "kind", "namespace", "name", "found", "uid"}], "helm": [{"name", "objects",
 /// "secrets", "forget"}], "actions": [{"kind", "namespace", "name", "action", "diff": [{"path", "before",
-/// "after"}], "take": [{"field", "from"}], "reason", "propagation", "helm": {"release", "forget"}, "rollout"}]}`.
+/// "after"}], "take": [{"field", "from"}], "reason", "propagation", "helm": {"release", "forget"}, "rollout", "rotate": [KEY],
+/// "generated": [{"key", "state", "fingerprint"}]}]}` (a Secret's generated keys: `exists`, `generate`,
+/// `rotate` or `update`, with the live value's keyed fingerprint — never a value).
 pub fn to_json(plan: &Plan) -> serde_json::Value {
     json!({
         "hash": plan.hash,
@@ -31,6 +33,8 @@ pub fn to_json(plan: &Plan) -> serde_json::Value {
             "propagation": a.propagation,
             "helm": a.helm,
             "rollout": a.rollout,
+            "rotate": a.rotate,
+            "generated": a.generated,
         })).collect::<Vec<_>>(),
     })
 }
@@ -73,6 +77,24 @@ pub fn print_text(plan: &Plan, color: bool, changes_only: bool) {
         }
         for t in &a.take {
             println!("      takes {} from {}", t.field, t.from);
+        }
+        for g in &a.generated {
+            let fingerprint = g
+                .fingerprint
+                .as_deref()
+                .map(|f| format!(" (fingerprint {f})"))
+                .unwrap_or_default();
+            let what = match g.state.as_str() {
+                "exists" => format!("exists{fingerprint}, kept"),
+                "generate" => "generated at apply".to_string(),
+                "rotate" => format!("rotate: was{fingerprint}, made again at apply"),
+                other => format!("{other}{fingerprint}"),
+            };
+            println!(
+                "      {} {}: {what}",
+                paint("36", "secret".to_string()),
+                g.key
+            );
         }
         for c in &a.diff {
             let show = |v: &Option<serde_json::Value>| {

@@ -1,4 +1,5 @@
-//! ConfigMaps, Secrets and PersistentVolumeClaims.
+//! ConfigMaps, PersistentVolumeClaims and the objects an app refers to without owning them (`external`).
+//! Secrets are in `secret.rs`.
 
 use super::{Block, Labels};
 use crate::spanned::{Name, Spanned};
@@ -43,54 +44,6 @@ impl ConfigValue {
         match self {
             ConfigValue::Literal(s) => &s.v,
             ConfigValue::File { contents, .. } => &contents.v,
-        }
-    }
-}
-
-/// A Secret: its values come from outside the source.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Secret {
-    /// Its name.
-    pub name: Name,
-    /// `Opaque` (default) or e.g. `kubernetes.io/tls`.
-    pub secret_type: Option<Spanned<String>>,
-    /// Key → where the value comes from.
-    pub data: Vec<(Name, SecretSource)>,
-    /// Labels.
-    pub labels: Labels,
-    /// Annotations.
-    pub annotations: Labels,
-}
-
-/// Where a secret value comes from. Never a literal in source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum SecretSource {
-    /// An environment variable of the process that applies: `from_env("API_KEY")`.
-    Env(Spanned<String>),
-    /// A file read when applying, relative to the working directory: `from_file("secrets/key.pem")`.
-    File(Spanned<String>),
-    /// Generated once at apply time and kept: `generated(length: 32)`.
-    Generated {
-        /// Length in characters.
-        length: Spanned<i64>,
-    },
-}
-
-impl Default for SecretSource {
-    fn default() -> Self {
-        SecretSource::Env(Spanned::default())
-    }
-}
-
-impl SecretSource {
-    /// A description that carries no secret: what render shows instead of the value.
-    pub fn redaction_marker(&self) -> String {
-        match self {
-            SecretSource::Env(var) => format!("<redacted: from_env {}>", var.v),
-            SecretSource::File(path) => format!("<redacted: from_file {}>", path.v),
-            SecretSource::Generated { length } => {
-                format!("<redacted: generated length {}>", length.v)
-            }
         }
     }
 }

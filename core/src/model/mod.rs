@@ -15,6 +15,7 @@ mod netpol;
 mod operator;
 mod ops;
 mod policy;
+mod secret;
 mod service;
 mod workload;
 
@@ -26,6 +27,7 @@ pub use netpol::*;
 pub use operator::*;
 pub use ops::*;
 pub use policy::*;
+pub use secret::*;
 pub use service::*;
 pub use workload::*;
 

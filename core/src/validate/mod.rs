@@ -12,6 +12,7 @@ mod netpol;
 mod operator;
 mod pods;
 mod refs;
+mod secrets;
 mod services;
 mod targets;
 
@@ -35,6 +36,7 @@ pub fn validate(app: &App) -> Vec<Diagnostic> {
     operator::check(&mut cx, app);
     builds::check(&mut cx, app);
     includes::check(&mut cx, app);
+    secrets::check(&mut cx, app);
     let mut diags = cx.finish();
     diags.sort_by_key(|d| (d.at, d.code));
     diags.dedup();

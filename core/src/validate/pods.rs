@@ -276,7 +276,15 @@ fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
         EnvValue::SecretKey { secret, key } => {
             match app.secrets.iter().find(|s| s.name.v == secret.v) {
                 None => secret_ref(cx, app, secret),
-                Some(s) => key_ref(cx, key, "key of Secret", s.data.iter().map(|(k, _)| k)),
+                Some(s) => {
+                    // A TLS generator's key K is referred to by the keys it fills (K.crt, K.key).
+                    let keys: Vec<Name> = s
+                        .data_keys()
+                        .into_iter()
+                        .map(|(k, i)| crate::spanned::Spanned::new(k, s.data[i].0.at))
+                        .collect();
+                    key_ref(cx, key, "key of Secret", keys.iter())
+                }
             }
         }
         EnvValue::Literal(_) | EnvValue::Field(_) => {}

@@ -41,7 +41,7 @@ pub const SECRET: &[Key<Reading<DataRead>>] = &[
     SECRET_TYPE,
     Key::new(
         DATA,
-        "the keys and where their values come from: `from_env(\"VAR\")`, `from_file(\"path\")`, `generated(length: 32)`",
+        "the keys and where their values come from: `from_env(\"VAR\")`, `from_file(\"path\")`, `generate(random(32))`, `generate(tls_self_signed(…))`, `generate(tls_signed_by(…))`, `generate(template(\"…{key}…\"))`",
         Some(data_key),
     ),
     Key::new("labels", LABELS_DOC, Some(meta_key)),
@@ -228,66 +228,16 @@ pub(super) fn secret(lw: &mut Lower, item: &Item) {
         let desc = format!("{owner} › {}", k.text);
         let key = Spanned::new(k.text.clone(), lw.loc(k.sp, desc.clone()));
         let source = match v {
-            Value::Call(_) => {
-                let Some(call) = lw.call(
-                    v,
-                    &["from_env", "from_file", "generated"],
-                    "from_env(\"API_KEY\")",
-                ) else {
-                    continue;
-                };
-                match call.name.text.as_str() {
-                    "generated" => {
-                        let mut nf = lw.named(call, &desc);
-                        let length = match nf.take("length") {
-                            Some(l) => lw.int(l, format!("{desc} › length")),
-                            None => Some(Spanned::new(
-                                32,
-                                lw.loc(call.sp, format!("{desc} › length")),
-                            )),
-                        };
-                        nf.finish(lw, &["length"]);
-                        let Some(length) = length else { continue };
-                        if !(8..=4096).contains(&length.v) {
-                            lw.fail(
-                                Code::BadBounds,
-                                call.sp,
-                                format!("a generated secret of length {}", length.v),
-                                "use a length from 8 to 4096",
-                            );
-                        }
-                        SecretSource::Generated { length }
-                    }
-                    kind => {
-                        let example = if kind == "from_env" {
-                            "from_env(\"API_KEY\")"
-                        } else {
-                            "from_file(\"secrets/key.pem\")"
-                        };
-                        let Some(arg) = lw.arg(call, 0, "where the value comes from", example)
-                        else {
-                            continue;
-                        };
-                        let Some(text) = lw.str(arg, desc) else {
-                            continue;
-                        };
-                        if kind == "from_env" {
-                            if let Err(e) = piceli_core::rules::env_var_name(&text.v) {
-                                lw.fail(Code::InvalidEnvName, arg.sp(), e.message, e.help);
-                            }
-                            SecretSource::Env(text)
-                        } else {
-                            SecretSource::File(text)
-                        }
-                    }
-                }
-            }
+            Value::Call(_) => match super::secret_sources::source(lw, v, &key, &desc) {
+                Some(source) => source,
+                None => continue,
+            },
             Value::Str(_) | Value::Int(..) | Value::Expr(..) => {
                 lw.fail(
                     Code::SecretLiteral,
                     v.sp(),
                     format!("the value of secret key `{}` is written in the source", k.text),
-                    "read it when applying instead: `from_env(\"VAR\")`, `from_file(\"path\")` or `generated(length: 32)`",
+                    "read it when applying instead: `from_env(\"VAR\")`, `from_file(\"path\")` or `generate(random(32))`",
                 );
                 // The key stays declared (the build fails, so this source is never used): references to
                 // it add no follow-on "no key" error.

@@ -202,7 +202,8 @@ impl Lower {
         }
     }
 
-    /// `NAME.KEY` (a ConfigMap or Secret key).
+    /// `NAME.KEY` (a ConfigMap or Secret key); a key may hold dots itself (`secret(api-tls.tls.crt)`: the
+    /// key `tls.crt`, as a TLS generator fills it).
     pub fn dotted(
         &mut self,
         v: &Value,
@@ -210,15 +211,14 @@ impl Lower {
         example: &str,
     ) -> Option<(Spanned<String>, Spanned<String>)> {
         match v {
-            Value::Path(parts) if parts.len() == 2 => {
+            Value::Path(parts) if parts.len() >= 2 => {
                 let a = Spanned::new(
                     parts[0].text.clone(),
                     self.loc(parts[0].sp, format!("{desc} › name")),
                 );
-                let b = Spanned::new(
-                    parts[1].text.clone(),
-                    self.loc(parts[1].sp, format!("{desc} › key")),
-                );
+                let key: Vec<&str> = parts[1..].iter().map(|p| p.text.as_str()).collect();
+                let sp = parts[1].sp.to(parts[parts.len() - 1].sp);
+                let b = Spanned::new(key.join("."), self.loc(sp, format!("{desc} › key")));
                 Some((a, b))
             }
             _ => {

@@ -22,6 +22,7 @@ mod network;
 mod operator;
 mod policy;
 mod rbac;
+mod secret_sources;
 mod service;
 mod shortcuts;
 mod targets;

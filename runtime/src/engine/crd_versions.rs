@@ -1,5 +1,5 @@
 //! CustomResourceDefinition upgrades that cannot strand stored objects: the versions a new CRD keeps,
-//! checked against the live one before anything is written (PCL0230). A change of scope or names is an
+//! checked against the live one before anything is written (PCL0231). A change of scope or names is an
 //! immutable-field refusal ([`super::immutable`], PCL0223).
 
 use serde_json::Value;

@@ -110,6 +110,14 @@ pub enum EngineError {
         /// What is missing (never the value).
         reason: String,
     },
+    /// `--rotate` names no generated value of the app.
+    #[error("--rotate {asked}: {reason}")]
+    RotateUnknown {
+        /// What was asked (`SECRET` or `SECRET.KEY`).
+        asked: String,
+        /// Why it names nothing to rotate, with what there is.
+        reason: String,
+    },
     /// No plan stored under this hash.
     #[error("no plan with hash `{0}` was made in this state directory")]
     UnknownPlan(String),
@@ -342,6 +350,7 @@ impl Coded for EngineError {
             EngineError::CrdVersion { .. } => Code::CrdVersionStranded,
             EngineError::HelmReleaseNotFound { .. } => Code::HelmReleaseNotFound,
             EngineError::SecretSource { .. } => Code::SecretSourceMissing,
+            EngineError::RotateUnknown { .. } => Code::RotateUnknown,
             EngineError::UnknownPlan(_) => Code::UnknownPlan,
             EngineError::Precondition { .. } | EngineError::OtherServer { .. } => {
                 Code::PreconditionFailed

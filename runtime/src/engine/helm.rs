@@ -172,6 +172,8 @@ pub async fn releases(
                     }),
                     propagation: None,
                     rollout: None,
+                    rotate: Vec::new(),
+                    generated: Vec::new(),
                 });
             }
         }
@@ -318,6 +320,8 @@ mod tests {
             }),
             propagation: None,
             rollout: None,
+            rotate: Vec::new(),
+            generated: Vec::new(),
         };
         forget_in_diff(&mut a);
         assert_eq!(a.action, ActionKind::Update);

@@ -2,12 +2,14 @@
 //! otherwise seen only as keyed digests (in plans, diffs, the journal and every output).
 
 use super::error::EngineError;
+use super::generate::{self, random_text};
 use super::hash::secret_digest;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use piceli_core::model::{App, SecretSource};
+use piceli_core::model::{App, SecretSource, TemplatePart, parse_template};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What a plan records for a generated value that does not exist yet (made at apply time).
@@ -63,16 +65,46 @@ pub fn digest_key(state_dir: &Path) -> Result<[u8; 32], EngineError> {
     Ok(key)
 }
 
+/// The CAs a plan or apply has filled in so far (Secret name → its data, base64), for the certificates
+/// signed by them: in memory only, never stored or printed (its `Debug` shows no value).
+#[derive(Default)]
+pub struct Cas(std::sync::Mutex<BTreeMap<String, Map<String, Value>>>);
+
+impl std::fmt::Debug for Cas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cas(<redacted>)")
+    }
+}
+
+impl Cas {
+    /// Whether the CA in the Secret `name` is filled in.
+    pub fn has(&self, name: &str) -> bool {
+        self.lock().contains_key(name)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Map<String, Value>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// How to fill one Secret's values.
+pub struct Fill<'a> {
+    /// The live Secret, if any: a generated value it holds is kept.
+    pub live: Option<&'a Value>,
+    /// Generate what is missing now (apply); else leave it [`TO_GENERATE`] (plan).
+    pub generate: bool,
+    /// Where `from_env` reads.
+    pub env: &'a super::env_file::SecretEnv,
+    /// The entries (DSL keys) to generate again whatever the live Secret holds (`plan --rotate`).
+    pub rotate: &'a [String],
+    /// The CAs filled so far, read by `tls_signed_by` and added to when this Secret is a CA.
+    pub cas: &'a Cas,
+}
+
 /// Fill a rendered Secret (redaction markers in `stringData`) with real `data` from its sources. A
-/// `generated` key keeps the live value when there is one; otherwise it is generated now when `generate`,
-/// or left as [`TO_GENERATE`] (planning).
-pub fn materialize(
-    app: &App,
-    object: &mut Value,
-    live: Option<&Value>,
-    generate: bool,
-    env: &super::env_file::SecretEnv,
-) -> Result<(), EngineError> {
+/// generated key keeps the live value when there is one (unless rotated); otherwise it is generated now
+/// when `generate`, or left as [`TO_GENERATE`] (planning). A template is made of the values around it.
+pub fn materialize(app: &App, object: &mut Value, fill: &Fill<'_>) -> Result<(), EngineError> {
     let name = object["metadata"]["name"]
         .as_str()
         .unwrap_or_default()
@@ -80,15 +112,42 @@ pub fn materialize(
     let Some(secret) = app.secrets.iter().find(|s| s.name.v == name) else {
         return Ok(());
     };
-    let mut data = Map::new();
+    let live_data = |key: &str| {
+        fill.live
+            .and_then(|l| l.get("data"))
+            .and_then(|d| d.get(key))
+            .and_then(Value::as_str)
+    };
+    // Data key → its value (base64), `None` while it is still to generate; templates last.
+    let mut values: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (key, source) in &secret.data {
         let fail = |reason: String| EngineError::SecretSource {
             secret: name.clone(),
             key: key.v.clone(),
             reason,
         };
+        let keys = source.data_keys(&key.v);
+        if source.is_generated() && !matches!(source, SecretSource::Template(_)) {
+            let rotated = fill.rotate.contains(&key.v);
+            // Every key it fills, live: kept (a certificate without its key is made again).
+            let live: Option<Vec<String>> = keys
+                .iter()
+                .map(|k| live_data(k).map(str::to_string))
+                .collect();
+            let made: Vec<Option<String>> = match live {
+                Some(kept) if !rotated => kept.into_iter().map(Some).collect(),
+                _ if fill.generate => generated(app, source, fill.cas)
+                    .map_err(fail)?
+                    .into_iter()
+                    .map(|bytes| Some(STANDARD.encode(bytes)))
+                    .collect(),
+                _ => keys.iter().map(|_| None).collect(),
+            };
+            values.extend(keys.into_iter().zip(made));
+            continue;
+        }
         let value = match source {
-            SecretSource::Env(var) => env.get(&var.v).map(|v| STANDARD.encode(v)).ok_or_else(|| {
+            SecretSource::Env(var) => fill.env.get(&var.v).map(|v| STANDARD.encode(v)).ok_or_else(|| {
                 fail(format!(
                     "environment variable `{}` is not set (in an `--env-file` or the environment)",
                     var.v
@@ -97,21 +156,26 @@ pub fn materialize(
             SecretSource::File(path) => std::fs::read(&path.v)
                 .map(|v| STANDARD.encode(v))
                 .map_err(|e| fail(format!("cannot read `{}`: {e}", path.v)))?,
-            SecretSource::Generated { length } => {
-                match live
-                    .and_then(|l| l.get("data"))
-                    .and_then(|d| d.get(&key.v))
-                    .and_then(Value::as_str)
-                {
-                    Some(existing) => existing.to_string(),
-                    None if generate => {
-                        STANDARD.encode(random_text(length.v.max(1) as usize).map_err(fail)?)
-                    }
-                    None => TO_GENERATE.to_string(),
-                }
-            }
+            _ => continue,
         };
-        data.insert(key.v.clone(), Value::String(value));
+        values.insert(key.v.clone(), Some(value));
+    }
+    fill_templates(secret, &name, &mut values)?;
+    if signs(app, &name) {
+        let known: Map<String, Value> = values
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), Value::String(v.clone()?))))
+            .collect();
+        let mut cas = fill.cas.lock();
+        cas.insert(name.clone(), known);
+    }
+    let mut data = Map::new();
+    for (key, _) in secret.data_keys() {
+        let v = values.get(&key).cloned().flatten();
+        data.insert(
+            key,
+            Value::String(v.unwrap_or_else(|| TO_GENERATE.to_string())),
+        );
     }
     if let Some(map) = object.as_object_mut() {
         map.remove("stringData");
@@ -120,14 +184,145 @@ pub fn materialize(
     Ok(())
 }
 
-fn random_text(len: usize) -> Result<String, String> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut bytes = vec![0u8; len];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
-    Ok(bytes
+/// Whether another Secret of the app is signed by the Secret `name`.
+pub fn signs(app: &App, name: &str) -> bool {
+    app.secrets.iter().any(|s| {
+        s.data
+            .iter()
+            .any(|(_, src)| matches!(src, SecretSource::TlsSignedBy { ca, .. } if ca.v == name))
+    })
+}
+
+/// The Secrets whose CA signs a certificate of the Secret `name`.
+pub fn signed_by(app: &App, name: &str) -> Vec<String> {
+    app.secrets
         .iter()
-        .map(|b| ALPHABET[(*b as usize) % ALPHABET.len()] as char)
-        .collect())
+        .filter(|s| s.name.v == name)
+        .flat_map(|s| &s.data)
+        .filter_map(|(_, src)| match src {
+            SecretSource::TlsSignedBy { ca, .. } => Some(ca.v.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// New bytes for each data key a generator fills, in [`SecretSource::data_keys`] order.
+fn generated(app: &App, source: &SecretSource, cas: &Cas) -> Result<Vec<Vec<u8>>, String> {
+    let hosts = |hosts: &[piceli_core::spanned::Spanned<String>]| -> Vec<String> {
+        hosts.iter().map(|h| h.v.clone()).collect()
+    };
+    match source {
+        SecretSource::Generated { length } => {
+            Ok(vec![random_text(length.v.max(1) as usize)?.into_bytes()])
+        }
+        SecretSource::TlsSelfSigned {
+            hosts: h,
+            days,
+            is_ca,
+        } => {
+            let pem = generate::tls_self_signed(&hosts(h), days.v, *is_ca)?;
+            Ok(vec![pem.cert.into_bytes(), pem.key.into_bytes()])
+        }
+        SecretSource::TlsSignedBy { ca, hosts: h, days } => {
+            let pem_of = |data: &Map<String, Value>, k: &str| {
+                data.get(k)
+                    .and_then(Value::as_str)
+                    .and_then(|b| STANDARD.decode(b).ok())
+                    .and_then(|b| String::from_utf8(b).ok())
+            };
+            let ca_pem = {
+                let cas = cas.lock();
+                cas.get(&ca.v).and_then(|d| {
+                    Some(generate::Pem {
+                        cert: pem_of(d, "tls.crt")?,
+                        key: pem_of(d, "tls.key")?,
+                    })
+                })
+            };
+            let Some(ca_pem) = ca_pem else {
+                let declared = app.secrets.iter().any(|s| s.name.v == ca.v);
+                return Err(format!(
+                    "the CA in secret `{}` is not available to sign with{}",
+                    ca.v,
+                    if declared {
+                        " (it has no `tls.crt` and `tls.key` yet)"
+                    } else {
+                        ""
+                    }
+                ));
+            };
+            let pem = generate::tls_signed_by(&hosts(h), days.v, &ca_pem)?;
+            Ok(vec![
+                pem.cert.into_bytes(),
+                pem.key.into_bytes(),
+                ca_pem.cert.into_bytes(),
+            ])
+        }
+        SecretSource::Env(_) | SecretSource::File(_) | SecretSource::Template(_) => Ok(Vec::new()),
+    }
+}
+
+/// Fill each template from the values around it, a template naming another after that one (the macro
+/// refused cycles).
+fn fill_templates(
+    secret: &piceli_core::model::Secret,
+    name: &str,
+    values: &mut BTreeMap<String, Option<String>>,
+) -> Result<(), EngineError> {
+    let is_template = |k: &str| {
+        secret
+            .data
+            .iter()
+            .any(|(d, s)| d.v == k && matches!(s, SecretSource::Template(_)))
+    };
+    let mut todo: Vec<(&str, &str)> = secret
+        .data
+        .iter()
+        .filter_map(|(k, src)| match src {
+            SecretSource::Template(t) => Some((k.v.as_str(), t.v.as_str())),
+            _ => None,
+        })
+        .collect();
+    while !todo.is_empty() {
+        let before = todo.len();
+        let mut left = Vec::new();
+        for (key, template) in todo {
+            let fail = |reason: String| EngineError::SecretSource {
+                secret: name.to_string(),
+                key: key.to_string(),
+                reason,
+            };
+            let parts = parse_template(template).map_err(fail)?;
+            let waiting = parts.iter().any(
+                |p| matches!(p, TemplatePart::Key(k) if is_template(k) && !values.contains_key(k)),
+            );
+            if waiting {
+                left.push((key, template));
+                continue;
+            }
+            let decoded: BTreeMap<String, Option<Vec<u8>>> = values
+                .iter()
+                .map(|(k, v)| {
+                    let bytes = v.as_ref().map(|b| STANDARD.decode(b).unwrap_or_default());
+                    (k.clone(), bytes)
+                })
+                .collect();
+            let value = match generate::fill_template(template, &decoded).map_err(fail)? {
+                generate::Filled::Text(t) => Some(STANDARD.encode(t)),
+                generate::Filled::Pending => None,
+            };
+            values.insert(key.to_string(), value);
+        }
+        if left.len() == before {
+            return Err(EngineError::SecretSource {
+                secret: name.to_string(),
+                key: left[0].0.to_string(),
+                reason: "its template names itself through other templates".into(),
+            });
+        }
+        todo = left;
+    }
+    Ok(())
 }
 
 /// The object with every Secret value replaced by its keyed digest (safe to print, store and hash).

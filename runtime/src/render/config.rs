@@ -41,21 +41,17 @@ pub(super) fn config(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
     }
     for s in &cx.app.secrets {
         // Values are read only when applying; render shows where each comes from, never a value.
+        // A TLS generator's key K fills K.crt and K.key (and ca.crt): a marker for each.
         let string_data: BTreeMap<String, String> = s
-            .data
-            .iter()
-            .map(|(k, src)| (k.v.clone(), src.redaction_marker()))
+            .data_keys()
+            .into_iter()
+            .map(|(k, i)| (k, s.data[i].1.redaction_marker()))
             .collect();
         out.push(json(
             "Secret",
             &Secret {
                 metadata: cx.meta(&s.name.v, &s.labels, &s.annotations),
-                type_: Some(
-                    s.secret_type
-                        .as_ref()
-                        .map(|t| t.v.clone())
-                        .unwrap_or_else(|| "Opaque".into()),
-                ),
+                type_: Some(s.effective_type()),
                 string_data: Some(string_data),
                 ..Secret::default()
             },

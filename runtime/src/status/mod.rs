@@ -2,6 +2,7 @@
 //! release (the journal's and the cluster's record), the last check results and the Services and
 //! Ingresses, then applies the rules in [`rules`] to name one state: `up`, `degraded`, `down` or `unknown`.
 
+pub mod certs;
 pub mod checks;
 pub mod health;
 pub mod report;
@@ -20,7 +21,7 @@ use crate::forward::pod_selector;
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{Node, Pod, Service};
+use k8s_openapi::api::core::v1::{Node, Pod, Secret, Service};
 use k8s_openapi::api::networking::v1::Ingress;
 use kube::api::{Api, ListParams};
 use piceli_core::model::{ServiceType, WorkloadKind};
@@ -34,6 +35,7 @@ struct Live {
     services: BTreeMap<String, Value>,
     ingresses: BTreeMap<String, Value>,
     node: Option<String>,
+    certificates: Vec<certs::Certificate>,
 }
 
 fn to_value<T: serde::Serialize>(o: T) -> Value {
@@ -133,12 +135,23 @@ async fn read_live(session: &Session, ns: &str) -> Result<Live, String> {
     } else {
         None
     };
+    // Generated certificates: their expiry (the Secret is read; only the certificate is parsed).
+    let now = jiff::Timestamp::now().as_second();
+    let mut certificates = Vec::new();
+    for (secret, entry, key) in certs::generated(app) {
+        if let Some(live) = get::<Secret>(client, ns, &secret).await.map_err(err)?
+            && let Some(c) = certs::read(&secret, &entry, &key, &live, now)
+        {
+            certificates.push(c);
+        }
+    }
     Ok(Live {
         record,
         workloads,
         services,
         ingresses,
         node,
+        certificates,
     })
 }
 
@@ -214,5 +227,6 @@ pub async fn status(session: &Session) -> Report {
         workloads,
         checks,
         urls,
+        certificates: live.map(|l| l.certificates).unwrap_or_default(),
     }
 }

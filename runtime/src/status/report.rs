@@ -63,6 +63,9 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     /// How to reach the app.
     pub urls: Vec<Url>,
+    /// The generated certificates' expiry (none: the app generates none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub certificates: Vec<super::certs::Certificate>,
 }
 
 impl Report {
@@ -120,6 +123,16 @@ impl Report {
         for c in &self.checks {
             let verdict = if c.passed { "passed" } else { "FAILED" };
             let _ = writeln!(out, "  check {:<20} {verdict}  {}", c.name, c.message);
+        }
+        for c in &self.certificates {
+            let _ = writeln!(
+                out,
+                "  certificate {}/{} expires {} ({} days left)",
+                c.secret, c.key, c.not_after, c.days_left
+            );
+            if let Some(w) = &c.warning {
+                let _ = writeln!(out, "  ! {w}");
+            }
         }
         for u in &self.urls {
             let url = u.url.as_deref().unwrap_or("(no address yet)");

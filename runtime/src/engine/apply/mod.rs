@@ -8,7 +8,7 @@ use super::plan::{
     Action, ActionKind, Desired, FIELD_MANAGER, Plan, PlanOptions, desired, is_ours,
 };
 use super::resources::{Resources, api_for};
-use super::secrets::{materialize, redact};
+use super::secrets::{Fill, materialize, redact};
 use super::target::Connection;
 use crate::identity::ObjectKey;
 use crate::journal::{
@@ -163,7 +163,12 @@ pub async fn apply(run: &ApplyRun<'_>) -> Result<Applied, EngineError> {
     super::externals::recheck(conn, &resources, &plan.requires).await?;
     // The resourceVersion each write carries: what the precondition check just saw.
     let mut rvs: BTreeMap<ObjectKey, String> = BTreeMap::new();
-    for a in &plan.actions {
+    // The Secrets holding a CA first: the certificates they sign are made with their values.
+    let mut checking: Vec<&Action> = plan.actions.iter().collect();
+    checking.sort_by_key(|a| {
+        !(a.object.kind == "Secret" && super::secrets::signs(app, &a.object.name))
+    });
+    for a in checking {
         if created_namespace && a.object.kind == "Namespace" && a.object.name == plan.namespace {
             // Its precondition was the create this apply just made under the lock.
             continue;
@@ -345,8 +350,8 @@ async fn prepare_resumed(
     a: &Action,
     d: &mut Desired,
 ) -> Result<(), EngineError> {
-    let (app, conn) = (run.app, run.conn);
-    let (key, env) = (&run.plan_opts.digest_key, &*run.plan_opts.env);
+    let (app, conn, plan_opts) = (run.app, run.conn, run.plan_opts);
+    let key = &plan_opts.digest_key;
     let live = if a.object.kind == "Secret" {
         let served = resources
             .served(&conn.client, &crate::identity::gvk_of(&d.object))
@@ -365,11 +370,19 @@ async fn prepare_resumed(
     let mut planned = d.object.clone();
     if a.object.kind == "Secret" {
         // As planned: generated values that did not exist then are placeholders.
-        materialize(app, &mut planned, None, false, env)?;
+        let mut fill = Fill {
+            live: None,
+            generate: false,
+            env: &plan_opts.env,
+            rotate: &a.rotate,
+            cas: &plan_opts.cas,
+        };
+        materialize(app, &mut planned, &fill)?;
         let now = super::hash::digest(&redact(&planned, key));
+        fill.live = live.as_ref();
         let with_live = {
             let mut o = d.object.clone();
-            materialize(app, &mut o, live.as_ref(), false, env)?;
+            materialize(app, &mut o, &fill)?;
             super::hash::digest(&redact(&o, key))
         };
         if Some(&now) != a.desired_digest.as_ref() && Some(&with_live) != a.desired_digest.as_ref()
@@ -379,7 +392,27 @@ async fn prepare_resumed(
                 reason: Staleness::RendersDifferently,
             });
         }
-        materialize(app, &mut d.object, live.as_ref(), true, env)?;
+        // The CAs it is signed by, as they are live (their own steps may be done already).
+        for ca in super::secrets::signed_by(app, &a.object.name) {
+            if !plan_opts.cas.has(&ca) {
+                let secret = crate::identity::gvk("v1", "Secret");
+                let served = resources.served(&conn.client, &secret).await?;
+                let ca_live =
+                    super::resources::read(&conn.client, &served, d.namespace.as_deref(), &ca)
+                        .await
+                        .map_err(|e| EngineError::cluster(format!("reading Secret {ca}"), e))?;
+                let mut o = serde_json::json!({"metadata": {"name": ca}});
+                let ca_fill = Fill {
+                    live: ca_live.as_ref(),
+                    rotate: &[],
+                    ..fill
+                };
+                materialize(app, &mut o, &ca_fill)?;
+            }
+        }
+        // A rotation the interrupted run may have written already is made again: a new value either way.
+        fill.generate = true;
+        materialize(app, &mut d.object, &fill)?;
         return Ok(());
     }
     let now = super::hash::digest(&redact(&planned, key));

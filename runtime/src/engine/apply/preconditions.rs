@@ -73,7 +73,14 @@ pub(super) async fn check_precondition(
     let d = &mut wanted.objects[w];
     if a.object.kind == "Secret" {
         // Secret values are never stored: read them again, and they must be what was planned.
-        secret_values(app, &mut d.object, live.as_ref(), rollback, &plan_opts.env)?;
+        let mut fill = crate::engine::secrets::Fill {
+            live: live.as_ref(),
+            generate: false,
+            env: &plan_opts.env,
+            rotate: &a.rotate,
+            cas: &plan_opts.cas,
+        };
+        secret_values(app, &mut d.object, &fill, rollback)?;
         let now = crate::engine::hash::digest(&redact(&d.object, &plan_opts.digest_key));
         if Some(now) != a.desired_digest {
             return Err(EngineError::Stale {
@@ -82,7 +89,8 @@ pub(super) async fn check_precondition(
             });
         }
         if !rollback {
-            materialize(app, &mut d.object, live.as_ref(), true, &plan_opts.env)?;
+            fill.generate = true;
+            materialize(app, &mut d.object, &fill)?;
         }
     }
     if a.action != ActionKind::Adopt && live.as_ref().is_some_and(|l| !is_ours(l, &app.name.v)) {

@@ -45,21 +45,31 @@ pub(super) async fn dry_run(
     kind: &str,
     force: bool,
 ) -> Result<Value, EngineError> {
-    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
-    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
-    params.force = force;
     let body = if d
         .object
         .to_string()
         .contains(crate::engine::secrets::TO_GENERATE)
     {
-        // A value still to generate: the live object keeps its keys; compare without the new one.
-        strip_to_generate(&d.object)
+        blank_to_generate(&d.object)
     } else {
         d.object.clone()
     };
+    dry_run_body(conn, d, name, kind, force, &body).await
+}
+
+async fn dry_run_body(
+    conn: &Connection,
+    d: &Desired,
+    name: &str,
+    kind: &str,
+    force: bool,
+    body: &Value,
+) -> Result<Value, EngineError> {
+    let api = api_for(&conn.client, &d.served, d.namespace.as_deref());
+    let mut params = PatchParams::apply(FIELD_MANAGER).dry_run();
+    params.force = force;
     let result: DynamicObject = api
-        .patch(name, &params, &Patch::Apply(&body))
+        .patch(name, &params, &Patch::Apply(body))
         .await
         .map_err(|e| dry_run_error(kind, d.namespace.as_deref(), name, e))?;
     Ok(serde_json::to_value(result).unwrap_or(Value::Null))
@@ -98,12 +108,12 @@ pub(super) async fn dry_run_replacement(
 pub fn secret_values(
     app: &App,
     object: &mut Value,
-    live: Option<&Value>,
+    fill: &crate::engine::secrets::Fill<'_>,
     rollback: bool,
-    env: &crate::engine::env_file::SecretEnv,
 ) -> Result<(), EngineError> {
+    let live = fill.live;
     if !rollback {
-        return materialize(app, object, live, false, env);
+        return materialize(app, object, fill);
     }
     let name = object["metadata"]["name"]
         .as_str()
@@ -128,10 +138,18 @@ pub fn secret_values(
     Ok(())
 }
 
-pub(super) fn strip_to_generate(object: &Value) -> Value {
+/// A value still to generate (new, or rotated) is dry-run empty: the key stays, so the server checks the
+/// keys a Secret's type needs (`tls.crt`, `tls.key`) are there — leaving it out would remove a rotated key,
+/// which the server refuses for a `kubernetes.io/tls` Secret. The plan's diff shows such keys as made at
+/// apply ([`super::generated::new_values_are_changes`]).
+pub(super) fn blank_to_generate(object: &Value) -> Value {
     let mut out = object.clone();
     if let Some(data) = out.get_mut("data").and_then(Value::as_object_mut) {
-        data.retain(|_, v| v != crate::engine::secrets::TO_GENERATE);
+        for v in data.values_mut() {
+            if v == crate::engine::secrets::TO_GENERATE {
+                *v = Value::String(String::new());
+            }
+        }
     }
     out
 }

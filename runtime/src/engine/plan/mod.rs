@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod dry_run;
+mod generated;
 mod model;
 mod object;
 mod prune;
@@ -58,6 +59,10 @@ pub struct PlanOptions {
     pub take_ownership: super::conflicts::TakeOwnership,
     /// `--forget-helm-release NAME`: the Helm releases whose claim the plan removes.
     pub forget_helm: Vec<String>,
+    /// `--rotate SECRET[.KEY]`: generated values to make again.
+    pub rotate: Vec<String>,
+    /// The CAs filled so far, for the certificates they sign (in memory only).
+    pub cas: std::sync::Arc<super::secrets::Cas>,
 }
 
 /// A desired object with how the cluster serves it.
@@ -193,8 +198,14 @@ pub async fn plan_source(
     plan_opts: &PlanOptions,
 ) -> Result<(Plan, Vec<Desired>), EngineError> {
     let resources = conn.resources.clone();
-    let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
     let rollback = source.rollback_of.is_some();
+    // A name `--rotate` does not know is refused before anything is read.
+    let rotations = if rollback {
+        super::rotate::Rotations::new()
+    } else {
+        super::rotate::resolve(app, &plan_opts.rotate)?
+    };
+    let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
 
     let ns_served = resources
         .served(&conn.client, &gvk("v1", "Namespace"))
@@ -231,6 +242,7 @@ pub async fn plan_source(
             let namespace_missing = namespace_live.is_none();
             let scaled = &scaled;
             let listed = &listed;
+            let rotations = &rotations;
             async move {
                 let on = Planning {
                     app,
@@ -241,6 +253,7 @@ pub async fn plan_source(
                     rollback,
                     autoscaled: scaled,
                     listed,
+                    rotations,
                 };
                 plan_one(&on, d, read).await
             }
@@ -320,4 +333,6 @@ struct Planning<'a> {
     autoscaled: &'a std::collections::BTreeSet<(String, String)>,
     /// The app's live objects, one list per kind and namespace.
     listed: &'a super::listed::Listed,
+    /// `--rotate`, resolved: the generated keys made again.
+    rotations: &'a super::rotate::Rotations,
 }

@@ -84,6 +84,26 @@ pub struct Action {
     /// they gain, as when a takeover adds Piceli's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<String>,
+    /// A Secret's generated keys (DSL keys) the plan makes again (`plan --rotate`): apply generates them
+    /// whatever the live Secret holds. Part of the plan's hash, so rotating is approved like any change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rotate: Vec<String>,
+    /// A Secret's generated data keys: whether each exists (kept, with its keyed fingerprint), is made at
+    /// apply, or is rotated. Never a value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generated: Vec<GeneratedKey>,
+}
+
+/// What a plan does with one generated data key of a Secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratedKey {
+    /// The data key (`password`, `tls.crt`).
+    pub key: String,
+    /// `exists` (the live value is kept), `generate` (made at apply) or `rotate` (made again at apply).
+    pub state: String,
+    /// The live value's keyed digest (`exists`, `rotate`): the same value has the same fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 impl ActionKind {

@@ -72,7 +72,18 @@ pub(super) async fn read_selecting(
     .collect()
 }
 
+/// Plan one object; a Secret whose generated keys `--rotate` names changes even when nothing else does.
 pub(super) async fn plan_one(
+    on: &Planning<'_>,
+    d: &mut Desired,
+    read: Option<Option<Value>>,
+) -> Result<Action, EngineError> {
+    let mut action = plan_object(on, d, read).await?;
+    super::generated::new_values_are_changes(&mut action);
+    Ok(action)
+}
+
+async fn plan_object(
     on: &Planning<'_>,
     d: &mut Desired,
     read: Option<Option<Value>>,
@@ -100,8 +111,22 @@ pub(super) async fn plan_one(
         // Not the app's (or not there): read it alone.
         get_live(conn, &d.served, d.namespace.as_deref(), &name).await?
     };
+    let (mut rotate, mut generated) = (Vec::new(), Vec::new());
     if kind == "Secret" {
-        secret_values(app, &mut d.object, live.as_ref(), rollback, &on.opts.env)?;
+        if !rollback {
+            rotate = super::generated::rotated(on.rotations, &name);
+        }
+        let fill = crate::engine::secrets::Fill {
+            live: live.as_ref(),
+            generate: false,
+            env: &on.opts.env,
+            rotate: &rotate,
+            cas: &on.opts.cas,
+        };
+        secret_values(app, &mut d.object, &fill, rollback)?;
+        if !rollback {
+            generated = super::generated::keys(app, &d.object, live.as_ref(), &rotate, key);
+        }
     }
     let desired_digest = Some(crate::engine::hash::digest(&redact(&d.object, key)));
     let mut action = Action {
@@ -123,6 +148,8 @@ pub(super) async fn plan_one(
             .as_ref()
             .and_then(|l| crate::engine::helm::claim(l, &opts.forget_helm)),
         rollout: None,
+        rotate,
+        generated,
     };
     let Some(live) = live else {
         // A create is dry-run too (when its namespace and kind exist), so the server validates it at

@@ -61,6 +61,8 @@ pub(super) async fn prune(
             propagation: None,
             helm: None,
             rollout: None,
+            rotate: Vec::new(),
+            generated: Vec::new(),
         });
     }
     Ok(out)

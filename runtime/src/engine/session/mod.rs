@@ -217,6 +217,8 @@ impl Session {
             force_dry_run: false,
             take_ownership: super::conflicts::TakeOwnership::None,
             forget_helm: Vec::new(),
+            rotate: Vec::new(),
+            cas: Default::default(),
         })
     }
 
@@ -317,9 +319,24 @@ impl Session {
         take: super::conflicts::TakeOwnership,
         forget_helm: Vec<String>,
     ) -> Result<Plan, EngineError> {
+        self.plan_rotating(adopt, adopt_all, take, forget_helm, Vec::new())
+            .await
+    }
+
+    /// [`Session::plan_forgetting`], making the generated secret values `rotate` names again
+    /// (`--rotate SECRET[.KEY]`).
+    pub async fn plan_rotating(
+        &self,
+        adopt: Vec<String>,
+        adopt_all: bool,
+        take: super::conflicts::TakeOwnership,
+        forget_helm: Vec<String>,
+        rotate: Vec<String>,
+    ) -> Result<Plan, EngineError> {
         let mut opts = self.plan_options(adopt, adopt_all)?;
         opts.take_ownership = take;
         opts.forget_helm = forget_helm;
+        opts.rotate = rotate;
         let (plan, _) = plan(&self.app, &self.conn, &self.render, &opts).await?;
         self.state.store_plan(&plan)?;
         Ok(plan)
