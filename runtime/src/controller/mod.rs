@@ -17,6 +17,7 @@
 //! assert_eq!(controllers.names(), ["config"]);
 //! ```
 
+mod app_fns;
 mod backoff;
 mod context;
 mod crd;
@@ -34,6 +35,7 @@ mod run;
 pub mod status;
 mod triggers;
 
+pub use app_fns::{BackoffFn, ReconcileAllOn, backoff_fn, reconcile_all_on};
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
 pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};
@@ -58,3 +60,7 @@ pub use options::{ControllerOptions, Kind, Namespaces, OwnerMapping, parse_durat
 pub use rbac::{Access, Grant};
 pub use registry::{Controllers, RunOptions};
 pub use run::Watched;
+pub use triggers::Trigger;
+/// For `reconcile_all_on` functions: the trait their result implements, and futures' stream helpers
+/// (`stream::unfold`, `stream::iter`, `StreamExt`).
+pub use futures::{Stream, StreamExt, stream};

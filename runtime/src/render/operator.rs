@@ -7,7 +7,7 @@ use super::Sink;
 use super::json;
 use super::meta::Cx;
 use crate::error::Error;
-use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind};
+use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind, WebhookResource};
 use piceli_core::resources;
 use serde_json::{Value, json};
 
@@ -288,15 +288,30 @@ fn controller_pod(pod: &mut Value, hooks: bool) {
     }
 }
 
-/// The rule's resource: a 1.33 resource from the table, one of the app's custom resources from its CRD.
-fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
+/// The webhook's rules, one per resource it lists.
+fn rules(cx: &Cx, w: &Webhook) -> Result<Vec<Value>, Error> {
+    w.resources.iter().map(|r| rule(cx, w, r)).collect()
+}
+
+/// A rule for one resource: a 1.33 resource from the table, one of the app's custom resources from its
+/// CRD, every resource (and version, in either scope) of the group of a `*.GROUP`.
+fn rule(cx: &Cx, w: &Webhook, r: &WebhookResource) -> Result<Value, Error> {
     let operations: Vec<String> = w.operations.iter().map(|o| o.v.clone()).collect();
-    if !w.custom {
-        let resource = resources::lookup(&w.resource.v);
+    if let Some(group) = r.wildcard_group() {
+        return Ok(json!({
+            "apiGroups": [group],
+            "apiVersions": ["*"],
+            "resources": ["*"],
+            "operations": operations,
+            "scope": "*",
+        }));
+    }
+    if !r.custom {
+        let resource = resources::lookup(&r.name.v);
         return Ok(json!({
             "apiGroups": [resource.map(|r| r.group).unwrap_or_default()],
             "apiVersions": [resource.map(|r| r.version).unwrap_or("v1")],
-            "resources": [resource.map(|r| r.plural).unwrap_or(w.resource.v.as_str())],
+            "resources": [resource.map(|r| r.plural).unwrap_or(r.name.v.as_str())],
             "operations": operations,
             "scope": if resource.is_none_or(|r| r.namespaced) { "Namespaced" } else { "Cluster" },
         }));
@@ -304,7 +319,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
     let crds = super::custom_resources(cx.app);
     let Some(crd) = crds
         .iter()
-        .find(|crd| crd["metadata"]["name"] == w.resource.v.as_str())
+        .find(|crd| crd["metadata"]["name"] == r.name.v.as_str())
     else {
         let names: Vec<&str> = crds
             .iter()
@@ -316,7 +331,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
                 "{} {} admits `{}`, but the app's custom resource types define {}",
                 w.kind.keyword(),
                 w.name.v,
-                w.resource.v,
+                r.name.v,
                 if names.is_empty() {
                     "no CRD".to_string()
                 } else {
@@ -349,7 +364,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
 }
 
 fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Result<Value, Error> {
-    let rule = rule(cx, w)?;
+    let rules = rules(cx, w)?;
     let labels = |l: &piceli_core::model::Labels| {
         l.iter()
             .map(|(k, v)| (k.v.clone(), Value::String(v.v.clone())))
@@ -377,7 +392,7 @@ fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Result<Value, Error> {
         "clientConfig": {
             "service": { "namespace": cx.namespace, "name": operator, "path": w.path(), "port": 443 },
         },
-        "rules": [rule],
+        "rules": rules,
         "namespaceSelector": namespace_selector,
     });
     if !w.objects.is_empty() {
