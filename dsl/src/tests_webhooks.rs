@@ -21,7 +21,11 @@ fn a_list_of_resources_or_a_wildcard_makes_a_generic_webhook() {
     ))
     .unwrap_or_else(|e| panic!("checks: {e:?}"));
     let hooks = &checked.app.webhooks;
-    let names: Vec<&str> = hooks[0].resources.iter().map(|r| r.name.v.as_str()).collect();
+    let names: Vec<&str> = hooks[0]
+        .resources
+        .iter()
+        .map(|r| r.name.v.as_str())
+        .collect();
     assert_eq!(names, ["configmaps", "secrets", "*.example.com"]);
     let generic: Vec<bool> = hooks.iter().map(|h| h.generic).collect();
     assert_eq!(generic, [true, true, true, false]);
@@ -63,8 +67,14 @@ fn each_custom_resource_name_is_compared_with_its_crd_name_at_compile_time() {
     assert!(code.contains("PCL0178:validatexison"), "{code}");
     assert!(code.contains("PCL0178:mutateyison"), "{code}");
     // The typed webhook takes `Request<ConfigMapGenerator>`, the generic one `Request<DynamicObject>`.
-    assert!(code.contains("validator::<crate::ops::ConfigMapGenerator,_>"), "{code}");
-    assert!(code.contains("mutator::<::piceli::kube::core::DynamicObject,_>"), "{code}");
+    assert!(
+        code.contains("validator::<crate::ops::ConfigMapGenerator,_>"),
+        "{code}"
+    );
+    assert!(
+        code.contains("mutator::<::piceli::kube::core::DynamicObject,_>"),
+        "{code}"
+    );
 }
 
 #[test]

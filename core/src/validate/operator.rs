@@ -206,9 +206,8 @@ fn resource(cx: &mut Ctx, r: &WebhookResource) {
         None if written.contains('.') => format!(
             "write a 1.33 resource (`pods`, `deployments.apps`), or declare the type of `{written}` in this app with `custom_resource crate::Lamp;`"
         ),
-        None => {
-            "write the plural and the API group: `pods`, `deployments.apps`, `jobs.batch`".to_string()
-        }
+        None => "write the plural and the API group: `pods`, `deployments.apps`, `jobs.batch`"
+            .to_string(),
     };
     cx.error(
         Code::UnknownResource,
@@ -324,7 +323,12 @@ mod tests {
             h.resources.push(WebhookResource::new(s(name, at)));
         }
         assert_eq!(codes(&app(vec![h.clone()])), []);
-        for (name, at) in [("secrets", 17), ("*.example", 18), ("*", 19), ("*.*.io", 21)] {
+        for (name, at) in [
+            ("secrets", 17),
+            ("*.example", 18),
+            ("*", 19),
+            ("*.*.io", 21),
+        ] {
             h.resources.push(WebhookResource::new(s(name, at)));
         }
         assert_eq!(

@@ -125,7 +125,8 @@ pub const CONTROLLER_OPTIONS: &[Key<Reading<Options>>] = &[
                 }
             }
             Some(v) => {
-                const EXAMPLE: &str = "backoff: { base: \"200ms\", max: \"5m\" }` or `backoff: ops::my_backoff";
+                const EXAMPLE: &str =
+                    "backoff: { base: \"200ms\", max: \"5m\" }` or `backoff: ops::my_backoff";
                 if let Some((path, text)) = function(lw, v, EXAMPLE) {
                     let at = lw.loc(v.sp(), format!("{} › {key}", r.owner));
                     r.item.decl.backoff_fn = Some(Spanned::new(text, at));

@@ -301,7 +301,8 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
     let mut hook = Webhook {
         kind,
         resources,
-        generic: tail.resource_list.is_some() || tail.resources.iter().any(|r| r.text.contains('*')),
+        generic: tail.resource_list.is_some()
+            || tail.resources.iter().any(|r| r.text.contains('*')),
         name,
         ..Webhook::default()
     };

@@ -56,7 +56,10 @@ where
 }
 
 /// `options` with `f`'s stream as its `reconcile_all_on` (what `app!` generates).
-pub fn reconcile_all_on<S>(options: ControllerOptions, f: impl ReconcileAllOn<S>) -> ControllerOptions {
+pub fn reconcile_all_on<S>(
+    options: ControllerOptions,
+    f: impl ReconcileAllOn<S>,
+) -> ControllerOptions {
     options.reconcile_all_on(f.into_trigger())
 }
 

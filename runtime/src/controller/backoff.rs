@@ -202,8 +202,14 @@ mod tests {
             Duration::from_millis(per * u64::from(attempt))
         }));
         let conflict = HandlerError("409 conflict".into());
-        assert_eq!(f.failed("ns/a", &conflict), (Duration::from_millis(10), true));
-        assert_eq!(f.failed("ns/a", &conflict), (Duration::from_millis(20), false));
+        assert_eq!(
+            f.failed("ns/a", &conflict),
+            (Duration::from_millis(10), true)
+        );
+        assert_eq!(
+            f.failed("ns/a", &conflict),
+            (Duration::from_millis(20), false)
+        );
         assert_eq!(f.failed("ns/b", &E), (Duration::from_millis(1000), true));
         f.succeeded("ns/a");
         assert_eq!(f.failed("ns/a", &E).0, Duration::from_millis(1000));

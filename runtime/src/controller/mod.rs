@@ -44,6 +44,9 @@ pub use declared::{
     controller, custom_resource, declared_access, finalizing_controller, options,
 };
 pub use error::ControllerError;
+/// For `reconcile_all_on` functions: the trait their result implements, and futures' stream helpers
+/// (`stream::unfold`, `stream::iter`, `StreamExt`).
+pub use futures::{Stream, StreamExt, stream};
 pub use handler::{Controller, HandlerError};
 pub use health::HealthServer;
 /// When to reconcile next: `Action::requeue(d)`, or `Action::await_change()`.
@@ -61,6 +64,3 @@ pub use rbac::{Access, Grant};
 pub use registry::{Controllers, RunOptions};
 pub use run::Watched;
 pub use triggers::Trigger;
-/// For `reconcile_all_on` functions: the trait their result implements, and futures' stream helpers
-/// (`stream::unfold`, `stream::iter`, `StreamExt`).
-pub use futures::{Stream, StreamExt, stream};

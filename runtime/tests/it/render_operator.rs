@@ -143,8 +143,10 @@ fn a_generic_webhook_has_a_rule_per_resource_and_wildcards_cover_a_group() {
     let hook = &mut a.webhooks[0];
     hook.kind = WebhookKind::Mutate;
     hook.generic = true;
-    hook.resources.insert(0, WebhookResource::new(s("configmaps")));
-    hook.resources.push(WebhookResource::new(s("*.guard.example.com")));
+    hook.resources
+        .insert(0, WebhookResource::new(s("configmaps")));
+    hook.resources
+        .push(WebhookResource::new(s("*.guard.example.com")));
     let rendered = render(&a, &Options::default()).expect("renders");
     let config = rendered
         .objects
@@ -161,7 +163,10 @@ fn a_generic_webhook_has_a_rule_per_resource_and_wildcards_cover_a_group() {
         ])
     );
     assert!(
-        !rendered.objects.iter().any(|o| o["kind"] == "Role" || o["kind"] == "ClusterRole"),
+        !rendered
+            .objects
+            .iter()
+            .any(|o| o["kind"] == "Role" || o["kind"] == "ClusterRole"),
         "a webhook, generic or not, reads nothing from the API: no RBAC"
     );
 }
