@@ -26,7 +26,7 @@ mod edge;
 mod error;
 mod handler;
 mod health;
-mod leader;
+pub(crate) mod leader;
 mod metrics;
 mod options;
 mod rbac;

@@ -4,6 +4,7 @@
 //! comes from files or, with `--tls-from-secret NS/NAME`, from a Secret that is re-read when it changes.
 
 mod secret;
+pub mod self_managed;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
