@@ -13,6 +13,7 @@ mod controller_triggers;
 mod private_files;
 mod render_operator;
 mod serve_replicas;
+mod serve_self_managed;
 mod serve_tls_secret;
 mod webhook_generic;
 mod webhook_server;
