@@ -99,3 +99,13 @@ fn an_empty_list_and_a_wildcard_without_a_group_are_errors_with_help() {
     }
     assert_eq!(errors.len(), 3, "{all}");
 }
+
+#[test]
+fn an_operator_may_manage_its_own_certificate() {
+    let checked = check("operator guard { image: IMAGE, tls: self_managed }")
+        .unwrap_or_else(|e| panic!("checks: {e:?}"));
+    let tls = checked.app.operator.map(|o| o.tls);
+    assert_eq!(tls, Some(piceli_core::model::OperatorTls::SelfManaged));
+    let wrong = errors("operator guard { image: IMAGE, tls: self_managd }");
+    assert!(wrong[0].contains("cert_manager"), "{wrong:?}");
+}

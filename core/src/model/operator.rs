@@ -35,6 +35,10 @@ pub enum OperatorTls {
     ClusterIssuer(Spanned<String>),
     /// `secret(NAME)`: a Secret (tls.crt, tls.key, ca.crt) the cluster already has.
     Secret(Spanned<String>),
+    /// `self_managed`: the operator is its own CA. Its leader keeps the CA and the serving certificate in
+    /// the Secret `NAME-tls`, renews them before they expire and writes the CA into its webhook
+    /// configurations' `caBundle`; every replica reloads the Secret. No cert-manager.
+    SelfManaged,
 }
 
 /// Validating or mutating.

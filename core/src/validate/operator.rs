@@ -161,7 +161,7 @@ fn operator(cx: &mut Ctx, app: &App) {
         );
     }
     match &op.tls {
-        OperatorTls::SelfSigned => {}
+        OperatorTls::SelfSigned | OperatorTls::SelfManaged => {}
         OperatorTls::ClusterIssuer(name) | OperatorTls::Secret(name) => {
             if let Some(text) = cx.known(name) {
                 let verdict = rules::dns1123_subdomain(text);

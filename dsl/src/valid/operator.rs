@@ -83,7 +83,7 @@ pub const OPERATOR: &[Key<Reading<Op>>] = &[
     ),
     Key::new(
         "tls",
-        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")` or `secret(NAME)`",
+        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")`, `secret(NAME)` or `self_managed` (the operator's own CA)",
         Some(|lw, r, _, _, v| {
             if let Some(v) = v
                 && let Some(tls) = tls(lw, v, &r.owner)
@@ -143,9 +143,16 @@ fn operator_image(
     }
 }
 
-/// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")` or `secret(NAME)`.
+/// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")`, `secret(NAME)` or
+/// `self_managed`.
 fn tls(lw: &mut Lower, v: &Value, owner: &str) -> Option<OperatorTls> {
     const EXAMPLE: &str = "cert_manager(issuer: self_signed)";
+    if let Value::Path(p) = v
+        && p.len() == 1
+        && p[0].text == "self_managed"
+    {
+        return Some(OperatorTls::SelfManaged);
+    }
     let call = lw.call(v, &["cert_manager", "secret"], EXAMPLE)?;
     if call.name.text == "secret" {
         lw.max_args(call, 1, "secret(guard-tls)");

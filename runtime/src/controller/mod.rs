@@ -35,7 +35,10 @@ mod run;
 pub mod status;
 mod triggers;
 
-pub use app_fns::{BackoffFn, ReconcileAllOn, backoff_fn, reconcile_all_on};
+pub use app_fns::{
+    AsyncStreamFn, AttemptOnly, BackoffFn, ErrorAndAttempt, ReconcileAllOn, StreamFn, backoff_fn,
+    reconcile_all_on,
+};
 pub use backoff::Backoff;
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
 pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};

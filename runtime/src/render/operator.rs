@@ -72,7 +72,10 @@ pub(super) fn workload(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             }
             _ => ("cert-manager.io/inject-ca-from", format!("{name}-tls")),
         };
-        if let Some(m) = metadata.as_object_mut() {
+        // A self-managed operator writes the caBundle itself.
+        if op.tls != OperatorTls::SelfManaged
+            && let Some(m) = metadata.as_object_mut()
+        {
             let notes = m.entry("annotations").or_insert_with(|| json!({}));
             notes[annotation] = Value::String(format!("{}/{source}", cx.namespace));
         }
@@ -161,7 +164,7 @@ fn cert_manager(op: &Operator, namespace: &str) -> Vec<(&'static str, String, Va
         )
     };
     match &op.tls {
-        OperatorTls::Secret(_) => Vec::new(),
+        OperatorTls::Secret(_) | OperatorTls::SelfManaged => Vec::new(),
         OperatorTls::ClusterIssuer(issuer) => vec![serving(json!({
             "group": "cert-manager.io", "kind": "ClusterIssuer", "name": issuer.v,
         }))],
@@ -245,8 +248,17 @@ fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
             },
         });
     }
-    if !cx.app.controllers.is_empty() {
+    if !cx.app.controllers.is_empty() || op.tls == OperatorTls::SelfManaged {
         controller_pod(&mut pod, !cx.app.webhooks.is_empty());
+    }
+    if op.tls == OperatorTls::SelfManaged {
+        // `serve` reads its pair through the API (the Secret may not exist before the pod starts).
+        if let Some(c) = pod["containers"][0].as_object_mut() {
+            c.remove("volumeMounts");
+        }
+        if let Some(p) = pod.as_object_mut() {
+            p.remove("volumes");
+        }
     }
     json!({
         "apiVersion": "apps/v1",

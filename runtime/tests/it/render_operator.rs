@@ -67,6 +67,59 @@ fn certificate_from_an_existing_secret() {
     insta::assert_snapshot!(text);
 }
 
+/// `tls: self_managed`: no cert-manager objects and no CA-injection annotation; the operator's pod gets
+/// its token and reads the Secret through the API (no volume), and the RBAC it needs for that: its
+/// Secret and Lease in its namespace, its own webhook configurations by name.
+#[test]
+fn a_self_managed_certificate_needs_no_cert_manager_and_gets_its_rbac() {
+    let rendered = render(&app(OperatorTls::SelfManaged, 2), &Options::default()).expect("renders");
+    let kinds: Vec<&str> = rendered
+        .objects
+        .iter()
+        .filter_map(|o| o["kind"].as_str())
+        .collect();
+    assert!(
+        !kinds.contains(&"Certificate") && !kinds.contains(&"Issuer"),
+        "{kinds:?}"
+    );
+    let find = |kind: &str| {
+        rendered
+            .objects
+            .iter()
+            .find(|o| o["kind"] == kind)
+            .unwrap_or_else(|| panic!("a {kind} in {kinds:?}"))
+    };
+    let config = find("MutatingWebhookConfiguration");
+    assert!(
+        config["metadata"]["annotations"]
+            .as_object()
+            .is_none_or(|a| !a.keys().any(|k| k.starts_with("cert-manager.io/"))),
+        "{config}"
+    );
+    let pod = &find("Deployment")["spec"]["template"]["spec"];
+    assert_eq!(pod["automountServiceAccountToken"], true);
+    assert!(pod.get("volumes").is_none(), "{pod}");
+    assert_eq!(pod["containers"][0]["args"], serde_json::json!(["serve"]));
+    let role = find("Role");
+    assert_eq!(role["metadata"]["namespace"], "policy");
+    let rules = role["rules"].to_string();
+    assert!(
+        rules.contains("secrets") && rules.contains("leases"),
+        "{rules}"
+    );
+    let cluster = find("ClusterRole");
+    assert_eq!(
+        cluster["rules"],
+        serde_json::json!([{
+            "apiGroups": ["admissionregistration.k8s.io"],
+            "resources": ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+            "verbs": ["get", "update"],
+            "resourceNames": ["guard.policy"],
+        }])
+    );
+    assert!(kinds.contains(&"RoleBinding") && kinds.contains(&"ClusterRoleBinding"));
+}
+
 /// The app with a validating webhook on `resource`, one of its custom resources, and the CRD of a
 /// cluster-scoped `lamps.example.com` served at v1 and v2 (v1beta1 no longer served).
 fn custom_app(resource: &str) -> App {

@@ -5,7 +5,6 @@
 
 mod ops {
     use std::sync::Arc;
-    use std::time::Duration;
 
     use piceli::controller::{Action, Context};
     use piceli::k8s_openapi::api::core::v1::ConfigMap;
@@ -16,8 +15,8 @@ mod ops {
     pub fn config_changes() -> Vec<()> {
         Vec::new()
     }
-    pub fn my_backoff(attempt: u32) -> Duration {
-        Duration::from_secs(u64::from(attempt))
+    pub fn my_backoff(attempt: u32) -> u64 {
+        u64::from(attempt) * 1000
     }
 }
 
