@@ -359,14 +359,16 @@ codes! {
          OpenAPI schema of the type and applied before objects of it.";
     ControllerTriggerFn = "PCL0075", Rejected, "a controller's `reconcile_all_on` function does not give a stream of `()`",
         "`reconcile_all_on: path::to::function` names a function of the app that takes nothing and gives a \
-         stream: `fn config_changes() -> impl futures::Stream<Item = ()> + Send + 'static`. `serve` calls it \
+         stream: `fn config_changes() -> impl futures::Stream<Item = ()> + Send + 'static` (or an `async fn` \
+         giving it; `piceli::controller::Stream` is futures' trait). `serve` calls it \
          for each watch of the controller (each namespace it watches, each term as leader) and reconciles \
          every object of the controller for each item (kube's `Controller::reconcile_all_on`). A function of \
          another shape fails the build at its path.";
     ControllerBackoffFn = "PCL0076", Rejected, "a controller's `backoff` function has the wrong shape",
         "`backoff: path::to::function` names a function of the app giving the delay before an object that \
          failed is reconciled again: `fn my_backoff(error: &piceli::controller::HandlerError, attempt: u32) -> \
-         std::time::Duration`, where `attempt` counts that object's failures in a row (1 = the first; a \
+         std::time::Duration` (or `fn(attempt: u32) -> Duration`), where `attempt` counts that object's \
+         failures in a row (1 = the first; a \
          success resets it) and `error` is the handler's error as text. The other form is exponential, \
          `backoff: { base: \"200ms\", max: \"5m\" }`. A function of another shape fails the build at its path.";
     ExternalConflict = "PCL0080", Rejected, "an `external` object is also declared by the app, or declared twice",

@@ -117,7 +117,11 @@ mod tests {
         let sync = reconcile_all_on(ControllerOptions::default(), changes);
         let trigger = sync.reconcile_all_on.expect("a trigger");
         assert_eq!(trigger.stream().count().await, 2);
-        assert_eq!(trigger.stream().count().await, 2, "a fresh stream each time");
+        assert_eq!(
+            trigger.stream().count().await,
+            2,
+            "a fresh stream each time"
+        );
         let async_ = reconcile_all_on(ControllerOptions::default(), remote);
         let trigger = async_.reconcile_all_on.expect("a trigger");
         assert_eq!(trigger.stream().count().await, 3);
