@@ -21,8 +21,11 @@ pub enum Backoff {
     Policy(Policy),
     /// The app's own function (`backoff: ops::my_backoff`): the delay after the `attempt`-th consecutive
     /// failure of one object (1 = the first), given that failure's error.
-    Function(Arc<dyn Fn(&HandlerError, u32) -> Duration + Send + Sync>),
+    Function(DelayFn),
 }
+
+/// The app's backoff function, erased.
+pub type DelayFn = Arc<dyn Fn(&HandlerError, u32) -> Duration + Send + Sync>;
 
 impl Backoff {
     /// The default: 200 ms, doubling, ±20%, at most 5 minutes.

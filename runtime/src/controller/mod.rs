@@ -39,7 +39,7 @@ pub use app_fns::{
     AsyncStreamFn, AttemptOnly, BackoffFn, ErrorAndAttempt, ReconcileAllOn, StreamFn, backoff_fn,
     reconcile_all_on,
 };
-pub use backoff::Backoff;
+pub use backoff::{Backoff, DelayFn};
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
 pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};
 pub use declared::{
