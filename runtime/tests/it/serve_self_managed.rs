@@ -296,3 +296,184 @@ fn the_operator_issues_injects_and_renews_its_own_certificate_and_the_webhook_ke
     rt.block_on(server.stop());
     cluster.stop();
 }
+
+fn env(name: &str) -> String {
+    std::env::var(name)
+        .unwrap_or_else(|_| panic!("{name}: run by the replicas test, which sets it"))
+}
+
+/// One replica of an operator declared `tls: self_managed`, as `serve` runs it (no certificate files,
+/// no Secret named on the command line): the leader loop and the followed Secret.
+#[test]
+#[ignore = "fixture: the replica process `two_replicas_serve_the_certificate_their_leader_keeps` starts"]
+fn self_managed_replica() {
+    let kubeconfig = env("PICELI_TEST_SELF_MANAGED_KUBECONFIG");
+    let identity = env("PICELI_TEST_SELF_MANAGED_IDENTITY");
+    let listen: SocketAddr = env("PICELI_TEST_SELF_MANAGED_LISTEN")
+        .parse()
+        .expect("address");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let result = runtime.block_on(async move {
+        let client = crate::controller_support::cluster_client(&kubeconfig).await;
+        let config = piceli_runtime::serve::ServeConfig {
+            listen: Some(listen),
+            health_listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls_files: None,
+            tls_secret: None,
+            self_managed: Some(SelfManaged {
+                ip_addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
+                ..SelfManaged::for_operator("guard", NS)
+            }),
+            client: Some(client),
+            namespace: NS.into(),
+            identity,
+        };
+        let app = piceli_core::model::App::new("guard");
+        let webhooks = Webhooks::new().mutate("add-label", add_label);
+        piceli_runtime::serve::run(&app, webhooks, None, config).await
+    });
+    if let Err(e) = result {
+        panic!("serve failed: {e}");
+    }
+}
+
+/// Two replicas of `serve` with `tls: self_managed`: the first to hold the Lease makes the Secret and
+/// injects the CA, both serve the Secret's certificate (a handshake with each verifies against its
+/// `ca.crt`), the API server calls the webhook through kubectl, and SIGTERM stops both.
+#[test]
+fn two_replicas_serve_the_certificate_their_leader_keeps() {
+    let cluster = Cluster::start_with({
+        let mut c = SimConfig::default();
+        c.controllers.enabled = false;
+        c
+    });
+    let work = tempfile::tempdir().expect("work dir");
+    let run = |args: &[&str]| kubectl(&cluster, work.path(), args);
+    let ok = |args: &[&str]| {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, 0, "kubectl {args:?}: {stdout}{stderr}");
+        stdout
+    };
+    ok(&["create", "namespace", NS]);
+    ok(&["create", "namespace", "shop"]);
+    let free = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+    };
+    let (a, b) = (free(), free());
+    std::fs::write(
+        work.path().join("config.yaml"),
+        configuration(&format!("https://{a}/mutate/add-label")),
+    )
+    .expect("write the configuration");
+    ok(&["apply", "-f", "config.yaml"]);
+    let spawn = |identity: &str, listen: SocketAddr| {
+        std::process::Command::new(std::env::current_exe().expect("this test binary"))
+            .args([
+                "serve_self_managed::self_managed_replica",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(
+                "PICELI_TEST_SELF_MANAGED_KUBECONFIG",
+                cluster.kubeconfig_path(),
+            )
+            .env("PICELI_TEST_SELF_MANAGED_IDENTITY", identity)
+            .env("PICELI_TEST_SELF_MANAGED_LISTEN", listen.to_string())
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the replica process starts")
+    };
+    let mut replicas = [spawn("replica-a", a), spawn("replica-b", b)];
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = rt.block_on(async { cluster.client().expect("client") });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ca = loop {
+        if let Some(ca) = secret_data(&rt, &client, "ca.crt") {
+            break ca;
+        }
+        assert!(Instant::now() < deadline, "no replica made the Secret");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let cert =
+        rustls_pemfile_certs(&secret_data(&rt, &client, "tls.crt").expect("tls.crt"))[0].to_vec();
+    for addr in [a, b] {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < deadline, "{addr} never listened");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(
+            presented(&rt, addr, &ca),
+            cert,
+            "{addr} serves the Secret's certificate"
+        );
+    }
+    let holder = ok(&[
+        "-n",
+        NS,
+        "get",
+        "lease",
+        "guard-tls",
+        "-o",
+        "jsonpath={.spec.holderIdentity}",
+    ]);
+    assert!(holder == "replica-a" || holder == "replica-b", "{holder}");
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (code, _, stderr) = run(&["-n", "shop", "create", "configmap", "through-serve"]);
+        if code == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the write never passed the webhook: {stderr}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let cm: Value = serde_json::from_str(&ok(&[
+        "-n",
+        "shop",
+        "get",
+        "configmap",
+        "through-serve",
+        "-o",
+        "json",
+    ]))
+    .expect("configmap JSON");
+    assert_eq!(cm["metadata"]["labels"]["injected"], "true");
+
+    for r in &mut replicas {
+        let term = std::process::Command::new("kill")
+            .args(["-TERM", &r.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(term.success());
+    }
+    for r in &mut replicas {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = r.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "SIGTERM stops serve");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(status.success(), "serve exits 0 on SIGTERM: {status}");
+    }
+    cluster.stop();
+}
