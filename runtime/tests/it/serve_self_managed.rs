@@ -1,9 +1,11 @@
 //! `tls: self_managed` against the test's cluster (local or real) with the real kubectl: the operator's
 //! own CA and serving certificate are made into its Secret and the CA into the `caBundle` of its webhook
 //! configuration (written without one), so the API server calls the webhook, served from the Secret's
-//! pair, over verified TLS; a renewal (61 days later by the operator's clock) replaces the certificate,
-//! keeps the CA, and the server reloads it while the webhook keeps answering; the leader's loop makes a
-//! deleted Secret again.
+//! pair, over verified TLS; a renewal (a certificate within `renew_before` of its expiry) replaces the
+//! certificate, keeps the CA, and the server reloads it while the webhook keeps answering; the leader's
+//! loop (holding its Lease) makes a deleted Secret again. And two `serve` processes with `tls:
+//! self_managed` (no certificate given) both serve the certificate the first Lease holder made, the API
+//! server calls the webhook, and SIGTERM stops both.
 
 use crate::webhook_support as support;
 
