@@ -1,6 +1,6 @@
 //! Generic webhooks: on a list of resources and on every resource of a group (`"*.GROUP"`), with
 //! handlers taking `Request<DynamicObject>` in every style — a validating fn, a mutating composite and a
-//! `Mutate` impl — beside a typed webhook on one resource.
+//! `Mutate` impl — beside a typed webhook on one resource; the operator manages its own certificate.
 
 mod policy {
     use piceli::k8s_openapi::api::core::v1::ConfigMap;
@@ -41,7 +41,7 @@ mod policy {
 piceli::app! {
     app guard;
     target local = local(namespace: "guard-system");
-    operator guard { image: "ghcr.io/acme/guard:1.0@sha256:4f2a6b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a" }
+    operator guard { image: "ghcr.io/acme/guard:1.0@sha256:4f2a6b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a", tls: self_managed }
 
     mutate add-label on [configmaps, secrets, "*.example.com"] (CREATE, UPDATE) => [policy::add_label, policy::AddTeam];
     validate named on "*.example.com" (CREATE) { failure: ignore } => policy::named;
