@@ -202,6 +202,7 @@ pub mod __private {
     }
 
     pub use piceli_runtime::controller::{
-        UnknownCrdName, controller, crd_name_mismatch, custom_resource, finalizing_controller,
+        UnknownCrdName, backoff_fn, controller, crd_name_mismatch, custom_resource,
+        finalizing_controller, options as controller_options, reconcile_all_on,
     };
 }

@@ -304,7 +304,9 @@ codes! {
     UnknownResource = "PCL0061", Rejected, "a webhook names a resource the 1.33 API does not have",
         "A webhook is registered for a resource written as its plural name and API group: `pods`, `configmaps` \
          (core group), `deployments.apps`, `jobs.batch`, `ingresses.networking.k8s.io`. The message suggests the \
-         closest. The handler's `Request<T>` must use that resource's k8s-openapi type.";
+         closest. The handler's `Request<T>` must use that resource's k8s-openapi type. A generic webhook lists \
+         resources (`on [configmaps, secrets]`, each once) and may name every resource of an API group with \
+         a wildcard, `\"*.example.com\"` (the group's full name, no other `*`).";
     InvalidOperation = "PCL0062", Rejected, "a webhook lists an operation that does not exist",
         "Operations are `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`, in upper case, each once: \
          `validate no-latest-tag on deployments.apps (CREATE, UPDATE) => policy::no_latest_tag;`.";
@@ -319,8 +321,10 @@ codes! {
         "A validating handler is `async fn(Request<T>) -> Verdict`, `fn(Request<T>) -> Verdict` (either may \
          return `Result<Verdict, E>`) or a type implementing `piceli::webhook::Validate` with `type Resource = \
          T`; a mutating one returns `Mutation` or implements `Mutate`. `T` is the k8s-openapi type of the \
-         resource the webhook is declared on (`deployments.apps` → `Deployment`). A validating webhook has one \
-         handler; only `mutate` takes a list (a composite).";
+         resource the webhook is declared on (`deployments.apps` → `Deployment`), or `kube::core::DynamicObject` \
+         for a generic webhook (on a list of resources, `on [configmaps, secrets]`, or a wildcard, \
+         `on \"*.example.com\"`). A validating webhook has one handler; only `mutate` takes a list (a \
+         composite).";
     WebhookOption = "PCL0066", Rejected, "a webhook option is out of range",
         "`timeout` is 1 to 30 seconds (the API server's limit); `failure` is `fail` (the request is refused \
          when the webhook cannot answer) or `ignore`.";
@@ -353,6 +357,20 @@ codes! {
          `kind = \"Lamp\"`, not the spec struct, once. `#[piceli::custom_resource]` also reports its own \
          arguments under this code (`group`, `version` and `kind` are required). Its CRD is rendered with the \
          OpenAPI schema of the type and applied before objects of it.";
+    ControllerTriggerFn = "PCL0075", Rejected, "a controller's `reconcile_all_on` function does not give a stream of `()`",
+        "`reconcile_all_on: path::to::function` names a function of the app that takes nothing and gives a \
+         stream: `fn config_changes() -> impl futures::Stream<Item = ()> + Send + 'static` (or an `async fn` \
+         giving it; `piceli::controller::Stream` is futures' trait). `serve` calls it \
+         for each watch of the controller (each namespace it watches, each term as leader) and reconciles \
+         every object of the controller for each item (kube's `Controller::reconcile_all_on`). A function of \
+         another shape fails the build at its path.";
+    ControllerBackoffFn = "PCL0076", Rejected, "a controller's `backoff` function has the wrong shape",
+        "`backoff: path::to::function` names a function of the app giving the delay before an object that \
+         failed is reconciled again: `fn my_backoff(error: &piceli::controller::HandlerError, attempt: u32) -> \
+         std::time::Duration` (or `fn(attempt: u32) -> Duration`), where `attempt` counts that object's \
+         failures in a row (1 = the first; a \
+         success resets it) and `error` is the handler's error as text. The other form is exponential, \
+         `backoff: { base: \"200ms\", max: \"5m\" }`. A function of another shape fails the build at its path.";
     ExternalConflict = "PCL0080", Rejected, "an `external` object is also declared by the app, or declared twice",
         "`external secret NAME;` (also `config_map`, `service_account`, `pvc`, `service`) says someone else makes the \
          object, so the app never renders, changes or prunes it. The app cannot also declare it (`secret NAME \

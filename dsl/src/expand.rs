@@ -6,6 +6,7 @@
 //! generated code only calls `::piceli::__private`, so `cargo expand` shows a short, readable module.
 
 mod controller;
+mod crd_name;
 mod places;
 mod webhook;
 

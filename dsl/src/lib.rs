@@ -18,6 +18,8 @@ mod valid;
 mod tests;
 #[cfg(test)]
 mod tests_controllers;
+#[cfg(test)]
+mod tests_webhooks;
 
 use proc_macro2::TokenStream;
 

@@ -80,3 +80,57 @@ fn wrong_owns_watches_finalizer_names_and_backoffs_are_each_one_error_with_help(
     assert!(all.contains("did you mean `by_label`?"), "{all}");
     assert!(all.contains("did you mean `secrets`?"), "{all}");
 }
+
+#[test]
+fn the_apps_functions_for_reconcile_all_on_and_backoff_reach_the_model_and_the_expansion() {
+    let checked = check(
+        "operator gen { image: IMAGE } \
+         controller gen on configmaps { reconcile_all_on: ops::config_changes, backoff: my_backoff } \
+           => ops::reconcile; \
+         controller other on configmaps { backoff: { base: \"1s\", max: \"1m\" } } => ops::reconcile;",
+    )
+    .unwrap_or_else(|e| panic!("the app checks: {e:?}"));
+    let c = &checked.app.controllers[0];
+    let text = |s: &Option<piceli_core::spanned::Spanned<String>>| s.as_ref().map(|s| s.v.clone());
+    assert_eq!(
+        text(&c.reconcile_all_on).as_deref(),
+        Some("ops::config_changes")
+    );
+    assert_eq!(text(&c.backoff_fn).as_deref(), Some("my_backoff"));
+    assert_eq!(c.backoff_ms, None);
+    let other = &checked.app.controllers[1];
+    assert_eq!(
+        (other.backoff_ms, other.backoff_fn.is_none()),
+        (Some((1000, 60_000)), true)
+    );
+    let code = crate::expand::expand(checked).to_string().replace(' ', "");
+    assert!(
+        code.contains("::piceli::__private::reconcile_all_on(o,ops::config_changes)"),
+        "{code}"
+    );
+    assert!(
+        code.contains("::piceli::__private::backoff_fn(o,my_backoff)"),
+        "{code}"
+    );
+    assert_eq!(code.matches("backoff_fn(").count(), 1, "{code}");
+}
+
+#[test]
+fn a_function_option_that_is_not_a_path_is_an_error_with_help() {
+    let errors = errors(
+        "operator gen { image: IMAGE } \
+         controller gen on configmaps { reconcile_all_on: \"changes\", backoff: 5 } => ops::reconcile;",
+    );
+    let all = errors.join("\n---\n");
+    assert_eq!(errors.len(), 2, "{all}");
+    // In the order of the options table: `backoff` before `reconcile_all_on`.
+    assert!(
+        errors[0].contains("expected the path of a Rust function, found a number"),
+        "{all}"
+    );
+    assert!(
+        errors[1].contains("expected the path of a Rust function, found a string"),
+        "{all}"
+    );
+    assert!(all.contains("backoff: ops::my_backoff"), "{all}");
+}

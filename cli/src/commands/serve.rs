@@ -122,7 +122,15 @@ pub fn run(
             ))
         }
     };
-    let needs_cluster = controllers.is_some() || tls_secret.is_some();
+    // `tls: self_managed` unless the command line names the pair.
+    let self_managed = app.operator.as_ref().filter(|o| {
+        o.tls == piceli_core::model::OperatorTls::SelfManaged
+            && tls_files.is_none()
+            && tls_secret.is_none()
+            && !webhooks.paths().is_empty()
+    });
+    let self_managed = self_managed.map(|o| o.name.v.clone());
+    let needs_cluster = controllers.is_some() || tls_secret.is_some() || self_managed.is_some();
     let app = app.clone();
     let global_namespace = global.namespace.clone();
     let connect = ConnectOptions {
@@ -148,6 +156,8 @@ pub fn run(
             health_listen: args.health_listen,
             tls_files,
             tls_secret,
+            self_managed: self_managed
+                .map(|name| serve::self_managed::SelfManaged::for_operator(&name, &namespace)),
             client,
             namespace,
             identity: serve::identity(),

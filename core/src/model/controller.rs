@@ -59,6 +59,14 @@ pub struct ControllerDecl {
     /// milliseconds (default 200 ms and 5 minutes).
     #[serde(default)]
     pub backoff_ms: Option<(u64, u64)>,
+    /// `backoff: ops::my_backoff`: the Rust path of the app's function of the error and the attempt
+    /// (instead of `backoff_ms`).
+    #[serde(default)]
+    pub backoff_fn: Option<Spanned<String>>,
+    /// `reconcile_all_on: ops::config_changes`: the Rust path of the app's function giving a stream whose
+    /// every item reconciles every object.
+    #[serde(default)]
+    pub reconcile_all_on: Option<Spanned<String>>,
 }
 
 /// A kind a controller watches besides its own (`owns:`, `watches:`), resolved at compile time: built-in

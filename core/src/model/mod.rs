@@ -123,7 +123,9 @@ pub struct App {
 ///
 /// Format 4: a block is its plain JSON and its locations in one string (`block_serde.rs`).
 /// Format 5: a controller's `owns`, `watches`, finalizer name and backoff.
-pub const MODEL_FORMAT: u32 = 5;
+/// Format 6: a webhook's `resources` (was `resource` and `custom`) and `generic`; a controller's
+/// `backoff_fn` and `reconcile_all_on`.
+pub const MODEL_FORMAT: u32 = 6;
 
 /// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
 /// never copied: one string literal costs rustc far less than a table of thousands, and the text is split

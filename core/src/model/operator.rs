@@ -35,6 +35,10 @@ pub enum OperatorTls {
     ClusterIssuer(Spanned<String>),
     /// `secret(NAME)`: a Secret (tls.crt, tls.key, ca.crt) the cluster already has.
     Secret(Spanned<String>),
+    /// `self_managed`: the operator is its own CA. Its leader keeps the CA and the serving certificate in
+    /// the Secret `NAME-tls`, renews them before they expire and writes the CA into its webhook
+    /// configurations' `caBundle`; every replica reloads the Secret. No cert-manager.
+    SelfManaged,
 }
 
 /// Validating or mutating.
@@ -64,11 +68,13 @@ pub struct Webhook {
     pub kind: WebhookKind,
     /// The name: the path `/KIND/NAME` and the webhook's `NAME.OPERATOR.piceli.dev`.
     pub name: Name,
-    /// The resource as written (`deployments.apps`, `pods`, `lamps.example.com`).
-    pub resource: Spanned<String>,
-    /// Whether the resource is one of the app's `custom_resource` types (resolved at compile time; its
-    /// group, versions, plural and scope come from the type's CRD when the configuration is rendered).
-    pub custom: bool,
+    /// The resources as written (`deployments.apps`, `pods`, `lamps.example.com`, `"*.example.com"`):
+    /// one, or several for a generic webhook.
+    pub resources: Vec<WebhookResource>,
+    /// Written as a list (`on [configmaps, secrets]`) or with a wildcard (`on "*.example.com"`): its
+    /// handlers take `Request<DynamicObject>`.
+    #[serde(default)]
+    pub generic: bool,
     /// The operations (`CREATE`, `UPDATE`, `DELETE`, `CONNECT`, `*`).
     pub operations: Vec<Spanned<String>>,
     /// The handlers' Rust paths as written (`policy::no_latest_tag`); several for a composite mutator.
@@ -81,6 +87,32 @@ pub struct Webhook {
     pub namespaces: Labels,
     /// `objects: { label: value }`: only objects with these labels.
     pub objects: Labels,
+}
+
+/// One resource a webhook admits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WebhookResource {
+    /// As written: `pods`, `deployments.apps`, `lamps.example.com`, or `*.GROUP` (every resource of the
+    /// group).
+    pub name: Spanned<String>,
+    /// One of the app's `custom_resource` types (resolved at compile time; its group, versions, plural
+    /// and scope come from the type's CRD when the configuration is rendered).
+    pub custom: bool,
+}
+
+impl WebhookResource {
+    /// A resource of the 1.33 API (or, with `custom`, of the app).
+    pub fn new(name: Spanned<String>) -> WebhookResource {
+        WebhookResource {
+            name,
+            custom: false,
+        }
+    }
+
+    /// The group of a wildcard `*.GROUP` (every resource of that group).
+    pub fn wildcard_group(&self) -> Option<&str> {
+        self.name.v.strip_prefix("*.")
+    }
 }
 
 impl Webhook {

@@ -4,7 +4,7 @@
 
 use super::Ctx;
 use crate::codes::Code;
-use crate::model::{App, OperatorTls, WebhookKind};
+use crate::model::{App, OperatorTls, WebhookKind, WebhookResource};
 use crate::resources::{self, OPERATIONS, RESOURCES};
 use crate::rules::{self, did_you_mean};
 use std::collections::HashMap;
@@ -57,36 +57,21 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
                 );
             }
         }
-        if let Some(written) = cx.known(&w.resource)
-            && !w.custom
-            && resources::lookup(written).is_none()
-        {
-            let names: Vec<String> = RESOURCES.iter().map(|r| r.written()).collect();
-            let guess = did_you_mean(written, names.iter().map(String::as_str))
-                .map(str::to_string)
-                .or_else(|| {
-                    // `deployments` without its group, `Deployment` by kind.
-                    RESOURCES
-                        .iter()
-                        .find(|r| r.plural == written || r.kind.eq_ignore_ascii_case(written))
-                        .map(|r| r.written())
-                });
-            let help = match guess {
-                Some(s) => format!("did you mean `{s}`?"),
-                None if written.contains('.') => format!(
-                    "write a 1.33 resource (`pods`, `deployments.apps`), or declare the type of `{written}` in this app with `custom_resource crate::Lamp;`"
-                ),
-                None => {
-                    "write the plural and the API group: `pods`, `deployments.apps`, `jobs.batch`"
-                        .to_string()
-                }
+        let mut listed: Vec<&str> = Vec::new();
+        for r in &w.resources {
+            let Some(written) = cx.known(&r.name) else {
+                continue;
             };
-            cx.error(
-                Code::UnknownResource,
-                w.resource.at,
-                format!("the 1.33 API has no resource `{written}`"),
-                help,
-            );
+            if listed.contains(&written.as_str()) {
+                cx.error(
+                    Code::UnknownResource,
+                    r.name.at,
+                    format!("`{written}` is listed twice"),
+                    "list each resource once",
+                );
+            }
+            listed.push(written);
+            resource(cx, r);
         }
         let mut seen = Vec::new();
         for op in &w.operations {
@@ -176,7 +161,7 @@ fn operator(cx: &mut Ctx, app: &App) {
         );
     }
     match &op.tls {
-        OperatorTls::SelfSigned => {}
+        OperatorTls::SelfSigned | OperatorTls::SelfManaged => {}
         OperatorTls::ClusterIssuer(name) | OperatorTls::Secret(name) => {
             if let Some(text) = cx.known(name) {
                 let verdict = rules::dns1123_subdomain(text);
@@ -186,10 +171,56 @@ fn operator(cx: &mut Ctx, app: &App) {
     }
 }
 
+/// One resource of a webhook: a 1.33 resource, one of the app's custom resources, or `*.GROUP`.
+fn resource(cx: &mut Ctx, r: &WebhookResource) {
+    let written = &r.name.v;
+    if r.custom || resources::lookup(written).is_some() {
+        return;
+    }
+    if let Some(group) = r.wildcard_group() {
+        if group.contains('*') || rules::dns1123_subdomain(group).is_err() || !group.contains('.') {
+            cx.error(
+                Code::UnknownResource,
+                r.name.at,
+                format!("`{written}` does not name an API group"),
+                "a wildcard is `\"*.GROUP\"` with the group's full name, like `\"*.example.com\"`",
+            );
+        }
+        return;
+    }
+    let names: Vec<String> = RESOURCES.iter().map(|r| r.written()).collect();
+    let guess = did_you_mean(written, names.iter().map(String::as_str))
+        .map(str::to_string)
+        .or_else(|| {
+            // `deployments` without its group, `Deployment` by kind.
+            RESOURCES
+                .iter()
+                .find(|r| r.plural == written || r.kind.eq_ignore_ascii_case(written))
+                .map(|r| r.written())
+        });
+    let help = match guess {
+        Some(s) => format!("did you mean `{s}`?"),
+        None if written.contains('*') => {
+            "a wildcard names every resource of one group: `\"*.example.com\"`".to_string()
+        }
+        None if written.contains('.') => format!(
+            "write a 1.33 resource (`pods`, `deployments.apps`), or declare the type of `{written}` in this app with `custom_resource crate::Lamp;`"
+        ),
+        None => "write the plural and the API group: `pods`, `deployments.apps`, `jobs.batch`"
+            .to_string(),
+    };
+    cx.error(
+        Code::UnknownResource,
+        r.name.at,
+        format!("the 1.33 API has no resource `{written}`"),
+        help,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use crate::codes::Code;
-    use crate::model::{App, Operator, Webhook, WebhookKind};
+    use crate::model::{App, Operator, Webhook, WebhookKind, WebhookResource};
     use crate::spanned::{Loc, Spanned};
     use crate::validate::validate;
 
@@ -201,7 +232,7 @@ mod tests {
         Webhook {
             kind: WebhookKind::Validate,
             name: s(name, 10),
-            resource: s(resource, 11),
+            resources: vec![WebhookResource::new(s(resource, 11))],
             operations: vec![s(op, 12)],
             handlers: vec![s("policy::h", 13)],
             ..Webhook::default()
@@ -274,7 +305,7 @@ mod tests {
     fn a_custom_resource_is_not_looked_up_in_the_1_33_table() {
         let mut h = hook("lamp-owner", "lamps.example.com", "CREATE");
         assert_eq!(codes(&app(vec![h.clone()])), [(Code::UnknownResource, 11)]);
-        h.custom = true;
+        h.resources[0].custom = true;
         assert_eq!(codes(&app(vec![h])), []);
     }
 
@@ -282,5 +313,32 @@ mod tests {
     fn a_webhook_name_must_be_a_dns_label() {
         let found = codes(&app(vec![hook("No_Latest", "pods", "CREATE")]));
         assert_eq!(found, [(Code::InvalidWebhookName, 10)]);
+    }
+
+    #[test]
+    fn a_generic_webhook_lists_resources_and_group_wildcards() {
+        let mut h = hook("add-label", "configmaps", "CREATE");
+        h.generic = true;
+        for (name, at) in [("secrets", 15), ("*.example.com", 16)] {
+            h.resources.push(WebhookResource::new(s(name, at)));
+        }
+        assert_eq!(codes(&app(vec![h.clone()])), []);
+        for (name, at) in [
+            ("secrets", 17),
+            ("*.example", 18),
+            ("*", 19),
+            ("*.*.io", 21),
+        ] {
+            h.resources.push(WebhookResource::new(s(name, at)));
+        }
+        assert_eq!(
+            codes(&app(vec![h])),
+            [
+                (Code::UnknownResource, 17),
+                (Code::UnknownResource, 18),
+                (Code::UnknownResource, 19),
+                (Code::UnknownResource, 21)
+            ]
+        );
     }
 }

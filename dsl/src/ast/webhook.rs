@@ -1,5 +1,6 @@
-//! Pass 1 for webhook items: the tail of `validate NAME on RESOURCE (OPS) [{ OPTIONS }] => HANDLER;`,
-//! where HANDLER is a Rust path or a list of them (`[policy::add_team, policy::add_tier]`).
+//! Pass 1 for webhook items: the tail of `validate NAME on RESOURCES (OPS) [{ OPTIONS }] => HANDLER;`,
+//! where RESOURCES is one resource or a list of them (`[configmaps, secrets, "*.example.com"]`) and
+//! HANDLER a Rust path or a list of them (`[policy::add_team, policy::add_tier]`).
 
 use super::{Map, NameTok, Sp, parse_key, parse_name};
 use syn::parse::{Parse, ParseStream};
@@ -12,10 +13,12 @@ pub fn peek(input: ParseStream) -> bool {
     input.peek(on)
 }
 
-/// `on RESOURCE (OPS) [{ OPTIONS }] => HANDLERS`.
+/// `on RESOURCES (OPS) [{ OPTIONS }] => HANDLERS`.
 pub struct WebhookTail {
-    /// `deployments.apps`, `pods`.
-    pub resource: NameTok,
+    /// `deployments.apps`, `pods`, `"*.example.com"`: one, or those of a list.
+    pub resources: Vec<NameTok>,
+    /// Written as a list `[configmaps, secrets]`, with its brackets.
+    pub resource_list: Option<Sp>,
     /// `CREATE`, `UPDATE`, `*`, each with its token.
     pub operations: Vec<NameTok>,
     /// The parentheses around the operations.
@@ -31,12 +34,27 @@ pub struct WebhookTail {
 impl Parse for WebhookTail {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.parse::<on>()?;
-        let resource = parse_key(input).map_err(|e| {
+        let expected = |e: syn::Error| {
             syn::Error::new(
                 e.span(),
-                "expected the resource after `on` (like `pods` or `deployments.apps`)",
+                "expected the resource after `on` (like `pods`, `deployments.apps` or a list `[configmaps, secrets]`)",
             )
-        })?;
+        };
+        let (resources, resource_list) = if input.peek(syn::token::Bracket) {
+            let content;
+            let bracket = bracketed!(content in input);
+            let mut resources = Vec::new();
+            while !content.is_empty() {
+                resources.push(parse_key(&content).map_err(expected)?);
+                if content.is_empty() {
+                    break;
+                }
+                content.parse::<Token![,]>()?;
+            }
+            (resources, Some(Sp::one(bracket.span.join())))
+        } else {
+            (vec![parse_key(input).map_err(expected)?], None)
+        };
         if !input.peek(syn::token::Paren) {
             return Err(input.error(
                 "expected the operations in parentheses after the resource, like `(CREATE, UPDATE)`",
@@ -85,7 +103,8 @@ impl Parse for WebhookTail {
             (vec![syn::Path::parse_mod_style(input)?], None)
         };
         Ok(WebhookTail {
-            resource,
+            resources,
+            resource_list,
             operations,
             operations_sp: Sp::one(paren.span.join()),
             options,

@@ -3,6 +3,7 @@
 //! `custom_resource` type) and registered at its handler's span, so a handler of the wrong shape or for
 //! another object type is reported at its path (PCL0069).
 
+use super::crd_name;
 use crate::valid::ControllerCode;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -17,33 +18,31 @@ pub fn controllers(code: &[ControllerCode]) -> TokenStream {
         } else {
             quote_spanned!(handler.span()=> ::piceli::__private::controller::<#object, _, _>)
         };
-        quote!(let c = #register(c, &app, #name, #handler);)
+        // The app's functions of the declaration, each registered at its path, so one of the wrong
+        // shape is reported there (PCL0075, PCL0076).
+        let trigger = c.reconcile_all_on.as_ref().map(|f| {
+            quote_spanned!(f.span()=> let o = ::piceli::__private::reconcile_all_on(o, #f);)
+        });
+        let backoff = c.backoff_fn.as_ref().map(|f| {
+            quote_spanned!(f.span()=> let o = ::piceli::__private::backoff_fn(o, #f);)
+        });
+        quote! {
+            let o = ::piceli::__private::controller_options(&app, #name);
+            #trigger
+            #backoff
+            let c = #register(c, o, #name, #handler);
+        }
     });
     // A custom resource's name is compared with the CRD name its type defines, when the type says it at
     // compile time (`#[piceli::custom_resource]`): the build fails at the name (PCL0175), not `render`.
     let checks = code.iter().filter_map(|c| {
         let (written, sp) = c.custom_name.as_ref()?;
-        let object = &c.object;
-        let kind = object.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let before = format!(
-            "PCL0175: controller {} is on `{written}`, which is not the CRD name of `{kind}`\n\nhelp: write the name its `#[piceli::custom_resource]` defines: `",
-            c.name
+            "PCL0175: controller {} is on `{written}`, which is not the CRD name of `{}`\n\nhelp: write the name its `#[piceli::custom_resource]` defines: `",
+            c.name,
+            crd_name::kind(&c.object)
         );
-        Some(quote_spanned! {sp.start=>
-            const _: () = {
-                #[allow(unused_imports)]
-                use ::piceli::__private::UnknownCrdName as _;
-                let (buf, n) = ::piceli::__private::crd_name_mismatch(
-                    <#object>::__PICELI_CRD_NAME, #written, #before, "`",
-                );
-                if n > 0 {
-                    let (text, _) = buf.split_at(n);
-                    if let ::core::result::Result::Ok(text) = ::core::str::from_utf8(text) {
-                        ::core::panic!("{}", text);
-                    }
-                }
-            };
-        })
+        Some(crd_name::check(&c.object, written, *sp, &before))
     });
     quote! {
         #(#checks)*

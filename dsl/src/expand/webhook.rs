@@ -1,7 +1,11 @@
 //! Pass 3 for webhooks: `webhooks()`, the app's handlers registered on `piceli::webhook::Webhooks`, each
-//! typed by its resource's k8s-openapi type or the app's `custom_resource` type. Every handler is registered at its own span, so a handler of
-//! the wrong shape or for another resource is reported at its path (PCL0065).
+//! typed by its resource's k8s-openapi type or the app's `custom_resource` type, or by kube's
+//! `DynamicObject` for a generic webhook (on a list of resources or a wildcard). Every handler is
+//! registered at its own span, so a handler of the wrong shape or for another resource is reported at
+//! its path (PCL0065); a custom resource's name that is not its type's CRD name fails the build there
+//! (PCL0178).
 
+use super::crd_name;
 use crate::valid::WebhookCode;
 use piceli_core::model::WebhookKind;
 use proc_macro2::TokenStream;
@@ -14,6 +18,7 @@ pub fn webhooks(hooks: &[WebhookCode]) -> TokenStream {
         // Validation accepted the resource, so it resolves: to the app's custom resource type, or to a
         // 1.33 resource's k8s-openapi type.
         let ty: syn::Path = match &h.object {
+            _ if h.generic => syn::parse_quote!(::piceli::kube::core::DynamicObject),
             Some(path) => path.clone(),
             None => {
                 let resource = piceli_core::resources::lookup(&h.resource)?;
@@ -41,7 +46,19 @@ pub fn webhooks(hooks: &[WebhookCode]) -> TokenStream {
             }
         })
     });
+    let checks = hooks.iter().flat_map(|h| {
+        h.custom_names.iter().map(move |(object, written, sp)| {
+            let before = format!(
+                "PCL0178: {} {} is on `{written}`, which is not the CRD name of `{}`\n\nhelp: write the name its `#[piceli::custom_resource]` defines: `",
+                h.kind.keyword(),
+                h.name,
+                crd_name::kind(object)
+            );
+            crd_name::check(object, written, *sp, &before)
+        })
+    });
     quote! {
+        #(#checks)*
         let hooks = ::piceli::webhook::Webhooks::new();
         #(#registrations)*
         hooks

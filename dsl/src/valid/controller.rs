@@ -29,6 +29,10 @@ pub struct ControllerCode {
     /// A custom resource as written (`lamps.example.com`) and its token: compared at compile time with
     /// the CRD name a `#[piceli::custom_resource]` type defines.
     pub custom_name: Option<(String, Sp)>,
+    /// `backoff: ops::my_backoff`: the app's function, registered at its span (PCL0076).
+    pub backoff_fn: Option<syn::Path>,
+    /// `reconcile_all_on: ops::config_changes`: the app's function, registered at its span (PCL0075).
+    pub reconcile_all_on: Option<syn::Path>,
 }
 
 /// Controllers and custom resources read so far, resolved by [`resolve`].
@@ -47,6 +51,8 @@ struct Pending {
     owns: Vec<NameTok>,
     watches: Vec<(NameTok, OwnerMapping)>,
     handler: syn::Path,
+    backoff_fn: Option<syn::Path>,
+    reconcile_all_on: Option<syn::Path>,
     index: usize,
 }
 
@@ -174,6 +180,8 @@ pub fn controller(lw: &mut Lower, item: &Item) {
         owns: read.owns,
         watches: read.watches,
         handler: tail.handler.clone(),
+        backoff_fn: read.backoff_fn,
+        reconcile_all_on: read.reconcile_all_on,
         index: lw.app.controllers.len(),
     });
     lw.app.controllers.push(decl);
@@ -242,6 +250,8 @@ pub fn resolve(lw: &mut Lower) {
             custom_name: custom
                 .is_some()
                 .then(|| (p.tail_resource.text.clone(), p.tail_resource.sp)),
+            backoff_fn: p.backoff_fn,
+            reconcile_all_on: p.reconcile_all_on,
         };
         lw.controllers.code.push(code);
     }
@@ -309,19 +319,29 @@ fn custom(lw: &Lower, written: &str) -> Option<Resolved> {
     Some((group.into(), plural.into(), true, Some(path.clone())))
 }
 
-/// Resolves each webhook on a `PLURAL.GROUP` that is not a 1.33 resource to the app's `custom_resource`
-/// type, the same way a controller's resource is: the handlers are then typed by it. One that is neither
-/// is left to the model's validation (PCL0061 at its token).
+/// Resolves each webhook resource on a `PLURAL.GROUP` that is not a 1.33 resource to the app's
+/// `custom_resource` type, the same way a controller's resource is: the handlers of a webhook that is not
+/// generic are then typed by it, and the name is compared with the type's CRD name at compile time. One
+/// that is neither is left to the model's validation (PCL0061 at its token).
 fn resolve_webhooks(lw: &mut Lower) {
     for i in 0..lw.app.webhooks.len() {
-        let written = &lw.app.webhooks[i].resource.v;
-        if resources::lookup(written).is_some() {
-            continue;
-        }
-        if let Some((_, _, _, Some(path))) = custom(lw, written) {
-            lw.app.webhooks[i].custom = true;
+        for j in 0..lw.app.webhooks[i].resources.len() {
+            let written = lw.app.webhooks[i].resources[j].name.v.clone();
+            if resources::lookup(&written).is_some() {
+                continue;
+            }
+            let Some((_, _, _, Some(path))) = custom(lw, &written) else {
+                continue;
+            };
+            lw.app.webhooks[i].resources[j].custom = true;
+            let generic = lw.app.webhooks[i].generic;
             if let Some(code) = lw.webhooks.get_mut(i) {
-                code.object = Some(kind_path(&path));
+                if !generic {
+                    code.object = Some(kind_path(&path));
+                }
+                if let Some(sp) = code.resource_sps.get(j).copied() {
+                    code.custom_names.push((kind_path(&path), written, sp));
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The options block of `controller NAME on RESOURCE { … }`: `labels`, `namespaces`, `every`, `writes`,
-//! `owns`, `watches` and `backoff`, read into the declaration (resources are resolved with the
-//! controller, once every `custom_resource` is known).
+//! `owns`, `watches`, `backoff` and `reconcile_all_on`, read into the declaration (resources are resolved
+//! with the controller, once every `custom_resource` is known; the app's functions are kept as Rust paths
+//! for the expansion, which registers them at their spans).
 
 use super::keys::{self, Key, Reading};
 use super::{Fields, Lower};
@@ -10,6 +11,7 @@ use piceli_core::Code;
 use piceli_core::model::{ControllerDecl, ControllerNamespaces, OwnerMapping, parse_duration};
 use piceli_core::rules::did_you_mean;
 use piceli_core::rules::is_dns1123_label;
+use piceli_core::spanned::Spanned;
 
 /// The block's options; returns the resources `writes:`, `owns:` and `watches:` name, resolved with the
 /// controller.
@@ -43,6 +45,10 @@ pub struct Options {
     pub owns: Vec<NameTok>,
     /// `watches: [secrets => by_label("app")]`.
     pub watches: Vec<(NameTok, OwnerMapping)>,
+    /// `backoff: ops::my_backoff`.
+    pub backoff_fn: Option<syn::Path>,
+    /// `reconcile_all_on: ops::config_changes`.
+    pub reconcile_all_on: Option<syn::Path>,
 }
 
 /// The options of `controller … { … }`: their keys and their readers.
@@ -111,10 +117,34 @@ pub const CONTROLLER_OPTIONS: &[Key<Reading<Options>>] = &[
     ),
     Key::new(
         "backoff",
-        "how failures are retried: `{ base: \"200ms\", max: \"5m\" }` (doubling, ±20% jitter)",
-        Some(|lw, r, _, _, v| {
-            if let Some(v) = v {
-                r.item.decl.backoff_ms = backoff(lw, v, &r.owner);
+        "how failures are retried: `{ base: \"200ms\", max: \"5m\" }` (doubling, ±20% jitter), or the app's `fn(&HandlerError, u32) -> Duration`",
+        Some(|lw, r, _, key, v| match v {
+            Some(Value::Map(_)) => {
+                if let Some(v) = v {
+                    r.item.decl.backoff_ms = backoff(lw, v, &r.owner);
+                }
+            }
+            Some(v) => {
+                const EXAMPLE: &str =
+                    "backoff: { base: \"200ms\", max: \"5m\" }` or `backoff: ops::my_backoff";
+                if let Some((path, text)) = function(lw, v, EXAMPLE) {
+                    let at = lw.loc(v.sp(), format!("{} › {key}", r.owner));
+                    r.item.decl.backoff_fn = Some(Spanned::new(text, at));
+                    r.item.backoff_fn = Some(path);
+                }
+            }
+            None => {}
+        }),
+    ),
+    Key::new(
+        "reconcile_all_on",
+        "the app's `fn() -> impl Stream<Item = ()>`: each item reconciles every object",
+        Some(|lw, r, _, key, v| {
+            let Some(v) = v else { return };
+            if let Some((path, text)) = function(lw, v, "reconcile_all_on: ops::config_changes") {
+                let at = lw.loc(v.sp(), format!("{} › {key}", r.owner));
+                r.item.decl.reconcile_all_on = Some(Spanned::new(text, at));
+                r.item.reconcile_all_on = Some(path);
             }
         }),
     ),
@@ -128,6 +158,24 @@ pub const CONTROLLER_OPTIONS: &[Key<Reading<Options>>] = &[
         }),
     ),
 ];
+
+/// A Rust path to one of the app's functions (`ops::config_changes`, or a name in scope), and its text.
+fn function(lw: &mut Lower, v: &Value, example: &str) -> Option<(syn::Path, String)> {
+    let path: syn::Path = match v {
+        Value::RustPath(p) => p.clone(),
+        Value::Path(parts)
+            if parts.len() == 1 && syn::parse_str::<syn::Ident>(&parts[0].text).is_ok() =>
+        {
+            syn::Path::from(syn::Ident::new(&parts[0].text, parts[0].sp.start))
+        }
+        other => {
+            lw.wrong_type(other, "the path of a Rust function", example);
+            return None;
+        }
+    };
+    let text = quote::quote!(#path).to_string().replace(' ', "");
+    Some((path, text))
+}
 
 /// `namespaces: all` or `[team-a, team-b]`.
 fn namespaces(lw: &mut Lower, v: &Value, desc: &str) -> ControllerNamespaces {

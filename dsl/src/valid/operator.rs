@@ -5,7 +5,7 @@ use super::keys::{self, Key, Reading};
 use super::{Fields, Lower};
 use crate::ast::{Item, Sp, Value};
 use piceli_core::Code;
-use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind};
+use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind, WebhookResource};
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 
@@ -15,10 +15,18 @@ pub struct WebhookCode {
     pub kind: WebhookKind,
     /// The name (the path's last segment).
     pub name: String,
-    /// The resource as written, resolved by the expansion (after validation accepted it).
+    /// The first resource as written, resolved by the expansion (after validation accepted it): what a
+    /// webhook that is not generic admits.
     pub resource: String,
+    /// Where each resource is written.
+    pub resource_sps: Vec<Sp>,
+    /// On a list of resources or a wildcard: the handlers take `Request<DynamicObject>`.
+    pub generic: bool,
     /// The app's `custom_resource` type the resource names, when it is not a 1.33 resource.
     pub object: Option<syn::Path>,
+    /// Each of the app's custom resources the webhook names: its type, the name as written and its
+    /// token, compared at compile time with the CRD name a `#[piceli::custom_resource]` type defines.
+    pub custom_names: Vec<(syn::Path, String, Sp)>,
     /// The handlers as written, each with its own span.
     pub handlers: Vec<syn::Path>,
     /// `failure: ignore`.
@@ -75,7 +83,7 @@ pub const OPERATOR: &[Key<Reading<Op>>] = &[
     ),
     Key::new(
         "tls",
-        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")` or `secret(NAME)`",
+        "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")`, `secret(NAME)` or `self_managed` (the operator's own CA)",
         Some(|lw, r, _, _, v| {
             if let Some(v) = v
                 && let Some(tls) = tls(lw, v, &r.owner)
@@ -135,9 +143,16 @@ fn operator_image(
     }
 }
 
-/// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")` or `secret(NAME)`.
+/// `cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: "corp-ca")`, `secret(NAME)` or
+/// `self_managed`.
 fn tls(lw: &mut Lower, v: &Value, owner: &str) -> Option<OperatorTls> {
     const EXAMPLE: &str = "cert_manager(issuer: self_signed)";
+    if let Value::Path(p) = v
+        && p.len() == 1
+        && p[0].text == "self_managed"
+    {
+        return Some(OperatorTls::SelfManaged);
+    }
     let call = lw.call(v, &["cert_manager", "secret"], EXAMPLE)?;
     if call.name.text == "secret" {
         lw.max_args(call, 1, "secret(guard-tls)");
@@ -282,15 +297,30 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
         );
     }
     let owner = format!("{kw} {}", name.v);
+    let resources = tail
+        .resources
+        .iter()
+        .map(|r| {
+            let at = lw.loc(r.sp, format!("{owner} › resource"));
+            WebhookResource::new(Spanned::new(r.text.clone(), at))
+        })
+        .collect();
     let mut hook = Webhook {
         kind,
-        resource: Spanned::new(
-            tail.resource.text.clone(),
-            lw.loc(tail.resource.sp, format!("{owner} › resource")),
-        ),
+        resources,
+        generic: tail.resource_list.is_some()
+            || tail.resources.iter().any(|r| r.text.contains('*')),
         name,
         ..Webhook::default()
     };
+    if let (Some(list), true) = (tail.resource_list, tail.resources.is_empty()) {
+        lw.fail(
+            Code::UnknownResource,
+            list,
+            format!("{owner} lists no resource"),
+            "list what it admits, e.g. `[configmaps, secrets]`",
+        );
+    }
     if tail.operations.is_empty() {
         lw.fail(
             Code::InvalidOperation,
@@ -346,8 +376,15 @@ pub fn webhook(lw: &mut Lower, item: &Item) {
     lw.webhook_code(WebhookCode {
         kind,
         name: hook.name.v.clone(),
-        resource: hook.resource.v.clone(),
+        resource: tail
+            .resources
+            .first()
+            .map(|r| r.text.clone())
+            .unwrap_or_default(),
+        resource_sps: tail.resources.iter().map(|r| r.sp).collect(),
+        generic: hook.generic,
         object: None,
+        custom_names: Vec::new(),
         handlers: tail.handlers.clone(),
         ignore_failures: hook.ignore_failures,
         timeout_seconds: hook.timeout_seconds(),

@@ -1,51 +1,90 @@
 //! Per-object retry after a failed reconcile: exponential backoff with jitter, capped, reset by a success
-//! (the delays are [`crate::retry::Policy`]'s, the runtime's one retry policy).
+//! (the delays are [`crate::retry::Policy`]'s, the runtime's one retry policy), or the app's own function
+//! of the error and the attempt.
 //!
 //! kube's `Controller` calls an error policy with the object and the error but keeps no count; this keeps
 //! one failure count per object (namespace/name), so one failing object backs off without slowing others.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::fmt;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// How failed reconciles are retried: `base * factor^(failures-1)`, each delay spread by ±`jitter`
-/// (a fraction), never more than `cap`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
-    /// The first retry's delay.
-    pub base: Duration,
-    /// Growth per consecutive failure.
-    pub factor: f64,
-    /// The longest delay.
-    pub cap: Duration,
-    /// Random spread of each delay, as a fraction of it (0.2 = ±20%).
-    pub jitter: f64,
+use super::handler::HandlerError;
+use crate::retry::Policy;
+
+/// How a controller's failed reconciles are retried, per object.
+#[derive(Clone)]
+pub enum Backoff {
+    /// Exponential delays by the runtime's retry policy (`base * factor^(failures-1)`, ±`jitter`, at most
+    /// `cap`); its `attempts` limit is ignored: a controller never gives up on an object.
+    Policy(Policy),
+    /// The app's own function (`backoff: ops::my_backoff`): the delay after the `attempt`-th consecutive
+    /// failure of one object (1 = the first), given that failure's error.
+    Function(DelayFn),
 }
 
-impl Default for Backoff {
-    /// 200 ms, doubling, ±20%, at most 5 minutes.
-    fn default() -> Self {
-        Backoff {
-            base: Duration::from_millis(200),
-            factor: 2.0,
-            cap: Duration::from_secs(300),
-            jitter: 0.2,
+/// The app's backoff function, erased.
+pub type DelayFn = Arc<dyn Fn(&HandlerError, u32) -> Duration + Send + Sync>;
+
+impl Backoff {
+    /// The default: 200 ms, doubling, ±20%, at most 5 minutes.
+    pub const DEFAULT: Policy = Policy {
+        base: Duration::from_millis(200),
+        factor: 2.0,
+        cap: Duration::from_secs(300),
+        jitter: 0.2,
+        attempts: None,
+    };
+
+    /// Doubling from `base` up to `cap`, ±20% (what `backoff: { base, max }` declares).
+    pub fn exponential(base: Duration, cap: Duration) -> Backoff {
+        Backoff::Policy(Policy {
+            base,
+            cap,
+            ..Backoff::DEFAULT
+        })
+    }
+
+    /// The app's function of the error and the attempt.
+    pub fn function(f: impl Fn(&HandlerError, u32) -> Duration + Send + Sync + 'static) -> Backoff {
+        Backoff::Function(Arc::new(f))
+    }
+
+    /// The delay after `failures` consecutive failures (1 = the first) with `error`, for a uniform sample
+    /// `unit` in [0, 1) (the policy's jitter; a function has its own).
+    pub fn delay(&self, error: &HandlerError, failures: u32, unit: f64) -> Duration {
+        match self {
+            Backoff::Policy(policy) => policy.delay(failures, unit),
+            Backoff::Function(f) => f(error, failures),
         }
     }
 }
 
-impl Backoff {
-    /// The delay after `failures` consecutive failures (1 = the first), for a uniform sample `unit` in
-    /// [0, 1): the runtime's one retry policy ([`crate::retry::Policy`]) with no limit on attempts.
-    pub fn delay(&self, failures: u32, unit: f64) -> Duration {
-        crate::retry::Policy {
-            base: self.base,
-            factor: self.factor,
-            cap: self.cap,
-            jitter: self.jitter,
-            attempts: None,
+impl Default for Backoff {
+    /// [`Backoff::DEFAULT`].
+    fn default() -> Self {
+        Backoff::Policy(Backoff::DEFAULT)
+    }
+}
+
+impl fmt::Debug for Backoff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backoff::Policy(p) => f.debug_tuple("Policy").field(p).finish(),
+            Backoff::Function(_) => f.write_str("Function(..)"),
         }
-        .delay(failures, unit)
+    }
+}
+
+/// Two functions are equal when they are the same one.
+impl PartialEq for Backoff {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Backoff::Policy(a), Backoff::Policy(b)) => a == b,
+            (Backoff::Function(a), Backoff::Function(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 }
 
@@ -67,8 +106,9 @@ impl Failures {
         }
     }
 
-    /// Counts a failure of `key`: how long to wait before retrying it, and whether it is its first.
-    pub fn failed(&self, key: &str) -> (Duration, bool) {
+    /// Counts a failure of `key` with `error`: how long to wait before retrying it, and whether it is its
+    /// first.
+    pub fn failed(&self, key: &str, error: &HandlerError) -> (Duration, bool) {
         let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let (counts, rng) = &mut *guard;
         let n = counts.entry(key.to_string()).or_insert(0);
@@ -79,7 +119,9 @@ impl Failures {
         *rng ^= *rng >> 7;
         *rng ^= *rng << 17;
         let unit = (*rng >> 11) as f64 / (1u64 << 53) as f64;
-        (self.policy.delay(failures, unit), failures == 1)
+        // Outside the lock: the app's function may take its time.
+        drop(guard);
+        (self.policy.delay(error, failures, unit), failures == 1)
     }
 
     /// A success of `key`: its next failure starts again at the base delay. Returns whether it had
@@ -101,40 +143,38 @@ impl Failures {
 mod tests {
     use super::*;
 
+    const E: HandlerError = HandlerError(String::new());
+
     #[test]
     fn delays_double_until_the_cap_and_jitter_stays_within_its_spread() {
-        let b = Backoff {
-            base: Duration::from_millis(100),
-            factor: 2.0,
-            cap: Duration::from_secs(1),
-            jitter: 0.2,
-        };
-        assert_eq!(b.delay(1, 0.5), Duration::from_millis(100));
-        assert_eq!(b.delay(2, 0.5), Duration::from_millis(200));
-        assert_eq!(b.delay(4, 0.5), Duration::from_millis(800));
-        assert_eq!(b.delay(5, 0.5), Duration::from_secs(1));
+        let b = Backoff::exponential(Duration::from_millis(100), Duration::from_secs(1));
+        let e = &HandlerError("boom".into());
+        assert_eq!(b.delay(e, 1, 0.5), Duration::from_millis(100));
+        assert_eq!(b.delay(e, 2, 0.5), Duration::from_millis(200));
+        assert_eq!(b.delay(e, 4, 0.5), Duration::from_millis(800));
+        assert_eq!(b.delay(e, 5, 0.5), Duration::from_secs(1));
         assert_eq!(
-            b.delay(500, 0.99),
+            b.delay(e, 500, 0.99),
             Duration::from_secs(1),
             "never above the cap"
         );
-        assert_eq!(b.delay(1, 0.0), Duration::from_millis(80));
-        assert!(b.delay(1, 0.999) <= Duration::from_millis(120));
+        assert_eq!(b.delay(e, 1, 0.0), Duration::from_millis(80));
+        assert!(b.delay(e, 1, 0.999) <= Duration::from_millis(120));
     }
 
     #[test]
     fn each_object_has_its_own_count_and_a_success_resets_it() {
-        let f = Failures::new(Backoff {
+        let f = Failures::new(Backoff::Policy(Policy {
             jitter: 0.0,
-            ..Backoff::default()
-        });
-        assert_eq!(f.failed("ns/a").0, Duration::from_millis(200));
-        assert_eq!(f.failed("ns/a").0, Duration::from_millis(400));
-        assert_eq!(f.failed("ns/b").0, Duration::from_millis(200));
+            ..Backoff::DEFAULT
+        }));
+        assert_eq!(f.failed("ns/a", &E).0, Duration::from_millis(200));
+        assert_eq!(f.failed("ns/a", &E).0, Duration::from_millis(400));
+        assert_eq!(f.failed("ns/b", &E).0, Duration::from_millis(200));
         assert_eq!(f.count("ns/a"), 2);
         f.succeeded("ns/a");
         assert_eq!(f.count("ns/a"), 0);
-        assert_eq!(f.failed("ns/a").0, Duration::from_millis(200));
+        assert_eq!(f.failed("ns/a", &E).0, Duration::from_millis(200));
     }
 
     #[test]
@@ -144,7 +184,7 @@ mod tests {
             .map(|i| {
                 f.succeeded("k");
                 let _ = i;
-                f.failed("k").0
+                f.failed("k", &E).0
             })
             .collect();
         assert!(
@@ -156,5 +196,25 @@ mod tests {
             delays.iter().any(|d| *d != delays[0]),
             "jitter spreads retries"
         );
+    }
+
+    #[test]
+    fn a_function_is_given_the_error_and_the_attempt_of_each_object() {
+        let f = Failures::new(Backoff::function(|e, attempt| {
+            let per = if e.0.contains("conflict") { 10 } else { 1000 };
+            Duration::from_millis(per * u64::from(attempt))
+        }));
+        let conflict = HandlerError("409 conflict".into());
+        assert_eq!(
+            f.failed("ns/a", &conflict),
+            (Duration::from_millis(10), true)
+        );
+        assert_eq!(
+            f.failed("ns/a", &conflict),
+            (Duration::from_millis(20), false)
+        );
+        assert_eq!(f.failed("ns/b", &E), (Duration::from_millis(1000), true));
+        f.succeeded("ns/a");
+        assert_eq!(f.failed("ns/a", &E).0, Duration::from_millis(1000));
     }
 }

@@ -108,21 +108,21 @@ where
 /// Registers `handler` as the app's controller `name` (what the generated `controllers()` calls).
 pub fn controller<K, M, H: ReconcileHandler<K, M>>(
     c: Controllers,
-    app: &App,
+    options: ControllerOptions,
     name: &str,
     handler: H,
 ) -> Controllers {
-    handler.register(c, name, options(app, name))
+    handler.register(c, name, options)
 }
 
 /// Registers `handler` as the app's finalizing controller `name`.
 pub fn finalizing_controller<K, M, H: FinalizeHandler<K, M>>(
     c: Controllers,
-    app: &App,
+    options: ControllerOptions,
     name: &str,
     handler: H,
 ) -> Controllers {
-    handler.register(c, name, options(app, name).finalizer())
+    handler.register(c, name, options.finalizer())
 }
 
 /// The options the declaration `name` gives (defaults when the model has no such controller).
@@ -151,11 +151,9 @@ pub fn options(app: &App, name: &str) -> ControllerOptions {
             .collect(),
         finalizer_name: decl.finalizer_name.clone(),
         backoff: match decl.backoff_ms {
-            Some((base, max)) => Backoff {
-                base: Duration::from_millis(base),
-                cap: Duration::from_millis(max),
-                ..Backoff::default()
-            },
+            Some((base, max)) => {
+                Backoff::exponential(Duration::from_millis(base), Duration::from_millis(max))
+            }
             None => Backoff::default(),
         },
         ..ControllerOptions::default()
@@ -412,8 +410,10 @@ mod tests {
         );
         assert_eq!(o.watches.len(), 1);
         assert_eq!(o.finalizer_name.as_deref(), Some("example.com/cleanup"));
-        assert_eq!(o.backoff.base, Duration::from_millis(50));
-        assert_eq!(o.backoff.cap, Duration::from_secs(2));
+        assert_eq!(
+            o.backoff,
+            Backoff::exponential(Duration::from_millis(50), Duration::from_secs(2))
+        );
         let access = declared_access(&app, "lamps-system", false).expect("resolves");
         let lamps = access
             .cluster

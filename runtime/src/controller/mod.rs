@@ -17,6 +17,7 @@
 //! assert_eq!(controllers.names(), ["config"]);
 //! ```
 
+mod app_fns;
 mod backoff;
 mod context;
 mod crd;
@@ -25,7 +26,7 @@ mod edge;
 mod error;
 mod handler;
 mod health;
-mod leader;
+pub(crate) mod leader;
 mod metrics;
 mod options;
 mod rbac;
@@ -34,7 +35,11 @@ mod run;
 pub mod status;
 mod triggers;
 
-pub use backoff::Backoff;
+pub use app_fns::{
+    AsyncStreamFn, AttemptOnly, BackoffFn, ErrorAndAttempt, ReconcileAllOn, StreamFn, backoff_fn,
+    reconcile_all_on,
+};
+pub use backoff::{Backoff, DelayFn};
 pub use context::{Context, FIELD_MANAGER, ScopeApi};
 pub use crd::{UnknownCrdName, crd_name_mismatch, custom_resource_definition};
 pub use declared::{
@@ -42,6 +47,9 @@ pub use declared::{
     controller, custom_resource, declared_access, finalizing_controller, options,
 };
 pub use error::ControllerError;
+/// For `reconcile_all_on` functions: the trait their result implements, and futures' stream helpers
+/// (`stream::unfold`, `stream::iter`, `StreamExt`).
+pub use futures::{Stream, StreamExt, stream};
 pub use handler::{Controller, HandlerError};
 pub use health::HealthServer;
 /// When to reconcile next: `Action::requeue(d)`, or `Action::await_change()`.
@@ -58,3 +66,4 @@ pub use options::{ControllerOptions, Kind, Namespaces, OwnerMapping, parse_durat
 pub use rbac::{Access, Grant};
 pub use registry::{Controllers, RunOptions};
 pub use run::Watched;
+pub use triggers::Trigger;

@@ -1,6 +1,6 @@
 //! A controller declaration's settings: which namespaces and labels it watches, the kinds that trigger
-//! it besides its own (`owns`, `watches`), its timer, whether it holds a finalizer (and its name), how
-//! failures are retried and how many objects it handles at once.
+//! it besides its own (`owns`, `watches`, `reconcile_all_on`), its timer, whether it holds a finalizer
+//! (and its name), how failures are retried and how many objects it handles at once.
 
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ pub use piceli_core::model::OwnerMapping;
 
 use super::backoff::Backoff;
 use super::context::ScopeApi;
+use super::triggers::Trigger;
 
 /// A kind a controller watches besides its own: its API resource and scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +74,9 @@ pub struct ControllerOptions {
     pub watches: Vec<(Kind, OwnerMapping)>,
     /// The finalizer's name (default `<app>.piceli.dev/<controller>`).
     pub finalizer_name: Option<String>,
+    /// Every item of this stream reconciles every object the controller watches (kube's
+    /// `Controller::reconcile_all_on`; `reconcile_all_on: ops::config_changes`).
+    pub reconcile_all_on: Option<Trigger>,
 }
 
 impl Default for ControllerOptions {
@@ -89,6 +93,7 @@ impl Default for ControllerOptions {
             owns: Vec::new(),
             watches: Vec::new(),
             finalizer_name: None,
+            reconcile_all_on: None,
         }
     }
 }
@@ -164,6 +169,12 @@ impl ControllerOptions {
     pub fn finalizer_named(mut self, name: impl Into<String>) -> Self {
         self.finalizer = true;
         self.finalizer_name = Some(name.into());
+        self
+    }
+
+    /// Reconcile every object whenever a stream from `trigger` gives an item.
+    pub fn reconcile_all_on(mut self, trigger: Trigger) -> Self {
+        self.reconcile_all_on = Some(trigger);
         self
     }
 

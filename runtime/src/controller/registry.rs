@@ -130,7 +130,7 @@ impl Controllers {
                 .clone()
                 .unwrap_or_else(|| self.finalizer_name(name)),
             edge: Arc::new(EdgeState::new(options.every)),
-            failures: Arc::new(Failures::new(options.backoff)),
+            failures: Arc::new(Failures::new(options.backoff.clone())),
             options,
             handling,
             metrics: metrics.clone(),

@@ -445,7 +445,7 @@ async fn edge<K: Watched>(
 
 fn error_policy<K: Watched>(obj: Arc<K>, error: &HandlerError, run: Arc<Run<K>>) -> Action {
     let key = key_of(obj.as_ref());
-    let (delay, first) = run.reg.failures.failed(&key);
+    let (delay, first) = run.reg.failures.failed(&key, error);
     if first {
         run.reg.metrics.retrying(1);
     }

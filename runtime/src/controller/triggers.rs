@@ -2,7 +2,14 @@
 //! change or deletion reconciles the owner their ownerReferences name, kube's `Controller::owns`) and of
 //! the kinds it watches (reconciling the object a label or the name points at, kube's
 //! `Controller::watches`). Each is a metadata-only watch, where the controller watches (cluster-wide for
-//! cluster-scoped kinds), fed to kube's controller; its deletions trigger too.
+//! cluster-scoped kinds), fed to kube's controller; its deletions trigger too. And a stream of the app's
+//! (`reconcile_all_on`) whose every item reconciles every object (kube's `Controller::reconcile_all_on`).
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
 
 use kube::api::{Api, DynamicObject};
 use kube::core::PartialObjectMeta;
@@ -45,7 +52,46 @@ where
             kind.resource.clone(),
         );
     }
+    if let Some(trigger) = &options.reconcile_all_on {
+        controller = controller.reconcile_all_on(trigger.stream());
+    }
     controller
+}
+
+/// The app's source of "reconcile everything" signals: a function giving a stream of `()`, called for
+/// each watch of the controller (each namespace it watches, each leadership term), so every watch has
+/// its own stream.
+#[derive(Clone)]
+pub struct Trigger(Arc<dyn Fn() -> BoxStream<'static, ()> + Send + Sync>);
+
+impl Trigger {
+    /// A trigger from a function giving a stream (`fn config_changes() -> impl Stream<Item = ()> +
+    /// Send + 'static`).
+    pub fn new<F, S>(f: F) -> Trigger
+    where
+        F: Fn() -> S + Send + Sync + 'static,
+        S: futures::Stream<Item = ()> + Send + 'static,
+    {
+        Trigger(Arc::new(move || f().boxed()))
+    }
+
+    /// A new stream of the app's function.
+    pub(crate) fn stream(&self) -> BoxStream<'static, ()> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for Trigger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Trigger(..)")
+    }
+}
+
+/// Two triggers are equal when they are the same one.
+impl PartialEq for Trigger {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A metadata-only API for `kind` where the controller watches.

@@ -7,7 +7,7 @@ use super::Sink;
 use super::json;
 use super::meta::Cx;
 use crate::error::Error;
-use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind};
+use piceli_core::model::{Operator, OperatorTls, Webhook, WebhookKind, WebhookResource};
 use piceli_core::resources;
 use serde_json::{Value, json};
 
@@ -72,7 +72,10 @@ pub(super) fn workload(cx: &Cx, out: &mut dyn Sink) -> Result<(), Error> {
             }
             _ => ("cert-manager.io/inject-ca-from", format!("{name}-tls")),
         };
-        if let Some(m) = metadata.as_object_mut() {
+        // A self-managed operator writes the caBundle itself.
+        if op.tls != OperatorTls::SelfManaged
+            && let Some(m) = metadata.as_object_mut()
+        {
             let notes = m.entry("annotations").or_insert_with(|| json!({}));
             notes[annotation] = Value::String(format!("{}/{source}", cx.namespace));
         }
@@ -161,7 +164,7 @@ fn cert_manager(op: &Operator, namespace: &str) -> Vec<(&'static str, String, Va
         )
     };
     match &op.tls {
-        OperatorTls::Secret(_) => Vec::new(),
+        OperatorTls::Secret(_) | OperatorTls::SelfManaged => Vec::new(),
         OperatorTls::ClusterIssuer(issuer) => vec![serving(json!({
             "group": "cert-manager.io", "kind": "ClusterIssuer", "name": issuer.v,
         }))],
@@ -245,8 +248,17 @@ fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
             },
         });
     }
-    if !cx.app.controllers.is_empty() {
+    if !cx.app.controllers.is_empty() || op.tls == OperatorTls::SelfManaged {
         controller_pod(&mut pod, !cx.app.webhooks.is_empty());
+    }
+    if op.tls == OperatorTls::SelfManaged {
+        // `serve` reads its pair through the API (the Secret may not exist before the pod starts).
+        if let Some(c) = pod["containers"][0].as_object_mut() {
+            c.remove("volumeMounts");
+        }
+        if let Some(p) = pod.as_object_mut() {
+            p.remove("volumes");
+        }
     }
     json!({
         "apiVersion": "apps/v1",
@@ -288,15 +300,30 @@ fn controller_pod(pod: &mut Value, hooks: bool) {
     }
 }
 
-/// The rule's resource: a 1.33 resource from the table, one of the app's custom resources from its CRD.
-fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
+/// The webhook's rules, one per resource it lists.
+fn rules(cx: &Cx, w: &Webhook) -> Result<Vec<Value>, Error> {
+    w.resources.iter().map(|r| rule(cx, w, r)).collect()
+}
+
+/// A rule for one resource: a 1.33 resource from the table, one of the app's custom resources from its
+/// CRD, every resource (and version, in either scope) of the group of a `*.GROUP`.
+fn rule(cx: &Cx, w: &Webhook, r: &WebhookResource) -> Result<Value, Error> {
     let operations: Vec<String> = w.operations.iter().map(|o| o.v.clone()).collect();
-    if !w.custom {
-        let resource = resources::lookup(&w.resource.v);
+    if let Some(group) = r.wildcard_group() {
+        return Ok(json!({
+            "apiGroups": [group],
+            "apiVersions": ["*"],
+            "resources": ["*"],
+            "operations": operations,
+            "scope": "*",
+        }));
+    }
+    if !r.custom {
+        let resource = resources::lookup(&r.name.v);
         return Ok(json!({
             "apiGroups": [resource.map(|r| r.group).unwrap_or_default()],
             "apiVersions": [resource.map(|r| r.version).unwrap_or("v1")],
-            "resources": [resource.map(|r| r.plural).unwrap_or(w.resource.v.as_str())],
+            "resources": [resource.map(|r| r.plural).unwrap_or(r.name.v.as_str())],
             "operations": operations,
             "scope": if resource.is_none_or(|r| r.namespaced) { "Namespaced" } else { "Cluster" },
         }));
@@ -304,7 +331,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
     let crds = super::custom_resources(cx.app);
     let Some(crd) = crds
         .iter()
-        .find(|crd| crd["metadata"]["name"] == w.resource.v.as_str())
+        .find(|crd| crd["metadata"]["name"] == r.name.v.as_str())
     else {
         let names: Vec<&str> = crds
             .iter()
@@ -316,7 +343,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
                 "{} {} admits `{}`, but the app's custom resource types define {}",
                 w.kind.keyword(),
                 w.name.v,
-                w.resource.v,
+                r.name.v,
                 if names.is_empty() {
                     "no CRD".to_string()
                 } else {
@@ -349,7 +376,7 @@ fn rule(cx: &Cx, w: &Webhook) -> Result<Value, Error> {
 }
 
 fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Result<Value, Error> {
-    let rule = rule(cx, w)?;
+    let rules = rules(cx, w)?;
     let labels = |l: &piceli_core::model::Labels| {
         l.iter()
             .map(|(k, v)| (k.v.clone(), Value::String(v.v.clone())))
@@ -377,7 +404,7 @@ fn webhook(cx: &Cx, operator: &str, w: &Webhook) -> Result<Value, Error> {
         "clientConfig": {
             "service": { "namespace": cx.namespace, "name": operator, "path": w.path(), "port": 443 },
         },
-        "rules": [rule],
+        "rules": rules,
         "namespaceSelector": namespace_selector,
     });
     if !w.objects.is_empty() {

@@ -4,6 +4,7 @@
 //! comes from files or, with `--tls-from-secret NS/NAME`, from a Secret that is re-read when it changes.
 
 mod secret;
+pub mod self_managed;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -75,6 +76,8 @@ pub struct ServeConfig {
     pub tls_files: Option<(PathBuf, PathBuf)>,
     /// `--tls-from-secret NS/NAME`.
     pub tls_secret: Option<(String, String)>,
+    /// `tls: self_managed`: the leader keeps the certificate; every replica serves the Secret's pair.
+    pub self_managed: Option<self_managed::SelfManaged>,
     /// The client, needed by controllers and `--tls-from-secret`.
     pub client: Option<kube::Client>,
     /// The operator's namespace (its Lease, and what controllers watch by default).
@@ -82,6 +85,13 @@ pub struct ServeConfig {
     /// This process in the Lease.
     pub identity: String,
 }
+
+/// How often the self-managed certificate's leader checks it (and takes the Lease over from a leader
+/// that is gone).
+const SELF_MANAGED_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a replica waits for the self-managed Secret before it gives up (PCL0177).
+const SELF_MANAGED_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The identity of this process in the leader Lease: `POD_NAME` (the rendered Deployment sets it from
 /// the downward API), else the host name and the process id.
@@ -114,7 +124,33 @@ pub async fn run(
     };
     let mut tasks = tokio::task::JoinSet::new();
     let mut tls_files = config.tls_files.clone();
-    if let Some((ns, name)) = &config.tls_secret {
+    let mut tls_secret = config.tls_secret.clone();
+    if let Some(spec) = config.self_managed.clone() {
+        let client = config
+            .client
+            .clone()
+            .ok_or_else(|| ServeFailure::Cluster("`tls: self_managed` needs a cluster".into()))?;
+        tls_secret = Some((spec.namespace.clone(), spec.secret.clone()));
+        let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> =
+            kube::Api::namespaced(client.clone(), &spec.namespace);
+        let name = spec.secret.clone();
+        let done = stopped();
+        let identity = config.identity.clone();
+        tasks.spawn(async move {
+            self_managed::maintain(client, spec, identity, SELF_MANAGED_CHECK, done).await;
+            Ok(())
+        });
+        // Every replica waits for the leader's Secret (its first turn makes it within seconds).
+        let mut waited = std::time::Duration::ZERO;
+        while secrets.get_opt(&name).await.ok().flatten().is_none() {
+            if waited >= SELF_MANAGED_WAIT {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            waited += std::time::Duration::from_millis(500);
+        }
+    }
+    if let Some((ns, name)) = &tls_secret {
         let client = config
             .client
             .clone()

@@ -84,7 +84,7 @@ pub struct Erased;
     message = "PCL0065: `{Self}` is not a validating webhook handler for `{T}`",
     label = "this handler does not take a `Request<{T}>` and answer a `Verdict`",
     note = "a validating handler is `async fn(Request<{T}>) -> Verdict`, `fn(Request<{T}>) -> Verdict` (or `-> Result<Verdict, E>`), or a type implementing `piceli::webhook::Validate<Resource = {T}>`",
-    note = "`{T}` is the type of the resource the webhook is declared on; see `piceli explain PCL0065`"
+    note = "`{T}` is the type of the resource the webhook is declared on (`kube::core::DynamicObject` when it is on a list of resources or a wildcard); see `piceli explain PCL0065`"
 )]
 pub trait ValidateHandler<T: AdmissionObject, Marker>: Send + Sync + 'static {
     /// The erased form.
@@ -98,7 +98,7 @@ pub trait ValidateHandler<T: AdmissionObject, Marker>: Send + Sync + 'static {
     message = "PCL0065: `{Self}` is not a mutating webhook handler for `{T}`",
     label = "this handler does not take a `Request<{T}>` and answer a `Mutation`",
     note = "a mutating handler is `async fn(Request<{T}>) -> Mutation`, `fn(Request<{T}>) -> Mutation` (or `-> Result<Mutation, E>`), or a type implementing `piceli::webhook::Mutate<Resource = {T}>`",
-    note = "`{T}` is the type of the resource the webhook is declared on; see `piceli explain PCL0065`"
+    note = "`{T}` is the type of the resource the webhook is declared on (`kube::core::DynamicObject` when it is on a list of resources or a wildcard); see `piceli explain PCL0065`"
 )]
 pub trait MutateHandler<T: AdmissionObject, Marker>: Send + Sync + 'static {
     /// The erased form.

@@ -115,11 +115,7 @@ fn a_failing_object_is_retried_at_the_declared_pace_beside_the_default_one() {
             }
         }
     };
-    let fast = Backoff {
-        base: Duration::from_millis(100),
-        cap: Duration::from_millis(100),
-        ..Backoff::default()
-    };
+    let fast = Backoff::exponential(Duration::from_millis(100), Duration::from_millis(100));
     let controllers = Controllers::new("retry")
         .reconcile(
             "fast",

@@ -401,10 +401,10 @@ fn with_a_finalizer_on_delete_is_retried_with_backoff_until_it_succeeds() {
     let sim = sim();
     let kc = sim.kubeconfig_path().to_path_buf();
     let log = Log::default();
-    let backoff = Backoff {
+    let backoff = Backoff::Policy(piceli_runtime::retry::Policy {
         base: Duration::from_millis(100),
-        ..Backoff::default()
-    };
+        ..Backoff::DEFAULT
+    });
     let controllers = Controllers::new("tidy").edge(
         "tidy",
         ControllerOptions::default().finalizer().backoff(backoff),

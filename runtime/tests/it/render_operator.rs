@@ -5,7 +5,9 @@
 
 use k8s_openapi::Resource as _;
 use piceli_core::Coded;
-use piceli_core::model::{App, Include, Operator, OperatorTls, Target, Webhook, WebhookKind};
+use piceli_core::model::{
+    App, Include, Operator, OperatorTls, Target, Webhook, WebhookKind, WebhookResource,
+};
 use piceli_core::resources::{RESOURCES, lookup};
 use piceli_core::spanned::Spanned;
 use piceli_runtime::render::{Options, render, to_yaml};
@@ -35,7 +37,7 @@ fn app(tls: OperatorTls, replicas: i64) -> App {
         webhooks: vec![Webhook {
             kind: WebhookKind::Mutate,
             name: s("pod-defaults"),
-            resource: s("pods"),
+            resources: vec![WebhookResource::new(s("pods"))],
             operations: vec![s("CREATE")],
             handlers: vec![s("policy::add_team"), s("policy::add_tier")],
             objects: vec![(s("inject"), s("yes"))],
@@ -65,6 +67,59 @@ fn certificate_from_an_existing_secret() {
     insta::assert_snapshot!(text);
 }
 
+/// `tls: self_managed`: no cert-manager objects and no CA-injection annotation; the operator's pod gets
+/// its token and reads the Secret through the API (no volume), and the RBAC it needs for that: its
+/// Secret and Lease in its namespace, its own webhook configurations by name.
+#[test]
+fn a_self_managed_certificate_needs_no_cert_manager_and_gets_its_rbac() {
+    let rendered = render(&app(OperatorTls::SelfManaged, 2), &Options::default()).expect("renders");
+    let kinds: Vec<&str> = rendered
+        .objects
+        .iter()
+        .filter_map(|o| o["kind"].as_str())
+        .collect();
+    assert!(
+        !kinds.contains(&"Certificate") && !kinds.contains(&"Issuer"),
+        "{kinds:?}"
+    );
+    let find = |kind: &str| {
+        rendered
+            .objects
+            .iter()
+            .find(|o| o["kind"] == kind)
+            .unwrap_or_else(|| panic!("a {kind} in {kinds:?}"))
+    };
+    let config = find("MutatingWebhookConfiguration");
+    assert!(
+        config["metadata"]["annotations"]
+            .as_object()
+            .is_none_or(|a| !a.keys().any(|k| k.starts_with("cert-manager.io/"))),
+        "{config}"
+    );
+    let pod = &find("Deployment")["spec"]["template"]["spec"];
+    assert_eq!(pod["automountServiceAccountToken"], true);
+    assert!(pod.get("volumes").is_none(), "{pod}");
+    assert_eq!(pod["containers"][0]["args"], serde_json::json!(["serve"]));
+    let role = find("Role");
+    assert_eq!(role["metadata"]["namespace"], "policy");
+    let rules = role["rules"].to_string();
+    assert!(
+        rules.contains("secrets") && rules.contains("leases"),
+        "{rules}"
+    );
+    let cluster = find("ClusterRole");
+    assert_eq!(
+        cluster["rules"],
+        serde_json::json!([{
+            "apiGroups": ["admissionregistration.k8s.io"],
+            "resources": ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+            "verbs": ["get", "update"],
+            "resourceNames": ["guard.policy"],
+        }])
+    );
+    assert!(kinds.contains(&"RoleBinding") && kinds.contains(&"ClusterRoleBinding"));
+}
+
 /// The app with a validating webhook on `resource`, one of its custom resources, and the CRD of a
 /// cluster-scoped `lamps.example.com` served at v1 and v2 (v1beta1 no longer served).
 fn custom_app(resource: &str) -> App {
@@ -72,8 +127,10 @@ fn custom_app(resource: &str) -> App {
     a.webhooks = vec![Webhook {
         kind: WebhookKind::Validate,
         name: s("lamp-color"),
-        resource: s(resource),
-        custom: true,
+        resources: vec![WebhookResource {
+            name: s(resource),
+            custom: true,
+        }],
         operations: vec![s("CREATE"), s("UPDATE")],
         handlers: vec![s("policy::known_color")],
         ..Webhook::default()
@@ -129,6 +186,42 @@ fn a_custom_resource_name_the_crd_does_not_have_is_pcl0178() {
         "{err}"
     );
     assert!(err.help().contains("lamps.example.com"), "{}", err.help());
+}
+
+/// A generic webhook: one rule per listed resource, a custom resource's from its CRD, and a wildcard
+/// `*.GROUP` as every resource, version and scope of that group.
+#[test]
+fn a_generic_webhook_has_a_rule_per_resource_and_wildcards_cover_a_group() {
+    let mut a = custom_app("lamps.example.com");
+    let hook = &mut a.webhooks[0];
+    hook.kind = WebhookKind::Mutate;
+    hook.generic = true;
+    hook.resources
+        .insert(0, WebhookResource::new(s("configmaps")));
+    hook.resources
+        .push(WebhookResource::new(s("*.guard.example.com")));
+    let rendered = render(&a, &Options::default()).expect("renders");
+    let config = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "MutatingWebhookConfiguration")
+        .expect("the mutating configuration");
+    let ops = serde_json::json!(["CREATE", "UPDATE"]);
+    assert_eq!(
+        config["webhooks"][0]["rules"],
+        serde_json::json!([
+            {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"], "operations": ops, "scope": "Namespaced"},
+            {"apiGroups": ["example.com"], "apiVersions": ["v1", "v2"], "resources": ["lamps"], "operations": ops, "scope": "Cluster"},
+            {"apiGroups": ["guard.example.com"], "apiVersions": ["*"], "resources": ["*"], "operations": ops, "scope": "*"},
+        ])
+    );
+    assert!(
+        !rendered
+            .objects
+            .iter()
+            .any(|o| o["kind"] == "Role" || o["kind"] == "ClusterRole"),
+        "a webhook, generic or not, reads nothing from the API: no RBAC"
+    );
 }
 
 /// Render prints what `apply` applies, in its order: every object's apply level is at least the one

@@ -67,6 +67,7 @@ fn serve_replica() {
             listen: Some(listen),
             health_listen: health,
             tls_files: Some(tls),
+            self_managed: None,
             tls_secret: None,
             client: Some(client),
             namespace: "default".into(),
