@@ -27,5 +27,5 @@ json.dump({"url": cluster["server"], "ca": cluster["certificate-authority"],
            "cert": user["client-certificate"], "key": user["client-key"]}, open(f"{out}/real.json", "w"))
 PY
 PICELI_DIFF_REAL="$dir/real.json" SCHEMATHESIS_EXAMPLES="${1:-20}" SCHEMATHESIS_DOCUMENTS="${2:-}" \
-  SCHEMATHESIS_MAX_TIME=300 cargo test -p piceli-sim --test it schemathesis:: -- --nocapture 2>&1 \
+  SCHEMATHESIS_MAX_TIME=300 cargo test -p piceli-sim --test it schemathesis:: -- --nocapture 2>&1 | tee "${DIFF_LOG:-/dev/null}" \
   | grep -E '^schemathesis |the local cluster answers|test result|panicked' || true

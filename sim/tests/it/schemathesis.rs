@@ -111,7 +111,7 @@ fn schemathesis_finds_no_server_error_hang_or_malformed_status() {
             ])
             .args(["-H", &format!("Authorization: Bearer {token}")])
             .args(["--tls-verify", &ca.display().to_string()])
-            .args(["--checks", &checks])
+            .args(["--checks", checks])
             .args(["--phases", "examples,fuzzing"])
             .args(["--max-examples", &examples, "--max-time", &max_time])
             .args(["--request-timeout", "10", "--workers", "2"])
