@@ -40,11 +40,20 @@ pub fn reconcile(cluster: &Cluster) {
     for ep in cluster.list(&endpoints).iter() {
         let ns = s(ep, "/metadata/namespace");
         let name = s(ep, "/metadata/name");
-        let ours = ep
-            .pointer("/metadata/managedFields")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.iter().any(|e| e["manager"] == "endpoint-controller"));
-        if ours && matches!(cluster.get(&services, ns, name), Ok(None)) {
+        if !matches!(cluster.get(&services, ns, name), Ok(None)) {
+            continue;
+        }
+        // The shared lists keep no managedFields: whether this controller wrote it, from the store.
+        let ours = cluster
+            .get(&endpoints, ns, name)
+            .ok()
+            .flatten()
+            .is_some_and(|ep| {
+                ep.pointer("/metadata/managedFields")
+                    .and_then(Value::as_array)
+                    .is_some_and(|m| m.iter().any(|e| e["manager"] == "endpoint-controller"))
+            });
+        if ours {
             let _ = cluster.remove(&endpoints, ns, name);
         }
     }
