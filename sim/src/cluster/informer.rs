@@ -28,7 +28,9 @@ struct Cached {
     /// The latest change in the list (`read_at`, or the last change applied since).
     at: u64,
     keys: Vec<(String, String)>,
-    items: Arc<Vec<Value>>,
+    /// Each object behind its own `Arc`: a change copies the list of pointers (when a controller
+    /// still holds the list), not every object in it.
+    items: Arc<Vec<Arc<Value>>>,
     pending: Vec<Change>,
 }
 
@@ -37,7 +39,7 @@ struct Cached {
 struct Change {
     rv: u64,
     key: (String, String),
-    object: Option<Value>,
+    object: Option<Arc<Value>>,
 }
 
 impl Change {
@@ -45,7 +47,7 @@ impl Change {
         Change {
             rv: e.rv,
             key: (e.ns.clone(), e.name.clone()),
-            object: (e.kind != EventType::Deleted).then(|| trimmed(&e.object)),
+            object: (e.kind != EventType::Deleted).then(|| Arc::new(trimmed(&e.object))),
         }
     }
 }
@@ -143,7 +145,7 @@ pub struct Informers {
 
 impl Informers {
     /// Every object stored under `rk`, in the store's order, from the cache kept current by events.
-    pub fn list(&self, store: &Store, rk: &str) -> Arc<Vec<Value>> {
+    pub fn list(&self, store: &Store, rk: &str) -> Arc<Vec<Arc<Value>>> {
         let Ok(mut lists) = self.lists.lock() else {
             return read(store, rk).map(|c| c.items).unwrap_or_default();
         };
@@ -197,7 +199,7 @@ fn read(store: &Store, rk: &str) -> Option<Cached> {
             if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
                 meta.remove("managedFields");
             }
-            ((s.ns, s.name), object)
+            ((s.ns, s.name), Arc::new(object))
         })
         .unzip();
     Some(Cached {
@@ -225,7 +227,7 @@ mod tests {
             .expect("write");
     }
 
-    fn names(items: &[Value]) -> Vec<&str> {
+    fn names(items: &[Arc<Value>]) -> Vec<&str> {
         items
             .iter()
             .map(|o| o["metadata"]["name"].as_str().unwrap_or(""))
@@ -267,7 +269,7 @@ mod tests {
         let now = informers.list(&store, "/configmaps");
         assert_eq!(names(&now), ["b", "c"]);
         let b = store.get("/configmaps", "default", "b").expect("get");
-        assert_eq!(Some(&now[0]), b.as_ref(), "b as last written");
+        assert_eq!(Some(&*now[0]), b.as_ref(), "b as last written");
         assert!(informers.list(&store, "/secrets").is_empty());
         assert_eq!(informers.reads(), 2, "nothing was read again");
         assert_eq!(
@@ -277,7 +279,7 @@ mod tests {
                 .expect("list")
                 .0
                 .into_iter()
-                .map(|s| s.object)
+                .map(|s| Arc::new(s.object))
                 .collect::<Vec<_>>(),
             "the cache is what the store holds"
         );
