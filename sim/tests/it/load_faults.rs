@@ -1,7 +1,8 @@
 //! Load with faults (issue 34): concurrent writers and watchers against a background local cluster
 //! (`piceli-sim start`, its own process) with random client disconnects — watches dropped mid-stream
 //! and resumed from their last resourceVersion (bookmarks included), re-listed on 410 Gone as a real
-//! client does, writes abandoned in flight. At the end every watcher's reconstructed state must equal
+//! client does, writes abandoned in flight — and the watch history compacted every few seconds (as
+//! etcd compaction does), so resumes from before it get 410 Gone. At the end every watcher's reconstructed state must equal
 //! a fresh list (with its label selector), and the server's resident set, sampled all along, must be
 //! flat after the warm-up. Linux only (/proc).
 //!
@@ -148,6 +149,7 @@ struct Counts {
     gone: AtomicU64,
     writes: AtomicU64,
     abandoned: AtomicU64,
+    compactions: AtomicU64,
 }
 
 /// One watcher: list, then watch from the list's version, dropping the stream at random moments and
@@ -367,6 +369,25 @@ async fn run(plan: &Plan, dir: &Path, pid: u32) {
         watchers.push(tokio::spawn(task));
     }
 
+    // The history compacted every 3–8 s (`piceli-sim compact`, another process on the same database).
+    let compactor = {
+        let (stop, counts, dir) = (stop.clone(), counts.clone(), dir.to_path_buf());
+        let mut rng = Rng(seed.next() | 1);
+        tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                tokio::time::sleep(rng.millis(3_000, 8_000)).await;
+                let d = dir.clone();
+                let out = tokio::task::spawn_blocking(move || {
+                    sim_cmd(&["compact", "--dir", d.to_str().unwrap_or_default()])
+                })
+                .await
+                .expect("compact");
+                assert!(out.status.success(), "compact: {out:?}");
+                counts.compactions.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+
     // The resident set every few seconds while the load runs.
     let t0 = Instant::now();
     let mut samples = Vec::new();
@@ -375,6 +396,7 @@ async fn run(plan: &Plan, dir: &Path, pid: u32) {
         samples.push((t0.elapsed().as_secs_f64(), status_kb(pid, "VmRSS")));
     }
     stop.store(true, Ordering::Relaxed);
+    compactor.await.expect("compactor");
     for w in writers {
         w.await.expect("writer");
     }
@@ -440,9 +462,10 @@ async fn run(plan: &Plan, dir: &Path, pid: u32) {
         .max()
         .unwrap_or(0);
     eprintln!(
-        "load: {} watch events, {} disconnects, {} lists, {} × 410, {} writes (+{} abandoned); {} objects compared over {} watchers",
+        "load: {} watch events, {} disconnects, {} compactions, {} lists, {} × 410, {} writes (+{} abandoned); {} objects compared over {} watchers",
         counts.events.load(Ordering::Relaxed),
         counts.disconnects.load(Ordering::Relaxed),
+        counts.compactions.load(Ordering::Relaxed),
         counts.relists.load(Ordering::Relaxed),
         counts.gone.load(Ordering::Relaxed),
         counts.writes.load(Ordering::Relaxed),
@@ -464,6 +487,10 @@ async fn run(plan: &Plan, dir: &Path, pid: u32) {
     assert!(
         counts.disconnects.load(Ordering::Relaxed) > 0,
         "faults were injected"
+    );
+    assert!(
+        counts.gone.load(Ordering::Relaxed) > 0,
+        "resumes met compactions"
     );
     assert!(
         fds_after <= fds_before + 4,
