@@ -14,5 +14,5 @@ unset KUBECONFIG
 if [ -n "$bin" ]; then export PICELI_LOAD_PICELI=$bin/piceli; fi
 PICELI_LOAD_SECONDS=$seconds PICELI_LOAD_WATCHERS=$watchers PICELI_LOAD_WRITERS=$writers \
   PICELI_LOAD_SAMPLE_SECONDS=${PICELI_LOAD_SAMPLE_SECONDS:-10} \
-  cargo test -p piceli-sim --test it load_faults::watchers -- --nocapture 2>&1 | grep -E '^load:|test result|panicked'
+  cargo test -p piceli-sim --test it load_faults::watchers -- --nocapture 2>&1 | grep -E -A1 '^load:|test result|panicked'
 uptime

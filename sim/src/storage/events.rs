@@ -157,7 +157,8 @@ impl Hub {
 }
 
 /// Stored events after `rv`, oldest first, without previous states; 410 Expired if the history no
-/// longer reaches back to `rv`.
+/// longer reaches back to `rv`. Called in one read transaction (the callers above): another process's
+/// compaction between the check and the read would otherwise leave a silent gap (issue 34).
 fn read_rows(conn: &Connection, rv: u64) -> Result<Vec<Event>, StoreError> {
     let db = StoreError::Db;
     let compacted: i64 = conn
@@ -195,14 +196,19 @@ fn read_rows(conn: &Connection, rv: u64) -> Result<Vec<Event>, StoreError> {
 
 /// Stored events after `rv` (as [`read_rows`]), shared.
 pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
-    Ok(read_rows(conn, rv)?.into_iter().map(Arc::new).collect())
+    let snapshot = conn.unchecked_transaction().map_err(StoreError::Db)?;
+    let events = read_rows(&snapshot, rv)?;
+    snapshot.commit().map_err(StoreError::Db)?;
+    Ok(events.into_iter().map(Arc::new).collect())
 }
 
 /// Like [`read_after`], each MODIFIED event with the object's state before it
 /// ([`super::prev::attach`]): what a watch with selectors resumed from a version needs to turn
 /// "stopped matching" into DELETED, and local watches need of other processes' changes.
 pub fn read_after_with_prev(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
-    let mut events = read_rows(conn, rv)?;
-    super::prev::attach(conn, rv, &mut events)?;
+    let snapshot = conn.unchecked_transaction().map_err(StoreError::Db)?;
+    let mut events = read_rows(&snapshot, rv)?;
+    super::prev::attach(&snapshot, rv, &mut events)?;
+    snapshot.commit().map_err(StoreError::Db)?;
     Ok(events.into_iter().map(Arc::new).collect())
 }
