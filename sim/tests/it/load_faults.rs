@@ -150,6 +150,13 @@ struct Counts {
     writes: AtomicU64,
     abandoned: AtomicU64,
     compactions: AtomicU64,
+    /// Requests retried after a transport error (a keep-alive connection closed under them).
+    transport: AtomicU64,
+}
+
+/// The pause before retrying a request that failed below HTTP.
+async fn retry_pause() {
+    tokio::time::sleep(Duration::from_millis(50)).await;
 }
 
 /// One watcher: list, then watch from the list's version, dropping the stream at random moments and
@@ -177,7 +184,17 @@ async fn watcher(
         let from = match &last {
             Some(rv) => rv.clone(),
             None => {
-                let list = api.list(&lp).await.expect("list");
+                let list = match api.list(&lp).await {
+                    Ok(l) => l,
+                    // A pooled connection the server closed as idle just as the request went out
+                    // (HTTP/1.1's keep-alive race): a real client retries, as Go's transport does.
+                    Err(kube::Error::Service(_)) => {
+                        counts.transport.fetch_add(1, Ordering::Relaxed);
+                        retry_pause().await;
+                        continue;
+                    }
+                    Err(e) => panic!("list: {e}"),
+                };
                 counts.relists.fetch_add(1, Ordering::Relaxed);
                 state = list.items.iter().map(|c| (name_of(c), entry(c))).collect();
                 let rv = list.metadata.resource_version.expect("list version");
@@ -190,6 +207,11 @@ async fn watcher(
             Err(kube::Error::Api(s)) if s.code == 410 => {
                 counts.gone.fetch_add(1, Ordering::Relaxed);
                 last = None;
+                continue;
+            }
+            Err(kube::Error::Service(_)) => {
+                counts.transport.fetch_add(1, Ordering::Relaxed);
+                retry_pause().await;
                 continue;
             }
             Err(e) => panic!("watch from {from}: {e}"),
@@ -285,6 +307,10 @@ async fn writer(
             }
             // Not found (patch or delete of a deleted object), already exists (create): expected.
             Err(kube::Error::Api(s)) if s.code == 404 || s.code == 409 => {}
+            // The keep-alive race (see `watcher`): not stored or stored, as an abandoned write.
+            Err(kube::Error::Service(_)) => {
+                c.transport.fetch_add(1, Ordering::Relaxed);
+            }
             Err(e) => panic!("write {name}: {e}"),
         }
         tokio::time::sleep(rng.millis(0, 20)).await;
@@ -462,12 +488,13 @@ async fn run(plan: &Plan, dir: &Path, pid: u32) {
         .max()
         .unwrap_or(0);
     eprintln!(
-        "load: {} watch events, {} disconnects, {} compactions, {} lists, {} × 410, {} writes (+{} abandoned); {} objects compared over {} watchers",
+        "load: {} watch events, {} disconnects, {} compactions, {} lists, {} × 410, {} transport retries, {} writes (+{} abandoned); {} objects compared over {} watchers",
         counts.events.load(Ordering::Relaxed),
         counts.disconnects.load(Ordering::Relaxed),
         counts.compactions.load(Ordering::Relaxed),
         counts.relists.load(Ordering::Relaxed),
         counts.gone.load(Ordering::Relaxed),
+        counts.transport.load(Ordering::Relaxed),
         counts.writes.load(Ordering::Relaxed),
         counts.abandoned.load(Ordering::Relaxed),
         checked,
