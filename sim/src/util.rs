@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 /// `objects` (those `keep` accepts) by the uid of their controller owner: found once per turn, not
 /// searched once per owner (which made a turn quadratic in the number of objects).
 pub fn by_controller(
-    objects: &[Value],
+    objects: &[std::sync::Arc<Value>],
     keep: impl Fn(&Value) -> bool,
 ) -> std::collections::HashMap<&str, Vec<&Value>> {
     let mut out: std::collections::HashMap<&str, Vec<&Value>> = std::collections::HashMap::new();
     for o in objects.iter().filter(|o| keep(o)) {
         if let Some(owner) = controller_uid(o) {
-            out.entry(owner).or_default().push(o);
+            out.entry(owner).or_default().push(&**o);
         }
     }
     out

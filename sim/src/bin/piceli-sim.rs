@@ -3,6 +3,11 @@
 
 use clap::Parser;
 
+/// mimalloc rather than glibc's malloc, whose per-thread arenas (the blocking pool's threads come and
+/// go) kept most of what a 1,000-pod rollout freed: issue 34, docs/benchmarks.md.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Local Kubernetes API server.
 #[derive(Debug, Parser)]
 #[command(name = "piceli-sim", version)]

@@ -3,6 +3,12 @@
 //! read and parsed again per change of the kind, nor once per controller per turn. A kind is read from
 //! the store when first listed, and again only when events were missed (the hub's buffer overran) or
 //! a change is not yet in the events received (a write racing the list: the next use catches up).
+//!
+//! The cached copies leave out `metadata.managedFields`, as client-go's informers strip them with
+//! `TransformStripManagedFields`: no controller reads them from its lists, and parsed they were the
+//! larger part of each object held (issue 34). A controller that needs them reads the object itself
+//! ([`crate::cluster::Cluster::get`]); an update built from a cached copy carries none, which the write
+//! pipeline takes as "keep the stored ones".
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,38 +28,80 @@ struct Cached {
     /// The latest change in the list (`read_at`, or the last change applied since).
     at: u64,
     keys: Vec<(String, String)>,
-    items: Arc<Vec<Value>>,
-    pending: Vec<Arc<Event>>,
+    /// Each object behind its own `Arc`: a change copies the list of pointers (when a controller
+    /// still holds the list), not every object in it.
+    items: Arc<Vec<Arc<Value>>>,
+    pending: Vec<Change>,
+}
+
+/// A change received and not yet applied: the object as the cache keeps it (`None`: deleted), so the
+/// event itself — the whole object and its previous state — is not held until the kind is listed.
+struct Change {
+    rv: u64,
+    key: (String, String),
+    object: Option<Arc<Value>>,
+}
+
+impl Change {
+    fn of(e: &Event) -> Change {
+        Change {
+            rv: e.rv,
+            key: (e.ns.clone(), e.name.clone()),
+            object: (e.kind != EventType::Deleted).then(|| Arc::new(trimmed(&e.object))),
+        }
+    }
+}
+
+/// An object as the cache keeps it: without `metadata.managedFields`.
+fn trimmed(object: &Value) -> Value {
+    let Some(fields) = object.as_object() else {
+        return object.clone();
+    };
+    fields
+        .iter()
+        .map(|(k, v)| {
+            let v = match (k.as_str(), v.as_object()) {
+                ("metadata", Some(meta)) => Value::Object(
+                    meta.iter()
+                        .filter(|(k, _)| *k != "managedFields")
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                _ => v.clone(),
+            };
+            (k.clone(), v)
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 impl Cached {
     /// Applies the changes received since the kind was last listed.
     fn apply_pending(&mut self) {
-        for e in std::mem::take(&mut self.pending) {
-            if e.rv > self.read_at {
-                self.apply(&e);
+        for c in std::mem::take(&mut self.pending) {
+            if c.rv > self.read_at {
+                self.apply(c);
             }
         }
     }
 
     /// Applies one change of this kind.
-    fn apply(&mut self, e: &Event) {
-        let key = (e.ns.clone(), e.name.clone());
-        let found = self.keys.binary_search(&key);
+    fn apply(&mut self, c: Change) {
+        let found = self.keys.binary_search(&c.key);
         let items = Arc::make_mut(&mut self.items);
-        match (e.kind, found) {
-            (EventType::Deleted, Ok(i)) => {
+        match (c.object, found) {
+            (None, Ok(i)) => {
                 self.keys.remove(i);
                 items.remove(i);
             }
-            (EventType::Deleted, Err(_)) => {}
-            (_, Ok(i)) => items[i] = (*e.object).clone(),
-            (_, Err(i)) => {
-                self.keys.insert(i, key);
-                items.insert(i, (*e.object).clone());
+            (None, Err(_)) => {}
+            (Some(o), Ok(i)) => items[i] = o,
+            (Some(o), Err(i)) => {
+                self.keys.insert(i, c.key);
+                items.insert(i, o);
             }
         }
-        self.at = self.at.max(e.rv);
+        self.at = self.at.max(c.rv);
     }
 }
 
@@ -78,7 +126,7 @@ impl Lists {
                     if c.pending.len() > c.keys.len().max(64) {
                         self.by_key.remove(&e.rk);
                     } else if e.rv > c.read_at {
-                        c.pending.push(e);
+                        c.pending.push(Change::of(&e));
                     }
                 }
                 Err(TryRecvError::Lagged(_)) => self.by_key.clear(),
@@ -97,7 +145,7 @@ pub struct Informers {
 
 impl Informers {
     /// Every object stored under `rk`, in the store's order, from the cache kept current by events.
-    pub fn list(&self, store: &Store, rk: &str) -> Arc<Vec<Value>> {
+    pub fn list(&self, store: &Store, rk: &str) -> Arc<Vec<Arc<Value>>> {
         let Ok(mut lists) = self.lists.lock() else {
             return read(store, rk).map(|c| c.items).unwrap_or_default();
         };
@@ -146,7 +194,13 @@ fn read(store: &Store, rk: &str) -> Option<Cached> {
     let (stored, at) = store.list(rk, None, None).ok()?;
     let (keys, items) = stored
         .into_iter()
-        .map(|s| ((s.ns, s.name), s.object))
+        .map(|s| {
+            let mut object = s.object;
+            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("managedFields");
+            }
+            ((s.ns, s.name), Arc::new(object))
+        })
         .unzip();
     Some(Cached {
         read_at: at,
@@ -173,7 +227,7 @@ mod tests {
             .expect("write");
     }
 
-    fn names(items: &[Value]) -> Vec<&str> {
+    fn names(items: &[Arc<Value>]) -> Vec<&str> {
         items
             .iter()
             .map(|o| o["metadata"]["name"].as_str().unwrap_or(""))
@@ -215,7 +269,7 @@ mod tests {
         let now = informers.list(&store, "/configmaps");
         assert_eq!(names(&now), ["b", "c"]);
         let b = store.get("/configmaps", "default", "b").expect("get");
-        assert_eq!(Some(&now[0]), b.as_ref(), "b as last written");
+        assert_eq!(Some(&*now[0]), b.as_ref(), "b as last written");
         assert!(informers.list(&store, "/secrets").is_empty());
         assert_eq!(informers.reads(), 2, "nothing was read again");
         assert_eq!(
@@ -225,7 +279,7 @@ mod tests {
                 .expect("list")
                 .0
                 .into_iter()
-                .map(|s| s.object)
+                .map(|s| Arc::new(s.object))
                 .collect::<Vec<_>>(),
             "the cache is what the store holds"
         );
@@ -252,6 +306,59 @@ mod tests {
             Arc::strong_count(&event),
             1,
             "released once the cache read it"
+        );
+    }
+
+    /// Issue 34: parsed managedFields were the larger part of each cached object, and a kind's
+    /// pending events held whole objects and their previous states until it was next listed.
+    #[test]
+    fn the_cache_keeps_no_managed_fields_and_no_events() {
+        let store = Store::open(None).expect("in-memory store");
+        let informers = Informers::default();
+        let with_fields = |name: &str| {
+            let name = name.to_string();
+            store
+                .write(move |w| {
+                    let rv = w.next_rv()?;
+                    let obj = json!({"metadata": {"name": name, "namespace": "default",
+                        "resourceVersion": rv.to_string(),
+                        "managedFields": [{"manager": "m", "fieldsV1": {"f:data": {"f:k": {}}}}]},
+                        "data": {"k": "v"}});
+                    w.put("/configmaps", "default", &name, rv, obj, EventType::Added)?;
+                    Ok(())
+                })
+                .expect("write");
+        };
+        with_fields("read");
+        let listed = informers.list(&store, "/configmaps");
+        assert_eq!(
+            listed[0]["metadata"].get("managedFields"),
+            None,
+            "read: {listed:?}"
+        );
+        assert_eq!(listed[0]["data"]["k"], "v");
+        let mut watch = store.hub().subscribe();
+        with_fields("changed");
+        let event = watch.try_recv().expect("the write's event");
+        informers.catch_up(&store);
+        assert_eq!(
+            Arc::strong_count(&event),
+            1,
+            "the pending change holds no event"
+        );
+        let listed = informers.list(&store, "/configmaps");
+        assert_eq!(names(&listed), ["changed", "read"]);
+        assert_eq!(listed[0]["metadata"].get("managedFields"), None);
+        assert_eq!(
+            listed[0]["metadata"]["resourceVersion"],
+            event.rv.to_string()
+        );
+        assert!(
+            store
+                .get("/configmaps", "default", "changed")
+                .expect("get")
+                .is_some_and(|o| o["metadata"]["managedFields"].is_array()),
+            "the store keeps them"
         );
     }
 

@@ -74,7 +74,7 @@ impl<'a> Cluster<'a> {
     /// Every object of a type, in every namespace, shared with the other controllers: parsed once
     /// per change of the type ([`super::informer::Informers`]). A controller lists only kinds it
     /// declares to watch (`controllers/table.rs`; checked in debug builds: [`declared`]).
-    pub fn list(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
+    pub fn list(&self, rt: &ResourceType) -> Arc<Vec<Arc<Value>>> {
         let rk = rt.store_key();
         declared::debug_check(&rk);
         self.informers.list(&self.backend.store, &rk)
@@ -82,14 +82,14 @@ impl<'a> Cluster<'a> {
 
     /// The objects of a type that name owners, read from the store for this call (not from the
     /// shared lists; the others are not parsed).
-    pub fn list_owned(&self, rt: &ResourceType) -> Arc<Vec<Value>> {
+    pub fn list_owned(&self, rt: &ResourceType) -> Arc<Vec<Arc<Value>>> {
         let page = self
             .backend
             .store
             .list_raw(&rt.store_key(), None, None, None, |data| {
                 Ok(data
                     .contains("\"ownerReferences\"")
-                    .then(|| serde_json::from_str::<Value>(data).ok())
+                    .then(|| serde_json::from_str::<Value>(data).ok().map(Arc::new))
                     .flatten())
             });
         page.map(|p| Arc::new(p.items.into_iter().map(|(_, _, o)| o).collect()))

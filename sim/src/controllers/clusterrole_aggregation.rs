@@ -4,6 +4,7 @@
 //! admin -o yaml` lists the rules of a role labelled `aggregate-to-admin` after it is created.
 
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::admission::matching::selector_matches;
 use crate::cluster::Cluster;
@@ -20,7 +21,7 @@ const MANAGER: &str = "clusterrole-aggregation-controller";
 const PASSES: usize = 4;
 
 /// The rules `role` aggregates from `roles`, or `None` when it has no aggregation rule.
-fn aggregated_rules(role: &Value, roles: &[Value]) -> Option<Vec<Value>> {
+fn aggregated_rules(role: &Value, roles: &[Arc<Value>]) -> Option<Vec<Value>> {
     let selectors = role
         .pointer("/aggregationRule/clusterRoleSelectors")?
         .as_array()?;
@@ -29,6 +30,7 @@ fn aggregated_rules(role: &Value, roles: &[Value]) -> Option<Vec<Value>> {
     for selector in selectors {
         let mut picked: Vec<&Value> = roles
             .iter()
+            .map(|r| &**r)
             .filter(|r| s(r, "/metadata/name") != name)
             .filter(|r| selector_matches(selector, r.pointer("/metadata/labels")))
             .collect();
@@ -99,7 +101,10 @@ mod tests {
             ),
             role("a", json!({"to": "agg"}), json!([get.clone()])),
             role("c", json!({"to": "other"}), json!([{"verbs": ["delete"]}])),
-        ];
+        ]
+        .into_iter()
+        .map(Arc::new)
+        .collect::<Vec<_>>();
         assert_eq!(aggregated_rules(&agg, &roles), Some(vec![get, list]));
         assert_eq!(aggregated_rules(&roles[1], &roles), None);
     }

@@ -9,6 +9,7 @@
 //! second) replaces the schedule with "every N seconds since the epoch", and Jobs are then named
 //! `<cronjob>-<scheduled time in seconds since the epoch>`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -135,12 +136,13 @@ fn one(
     cjs: &ResourceType,
     jobs: &ResourceType,
     cj: &Value,
-    all: &[Value],
+    all: &[Arc<Value>],
 ) {
     let ns = s(cj, "/metadata/namespace");
     let name = s(cj, "/metadata/name");
     let mine: Vec<&Value> = all
         .iter()
+        .map(|j| &**j)
         .filter(|j| util::controller_uid(j) == Some(util::uid(cj)) && !util::terminating(j))
         .collect();
     let old = cj.get("status").cloned().unwrap_or(json!({}));

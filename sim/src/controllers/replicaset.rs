@@ -3,6 +3,7 @@
 //! available counts (available = Ready for `minReadySeconds`) in its status.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -41,7 +42,7 @@ pub fn available(pod: &Value, min_ready: i64) -> bool {
 }
 
 /// Active pods by the uid of their controller.
-pub fn pods_by_owner(pods: &[Value]) -> HashMap<String, Vec<&Value>> {
+pub fn pods_by_owner(pods: &[Arc<Value>]) -> HashMap<String, Vec<&Value>> {
     let mut out: HashMap<String, Vec<&Value>> = HashMap::new();
     for p in pods.iter().filter(|p| active(p)) {
         if let Some(o) = util::controller_uid(p) {

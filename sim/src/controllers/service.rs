@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::cluster::Cluster;
 use crate::registry::selectors::LabelSelector;
@@ -40,11 +41,20 @@ pub fn reconcile(cluster: &Cluster) {
     for ep in cluster.list(&endpoints).iter() {
         let ns = s(ep, "/metadata/namespace");
         let name = s(ep, "/metadata/name");
-        let ours = ep
-            .pointer("/metadata/managedFields")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.iter().any(|e| e["manager"] == "endpoint-controller"));
-        if ours && matches!(cluster.get(&services, ns, name), Ok(None)) {
+        if !matches!(cluster.get(&services, ns, name), Ok(None)) {
+            continue;
+        }
+        // The shared lists keep no managedFields: whether this controller wrote it, from the store.
+        let ours = cluster
+            .get(&endpoints, ns, name)
+            .ok()
+            .flatten()
+            .is_some_and(|ep| {
+                ep.pointer("/metadata/managedFields")
+                    .and_then(Value::as_array)
+                    .is_some_and(|m| m.iter().any(|e| e["manager"] == "endpoint-controller"))
+            });
+        if ours {
             let _ = cluster.remove(&endpoints, ns, name);
         }
     }
@@ -216,7 +226,7 @@ pub fn reconcile(cluster: &Cluster) {
 type Labelled<'a> = (Option<&'a Map<String, Value>>, &'a Value);
 
 /// The pods that can serve, by namespace, each with its labels: not terminating, with an IP, not ended.
-fn serving_pods(pods: &[Value]) -> HashMap<&str, Vec<Labelled<'_>>> {
+fn serving_pods(pods: &[Arc<Value>]) -> HashMap<&str, Vec<Labelled<'_>>> {
     let mut by_namespace: HashMap<&str, Vec<_>> = HashMap::new();
     for p in pods {
         if util::terminating(p)
@@ -229,13 +239,13 @@ fn serving_pods(pods: &[Value]) -> HashMap<&str, Vec<Labelled<'_>>> {
         by_namespace
             .entry(s(p, "/metadata/namespace"))
             .or_default()
-            .push((labels, p));
+            .push((labels, &**p));
     }
     by_namespace
 }
 
 /// EndpointSlices by namespace and the Service their `kubernetes.io/service-name` label names.
-fn slices_by_service(slices: &[Value]) -> HashMap<(&str, &str), Vec<&Value>> {
+fn slices_by_service(slices: &[Arc<Value>]) -> HashMap<(&str, &str), Vec<&Value>> {
     let mut by_service: HashMap<(&str, &str), Vec<&Value>> = HashMap::new();
     for x in slices {
         let Some(service) = x["metadata"]["labels"]["kubernetes.io/service-name"].as_str() else {
@@ -244,7 +254,7 @@ fn slices_by_service(slices: &[Value]) -> HashMap<(&str, &str), Vec<&Value>> {
         by_service
             .entry((s(x, "/metadata/namespace"), service))
             .or_default()
-            .push(x);
+            .push(&**x);
     }
     by_service
 }

@@ -6,6 +6,7 @@
 //! (currentRevision/updateRevision, counts).
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::replicaset::{available, pods_by_owner, ready};
 use super::template::template_hash;
@@ -66,7 +67,7 @@ pub fn reconcile(cluster: &Cluster, _st: &mut State) {
 /// Adopts the pods of the set's namespace that have no controller, carry its name with an ordinal and
 /// match its selector (`matchLabels`; a selector with expressions adopts nothing here), as the real
 /// controller's `ClaimPods` does; true when it wrote something.
-fn adopt_orphans(cluster: &Cluster, k: &Kinds, set: &Value, pods: &[Value]) -> bool {
+fn adopt_orphans(cluster: &Cluster, k: &Kinds, set: &Value, pods: &[Arc<Value>]) -> bool {
     let ns = s(set, "/metadata/namespace");
     let name = s(set, "/metadata/name");
     let Some(selector) = set

@@ -169,7 +169,7 @@ pub fn reconcile(cluster: &Cluster, config: &Timing, st: &mut Memory) {
     };
     let all = cluster.list(&pods);
     let now = Instant::now();
-    let live: std::collections::HashSet<&str> = all.iter().map(util::uid).collect();
+    let live: std::collections::HashSet<&str> = all.iter().map(|p| util::uid(p)).collect();
     st.scheduled_at.retain(|k, _| live.contains(k.as_str()));
     st.last_restart.retain(|k, _| live.contains(k.as_str()));
     st.settled.retain(|k, _| live.contains(k.as_str()));

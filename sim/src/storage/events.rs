@@ -132,7 +132,7 @@ impl Hub {
             return;
         }
         if event.rv > *last + 1
-            && let Ok(missed) = read_after(conn, *last)
+            && let Ok(missed) = read_after_with_prev(conn, *last)
         {
             for e in missed.into_iter().filter(|e| e.rv < event.rv) {
                 self.emit(e);
@@ -147,7 +147,7 @@ impl Hub {
         let Ok(mut last) = self.last.lock() else {
             return;
         };
-        if let Ok(missed) = read_after(conn, *last) {
+        if let Ok(missed) = read_after_with_prev(conn, *last) {
             for e in missed {
                 *last = e.rv;
                 self.emit(e);
@@ -156,8 +156,10 @@ impl Hub {
     }
 }
 
-/// Stored events after `rv`; 410 Expired if the history no longer reaches back to `rv`.
-pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
+/// Stored events after `rv`, oldest first, without previous states; 410 Expired if the history no
+/// longer reaches back to `rv`. Called in one read transaction (the callers above): another process's
+/// compaction between the check and the read would otherwise leave a silent gap (issue 34).
+fn read_rows(conn: &Connection, rv: u64) -> Result<Vec<Event>, StoreError> {
     let db = StoreError::Db;
     let compacted: i64 = conn
         .query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
@@ -179,7 +181,7 @@ pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreEr
         let data: String = row.get(5).map_err(db)?;
         let object = serde_json::from_str(&data).map_err(StoreError::Corrupt)?;
         let kind: String = row.get(4).map_err(db)?;
-        out.push(Arc::new(Event {
+        out.push(Event {
             rv: row.get::<_, i64>(0).map_err(db)? as u64,
             rk: row.get(1).map_err(db)?,
             ns: row.get(2).map_err(db)?,
@@ -187,7 +189,26 @@ pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreEr
             kind: EventType::parse(&kind),
             object: Arc::new(object),
             prev: None,
-        }));
+        });
     }
     Ok(out)
+}
+
+/// Stored events after `rv` (as [`read_rows`]), shared.
+pub fn read_after(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
+    let snapshot = conn.unchecked_transaction().map_err(StoreError::Db)?;
+    let events = read_rows(&snapshot, rv)?;
+    snapshot.commit().map_err(StoreError::Db)?;
+    Ok(events.into_iter().map(Arc::new).collect())
+}
+
+/// Like [`read_after`], each MODIFIED event with the object's state before it
+/// ([`super::prev::attach`]): what a watch with selectors resumed from a version needs to turn
+/// "stopped matching" into DELETED, and local watches need of other processes' changes.
+pub fn read_after_with_prev(conn: &Connection, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
+    let snapshot = conn.unchecked_transaction().map_err(StoreError::Db)?;
+    let mut events = read_rows(&snapshot, rv)?;
+    super::prev::attach(&snapshot, rv, &mut events)?;
+    snapshot.commit().map_err(StoreError::Db)?;
+    Ok(events.into_iter().map(Arc::new).collect())
 }

@@ -5,6 +5,7 @@ mod checkpoint;
 mod compaction;
 mod error;
 pub(crate) mod events;
+mod prev;
 mod schema;
 
 use std::path::Path;
@@ -209,6 +210,13 @@ impl Store {
     pub fn events_after(&self, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
         let conn = self.lock()?;
         events::read_after(&conn, rv)
+    }
+
+    /// Like [`Store::events_after`], each MODIFIED event with the object's previous state (for
+    /// watches with selectors: an object that stopped matching is DELETED to them).
+    pub fn events_after_with_prev(&self, rv: u64) -> Result<Vec<Arc<Event>>, StoreError> {
+        let conn = self.lock()?;
+        events::read_after_with_prev(&conn, rv)
     }
 
     /// Runs `f` in one write transaction (serialised across processes), then publishes its events.

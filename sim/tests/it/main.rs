@@ -17,6 +17,7 @@ mod kube_client;
 mod kube_watch;
 mod kubectl;
 mod kubectl_apply;
+mod load_faults;
 mod memory;
 mod portforward;
 mod proxy;

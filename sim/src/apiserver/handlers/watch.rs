@@ -204,7 +204,17 @@ async fn run(
     } else {
         let from = since.unwrap_or(0);
         let a = app.clone();
-        let history = tokio::task::spawn_blocking(move || a.backend.store.events_after(from)).await;
+        // With selectors, each change comes with the object's state before it: a change that moved
+        // an object out of the selection is DELETED to this watch.
+        let selects = !filter.labels.is_empty() || !filter.fields.is_empty();
+        let history = tokio::task::spawn_blocking(move || {
+            if selects {
+                a.backend.store.events_after_with_prev(from)
+            } else {
+                a.backend.store.events_after(from)
+            }
+        })
+        .await;
         let events = match history {
             Ok(Ok(ev)) => ev,
             Ok(Err(e)) => return s.expired(&e.into()).await,
@@ -213,7 +223,7 @@ async fn run(
         last = from;
         for e in events {
             last = e.rv;
-            let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter) else {
+            let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter, true) else {
                 continue;
             };
             if !s.send(kind, at_version(&s.r.rt, (*e.object).clone())).await {
@@ -249,7 +259,7 @@ async fn run(
                     continue;
                 }
                 last = e.rv;
-                if let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter)
+                if let Some(kind) = relevant(&e, &rk, ns.as_deref(), &filter, false)
                     && !s.send(kind, at_version(&s.r.rt, (*e.object).clone())).await
                 {
                     return;
@@ -268,18 +278,25 @@ async fn run(
 }
 
 /// The event type a watch sends for a change, if any: with selectors, an object that stops matching
-/// is DELETED and one that starts matching is ADDED.
+/// is DELETED and one that starts matching is ADDED. `unknown_prev_matched`: how to take a MODIFIED
+/// change without its previous state — in a resumed history that is only where the history was
+/// compacted, and the watcher may hold the object, so one that does not match now is DELETED.
 fn relevant(
     e: &crate::storage::Event,
     rk: &str,
     ns: Option<&str>,
     filter: &Filter,
+    unknown_prev_matched: bool,
 ) -> Option<&'static str> {
     if e.rk != rk || ns.is_some_and(|n| n != e.ns) {
         return None;
     }
     let now = filter.matches(&e.object);
-    match (e.kind, e.prev.as_deref().map(|p| filter.matches(p))) {
+    let before = match &e.prev {
+        Some(p) => Some(filter.matches(p)),
+        None => unknown_prev_matched.then_some(true),
+    };
+    match (e.kind, before) {
         (crate::storage::EventType::Modified, Some(before)) => match (before, now) {
             (true, true) => Some("MODIFIED"),
             (false, true) => Some("ADDED"),
