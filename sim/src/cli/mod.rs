@@ -351,7 +351,15 @@ fn start(dir: &Path, port: Option<u16>, controllers: &ControllerArgs) -> Result<
     let log_path = dir.join("sim.log");
     let log = std::fs::File::create(&log_path).map_err(|e| SimError::io(&log_path, e))?;
     let log2 = log.try_clone().map_err(|e| SimError::io(&log_path, e))?;
-    let mut child = std::process::Command::new(exe)
+    let mut command = std::process::Command::new(exe);
+    // mimalloc (the binaries' allocator) gives freed pages back to the system at once rather than after a
+    // delay that only passes when the thread allocates again: a background cluster's resident set then
+    // returns near its baseline after a burst of big requests (sim/tests/it/memory.rs). A value the user set
+    // is kept.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        command.env("MIMALLOC_PURGE_DELAY", "0");
+    }
+    let mut child = command
         .args(&args)
         .stdin(std::process::Stdio::null())
         .stdout(log)
