@@ -5,8 +5,7 @@
 //! as the storage version beside v1 applies, and its custom resource is written in v2 once v2 is served.
 
 use piceli::runtime::Coded;
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
+use piceli::runtime::engine::session::Session;
 use piceli_test_support::Cluster;
 
 const GROUP: &str = "crdv.example.com";
@@ -79,16 +78,7 @@ mod v2_beside_v1 {
     }
 }
 
-fn options(cluster: &Cluster, state: &std::path::Path) -> SessionOptions {
-    SessionOptions {
-        connect: ConnectOptions {
-            kubeconfig: Some(cluster.kubeconfig_path().to_path_buf()),
-            context: Some(cluster.context().to_string()),
-        },
-        state_dir: Some(state.to_path_buf()),
-        ..SessionOptions::default()
-    }
-}
+use crate::cluster_session::options;
 
 /// The live CRD's versions (name, storage) and `status.storedVersions`.
 fn live_crd(cluster: &Cluster) -> (Vec<(String, bool)>, Vec<String>) {

@@ -13,8 +13,7 @@ use piceli::k8s_openapi::api::core::v1::Secret;
 use piceli::runtime::Coded;
 use piceli::runtime::engine::conflicts::TakeOwnership;
 use piceli::runtime::engine::plan::{Action, ActionKind, Plan};
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
+use piceli::runtime::engine::session::Session;
 use piceli_test_support::Cluster;
 use std::collections::BTreeMap;
 use x509_parser::prelude::*;
@@ -54,16 +53,7 @@ mod v2 {
     }
 }
 
-fn options(cluster: &Cluster, state: &std::path::Path) -> SessionOptions {
-    SessionOptions {
-        connect: ConnectOptions {
-            kubeconfig: Some(cluster.kubeconfig_path().to_path_buf()),
-            context: Some(cluster.context().to_string()),
-        },
-        state_dir: Some(state.to_path_buf()),
-        ..SessionOptions::default()
-    }
-}
+use crate::cluster_session::options;
 
 /// Secret name → data key → bytes, as live.
 type Values = BTreeMap<String, BTreeMap<String, Vec<u8>>>;

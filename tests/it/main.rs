@@ -5,6 +5,7 @@ mod abandon;
 mod approval_seals;
 mod block_expressions;
 mod checks;
+mod cluster_session;
 mod corpus;
 mod crd_versions;
 #[path = "../deploy_fixture/mod.rs"]

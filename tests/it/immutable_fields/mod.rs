@@ -16,8 +16,7 @@ use piceli::runtime::Coded;
 use piceli::runtime::engine::EngineError;
 use piceli::runtime::engine::plan::{Action, ActionKind, Plan};
 use piceli::runtime::engine::replace::Propagation;
-use piceli::runtime::engine::session::{Session, SessionOptions};
-use piceli::runtime::engine::target::ConnectOptions;
+use piceli::runtime::engine::session::Session;
 use piceli::runtime::journal::ReleaseId;
 use piceli_test_support::Cluster;
 use std::time::Duration;
@@ -134,16 +133,7 @@ mod claim_v2 {
     }
 }
 
-fn options(cluster: &Cluster, state: &std::path::Path) -> SessionOptions {
-    SessionOptions {
-        connect: ConnectOptions {
-            kubeconfig: Some(cluster.kubeconfig_path().to_path_buf()),
-            context: Some(cluster.context().to_string()),
-        },
-        state_dir: Some(state.to_path_buf()),
-        ..SessionOptions::default()
-    }
-}
+use crate::cluster_session::options;
 
 fn api<K>(cluster: &Cluster, ns: &str) -> kube::Api<K>
 where
