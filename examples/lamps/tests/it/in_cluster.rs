@@ -84,15 +84,20 @@ fn serve_in_a_pod_uses_the_in_cluster_config_and_the_service_account_token() {
     wait_for("serve ready in the pod", Duration::from_secs(30), || {
         http_get(listen, "/readyz").is_some_and(|(s, _)| s == 200)
     });
-    let metrics = http_get(listen, "/metrics")
-        .map(|(_, b)| b)
-        .unwrap_or_default();
-    assert_eq!(
-        metric(&metrics, "piceli_controller_leader "),
-        1.0,
-        "{}",
-        text()
-    );
+    // Ready is not leading (a standby is ready too): the one replica takes the Lease a moment later.
+    let leading = || {
+        http_get(listen, "/metrics")
+            .is_some_and(|(_, m)| metric(&m, "piceli_controller_leader ") == 1.0)
+    };
+    let started = std::time::Instant::now();
+    while !leading() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the replica in the pod did not lead within 30 s:\n{}",
+            text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
         text().contains("namespace=lamps-system identity=lamps-7d9f-x2k4q"),
         "the operator's namespace and identity come from the downward API:\n{}",

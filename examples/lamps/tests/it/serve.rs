@@ -44,6 +44,11 @@ fn lamps_reconcile_audit_and_hand_over_with_the_operator_token_only() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // Ready is not leading (a standby is ready too): b starts once a holds the Lease.
+    wait_for("serve a to lead", Duration::from_secs(30), || {
+        http_get(a_addr, "/metrics")
+            .is_some_and(|(_, m)| metric(&m, "piceli_controller_leader ") == 1.0)
+    });
     let b = serve(&operator, b_addr, "lamps-b", &dir.join("b.log"));
     wait_for("serve b answering", Duration::from_secs(30), || {
         http_get(b_addr, "/healthz").is_some()

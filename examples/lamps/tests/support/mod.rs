@@ -192,5 +192,28 @@ pub fn deploy(cluster: &Cluster, dir: &Path) -> std::path::PathBuf {
     std::fs::write(&path, token_kubeconfig(cluster, token.trim())).expect("write kubeconfig");
     let (code, _, _) = kubectl(&path, &["-n", "lamps-system", "get", "secrets"], None);
     assert_ne!(code, 0, "the operator's token is not an admin's");
+    // kube-apiserver's RBAC authorizer reads roles and bindings through informers: a binding just written
+    // takes a moment to allow anything. Wait for it (as a Pod's restarts would), so a 403 in serve's log
+    // means a rule the render missed, not a binding still on its way.
+    wait_for(
+        "the operator's RBAC in effect",
+        Duration::from_secs(30),
+        || {
+            [
+                &["-n", "lamps-system", "get", "leases.coordination.k8s.io"][..],
+                &["-n", "lamps-system", "watch", "lamps.example.com"][..],
+                &["--all-namespaces", "watch", "configmaps"][..],
+            ]
+            .iter()
+            .all(|args| {
+                let can_i: Vec<&str> = ["auth", "can-i"]
+                    .iter()
+                    .chain(args.iter())
+                    .copied()
+                    .collect();
+                kubectl(&path, &can_i, None).0 == 0
+            })
+        },
+    );
     path
 }
