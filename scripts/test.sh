@@ -33,6 +33,7 @@ REAL_SUITES=(
   "piceli engine guarantees job_replace workload_readiness externals abandon deploy_stages deploy_journal takeover deploy_rollback immutable_fields crd_versions generated_secrets"
   "piceli-runtime webhook_sim controller_sim controller_leader controller_processes serve_replicas serve_tls_secret controller_triggers controller_policy webhook_shutdown webhook_generic controller_app_fns serve_self_managed"
   "lamps serve in_cluster serve_logs"
+  "piceli-otlp export"
   "hello status_access approval conflicts engine guards deploy"
   "piceli-bin import_live"
   "piceli-sim differential"

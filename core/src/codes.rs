@@ -880,6 +880,13 @@ codes! {
          (read and write each one, e.g. `kubectl get KIND -A -o json | kubectl replace -f -`, or the \
          kube-storage-version-migrator); remove the old version from `status.storedVersions` through the \
          status subresource; then drop it from the CRD. A change of scope is refused as PCL0223.";
+    OtlpExportUnavailable = "PCL0232", Failed, "the OTLP exporter cannot be set up: spans are not exported",
+        "An app built with the `otlp` feature of the `piceli` crate exports its spans (reconciles, admission \
+         reviews, apply steps) over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` or \
+         `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set. The exporter could not be made from the environment: an \
+         endpoint that is not a URL, a CA file (`OTEL_EXPORTER_OTLP_CERTIFICATE`) that cannot be read or holds \
+         no PEM certificate, a header list that does not parse. The app runs on and prints its logs; fix the \
+         variable the warning names, or unset the endpoint to turn export off.";
 }
 
 #[cfg(test)]

@@ -109,3 +109,29 @@ fn an_operator_may_manage_its_own_certificate() {
     let wrong = errors("operator guard { image: IMAGE, tls: self_managd }");
     assert!(wrong[0].contains("cert_manager"), "{wrong:?}");
 }
+
+#[test]
+fn an_operator_takes_env_for_its_serve_container() {
+    let checked = check(
+        r#"secret otel { token: from_env("OTEL_TOKEN") }
+           operator guard { image: IMAGE, env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_HEADERS: secret(otel.token) } }"#,
+    )
+    .unwrap_or_else(|e| panic!("checks: {e:?}"));
+    let env = checked.app.operator.map(|o| o.env).unwrap_or_default();
+    let names: Vec<&str> = env.iter().map(|e| e.name.v.as_str()).collect();
+    assert_eq!(
+        names,
+        ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"]
+    );
+    let wrong = errors(
+        r#"operator guard { image: IMAGE, env: { POD_NAME: "x", A: "1", A: "2", B: secret(nope.key), "1X": "y" } }"#,
+    );
+    let all = wrong.join("\n");
+    assert!(
+        all.contains("`POD_NAME` is set by the operator's render"),
+        "{all}"
+    );
+    assert!(all.contains("`A` is given twice"), "{all}");
+    assert!(all.contains("nope"), "{all}");
+    assert!(all.contains("1X"), "{all}");
+}

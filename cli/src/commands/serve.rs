@@ -91,7 +91,8 @@ pub fn run(
     global: &Global,
     args: &ServeArgs,
 ) -> Result<(), Failure> {
-    logging::init(args.log_format.into(), "info")?;
+    // Kept to the end: dropping it flushes the spans still buffered for export (`otlp`).
+    let _logs = logging::init(args.log_format.into(), "info")?;
     let controllers = (!app.controllers.is_empty()).then(controllers);
     if webhooks.paths().is_empty() && controllers.is_none() {
         return Err(Failure::new(Code::ServeFailed, "this app declares no webhooks or controllers to serve".into(), "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"

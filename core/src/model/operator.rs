@@ -22,6 +22,10 @@ pub struct Operator {
     /// built for it (`build(self)`), set when the built image is substituted.
     #[serde(default)]
     pub annotations: super::Labels,
+    /// `env: { … }`: the `serve` container's environment beside `POD_NAME`/`POD_NAMESPACE` (e.g. the
+    /// `OTEL_*` variables of OTLP export).
+    #[serde(default)]
+    pub env: Vec<super::EnvVar>,
 }
 
 /// Where the operator's serving certificate comes from.

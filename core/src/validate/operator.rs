@@ -160,6 +160,7 @@ fn operator(cx: &mut Ctx, app: &App) {
             "write `replicas: 2` (2 or more keeps admission available during a rollout)",
         );
     }
+    operator_env(cx, app, op);
     match &op.tls {
         OperatorTls::SelfSigned | OperatorTls::SelfManaged => {}
         OperatorTls::ClusterIssuer(name) | OperatorTls::Secret(name) => {
@@ -168,6 +169,37 @@ fn operator(cx: &mut Ctx, app: &App) {
                 cx.rule(Code::InvalidName, name.at, verdict);
             }
         }
+    }
+}
+
+/// The variables the render sets in the operator's container itself.
+pub const OPERATOR_ENV: [&str; 2] = ["POD_NAME", "POD_NAMESPACE"];
+
+/// `env:` of the operator: valid names, set once, none the render sets, references to what exists.
+fn operator_env(cx: &mut Ctx, app: &App, op: &crate::model::Operator) {
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for e in &op.env {
+        cx.rule(
+            Code::InvalidEnvName,
+            e.name.at,
+            rules::env_var_name(&e.name.v),
+        );
+        if OPERATOR_ENV.contains(&e.name.v.as_str()) {
+            cx.error(
+                Code::DuplicateEnv,
+                e.name.at,
+                format!("`{}` is set by the operator's render (the pod's name and namespace, its leader-election identity)", e.name.v),
+                "remove it from the operator's `env:`",
+            );
+        } else if seen.insert(e.name.v.as_str(), ()).is_some() {
+            cx.error(
+                Code::DuplicateEnv,
+                e.name.at,
+                format!("`{}` is set twice in the operator's `env:`", e.name.v),
+                "remove one of them: the later one would silently win",
+            );
+        }
+        super::pods::env_ref(cx, app, &e.value);
     }
 }
 

@@ -264,7 +264,7 @@ fn duplicates_env(cx: &mut Ctx, c: &Container) {
     }
 }
 
-fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
+pub(super) fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
     match value {
         EnvValue::ConfigMapKey { config_map, key } => {
             match app.config_maps.iter().find(|c| c.name.v == config_map.v) {

@@ -82,6 +82,15 @@ pub const OPERATOR: &[Key<Reading<Op>>] = &[
         }),
     ),
     Key::new(
+        "env",
+        "the `serve` container's environment: literals, `config(MAP.KEY)`, `secret(SECRET.KEY)`, `field(\"spec.nodeName\")` (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`)",
+        Some(|lw, r, _, _, v| {
+            if let Some(v) = v {
+                r.item.operator.env = super::container::env(lw, v, &r.owner);
+            }
+        }),
+    ),
+    Key::new(
         "tls",
         "`cert_manager(issuer: self_signed)`, `cert_manager(cluster_issuer: \"NAME\")`, `secret(NAME)` or `self_managed` (the operator's own CA)",
         Some(|lw, r, _, _, v| {

@@ -251,6 +251,14 @@ fn deployment(cx: &Cx, op: &Operator, metadata: Value) -> Value {
     if !cx.app.controllers.is_empty() || op.tls == OperatorTls::SelfManaged {
         controller_pod(&mut pod, !cx.app.webhooks.is_empty());
     }
+    if !op.env.is_empty() {
+        let container = &mut pod["containers"][0];
+        let mut env = container["env"].as_array().cloned().unwrap_or_default();
+        for e in &op.env {
+            env.push(serde_json::to_value(super::workloads::env_var(e)).unwrap_or_default());
+        }
+        container["env"] = Value::Array(env);
+    }
     if op.tls == OperatorTls::SelfManaged {
         // `serve` reads its pair through the API (the Secret may not exist before the pod starts).
         if let Some(c) = pod["containers"][0].as_object_mut() {

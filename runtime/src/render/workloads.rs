@@ -299,7 +299,7 @@ fn env_from(e: &EnvFrom) -> core::EnvFromSource {
     }
 }
 
-fn env_var(e: &EnvVar) -> core::EnvVar {
+pub(super) fn env_var(e: &EnvVar) -> core::EnvVar {
     let (value, value_from) = match &e.value {
         EnvValue::Literal(v) => (Some(v.v.clone()), None),
         EnvValue::ConfigMapKey { config_map, key } => (

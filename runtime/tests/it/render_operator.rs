@@ -33,6 +33,7 @@ fn app(tls: OperatorTls, replicas: i64) -> App {
             replicas: Spanned::bare(replicas),
             tls,
             annotations: Vec::new(),
+            env: Vec::new(),
         }),
         webhooks: vec![Webhook {
             kind: WebhookKind::Mutate,
@@ -118,6 +119,48 @@ fn a_self_managed_certificate_needs_no_cert_manager_and_gets_its_rbac() {
         }])
     );
     assert!(kinds.contains(&"RoleBinding") && kinds.contains(&"ClusterRoleBinding"));
+}
+
+/// `env:` of the operator goes into its `serve` container after the variables the render sets itself
+/// (with controllers: the pod's name and namespace), a literal as `value`, a Secret key as `valueFrom`.
+#[test]
+fn the_operators_env_follows_the_variables_the_render_sets() {
+    use piceli_core::model::{EnvValue, EnvVar, External, ExternalKind};
+    let mut app = app(OperatorTls::SelfManaged, 1);
+    app.externals.push(External {
+        kind: ExternalKind::Secret,
+        name: s("otel"),
+    });
+    if let Some(op) = app.operator.as_mut() {
+        op.env = vec![
+            EnvVar {
+                name: s("OTEL_EXPORTER_OTLP_ENDPOINT"),
+                value: EnvValue::Literal(s("http://collector.observability:4318")),
+            },
+            EnvVar {
+                name: s("OTEL_EXPORTER_OTLP_HEADERS"),
+                value: EnvValue::SecretKey {
+                    secret: s("otel"),
+                    key: s("headers"),
+                },
+            },
+        ];
+    }
+    let rendered = render(&app, &Options::default()).expect("renders");
+    let deployment = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .expect("the operator's Deployment");
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["env"],
+        serde_json::json!([
+            { "name": "POD_NAME", "valueFrom": { "fieldRef": { "fieldPath": "metadata.name" } } },
+            { "name": "POD_NAMESPACE", "valueFrom": { "fieldRef": { "fieldPath": "metadata.namespace" } } },
+            { "name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://collector.observability:4318" },
+            { "name": "OTEL_EXPORTER_OTLP_HEADERS", "valueFrom": { "secretKeyRef": { "name": "otel", "key": "headers" } } },
+        ])
+    );
 }
 
 /// The app with a validating webhook on `resource`, one of its custom resources, and the CRD of a

@@ -1,4 +1,5 @@
-//! An operator with an unpinned image, zero replicas and an unknown issuer: every problem at its token.
+//! An operator with an unpinned image, zero replicas, an unknown issuer and environment the render sets
+//! itself or that names no Secret: every problem at its token.
 
 #![allow(dead_code)]
 
@@ -21,6 +22,7 @@ piceli::app! {
         image: "ghcr.io/acme/guard:1.0",
         replicas: 0,
         tls: cert_manager(issuer: letsencrypt),
+        env: { POD_NAME: "guard", TOKEN: secret(nope.token) },
     }
     validate no-latest-tag on deployments.apps (CREATE) => policy::no_latest_tag;
 }

@@ -1,5 +1,6 @@
 //! Webhooks in every handler style (async fn, sync fn, `Validate`/`Mutate` impls, composites mixing
-//! them), every option, and an operator whose certificate comes from a ClusterIssuer.
+//! them), every option, and an operator whose certificate comes from a ClusterIssuer, with environment
+//! for its `serve` container (a literal and a Secret's key).
 
 mod policy {
     use piceli::k8s_openapi::api::{apps::v1::Deployment, core::v1::Pod};
@@ -33,7 +34,9 @@ piceli::app! {
     operator guard {
         image: unpinned("ghcr.io/acme/guard:1.0"),
         tls: cert_manager(cluster_issuer: "corp-ca"),
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector.observability:4318", OTEL_EXPORTER_OTLP_HEADERS: secret(otel.headers) },
     }
+    external secret otel;
     validate no-latest-tag on deployments.apps (CREATE, UPDATE) => policy::no_latest_tag;
     validate replicas-set on deployments.apps (*) { failure: fail, timeout: 30, objects: { tier: "web" } }
         => policy::replicas_set;
