@@ -45,7 +45,7 @@ impl HttpClient for Client {
 
 /// The client from the environment.
 pub fn from_env() -> Result<Client, String> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let mut roots = rustls::RootCertStore::empty();
     let native = rustls_native_certs::load_native_certs();
     roots.add_parsable_certificates(native.certs);
@@ -62,7 +62,7 @@ pub fn from_env() -> Result<Client, String> {
         }
     }
     let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
+        piceli_net::tls::provider(),
     ))
     .with_safe_default_protocol_versions()
     .map_err(|e| format!("TLS: {e}"))?

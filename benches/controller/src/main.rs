@@ -253,7 +253,7 @@ async fn sync(kubeconfig: &str, ns: &str, count: usize) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

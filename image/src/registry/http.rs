@@ -27,12 +27,10 @@ fn trusting(pem: &[u8]) -> Result<rustls::ClientConfig, String> {
     if roots.is_empty() {
         return Err("the CA file holds no certificate".into());
     }
-    rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| e.to_string())
-    .map(|b| b.with_root_certificates(roots).with_no_client_auth())
+    rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(piceli_net::tls::provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())
+        .map(|b| b.with_root_certificates(roots).with_no_client_auth())
 }
 
 /// A response, read whole.
@@ -73,7 +71,7 @@ impl Http {
         let builder = hyper_rustls::HttpsConnectorBuilder::new();
         let builder = match ca_pem {
             None => builder
-                .with_provider_and_native_roots(rustls::crypto::ring::default_provider())
+                .with_provider_and_native_roots(piceli_net::tls::provider())
                 .map_err(|e| tls_error(&e))?,
             Some(pem) => builder.with_tls_config(trusting(pem).map_err(|e| tls_error(&e))?),
         };

@@ -148,7 +148,7 @@ fn app_process_runs_a_controller_with_export() {
 }
 
 async fn reconcile_one(kubeconfig: &str, context: &str) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let kc = kube::config::Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
     let options = kube::config::KubeConfigOptions {
         context: Some(context.to_string()),

@@ -168,7 +168,7 @@ pub fn health_server(metrics: Arc<Metrics>) -> (std::net::SocketAddr, tokio::run
 /// local cluster, the real one's own), as an operator process started by a test builds it — never from
 /// `~/.kube/config` or `KUBECONFIG`.
 pub async fn cluster_client(kubeconfig: &str) -> kube::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let kc = kube::config::Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
     let options = kube::config::KubeConfigOptions::default();
     let config = kube::Config::from_custom_kubeconfig(kc, &options)

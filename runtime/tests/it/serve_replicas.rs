@@ -220,7 +220,7 @@ fn both_replicas_serve_webhooks_and_only_the_leader_reconciles() {
         .enable_all()
         .build()
         .expect("runtime");
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
 
     let mut a = spawn(&sim, &certs, "a", &log);
     wait_for("a to hold the Lease", Duration::from_secs(30), || {

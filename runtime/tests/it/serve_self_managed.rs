@@ -84,7 +84,7 @@ fn presented(rt: &tokio::runtime::Runtime, addr: SocketAddr, ca_pem: &[u8]) -> V
     for cert in rustls_pemfile_certs(ca_pem) {
         roots.add(cert).expect("the CA is a certificate");
     }
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let provider = std::sync::Arc::new(piceli_net::tls::provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .expect("protocols")

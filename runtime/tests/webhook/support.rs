@@ -70,7 +70,7 @@ impl Certs {
     pub fn connector(&self, alpn: &[&[u8]]) -> TlsConnector {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(self.ca_der.clone()).expect("root");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(piceli_net::tls::provider());
         let mut config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("versions")

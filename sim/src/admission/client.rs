@@ -36,7 +36,7 @@ pub fn tls_config(ca_bundle: &[u8]) -> Result<Arc<rustls::ClientConfig>, String>
     let bundle = CertificateDer::pem_slice_iter(ca_bundle)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("unable to load root certificates: {e}"))?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(piceli_net::tls::provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;

@@ -28,7 +28,7 @@ impl BundleVerifier {
     /// A verifier trusting `bundle` (none when it is empty: the simulator does not read the
     /// system's roots, so every chain is then of an unknown authority).
     pub fn new(bundle: Vec<CertificateDer<'static>>) -> Result<BundleVerifier, String> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(piceli_net::tls::provider());
         let algorithms = provider.signature_verification_algorithms;
         let mut roots = rustls::RootCertStore::empty();
         for cert in &bundle {

@@ -71,7 +71,7 @@ pub struct RunningSim {
 impl Sim {
     /// Starts a simulator on its own threads and returns once it accepts connections.
     pub fn start(config: SimConfig) -> Result<RunningSim, SimError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        piceli_net::tls::install_default();
         let (dir, tmp) = match &config.dir {
             Some(d) => {
                 std::fs::create_dir_all(d).map_err(|e| SimError::io(d, e))?;

@@ -111,7 +111,7 @@ pub fn server_config(creds: &Credentials) -> Result<Arc<rustls::ServerConfig>, S
         CertificateDer::from(pem_to_der(&creds.ca_cert_pem)?),
     ];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(piceli_net::tls::provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(SimError::Tls)?

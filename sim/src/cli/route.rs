@@ -118,7 +118,7 @@ pub fn run(
     address: Option<SocketAddr>,
     delete: bool,
 ) -> Result<(), CliError> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

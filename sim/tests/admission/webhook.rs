@@ -145,7 +145,7 @@ impl WebhookServer {
             close_idle_after,
             h2,
         } = how;
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(piceli_net::tls::provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("protocols")

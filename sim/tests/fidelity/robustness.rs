@@ -114,7 +114,7 @@ fn idle_and_slowloris_connections_are_closed() {
         for cert in CertificateDer::pem_slice_iter(&pem) {
             roots.add(cert.expect("cert")).expect("root");
         }
-        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let provider = std::sync::Arc::new(piceli_net::tls::provider());
         let tls = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("protocols")

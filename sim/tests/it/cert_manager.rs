@@ -50,7 +50,7 @@ fn secret_pem(k: &Kubectl, name: &str, key: &str) -> String {
 async fn handshake(cert: &str, key: &str, ca: &str, name: &str) -> Result<(), String> {
     use rustls_pki_types::pem::PemObject;
     use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    piceli_net::tls::install_default();
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert.as_bytes())
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;

@@ -15,7 +15,7 @@ use crate::webhook::error::ServeError;
 /// The one crypto provider the server uses (ring), named explicitly: kube and its TLS stack may compile
 /// in another, and rustls then refuses to pick a process default.
 pub(crate) fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
+    Arc::new(piceli_net::tls::provider())
 }
 
 /// The current certificate and key, with the file contents they came from.
