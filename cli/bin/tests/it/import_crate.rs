@@ -1,14 +1,14 @@
 //! The crate `piceli import yaml - --crate DIR` writes builds as a user builds it (`cargo build --release` in
 //! DIR, depending on this checkout by path, offline against the crates already in ~/.cargo), and its `render`
-//! gives back the imported objects field for field (modulo Piceli's labels, the namespace it sets, the
-//! API defaults the importer drops, and Secret values).
+//! gives back the imported objects field for field (modulo Piceli's labels, the namespace it sets, the API
+//! defaults the importer drops, and Secret values).
 //!
-//! Cost: the generated crate is its own workspace, so a cold build compiles piceli and its dependencies.
-//! It builds in the target directory the tests' app crates share (`piceli_test_support::apps`: the
-//! release profile at `opt-level = 0` with the dev checks, not the generated dev profile, which cargo
-//! still parses), so in a test run only the first of the external project, this crate and the self-built
-//! operator compiles the dependency tree (docs/benchmarks.md). The crate lives at a fixed path under
-//! cargo's `CARGO_TARGET_TMPDIR` (target/tmp/import-crate/), rewritten each run, so nothing accumulates.
+//! Cost: the generated crate is its own workspace, so a cold build compiles piceli and its dependencies. It
+//! builds in the target directory the tests' app crates share (`piceli_test_support::apps`: the release
+//! profile at `opt-level = 0` with the dev checks, not the generated dev profile, which cargo still parses),
+//! so in a test run only the first of the external project, this crate and the self-built operator compiles
+//! the dependency tree (docs/benchmarks.md). The crate lives at a fixed path under cargo's
+//! `CARGO_TARGET_TMPDIR` (target/tmp/import-crate/), rewritten each run, so nothing accumulates.
 
 use piceli_test_support::apps;
 use serde_json::{Map, Value};
