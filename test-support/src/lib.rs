@@ -11,8 +11,10 @@
 //!
 //! Beside the clusters: [`kubectl`] (the real kubectl as a test runs it: explicit kubeconfig, its own
 //! cache) and [`process`] (free ports, children stopped with SIGTERM, polling), shared by every crate's
-//! tests instead of copies in each.
+//! tests instead of copies in each; [`apps`] (the one target directory and profile of the app crates the
+//! tests build with cargo, so the dependency tree is compiled once for all of them).
 
+pub mod apps;
 mod cluster;
 pub mod kubectl;
 pub mod process;

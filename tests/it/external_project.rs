@@ -1,6 +1,8 @@
 //! A cargo project outside the workspace depends on `piceli` by path, builds its app binary, and renders
-//! — exactly what a user does (`piceli = { path = "…" }`).
+//! — exactly what a user does (`piceli = { path = "…" }`), in the release profile the tests' app builds
+//! share (`piceli_test_support::apps`).
 
+use piceli_test_support::apps;
 use std::path::Path;
 use std::process::Command;
 
@@ -45,20 +47,16 @@ fn a_project_outside_the_workspace_builds_and_renders() {
     )
     .expect("write app.toml");
 
-    // A target dir of its own inside the one running this test (any CARGO_TARGET_DIR), kept between runs
-    // so only the first run builds the dependencies.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("external-project");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(["build", "--quiet"])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
+    // The app crates' shared target dir inside the one running this test (any CARGO_TARGET_DIR), kept
+    // between runs: the first app build of a run (this one, import_crate's or self-built's) compiles the
+    // dependencies, the others reuse them (piceli_test_support::apps says how and why `--release`).
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let status = apps::cargo_build(dir.path(), tmp, &["--quiet"])
         .status()
         .expect("run cargo");
     assert!(status.success(), "the outside project did not build");
 
-    let out = Command::new(target.join("debug").join("outside"))
+    let out = Command::new(apps::binary(tmp, "outside"))
         .arg("render")
         .current_dir(dir.path())
         .env_remove("KUBECONFIG")

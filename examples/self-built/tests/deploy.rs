@@ -16,6 +16,7 @@ use assert_cmd::Command;
 use deploy_events::{event, lines, stages};
 use piceli_image::{Digest, RegistryClient, Repository};
 use piceli_sim::{Sim, SimConfig};
+use piceli_test_support::apps;
 
 /// The repository's workspace: where `build(self)` finds this package.
 fn workspace() -> PathBuf {
@@ -38,30 +39,28 @@ fn build_self_deploys_the_apps_own_binary_as_its_operator() {
     let registry_flag = format!("{}/sb", registry.addr);
     let kubeconfig = sim.kubeconfig_path().display().to_string();
     let run = |args: &[&str]| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_self-built"));
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_self-built"));
         cmd.current_dir(dir.path())
             .env("HOME", &home)
             .env("KUBECONFIG", home.join(".kube/config"))
-            .env("DOCKER_CONFIG", home.join(".docker"))
-            // The release build of this package is kept between runs (cargo builds incrementally).
-            .env(
-                "CARGO_TARGET_DIR",
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("self-built-release"),
-            )
-            // What is built and delivered is under test, not the binary's speed (the local cluster
-            // runs no container): an unoptimised release build costs a fraction of an optimised one.
-            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-            .args(args)
+            .env("DOCKER_CONFIG", home.join(".docker"));
+        // The release build of this package goes to the target dir the tests' app crates share, with
+        // their profile: `opt-level = 0` (what is built and delivered is under test, not the binary's
+        // speed; the local cluster runs no container) and no rustflags, so the dependencies another
+        // app build of the run compiled are reused (piceli_test_support::apps).
+        apps::cargo(&mut cmd, Path::new(env!("CARGO_TARGET_TMPDIR")));
+        cmd.args(args)
             .args(["--kubeconfig", &kubeconfig, "--context", "piceli-sim"])
             .arg("--state-dir")
             .arg(&state)
-            .args(["-o", "json", "--timeout", "30"])
-            .timeout(std::time::Duration::from_secs(3600));
+            .args(["-o", "json", "--timeout", "30"]);
         if args.first() == Some(&"deploy") {
             cmd.arg("--workspace")
                 .arg(workspace())
                 .args(["--registry", &registry_flag]);
         }
+        let mut cmd = Command::from_std(cmd);
+        cmd.timeout(std::time::Duration::from_secs(3600));
         cmd
     };
 

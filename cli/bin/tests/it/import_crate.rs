@@ -1,14 +1,16 @@
-//! The crate `piceli import yaml - --crate DIR` writes builds as a user builds it (`cargo build` in DIR,
-//! depending on this checkout by path, offline against the crates already in ~/.cargo), and its `render`
-//! gives back the imported objects field for field (modulo Piceli's labels, the namespace it sets, the
-//! API defaults the importer drops, and Secret values).
+//! The crate `piceli import yaml - --crate DIR` writes builds as a user builds it (`cargo build --release` in
+//! DIR, depending on this checkout by path, offline against the crates already in ~/.cargo), and its `render`
+//! gives back the imported objects field for field (modulo Piceli's labels, the namespace it sets, the API
+//! defaults the importer drops, and Secret values).
 //!
-//! Cost: the generated crate is its own workspace, so its first build compiles piceli and its dependencies
-//! with the generated dev profile: 785 s of CPU and 974 MB of target (49 min wall on the 2-core machine at
-//! load 8-19, shared with other builds; docs/import.md); later runs rebuild the app crate only. The crate and its target directory live at fixed paths under
-//! cargo's `CARGO_TARGET_TMPDIR` (target/tmp/import-crate/), rewritten each run, so the cost stays bounded
-//! and nothing accumulates.
+//! Cost: the generated crate is its own workspace, so a cold build compiles piceli and its dependencies. It
+//! builds in the target directory the tests' app crates share (`piceli_test_support::apps`: the release
+//! profile at `opt-level = 0` with the dev checks, not the generated dev profile, which cargo still parses),
+//! so in a test run only the first of the external project, this crate and the self-built operator compiles
+//! the dependency tree (docs/benchmarks.md). The crate lives at a fixed path under cargo's
+//! `CARGO_TARGET_TMPDIR` (target/tmp/import-crate/), rewritten each run, so nothing accumulates.
 
+use piceli_test_support::apps;
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::Command;
@@ -65,9 +67,8 @@ spec:
 
 #[test]
 fn an_imported_crate_builds_and_renders_its_input() {
-    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-crate");
-    let app = base.join("shop");
-    let target = base.join("target");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let app = tmp.join("import-crate").join("shop");
     if app.exists() {
         std::fs::remove_dir_all(&app).expect("remove the last run's crate");
     }
@@ -100,13 +101,7 @@ fn an_imported_crate_builds_and_renders_its_input() {
     )
     .expect("copy Cargo.lock");
 
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let build = Command::new(cargo)
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(&app)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+    let build = apps::cargo_build(&app, tmp, &["--offline", "--quiet"])
         .output()
         .expect("cargo runs");
     assert!(
@@ -116,7 +111,7 @@ fn an_imported_crate_builds_and_renders_its_input() {
         std::fs::read_to_string(app.join("src/main.rs")).unwrap_or_default()
     );
 
-    let render = Command::new(target.join("debug/shop"))
+    let render = Command::new(apps::binary(tmp, "shop"))
         .args(["render", "-o", "json"])
         .current_dir(&app)
         .output()
