@@ -95,7 +95,7 @@ pub fn evict(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
         .get("deleteOptions")
         .map(|o| bytes::Bytes::from(o.to_string()))
         .unwrap_or_default();
-    let opts = super::delete_options::parse(&options, &req.query)?;
+    let opts = super::delete_options::parse(&options, "application/json", &req.query)?;
     delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     Ok(created())
 }

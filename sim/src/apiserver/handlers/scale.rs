@@ -67,7 +67,11 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
             .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
         return Ok(json_resp(200, &to_scale(r, &obj)));
     }
+    super::write::options(req)?;
     let body = decode_body(req)?;
+    if req.method == http::Method::PUT {
+        super::write::check_name(&body, name, &r.ns)?;
+    }
     let manager = req
         .query
         .get("fieldManager")
