@@ -70,6 +70,9 @@ fn bad_requests_are_answered_as_kube_apiserver_answers_them() {
             "unable to parse requirement: <nil>: Invalid value: \"__main__\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')").await;
         expect(c, ("GET", &format!("{DEPLOYS}?labelSelector=a%3D-x"), None, ""), 400, "BadRequest",
             "unable to parse requirement: values[0][a]: Invalid value: \"-x\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')").await;
+        // The storage's checks of a list's resourceVersion.
+        expect(c, ("GET", &format!("{DEPLOYS}?resourceVersion=x1"), None, ""), 400, "BadRequest",
+            "invalid resource version: resourceVersion: Invalid value: \"x1\": strconv.ParseUint: parsing \"x1\": invalid syntax").await;
         // deletecollection: the list options before the DeleteOptions.
         expect(c, ("DELETE", &format!("{DEPLOYS}?fieldSelector=abc&dryRun=Bogus"), None, ""), 400, "BadRequest",
             "invalid selector: 'abc'; can't understand 'abc'").await;
@@ -98,6 +101,14 @@ fn bad_requests_are_answered_as_kube_apiserver_answers_them() {
             "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\u0086\": invalid character U+0086 (at position 1)").await;
         expect(c, ("POST", "/apis/apps/v1/namespaces/no-such-ns-34/deployments", Some("application/json"), r#"{"apiVersion":"apps/v1","kind":"Deployment"}"#), 404, "NotFound",
             "namespaces \"no-such-ns-34\" not found").await;
+        expect(c, ("PATCH", &format!("{DEPLOYS}/missing/scale"), Some("application/json-patch+json"), ""), 404, "NotFound",
+            "deployments.apps \"missing\" not found").await;
+        // The body's kind is the decoder's 400, before admission's namespace check.
+        expect(c, ("POST", "/apis/apps/v1/namespaces/no-such-ns-34/deployments", Some("application/json"), r#"{"apiVersion":"apps/v1","kind":"Secret"}"#), 400, "BadRequest",
+            "Secret in version \"v1\" cannot be handled as a Deployment: no kind \"Secret\" is registered for version \"apps/v1\" in scheme \"pkg/runtime/scheme.go:110\"").await;
+        // DELETE: the options decoded (400) before they are validated (422).
+        expect(c, ("DELETE", &format!("{DEPLOYS}/missing?propagationPolicy=x&gracePeriodSeconds=true"), None, ""), 400, "BadRequest",
+            "strconv.ParseInt: parsing \"true\": invalid syntax").await;
         // DELETE: a DeleteOptions body in a media type no decoder takes.
         expect(c, ("DELETE", &format!("{DEPLOYS}/missing?dryRun=Bogus"), Some("text/plain"), "{}"), 415, "UnsupportedMediaType",
             "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf").await;

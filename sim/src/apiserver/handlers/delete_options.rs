@@ -38,6 +38,11 @@ pub(crate) fn parse(
         serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
     };
+    // Decoding (the integer's 400) comes before validation (422).
+    let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+        Some(g) => Some(g),
+        None => query.int64("gracePeriodSeconds")?,
+    };
     let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(String::from);
     let policy =
         s("/propagationPolicy").or_else(|| query.get("propagationPolicy").map(String::from));
@@ -68,10 +73,6 @@ pub(crate) fn parse(
             }],
         ));
     }
-    let grace_period = match v.get("gracePeriodSeconds").and_then(Value::as_i64) {
-        Some(g) => Some(g),
-        None => query.int64("gracePeriodSeconds")?,
-    };
     Ok(DeleteOptions {
         grace_period,
         foreground: policy.as_deref() == Some("Foreground"),

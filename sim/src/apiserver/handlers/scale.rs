@@ -68,10 +68,14 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         return Ok(json_resp(200, &to_scale(r, &obj)));
     }
     super::write::options(req)?;
-    let body = decode_body(req)?;
-    if req.method == http::Method::PUT {
+    // An update's body is read (and its name checked) first; a patch's once the object is found.
+    let put_body = if req.method == http::Method::PUT {
+        let body = decode_body(req)?;
         super::write::check_name(&body, name, &r.ns)?;
-    }
+        Some(body)
+    } else {
+        None
+    };
     let manager = req
         .query
         .get("fieldManager")
@@ -92,6 +96,10 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
     let spec_ptr = pointer(&paths.spec_replicas);
     let out = object::write(&c, name, Mode::Update, |old| {
         let old = old.ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
+        let body = match put_body {
+            Some(b) => b,
+            None => decode_body(req)?,
+        };
         let current = to_scale(r, old);
         let wanted = match (req.method.as_str(), ct.as_str()) {
             ("PUT", _) => body.clone(),

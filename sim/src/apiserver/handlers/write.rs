@@ -229,8 +229,9 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
                 crate::registry::object::random::name_suffix()
             ),
             None => {
-                // Admission (NamespaceLifecycle) runs before the object is validated: a namespace
-                // that does not exist is the 404 first.
+                // Admission (NamespaceLifecycle) runs after the body is decoded and before the
+                // object is validated: a namespace that does not exist is the 404 first.
+                object::decode_error(&ctx(app, req, r, "")?, "", &body)?;
                 if r.rt.namespaced
                     && app.backend.store.get("/namespaces", "", &r.ns)?.is_none()
                 {
