@@ -35,7 +35,7 @@ REAL_SUITES=(
   "lamps serve in_cluster serve_logs"
   "hello status_access approval conflicts engine guards deploy"
   "piceli-bin import_live"
-  "piceli-sim differential"
+  "piceli-sim differential bad_requests"
 )
 
 install_tools() {
