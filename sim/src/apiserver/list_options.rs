@@ -7,8 +7,8 @@
 //! gate on: kube-apiserver 1.33's own refusal of them (the gate is off by default) is not copied
 //! (sim/FIDELITY.md).
 
-use crate::go_text::quote;
 use crate::apiserver::query::{Query, parse_bool};
+use crate::go_text::quote;
 use crate::registry::selectors::{FieldSelector, LabelSelector};
 use crate::status::{ApiError, Cause};
 
@@ -99,7 +99,11 @@ fn validate(query: &Query) -> Vec<Cause> {
             ));
         }
         if rv_match != "Exact" && rv_match != "NotOlderThan" {
-            out.push(not_supported(MATCH, rv_match, &["Exact", "NotOlderThan", ""]));
+            out.push(not_supported(
+                MATCH,
+                rv_match,
+                &["Exact", "NotOlderThan", ""],
+            ));
         }
         if rv_match == "Exact" && rv == "0" {
             out.push(forbidden(
@@ -128,7 +132,12 @@ mod tests {
 
     #[test]
     fn list_rules_as_kube_apiserver() {
-        assert!(check(&Query::parse("resourceVersion=5&resourceVersionMatch=NotOlderThan")).is_ok());
+        assert!(
+            check(&Query::parse(
+                "resourceVersion=5&resourceVersionMatch=NotOlderThan"
+            ))
+            .is_ok()
+        );
         assert_eq!(
             message("resourceVersionMatch=Exact"),
             (
@@ -176,14 +185,20 @@ mod tests {
     fn parse_errors_come_first_and_are_bad_requests() {
         assert_eq!(
             message("limit=x&labelSelector=__main__&resourceVersionMatch=Exact"),
-            (400, "strconv.ParseInt: parsing \"x\": invalid syntax".into())
+            (
+                400,
+                "strconv.ParseInt: parsing \"x\": invalid syntax".into()
+            )
         );
         let (code, msg) = message("labelSelector=__main__&resourceVersionMatch=Exact");
         assert_eq!(code, 400);
         assert!(msg.starts_with("unable to parse requirement: <nil>: Invalid value: \"__main__\": name part must consist of"), "{msg}");
         assert_eq!(
             message("fieldSelector=abc&resourceVersionMatch=Exact"),
-            (400, "invalid selector: 'abc'; can't understand 'abc'".into())
+            (
+                400,
+                "invalid selector: 'abc'; can't understand 'abc'".into()
+            )
         );
     }
 }

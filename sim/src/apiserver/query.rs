@@ -104,7 +104,12 @@ impl Query {
 pub fn dry_run_values(values: &[&str], options_kind: &str) -> Result<bool, ApiError> {
     match dry_run_cause(values) {
         None => Ok(!values.is_empty()),
-        Some(cause) => Err(ApiError::invalid("meta.k8s.io", options_kind, "", vec![cause])),
+        Some(cause) => Err(ApiError::invalid(
+            "meta.k8s.io",
+            options_kind,
+            "",
+            vec![cause],
+        )),
     }
 }
 

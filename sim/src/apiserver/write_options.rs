@@ -2,8 +2,8 @@
 //! from the query, before the object is looked up (`ValidateCreateOptions`, `ValidateUpdateOptions`,
 //! `ValidatePatchOptions`): a 422 on the options kind naming every field at fault.
 
-use crate::go_text::{is_print, quote, rune_u};
 use crate::apiserver::query::{Query, dry_run_cause};
+use crate::go_text::{is_print, quote, rune_u};
 use crate::status::{ApiError, Cause};
 
 /// The longest `fieldManager` kube-apiserver takes (bytes).
@@ -85,7 +85,14 @@ mod tests {
     fn patch_options_as_kube_apiserver_validates_them() {
         let merge = "application/merge-patch+json";
         let apply = "application/apply-patch+yaml";
-        assert!(check(&Query::parse("fieldManager=me&force=true"), "PatchOptions", Some(apply)).is_ok());
+        assert!(
+            check(
+                &Query::parse("fieldManager=me&force=true"),
+                "PatchOptions",
+                Some(apply)
+            )
+            .is_ok()
+        );
         assert!(check(&Query::parse(""), "PatchOptions", Some(merge)).is_ok());
         assert_eq!(
             patch("force=false", merge),
@@ -104,13 +111,24 @@ mod tests {
     #[test]
     fn create_and_update_options() {
         let long = "m".repeat(129);
-        let e = check(&Query::parse(&format!("fieldManager={long}&dryRun=x")), "CreateOptions", None)
-            .expect_err("too long");
+        let e = check(
+            &Query::parse(&format!("fieldManager={long}&dryRun=x")),
+            "CreateOptions",
+            None,
+        )
+        .expect_err("too long");
         assert_eq!(e.code, 422);
         assert_eq!(
             e.message,
             "CreateOptions.meta.k8s.io \"\" is invalid: [fieldManager: Too long: may not be more than 128 bytes, dryRun: Unsupported value: []string{\"x\"}: supported values: \"All\"]"
         );
-        assert!(check(&Query::parse("fieldManager=kubectl&dryRun=All&fieldValidation=Strict"), "UpdateOptions", None).is_ok());
+        assert!(
+            check(
+                &Query::parse("fieldManager=kubectl&dryRun=All&fieldValidation=Strict"),
+                "UpdateOptions",
+                None
+            )
+            .is_ok()
+        );
     }
 }

@@ -272,7 +272,9 @@ impl Parser {
                             match self.peek(true) {
                                 (Tok::Comma, _) => continue,
                                 (Tok::ClosedPar, _) => break,
-                                (_, l2) => return Err(format!("found '{l2}', expected: ',' or ')'")),
+                                (_, l2) => {
+                                    return Err(format!("found '{l2}', expected: ',' or ')'"));
+                                }
                             }
                         }
                         Tok::Comma => {
@@ -338,9 +340,7 @@ pub fn parse(s: &str) -> Result<Vec<(String, Op, Vec<String>)>, String> {
                     (Tok::Comma, _) => {
                         let (t2, l2) = p.peek(true);
                         if t2 != Tok::Ident && t2 != Tok::Bang {
-                            return Err(format!(
-                                "found '{l2}', expected: identifier after ','"
-                            ));
+                            return Err(format!("found '{l2}', expected: identifier after ','"));
                         }
                     }
                     (_, l) => {
@@ -377,7 +377,10 @@ mod tests {
             ]
         );
         assert_eq!(parse("").expect("empty"), vec![]);
-        assert_eq!(parse("example.com/a==").expect("empty value")[0].2, vec![String::new()]);
+        assert_eq!(
+            parse("example.com/a==").expect("empty value")[0].2,
+            vec![String::new()]
+        );
     }
 
     #[test]
@@ -386,14 +389,30 @@ mod tests {
         assert!(e.starts_with("unable to parse requirement: <nil>: Invalid value: \"__main__\": name part must consist of"), "{e}");
         let e = parse("\u{3}x/iU").expect_err("bad prefix");
         assert!(e.starts_with("unable to parse requirement: <nil>: Invalid value: \"\\x03x/iU\": prefix part a lowercase RFC 1123"), "{e}");
-        assert_eq!(parse("=a").expect_err("op first"), "found '=', expected: !, identifier, or 'end of string'");
-        assert_eq!(parse("a=b,").expect_err("trailing comma"), "found '', expected: identifier after ','");
-        assert_eq!(parse("a b").expect_err("two words"), "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
+        assert_eq!(
+            parse("=a").expect_err("op first"),
+            "found '=', expected: !, identifier, or 'end of string'"
+        );
+        assert_eq!(
+            parse("a=b,").expect_err("trailing comma"),
+            "found '', expected: identifier after ','"
+        );
+        assert_eq!(
+            parse("a b").expect_err("two words"),
+            "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"
+        );
         let e = parse("a=b c").expect_err("junk");
         assert_eq!(e, "found 'c', expected: ',' or 'end of string'");
         let e = parse("a=-x").expect_err("bad value");
         assert!(e.starts_with("unable to parse requirement: values[0][a]: Invalid value: \"-x\": a valid label must be"), "{e}");
-        assert!(parse("a>x").expect_err("gt").contains("the value must be an integer"));
-        assert_eq!(parse("a in x").expect_err("no paren"), "unable to parse requirement: found 'x' expected: '('");
+        assert!(
+            parse("a>x")
+                .expect_err("gt")
+                .contains("the value must be an integer")
+        );
+        assert_eq!(
+            parse("a in x").expect_err("no paren"),
+            "unable to parse requirement: found 'x' expected: '('"
+        );
     }
 }

@@ -147,7 +147,10 @@ impl<'a> Paging<'a> {
             .filter(|c| !c.is_empty())
             .map(decode_continue)
             .transpose()?;
-        check_resource_version(req.query.get("resourceVersion").unwrap_or(""), after.is_some())?;
+        check_resource_version(
+            req.query.get("resourceVersion").unwrap_or(""),
+            after.is_some(),
+        )?;
         // As etcd3's store: a limit of zero or below means no paging.
         let limit = req
             .query
@@ -416,7 +419,9 @@ mod tests {
                 .ends_with("value out of range")
         );
         assert_eq!(
-            check_resource_version("5", true).expect_err("with continue").message,
+            check_resource_version("5", true)
+                .expect_err("with continue")
+                .message,
             "specifying resource version is not allowed when using continue"
         );
     }

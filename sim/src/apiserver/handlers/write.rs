@@ -232,9 +232,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
                 // Admission (NamespaceLifecycle) runs after the body is decoded and before the
                 // object is validated: a namespace that does not exist is the 404 first.
                 object::decode_error(&ctx(app, req, r, "")?, "", &body)?;
-                if r.rt.namespaced
-                    && app.backend.store.get("/namespaces", "", &r.ns)?.is_none()
-                {
+                if r.rt.namespaced && app.backend.store.get("/namespaces", "", &r.ns)?.is_none() {
                     return Err(ApiError::not_found("", "namespaces", &r.ns));
                 }
                 return Err(ApiError::invalid(
@@ -303,7 +301,11 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
     super::check_path_name(name)?;
     let c = ctx(app, req, r, sub)?;
     let is_apply = ct.starts_with("application/apply-patch");
-    let mut decoded = if is_apply { Some(decode_body(req)?) } else { None };
+    let mut decoded = if is_apply {
+        Some(decode_body(req)?)
+    } else {
+        None
+    };
     let mut body_once = || -> Result<Value, ApiError> {
         match decoded.take() {
             Some(b) => Ok(b),

@@ -67,7 +67,12 @@ pub(super) fn subresource_part(sub: &str, old: &Value, body: &Value) -> Value {
 /// (core.ConfigMap): unknown conversion`).
 /// A kind the scheme does not have in the body's group-version is the scheme's own error instead
 /// (`no kind "Secret" is registered for version "apps/v1"`); `registered` says whether it has it.
-pub(super) fn kind_mismatch(rt: &ResourceType, body: &Value, kind: &str, registered: bool) -> String {
+pub(super) fn kind_mismatch(
+    rt: &ResourceType,
+    body: &Value,
+    kind: &str,
+    registered: bool,
+) -> String {
     let api_version = body
         .get("apiVersion")
         .and_then(Value::as_str)
