@@ -85,7 +85,8 @@ impl FieldSelector {
     /// Parses the `fieldSelector` query parameter.
     pub fn parse(s: &str) -> Result<FieldSelector, ApiError> {
         let mut out = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        // As `fields.ParseSelector`: terms are not trimmed (a lone `\r` is a term it cannot read).
+        for part in s.split(',').filter(|p| !p.is_empty()) {
             let (k, eq, v) = if let Some((k, v)) = part.split_once("!=") {
                 (k, false, v)
             } else if let Some((k, v)) = part.split_once("==") {
@@ -97,7 +98,7 @@ impl FieldSelector {
                     "invalid selector: '{s}'; can't understand '{part}'"
                 )));
             };
-            out.push((k.trim().to_string(), eq, v.trim().to_string()));
+            out.push((k.to_string(), eq, v.to_string()));
         }
         Ok(FieldSelector(out))
     }

@@ -109,6 +109,25 @@ fn bad_requests_are_answered_as_kube_apiserver_answers_them() {
         // DELETE: the options decoded (400) before they are validated (422).
         expect(c, ("DELETE", &format!("{DEPLOYS}/missing?propagationPolicy=x&gracePeriodSeconds=true"), None, ""), 400, "BadRequest",
             "strconv.ParseInt: parsing \"true\": invalid syntax").await;
+        // Core v1: proxies and streams look their object up first; pod log options are validated
+        // (422) before the pod is looked up; an Eviction names its pod; a Binding's namespace is
+        // admission's; the cluster's own namespaces may not be deleted; a field selector's terms are
+        // not trimmed; a LimitRange without a name is named by the server.
+        let pods = "/api/v1/namespaces/default/pods";
+        for path in [format!("{pods}/a%25b/proxy/x"), "/api/v1/nodes/a%25b/proxy".to_string()] {
+            expect(c, ("GET", &path, None, ""), 400, "BadRequest", "Name parameter invalid: \"a%b\": may not contain '%'").await;
+        }
+        expect(c, ("GET", &format!("{pods}/missing/log?tailLines=-1&limitBytes=0"), None, ""), 422, "Invalid",
+            "PodLogOptions \"missing\" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]").await;
+        expect(c, ("POST", &format!("{pods}/missing/eviction"), Some("application/json"), r#"{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"other"}}"#), 400, "BadRequest",
+            "name in URL does not match name in Eviction object").await;
+        expect(c, ("POST", "/api/v1/namespaces/no-such-ns-34/pods/p/binding", Some("application/json"), r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{}}"#), 404, "NotFound",
+            "namespaces \"no-such-ns-34\" not found").await;
+        expect(c, ("DELETE", "/api/v1/namespaces/kube-system?dryRun=All", None, ""), 403, "Forbidden",
+            "namespaces \"kube-system\" is forbidden: this namespace may not be deleted").await;
+        expect(c, ("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=%0D", None, ""), 400, "BadRequest",
+            "invalid selector: '\r'; can't understand '\r'").await;
+        expect(c, ("POST", "/api/v1/namespaces/default/limitranges?dryRun=All", Some("application/json"), r#"{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[]}}"#), 200, "", "").await;
         // DELETE: a DeleteOptions body in a media type no decoder takes.
         expect(c, ("DELETE", &format!("{DEPLOYS}/missing?dryRun=Bogus"), Some("text/plain"), "{}"), 415, "UnsupportedMediaType",
             "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf").await;

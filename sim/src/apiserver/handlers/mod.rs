@@ -51,6 +51,16 @@ async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp 
         query,
         route: target,
     } = info;
+    // A stream's or proxy's object is read before anything else but a log's options: a name that
+    // cannot be a path segment is the store's 400 first.
+    if let Route::Resource(t) = &target
+        && (crate::apiserver::stream::is_stream(t) || crate::apiserver::proxy::is_proxy(t))
+        && t.subresource.as_deref() != Some("log")
+        && let Some(name) = t.name.as_deref()
+        && let Err(e) = check_path_name(name)
+    {
+        return error(&e);
+    }
     if let Route::Resource(t) = &target
         && crate::apiserver::stream::is_stream(t)
     {
@@ -354,6 +364,7 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down
         // (a node that does not exist is a 404 first, as kube-apiserver looks the node up).
         (_, Some(name), "proxy") if r.rt.kind == "Node" => {
+            check_path_name(name)?;
             if app
                 .backend
                 .store

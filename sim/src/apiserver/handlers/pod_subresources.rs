@@ -24,6 +24,10 @@ fn created() -> Resp {
 /// `target.name`; a pod already bound is a 409.
 pub fn bind(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
+    // Admission (NamespaceLifecycle) before the Binding is validated: a missing namespace is a 404.
+    if app.backend.store.get("/namespaces", "", &r.ns)?.is_none() {
+        return Err(ApiError::not_found("", "namespaces", &r.ns));
+    }
     let node = body
         .pointer("/target/name")
         .and_then(Value::as_str)
@@ -91,6 +95,17 @@ pub fn bind_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiEr
 /// budgets are simulated).
 pub fn evict(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
+    // The eviction REST compares the names before it reads the pod.
+    if body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        != name
+    {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
     let options = body
         .get("deleteOptions")
         .map(|o| bytes::Bytes::from(o.to_string()))

@@ -228,6 +228,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
                 prefix.chars().take(58).collect::<String>(),
                 crate::registry::object::random::name_suffix()
             ),
+            None if r.rt.strategy().names_itself() => crate::registry::object::new_uid(),
             None => {
                 // Admission (NamespaceLifecycle) runs after the body is decoded and before the
                 // object is validated: a namespace that does not exist is the 404 first.
@@ -392,6 +393,18 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let opts = super::delete_options::parse(&req.body, req.content_type(), &req.query)?;
     super::check_path_name(name)?;
+    // NamespaceLifecycle's admission: the namespaces the cluster itself needs stay.
+    if r.rt.group.is_empty()
+        && r.rt.kind == "Namespace"
+        && matches!(name, "default" | "kube-system" | "kube-public")
+    {
+        return Err(ApiError::forbidden_resource(
+            "",
+            "namespaces",
+            name,
+            "this namespace may not be deleted",
+        ));
+    }
     let obj = delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
     let pending = !opts.dry_run
