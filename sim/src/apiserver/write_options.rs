@@ -14,23 +14,24 @@ const FIELD_MANAGER_MAX: usize = 128;
 pub fn check(query: &Query, options_kind: &str, patch_type: Option<&str>) -> Result<(), ApiError> {
     let manager = query.get("fieldManager").unwrap_or("");
     let mut causes = Vec::new();
-    match patch_type {
-        Some("application/apply-patch+yaml" | "application/apply-patch+cbor") => {
-            if manager.is_empty() {
-                causes.push(Cause {
-                    reason: "FieldValueRequired".into(),
-                    message: "Required value: is required for apply patch".into(),
-                    field: "fieldManager".into(),
-                });
-            }
-        }
-        // `force` is a *bool: any value, `false` too, sets it.
-        Some(_) if query.get("force").is_some() => causes.push(Cause {
+    let apply = matches!(
+        patch_type,
+        Some("application/apply-patch+yaml" | "application/apply-patch+cbor")
+    );
+    if apply && manager.is_empty() {
+        causes.push(Cause {
+            reason: "FieldValueRequired".into(),
+            message: "Required value: is required for apply patch".into(),
+            field: "fieldManager".into(),
+        });
+    }
+    // `force` is a *bool: any value, `false` too, sets it.
+    if patch_type.is_some() && !apply && query.get("force").is_some() {
+        causes.push(Cause {
             reason: "FieldValueForbidden".into(),
             message: "Forbidden: may not be specified for non-apply patch".into(),
             field: "force".into(),
-        }),
-        _ => {}
+        });
     }
     if manager.len() > FIELD_MANAGER_MAX {
         causes.push(Cause {

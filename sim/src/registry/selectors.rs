@@ -77,28 +77,81 @@ impl LabelSelector {
     }
 }
 
+/// A field selector's value unescaped as `fields.UnescapeValue` does.
+fn unescape(v: &str) -> Result<String, ApiError> {
+    let bad = |m: String| {
+        Err(ApiError::bad_request(format!(
+            "invalid field selector: {m}"
+        )))
+    };
+    let mut out = String::with_capacity(v.len());
+    let mut slash = false;
+    for c in v.chars() {
+        if slash {
+            if !matches!(c, '\\' | ',' | '=') {
+                return bad(format!("invalid escape sequence: \\{c}"));
+            }
+            out.push(c);
+            slash = false;
+            continue;
+        }
+        match c {
+            '\\' => slash = true,
+            ',' | '=' => return bad(format!("unescaped character in value: {}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    if slash {
+        return bad("invalid escape sequence: \\".into());
+    }
+    Ok(out)
+}
+
+/// `fields.EscapeValue`: a value put into a field selector term.
+pub fn escape_value(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace(',', "\\,")
+        .replace('=', "\\=")
+}
+
 /// A parsed field selector.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
-    /// Parses the `fieldSelector` query parameter.
+    /// Parses the `fieldSelector` query parameter as `fields.ParseSelector` does: terms split at
+    /// unescaped commas (not trimmed, sorted), each at its first operator, values unescaped (`\\`,
+    /// `\,`, `\=`); what it refuses is a 400 with its message.
     pub fn parse(s: &str) -> Result<FieldSelector, ApiError> {
+        let mut terms = Vec::new();
+        let (mut start, mut slash) = (0, false);
+        for (i, c) in s.char_indices() {
+            match c {
+                _ if slash => slash = false,
+                '\\' => slash = true,
+                ',' => {
+                    terms.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        terms.push(&s[start..]);
+        terms.sort_unstable();
         let mut out = Vec::new();
-        // As `fields.ParseSelector`: terms are not trimmed (a lone `\r` is a term it cannot read).
-        for part in s.split(',').filter(|p| !p.is_empty()) {
-            let (k, eq, v) = if let Some((k, v)) = part.split_once("!=") {
-                (k, false, v)
-            } else if let Some((k, v)) = part.split_once("==") {
-                (k, true, v)
-            } else if let Some((k, v)) = part.split_once('=') {
-                (k, true, v)
-            } else {
+        for part in terms.into_iter().filter(|p| !p.is_empty()) {
+            let split = part.char_indices().find_map(|(i, _)| {
+                ["!=", "==", "="]
+                    .iter()
+                    .find(|op| part[i..].starts_with(**op))
+                    .map(|op| (&part[..i], *op, &part[i + op.len()..]))
+            });
+            let Some((k, op, v)) = split else {
                 return Err(ApiError::bad_request(format!(
                     "invalid selector: '{s}'; can't understand '{part}'"
                 )));
             };
-            out.push((k.to_string(), eq, v.to_string()));
+            out.push((k.to_string(), op != "!=", unescape(v)?));
         }
         Ok(FieldSelector(out))
     }
@@ -192,5 +245,23 @@ mod tests {
                 .matches(&o)
         );
         assert!(FieldSelector::parse("nonsense").is_err());
+        let named = format!("metadata.name={}", escape_value("a,b=c\\d"));
+        assert_eq!(named, "metadata.name=a\\,b\\=c\\\\d");
+        let o = json!({"metadata": {"name": "a,b=c\\d"}});
+        assert!(FieldSelector::parse(&named).expect("escaped").matches(&o));
+        assert_eq!(
+            FieldSelector::parse("a=b=c")
+                .expect_err("unescaped")
+                .message,
+            "invalid field selector: unescaped character in value: 61"
+        );
+        assert_eq!(
+            FieldSelector::parse("a=\\x").expect_err("escape").message,
+            "invalid field selector: invalid escape sequence: \\x"
+        );
+        assert_eq!(
+            FieldSelector::parse("\r").expect_err("a lone term").message,
+            "invalid selector: '\r'; can't understand '\r'"
+        );
     }
 }

@@ -74,7 +74,10 @@ pub(crate) fn request_info(raw_path: &str, raw_query: &str) -> RequestInfo {
         Some((collection, name)) => {
             query.force_watch();
             if let Some(name) = name {
-                let by_name = format!("metadata.name={name}");
+                let by_name = format!(
+                    "metadata.name={}",
+                    crate::registry::selectors::escape_value(&name)
+                );
                 let selector = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
                     Some(other) => format!("{other},{by_name}"),
                     None => by_name,

@@ -210,6 +210,16 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
     check_body_type(req)?;
     options(req)?;
     let body = decode_body_as(req, &r.rt.kind)?;
+    // Admission (NamespaceLifecycle) runs after the body is decoded and before the object is
+    // validated: into a namespace that does not exist, the decoder's 400s, else the 404.
+    if r.rt.namespaced && app.backend.store.get("/namespaces", "", &r.ns)?.is_none() {
+        let own = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        object::decode_error(&ctx(app, req, r, "")?, own, &body)?;
+        return Err(ApiError::not_found("", "namespaces", &r.ns));
+    }
     let name = match body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -230,12 +240,6 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
             ),
             None if r.rt.strategy().names_itself() => crate::registry::object::new_uid(),
             None => {
-                // Admission (NamespaceLifecycle) runs after the body is decoded and before the
-                // object is validated: a namespace that does not exist is the 404 first.
-                object::decode_error(&ctx(app, req, r, "")?, "", &body)?;
-                if r.rt.namespaced && app.backend.store.get("/namespaces", "", &r.ns)?.is_none() {
-                    return Err(ApiError::not_found("", "namespaces", &r.ns));
-                }
                 return Err(ApiError::invalid(
                     &r.rt.group,
                     &r.rt.kind,
