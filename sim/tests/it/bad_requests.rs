@@ -123,6 +123,12 @@ fn bad_requests_are_answered_as_kube_apiserver_answers_them() {
             "name in URL does not match name in Eviction object").await;
         expect(c, ("POST", "/api/v1/namespaces/no-such-ns-34/pods/p/binding", Some("application/json"), r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{}}"#), 404, "NotFound",
             "namespaces \"no-such-ns-34\" not found").await;
+        expect(c, ("POST", &format!("{pods}/p/binding"), Some("application/json"), r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"q"},"target":{"name":"n"}}"#), 400, "BadRequest",
+            "name in URL does not match name in Binding object").await;
+        expect(c, ("POST", "/api/v1/namespaces/no-such-ns-34/pods/p/eviction", Some("application/json"), r#"{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"q"}}"#), 404, "NotFound",
+            "namespaces \"no-such-ns-34\" not found").await;
+        expect(c, ("GET", &format!("{pods}/missing/portforward?ports=4476681"), None, ""), 400, "BadRequest",
+            "cannot convert to []int32: strconv.ParseUint: parsing \"4476681\": value out of range").await;
         expect(c, ("DELETE", "/api/v1/namespaces/kube-system?dryRun=All", None, ""), 403, "Forbidden",
             "namespaces \"kube-system\" is forbidden: this namespace may not be deleted").await;
         expect(c, ("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=%0D", None, ""), 400, "BadRequest",
