@@ -79,8 +79,14 @@ fn bad_requests_are_answered_as_kube_apiserver_answers_them() {
         // Names: the store's key before the lookup.
         expect(c, ("GET", &format!("{DEPLOYS}/a%25b"), None, ""), 400, "BadRequest",
             "Name parameter invalid: \"a%b\": may not contain '%'").await;
-        expect(c, ("DELETE", &format!("{DEPLOYS}/a%25b"), None, ""), 400, "BadRequest",
-            "Name parameter invalid: \"a%b\": may not contain '%'").await;
+        for (method, path, ct) in [
+            ("DELETE", format!("{DEPLOYS}/a%25b"), None),
+            ("GET", format!("{DEPLOYS}/a%25b/scale"), None),
+            ("PATCH", format!("{DEPLOYS}/a%25b/scale"), Some("application/merge-patch+json")),
+        ] {
+            expect(c, (method, &path, ct, "{}"), 400, "BadRequest",
+                "Name parameter invalid: \"a%b\": may not contain '%'").await;
+        }
         // PUT: the body must name the object.
         let nameless = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{}}"#;
         expect(c, ("PUT", &format!("{DEPLOYS}/web"), Some("application/json"), nameless), 400, "BadRequest",

@@ -60,6 +60,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         return Err(ApiError::no_route());
     };
     if req.method == http::Method::GET {
+        super::check_path_name(name)?;
         let obj = app
             .backend
             .store
@@ -68,10 +69,14 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         return Ok(json_resp(200, &to_scale(r, &obj)));
     }
     super::write::options(req)?;
+    if req.method != http::Method::PUT {
+        super::check_path_name(name)?;
+    }
     // An update's body is read (and its name checked) first; a patch's once the object is found.
     let put_body = if req.method == http::Method::PUT {
         let body = decode_body(req)?;
         super::write::check_name(&body, name, &r.ns)?;
+        super::check_path_name(name)?;
         Some(body)
     } else {
         None
