@@ -36,7 +36,7 @@ REAL_SUITES=(
   "piceli-otlp export"
   "hello status_access approval conflicts engine guards deploy"
   "piceli-bin import_live"
-  "piceli-sim differential"
+  "piceli-sim differential bad_requests"
 )
 
 install_tools() {

@@ -16,6 +16,7 @@ pub mod cli;
 pub(crate) mod cluster;
 pub(crate) mod controllers;
 pub mod error;
+pub(crate) mod go_text;
 /// For fuzz targets: the request-head parsers (route, query, selectors) without a running server. Not a
 /// stable API.
 #[doc(hidden)]

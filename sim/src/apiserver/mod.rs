@@ -13,6 +13,7 @@ pub(crate) mod handlers;
 pub(crate) mod head_errors;
 pub mod http;
 pub mod kubeconfig;
+pub(crate) mod list_options;
 pub mod openapi;
 pub(crate) mod openapi_captured;
 pub(crate) mod openapi_v2;
@@ -24,6 +25,7 @@ pub(crate) mod scratch_dir;
 pub(crate) mod server;
 pub mod stream;
 pub mod tls;
+pub(crate) mod write_options;
 pub(crate) mod yaml_body;
 
 pub(crate) mod attributes;

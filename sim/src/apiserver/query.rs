@@ -6,7 +6,12 @@ use crate::status::{ApiError, Cause};
 
 /// Query-string parameters, decoded; tolerant of `?&limit=500`.
 #[derive(Debug, Default, Clone)]
-pub struct Query(Vec<(String, String)>);
+pub struct Query {
+    params: Vec<(String, String)>,
+    /// For a watch made one by its path (`/watch/…`, [`Query::force_watch`]): whether the client's
+    /// own `watch` parameter asked for one.
+    sent_watch: Option<bool>,
+}
 
 /// A boolean parameter value as the apiserver converts it (`Convert_Slice_string_To_bool`): `0` and
 /// `false` in any case are false, every other value — `True`, `yes`, the empty string — is true.
@@ -17,23 +22,38 @@ pub fn parse_bool(value: &str) -> bool {
 impl Query {
     /// Parses a raw query string.
     pub fn parse(raw: &str) -> Query {
-        Query(
-            form_urlencoded::parse(raw.as_bytes())
+        Query {
+            params: form_urlencoded::parse(raw.as_bytes())
                 .filter(|(k, _)| !k.is_empty())
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
-        )
+            sent_watch: None,
+        }
+    }
+
+    /// Makes the request a watch (a deprecated `/watch/` path), remembering whether the client's
+    /// `watch` parameter asked for one: kube-apiserver validates the options as the client sent them.
+    pub fn force_watch(&mut self) {
+        if self.sent_watch.is_none() {
+            self.sent_watch = Some(self.flag("watch"));
+        }
+        self.set("watch", "true");
+    }
+
+    /// Whether the client's own `watch` parameter asks for a watch (whatever the path).
+    pub fn sent_watch(&self) -> bool {
+        self.sent_watch.unwrap_or_else(|| self.flag("watch"))
     }
 
     /// Sets a parameter to one value (every earlier value of it goes).
     pub fn set(&mut self, key: &str, value: &str) {
-        self.0.retain(|(k, _)| k != key);
-        self.0.push((key.to_string(), value.to_string()));
+        self.params.retain(|(k, _)| k != key);
+        self.params.push((key.to_string(), value.to_string()));
     }
 
     /// The first value of a parameter.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0
+        self.params
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
@@ -41,7 +61,7 @@ impl Query {
 
     /// Every value of a parameter.
     pub fn all(&self, key: &str) -> Vec<&str> {
-        self.0
+        self.params
             .iter()
             .filter(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
@@ -82,23 +102,30 @@ impl Query {
 
 /// Validates `dryRun` values (from the query or a DeleteOptions body) as `ValidateDryRun` does.
 pub fn dry_run_values(values: &[&str], options_kind: &str) -> Result<bool, ApiError> {
-    if values.iter().all(|v| *v == "All") {
-        return Ok(!values.is_empty());
+    match dry_run_cause(values) {
+        None => Ok(!values.is_empty()),
+        Some(cause) => Err(ApiError::invalid(
+            "meta.k8s.io",
+            options_kind,
+            "",
+            vec![cause],
+        )),
     }
-    let shown: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-    Err(ApiError::invalid(
-        "meta.k8s.io",
-        options_kind,
-        "",
-        vec![Cause {
-            reason: "FieldValueNotSupported".into(),
-            message: format!(
-                "Unsupported value: []string{{{}}}: supported values: \"All\"",
-                shown.join(", ")
-            ),
-            field: "dryRun".into(),
-        }],
-    ))
+}
+
+/// The cause `ValidateDryRun` gives for `dryRun` values other than `All`, if any.
+pub fn dry_run_cause(values: &[&str]) -> Option<Cause> {
+    if values.iter().all(|v| *v == "All") {
+        return None;
+    }
+    Some(Cause {
+        reason: "FieldValueNotSupported".into(),
+        message: format!(
+            "Unsupported value: {}: supported values: \"All\"",
+            crate::go_text::string_slice(values)
+        ),
+        field: "dryRun".into(),
+    })
 }
 
 #[cfg(test)]

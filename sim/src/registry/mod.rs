@@ -10,6 +10,7 @@ pub mod delete;
 pub mod field_labels;
 pub mod fields;
 pub(crate) mod kinds;
+pub(crate) mod label_parser;
 pub mod object;
 pub mod per_kind;
 pub mod rules;

@@ -13,106 +13,38 @@ enum Req {
     NotIn(String, Vec<String>),
     Exists(String),
     NotExists(String),
+    Gt(String, i64),
+    Lt(String, i64),
 }
 
 /// A parsed label selector.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabelSelector(Vec<Req>);
 
-fn split_top(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur);
-    out.into_iter()
-        .map(|p| p.trim().to_string())
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
-fn set_values(s: &str) -> Option<Vec<String>> {
-    let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
-    Some(
-        inner
-            .split(',')
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .collect(),
-    )
-}
-
 impl LabelSelector {
-    /// Parses the `labelSelector` query parameter.
+    /// Parses the `labelSelector` query parameter as `labels.Parse` does: a selector it refuses is the
+    /// apiserver's 400 with its message.
     pub fn parse(s: &str) -> Result<LabelSelector, ApiError> {
-        let bad = |p: &str| {
-            ApiError::bad_request(format!(
-                "unable to parse requirement: found '{p}', expected: valid label selector"
-            ))
-        };
-        let mut reqs = Vec::new();
-        for part in split_top(s) {
-            // k8s.io/apimachinery's parser: a requirement starts with `!` or a key; an operator
-            // where a key or a value belongs is the lexer's token.
-            let token = |t: &str| -> String {
-                ["==", "!=", "=", "!", "(", ")", ","]
-                    .iter()
-                    .find(|op| t.starts_with(**op))
-                    .map(|op| op.to_string())
-                    .unwrap_or_default()
-            };
-            let trimmed = part.trim_start();
-            let lead = token(trimmed);
-            if !lead.is_empty() && lead != "!" {
-                return Err(ApiError::bad_request(format!(
-                    "found '{lead}', expected: !, identifier, or 'end of string'"
-                )));
-            }
-            for op in ["==", "!=", "="] {
-                if let Some((_, v)) = part.split_once(op) {
-                    let t = token(v.trim_start());
-                    if !t.is_empty() {
-                        return Err(ApiError::bad_request(format!(
-                            "unable to parse requirement: found '{t}', expected: identifier"
-                        )));
+        use crate::registry::label_parser::{Op, parse};
+        let reqs = parse(s).map_err(ApiError::bad_request)?;
+        Ok(LabelSelector(
+            reqs.into_iter()
+                .map(|(k, op, mut vs)| {
+                    let first = || vs.first().cloned().unwrap_or_default();
+                    let int = || first().parse::<i64>().unwrap_or_default();
+                    match op {
+                        Op::Eq => Req::Eq(k, first()),
+                        Op::NotEq => Req::NotEq(k, first()),
+                        Op::Gt => Req::Gt(k, int()),
+                        Op::Lt => Req::Lt(k, int()),
+                        Op::In => Req::In(k, std::mem::take(&mut vs)),
+                        Op::NotIn => Req::NotIn(k, std::mem::take(&mut vs)),
+                        Op::Exists => Req::Exists(k),
+                        Op::NotExists => Req::NotExists(k),
                     }
-                    break;
-                }
-            }
-            let r = if let Some(k) = part.strip_prefix('!') {
-                Req::NotExists(k.trim().to_string())
-            } else if let Some((k, v)) = part.split_once("!=") {
-                Req::NotEq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = part.split_once("==") {
-                Req::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = part.split_once('=') {
-                Req::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, rest)) = part.split_once(" notin ") {
-                Req::NotIn(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
-            } else if let Some((k, rest)) = part.split_once(" in ") {
-                Req::In(k.trim().into(), set_values(rest).ok_or_else(|| bad(&part))?)
-            } else if part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
-            {
-                Req::Exists(part.clone())
-            } else {
-                return Err(bad(&part));
-            };
-            reqs.push(r);
-        }
-        Ok(LabelSelector(reqs))
+                })
+                .collect(),
+        ))
     }
 
     /// Whether the selector selects everything.
@@ -135,8 +67,51 @@ impl LabelSelector {
             Req::NotIn(k, vs) => get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
             Req::Exists(k) => get(k).is_some(),
             Req::NotExists(k) => get(k).is_none(),
+            Req::Gt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x > *n),
+            Req::Lt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x < *n),
         })
     }
+}
+
+/// A field selector's value unescaped as `fields.UnescapeValue` does.
+fn unescape(v: &str) -> Result<String, ApiError> {
+    let bad = |m: String| {
+        Err(ApiError::bad_request(format!(
+            "invalid field selector: {m}"
+        )))
+    };
+    let mut out = String::with_capacity(v.len());
+    let mut slash = false;
+    for c in v.chars() {
+        if slash {
+            if !matches!(c, '\\' | ',' | '=') {
+                return bad(format!("invalid escape sequence: \\{c}"));
+            }
+            out.push(c);
+            slash = false;
+            continue;
+        }
+        match c {
+            '\\' => slash = true,
+            ',' | '=' => return bad(format!("unescaped character in value: {}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    if slash {
+        return bad("invalid escape sequence: \\".into());
+    }
+    Ok(out)
+}
+
+/// `fields.EscapeValue`: a value put into a field selector term.
+pub fn escape_value(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace(',', "\\,")
+        .replace('=', "\\=")
 }
 
 /// A parsed field selector.
@@ -144,22 +119,39 @@ impl LabelSelector {
 pub struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
-    /// Parses the `fieldSelector` query parameter.
+    /// Parses the `fieldSelector` query parameter as `fields.ParseSelector` does: terms split at
+    /// unescaped commas (not trimmed, sorted), each at its first operator, values unescaped (`\\`,
+    /// `\,`, `\=`); what it refuses is a 400 with its message.
     pub fn parse(s: &str) -> Result<FieldSelector, ApiError> {
+        let mut terms = Vec::new();
+        let (mut start, mut slash) = (0, false);
+        for (i, c) in s.char_indices() {
+            match c {
+                _ if slash => slash = false,
+                '\\' => slash = true,
+                ',' => {
+                    terms.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        terms.push(&s[start..]);
+        terms.sort_unstable();
         let mut out = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, eq, v) = if let Some((k, v)) = part.split_once("!=") {
-                (k, false, v)
-            } else if let Some((k, v)) = part.split_once("==") {
-                (k, true, v)
-            } else if let Some((k, v)) = part.split_once('=') {
-                (k, true, v)
-            } else {
+        for part in terms.into_iter().filter(|p| !p.is_empty()) {
+            let split = part.char_indices().find_map(|(i, _)| {
+                ["!=", "==", "="]
+                    .iter()
+                    .find(|op| part[i..].starts_with(**op))
+                    .map(|op| (&part[..i], *op, &part[i + op.len()..]))
+            });
+            let Some((k, op, v)) = split else {
                 return Err(ApiError::bad_request(format!(
                     "invalid selector: '{s}'; can't understand '{part}'"
                 )));
             };
-            out.push((k.trim().to_string(), eq, v.trim().to_string()));
+            out.push((k.to_string(), op != "!=", unescape(v)?));
         }
         Ok(FieldSelector(out))
     }
@@ -253,5 +245,23 @@ mod tests {
                 .matches(&o)
         );
         assert!(FieldSelector::parse("nonsense").is_err());
+        let named = format!("metadata.name={}", escape_value("a,b=c\\d"));
+        assert_eq!(named, "metadata.name=a\\,b\\=c\\\\d");
+        let o = json!({"metadata": {"name": "a,b=c\\d"}});
+        assert!(FieldSelector::parse(&named).expect("escaped").matches(&o));
+        assert_eq!(
+            FieldSelector::parse("a=b=c")
+                .expect_err("unescaped")
+                .message,
+            "invalid field selector: unescaped character in value: 61"
+        );
+        assert_eq!(
+            FieldSelector::parse("a=\\x").expect_err("escape").message,
+            "invalid field selector: invalid escape sequence: \\x"
+        );
+        assert_eq!(
+            FieldSelector::parse("\r").expect_err("a lone term").message,
+            "invalid selector: '\r'; can't understand '\r'"
+        );
     }
 }

@@ -42,6 +42,12 @@ pub trait Strategy: Sync {
     /// Status the server itself derives on every write (a CRD's conditions).
     fn derive_status(&self, _object: &mut Value) {}
 
+    /// Whether a create without a name or `generateName` is named by a new UUID rather than refused
+    /// (a LimitRange).
+    fn names_itself(&self) -> bool {
+        false
+    }
+
     /// The rule the kind's names follow (DNS-1123 subdomain unless the kind says otherwise).
     fn name_rule(&self) -> NameRule {
         NameRule::Subdomain

@@ -12,7 +12,8 @@
 - `kube_same_as_real` (only when `PICELI_DIFF_REAL` names a JSON file with a real control plane's `url`,
   `ca`, `cert` and `key` paths; benches/scripts/schemathesis-vs-real.sh): each case is sent again, as it
   was, to the real kube-apiserver, and its status must be the same — the same 4xx for the same mistake, and
-  success where it succeeds. Both clusters see the same requests in the same order.
+  success where it succeeds; where kube-apiserver answers a 5xx of its own, the case is not compared. Both
+  clusters see the same requests in the same order.
 """
 import json
 import os
@@ -126,6 +127,11 @@ def kube_same_as_real(ctx, response, case):
     )
     ours = response.status_code
     if ours == theirs.status_code or (ours < 300 and theirs.status_code < 300):
+        return None
+    # kube-apiserver's own 5xx (a DeleteOptions body its codec cannot decode, a kind not in its scheme)
+    # are not copied: the local cluster's answer to those is held to `kube_status` and
+    # `kube_server_error` instead.
+    if theirs.status_code >= 500:
         return None
     raise AssertionError(
         f"the local cluster answers {ours} {_status_reason(response)}, kube-apiserver "

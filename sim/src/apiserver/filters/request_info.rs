@@ -65,13 +65,19 @@ where
 
 /// The query and route of a request for `path` with the raw query string `raw_query`: a deprecated watch
 /// path is the watch of its collection (of one object by name).
-pub(crate) fn request_info(path: &str, raw_query: &str) -> RequestInfo {
+pub(crate) fn request_info(raw_path: &str, raw_query: &str) -> RequestInfo {
     let mut query = Query::parse(raw_query);
+    // As Go's `URL.Path`, which kube-apiserver splits: percent-escapes decoded (`%2F` too).
+    let decoded = percent_decode(raw_path);
+    let path = decoded.as_str();
     match legacy_watch(path) {
         Some((collection, name)) => {
-            query.set("watch", "true");
+            query.force_watch();
             if let Some(name) = name {
-                let by_name = format!("metadata.name={name}");
+                let by_name = format!(
+                    "metadata.name={}",
+                    crate::registry::selectors::escape_value(&name)
+                );
                 let selector = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
                     Some(other) => format!("{other},{by_name}"),
                     None => by_name,
@@ -87,5 +93,48 @@ pub(crate) fn request_info(path: &str, raw_query: &str) -> RequestInfo {
             query,
             route: route(path),
         },
+    }
+}
+
+/// A path with its `%XX` escapes decoded (an escape that is not one stays as it is; bytes that are not
+/// UTF-8 become U+FFFD).
+fn percent_decode(path: &str) -> String {
+    if !path.contains('%') {
+        return path.to_string();
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+    use crate::apiserver::router::Route;
+
+    #[test]
+    fn names_in_paths_are_percent_decoded() {
+        let info = request_info("/apis/apps/v1/namespaces/d/deployments/p%25x%C3%A9", "");
+        let Route::Resource(t) = info.route else {
+            panic!("a resource route");
+        };
+        assert_eq!(t.name.as_deref(), Some("p%xé"));
+        assert_eq!(percent_decode("/a%2Fb%zz%4"), "/a/b%zz%4");
     }
 }

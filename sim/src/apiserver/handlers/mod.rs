@@ -51,6 +51,16 @@ async fn handle(app: Arc<App>, mut req: Request<hyper::body::Incoming>) -> Resp 
         query,
         route: target,
     } = info;
+    // A stream's or proxy's object is read before anything else but a log's options: a name that
+    // cannot be a path segment is the store's 400 first.
+    if let Route::Resource(t) = &target
+        && (crate::apiserver::stream::is_stream(t) || crate::apiserver::proxy::is_proxy(t))
+        && t.subresource.as_deref() != Some("log")
+        && let Some(name) = t.name.as_deref()
+        && let Err(e) = check_path_name(name)
+    {
+        return error(&e);
+    }
     if let Route::Resource(t) = &target
         && crate::apiserver::stream::is_stream(t)
     {
@@ -240,18 +250,17 @@ fn accepts_nothing_served(accept: &str) -> bool {
 }
 
 async fn resource_resolved(app: Arc<App>, req: Req, r: Resolved) -> Resp {
+    // A list's or watch's options are decoded and validated before anything else (400, 422).
+    if req.method == Method::GET
+        && r.name.is_none()
+        && let Err(e) = crate::apiserver::list_options::check(&req.query)
+    {
+        return error(&e);
+    }
     if accepts_nothing_served(req.header(header::ACCEPT)) {
         return error(&ApiError::not_acceptable());
     }
     let watching = req.query.flag("watch");
-    if req.method == Method::GET && r.name.is_none() {
-        // ListOptions decoding: integers that do not parse are the apiserver's 400.
-        for key in ["limit", "timeoutSeconds"] {
-            if let Err(e) = req.query.int64(key) {
-                return error(&e);
-            }
-        }
-    }
     if req.method == Method::GET
         && r.name.is_none()
         && let Err(e) = wait_for_resource_version(&app, &req).await
@@ -303,7 +312,38 @@ async fn wait_for_resource_version(app: &App, req: &Req) -> Result<(), ApiError>
     }
 }
 
+/// The store's check of an object's name (`NamespaceKeyFunc`), made before the object is read: a
+/// name that cannot be one path segment is a 400.
+pub(crate) fn check_path_name(name: &str) -> Result<(), ApiError> {
+    if name.is_empty() {
+        return Err(ApiError::bad_request("Name parameter required."));
+    }
+    let problems: Vec<String> = if name == "." || name == ".." {
+        vec![format!("may not be '{name}'")]
+    } else {
+        ["/", "%"]
+            .iter()
+            .filter(|c| name.contains(**c))
+            .map(|c| format!("may not contain '{c}'"))
+            .collect()
+    };
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "Name parameter invalid: {}: {}",
+        crate::go_text::quote(name),
+        problems.join(";")
+    )))
+}
+
 fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    if req.method == Method::GET
+        && let Some(name) = r.name.as_deref()
+        && r.sub.as_deref() != Some("proxy")
+    {
+        check_path_name(name)?;
+    }
     if r.rt.create_only {
         return match (&req.method, r.name.as_deref()) {
             (&Method::POST, None) => review(app, req, r),
@@ -324,6 +364,7 @@ fn dispatch(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
         // The sim runs no kubelet server a node proxy could reach: as a node whose kubelet is down
         // (a node that does not exist is a 404 first, as kube-apiserver looks the node up).
         (_, Some(name), "proxy") if r.rt.kind == "Node" => {
+            check_path_name(name)?;
             if app
                 .backend
                 .store

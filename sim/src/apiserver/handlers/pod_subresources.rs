@@ -12,6 +12,14 @@ use crate::registry::delete;
 use crate::registry::object::{self, Candidate, Mode};
 use crate::status::ApiError;
 
+/// Admission (NamespaceLifecycle) of a create: a namespace that does not exist is a 404.
+fn namespace_exists(app: &App, ns: &str) -> Result<(), ApiError> {
+    match app.backend.store.get("/namespaces", "", ns)? {
+        Some(_) => Ok(()),
+        None => Err(ApiError::not_found("", "namespaces", ns)),
+    }
+}
+
 /// `Status` of `Success` with code 201, what both answer.
 fn created() -> Resp {
     json_resp(
@@ -24,6 +32,27 @@ fn created() -> Resp {
 /// `target.name`; a pod already bound is a 409.
 pub fn bind(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
+    // As kube-apiserver: decoded as a Binding (400), admission's namespace (404), then the binding
+    // REST's name check (400) before the Binding is validated.
+    let own = body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if let Some(bindings) = app.backend.registry.lookup("", "v1", "bindings") {
+        let as_binding = Resolved {
+            rt: bindings,
+            ns: r.ns.clone(),
+            name: None,
+            sub: None,
+        };
+        object::decode_error(&ctx(app, req, &as_binding, "")?, own, &body)?;
+    }
+    namespace_exists(app, &r.ns)?;
+    if own != name {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Binding object",
+        ));
+    }
     let node = body
         .pointer("/target/name")
         .and_then(Value::as_str)
@@ -91,11 +120,23 @@ pub fn bind_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiEr
 /// budgets are simulated).
 pub fn evict(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let body = decode_body(req)?;
+    namespace_exists(app, &r.ns)?;
+    // The eviction REST compares the names before it reads the pod.
+    if body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        != name
+    {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
     let options = body
         .get("deleteOptions")
         .map(|o| bytes::Bytes::from(o.to_string()))
         .unwrap_or_default();
-    let opts = super::delete_options::parse(&options, &req.query)?;
+    let opts = super::delete_options::parse(&options, "application/json", &req.query)?;
     delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     Ok(created())
 }

@@ -105,6 +105,31 @@ fn encode_continue(rv: u64, start: &str) -> String {
         .encode(json!({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).to_string())
 }
 
+/// The storage's check of a list's `resourceVersion` (`storage.ValidateListOptions`): none with a
+/// `continue` token, else a number (`ParseResourceVersion`), each refused with a 400.
+fn check_resource_version(rv: &str, continued: bool) -> Result<(), ApiError> {
+    if continued {
+        if !rv.is_empty() && rv != "0" {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
+        return Ok(());
+    }
+    if rv.is_empty() || rv.parse::<u64>().is_ok() && !rv.starts_with('+') {
+        return Ok(());
+    }
+    let why = if !rv.is_empty() && rv.bytes().all(|b| b.is_ascii_digit()) {
+        "value out of range"
+    } else {
+        "invalid syntax"
+    };
+    let quoted = crate::go_text::quote(rv);
+    Err(ApiError::bad_request(format!(
+        "invalid resource version: resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}"
+    )))
+}
+
 /// Where a list page starts and how long it is: the namespace (none for all), the key after the
 /// `continue` token, and `limit`.
 struct Paging<'a> {
@@ -122,6 +147,10 @@ impl<'a> Paging<'a> {
             .filter(|c| !c.is_empty())
             .map(decode_continue)
             .transpose()?;
+        check_resource_version(
+            req.query.get("resourceVersion").unwrap_or(""),
+            after.is_some(),
+        )?;
         // As etcd3's store: a limit of zero or below means no paging.
         let limit = req
             .query
@@ -371,6 +400,30 @@ mod tests {
         let v: Value = serde_json::from_str(&without_type_meta(last)).expect("still JSON");
         assert!(v.get("kind").is_none());
         assert_eq!(without_type_meta(r#"{"a":1}"#), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn list_resource_versions_are_checked_as_the_storage_does() {
+        assert!(check_resource_version("", false).is_ok());
+        assert!(check_resource_version("42", false).is_ok());
+        assert!(check_resource_version("0", true).is_ok());
+        let e = check_resource_version("+1", false).expect_err("a sign");
+        assert_eq!(
+            e.message,
+            "invalid resource version: resourceVersion: Invalid value: \"+1\": strconv.ParseUint: parsing \"+1\": invalid syntax"
+        );
+        assert!(
+            check_resource_version("99999999999999999999", false)
+                .expect_err("too big")
+                .message
+                .ends_with("value out of range")
+        );
+        assert_eq!(
+            check_resource_version("5", true)
+                .expect_err("with continue")
+                .message,
+            "specifying resource version is not allowed when using continue"
+        );
     }
 
     #[test]

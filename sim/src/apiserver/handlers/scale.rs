@@ -60,6 +60,7 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
         return Err(ApiError::no_route());
     };
     if req.method == http::Method::GET {
+        super::check_path_name(name)?;
         let obj = app
             .backend
             .store
@@ -67,7 +68,19 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
             .ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
         return Ok(json_resp(200, &to_scale(r, &obj)));
     }
-    let body = decode_body(req)?;
+    super::write::options(req)?;
+    if req.method != http::Method::PUT {
+        super::check_path_name(name)?;
+    }
+    // An update's body is read (and its name checked) first; a patch's once the object is found.
+    let put_body = if req.method == http::Method::PUT {
+        let body = decode_body(req)?;
+        super::write::check_name(&body, name, &r.ns)?;
+        super::check_path_name(name)?;
+        Some(body)
+    } else {
+        None
+    };
     let manager = req
         .query
         .get("fieldManager")
@@ -88,6 +101,10 @@ pub fn handle(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
     let spec_ptr = pointer(&paths.spec_replicas);
     let out = object::write(&c, name, Mode::Update, |old| {
         let old = old.ok_or_else(|| ApiError::not_found(&r.rt.group, &r.rt.plural, name))?;
+        let body = match put_body {
+            Some(b) => b,
+            None => decode_body(req)?,
+        };
         let current = to_scale(r, old);
         let wanted = match (req.method.as_str(), ct.as_str()) {
             ("PUT", _) => body.clone(),

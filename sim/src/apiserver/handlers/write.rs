@@ -133,6 +133,69 @@ pub fn options_kind(req: &Req) -> &'static str {
     }
 }
 
+/// The write's options validated as kube-apiserver does before it reads the body (a 422 on the
+/// verb's options kind).
+pub(super) fn options(req: &Req) -> Result<(), ApiError> {
+    let patch_type = (req.method == http::Method::PATCH).then(|| req.content_type());
+    crate::apiserver::write_options::check(&req.query, options_kind(req), patch_type)
+}
+
+/// A body's media type that no decoder takes: the 415 of [`decode_body`], before anything else is
+/// looked at.
+pub(super) fn check_body_type(req: &Req) -> Result<(), ApiError> {
+    let ct = req.content_type();
+    let accepted = if req.method == http::Method::PATCH {
+        PATCH_TYPES
+    } else {
+        BODY_TYPES
+    };
+    if ct.is_empty() || accepted.contains(&ct) {
+        return Ok(());
+    }
+    if req.method == http::Method::PATCH {
+        return Err(ApiError::unsupported_patch_type());
+    }
+    Err(ApiError::media_type_not_accepted(accepted))
+}
+
+/// kube-apiserver's `checkName` for an update: the body names the object (400 when it does not),
+/// the name on the URL, and no other namespace than the URL's.
+pub(super) fn check_name(body: &Value, url_name: &str, url_ns: &str) -> Result<(), ApiError> {
+    let name = body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if name.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({url_name} based on URL) was undeterminable: name must be provided"
+        )));
+    }
+    if name != url_name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({name}) does not match the name on the URL ({url_name})"
+        )));
+    }
+    if let Some(ns) = body.pointer("/metadata/namespace").and_then(Value::as_str)
+        && !url_ns.is_empty()
+        && !ns.is_empty()
+        && ns != url_ns
+    {
+        return Err(ApiError::bad_request(format!(
+            "the namespace of the object ({ns}) does not match the namespace on the URL ({url_ns})"
+        )));
+    }
+    Ok(())
+}
+
+/// For a patch other than apply: the object must exist before its patch is read (the store's
+/// update answers 404 before it applies the patch).
+fn found(old: Option<&Value>, r: &Resolved, name: &str) -> Result<(), ApiError> {
+    match old {
+        Some(_) => Ok(()),
+        None => Err(ApiError::not_found(&r.rt.group, &r.rt.plural, name)),
+    }
+}
+
 fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
     let code = if out.created { created_code } else { 200 };
     with_warnings(
@@ -143,7 +206,20 @@ fn respond(r: &Resolved, out: Outcome, created_code: u16) -> Resp {
 
 /// POST to a collection.
 pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
+    // As kube-apiserver's create handler: the body's media type (415), the options (422), the body.
+    check_body_type(req)?;
+    options(req)?;
     let body = decode_body_as(req, &r.rt.kind)?;
+    // Admission (NamespaceLifecycle) runs after the body is decoded and before the object is
+    // validated: into a namespace that does not exist, the decoder's 400s, else the 404.
+    if r.rt.namespaced && app.backend.store.get("/namespaces", "", &r.ns)?.is_none() {
+        let own = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        object::decode_error(&ctx(app, req, r, "")?, own, &body)?;
+        return Err(ApiError::not_found("", "namespaces", &r.ns));
+    }
     let name = match body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -162,6 +238,7 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
                 prefix.chars().take(58).collect::<String>(),
                 crate::registry::object::random::name_suffix()
             ),
+            None if r.rt.strategy().names_itself() => crate::registry::object::new_uid(),
             None => {
                 return Err(ApiError::invalid(
                     &r.rt.group,
@@ -184,16 +261,12 @@ pub fn create(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
 
 /// PUT an object (or its status).
 pub fn update(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
+    // As kube-apiserver's update handler: the options (422), the body (415, 400), the body's name
+    // against the URL's (400), then the store's key (400 for a name no path segment can be).
+    options(req)?;
     let body = decode_body_as(req, &r.rt.kind)?;
-    // The handler checks the name before the store is asked for the object.
-    if let Some(n) = body.pointer("/metadata/name").and_then(Value::as_str)
-        && !n.is_empty()
-        && n != name
-    {
-        return Err(ApiError::bad_request(format!(
-            "the name of the object ({n}) does not match the name on the URL ({name})"
-        )));
-    }
+    check_name(&body, name, &r.ns)?;
+    super::check_path_name(name)?;
     let sub = r.sub.as_deref().unwrap_or("");
     let c = ctx(app, req, r, sub)?;
     let out = object::write(&c, name, Mode::Update, |_| Ok(Candidate::Replace(body)))?;
@@ -225,9 +298,25 @@ fn authorize_apply_create(app: &App, req: &Req, r: &Resolved, name: &str) -> Res
 /// PATCH an object (or its status), by content type.
 pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
     let sub = r.sub.as_deref().unwrap_or("");
-    let c = ctx(app, req, r, sub)?;
     let ct = req.content_type().to_string();
-    let body = decode_body(req)?;
+    // As kube-apiserver's patch handler: the patch type (415), the options (422), the store's key;
+    // a patch other than apply is decoded only once the object is found (a 404 first).
+    check_body_type(req)?;
+    options(req)?;
+    super::check_path_name(name)?;
+    let c = ctx(app, req, r, sub)?;
+    let is_apply = ct.starts_with("application/apply-patch");
+    let mut decoded = if is_apply {
+        Some(decode_body(req)?)
+    } else {
+        None
+    };
+    let mut body_once = || -> Result<Value, ApiError> {
+        match decoded.take() {
+            Some(b) => Ok(b),
+            None => decode_body(req),
+        }
+    };
     let out = match ct.as_str() {
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
             if req.query.get("fieldManager").is_none_or(str::is_empty) {
@@ -248,6 +337,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                 authorize_create: Some(&authorize_create),
                 ..c
             };
+            let body = body_once()?;
             object::write(&c, name, Mode::Apply, |_| {
                 Ok(Candidate::Apply {
                     config: body,
@@ -256,6 +346,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             })?
         }
         "application/merge-patch+json" => object::write(&c, name, Mode::Update, |old| {
+            let body = found(old, r, name).and_then(|_| body_once())?;
             let mut doc = old.cloned().unwrap_or(Value::Null);
             json_patch::merge(&mut doc, &body);
             if let Some(e) = object::patch_decode_error(&r.rt, &doc) {
@@ -263,7 +354,8 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
             }
             Ok(Candidate::Replace(doc))
         })?,
-        "application/json-patch+json" => {
+        "application/json-patch+json" => object::write(&c, name, Mode::Update, |old| {
+            let body = found(old, r, name).and_then(|_| body_once())?;
             let ops: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
                 if e.to_string().starts_with("invalid type: map") {
                     ApiError::bad_request(
@@ -273,7 +365,7 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                     ApiError::bad_request(format!("error decoding patch: {e}"))
                 }
             })?;
-            object::write(&c, name, Mode::Update, |old| {
+            {
                 let mut doc = old.cloned().unwrap_or(Value::Null);
                 // kube-apiserver answers an operation that does not apply with the generic 422 of
                 // `NewGenericServerResponse`, whatever the operation's own error.
@@ -282,13 +374,14 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
                     return Err(e);
                 }
                 Ok(Candidate::Replace(doc))
-            })?
-        }
+            }
+        })?,
         "application/strategic-merge-patch+json" => {
             if r.rt.crd {
                 return Err(ApiError::media_type_not_accepted(CRD_PATCH_TYPES));
             }
             object::write(&c, name, Mode::Update, |old| {
+                let body = found(old, r, name).and_then(|_| body_once())?;
                 let doc = old.cloned().unwrap_or(Value::Null);
                 let patched = smp::apply(&doc, &body, Node::root(&r.rt))
                     .map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -302,7 +395,20 @@ pub fn patch(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Api
 
 /// DELETE an object.
 pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, ApiError> {
-    let opts = super::delete_options::parse(&req.body, &req.query)?;
+    let opts = super::delete_options::parse(&req.body, req.content_type(), &req.query)?;
+    super::check_path_name(name)?;
+    // NamespaceLifecycle's admission: the namespaces the cluster itself needs stay.
+    if r.rt.group.is_empty()
+        && r.rt.kind == "Namespace"
+        && matches!(name, "default" | "kube-system" | "kube-public")
+    {
+        return Err(ApiError::forbidden_resource(
+            "",
+            "namespaces",
+            name,
+            "this namespace may not be deleted",
+        ));
+    }
     let obj = delete::delete(&app.backend, &r.rt, &r.ns, name, &opts)?;
     let ns = if r.rt.namespaced { r.ns.as_str() } else { "" };
     let pending = !opts.dry_run
@@ -344,7 +450,9 @@ pub fn delete(app: &App, req: &Req, r: &Resolved, name: &str) -> Result<Resp, Ap
 
 /// DELETE a collection (with selectors).
 pub fn delete_collection(app: &App, req: &Req, r: &Resolved) -> Result<Resp, ApiError> {
-    let opts = super::delete_options::parse(&req.body, &req.query)?;
+    // As kube-apiserver's deletecollection handler: the list options first, then the DeleteOptions.
+    crate::apiserver::list_options::check(&req.query)?;
+    let opts = super::delete_options::parse(&req.body, req.content_type(), &req.query)?;
     let (items, meta) = list_objects(app, req, r)?;
     let mut deleted = Vec::new();
     for item in items {

@@ -17,7 +17,7 @@ use super::log_lines::{self, Line, format_nanos};
 use crate::apiserver::app::App;
 use crate::apiserver::http::{Query, Resp, SimBody, error, raw};
 use crate::cluster::Cluster;
-use crate::status::ApiError;
+use crate::status::{ApiError, Cause};
 
 /// The log request's parameters.
 #[derive(Debug, Clone, Default)]
@@ -47,19 +47,54 @@ fn int(q: &Query, key: &str) -> Result<Option<i64>, ApiError> {
         .transpose()
 }
 
-fn parse(q: &Query) -> Result<LogParams, ApiError> {
+/// `PodLogOptions` decoded from the query (a number that does not parse is a 400) and validated as
+/// `ValidatePodLogOptions` does (a 422 on the pod's `PodLogOptions` naming every field at fault; the
+/// `stream` parameter is refused, as kube-apiserver 1.33 without PodLogsQuerySplitStreams).
+fn parse(q: &Query, pod: &str) -> Result<LogParams, ApiError> {
     let since_seconds = int(q, "sinceSeconds")?;
     let since_time = q.get("sinceTime");
-    if since_seconds.is_some() && since_time.is_some() {
-        return Err(ApiError::bad_request(
-            "at most one of sinceTime or sinceSeconds may be specified",
+    let tail_lines = int(q, "tailLines")?;
+    let limit_bytes = int(q, "limitBytes")?;
+    let invalid = |field: &str, value: i64, why: &str| Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value}: {why}"),
+        field: field.into(),
+    };
+    let mut causes = Vec::new();
+    if let Some(t) = tail_lines.filter(|t| *t < 0) {
+        causes.push(invalid(
+            "tailLines",
+            t,
+            "must be greater than or equal to 0",
         ));
+    }
+    if let Some(l) = limit_bytes.filter(|l| *l < 1) {
+        causes.push(invalid("limitBytes", l, "must be greater than 0"));
+    }
+    match (since_seconds, since_time) {
+        (Some(_), Some(_)) => causes.push(Cause {
+            reason: "FieldValueForbidden".into(),
+            message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"
+                .into(),
+            field: String::new(),
+        }),
+        (Some(s), None) if s < 1 => {
+            causes.push(invalid("sinceSeconds", s, "must be greater than 0"))
+        }
+        _ => {}
+    }
+    if q.get("stream").is_some() {
+        causes.push(Cause {
+            reason: "FieldValueForbidden".into(),
+            message: "Forbidden: may not be specified".into(),
+            field: "stream".into(),
+        });
+    }
+    if !causes.is_empty() {
+        return Err(ApiError::invalid("", "PodLogOptions", pod, causes));
     }
     let now = crate::hooks::log_buffer::now_nanos();
     let since = match (since_seconds, since_time) {
-        (Some(s), _) if s < 1 => {
-            return Err(ApiError::bad_request("sinceSeconds must be greater than 0"));
-        }
         (Some(s), _) => Some(now - s as i128 * 1_000_000_000),
         (None, Some(t)) => {
             // Fractions are accepted and ignored (whole seconds are compared).
@@ -73,17 +108,12 @@ fn parse(q: &Query) -> Result<LogParams, ApiError> {
         }
         (None, None) => None,
     };
-    let tail_lines = int(q, "tailLines")?;
-    let limit_bytes = int(q, "limitBytes")?;
-    if limit_bytes.is_some_and(|l| l < 1) {
-        return Err(ApiError::bad_request("limitBytes must be greater than 0"));
-    }
     Ok(LogParams {
         container: q.get("container").unwrap_or("").to_string(),
         follow: q.flag("follow"),
         previous: q.flag("previous"),
         timestamps: q.flag("timestamps"),
-        tail_lines: tail_lines.filter(|t| *t >= 0),
+        tail_lines,
         since,
         limit_bytes,
     })
@@ -100,7 +130,7 @@ pub async fn handle(
         return error(&ApiError::method_not_allowed(req.uri().path()));
     }
     let query = Query::parse(req.uri().query().unwrap_or(""));
-    let mut params = match parse(&query) {
+    let mut params = match parse(&query, pod) {
         Ok(p) => p,
         Err(e) => return error(&e),
     };

@@ -10,6 +10,7 @@ mod deployment;
 mod endpoints;
 mod event;
 mod job;
+mod limitrange;
 pub(crate) mod namespace;
 mod networkpolicy;
 mod node;
@@ -38,6 +39,7 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("batch", "CronJob") => &cronjob::CronJob,
         ("", "Pod") => &pod::Pod,
         ("", "PodTemplate") => &podtemplate::PodTemplate,
+        ("", "LimitRange") => &limitrange::LimitRange,
         ("", "Endpoints") => &endpoints::Endpoints,
         ("", "Service") => &service::Service,
         ("", "Namespace") => &namespace::Namespace,

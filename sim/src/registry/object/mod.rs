@@ -183,6 +183,12 @@ pub fn patch_decode_error(rt: &ResourceType, patched: &Value) -> Option<ApiError
     ))
 }
 
+/// The decoder's checks of a body alone (its 400s), for a handler that answers them before what
+/// follows decoding in kube-apiserver (admission's namespace check).
+pub fn decode_error(ctx: &WriteCtx<'_>, name: &str, body: &Value) -> Result<(), ApiError> {
+    decode_checks(ctx, name, &mut body.clone(), &mut Vec::new())
+}
+
 fn decode_checks(
     ctx: &WriteCtx<'_>,
     name: &str,
@@ -208,7 +214,20 @@ fn decode_checks(
     if let Some(k) = body.get("kind").and_then(Value::as_str)
         && k != rt.kind
     {
-        return Err(ApiError::bad_request(parts::kind_mismatch(rt, body, k)));
+        let av = body
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .unwrap_or_else(|| rt.api_version());
+        let registered = ctx
+            .backend
+            .registry
+            .all()
+            .iter()
+            .any(|t| t.kind == k && t.api_version() == av);
+        return Err(ApiError::bad_request(parts::kind_mismatch(
+            rt, body, k, registered,
+        )));
     }
     if let Some(n) = body.pointer("/metadata/namespace").and_then(Value::as_str)
         && rt.namespaced

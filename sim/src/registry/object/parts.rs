@@ -65,15 +65,29 @@ pub(super) fn subresource_part(sub: &str, old: &Value, body: &Value) -> Value {
 /// The decoder's error for a body of another kind: for a built-in kind, the scheme's failed
 /// conversion (`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to
 /// (core.ConfigMap): unknown conversion`).
-pub(super) fn kind_mismatch(rt: &ResourceType, body: &Value, kind: &str) -> String {
-    let version = body
+/// A kind the scheme does not have in the body's group-version is the scheme's own error instead
+/// (`no kind "Secret" is registered for version "apps/v1"`); `registered` says whether it has it.
+pub(super) fn kind_mismatch(
+    rt: &ResourceType,
+    body: &Value,
+    kind: &str,
+    registered: bool,
+) -> String {
+    let api_version = body
         .get("apiVersion")
         .and_then(Value::as_str)
-        .map(|av| av.rsplit('/').next().unwrap_or(av))
-        .unwrap_or(&rt.version);
+        .map(String::from)
+        .unwrap_or_else(|| rt.api_version());
+    let version = api_version.rsplit('/').next().unwrap_or(&api_version);
     if rt.crd {
         return format!(
             "the kind in the data ({kind}) does not match the expected kind ({})",
+            rt.kind
+        );
+    }
+    if !registered {
+        return format!(
+            "{kind} in version {version:?} cannot be handled as a {}: no kind {kind:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:110\"",
             rt.kind
         );
     }

@@ -59,6 +59,10 @@ pub async fn handle(
     pod: &str,
 ) -> Resp {
     let query = Query::parse(req.uri().query().unwrap_or(""));
+    // PodPortForwardOptions are decoded before the pod is read (a 400).
+    if let Err(e) = decode_ports(&query) {
+        return error(&e);
+    }
     let pod_obj = match running_pod(&app.cluster(), ns, pod) {
         Ok(p) => p,
         Err(e) => return error(&e),
@@ -136,6 +140,27 @@ fn running_pod(cluster: &Cluster, ns: &str, name: &str) -> Result<Value, ApiErro
         )));
     }
     Ok(pod)
+}
+
+/// `ports` decoded as the apiserver's parameter codec does (`Convert_Slice_string_To_Slice_int32`):
+/// every comma-separated piece a 16-bit number.
+fn decode_ports(q: &Query) -> Result<(), ApiError> {
+    for v in q.all("ports") {
+        for p in v.split(',') {
+            if p.parse::<u16>().is_err() || p.starts_with('+') {
+                let why = if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                    "value out of range"
+                } else {
+                    "invalid syntax"
+                };
+                return Err(ApiError::bad_request(format!(
+                    "cannot convert to []int32: strconv.ParseUint: parsing {}: {why}",
+                    crate::go_text::quote(p)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The ports of the `ports` query parameter (repeatable, each a comma-separated list).
@@ -220,6 +245,14 @@ mod tests {
         assert!(ports(&Query::parse("ports=0")).is_err());
         assert!(ports(&Query::parse("ports=x")).is_err());
         assert!(ports(&Query::parse("")).is_err());
+        assert!(decode_ports(&Query::parse("ports=80,443&ports=8080")).is_ok());
+        assert_eq!(
+            decode_ports(&Query::parse("ports=4476681"))
+                .expect_err("too big")
+                .message,
+            "cannot convert to []int32: strconv.ParseUint: parsing \"4476681\": value out of range"
+        );
+        assert!(decode_ports(&Query::parse("ports=true")).is_err());
     }
 
     #[test]
