@@ -83,7 +83,7 @@ pub const OPERATOR: &[Key<Reading<Op>>] = &[
     ),
     Key::new(
         "env",
-        "the `serve` container's environment: literals, `config(MAP.KEY)`, `secret(SECRET.KEY)`, `field(\"spec.nodeName\")` (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`)",
+        "the `serve` container's environment, as a container's `env:` (literals, `config(MAP.KEY)`, `secret(SECRET.KEY)`, `field(\"…\")`), after the `POD_NAME`/`POD_NAMESPACE` the render sets (not settable: PCL0006); e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`",
         Some(|lw, r, _, _, v| {
             if let Some(v) = v {
                 r.item.operator.env = super::container::env(lw, v, &r.owner);
