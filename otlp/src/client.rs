@@ -45,7 +45,6 @@ impl HttpClient for Client {
 
 /// The client from the environment.
 pub fn from_env() -> Result<Client, String> {
-    piceli_net::tls::install_default();
     let mut roots = rustls::RootCertStore::empty();
     let native = rustls_native_certs::load_native_certs();
     roots.add_parsable_certificates(native.certs);

@@ -173,34 +173,23 @@ fn operator(cx: &mut Ctx, app: &App) {
 }
 
 /// The variables the render sets in the operator's container itself.
-pub const OPERATOR_ENV: [&str; 2] = ["POD_NAME", "POD_NAMESPACE"];
+const OPERATOR_ENV: [&str; 2] = ["POD_NAME", "POD_NAMESPACE"];
 
-/// `env:` of the operator: valid names, set once, none the render sets, references to what exists.
+/// `env:` of the operator: a container's rules, and none of the variables the render sets.
 fn operator_env(cx: &mut Ctx, app: &App, op: &crate::model::Operator) {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
-    for e in &op.env {
-        cx.rule(
-            Code::InvalidEnvName,
+    for e in op
+        .env
+        .iter()
+        .filter(|e| OPERATOR_ENV.contains(&e.name.v.as_str()))
+    {
+        cx.error(
+            Code::DuplicateEnv,
             e.name.at,
-            rules::env_var_name(&e.name.v),
+            format!("`{}` is set by the operator's render (the pod's name and namespace, its leader-election identity)", e.name.v),
+            "remove it from the operator's `env:`",
         );
-        if OPERATOR_ENV.contains(&e.name.v.as_str()) {
-            cx.error(
-                Code::DuplicateEnv,
-                e.name.at,
-                format!("`{}` is set by the operator's render (the pod's name and namespace, its leader-election identity)", e.name.v),
-                "remove it from the operator's `env:`",
-            );
-        } else if seen.insert(e.name.v.as_str(), ()).is_some() {
-            cx.error(
-                Code::DuplicateEnv,
-                e.name.at,
-                format!("`{}` is set twice in the operator's `env:`", e.name.v),
-                "remove one of them: the later one would silently win",
-            );
-        }
-        super::pods::env_ref(cx, app, &e.value);
     }
+    super::pods::env(cx, app, &op.env, "the operator's `env:`");
 }
 
 /// One resource of a webhook: a 1.33 resource, one of the app's custom resources, or `*.GROUP`.

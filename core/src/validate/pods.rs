@@ -4,7 +4,8 @@ use super::Ctx;
 use super::names::duplicates;
 use crate::codes::Code;
 use crate::model::{
-    App, Container, EnvFrom, EnvValue, ExternalKind, PortRef, ProbeAction, VolumeSource, Workload,
+    App, Container, EnvFrom, EnvValue, EnvVar, ExternalKind, PortRef, ProbeAction, VolumeSource,
+    Workload,
 };
 use crate::rules::{self, Quantity};
 use crate::spanned::{Loc, Name, Spanned};
@@ -181,15 +182,7 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
             one_of(cx, proto, &["TCP", "UDP", "SCTP"], "protocol");
         }
     }
-    for e in &c.env {
-        cx.rule(
-            Code::InvalidEnvName,
-            e.name.at,
-            rules::env_var_name(&e.name.v),
-        );
-        env_ref(cx, app, &e.value);
-    }
-    duplicates_env(cx, c);
+    env(cx, app, &c.env, &format!("container `{}`", c.name.v));
     resources(cx, c);
     for probe in [&c.readiness, &c.liveness, &c.startup]
         .into_iter()
@@ -250,21 +243,31 @@ fn container(cx: &mut Ctx, app: &App, c: &Container, volumes: &[&str]) {
     }
 }
 
-fn duplicates_env(cx: &mut Ctx, c: &Container) {
+/// An environment list (a container's, the operator's, named `owner` in messages): valid names,
+/// references to what exists, then each name set once.
+pub(super) fn env(cx: &mut Ctx, app: &App, env: &[EnvVar], owner: &str) {
+    for e in env {
+        cx.rule(
+            Code::InvalidEnvName,
+            e.name.at,
+            rules::env_var_name(&e.name.v),
+        );
+        env_ref(cx, app, &e.value);
+    }
     let mut seen: HashMap<&str, ()> = HashMap::new();
-    for e in &c.env {
+    for e in env {
         if seen.insert(e.name.v.as_str(), ()).is_some() {
             cx.error(
                 Code::DuplicateEnv,
                 e.name.at,
-                format!("`{}` is set twice in container `{}`", e.name.v, c.name.v),
+                format!("`{}` is set twice in {owner}", e.name.v),
                 "remove one of them: the later one would silently win",
             );
         }
     }
 }
 
-pub(super) fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
+fn env_ref(cx: &mut Ctx, app: &App, value: &EnvValue) {
     match value {
         EnvValue::ConfigMapKey { config_map, key } => {
             match app.config_maps.iter().find(|c| c.name.v == config_map.v) {

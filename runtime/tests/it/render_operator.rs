@@ -48,6 +48,14 @@ fn app(tls: OperatorTls, replicas: i64) -> App {
     }
 }
 
+/// The first rendered object of `kind`.
+fn object<'a>(objects: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
+    objects
+        .iter()
+        .find(|o| o["kind"] == kind)
+        .unwrap_or_else(|| panic!("a {kind} among the rendered objects"))
+}
+
 fn yaml(app: &App) -> String {
     to_yaml(&render(app, &Options::default()).expect("renders").objects).expect("yaml")
 }
@@ -83,13 +91,7 @@ fn a_self_managed_certificate_needs_no_cert_manager_and_gets_its_rbac() {
         !kinds.contains(&"Certificate") && !kinds.contains(&"Issuer"),
         "{kinds:?}"
     );
-    let find = |kind: &str| {
-        rendered
-            .objects
-            .iter()
-            .find(|o| o["kind"] == kind)
-            .unwrap_or_else(|| panic!("a {kind} in {kinds:?}"))
-    };
+    let find = |kind: &str| object(&rendered.objects, kind);
     let config = find("MutatingWebhookConfiguration");
     assert!(
         config["metadata"]["annotations"]
@@ -147,11 +149,7 @@ fn the_operators_env_follows_the_variables_the_render_sets() {
         ];
     }
     let rendered = render(&app, &Options::default()).expect("renders");
-    let deployment = rendered
-        .objects
-        .iter()
-        .find(|o| o["kind"] == "Deployment")
-        .expect("the operator's Deployment");
+    let deployment = object(&rendered.objects, "Deployment");
     assert_eq!(
         deployment["spec"]["template"]["spec"]["containers"][0]["env"],
         serde_json::json!([
@@ -201,11 +199,7 @@ fn custom_app(resource: &str) -> App {
 #[test]
 fn a_webhook_on_a_custom_resource_takes_its_rule_from_the_crd() {
     let rendered = render(&custom_app("lamps.example.com"), &Options::default()).expect("renders");
-    let config = rendered
-        .objects
-        .iter()
-        .find(|o| o["kind"] == "ValidatingWebhookConfiguration")
-        .expect("the validating configuration");
+    let config = object(&rendered.objects, "ValidatingWebhookConfiguration");
     assert_eq!(
         config["webhooks"][0]["rules"][0],
         serde_json::json!({
@@ -244,11 +238,7 @@ fn a_generic_webhook_has_a_rule_per_resource_and_wildcards_cover_a_group() {
     hook.resources
         .push(WebhookResource::new(s("*.guard.example.com")));
     let rendered = render(&a, &Options::default()).expect("renders");
-    let config = rendered
-        .objects
-        .iter()
-        .find(|o| o["kind"] == "MutatingWebhookConfiguration")
-        .expect("the mutating configuration");
+    let config = object(&rendered.objects, "MutatingWebhookConfiguration");
     let ops = serde_json::json!(["CREATE", "UPDATE"]);
     assert_eq!(
         config["webhooks"][0]["rules"],

@@ -257,18 +257,23 @@ async fn cluster_directories_keep_objects_across_restarts_and_share_them_between
     assert_eq!(listed, 2);
 }
 
+/// Creates ConfigMap `name` labelled `app: APP`; its resourceVersion.
+async fn create_labelled(cms: &Api<ConfigMap>, name: &str, app: &str) -> String {
+    let mut c = cm(name, json!({}));
+    c.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+    let created = cms
+        .create(&PostParams::default(), &c)
+        .await
+        .expect("create");
+    created.metadata.resource_version.expect("rv")
+}
+
 #[tokio::test]
 async fn selector_watches_see_objects_leave_and_enter_the_selection() {
     let sim = common::sim();
     let client = sim.client().expect("client");
     let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
-    let mut c = cm("x", json!({}));
-    c.metadata.labels = Some([("app".to_string(), "web".to_string())].into());
-    let created = cms
-        .create(&PostParams::default(), &c)
-        .await
-        .expect("create");
-    let rv = created.metadata.resource_version.expect("rv");
+    let rv = create_labelled(&cms, "x", "web").await;
     let writer = cms.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -313,18 +318,10 @@ async fn a_resumed_selector_watch_sees_objects_leave_and_enter_the_selection() {
     let client = sim.client().expect("client");
     let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
     let relabel = |app: &str| Patch::Merge(json!({"metadata": {"labels": {"app": app}}}));
-    let mut c = cm("x", json!({}));
-    c.metadata.labels = Some([("app".to_string(), "web".to_string())].into());
-    let created = cms
-        .create(&PostParams::default(), &c)
-        .await
-        .expect("create");
-    let rv = created.metadata.resource_version.expect("rv");
+    let rv = create_labelled(&cms, "x", "web").await;
     let pp = PatchParams::default();
     cms.patch("x", &pp, &relabel("other")).await.expect("leave");
-    let mut y = cm("y", json!({}));
-    y.metadata.labels = Some([("app".to_string(), "other".to_string())].into());
-    cms.create(&PostParams::default(), &y).await.expect("y");
+    create_labelled(&cms, "y", "other").await;
     cms.patch("y", &pp, &relabel("web")).await.expect("enter");
     let req = http::Request::get(format!(
         "/api/v1/namespaces/default/configmaps?watch=true&labelSelector=app%3Dweb&resourceVersion={rv}&timeoutSeconds=1"

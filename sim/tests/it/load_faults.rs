@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -24,6 +23,8 @@ use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use serde_json::json;
+
+use crate::background::{client, sim_cmd, start, status_kb};
 
 /// The namespace the load runs in.
 const NS: &str = "load";
@@ -84,40 +85,8 @@ impl Rng {
     }
 }
 
-/// The server process: `piceli-sim start`, or `piceli sim start` with `PICELI_LOAD_PICELI`.
-fn sim_cmd(args: &[&str]) -> std::process::Output {
-    let mut cmd = match std::env::var("PICELI_LOAD_PICELI") {
-        Ok(piceli) => {
-            let mut c = Command::new(piceli);
-            c.arg("sim");
-            c
-        }
-        Err(_) => Command::new(env!("CARGO_BIN_EXE_piceli-sim")),
-    };
-    cmd.args(args).output().expect("run the local cluster")
-}
-
-/// A field of /proc/PID/status in kB (`VmRSS`, `VmHWM`).
-fn status_kb(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("a /proc/PID/status field")
-}
-
 fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
-}
-
-async fn client(dir: &Path) -> kube::Client {
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(dir.join("kubeconfig")).expect("kubeconfig");
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .expect("client config");
-    kube::Client::try_from(config).expect("client")
 }
 
 fn name_of(cm: &ConfigMap) -> String {
@@ -335,14 +304,7 @@ async fn watchers_see_every_change_and_memory_stays_flat_under_disconnects() {
     let plan = Plan::from_env();
     let dir = tempfile::tempdir().expect("dir");
     let d = dir.path().to_str().expect("utf-8 path");
-    let started = sim_cmd(&["start", "--dir", d]);
-    assert!(started.status.success(), "{started:?}");
-    let pid: u32 = std::fs::read_to_string(dir.path().join("sim.pid"))
-        .expect("sim.pid")
-        .lines()
-        .next()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("pid");
+    let pid = start(dir.path());
     let outcome =
         futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(run(&plan, dir.path(), pid)))
             .await;

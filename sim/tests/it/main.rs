@@ -2,6 +2,7 @@
 //! one suite, run alone with `cargo test -p piceli-sim --test it MODULE::`.
 
 mod admission;
+mod background;
 mod bad_requests;
 mod cert_manager;
 mod cli;

@@ -3,13 +3,13 @@
 //! ConfigMaps (413, over the 3 MiB body limit, read and dropped), and does not grow with repeated
 //! bursts of 20 concurrent 900 KB ones (admitted, validated, not stored). Linux only (/proc).
 
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use serde_json::json;
+
+use crate::background::{client, sim_cmd, start, status_kb};
 
 /// Bursts of this many concurrent creates.
 const CONCURRENT: usize = 20;
@@ -18,32 +18,6 @@ const CONCURRENT: usize = 20;
 /// one burst's request bodies would hold if they were kept (20 × 3 MiB read of each 16 MB body;
 /// 3 × 20 × 900 KB over the repeated bursts).
 const SLACK_KB: u64 = 40 * 1024;
-
-fn sim_cmd(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_piceli-sim"))
-        .args(args)
-        .output()
-        .expect("run piceli-sim")
-}
-
-/// The server's `VmRSS` in kB.
-fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
-async fn client(dir: &Path) -> kube::Client {
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(dir.join("kubeconfig")).expect("kubeconfig");
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .expect("client config");
-    kube::Client::try_from(config).expect("client")
-}
 
 /// The JSON of a ConfigMap whose one value is `bytes` long.
 fn big(name: &str, bytes: usize) -> Vec<u8> {
@@ -83,7 +57,7 @@ async fn burst(client: &kube::Client, name: &str, bytes: usize) -> Vec<u16> {
 async fn back_near(pid: u32, baseline: u64, after: &str) -> u64 {
     let mut last = 0;
     for _ in 0..100 {
-        last = rss_kb(pid);
+        last = status_kb(pid, "VmRSS");
         if last <= baseline + SLACK_KB {
             return last;
         }
@@ -96,19 +70,12 @@ async fn back_near(pid: u32, baseline: u64, after: &str) -> u64 {
 async fn memory_returns_near_its_baseline_after_big_dry_runs() {
     let dir = tempfile::tempdir().expect("dir");
     let d = dir.path().to_str().expect("utf-8 path");
-    let started = sim_cmd(&["start", "--dir", d]);
-    assert!(started.status.success(), "{started:?}");
-    let pid: u32 = std::fs::read_to_string(dir.path().join("sim.pid"))
-        .expect("sim.pid")
-        .lines()
-        .next()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("pid");
+    let pid = start(dir.path());
     let result = async {
         let client = client(dir.path()).await;
         // Warm up: one small dry run, so the baseline includes a served request.
         assert_eq!(burst(&client, "warm", 1024).await, vec![201; CONCURRENT]);
-        let baseline = rss_kb(pid);
+        let baseline = status_kb(pid, "VmRSS");
 
         let codes = burst(&client, "huge", 16 << 20).await;
         assert_eq!(codes, vec![413; CONCURRENT], "over the body limit");
@@ -118,7 +85,7 @@ async fn memory_returns_near_its_baseline_after_big_dry_runs() {
         // burst is reused by the next, so repeated bursts do not add up.
         let codes = burst(&client, "large", 900 << 10).await;
         assert_eq!(codes, vec![201; CONCURRENT], "dry runs admitted");
-        let after_first = rss_kb(pid);
+        let after_first = status_kb(pid, "VmRSS");
         for _ in 0..3 {
             let codes = burst(&client, "large", 900 << 10).await;
             assert_eq!(codes, vec![201; CONCURRENT], "dry runs admitted");
