@@ -14,6 +14,10 @@
 //! [`Phases::request`] marks a request as read (its response body holds an [`InFlight`] until hyper
 //! drops it after the last byte); [`Phases::expired`] resolves once a limit is passed and the server
 //! closes the connection.
+//!
+//! The watchdog is told of a change only when the change brings a deadline earlier than the one it
+//! sleeps until (or it waits for any change): a keep-alive connection's requests, each moving the
+//! phase three times, wake it about once per header timeout, not three times per request.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -49,9 +53,38 @@ enum Phase {
     Busy(usize),
 }
 
+impl Phase {
+    /// When this phase passes a limit (`None` while busy).
+    fn deadline(self, limits: Limits) -> Option<Instant> {
+        match self {
+            Phase::Idle(since) => Some(since + limits.idle),
+            Phase::Head(since) => Some(since + limits.header),
+            Phase::Busy(_) => None,
+        }
+    }
+}
+
+/// What the connection's one waiter ([`Phases::expired`] or [`Phases::quiet`]) needs to be told.
+#[derive(Debug, Clone, Copy)]
+enum Waiter {
+    /// Nobody waits.
+    Nobody,
+    /// `expired` sleeps until this instant and then reads the phase again: only a phase whose deadline
+    /// (under these limits) comes sooner needs telling.
+    Until(Instant, Limits),
+    /// Any change (`expired` while requests are in flight; `quiet`).
+    AnyChange,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    waiter: Waiter,
+}
+
 #[derive(Debug)]
 struct Shared {
-    phase: Mutex<Phase>,
+    state: Mutex<State>,
     changed: Notify,
 }
 
@@ -63,24 +96,39 @@ impl Phases {
     /// A new connection: its first request's head is due within the header timeout.
     pub fn new() -> Phases {
         Phases(Arc::new(Shared {
-            phase: Mutex::new(Phase::Head(Instant::now())),
+            state: Mutex::new(State {
+                phase: Phase::Head(Instant::now()),
+                waiter: Waiter::Nobody,
+            }),
             changed: Notify::new(),
         }))
     }
 
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn phase(&self) -> Phase {
+        self.state().phase
+    }
+
     fn set(&self, f: impl FnOnce(Phase) -> Phase) {
-        let mut phase = self.0.phase.lock().unwrap_or_else(|e| e.into_inner());
-        *phase = f(*phase);
-        drop(phase);
-        self.0.changed.notify_one();
+        let mut state = self.state();
+        state.phase = f(state.phase);
+        let tell = match state.waiter {
+            Waiter::Nobody => false,
+            Waiter::AnyChange => true,
+            Waiter::Until(at, limits) => state.phase.deadline(limits).is_some_and(|d| d < at),
+        };
+        drop(state);
+        if tell {
+            self.0.changed.notify_one();
+        }
     }
 
     /// Bytes arrived: on an idle connection, the next request has begun.
     fn read(&self) {
-        let idle = matches!(
-            *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
-            Phase::Idle(_)
-        );
+        let idle = matches!(self.phase(), Phase::Idle(_));
         if idle {
             self.set(|p| match p {
                 Phase::Idle(_) => Phase::Head(Instant::now()),
@@ -93,10 +141,7 @@ impl Phases {
     /// no request was handed to the service since. A response written now is hyper's own answer to a
     /// head it could not parse.
     pub fn reading_head(&self) -> bool {
-        matches!(
-            *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
-            Phase::Head(_)
-        )
+        matches!(self.phase(), Phase::Head(_))
     }
 
     /// A request's head was read: no limit until its response is written (the guard's drop).
@@ -112,13 +157,20 @@ impl Phases {
     pub async fn expired(&self, limits: Limits) {
         loop {
             let changed = self.0.changed.notified();
-            let deadline = match *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()) {
-                Phase::Idle(since) => Some(since + limits.idle),
-                Phase::Head(since) => Some(since + limits.header),
-                Phase::Busy(_) => None,
+            let deadline = {
+                let mut state = self.state();
+                let deadline = state.phase.deadline(limits);
+                state.waiter = match deadline {
+                    Some(at) => Waiter::Until(at, limits),
+                    None => Waiter::AnyChange,
+                };
+                deadline
             };
             match deadline {
-                Some(deadline) if deadline <= Instant::now() => return,
+                Some(deadline) if deadline <= Instant::now() => {
+                    self.state().waiter = Waiter::Nobody;
+                    return;
+                }
                 Some(deadline) => {
                     tokio::select! {
                         _ = changed => {}
@@ -138,10 +190,11 @@ impl Phases {
     pub async fn quiet(&self, linger: Duration) {
         loop {
             let changed = self.0.changed.notified();
-            let busy = matches!(
-                *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
-                Phase::Busy(_)
-            );
+            let busy = {
+                let mut state = self.state();
+                state.waiter = Waiter::AnyChange;
+                matches!(state.phase, Phase::Busy(_))
+            };
             if busy {
                 changed.await;
                 continue;
@@ -149,11 +202,9 @@ impl Phases {
             tokio::select! {
                 _ = changed => {}
                 _ = tokio::time::sleep(linger) => {
-                    let still = !matches!(
-                        *self.0.phase.lock().unwrap_or_else(|e| e.into_inner()),
-                        Phase::Busy(_)
-                    );
-                    if still {
+                    let mut state = self.state();
+                    if !matches!(state.phase, Phase::Busy(_)) {
+                        state.waiter = Waiter::Nobody;
                         return;
                     }
                 }
@@ -335,6 +386,59 @@ mod tests {
         phases.read();
         phases.quiet(linger).await;
         assert!(started.elapsed() < Duration::from_millis(800));
+    }
+
+    #[tokio::test]
+    async fn a_head_after_an_idle_spell_is_timed_from_its_first_byte() {
+        let phases = Phases::new();
+        drop(phases.request());
+        let started = Instant::now();
+        let watchdog = tokio::spawn({
+            let phases = phases.clone();
+            async move { phases.expired(LIMITS).await }
+        });
+        // The watchdog sleeps until the idle deadline (900 ms); a head begun at 200 ms ends at 500 ms.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        phases.read();
+        watchdog.await.expect("watchdog");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(500) && waited < Duration::from_millis(850),
+            "{waited:?}"
+        );
+    }
+
+    /// Counts the wake-ups of the task that polls with it.
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[tokio::test]
+    async fn keep_alive_requests_do_not_wake_the_watchdog() {
+        let phases = Phases::new();
+        let wakes = Arc::new(Wakes(std::sync::atomic::AtomicUsize::new(0)));
+        let waker = std::task::Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut watchdog = std::pin::pin!(phases.expired(LIMITS));
+        assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+        for _ in 0..100 {
+            let answering = phases.request();
+            drop(answering);
+            phases.read();
+        }
+        assert_eq!(
+            wakes.0.load(std::sync::atomic::Ordering::Relaxed),
+            0,
+            "each head's deadline comes after the one the watchdog sleeps until"
+        );
+        // It still closes the connection on time: 300 ms after the last head began.
+        let started = Instant::now();
+        watchdog.await;
+        assert!(started.elapsed() < Duration::from_millis(600));
     }
 
     #[tokio::test]

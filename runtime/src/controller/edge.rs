@@ -5,6 +5,10 @@
 //! The state lives in memory. A change counts when the object's essence changes: everything but
 //! `status` and metadata other than labels and annotations (so adding a finalizer or a status write is
 //! not an update). A failed handler leaves the state alone, so its retry sees the same edge again.
+//!
+//! The essence is a digest of the object serialized, so it is computed only when a second version of an
+//! object is seen (an initial sync or a burst of creates computes none), and not at all when the
+//! resourceVersion did not move (the same stored object, e.g. a requeue or a re-list).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,8 +20,23 @@ use serde::Serialize;
 /// What an object looked like when its last edge was handled.
 struct Seen<K> {
     obj: Arc<K>,
-    essence: [u8; 32],
+    /// The digest of `obj`'s essence, once asked for.
+    essence: Option<[u8; 32]>,
     next_timer: Option<Instant>,
+}
+
+impl<K: Resource + Serialize> Seen<K> {
+    /// Whether `obj` differs from the handled version in its essence.
+    fn changed_in(&mut self, obj: &K) -> bool {
+        let (old, new) = (self.obj.meta(), obj.meta());
+        if old.resource_version.is_some() && old.resource_version == new.resource_version {
+            return false;
+        }
+        let handled = *self
+            .essence
+            .get_or_insert_with(|| essence(self.obj.as_ref()));
+        handled != essence(obj)
+    }
 }
 
 /// Which edge is due for an object now.
@@ -73,42 +92,47 @@ impl<K: Resource + Serialize> EdgeState<K> {
     /// The edge due for `obj` (`known`: count it as created even when unseen, e.g. it carries our
     /// finalizer from an earlier run).
     pub fn due(&self, obj: &Arc<K>, known: bool) -> Due<K> {
-        let seen = self.lock();
-        match seen.get(&key_of(obj.as_ref())) {
-            None if known => Due::Nothing,
-            None => Due::Create,
-            Some(s) if s.essence != essence(obj.as_ref()) => Due::Update(s.obj.clone()),
-            Some(s) => match s.next_timer {
-                Some(at) if at <= Instant::now() => Due::Timer,
-                _ => Due::Nothing,
-            },
+        let mut seen = self.lock();
+        let Some(s) = seen.get_mut(&key_of(obj.as_ref())) else {
+            return if known { Due::Nothing } else { Due::Create };
+        };
+        if s.changed_in(obj.as_ref()) {
+            return Due::Update(s.obj.clone());
+        }
+        match s.next_timer {
+            Some(at) if at <= Instant::now() => Due::Timer,
+            _ => Due::Nothing,
         }
     }
 
-    /// Records `obj` as handled (`timer_fired`: its timer restarts now).
-    pub fn handled(&self, obj: &Arc<K>, timer_fired: bool) {
+    /// Records `obj` as handled (`timer_fired`: its timer restarts now); how long until its timer is
+    /// due (`None` without `every:`).
+    pub fn handled(&self, obj: &Arc<K>, timer_fired: bool) -> Option<Duration> {
         let mut seen = self.lock();
         let key = key_of(obj.as_ref());
-        let keep_timer = seen
-            .get(&key)
+        let previous = seen.remove(&key);
+        let keep_timer = previous
+            .as_ref()
             .and_then(|s| s.next_timer)
             .filter(|_| !timer_fired);
-        let next_timer = keep_timer.or_else(|| self.every.map(|e| Instant::now() + e));
+        let now = Instant::now();
+        let next_timer = keep_timer.or_else(|| self.every.map(|e| now + e));
+        // The same stored version keeps its digest; another one gets its own when next compared.
+        let essence = previous
+            .filter(|s| {
+                let (old, new) = (s.obj.meta(), obj.meta());
+                old.resource_version.is_some() && old.resource_version == new.resource_version
+            })
+            .and_then(|s| s.essence);
         seen.insert(
             key,
             Seen {
                 obj: obj.clone(),
-                essence: essence(obj.as_ref()),
+                essence,
                 next_timer,
             },
         );
-    }
-
-    /// How long until `obj`'s timer is due (`None` without `every:`).
-    pub fn timer_in(&self, obj: &K) -> Option<Duration> {
-        let seen = self.lock();
-        let at = seen.get(&key_of(obj))?.next_timer?;
-        Some(at.saturating_duration_since(Instant::now()))
+        next_timer.map(|at| at.saturating_duration_since(now))
     }
 
     /// Forgets `key`, returning the last handled version (the object `on_delete` gets).
@@ -150,7 +174,7 @@ mod tests {
         let state = EdgeState::new(None);
         let first = cm("1", "x");
         assert!(matches!(state.due(&first, false), Due::Create));
-        state.handled(&first, false);
+        assert_eq!(state.handled(&first, false), None);
         let mut finalized = (*cm("2", "x")).clone();
         finalized.metadata.finalizers = Some(vec!["f".into()]);
         assert!(matches!(

@@ -344,12 +344,20 @@ where
         Some(e) if action == Action::await_change() => Action::requeue(e),
         _ => action,
     };
+    match &reg.handling {
+        Handling::Level(f) if !reg.options.finalizer => return f(obj, cx).await.map(with_timer),
+        Handling::Edge(h) if !reg.options.finalizer => {
+            return edge(reg, h.as_ref(), obj, false, &cx).await;
+        }
+        _ => {}
+    }
+    // Only a finalizer needs the object's API. Its futures (kube's finalizer helper with its patch
+    // calls) are boxed: kube spawns a task per reconcile, sized by the largest path through it.
     let api: Api<K> = cx.api_for(obj.as_ref());
     match &reg.handling {
-        Handling::Level(f) if !reg.options.finalizer => f(obj, cx).await.map(with_timer),
         Handling::Level(f) => {
             let f = f.clone();
-            in_finalizer(&api, &reg.finalizer_name, obj, move |ev| {
+            Box::pin(in_finalizer(&api, &reg.finalizer_name, obj, move |ev| {
                 let f = f.clone();
                 let cx = cx.clone();
                 async move {
@@ -358,17 +366,18 @@ where
                         Event::Cleanup(_) => Ok(Action::await_change()),
                     }
                 }
-            })
+            }))
             .await
             .map(with_timer)
         }
         Handling::Finalize(f) => {
             let f = f.clone();
-            in_finalizer(&api, &reg.finalizer_name, obj, move |ev| f(ev, cx))
-                .await
-                .map(with_timer)
+            Box::pin(in_finalizer(&api, &reg.finalizer_name, obj, move |ev| {
+                f(ev, cx)
+            }))
+            .await
+            .map(with_timer)
         }
-        Handling::Edge(h) if !reg.options.finalizer => edge(reg, h.as_ref(), obj, false, &cx).await,
         Handling::Edge(h) => {
             let ours = obj.finalizers().contains(&reg.finalizer_name);
             let deleting = obj.meta().deletion_timestamp.is_some();
@@ -377,16 +386,21 @@ where
                 edge(reg, h.as_ref(), obj.clone(), false, &cx).await?;
             }
             let h = h.clone();
-            in_finalizer(&api, &reg.finalizer_name, obj, move |ev| async move {
-                match ev {
-                    Event::Apply(o) => edge(reg, h.as_ref(), o, true, &cx).await,
-                    Event::Cleanup(o) => {
-                        h.call(Edge::Delete, None, &o, &cx).await?;
-                        reg.edge.forget(&key_of(o.as_ref()));
-                        Ok(Action::await_change())
+            Box::pin(in_finalizer(
+                &api,
+                &reg.finalizer_name,
+                obj,
+                move |ev| async move {
+                    match ev {
+                        Event::Apply(o) => edge(reg, h.as_ref(), o, true, &cx).await,
+                        Event::Cleanup(o) => {
+                            h.call(Edge::Delete, None, &o, &cx).await?;
+                            reg.edge.forget(&key_of(o.as_ref()));
+                            Ok(Action::await_change())
+                        }
                     }
-                }
-            })
+                },
+            ))
             .await
         }
     }
@@ -436,8 +450,7 @@ async fn edge<K: Watched>(
         }
         Due::Nothing => false,
     };
-    reg.edge.handled(&obj, fired);
-    Ok(match reg.edge.timer_in(&obj) {
+    Ok(match reg.edge.handled(&obj, fired) {
         Some(d) => Action::requeue(d),
         None => Action::await_change(),
     })

@@ -174,8 +174,15 @@ fn finish(
     // `begin` runs in the request's `admission` span (`server/http.rs`), which gets the UID here.
     tracing::Span::current().record("uid", to.uid.as_str());
     Box::pin(async move {
-        let outcome = tokio::time::timeout(options.timeout, AssertUnwindSafe(work).catch_unwind())
-            .await
+        // Most handlers answer on their first poll: the timer is armed only for one that does not (a
+        // timer per request costs the timer wheel's lock twice), with the deadline counted from now.
+        let deadline = tokio::time::Instant::now() + options.timeout;
+        let mut work = std::pin::pin!(AssertUnwindSafe(work).catch_unwind());
+        let caught = match futures::poll!(work.as_mut()) {
+            std::task::Poll::Ready(caught) => Ok(caught),
+            std::task::Poll::Pending => tokio::time::timeout_at(deadline, work).await,
+        };
+        let outcome = caught
             .map_err(|_| {
                 (
                     FailureKind::Timeout,
