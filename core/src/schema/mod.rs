@@ -8,7 +8,9 @@
 pub mod check;
 #[cfg(test)]
 mod generate;
+mod limits;
 pub mod merge;
+pub mod source;
 #[rustfmt::skip]
 mod table;
 
