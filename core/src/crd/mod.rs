@@ -35,6 +35,8 @@ pub struct CrdVersion {
     pub name: String,
     /// Its `schema.openAPIV3Schema`.
     pub schema: Node,
+    /// `storage: true`: the version the API server stores, which a kind written alone means.
+    pub storage: bool,
 }
 
 /// A CRD file that cannot be used.
@@ -105,6 +107,7 @@ pub fn from_object(o: &Value, origin: &str) -> Result<Crd, CrdError> {
         };
         versions.push(CrdVersion {
             schema: Node::from_schema(schema, &kind),
+            storage: v["storage"] == true,
             name: version,
         });
     }
@@ -133,7 +136,7 @@ pub enum Found<'a> {
         /// Every `group/version/Kind`.
         known: Vec<String>,
     },
-    /// A short kind several CRDs (or versions) define: each `group/version/Kind`.
+    /// A short kind several CRDs define: each one's `group/version/Kind`.
     Ambiguous(Vec<String>),
 }
 
@@ -142,29 +145,31 @@ pub fn full_name(crd: &Crd, version: &CrdVersion) -> String {
     format!("{}/{}/{}", crd.group, version.name, crd.kind)
 }
 
-/// The CRD version `written` names: `group/version/Kind`, or a `Kind` alone.
+/// The CRD version `written` names: `group/version/Kind`, or a `Kind` alone, which means the storage
+/// version (else the first served one) of the one CRD that defines it.
 pub fn find<'a>(crds: &'a [Crd], written: &str) -> Found<'a> {
     let all: Vec<(&Crd, &CrdVersion)> = crds
         .iter()
         .flat_map(|c| c.versions.iter().map(move |v| (c, v)))
         .collect();
     let known: Vec<String> = all.iter().map(|(c, v)| full_name(c, v)).collect();
-    let hits: Vec<usize> = if written.contains('/') {
-        known
-            .iter()
-            .enumerate()
+    let hits: Vec<(&Crd, &CrdVersion)> = if written.contains('/') {
+        all.iter()
+            .zip(&known)
             .filter(|(_, k)| *k == written)
-            .map(|(i, _)| i)
+            .map(|(hit, _)| *hit)
             .collect()
     } else {
-        all.iter()
-            .enumerate()
-            .filter(|(_, (c, _))| c.kind == written)
-            .map(|(i, _)| i)
+        crds.iter()
+            .filter(|c| c.kind == written)
+            .filter_map(|c| {
+                let v = c.versions.iter().find(|v| v.storage).or(c.versions.first())?;
+                Some((c, v))
+            })
             .collect()
     };
     match hits.as_slice() {
-        [one] => Found::One(all[*one].0, all[*one].1),
+        [(c, v)] => Found::One(c, v),
         [] => {
             let closest = if written.contains('/') {
                 did_you_mean(written, known.iter().map(String::as_str))
@@ -175,7 +180,7 @@ pub fn find<'a>(crds: &'a [Crd], written: &str) -> Found<'a> {
             };
             Found::Unknown { closest, known }
         }
-        many => Found::Ambiguous(many.iter().map(|i| known[*i].clone()).collect()),
+        many => Found::Ambiguous(many.iter().map(|(c, v)| full_name(c, v)).collect()),
     }
 }
 

@@ -98,10 +98,19 @@ impl Walk<'_> {
         if self.generated.contains(&path) {
             return;
         }
+        // A misspelled required field is reported once, as unknown with its name as the suggestion.
+        let misspelled = |name: &str| {
+            block
+                .entries()
+                .iter()
+                .any(|(k, _)| S::field(ty, &k.v).is_none() && did_you_mean(&k.v, [name]).is_some())
+        };
         let missing: Vec<(&str, S)> = S::field_names(ty)
             .into_iter()
             .filter_map(|name| S::field(ty, name).map(|f| (name, f)))
-            .filter(|(name, (_, required))| *required && block.get(name).is_none())
+            .filter(|(name, (_, required))| {
+                *required && block.get(name).is_none() && !misspelled(name)
+            })
             .map(|(name, (node, _))| (name, node))
             .collect();
         if !missing.is_empty() {

@@ -3,6 +3,7 @@
 //! are checked against the version's `openAPIV3Schema` by the walk the built-in blocks use.
 
 use super::block_values::Within;
+use super::keys::Key;
 use super::{DynamicKind, Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
@@ -22,6 +23,29 @@ pub struct Crds {
     /// its schema for the run-time check.
     pub dynamic: Vec<bool>,
 }
+
+/// The keys of `crds "DIR" { … }` (for docs/dsl.md's key reference and unknown-key errors).
+pub const CRDS: &[Key] = &[Key::new(
+    "install",
+    "`true`: the CRDs are rendered and applied first (the engine's CRD rules apply); otherwise `plan` requires the cluster to serve them (PCL0238)",
+    None,
+)];
+
+/// The keys of `resource KIND NAME { … }` besides the CRD's top-level fields.
+pub const RESOURCE: &[Key] = &[
+    Key::new(
+        "spec",
+        "the object's `spec`, and so any other top-level field of the CRD's schema (not `apiVersion`, `kind`, `metadata`, `status`): checked against the version's `openAPIV3Schema`",
+        None,
+    ),
+    Key::new("labels", "labels of this object alone", None),
+    Key::new("annotations", "annotations of this object alone", None),
+    Key::new(
+        "namespace",
+        "refused: a namespaced kind deploys to the target's namespace, a cluster-scoped one has none (PCL0237)",
+        None,
+    ),
+];
 
 /// Top-level fields of a custom object that Piceli sets.
 const SET_BY_PICELI: &[(&str, &str)] = &[
@@ -50,7 +74,7 @@ pub(super) fn crds(lw: &mut Lower, item: &Item) {
         Some(v) => lw.bool(v).unwrap_or(false),
         None => false,
     };
-    f.finish(lw, &["install"]);
+    f.finish_keys(lw, CRDS);
     let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let files = match files_of(std::path::Path::new(&base), &path.text) {
         Ok(files) if files.is_empty() => {
@@ -172,7 +196,7 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
                 Code::AmbiguousCustomKind,
                 kind.sp,
                 format!(
-                    "`{}` is defined by several CRDs or versions: {}",
+                    "`{}` is defined by several CRDs: {}",
                     kind.text,
                     candidates.join(", ")
                 ),
