@@ -124,9 +124,11 @@ pub(super) fn crds(lw: &mut Lower, item: &Item) {
         }
         if install {
             // Rendered and applied before the app's objects, as an included file's CRDs are.
+            // The path's location first: `crds` items are lowered before the others, and a location 0
+            // must not be a run-time value (a model's `Spanned::default()` also says `Loc(0)`).
+            let path_at = lw.loc(path.sp, format!("crds \"{}\"", path.text));
             let at = lw.loc(path.sp, format!("crds {rel} contents"));
             lw.dynamic(at, DynamicKind::File(rel.clone()));
-            let path_at = lw.loc(path.sp, format!("crds \"{}\"", path.text));
             lw.app.includes.push(Include::File {
                 path: Spanned::new(rel.clone(), path_at),
                 contents: Spanned::new(String::new(), at),
