@@ -63,7 +63,10 @@ pub fn expand(checked: Checked) -> TokenStream {
     // The CRD files the macro read: inputs of the build (an edit to one rebuilds and re-checks the app).
     let tracked = checked.tracked.iter().map(|path| {
         let path = format!("/{path}");
-        quote!(const _: &[u8] = ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path));)
+        quote!(
+            const _: &[u8] =
+                ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path));
+        )
     });
     let model = raw_str(&model);
     let locations = raw_str(&checked.app.locations.text());

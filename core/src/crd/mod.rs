@@ -6,8 +6,8 @@ mod node;
 
 pub use node::{Node, NodeField, Ty};
 
-use crate::codes::Code;
 use crate::coded::Coded;
+use crate::codes::Code;
 use crate::rules::did_you_mean;
 use serde_json::Value;
 
@@ -92,7 +92,11 @@ pub fn from_object(o: &Value, origin: &str) -> Result<Crd, CrdError> {
     let namespaced = match spec["scope"].as_str() {
         Some("Namespaced") => true,
         Some("Cluster") => false,
-        _ => return Err(fail("`spec.scope` is neither `Namespaced` nor `Cluster`".into())),
+        _ => {
+            return Err(fail(
+                "`spec.scope` is neither `Namespaced` nor `Cluster`".into(),
+            ));
+        }
     };
     let mut versions = Vec::new();
     for v in spec["versions"].as_array().into_iter().flatten() {
@@ -163,7 +167,11 @@ pub fn find<'a>(crds: &'a [Crd], written: &str) -> Found<'a> {
         crds.iter()
             .filter(|c| c.kind == written)
             .filter_map(|c| {
-                let v = c.versions.iter().find(|v| v.storage).or(c.versions.first())?;
+                let v = c
+                    .versions
+                    .iter()
+                    .find(|v| v.storage)
+                    .or(c.versions.first())?;
                 Some((c, v))
             })
             .collect()
@@ -191,9 +199,7 @@ fn closest_by_kind(all: &[(&Crd, &CrdVersion)], kind: &str) -> Option<String> {
         let best = did_you_mean(kind, all.iter().map(|(c, _)| c.kind.as_str()))?;
         all.iter().find(|(c, _)| c.kind == best)
     };
-    exact
-        .or_else(near)
-        .map(|(c, v)| full_name(c, v))
+    exact.or_else(near).map(|(c, v)| full_name(c, v))
 }
 
 #[cfg(test)]

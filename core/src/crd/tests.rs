@@ -6,7 +6,8 @@ use crate::model::{Block, BlockValue};
 use crate::schema::check::check_object;
 use crate::spanned::{Loc, Spanned};
 
-const HTTPROUTES: &str = include_str!("../../../tests/crds/gateway.networking.k8s.io_httproutes.yaml");
+const HTTPROUTES: &str =
+    include_str!("../../../tests/crds/gateway.networking.k8s.io_httproutes.yaml");
 const SERVICEMONITORS: &str =
     include_str!("../../../tests/crds/monitoring.coreos.com_servicemonitors.yaml");
 const CERTIFICATES: &str = include_str!("../../../tests/crds/cert-manager.io_certificates.yaml");
@@ -170,7 +171,11 @@ fn a_route_is_checked_against_its_schema() {
         "{}",
         got[0].message
     );
-    assert!(got[3].help.starts_with("did you mean \"PathPrefix\"?"), "{}", got[3].help);
+    assert!(
+        got[3].help.starts_with("did you mean \"PathPrefix\"?"),
+        "{}",
+        got[3].help
+    );
 
     // The root requires `spec`.
     let got = check(&v1.schema, vec![]);
@@ -205,10 +210,20 @@ fn preserve_unknown_fields_and_int_or_string() {
     let got = check(&node, vec![(key("spec", 0), spec), (key("free", 9), free)]);
     assert!(got.is_empty(), "{got:?}");
     let closed = map(10, vec![(key("b", 11), s("x", 12))]);
-    let spec = map(1, vec![(key("port", 2), BlockValue::Bool(Spanned::new(true, Loc(3))))]);
-    let got = check(&node, vec![(key("closed", 13), closed), (key("spec", 0), spec)]);
+    let spec = map(
+        1,
+        vec![(key("port", 2), BlockValue::Bool(Spanned::new(true, Loc(3))))],
+    );
+    let got = check(
+        &node,
+        vec![(key("closed", 13), closed), (key("spec", 0), spec)],
+    );
     let codes: Vec<Code> = got.iter().map(|d| d.code).collect();
-    assert_eq!(codes, [Code::UnknownApiField, Code::ApiFieldType], "{got:?}");
+    assert_eq!(
+        codes,
+        [Code::UnknownApiField, Code::ApiFieldType],
+        "{got:?}"
+    );
     // The tree survives the model's JSON.
     let json = serde_json::to_string(&node).expect("json");
     assert_eq!(serde_json::from_str::<Node>(&json).expect("back"), node);
@@ -216,8 +231,14 @@ fn preserve_unknown_fields_and_int_or_string() {
 
 #[test]
 fn not_a_crd_is_refused() {
-    let e = read("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "x.yaml")
-        .expect_err("not a CRD");
+    let e = read(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+        "x.yaml",
+    )
+    .expect_err("not a CRD");
     assert_eq!(e.code(), Code::CrdFile);
-    assert!(e.to_string().contains("is not an apiextensions.k8s.io/v1"), "{e}");
+    assert!(
+        e.to_string().contains("is not an apiextensions.k8s.io/v1"),
+        "{e}"
+    );
 }

@@ -36,6 +36,9 @@ pub struct CustomObject {
 impl CustomObject {
     /// `resource gateway.networking.k8s.io/v1/HTTPRoute web`, for messages.
     pub fn what(&self) -> String {
-        format!("resource {}/{} {}", self.api_version, self.kind, self.name.v)
+        format!(
+            "resource {}/{} {}",
+            self.api_version, self.kind, self.name.v
+        )
     }
 }

@@ -137,9 +137,12 @@ impl Walk<'_> {
 fn unknown<'s, S: Source<'s>>(key: &Name, ty: S::Object, what: &str) -> Diagnostic {
     let names = S::field_names(ty);
     let squashed = key.v.replace(['_', '-'], "");
-    let help = match did_you_mean(&key.v, names.iter().copied())
-        .or_else(|| names.iter().copied().find(|n| n.eq_ignore_ascii_case(&squashed)))
-    {
+    let help = match did_you_mean(&key.v, names.iter().copied()).or_else(|| {
+        names
+            .iter()
+            .copied()
+            .find(|n| n.eq_ignore_ascii_case(&squashed))
+    }) {
         Some(s) => format!("did you mean `{s}`?"),
         None => format!(
             "the fields of {} are: {}",

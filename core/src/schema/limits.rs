@@ -15,12 +15,22 @@ pub(super) fn string(limits: &Limits, s: &Spanned<String>, what: &str, out: &mut
     if let Some(min) = limits.min_length
         && len < min
     {
-        out.push(limit(s.at, what, format!("be at least {min} characters long"), &s.v));
+        out.push(limit(
+            s.at,
+            what,
+            format!("be at least {min} characters long"),
+            &s.v,
+        ));
     }
     if let Some(max) = limits.max_length
         && len > max
     {
-        out.push(limit(s.at, what, format!("be at most {max} characters long"), &s.v));
+        out.push(limit(
+            s.at,
+            what,
+            format!("be at most {max} characters long"),
+            &s.v,
+        ));
     }
     if let Some(pattern) = limits.pattern
         && matches(pattern, &s.v) == Some(false)
@@ -107,7 +117,11 @@ mod tests {
         let got = run_string(name, "Web_API");
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(got.iter().all(|d| d.code == Code::ApiValueLimit));
-        assert!(got[1].message.contains("must match `^[a-z0-9]"), "{}", got[1].message);
+        assert!(
+            got[1].message.contains("must match `^[a-z0-9]"),
+            "{}",
+            got[1].message
+        );
         // A pattern `regex` cannot read is left to the API server.
         let lookahead = Limits {
             pattern: Some("^(?!x).*$"),

@@ -49,13 +49,19 @@ pub const RESOURCE: &[Key] = &[
 
 /// Top-level fields of a custom object that Piceli sets.
 const SET_BY_PICELI: &[(&str, &str)] = &[
-    ("apiVersion", "Piceli sets it from the kind after `resource`"),
+    (
+        "apiVersion",
+        "Piceli sets it from the kind after `resource`",
+    ),
     ("kind", "Piceli sets it from the kind after `resource`"),
     (
         "metadata",
         "the name is the item's; set labels and annotations with `labels:` and `annotations:`",
     ),
-    ("status", "the status is written by the resource's controller, not by the app"),
+    (
+        "status",
+        "the status is written by the resource's controller, not by the app",
+    ),
 ];
 
 /// `crds "DIR" [{ install: true }];`
@@ -181,7 +187,10 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
         Found::One(c, v) => (c.clone(), v.clone()),
         Found::Unknown { closest, known } => {
             let help = match (closest, lw.crds.files.is_empty()) {
-                (_, true) => "read the CRD first: `crds \"crds/\";` (its YAML files, relative to the crate)".to_string(),
+                (_, true) => {
+                    "read the CRD first: `crds \"crds/\";` (its YAML files, relative to the crate)"
+                        .to_string()
+                }
                 (Some(c), _) => format!("did you mean `{c}`?"),
                 (None, _) => format!("the CRDs read define: {}", known.join(", ")),
             };
@@ -202,7 +211,10 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
                     kind.text,
                     candidates.join(", ")
                 ),
-                format!("write the whole name, e.g. `resource {} {}`", candidates[0], name.v),
+                format!(
+                    "write the whole name, e.g. `resource {} {}`",
+                    candidates[0], name.v
+                ),
             );
             return;
         }
@@ -210,7 +222,10 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
     let full = crd::full_name(&crd, &version);
     let owner = format!("resource {full} {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
-    let labels = f.take("labels").map(|v| lw.labels(v, "labels")).unwrap_or_default();
+    let labels = f
+        .take("labels")
+        .map(|v| lw.labels(v, "labels"))
+        .unwrap_or_default();
     let annotations = f
         .take("annotations")
         .map(|v| lw.labels(v, "annotations"))
@@ -242,7 +257,13 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
         .iter()
         .map(|f| f.name.as_str())
         .filter(|n| !SET_BY_PICELI.iter().any(|(k, _)| k == n))
-        .chain(["labels", "annotations"])
+        // The item's own keys (`spec` is the schema's; `namespace` is refused).
+        .chain(
+            RESOURCE
+                .iter()
+                .map(|k| k.name)
+                .filter(|n| !matches!(*n, "spec" | "namespace")),
+        )
         .collect();
     let mut skip = vec!["labels", "annotations", "namespace"];
     for (k, _) in f.rest() {
