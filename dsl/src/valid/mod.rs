@@ -222,7 +222,6 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         lw.errors
             .push(sp.error(format!("{}\n\nhelp: {help}", d.headline())));
     }
-    resources::drop_checked_schemas(&mut lw);
     let name = app_names.first().map(|n| n.text.clone());
     if lw.errors.is_empty() {
         Ok(Checked {

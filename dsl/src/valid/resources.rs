@@ -10,6 +10,7 @@ use piceli_core::Code;
 use piceli_core::crd::{self, Crd, Found, Node};
 use piceli_core::model::{Block, CustomObject, Include};
 use piceli_core::rules::did_you_mean;
+use piceli_core::schema::check::check_object;
 use piceli_core::spanned::Spanned;
 
 /// What a `crds` item read.
@@ -19,9 +20,6 @@ pub struct Crds {
     pub defined: Vec<Crd>,
     /// The files read, relative to the crate, for the expansion to track.
     pub files: Vec<String>,
-    /// Per custom object of the app (in order): a value of it is a Rust expression, so the model keeps
-    /// its schema for the run-time check.
-    pub dynamic: Vec<bool>,
 }
 
 /// The keys of `crds "DIR" { … }` (for docs/dsl.md's key reference and unknown-key errors).
@@ -183,8 +181,24 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
     let Some(name) = lw.item_name(item) else {
         return;
     };
-    let (crd, version) = match crd::find(&lw.crds.defined, &kind.text) {
-        Found::One(c, v) => (c.clone(), v.clone()),
+    // Borrowed while the item is lowered (nothing is copied but the schema a run-time value needs).
+    let defined = std::mem::take(&mut lw.crds.defined);
+    if let Some(object) = custom_object(lw, item, kind, name, &defined) {
+        lw.app.resources.push(object);
+    }
+    lw.crds.defined = defined;
+}
+
+/// The custom object of a `resource` item, when its kind is found.
+fn custom_object(
+    lw: &mut Lower,
+    item: &Item,
+    kind: &crate::ast::NameTok,
+    name: Spanned<String>,
+    defined: &[Crd],
+) -> Option<CustomObject> {
+    let (crd, version) = match crd::find(defined, &kind.text) {
+        Found::One(c, v) => (c, v),
         Found::Unknown { closest, known } => {
             let help = match (closest, lw.crds.files.is_empty()) {
                 (_, true) => {
@@ -200,7 +214,7 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
                 format!("no CRD of the app defines `{}`", kind.text),
                 help,
             );
-            return;
+            return None;
         }
         Found::Ambiguous(candidates) => {
             lw.fail(
@@ -216,7 +230,7 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
                     candidates[0], name.v
                 ),
             );
-            return;
+            return None;
         }
     };
     let full = crd::full_name(&crd, &version);
@@ -302,8 +316,19 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
         Some(Value::Map(m)) => lw.block_map::<&Node>(m, Within::Object(schema), &owner, &skip),
         _ => Block::new(lw.loc(name_sp(item), owner.clone()), Vec::new()),
     };
-    lw.crds.dynamic.push(lw.dynamics.len() > before);
-    lw.app.resources.push(CustomObject {
+    // Every value written: checked now, against the borrowed schema. A Rust expression among them: the
+    // model keeps the schema, and `piceli_core::validate` checks the object (again when the binary runs,
+    // once the value is known).
+    let dynamic = lw.dynamics.len() > before;
+    if !dynamic {
+        let mut out = Vec::new();
+        check_object::<&Node>(&fields, schema, &owner, &["metadata"], &mut out);
+        for d in out {
+            let sp = lw.span_at(d.at);
+            lw.fail(d.code, sp, d.message, d.help);
+        }
+    }
+    Some(CustomObject {
         name,
         api_version: format!("{}/{}", crd.group, version.name),
         kind: crd.kind.clone(),
@@ -312,20 +337,10 @@ pub(super) fn resource(lw: &mut Lower, item: &Item) {
         labels,
         annotations,
         fields,
-        schema: Some(version.schema),
-    });
+        schema: dynamic.then(|| version.schema.clone()),
+    })
 }
 
 fn name_sp(item: &Item) -> crate::ast::Sp {
     item.name.as_ref().map(|n| n.sp).unwrap_or(item.keyword.sp)
-}
-
-/// After the app is checked: a custom object keeps its schema in the model only when a value of it is a
-/// Rust expression, checked when the binary runs.
-pub(super) fn drop_checked_schemas(lw: &mut Lower) {
-    for (r, dynamic) in lw.app.resources.iter_mut().zip(&lw.crds.dynamic) {
-        if !dynamic {
-            r.schema = None;
-        }
-    }
 }
