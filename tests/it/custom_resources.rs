@@ -2,7 +2,8 @@
 //! cluster or the real control plane of `PICELI_REAL_KUBECONFIG`): an app with a Gateway API HTTPRoute
 //! and a Prometheus Operator ServiceMonitor, whose vendored CRDs (`tests/crds/`) it installs, renders them
 //! in apply order (a snapshot), deploys, and re-plans to no change; an app whose CRD the cluster does not
-//! serve is refused at plan with PCL0238 naming the CRD, before anything is applied.
+//! serve is refused at plan with PCL0238 naming the CRD, before anything is applied; a value from Rust that
+//! the CRD's schema refuses is refused when the app runs, with the code the macro would give.
 
 use piceli::runtime::Coded;
 use piceli::runtime::engine::session::Session;
@@ -55,6 +56,37 @@ mod not_installed {
             spec: { host: "shop.example.com" },
         }
     }
+}
+
+fn hostnames() -> Vec<String> {
+    vec!["shop.example.com".into(), "Not_A_Host".into()]
+}
+
+mod checked_at_run_time {
+    use super::hostnames;
+    piceli::app! {
+        app gateway-test;
+        crds "tests/crds/gateway.networking.k8s.io_httproutes.yaml";
+
+        resource gateway.networking.k8s.io/v1/HTTPRoute web {
+            spec: { hostnames: (hostnames()), rules: [{ backendRefs: [{ name: "api", port: 80 }] }] },
+        }
+    }
+}
+
+#[test]
+fn a_value_from_rust_is_checked_against_the_crd_schema_when_the_app_runs() {
+    let err = render(
+        &checked_at_run_time::gateway_test::app(),
+        &Options::default(),
+    )
+    .expect_err("a hostname the schema's pattern refuses");
+    assert_eq!(err.code().as_str(), "PCL0233", "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("spec › hostnames[1] must match") && message.contains("`Not_A_Host`"),
+        "{message}"
+    );
 }
 
 #[test]
