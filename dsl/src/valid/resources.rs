@@ -233,7 +233,7 @@ fn custom_object(
             return None;
         }
     };
-    let full = crd::full_name(&crd, &version);
+    let full = crd::full_name(crd, version);
     let owner = format!("resource {full} {}", name.v);
     let mut f = Fields::of(lw, item.body.as_ref(), owner.clone());
     let labels = f
