@@ -30,7 +30,7 @@ die() { log "error: $*"; exit 1; }
 # (`tests/it/`), as `cargo test -p PACKAGE --test it MODULE:: …` filters. A test in them that can only run on
 # the local cluster has `sim_only` in its name and is left out of the real run by name (--skip sim_only).
 REAL_SUITES=(
-  "piceli engine guarantees job_replace workload_readiness externals abandon deploy_stages deploy_journal takeover deploy_rollback immutable_fields crd_versions generated_secrets"
+  "piceli engine guarantees job_replace workload_readiness externals abandon deploy_stages deploy_journal takeover deploy_rollback immutable_fields crd_versions custom_resources generated_secrets"
   "piceli-runtime webhook_sim controller_sim controller_leader controller_processes serve_replicas serve_tls_secret controller_triggers controller_policy webhook_shutdown webhook_generic controller_app_fns serve_self_managed"
   "lamps serve in_cluster serve_logs"
   "piceli-otlp export"

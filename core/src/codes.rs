@@ -887,6 +887,41 @@ codes! {
          endpoint that is not a URL, a CA file (`OTEL_EXPORTER_OTLP_CERTIFICATE`) that cannot be read or holds \
          no PEM certificate, a header list that does not parse. The app runs on and prints its logs; fix the \
          variable the warning names, or unset the endpoint to turn export off.";
+    ApiValueLimit = "PCL0233", Rejected, "a value breaks a limit its schema sets (pattern, format, bounds, length)",
+        "A CustomResourceDefinition's schema can limit a field beyond its type: `pattern` (a regular expression \
+         the string must match), `format` (`int32`, `int64`, `date-time`), `minimum`/`maximum` and \
+         `minLength`/`maxLength`. The API server refuses an object that breaks one, so `app!` checks them \
+         where the value is written (and at run time for values from Rust expressions). The message names \
+         the field and the limit; write a value within it. Rules in `x-kubernetes-validations` (CEL) are \
+         not checked before the server sees them.";
+    CrdFile = "PCL0234", Rejected, "a `crds` path cannot be read or holds no CustomResourceDefinition",
+        "`crds \"DIR\";` (or a file) reads CustomResourceDefinition YAML files relative to the crate \
+         (`CARGO_MANIFEST_DIR`) when the macro runs: every `.yaml`/`.yml` file of a directory, or the one \
+         file. The path does not exist, a file does not parse as YAML, a document is not an \
+         `apiextensions.k8s.io/v1` CustomResourceDefinition, or one lacks its group, names, scope or a \
+         version's `schema.openAPIV3Schema`. Vendor the CRDs exactly as their project ships them (e.g. \
+         the Gateway API's `config/crd/standard/*.yaml`).";
+    UnknownCustomKind = "PCL0235", Rejected, "a `resource` names a kind no CRD of the app defines",
+        "`resource GROUP/VERSION/KIND NAME { … }` (or `resource KIND NAME` when one CRD defines that kind) \
+         names a custom resource kind defined by a CustomResourceDefinition the app reads with `crds \"…\";`. \
+         No CRD read defines that group, kind, or served version; the help names the closest there is. Add \
+         the CRD's file to the `crds` directory, or fix the name (kinds are case-sensitive: `HTTPRoute`).";
+    AmbiguousCustomKind = "PCL0236", Rejected, "a `resource`'s short kind is defined by several CRDs",
+        "`resource KIND NAME` finds the kind by its name alone when one CRD (and one served version) \
+         defines it. Several do (two groups with a `Certificate`, or a CRD serving several versions); the \
+         message lists them. Write the whole name: `resource GROUP/VERSION/KIND NAME { … }`.";
+    CustomResourceScope = "PCL0237", Rejected, "a cluster-scoped custom resource is given a namespace",
+        "A CustomResourceDefinition says whether its objects live in a namespace (`scope: Namespaced`, \
+         deployed to the target's namespace like the app's other objects) or in the cluster \
+         (`scope: Cluster`, no namespace, a name unique in the whole cluster). A `namespace:` key was \
+         given to a `resource` whose kind is cluster-scoped; remove it. Namespaced resources go to the \
+         target's namespace, as the app's other objects do.";
+    CrdNotServed = "PCL0238", Rejected, "the cluster does not serve a custom resource kind the app declares",
+        "A `resource` item's kind comes from a CustomResourceDefinition that the cluster does not serve \
+         (the CRD is not installed, or not this version), and the app does not install it: `plan` stops \
+         before anything is applied. Install the project's CRDs first (e.g. the Gateway API's standard \
+         channel), or let the app apply them before its objects with `crds \"DIR\" { install: true }` \
+         (the engine's CRD rules apply: a CRD change that would strand stored objects is refused).";
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 pub mod coded;
 pub mod codes;
+pub mod crd;
 pub mod cron;
 pub mod diag;
 pub mod include;

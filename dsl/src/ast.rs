@@ -71,7 +71,8 @@ pub struct Input {
 pub struct Item {
     /// `deployment`, `service`, `target`, `check`, …
     pub keyword: NameTok,
-    /// The kind word of `external KIND NAME;` (`secret`, `config_map`, …).
+    /// The kind word of `external KIND NAME;` (`secret`, `config_map`, …), or the kind of a
+    /// `resource KIND NAME { … }` (`gateway.networking.k8s.io/v1/HTTPRoute`).
     pub qualifier: Option<NameTok>,
     /// The declared name.
     pub name: Option<NameTok>,
@@ -235,6 +236,12 @@ impl Parse for Item {
         }
         if item.keyword.text == "custom_resource" {
             item.tail = controller::parse("custom_resource", input)?;
+        } else if item.keyword.text == "resource" && input.peek(Ident::peek_any) {
+            // `resource gateway.networking.k8s.io/v1/HTTPRoute web` or `resource HTTPRoute web`.
+            item.qualifier = Some(parse_kind(input)?);
+            if input.peek(Ident::peek_any) || input.peek(LitStr) {
+                item.name = Some(parse_name(input)?);
+            }
         } else if (input.peek(Ident::peek_any) && input.peek2(syn::token::Paren))
             && !input.peek2(Token![-])
         {
@@ -305,6 +312,26 @@ pub fn parse_name(input: ParseStream) -> syn::Result<NameTok> {
         sp,
         parts: vec![sp],
     })
+}
+
+/// A custom resource kind: `Kind`, or `group/version/Kind` (the group dotted, its parts possibly with
+/// dashes: `cert-manager.io/v1/Certificate`).
+fn parse_kind(input: ParseStream) -> syn::Result<NameTok> {
+    let mut kind = parse_name(input)?;
+    while input.peek(Token![.]) || input.peek(Token![/]) {
+        if input.peek(Token![.]) {
+            input.parse::<Token![.]>()?;
+            kind.text.push('.');
+        } else {
+            input.parse::<Token![/]>()?;
+            kind.text.push('/');
+        }
+        let next = parse_name(input)?;
+        kind.text.push_str(&next.text);
+        kind.sp = kind.sp.to(next.sp);
+    }
+    kind.parts = vec![kind.sp];
+    Ok(kind)
 }
 
 /// A map key: a name, dotted names (`web.replicas`, `env.MODE`), or a string.

@@ -60,6 +60,14 @@ pub fn expand(checked: Checked) -> TokenStream {
     });
     let webhooks = crate::expand::webhook::webhooks(&checked.webhooks);
     let controllers = controller::controllers(&checked.controllers);
+    // The CRD files the macro read: inputs of the build (an edit to one rebuilds and re-checks the app).
+    let tracked = checked.tracked.iter().map(|path| {
+        let path = format!("/{path}");
+        quote!(
+            const _: &[u8] =
+                ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path));
+        )
+    });
     let model = raw_str(&model);
     let locations = raw_str(&checked.app.locations.text());
     let format = piceli_core::model::MODEL_FORMAT;
@@ -71,6 +79,8 @@ pub fn expand(checked: Checked) -> TokenStream {
         pub mod #module {
             #[allow(unused_imports)]
             use super::*;
+
+            #(#tracked)*
 
             /// The app model, with the values written as Rust expressions assigned to their places.
             pub fn app() -> ::piceli::__private::App {

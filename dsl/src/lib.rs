@@ -19,6 +19,8 @@ mod tests;
 #[cfg(test)]
 mod tests_controllers;
 #[cfg(test)]
+mod tests_resources;
+#[cfg(test)]
 mod tests_webhooks;
 
 use proc_macro2::TokenStream;

@@ -8,6 +8,7 @@ mod checks;
 mod cluster_session;
 mod corpus;
 mod crd_versions;
+mod custom_resources;
 #[path = "../deploy_fixture/mod.rs"]
 mod deploy_fixture;
 mod deploy_journal;

@@ -3,7 +3,8 @@
 //!
 //! trybuild compiles each case in a generated crate at `<target-dir>/tests/trybuild/piceli/`, and the DSL
 //! resolves `include yaml(…)`/`file(…)` paths against the compiled crate's directory (CARGO_MANIFEST_DIR).
-//! So the fixtures are copied next to that crate first, and cases name them `fixtures/…`: this works with
+//! So the fixtures are copied next to that crate first, and cases name them `fixtures/…` (the vendored CRDs
+//! of `tests/crds/`: `crds/…`): this works with
 //! any target directory (`CARGO_TARGET_DIR=/tmp/x cargo test -p piceli --test it ui::`).
 
 use std::path::{Path, PathBuf};
@@ -22,12 +23,17 @@ fn trybuild_crate_dir() -> PathBuf {
 }
 
 fn copy_fixtures() {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/fixtures");
-    let to = trybuild_crate_dir().join("fixtures");
-    std::fs::create_dir_all(&to).expect("create the fixtures directory of the trybuild crate");
-    for entry in std::fs::read_dir(&from).expect("tests/ui/fixtures") {
-        let entry = entry.expect("a fixture");
-        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy a fixture");
+    // The fixtures as `fixtures/`, the vendored CRDs (`tests/crds/`) as `crds/`.
+    for (from, to) in [("tests/ui/fixtures", "fixtures"), ("tests/crds", "crds")] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(from);
+        let to = trybuild_crate_dir().join(to);
+        std::fs::create_dir_all(&to).expect("create a fixtures directory of the trybuild crate");
+        for entry in std::fs::read_dir(&from).expect("a fixtures directory") {
+            let entry = entry.expect("a fixture");
+            if entry.path().extension().is_some_and(|e| e == "yaml") || to.ends_with("fixtures") {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy a fixture");
+            }
+        }
     }
 }
 

@@ -60,6 +60,7 @@ impl App {
             role_bindings,
             checks,
             includes,
+            resources,
             externals,
             builds,
             included_workloads,
@@ -92,6 +93,7 @@ impl App {
         self.role_bindings.extend(role_bindings);
         self.checks.extend(checks);
         self.includes.extend(includes);
+        self.resources.extend(resources);
         self.externals.extend(externals);
         self.builds.extend(builds);
         self.included_workloads.extend(included_workloads);

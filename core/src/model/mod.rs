@@ -11,6 +11,7 @@ mod build;
 mod builder;
 mod config;
 mod controller;
+mod custom;
 mod netpol;
 mod operator;
 mod ops;
@@ -23,6 +24,7 @@ pub use block::*;
 pub use build::*;
 pub use config::*;
 pub use controller::*;
+pub use custom::*;
 pub use netpol::*;
 pub use operator::*;
 pub use ops::*;
@@ -76,6 +78,10 @@ pub struct App {
     pub checks: Vec<Check>,
     /// Raw YAML/JSON files and Rust-built objects.
     pub includes: Vec<Include>,
+    /// Objects of custom resource kinds (`resource GROUP/VERSION/KIND NAME { … }`), checked against their
+    /// CRDs' schemas.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<CustomObject>,
     /// Objects the app refers to and someone else makes (`external secret NAME;`): never rendered.
     #[serde(default)]
     pub externals: Vec<External>,
@@ -125,7 +131,8 @@ pub struct App {
 /// Format 5: a controller's `owns`, `watches`, finalizer name and backoff.
 /// Format 6: a webhook's `resources` (was `resource` and `custom`) and `generic`; a controller's
 /// `backoff_fn` and `reconcile_all_on`.
-pub const MODEL_FORMAT: u32 = 6;
+/// Format 7: `resources` (custom objects, `resource …`).
+pub const MODEL_FORMAT: u32 = 7;
 
 /// The descriptions of an app's locations: in an app binary, lines of the macro's static text (borrowed,
 /// never copied: one string literal costs rustc far less than a table of thousands, and the text is split

@@ -1,9 +1,12 @@
 //! Checking a block against its API type: unknown fields (with did-you-mean), value types, enum values,
-//! required fields and list-item keys, quantities and percentages by the DSL's own rules.
+//! required fields and list-item keys, quantities and percentages by the DSL's own rules, and the limits
+//! a CRD's schema sets (`pattern`, `format`, `minimum`, `maxLength`, …).
 //!
-//! One problem per mistake: a field that is unknown or has the wrong type is not looked into further.
+//! One walk over any [`Source`]: the static API table or a CRD's schema. One problem per mistake: a field
+//! that is unknown or has the wrong type is not looked into further.
 
-use super::{Field, ListKind, Shape, TypeId};
+use super::source::{Limits, Source, View};
+use super::{Shape, TypeId};
 use crate::codes::Code;
 use crate::diag::Diagnostic;
 use crate::model::{Block, BlockValue};
@@ -21,8 +24,32 @@ pub fn check(
     generated: &[&str],
     out: &mut Vec<Diagnostic>,
 ) {
+    check_in::<&'static Shape>(block, root, what, generated, out);
+}
+
+/// [`check`] over any schema: `root` is an object type of `S`. The root's own required fields are
+/// asked for unless `""` is in `generated`.
+pub fn check_in<'s, S: Source<'s>>(
+    block: &Block,
+    root: S::Object,
+    what: &str,
+    generated: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
     let cx = Walk { generated };
-    cx.fields(block, root, what, "", out);
+    cx.fields::<S>(block, root, what, "", out);
+}
+
+/// [`check_in`] that also asks for the root's required fields (a custom resource's `spec`).
+pub fn check_object<'s, S: Source<'s>>(
+    block: &Block,
+    root: S::Object,
+    what: &str,
+    generated: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
+    let cx = Walk { generated };
+    cx.object::<S>(block, root, what, "", out);
 }
 
 struct Walk<'g> {
@@ -30,91 +57,111 @@ struct Walk<'g> {
 }
 
 impl Walk<'_> {
-    fn fields(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
+    fn fields<'s, S: Source<'s>>(
+        &self,
+        block: &Block,
+        ty: S::Object,
+        what: &str,
+        path: &str,
+        out: &mut Vec<Diagnostic>,
+    ) {
         for (key, value) in block.entries() {
             let inner = if path.is_empty() {
                 key.v.clone()
             } else {
                 format!("{path}.{}", key.v)
             };
-            match ty.field(&key.v) {
-                Some(field) => self.value(
-                    &field.shape,
+            match S::field(ty, &key.v) {
+                Some((node, _)) => self.value(
+                    node,
                     Some(&key.v),
                     value,
                     &format!("{what} › {}", key.v),
                     &inner,
                     out,
                 ),
-                None => out.push(unknown(key, ty, what)),
+                None if S::open(ty) => {}
+                None => out.push(unknown::<S>(key, ty, what)),
             }
         }
     }
 
-    fn object(&self, block: &Block, ty: TypeId, what: &str, path: &str, out: &mut Vec<Diagnostic>) {
-        self.fields(block, ty, what, path, out);
+    fn object<'s, S: Source<'s>>(
+        &self,
+        block: &Block,
+        ty: S::Object,
+        what: &str,
+        path: &str,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        self.fields::<S>(block, ty, what, path, out);
         if self.generated.contains(&path) {
             return;
         }
-        let missing: Vec<&str> = ty
-            .def()
-            .fields
-            .iter()
-            .filter(|f| f.required && block.get(f.name).is_none())
-            .map(|f| f.name)
+        // A misspelled required field is reported once, as unknown with its name as the suggestion.
+        let misspelled = |name: &str| {
+            block
+                .entries()
+                .iter()
+                .any(|(k, _)| S::field(ty, &k.v).is_none() && did_you_mean(&k.v, [name]).is_some())
+        };
+        let missing: Vec<(&str, S)> = S::field_names(ty)
+            .into_iter()
+            .filter_map(|name| S::field(ty, name).map(|f| (name, f)))
+            .filter(|(name, (_, required))| {
+                *required && block.get(name).is_none() && !misspelled(name)
+            })
+            .map(|(name, (node, _))| (name, node))
             .collect();
         if !missing.is_empty() {
             let list = missing
                 .iter()
-                .map(|m| format!("`{m}`"))
+                .map(|(m, _)| format!("`{m}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
             let example = missing
                 .iter()
-                .filter_map(|m| ty.field(m))
-                .map(|f| format!("{}: {}", f.name, f.shape.example()))
+                .map(|(name, node)| format!("{name}: {}", node.view().example()))
                 .collect::<Vec<_>>()
                 .join(", ");
             out.push(Diagnostic::new(
                 Code::ApiFieldMissing,
                 block.at,
-                format!("{what} lacks {list} (required in {})", ty.short_name()),
+                format!("{what} lacks {list} (required in {})", S::type_name(ty)),
                 format!("add {example}"),
             ));
         }
     }
 }
 
-fn unknown(key: &Name, ty: TypeId, what: &str) -> Diagnostic {
-    let names = ty.def().fields.iter().map(|f| f.name);
+fn unknown<'s, S: Source<'s>>(key: &Name, ty: S::Object, what: &str) -> Diagnostic {
+    let names = S::field_names(ty);
     let squashed = key.v.replace(['_', '-'], "");
-    let help = match did_you_mean(&key.v, names.clone())
-        .or_else(|| names.clone().find(|n| n.eq_ignore_ascii_case(&squashed)))
-    {
+    let help = match did_you_mean(&key.v, names.iter().copied()).or_else(|| {
+        names
+            .iter()
+            .copied()
+            .find(|n| n.eq_ignore_ascii_case(&squashed))
+    }) {
         Some(s) => format!("did you mean `{s}`?"),
         None => format!(
             "the fields of {} are: {}",
-            ty.short_name(),
-            ty.def()
-                .fields
-                .iter()
-                .map(|f| f.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            S::type_name(ty),
+            names.join(", ")
         ),
     };
     Diagnostic::new(
         Code::UnknownApiField,
         key.at,
-        format!("{} has no field `{}` (in {what})", ty.short_name(), key.v),
+        format!("{} has no field `{}` (in {what})", S::type_name(ty), key.v),
         help,
     )
 }
 
 impl Walk<'_> {
-    fn value(
+    fn value<'s, S: Source<'s>>(
         &self,
-        shape: &Shape,
+        node: S,
         key: Option<&str>,
         v: &BlockValue,
         what: &str,
@@ -124,19 +171,30 @@ impl Walk<'_> {
         if let BlockValue::Json(j) = v {
             // A Rust expression's value: unknown at compile time, checked as written once known.
             if let Some(tree) = BlockValue::from_json(&j.v, j.at) {
-                self.value(shape, key, &tree, what, path, out);
+                self.value(node, key, &tree, what, path, out);
             }
             return;
         }
-        match (shape, v) {
-            (Shape::Any, _)
-            | (Shape::String, BlockValue::Str(_))
-            | (Shape::Integer, BlockValue::Int(_))
-            | (Shape::Number, BlockValue::Int(_) | BlockValue::Float(_))
-            | (Shape::Boolean, BlockValue::Bool(_))
-            | (Shape::Quantity, BlockValue::Int(_) | BlockValue::Float(_))
-            | (Shape::IntOrString, BlockValue::Int(_)) => {}
-            (Shape::Quantity, BlockValue::Str(s)) => {
+        match (node.view(), v) {
+            (View::Any, _)
+            | (View::Boolean, BlockValue::Bool(_))
+            | (View::Quantity, BlockValue::Int(_) | BlockValue::Float(_)) => {}
+            (View::String(limits), BlockValue::Str(s)) => {
+                super::limits::string(&limits, s, what, out);
+            }
+            (View::Integer(limits), BlockValue::Int(n)) => {
+                super::limits::number(&limits, n.v as f64, n.at, what, out);
+            }
+            (View::Number(limits), BlockValue::Int(n)) => {
+                super::limits::number(&limits, n.v as f64, n.at, what, out);
+            }
+            (View::Number(limits), BlockValue::Float(n)) => {
+                super::limits::number(&limits, n.v, n.at, what, out);
+            }
+            (View::IntOrString(limits), BlockValue::Int(n)) => {
+                super::limits::number(&limits, n.v as f64, n.at, what, out);
+            }
+            (View::Quantity, BlockValue::Str(s)) => {
                 let bytes = matches!(key, Some("memory" | "storage" | "ephemeral-storage"));
                 let verdict = if bytes {
                     rules::memory_quantity(&s.v).map(|_| ())
@@ -153,7 +211,7 @@ impl Walk<'_> {
                     out.push(Diagnostic::new(code, s.at, e.message, e.help));
                 }
             }
-            (Shape::IntOrString, BlockValue::Str(s)) => {
+            (View::IntOrString(limits), BlockValue::Str(s)) => {
                 if matches!(
                     key,
                     Some("maxSurge" | "maxUnavailable" | "minAvailable" | "partition")
@@ -161,8 +219,13 @@ impl Walk<'_> {
                 {
                     out.push(Diagnostic::new(Code::InvalidValue, s.at, e.message, e.help));
                 }
+                let limits = Limits {
+                    format: None,
+                    ..limits
+                };
+                super::limits::string(&limits, s, what, out);
             }
-            (Shape::Enum(values), BlockValue::Str(s)) => {
+            (View::Enum(values), BlockValue::Str(s)) => {
                 if !values.contains(&s.v.as_str()) {
                     let listed = values
                         .iter()
@@ -183,31 +246,31 @@ impl Walk<'_> {
                     ));
                 }
             }
-            (Shape::Object(t), BlockValue::Map(m)) => self.object(m, *t, what, path, out),
-            (Shape::Map(inner), BlockValue::Map(m)) => {
+            (View::Object(t), BlockValue::Map(m)) => self.object::<S>(m, t, what, path, out),
+            (View::Map(inner), BlockValue::Map(m)) => {
                 for (k, item) in m.entries() {
                     let at = format!("{what} › {}", k.v);
                     self.value(inner, Some(&k.v), item, &at, path, out);
                 }
             }
-            (Shape::List(item, kind), BlockValue::List(_, items)) => {
+            (View::List(item, merge_key), BlockValue::List(_, items)) => {
                 for (i, entry) in items.iter().enumerate() {
                     let at = format!("{what}[{i}]");
-                    if let (ListKind::Map([merge_key, ..]), BlockValue::Map(m)) = (kind, entry)
+                    if let (Some(merge_key), BlockValue::Map(m)) = (merge_key, entry)
                         && m.get(merge_key).is_none()
                         && !item_requires(item, merge_key)
                     {
                         out.push(Diagnostic::new(
-                        Code::ApiFieldMissing,
-                        m.at,
-                        format!("this item of {what} has no `{merge_key}`"),
-                        format!(
-                            "items of {what} are identified by `{merge_key}`: add `{merge_key}: {}`",
-                            item_field(item, merge_key)
-                                .map(|f| f.shape.example())
-                                .unwrap_or_else(|| "…".into())
-                        ),
-                    ));
+                            Code::ApiFieldMissing,
+                            m.at,
+                            format!("this item of {what} has no `{merge_key}`"),
+                            format!(
+                                "items of {what} are identified by `{merge_key}`: add `{merge_key}: {}`",
+                                item_field(item, merge_key)
+                                    .map(|f| f.view().example())
+                                    .unwrap_or_else(|| "…".into())
+                            ),
+                        ));
                     }
                     self.value(item, None, entry, &at, path, out);
                 }
@@ -227,13 +290,16 @@ impl Walk<'_> {
 }
 
 /// The item type's own `required` already reports a missing key; do not report it twice.
-fn item_requires(item: &Shape, key: &str) -> bool {
-    item_field(item, key).is_some_and(|f| f.required)
+fn item_requires<'s, S: Source<'s>>(item: S, key: &str) -> bool {
+    match item.view() {
+        View::Object(t) => S::field(t, key).is_some_and(|(_, required)| required),
+        _ => false,
+    }
 }
 
-fn item_field(item: &Shape, key: &str) -> Option<&'static Field> {
-    match item {
-        Shape::Object(t) => t.field(key),
+fn item_field<'s, S: Source<'s>>(item: S, key: &str) -> Option<S> {
+    match item.view() {
+        View::Object(t) => S::field(t, key).map(|(node, _)| node),
         _ => None,
     }
 }

@@ -8,7 +8,9 @@
 pub mod check;
 #[cfg(test)]
 mod generate;
+mod limits;
 pub mod merge;
+pub mod source;
 #[rustfmt::skip]
 mod table;
 
@@ -108,56 +110,6 @@ impl TypeId {
     pub fn short_name(self) -> &'static str {
         let name = self.def().name;
         name.rsplit('.').next().unwrap_or(name)
-    }
-}
-
-impl Shape {
-    /// A short description for "expected …" messages.
-    pub fn describe(&self) -> String {
-        match self {
-            Shape::String => "a string".into(),
-            Shape::Integer => "an integer".into(),
-            Shape::Number => "a number".into(),
-            Shape::Boolean => "`true` or `false`".into(),
-            Shape::Quantity => "a quantity (e.g. \"100m\", \"1Gi\")".into(),
-            Shape::IntOrString => "an integer or a string".into(),
-            Shape::Any => "any value".into(),
-            Shape::Enum(values) => format!(
-                "one of {}",
-                values
-                    .iter()
-                    .map(|v| format!("\"{v}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Shape::Object(t) => format!("a map (a {})", t.short_name()),
-            Shape::List(item, _) => format!("a list of {}", item.describe_plural()),
-            Shape::Map(v) => format!("a map of {}", v.describe_plural()),
-        }
-    }
-
-    fn describe_plural(&self) -> String {
-        match self {
-            Shape::String | Shape::Enum(_) => "strings".into(),
-            Shape::Integer => "integers".into(),
-            Shape::Object(t) => format!("{} maps", t.short_name()),
-            other => other.describe(),
-        }
-    }
-
-    /// An example value of this shape, in the DSL's syntax.
-    pub fn example(&self) -> String {
-        match self {
-            Shape::String => "\"text\"".into(),
-            Shape::Integer | Shape::Number => "1".into(),
-            Shape::Boolean => "true".into(),
-            Shape::Quantity => "\"100m\"".into(),
-            Shape::IntOrString => "8080".into(),
-            Shape::Any => "{ … }".into(),
-            Shape::Enum(values) => format!("\"{}\"", values.first().copied().unwrap_or("")),
-            Shape::Object(_) | Shape::Map(_) => "{ key: … }".into(),
-            Shape::List(..) => "[ … ]".into(),
-        }
     }
 }
 

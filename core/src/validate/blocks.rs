@@ -67,6 +67,20 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
         let what = format!("service_account {} › spec", s.name.v);
         one(&s.spec, schema::SERVICE_ACCOUNT, what);
     }
+    // A custom object's fields, against its CRD's schema: at compile time always (the macro keeps the
+    // schema in the model), at run time when a value is a Rust expression (the model then keeps it).
+    for r in &app.resources {
+        if let Some(schema) = &r.schema {
+            let what = r.what();
+            schema::check::check_object::<&crate::crd::Node>(
+                &r.fields,
+                schema,
+                &what,
+                &["metadata"],
+                &mut out,
+            );
+        }
+    }
     for d in out {
         cx.error(d.code, d.at, d.message, d.help);
     }

@@ -209,6 +209,22 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
             .filter(|r| r.cluster)
             .map(|r| &r.name),
     );
+    // A custom object's name is a DNS subdomain (what most CRDs take), once per kind.
+    let mut kinds: Vec<(&str, &str)> = Vec::new();
+    for r in &app.resources {
+        labels(cx, &r.labels, &r.annotations);
+        if !kinds.contains(&(r.api_version.as_str(), r.kind.as_str())) {
+            kinds.push((&r.api_version, &r.kind));
+        }
+    }
+    for (api_version, kind) in kinds {
+        let names = app
+            .resources
+            .iter()
+            .filter(|r| r.api_version == api_version && r.kind == kind)
+            .map(|r| &r.name);
+        subdomains(cx, kind, names);
+    }
     duplicates(cx, "check", app.checks.iter().map(|c| &c.name));
     duplicates(cx, "target", app.targets.iter().map(|t| &t.name));
 }

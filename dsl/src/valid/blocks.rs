@@ -5,12 +5,12 @@
 //! numbers (`cpu: 2`) and durations given for `…Seconds` fields (`"30s"`) the way the API expects. The
 //! checks themselves run in `piceli_core::validate` (at compile time, and again at run time).
 
-use super::{DynamicKind, Fields, Lower};
-use crate::ast::{Map, Value};
+use super::block_values::Within;
+use super::{Fields, Lower};
+use crate::ast::Value;
 use piceli_core::Code;
-use piceli_core::model::{Block, BlockValue};
+use piceli_core::model::Block;
 use piceli_core::schema::{Shape, TypeId};
-use piceli_core::spanned::Spanned;
 
 /// Who sets an API field instead of the block.
 pub enum Owner {
@@ -219,136 +219,6 @@ impl Lower {
             .map(|(k, _)| k.text.as_str())
             .filter(|k| owned_and_set(k))
             .collect();
-        self.block_map(m, Shape::Object(root), &desc, &skip)
-    }
-
-    fn block_map(&mut self, m: &Map, shape: Shape, desc: &str, skip: &[&str]) -> Block {
-        let at = self.loc(m.sp, desc.to_string());
-        let mut entries: Vec<(piceli_core::Name, BlockValue)> = Vec::new();
-        for (k, v) in &m.entries {
-            if skip.contains(&k.text.as_str()) {
-                continue;
-            }
-            if let Some((first, _)) = entries.iter().find(|(seen, _)| seen.v == k.text) {
-                let first = self.span_at(first.at);
-                self.fail(
-                    Code::DuplicateKey,
-                    k.sp,
-                    format!("`{}` is given twice in {desc}", k.text),
-                    super::keep_one(first),
-                );
-                continue;
-            }
-            let inner = match shape {
-                Shape::Object(t) => t.field(&k.text).map(|f| f.shape).unwrap_or(Shape::Any),
-                Shape::Map(s) => *s,
-                _ => Shape::Any,
-            };
-            let d = format!("{desc} › {}", k.text);
-            let key = Spanned::new(k.text.clone(), self.loc(k.sp, d.clone()));
-            if let Some(value) = self.block_value(v, inner, &k.text, &d) {
-                entries.push((key, value));
-            }
-        }
-        Block::new(at, entries)
-    }
-
-    fn block_value(
-        &mut self,
-        v: &Value,
-        shape: Shape,
-        key: &str,
-        desc: &str,
-    ) -> Option<BlockValue> {
-        let value = match v {
-            Value::Str(s) => {
-                let at = self.loc(v.sp(), desc.to_string());
-                match shape {
-                    Shape::Integer if key.ends_with("Seconds") => {
-                        match piceli_core::rules::duration(&s.value()) {
-                            Ok(d) if d.subsec_nanos() == 0 => {
-                                BlockValue::Int(Spanned::new(d.as_secs() as i64, at))
-                            }
-                            Ok(_) => {
-                                self.fail(
-                                    Code::InvalidValue,
-                                    v.sp(),
-                                    format!("`{key}` counts whole seconds"),
-                                    "write a whole number of seconds, e.g. `30` or \"30s\"",
-                                );
-                                return None;
-                            }
-                            Err(e) => {
-                                self.fail(Code::InvalidValue, v.sp(), e.message, e.help);
-                                return None;
-                            }
-                        }
-                    }
-                    _ => BlockValue::Str(Spanned::new(s.value(), at)),
-                }
-            }
-            Value::Int(n, sp) => {
-                let at = self.loc(*sp, desc.to_string());
-                match shape {
-                    Shape::Quantity => BlockValue::Str(Spanned::new(n.to_string(), at)),
-                    _ => BlockValue::Int(Spanned::new(*n, at)),
-                }
-            }
-            Value::Float(x, sp) => {
-                let at = self.loc(*sp, desc.to_string());
-                match shape {
-                    Shape::Quantity => BlockValue::Str(Spanned::new(x.to_string(), at)),
-                    _ => BlockValue::Float(Spanned::new(*x, at)),
-                }
-            }
-            Value::Bool(b, sp) => {
-                BlockValue::Bool(Spanned::new(*b, self.loc(*sp, desc.to_string())))
-            }
-            Value::Map(m) => BlockValue::Map(self.block_map(m, shape, desc, &[])),
-            Value::List(items, sp) => {
-                let at = self.loc(*sp, desc.to_string());
-                let item = match shape {
-                    Shape::List(item, _) => *item,
-                    _ => Shape::Any,
-                };
-                let items = items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, x)| self.block_value(x, item, key, &format!("{desc}[{i}]")))
-                    .collect();
-                BlockValue::List(at, items)
-            }
-            Value::Expr(e, sp) => {
-                let at = self.loc(*sp, desc.to_string());
-                match shape {
-                    Shape::Integer => {
-                        self.dynamic(at, DynamicKind::Int(e.clone()));
-                        BlockValue::Int(Spanned::new(0, at))
-                    }
-                    Shape::String | Shape::Quantity | Shape::Enum(_) | Shape::IntOrString => {
-                        self.dynamic(at, DynamicKind::Str(e.clone()));
-                        BlockValue::Str(Spanned::new(String::new(), at))
-                    }
-                    _ => {
-                        self.dynamic(at, DynamicKind::Json(e.clone()));
-                        BlockValue::Json(Spanned::new(serde_json::Value::Null, at))
-                    }
-                }
-            }
-            Value::Path(_) | Value::Call(_) | Value::Arrow(..) | Value::RustPath(_) => {
-                let example = match shape {
-                    Shape::Enum([first, ..]) => format!("\"{first}\""),
-                    other => other.example(),
-                };
-                self.fail(
-                    Code::ApiFieldType,
-                    v.sp(),
-                    format!("{desc} takes {}, not {}", shape.describe(), v.describe()),
-                    format!("block values are strings, numbers, booleans, maps and lists: write e.g. `{example}`"),
-                );
-                return None;
-            }
-        };
-        Some(value)
+        self.block_map::<&'static Shape>(m, Within::Object(root), &desc, &skip)
     }
 }

@@ -5,6 +5,7 @@
 //! `piceli_core::validate` the runtime runs. Each problem becomes an error spanning the narrowest token;
 //! all are reported in one build, shape problems first, then meaning problems in source order.
 
+mod block_values;
 mod blocks;
 mod build;
 mod checks;
@@ -22,6 +23,7 @@ mod network;
 mod operator;
 mod policy;
 mod rbac;
+mod resources;
 mod secret_sources;
 mod service;
 mod shortcuts;
@@ -53,6 +55,8 @@ pub struct Checked {
     pub controllers: Vec<ControllerCode>,
     /// `include app((…))`: Rust expressions giving parts of the app, merged in when `app()` runs.
     pub parts: Vec<syn::Expr>,
+    /// Files the macro read (`crds "…"`), relative to the crate: inputs of the build, so an edit rebuilds.
+    pub tracked: Vec<String>,
 }
 
 /// A value known only at run time.
@@ -108,6 +112,8 @@ pub struct Lower {
     controllers: controller::State,
     /// Included objects that name a namespace of their own, checked against the targets' at the end.
     included_namespaces: Vec<IncludedNamespace>,
+    /// The CRDs `crds` items read, and what `resource` items need of them.
+    crds: resources::Crds,
     /// The app being built.
     pub app: App,
 }
@@ -154,6 +160,8 @@ const KEYWORDS: &[&str] = &[
     "mutate",
     "controller",
     "custom_resource",
+    "crds",
+    "resource",
 ];
 
 /// Run pass 2. On failure, every error found (shape and meaning), in source order.
@@ -168,9 +176,14 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         webhooks: Vec::new(),
         controllers: controller::State::default(),
         included_namespaces: Vec::new(),
+        crds: resources::Crds::default(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
+    // CRD files first: a `resource` may come before the `crds` that defines its kind.
+    for item in input.items.iter().filter(|i| i.keyword.text == "crds") {
+        resources::crds(&mut lw, item);
+    }
     for item in &input.items {
         lw.item(item, &mut app_names);
     }
@@ -218,6 +231,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             webhooks: lw.webhooks,
             controllers: lw.controllers.code,
             parts: lw.parts,
+            tracked: lw.crds.files,
         })
     } else {
         Err((lw.errors, name))
@@ -328,6 +342,8 @@ impl Lower {
             "role_binding" | "cluster_role_binding" => rbac::role_binding(self, item),
             "check" => checks::check(self, item),
             "include" => includes::include(self, item),
+            "crds" => {} // read before the other items
+            "resource" => resources::resource(self, item),
             "external" => external::external(self, item),
             "operator" => operator::operator(self, item),
             "validate" | "mutate" => operator::webhook(self, item),

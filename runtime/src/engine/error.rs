@@ -51,6 +51,20 @@ pub enum EngineError {
         /// kind.
         kind: String,
     },
+    /// A `resource` item's kind is not served by the cluster and the app does not install its CRD.
+    #[error(
+        "the cluster does not serve {api_version} {kind} (CRD {crd}), which `{item}` needs; nothing was applied"
+    )]
+    CrdNotServed {
+        /// `resource gateway.networking.k8s.io/v1/HTTPRoute web`.
+        item: String,
+        /// apiVersion.
+        api_version: String,
+        /// kind.
+        kind: String,
+        /// The CRD's name (`httproutes.gateway.networking.k8s.io`).
+        crd: String,
+    },
     /// An object exists and is not ours.
     #[error("{kind}/{name} exists and is not managed by this app")]
     NotOwned {
@@ -344,6 +358,7 @@ impl Coded for EngineError {
             EngineError::Context { .. } => Code::ContextMissing,
             EngineError::Cluster { .. } => Code::ClusterError,
             EngineError::UnknownKind { .. } => Code::UnknownKind,
+            EngineError::CrdNotServed { .. } => Code::CrdNotServed,
             EngineError::NotOwned { .. } => Code::NotOwned,
             EngineError::JobRunning { .. } => Code::JobRunning,
             EngineError::ImmutableData { .. } => Code::ImmutableData,
@@ -394,6 +409,9 @@ impl Coded for EngineError {
                 "pass `--kubeconfig PATH` or fix the target's path; for the local target run `piceli sim start --dir .piceli/local`".into()
             }
             EngineError::Context { .. } => "pass `--context NAME` with a context the kubeconfig defines".into(),
+            EngineError::CrdNotServed { crd, .. } => format!(
+                "install the CRD {crd} (its project's release, e.g. `kubectl apply --server-side -f` its CRD files), or let the app apply it first: `crds \"DIR\" {{ install: true }}`"
+            ),
             EngineError::NotOwned { kind, name } => {
                 format!("to take it over, plan with `--adopt {kind}/{name}` (or `--adopt-all`) and approve that plan")
             }

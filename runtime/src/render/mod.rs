@@ -2,12 +2,13 @@
 //!
 //! Deterministic: the same app renders byte-identical output. Objects come out in apply order, level by
 //! level as `engine::plan::level` ranks kinds (namespace, CustomResourceDefinitions, identity and RBAC,
-//! config, storage, workloads, Services, routing and policy), the included objects of each level after
-//! the generated ones.
+//! config, storage, workloads and custom objects (`resource`), Services, routing and policy), the included
+//! objects of each level after the generated ones.
 //! Secret values are never read here: they render as a redaction marker.
 
 mod config;
 mod containerfile;
+mod custom;
 mod meta;
 mod netpol;
 mod network;
@@ -131,6 +132,7 @@ pub fn render_into(
     included.up_to(4, out);
     workloads::workloads(&cx, out)?;
     operator::workload(&cx, out)?;
+    custom::resources(&cx, out)?;
     included.up_to(5, out);
     network::services(&cx, out)?;
     operator::service(&cx, out)?;

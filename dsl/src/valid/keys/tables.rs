@@ -82,7 +82,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 pub fn tables() -> Vec<Table> {
     use crate::valid::{
         config, container_keys, controller_options, netpol, network, operator, policy, rbac,
-        service, workload_keys,
+        resources, service, workload_keys,
     };
     vec![
         table(
@@ -149,6 +149,12 @@ pub fn tables() -> Vec<Table> {
         table(
             "`controller … { … }` options",
             controller_options::CONTROLLER_OPTIONS,
+            false,
+        ),
+        table("`crds \"DIR\" { … }`", resources::CRDS, false),
+        table(
+            "`resource GROUP/VERSION/KIND NAME { … }` (or `resource KIND NAME`)",
+            resources::RESOURCE,
             false,
         ),
     ]

@@ -113,6 +113,26 @@ fn adopting(opts: &PlanOptions, kind: &str, namespace: Option<&str>, name: &str)
         })
 }
 
+/// A kind the cluster does not serve, named by a `resource` item: the CRD it needs, and how to get it.
+fn crd_not_served(app: &App, e: EngineError) -> EngineError {
+    let EngineError::UnknownKind { api_version, kind } = e else {
+        return e;
+    };
+    match app
+        .resources
+        .iter()
+        .find(|r| r.api_version == api_version && r.kind == kind)
+    {
+        Some(r) => EngineError::CrdNotServed {
+            item: r.what(),
+            api_version,
+            kind,
+            crd: r.crd.clone(),
+        },
+        None => EngineError::UnknownKind { api_version, kind },
+    }
+}
+
 /// Render the app for the target and resolve how each object is served.
 pub async fn desired(
     conn: &Connection,
@@ -205,7 +225,9 @@ pub async fn plan_source(
     } else {
         super::rotate::resolve(app, &plan_opts.rotate)?
     };
-    let mut desired = desired(conn, &source.objects, &source.namespace, &resources).await?;
+    let mut desired = desired(conn, &source.objects, &source.namespace, &resources)
+        .await
+        .map_err(|e| crd_not_served(app, e))?;
 
     let ns_served = resources
         .served(&conn.client, &gvk("v1", "Namespace"))

@@ -1,0 +1,185 @@
+//! Custom resources of other projects (`crds` and `resource`), end to end (in process, on the local
+//! cluster or the real control plane of `PICELI_REAL_KUBECONFIG`): an app with a Gateway API HTTPRoute
+//! and a Prometheus Operator ServiceMonitor, whose vendored CRDs (`tests/crds/`) it installs, renders them
+//! in apply order (a snapshot), deploys, and re-plans to no change; an app whose CRD the cluster does not
+//! serve is refused at plan with PCL0238 naming the CRD, before anything is applied; a value from Rust that
+//! the CRD's schema refuses is refused when the app runs, with the code the macro would give.
+
+use piceli::runtime::Coded;
+use piceli::runtime::engine::session::Session;
+use piceli::runtime::render::{Options, render, to_yaml};
+use piceli_test_support::Cluster;
+
+use crate::cluster_session::options;
+
+fn port() -> i64 {
+    80
+}
+
+mod installed {
+    use super::port;
+    piceli::app! {
+        app gateway-test;
+        target local = local(namespace: "gateway");
+        crds "tests/crds/" { install: true };
+
+        service api {
+            spec: { selector: { app: "api" }, ports: [{ name: "http", port: 80, targetPort: 8080 }] },
+        }
+        resource gateway.networking.k8s.io/v1/HTTPRoute web {
+            labels: { tier: "edge" },
+            spec: {
+                parentRefs: [{ name: "public" }],
+                hostnames: ["shop.example.com"],
+                rules: [{
+                    matches: [{ path: { type: "PathPrefix", value: "/" } }],
+                    backendRefs: [{ name: "api", port: (port()) }],
+                }],
+            },
+        }
+        resource ServiceMonitor api {
+            spec: {
+                selector: { matchLabels: { "app.kubernetes.io/name": "gateway-test" } },
+                endpoints: [{ port: "http", interval: "30s" }],
+            },
+        }
+    }
+}
+
+mod not_installed {
+    piceli::app! {
+        app gateway-test;
+        target local = local(namespace: "gateway-missing");
+        crds "tests/ui/fixtures/other-certificate-crd.yaml";
+
+        resource certs.example.com/v1/Certificate shop {
+            spec: { host: "shop.example.com" },
+        }
+    }
+}
+
+fn hostnames() -> Vec<String> {
+    vec!["shop.example.com".into(), "Not_A_Host".into()]
+}
+
+mod checked_at_run_time {
+    use super::hostnames;
+    piceli::app! {
+        app gateway-test;
+        crds "tests/crds/gateway.networking.k8s.io_httproutes.yaml";
+
+        resource gateway.networking.k8s.io/v1/HTTPRoute web {
+            spec: { hostnames: (hostnames()), rules: [{ backendRefs: [{ name: "api", port: 80 }] }] },
+        }
+    }
+}
+
+#[test]
+fn a_value_from_rust_is_checked_against_the_crd_schema_when_the_app_runs() {
+    let err = render(
+        &checked_at_run_time::gateway_test::app(),
+        &Options::default(),
+    )
+    .expect_err("a hostname the schema's pattern refuses");
+    assert_eq!(err.code().as_str(), "PCL0233", "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("spec › hostnames[1] must match") && message.contains("`Not_A_Host`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn custom_resources_render_after_their_crds_with_the_app_labels() {
+    let rendered = render(&installed::gateway_test::app(), &Options::default()).expect("render");
+    let kinds: Vec<&str> = rendered
+        .objects
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "CustomResourceDefinition",
+            "CustomResourceDefinition",
+            "CustomResourceDefinition",
+            "CustomResourceDefinition",
+            "HTTPRoute",
+            "ServiceMonitor",
+            "Service",
+        ]
+    );
+    // The CRDs are long: the snapshot keeps the app's own objects.
+    let own: Vec<serde_json::Value> = rendered
+        .objects
+        .into_iter()
+        .filter(|o| o["kind"] != "CustomResourceDefinition")
+        .collect();
+    insta::assert_snapshot!("custom_resources", to_yaml(&own).expect("yaml"));
+}
+
+/// The live object `kind/name` in `namespace`, as JSON.
+fn live(cluster: &Cluster, kind: &str, namespace: &str, name: &str) -> serde_json::Value {
+    let out = cluster
+        .kubectl()
+        .args(["get", kind, name, "-n", namespace, "-o", "json"])
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_installs_its_crds_and_deploys_a_route_and_a_monitor() {
+    let cluster = Cluster::start();
+    let state = tempfile::tempdir().expect("state dir");
+    let opts = options(&cluster, state.path());
+
+    // Not installed, not served: refused at plan, naming the CRD.
+    let session = Session::open(not_installed::gateway_test::app(), &opts)
+        .await
+        .expect("session");
+    let err = session.plan(vec![], false).await.expect_err("refused");
+    assert_eq!(err.code().as_str(), "PCL0238", "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("certificates.certs.example.com")
+            && message.contains("resource certs.example.com/v1/Certificate shop"),
+        "{message}"
+    );
+    assert!(err.help().contains("install: true"), "{}", err.help());
+
+    let session = Session::open(installed::gateway_test::app(), &opts)
+        .await
+        .expect("session");
+    let plan = session.plan(vec![], false).await.expect("plan");
+    session.apply(&plan.hash).await.expect("apply");
+    let route = live(
+        &cluster,
+        "httproutes.gateway.networking.k8s.io",
+        "gateway",
+        "web",
+    );
+    assert_eq!(route["metadata"]["labels"]["tier"], "edge");
+    assert_eq!(
+        route["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "piceli"
+    );
+    assert_eq!(route["spec"]["rules"][0]["backendRefs"][0]["port"], 80);
+    assert_eq!(route["spec"]["hostnames"][0], "shop.example.com");
+    let monitor = live(
+        &cluster,
+        "servicemonitors.monitoring.coreos.com",
+        "gateway",
+        "api",
+    );
+    assert_eq!(monitor["spec"]["endpoints"][0]["port"], "http");
+    // A re-plan changes nothing.
+    let again = session.plan(vec![], false).await.expect("re-plan");
+    assert!(!again.has_changes(), "{:?}", again.actions);
+}

@@ -1,0 +1,43 @@
+//! Custom resources of other projects, checked against their vendored CRDs (`tests/crds/`, copied to
+//! `crds/` next to the crate trybuild generates): a Gateway API HTTPRoute, a Prometheus Operator
+//! ServiceMonitor, a cert-manager Certificate, a cluster-scoped GatewayClass, a value from Rust.
+
+fn hosts() -> Vec<String> {
+    vec!["shop.example.com".into()]
+}
+
+piceli::app! {
+    app shop;
+    crds "crds/";
+
+    deployment api {
+        image: "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d",
+        ports: { http: 8080 },
+    }
+    service api -> api { port: 80 => http }
+
+    resource gateway.networking.k8s.io/v1/HTTPRoute web {
+        labels: { tier: "edge" },
+        spec: {
+            parentRefs: [{ name: "public" }],
+            hostnames: (hosts()),
+            rules: [{
+                matches: [{ path: { type: "PathPrefix", value: "/" } }],
+                backendRefs: [{ name: "api", port: 80 }],
+            }],
+        },
+    }
+    resource ServiceMonitor api {
+        spec: { selector: { matchLabels: { "app.kubernetes.io/name": "shop" } }, endpoints: [{ port: "http", interval: "30s" }] },
+    }
+    resource cert-manager.io/v1/Certificate shop-tls {
+        spec: { secretName: "shop-tls", dnsNames: ["shop.example.com"], issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" } },
+    }
+    resource GatewayClass public {
+        spec: { controllerName: "example.com/gateway-controller" },
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    shop::main()
+}
