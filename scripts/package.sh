@@ -147,8 +147,9 @@ grep -q '^piceli = "[0-9]*\.[0-9]*"$' "$APP/Cargo.toml" || die "piceli new did n
   echo "# scripts/package.sh: the packaged crates, not the checkout."
   echo "[patch.crates-io]"
   for c in "${PUBLISHED[@]}"; do
-    # Not in an app's graph (cargo would warn of an unused patch): the local cluster and the command.
-    case "$c" in piceli-sim | piceli-bin) continue ;; esac
+    # Not in a new app's graph (cargo would warn of an unused patch): the optional OTLP export, the local
+    # cluster and the command.
+    case "$c" in piceli-otlp | piceli-sim | piceli-bin) continue ;; esac
     echo "$c = { path = \"$(ls -d "$STAGE"/crates/"$c"-[0-9]* | head -1)\" }"
   done
 } >>"$APP/Cargo.toml"

@@ -188,9 +188,15 @@ mod tests {
     #[test]
     fn the_operator_skeleton_is_named_after_the_app() {
         let (main, greeting) = operator_sources("my-op");
-        assert!(main.contains("app my-op;") && main.contains("my_op::main()"), "{main}");
+        assert!(
+            main.contains("app my-op;") && main.contains("my_op::main()"),
+            "{main}"
+        );
         assert!(main.contains("greetings.my-op.example.com"), "{main}");
-        assert!(greeting.contains("group = \"my-op.example.com\""), "{greeting}");
+        assert!(
+            greeting.contains("group = \"my-op.example.com\""),
+            "{greeting}"
+        );
         assert!(!main.contains("__") && !greeting.contains("__"));
     }
 }

@@ -130,7 +130,10 @@ fn new_writes_a_starter_crate() {
     assert!(readme.contains("cargo run -- render") && readme.contains("piceli import yaml"));
     // By version: the release line of this build, any semver-compatible published piceli.
     let manifest = std::fs::read_to_string(app.join("Cargo.toml")).expect("Cargo.toml");
-    let line = env!("CARGO_PKG_VERSION").rsplit_once('.').map(|(l, _)| l).unwrap_or_default();
+    let line = env!("CARGO_PKG_VERSION")
+        .rsplit_once('.')
+        .map(|(l, _)| l)
+        .unwrap_or_default();
     assert!(
         manifest.contains(&format!("\npiceli = \"{line}\"\n")),
         "{manifest}"

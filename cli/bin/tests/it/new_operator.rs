@@ -37,7 +37,11 @@ fn build(tmp: &Path) -> std::path::PathBuf {
         .arg(&root)
         .output()
         .expect("piceli new runs");
-    assert!(out.status.success(), "piceli new --operator: {}", text(&out));
+    assert!(
+        out.status.success(),
+        "piceli new --operator: {}",
+        text(&out)
+    );
     assert!(app.join("src/greeting.rs").is_file());
     // The workspace's lock file, so the build resolves offline to the versions already downloaded.
     std::fs::copy(root.join("Cargo.lock"), app.join("Cargo.lock")).expect("copy Cargo.lock");
@@ -114,18 +118,30 @@ fn new_operator_builds_renders_deploys_serves_and_reconciles_sim_only() {
         .output()
         .expect("deploy runs");
     assert_eq!(planned.status.code(), Some(3), "deploy: {}", text(&planned));
-    let plan: Value = serde_json::from_slice(&planned.stdout).expect("deploy prints its plan");
+    // JSON lines: the `plan` event (with the hash to approve), then the result.
+    let plan: Value = String::from_utf8_lossy(&planned.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["event"] == "plan")
+        .unwrap_or_else(|| panic!("deploy prints its plan: {}", text(&planned)));
     let hash = plan["hash"].as_str().expect("hash").to_string();
     let applied = app_cmd(
         &bin,
         &cluster,
         work.path(),
-        &["deploy", "--approve", &hash, "--timeout", "0"],
+        &["deploy", "--approve", &hash, "--timeout", "0", "-o", "json"],
     )
     .output()
     .expect("deploy --approve runs");
-    assert!(applied.status.success(), "deploy --approve: {}", text(&applied));
-    kubectl::ok(admin, &["get", &format!("crd/greetings.{NAME}.example.com")]);
+    assert!(
+        applied.status.success(),
+        "deploy --approve: {}",
+        text(&applied)
+    );
+    kubectl::ok(
+        admin,
+        &["get", &format!("crd/greetings.{NAME}.example.com")],
+    );
     kubectl::ok(admin, &["create", "namespace", "demo"]);
 
     let addr = process::free_port();
@@ -147,7 +163,8 @@ fn new_operator_builds_renders_deploys_serves_and_reconciles_sim_only() {
     let serve_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
 
     // Admitted through the webhook (once `serve` has made its CA and injected it), then answered.
-    let apply = |yaml: &str| kubectl::run(admin, Some(work.path()), &["apply", "-f", "-"], Some(yaml));
+    let apply =
+        |yaml: &str| kubectl::run(admin, Some(work.path()), &["apply", "-f", "-"], Some(yaml));
     let began = std::time::Instant::now();
     loop {
         let (code, _, err) = apply(&greeting("world", "hi")).parts();
