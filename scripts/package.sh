@@ -5,6 +5,8 @@
 #                                       semver-compatible dependencies); a warning fails either build
 #   bash scripts/package.sh --lock-only the first build only
 #   bash scripts/package.sh --no-build  package only (no app build)
+#   bash scripts/package.sh --all       also the packages no new app links: the app with `--features
+#                                       piceli/otlp`, and piceli-bin (with piceli-sim) built from its package
 #
 # 1. Metadata: no manifest may name example.invalid; a published crate without `repository` is a note (the
 #    project's public URL must be set before a real publish).
@@ -32,11 +34,13 @@ PUBLISHED=(piceli-core piceli-net piceli-dsl piceli-macros piceli-image piceli-i
 
 build=yes
 update=yes
+all=no
 case "${1:-}" in
   --lock-only) update=no ;;
   --no-build) build=no ;;
+  --all) all=yes ;;
   "") ;;
-  *) echo "usage: scripts/package.sh [--lock-only | --no-build]" >&2; exit 2 ;;
+  *) echo "usage: scripts/package.sh [--lock-only | --no-build | --all]" >&2; exit 2 ;;
 esac
 
 log() { printf 'package.sh: %s\n' "$*" >&2; }
@@ -158,18 +162,20 @@ cp Cargo.lock "$APP/Cargo.lock"
 # The shared app build (piceli_test_support::apps::PROFILE, no rustflags).
 app_build() {
   local what="$1" out="$STAGE/build-$1.log" t0
+  shift
   t0=$(date +%s)
   set +e
   (cd "$APP" && env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS -u CARGO_BUILD_TARGET \
     CARGO_TARGET_DIR="$APPS" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
     CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_INCREMENTAL=0 CARGO_TERM_COLOR=never \
-    cargo build --release 2>"$out")
+    cargo build --release "$@" 2>"$out")
   local code=$?
   set -e
   local took=$(($(date +%s) - t0))
   [ "$code" -eq 0 ] || { cat "$out" >&2; die "the new app ($what) does not build against the packages"; }
   # -D warnings: any warning (the app's own, or one of the unpacked piceli crates) fails the run.
-  if grep -E '^warning' "$out" >&2; then
+  # (With --all every package is patched in through --config; cargo names the ones a build does not use.)
+  if grep -E '^warning' "$out" | grep -v -E '^warning: patch `piceli-[a-z]+ .*` was not used in the crate graph$' >&2; then
     die "the new app's build ($what) has warnings (above; the whole log: $out)"
   fi
   local rendered
@@ -183,5 +189,30 @@ app_build workspace-lock
 if [ "$update" = yes ]; then
   (cd "$APP" && cargo update 2>&1 | grep -E 'Updating|Adding|Removing|Locking' | head -40 >&2 || true)
   app_build cargo-update
+fi
+if [ "$all" = yes ]; then
+  # Every package patched in through cargo's --config (the app's Cargo.toml patches only what it links).
+  patches=()
+  for c in "${PUBLISHED[@]}"; do
+    patches+=(--config "patch.crates-io.$c.path=\"$(ls -d "$STAGE"/crates/"$c"-[0-9]* | head -1)\"")
+  done
+  sed -i '/^\[patch.crates-io\]/,$d' "$APP/Cargo.toml"
+  app_build otlp --features piceli/otlp "${patches[@]}"
+  (cd "$APP" && cargo tree -q -e normal --features piceli/otlp "${patches[@]}" -i piceli-otlp 2>/dev/null) |
+    head -1 | grep -q "($STAGE/crates/piceli-otlp-" || die "the otlp build does not use piceli-otlp's package"
+  t0=$(date +%s)
+  bin_dir=$(ls -d "$STAGE"/crates/piceli-bin-[0-9]* | head -1)
+  # Its own workspace: the stage may lie inside the checkout's directory (target/), whose workspace would
+  # otherwise claim it.
+  printf '\n[workspace]\n' >>"$bin_dir/Cargo.toml"
+  (cd "$bin_dir" && env -u RUSTFLAGS CARGO_TARGET_DIR="$APPS" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+    CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_INCREMENTAL=0 \
+    cargo build --release "${patches[@]}" 2>"$STAGE/build-piceli-bin.log") ||
+    { tail -40 "$STAGE/build-piceli-bin.log" >&2; die "piceli-bin does not build from its package"; }
+  if grep -E '^warning' "$STAGE/build-piceli-bin.log" |
+    grep -v -E '^warning: patch `piceli-[a-z]+ .*` was not used in the crate graph$' >&2; then die "piceli-bin's build from its package warns"; fi
+  "$APPS/release/piceli" new "$STAGE/from-packaged-bin" --operator >/dev/null 2>&1 ||
+    die "the packaged piceli-bin's \`piceli new --operator\` failed"
+  log "piceli-bin (with piceli-sim) built from its package in $(($(date +%s) - t0)) s; its \`piceli new\` works"
 fi
 log "ok: the packages build a new app on their own"
