@@ -175,7 +175,7 @@ app_build() {
   [ "$code" -eq 0 ] || { cat "$out" >&2; die "the new app ($what) does not build against the packages"; }
   # -D warnings: any warning (the app's own, or one of the unpacked piceli crates) fails the run.
   # (With --all every package is patched in through --config; cargo names the ones a build does not use.)
-  if grep -E '^warning' "$out" | grep -v -E '^warning: patch `piceli-[a-z]+ .*` was not used in the crate graph$' >&2; then
+  if grep -E '^warning' "$out" | grep -v -E '^warning: patch `piceli(-[a-z]+)? .*` was not used in the crate graph$' >&2; then
     die "the new app's build ($what) has warnings (above; the whole log: $out)"
   fi
   local rendered
@@ -210,7 +210,7 @@ if [ "$all" = yes ]; then
     cargo build --release "${patches[@]}" 2>"$STAGE/build-piceli-bin.log") ||
     { tail -40 "$STAGE/build-piceli-bin.log" >&2; die "piceli-bin does not build from its package"; }
   if grep -E '^warning' "$STAGE/build-piceli-bin.log" |
-    grep -v -E '^warning: patch `piceli-[a-z]+ .*` was not used in the crate graph$' >&2; then die "piceli-bin's build from its package warns"; fi
+    grep -v -E '^warning: patch `piceli(-[a-z]+)? .*` was not used in the crate graph$' >&2; then die "piceli-bin's build from its package warns"; fi
   "$APPS/release/piceli" new "$STAGE/from-packaged-bin" --operator >/dev/null 2>&1 ||
     die "the packaged piceli-bin's \`piceli new --operator\` failed"
   log "piceli-bin (with piceli-sim) built from its package in $(($(date +%s) - t0)) s; its \`piceli new\` works"
