@@ -16,14 +16,17 @@ pub enum PiceliDep {
 }
 
 impl PiceliDep {
-    /// The checkout this binary was built from, when it is still there; otherwise this version.
-    pub fn default_for_this_build() -> PiceliDep {
-        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        match here.canonicalize() {
-            Ok(p) if p.join("macros").is_dir() && p.join("Cargo.toml").is_file() => {
-                PiceliDep::Path(p)
-            }
-            _ => PiceliDep::Version(env!("CARGO_PKG_VERSION").to_string()),
+    /// The release line of this build, `MAJOR.MINOR` (`piceli = "0.1"`): any semver-compatible published
+    /// version. A checkout is asked for with `--piceli-path`.
+    pub fn published() -> PiceliDep {
+        PiceliDep::Version(release_line(env!("CARGO_PKG_VERSION")))
+    }
+
+    /// `--piceli-path PATH` when given (made absolute when it exists), else [`PiceliDep::published`].
+    pub fn from_flag(path: Option<&Path>) -> PiceliDep {
+        match path {
+            Some(p) => PiceliDep::Path(p.canonicalize().unwrap_or_else(|_| p.to_path_buf())),
+            None => PiceliDep::published(),
         }
     }
 
@@ -33,6 +36,12 @@ impl PiceliDep {
             PiceliDep::Version(v) => format!("piceli = {v:?}"),
         }
     }
+}
+
+/// `MAJOR.MINOR` of a version (`0.1.0` → `0.1`, `1.2.3-rc.1` → `1.2`).
+fn release_line(version: &str) -> String {
+    let core = version.split(['-', '+']).next().unwrap_or(version);
+    core.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
 /// The dev profile of generated crates (docs/new.md explains and measures it): dependencies without
@@ -89,6 +98,20 @@ pub fn starter_source(name: &str) -> String {
     )
 }
 
+/// The operator skeleton `piceli new --operator` writes: `src/main.rs` (the `app!` with a custom resource, a
+/// controller and a validating webhook) and `src/greeting.rs` (the resource and the handlers), for the app
+/// `name` (a DNS label).
+pub fn operator_sources(name: &str) -> (String, String) {
+    let fill = |t: &str| {
+        t.replace("__NAME__", name)
+            .replace("__MODULE__", &name.replace('-', "_"))
+    };
+    (
+        fill(include_str!("templates/operator_main.rs.in")),
+        fill(include_str!("templates/operator_greeting.rs.in")),
+    )
+}
+
 /// Write a new crate at `dir` (created; refused when it already has a `Cargo.toml`).
 pub fn write_crate(
     dir: &Path,
@@ -141,4 +164,39 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), ImportError> {
         std::fs::create_dir_all(parent).map_err(fail)?;
     }
     std::fs::write(path, text).map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dependency_is_the_release_line_unless_a_checkout_is_named() {
+        assert_eq!(release_line("0.1.0"), "0.1");
+        assert_eq!(release_line("1.2.3-rc.1"), "1.2");
+        let published = PiceliDep::from_flag(None);
+        assert_eq!(published, PiceliDep::Version("0.1".into()));
+        assert!(cargo_toml("shop", &published).contains("\npiceli = \"0.1\"\n"));
+        let checkout = PiceliDep::from_flag(Some(Path::new("/no/such/checkout")));
+        assert!(
+            cargo_toml("shop", &checkout).contains("piceli = { path = \"/no/such/checkout\" }"),
+            "{}",
+            cargo_toml("shop", &checkout)
+        );
+    }
+
+    #[test]
+    fn the_operator_skeleton_is_named_after_the_app() {
+        let (main, greeting) = operator_sources("my-op");
+        assert!(
+            main.contains("app my-op;") && main.contains("my_op::main()"),
+            "{main}"
+        );
+        assert!(main.contains("greetings.my-op.example.com"), "{main}");
+        assert!(
+            greeting.contains("group = \"my-op.example.com\""),
+            "{greeting}"
+        );
+        assert!(!main.contains("__") && !greeting.contains("__"));
+    }
 }

@@ -1,5 +1,7 @@
-//! `piceli new NAME`: a starter app crate (Cargo.toml with the fast dev profile, the quick start's app in
-//! src/main.rs, a README with the two commands), written by piceli-import's crate writer.
+//! `piceli new NAME [--operator]`: a starter app crate (Cargo.toml with the fast dev profile and a dependency
+//! on the published piceli, the quick start's app in src/main.rs — or with `--operator` a custom resource, a
+//! controller and a validating webhook in src/main.rs and src/greeting.rs — and a README), written by
+//! piceli-import's crate writer.
 
 use crate::exit::Failure;
 use clap::Args;
@@ -11,10 +13,13 @@ use std::path::PathBuf;
 pub struct NewArgs {
     /// The crate's directory; its last part (made a DNS label) is the app's name.
     pub name: PathBuf,
-    /// Depend on the piceli checkout at PATH (default: the one this binary was built from, when present,
-    /// else the published version).
+    /// Depend on the piceli checkout at PATH (default: the published release line, `piceli = "0.1"`).
     #[arg(long, value_name = "PATH")]
     pub piceli_path: Option<PathBuf>,
+    /// Write an operator: a `Greeting` custom resource, its controller and a validating webhook, served
+    /// by the app's `serve`.
+    #[arg(long)]
+    pub operator: bool,
 }
 
 /// Run `new`.
@@ -25,18 +30,19 @@ pub fn run(args: &NewArgs) -> Result<(), Failure> {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "app".into());
     let app = super::import::app_name(&base);
-    let dep = match &args.piceli_path {
-        Some(p) => PiceliDep::Path(p.canonicalize().unwrap_or_else(|_| p.clone())),
-        None => PiceliDep::default_for_this_build(),
+    let dep = PiceliDep::from_flag(args.piceli_path.as_deref());
+    let (main, extra) = if args.operator {
+        let (main, greeting) = write::operator_sources(&app);
+        (main, Some(greeting))
+    } else {
+        (write::starter_source(&app), None)
     };
-    let files = write::write_crate(
-        &args.name,
-        &app,
-        &dep,
-        &write::starter_source(&app),
-        None,
-        "",
-    )?;
+    let mut files = write::write_crate(&args.name, &app, &dep, &main, None, "")?;
+    if let Some(greeting) = extra {
+        let path = args.name.join("src/greeting.rs");
+        write::write_file(&path, &greeting)?;
+        files.push(path);
+    }
     for f in files {
         eprintln!("wrote {}", f.display());
     }

@@ -100,8 +100,14 @@ fn warnings_are_coded_and_a_crate_is_written() {
     let env = std::fs::read_to_string(app.join(".env.example")).expect(".env.example");
     assert!(env.contains("DB_PASSWORD="));
     let toml = std::fs::read_to_string(app.join("Cargo.toml")).expect("Cargo.toml");
+    // By version (this build's release line) unless `--piceli-path` names a checkout.
+    let line = env!("CARGO_PKG_VERSION")
+        .rsplit_once('.')
+        .map(|(l, _)| l)
+        .unwrap_or_default();
     assert!(
-        toml.contains("piceli = { path = ") && toml.contains("debug = \"line-tables-only\""),
+        toml.contains(&format!("\npiceli = \"{line}\"\n"))
+            && toml.contains("debug = \"line-tables-only\""),
         "{toml}"
     );
 
@@ -128,6 +134,16 @@ fn new_writes_a_starter_crate() {
     );
     let readme = std::fs::read_to_string(app.join("README.md")).expect("README");
     assert!(readme.contains("cargo run -- render") && readme.contains("piceli import yaml"));
+    // By version: the release line of this build, any semver-compatible published piceli.
+    let manifest = std::fs::read_to_string(app.join("Cargo.toml")).expect("Cargo.toml");
+    let line = env!("CARGO_PKG_VERSION")
+        .rsplit_once('.')
+        .map(|(l, _)| l)
+        .unwrap_or_default();
+    assert!(
+        manifest.contains(&format!("\npiceli = \"{line}\"\n")),
+        "{manifest}"
+    );
     piceli().arg("new").arg(&app).assert().code(1);
 }
 

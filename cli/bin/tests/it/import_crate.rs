@@ -75,6 +75,8 @@ fn an_imported_crate_builds_and_renders_its_input() {
     let out = Command::new(env!("CARGO_BIN_EXE_piceli"))
         .args(["import", "yaml", "-", "--crate"])
         .arg(&app)
+        .arg("--piceli-path")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

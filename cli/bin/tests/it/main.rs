@@ -5,4 +5,5 @@ mod import;
 mod import_crate;
 mod import_live;
 mod import_pin;
+mod new_operator;
 mod shell;

@@ -73,8 +73,8 @@ pub struct OutArgs {
     /// ~/.docker/config.json.
     #[arg(long, value_name = "FILE", requires = "pin")]
     pub registry_auth: Option<PathBuf>,
-    /// With `--crate`: depend on the piceli checkout at PATH (default: the one this binary was built
-    /// from, when present, else the published version).
+    /// With `--crate`: depend on the piceli checkout at PATH (default: the published release line,
+    /// `piceli = "0.1"`).
     #[arg(long, value_name = "PATH")]
     pub piceli_path: Option<PathBuf>,
 }
@@ -167,10 +167,7 @@ pub fn app_name(s: &str) -> String {
 
 fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<PathBuf>, Failure> {
     if let Some(dir) = &out.crate_dir {
-        let dep = match &out.piceli_path {
-            Some(p) => PiceliDep::Path(p.canonicalize().unwrap_or_else(|_| p.clone())),
-            None => PiceliDep::default_for_this_build(),
-        };
+        let dep = PiceliDep::from_flag(out.piceli_path.as_deref());
         let name = app.unwrap_or(&i.app);
         return write::write_crate(dir, name, &dep, &i.source, Some(i), INCLUDE_PATH)
             .map_err(Failure::from);
