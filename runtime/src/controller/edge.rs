@@ -91,9 +91,9 @@ impl<K: Resource + Serialize> EdgeState<K> {
 
     /// The edge due for `obj` (`known`: count it as created even when unseen, e.g. it carries our
     /// finalizer from an earlier run).
-    pub fn due(&self, obj: &Arc<K>, known: bool) -> Due<K> {
+    pub fn due(&self, key: &str, obj: &Arc<K>, known: bool) -> Due<K> {
         let mut seen = self.lock();
-        let Some(s) = seen.get_mut(&key_of(obj.as_ref())) else {
+        let Some(s) = seen.get_mut(key) else {
             return if known { Due::Nothing } else { Due::Create };
         };
         if s.changed_in(obj.as_ref()) {
@@ -105,33 +105,36 @@ impl<K: Resource + Serialize> EdgeState<K> {
         }
     }
 
-    /// Records `obj` as handled (`timer_fired`: its timer restarts now); how long until its timer is
-    /// due (`None` without `every:`).
-    pub fn handled(&self, obj: &Arc<K>, timer_fired: bool) -> Option<Duration> {
+    /// Records `obj` (at `key`, see [`key_of`]) as handled (`timer_fired`: its timer restarts now); how
+    /// long until its timer is due (`None` without `every:`).
+    pub fn handled(&self, key: &str, obj: &Arc<K>, timer_fired: bool) -> Option<Duration> {
         let mut seen = self.lock();
-        let key = key_of(obj.as_ref());
-        let previous = seen.remove(&key);
-        let keep_timer = previous
-            .as_ref()
-            .and_then(|s| s.next_timer)
-            .filter(|_| !timer_fired);
         let now = Instant::now();
-        let next_timer = keep_timer.or_else(|| self.every.map(|e| now + e));
-        // The same stored version keeps its digest; another one gets its own when next compared.
-        let essence = previous
-            .filter(|s| {
+        let fresh_timer = || self.every.map(|e| now + e);
+        let next_timer = match seen.get_mut(key) {
+            Some(s) => {
+                // The same stored version keeps its digest; another one gets its own when next compared.
                 let (old, new) = (s.obj.meta(), obj.meta());
-                old.resource_version.is_some() && old.resource_version == new.resource_version
-            })
-            .and_then(|s| s.essence);
-        seen.insert(
-            key,
-            Seen {
-                obj: obj.clone(),
-                essence,
-                next_timer,
-            },
-        );
+                if old.resource_version.is_none() || old.resource_version != new.resource_version {
+                    s.essence = None;
+                }
+                s.obj = obj.clone();
+                s.next_timer = s.next_timer.filter(|_| !timer_fired).or_else(fresh_timer);
+                s.next_timer
+            }
+            None => {
+                let next_timer = fresh_timer();
+                seen.insert(
+                    key.to_string(),
+                    Seen {
+                        obj: obj.clone(),
+                        essence: None,
+                        next_timer,
+                    },
+                );
+                next_timer
+            }
+        };
         next_timer.map(|at| at.saturating_duration_since(now))
     }
 
@@ -173,15 +176,15 @@ mod tests {
     fn create_then_update_with_the_old_object_and_metadata_only_changes_are_not_updates() {
         let state = EdgeState::new(None);
         let first = cm("1", "x");
-        assert!(matches!(state.due(&first, false), Due::Create));
-        assert_eq!(state.handled(&first, false), None);
+        assert!(matches!(state.due("ns/a", &first, false), Due::Create));
+        assert_eq!(state.handled("ns/a", &first, false), None);
         let mut finalized = (*cm("2", "x")).clone();
         finalized.metadata.finalizers = Some(vec!["f".into()]);
         assert!(matches!(
-            state.due(&Arc::new(finalized), false),
+            state.due("ns/a", &Arc::new(finalized), false),
             Due::Nothing
         ));
-        match state.due(&cm("3", "y"), false) {
+        match state.due("ns/a", &cm("3", "y"), false) {
             Due::Update(old) => assert_eq!(old.data.as_ref().unwrap()["k"], "x"),
             _ => panic!("a data change is an update"),
         }
@@ -192,7 +195,7 @@ mod tests {
             Some("x".into())
         );
         assert!(
-            matches!(state.due(&first, true), Due::Nothing),
+            matches!(state.due("ns/a", &first, true), Due::Nothing),
             "known objects are not re-created"
         );
     }
@@ -201,12 +204,12 @@ mod tests {
     fn a_timer_is_due_after_its_period_and_restarts_when_fired() {
         let state = EdgeState::new(Some(Duration::from_millis(20)));
         let obj = cm("1", "x");
-        state.handled(&obj, false);
-        assert!(matches!(state.due(&obj, false), Due::Nothing));
+        state.handled("ns/a", &obj, false);
+        assert!(matches!(state.due("ns/a", &obj, false), Due::Nothing));
         std::thread::sleep(Duration::from_millis(25));
-        assert!(matches!(state.due(&obj, false), Due::Timer));
-        state.handled(&obj, true);
-        assert!(matches!(state.due(&obj, false), Due::Nothing));
+        assert!(matches!(state.due("ns/a", &obj, false), Due::Timer));
+        state.handled("ns/a", &obj, true);
+        assert!(matches!(state.due("ns/a", &obj, false), Due::Nothing));
         let present = std::collections::HashSet::new();
         assert_eq!(state.vanished(&present), vec!["ns/a".to_string()]);
     }

@@ -307,7 +307,7 @@ where
     reg.metrics.dequeued(&key);
     reg.metrics.started();
     let began = Instant::now();
-    let result = handle(reg, obj, cx).instrument(span.clone()).await;
+    let result = handle(reg, obj, cx, &key).instrument(span.clone()).await;
     reg.metrics.finished(began.elapsed(), result.is_ok());
     if result.is_ok() && reg.failures.succeeded(&key) {
         reg.metrics.retrying(-1);
@@ -335,6 +335,7 @@ async fn handle<K: Watched>(
     reg: &Registered<K>,
     obj: Arc<K>,
     cx: Context,
+    key: &str,
 ) -> Result<Action, HandlerError>
 where
     K::Scope: ScopeApi,
@@ -347,7 +348,7 @@ where
     match &reg.handling {
         Handling::Level(f) if !reg.options.finalizer => return f(obj, cx).await.map(with_timer),
         Handling::Edge(h) if !reg.options.finalizer => {
-            return edge(reg, h.as_ref(), obj, false, &cx).await;
+            return edge(reg, h.as_ref(), obj, false, &cx, key).await;
         }
         _ => {}
     }
@@ -383,7 +384,7 @@ where
             let deleting = obj.meta().deletion_timestamp.is_some();
             if !ours && !deleting {
                 // on_create runs before the finalizer is added: a crash in between repeats it.
-                edge(reg, h.as_ref(), obj.clone(), false, &cx).await?;
+                edge(reg, h.as_ref(), obj.clone(), false, &cx, key).await?;
             }
             let h = h.clone();
             Box::pin(in_finalizer(
@@ -392,10 +393,10 @@ where
                 obj,
                 move |ev| async move {
                     match ev {
-                        Event::Apply(o) => edge(reg, h.as_ref(), o, true, &cx).await,
+                        Event::Apply(o) => edge(reg, h.as_ref(), o, true, &cx, key).await,
                         Event::Cleanup(o) => {
                             h.call(Edge::Delete, None, &o, &cx).await?;
-                            reg.edge.forget(&key_of(o.as_ref()));
+                            reg.edge.forget(key);
                             Ok(Action::await_change())
                         }
                     }
@@ -427,15 +428,16 @@ where
     })
 }
 
-/// The due edge of `obj`, handled; the next timer as the requeue.
+/// The due edge of `obj` (at `key`), handled; the next timer as the requeue.
 async fn edge<K: Watched>(
     reg: &Registered<K>,
     handler: &dyn EdgeHandler<K>,
     obj: Arc<K>,
     known: bool,
     cx: &Context,
+    key: &str,
 ) -> Result<Action, HandlerError> {
-    let fired = match reg.edge.due(&obj, known) {
+    let fired = match reg.edge.due(key, &obj, known) {
         Due::Create => {
             handler.call(Edge::Create, None, &obj, cx).await?;
             false
@@ -450,7 +452,7 @@ async fn edge<K: Watched>(
         }
         Due::Nothing => false,
     };
-    Ok(match reg.edge.handled(&obj, fired) {
+    Ok(match reg.edge.handled(key, &obj, fired) {
         Some(d) => Action::requeue(d),
         None => Action::await_change(),
     })
