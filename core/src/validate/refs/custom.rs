@@ -386,6 +386,10 @@ fn monitor(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
         }
         Some(_) => return,
     }
+    // An empty selector selects every Service of the namespace, the app's or not.
+    if wanted.is_empty() {
+        return;
+    }
     let services: Vec<&Service> = app.services.iter().chain(&app.included_services).collect();
     let selected: Vec<&Service> = services
         .iter()
@@ -425,11 +429,7 @@ fn monitor(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
             format!(
                 "{} selects no Service of the app ({})",
                 o.what(),
-                if shown.is_empty() {
-                    "it has no Service".to_string()
-                } else {
-                    shown.join(", ")
-                }
+                shown.join(", ")
             ),
             help,
         );
