@@ -174,11 +174,20 @@ fn bare_names_are_strings_and_references_are_checked() {
     let joined = errors.join("\n---\n");
     assert_eq!(errors.len(), 5, "{joined}");
     assert!(joined.contains("no Service named `apii`"), "{joined}");
-    assert!(joined.contains("Service `api` has no port `81`"), "{joined}");
-    assert!(joined.contains("attaches to no Gateway of the app named `publc`"), "{joined}");
+    assert!(
+        joined.contains("Service `api` has no port `81`"),
+        "{joined}"
+    );
+    assert!(
+        joined.contains("attaches to no Gateway of the app named `publc`"),
+        "{joined}"
+    );
     assert!(joined.contains("has a port named `htp`"), "{joined}");
     assert!(joined.contains("did you mean `http`?"), "{joined}");
-    assert!(joined.contains("names no Issuer of the app called `ca`"), "{joined}");
+    assert!(
+        joined.contains("names no Issuer of the app called `ca`"),
+        "{joined}"
+    );
 }
 
 #[test]

@@ -15,8 +15,8 @@ pub enum Names {
     /// A `BackendObjectReference`: a Service of the app (`kind`/`group` unset or `Service`/`""`) and
     /// one of its ports (`port`).
     ServiceBackend,
-    /// A `ParentReference`: a Gateway `resource` of the app, unless `namespace:` names another
-    /// namespace's (someone else's).
+    /// A `ParentReference`: a Gateway `resource` of the app (and `sectionName` one of its listeners),
+    /// unless `namespace:` names another namespace's (someone else's).
     Gateway,
     /// A Secret the object makes (cert-manager writes the certificate there): workloads may mount it.
     MadeSecret,
@@ -270,7 +270,7 @@ fn parent(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
     };
     let gateways = resources_of(app, GATEWAY, "Gateway");
     if gateways.contains(&name.v.as_str()) {
-        return;
+        return listener(cx, app, &name, v);
     }
     let help = match did_you_mean(&name.v, gateways.iter().copied()) {
         Some(s) => format!("did you mean `{s}`?"),
@@ -286,6 +286,46 @@ fn parent(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
             "{} attaches to no Gateway of the app named `{}`",
             o.what(),
             name.v
+        ),
+        help,
+    );
+}
+
+/// A parentRef's `sectionName`: a listener of the app's Gateway it attaches to.
+fn listener(cx: &mut Ctx, app: &App, gateway: &Name, v: &BlockValue) {
+    let Some(section) = string(v, "sectionName").filter(|s| cx.known(s).is_some()) else {
+        return;
+    };
+    let Some(g) = app
+        .resources
+        .iter()
+        .find(|o| o.kind == "Gateway" && group_of(o) == GATEWAY && o.name.v == gateway.v)
+    else {
+        return;
+    };
+    let listeners: Vec<&str> = at_path(g, "spec.listeners[]")
+        .into_iter()
+        .filter_map(|l| match l {
+            BlockValue::Map(m) => match m.get("name") {
+                Some(BlockValue::Str(n)) => Some(n.v.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if listeners.contains(&section.v.as_str()) {
+        return;
+    }
+    let help = match did_you_mean(&section.v, listeners.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("its listeners: {}", super::super::list(&listeners)),
+    };
+    cx.error(
+        Code::UnknownCustomRef,
+        section.at,
+        format!(
+            "Gateway `{}` has no listener named `{}`",
+            gateway.v, section.v
         ),
         help,
     );
@@ -435,10 +475,21 @@ fn monitor(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
         );
         return;
     }
+    // The DSL's ports, or those written in `spec: { ports: [ … ] }`.
     let names: Vec<&str> = selected
         .iter()
-        .flat_map(|s| &s.ports)
-        .map(|p| p.name.v.as_str())
+        .flat_map(|s| {
+            let written = s.spec_ports().unwrap_or_default();
+            s.ports
+                .iter()
+                .map(|p| p.name.v.as_str())
+                .chain(
+                    written
+                        .into_iter()
+                        .filter_map(|(n, _)| n.map(|n| n.v.as_str())),
+                )
+                .collect::<Vec<_>>()
+        })
         .filter(|n| !n.is_empty())
         .collect();
     let Some(endpoints) = spec.get("endpoints") else {

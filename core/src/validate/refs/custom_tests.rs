@@ -146,6 +146,31 @@ fn a_backend_that_is_an_external_service_passes() {
 }
 
 #[test]
+fn a_section_name_is_a_listener_of_the_gateway() {
+    let mut a = app();
+    a.resources.push(object(
+        "gateway.networking.k8s.io/v1",
+        "Gateway",
+        "public",
+        90,
+        json!({ "spec": { "gatewayClassName": "x", "listeners": [{ "name": "https", "port": 443, "protocol": "HTTPS" }] } }),
+    ));
+    a.resources.push(route(
+        "HTTPRoute",
+        json!({ "parentRefs": [{ "name": "public", "sectionName": "https" }] }),
+    ));
+    assert_eq!(codes(&a), vec![]);
+    a.resources[1] = route(
+        "HTTPRoute",
+        json!({ "parentRefs": [{ "name": "public", "sectionName": "htps" }] }),
+    );
+    let diags = validate(&a);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, Code::UnknownCustomRef);
+    assert_eq!(diags[0].help, "did you mean `https`?");
+}
+
+#[test]
 fn parent_refs_in_the_namespace_name_a_gateway_of_the_app() {
     let mut a = app();
     a.resources.push(route(
@@ -277,4 +302,33 @@ fn the_table_walks_lists() {
     );
     assert_eq!(super::at_path(&o, "spec.rules[].backendRefs[]").len(), 3);
     assert_eq!(super::at_path(&o, "spec.parentRefs[]").len(), 0);
+}
+
+#[test]
+fn a_service_monitor_finds_ports_written_in_the_service_spec() {
+    let mut a = App {
+        name: s("shop", 0),
+        services: vec![Service {
+            name: s("api", 7),
+            spec: match BlockValue::from_json(
+                &json!({ "selector": { "app": "api" }, "ports": [{ "name": "web", "port": 80 }] }),
+                Loc(8),
+            ) {
+                Some(BlockValue::Map(m)) => m,
+                _ => panic!("a map"),
+            },
+            ..Service::default()
+        }],
+        ..App::default()
+    };
+    a.resources.push(monitor(
+        json!({ "matchLabels": { "app.kubernetes.io/name": "shop" } }),
+        "web",
+    ));
+    assert_eq!(codes(&a), vec![]);
+    a.resources[0] = monitor(
+        json!({ "matchLabels": { "app.kubernetes.io/name": "shop" } }),
+        "wbe",
+    );
+    assert_eq!(codes(&a), vec![(Code::UnknownServicePort, 100)]);
 }
