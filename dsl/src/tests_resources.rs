@@ -174,10 +174,7 @@ fn bare_names_are_strings_and_references_are_checked() {
     let joined = errors.join("\n---\n");
     assert_eq!(errors.len(), 5, "{joined}");
     assert!(joined.contains("no Service named `apii`"), "{joined}");
-    assert!(
-        joined.contains("Service `api` has no port `81`"),
-        "{joined}"
-    );
+    assert!(joined.contains("Service `api` has no port 81"), "{joined}");
     assert!(
         joined.contains("attaches to no Gateway of the app named `publc`"),
         "{joined}"

@@ -235,7 +235,23 @@ fn backend(cx: &mut Ctx, app: &App, v: &BlockValue) {
     };
     match v {
         BlockValue::Map(m) => match m.get("port") {
-            Some(BlockValue::Int(p)) => service_port(cx, s, &PortRef::Number(p.clone())),
+            Some(BlockValue::Int(p)) if s.ports.is_empty() => {
+                // Ports written in the Service's `spec: { ports }`: checked as an Ingress's are.
+                service_port(cx, s, &PortRef::Number(p.clone()))
+            }
+            Some(BlockValue::Int(p)) => {
+                if cx.known(p).is_some() && !s.ports.iter().any(|sp| sp.port.v == p.v) {
+                    cx.error(
+                        Code::UnknownServicePort,
+                        p.at,
+                        format!("Service `{}` has no port {}", s.name.v, p.v),
+                        format!(
+                            "a backend names a Service port by number: use one of {}",
+                            ports_of(s)
+                        ),
+                    );
+                }
+            }
             Some(_) => {}
             None => cx.error(
                 Code::UnknownServicePort,
@@ -251,10 +267,16 @@ fn backend(cx: &mut Ctx, app: &App, v: &BlockValue) {
     }
 }
 
+/// `80` (`http`), `9090` (`metrics`): a Service's port numbers, with their names.
 fn ports_of(s: &Service) -> String {
-    let numbers: Vec<String> = s.ports.iter().map(|p| p.port.v.to_string()).collect();
-    let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
-    super::super::list(&numbers)
+    s.ports
+        .iter()
+        .map(|p| match p.name.v.as_str() {
+            "" => format!("`{}`", p.port.v),
+            name => format!("`{}` (`{name}`)", p.port.v),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `parentRefs[]`: a Gateway of the app, unless it is another namespace's.
