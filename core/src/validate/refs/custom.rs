@@ -233,42 +233,43 @@ fn backend(cx: &mut Ctx, app: &App, v: &BlockValue) {
     let Some(s) = service(cx, app, &name) else {
         return;
     };
-    match v {
-        BlockValue::Map(m) => match m.get("port") {
-            Some(BlockValue::Int(p)) if s.ports.is_empty() => {
-                // Ports written in the Service's `spec: { ports }`: checked as an Ingress's are.
-                service_port(cx, s, &PortRef::Number(p.clone()))
+    let BlockValue::Map(m) = v else { return };
+    match m.get("port") {
+        Some(BlockValue::Int(p)) if s.ports.is_empty() => {
+            // Ports written in the Service's `spec: { ports }`: checked as an Ingress's are.
+            service_port(cx, s, &PortRef::Number(p.clone()))
+        }
+        Some(BlockValue::Int(p)) => {
+            if cx.known(p).is_some() && !s.ports.iter().any(|sp| sp.port.v == p.v) {
+                cx.error(
+                    Code::UnknownServicePort,
+                    p.at,
+                    format!("Service `{}` has no port {}", s.name.v, p.v),
+                    format!(
+                        "a backend names a Service port by number: use one of {}",
+                        ports_of(s)
+                    ),
+                );
             }
-            Some(BlockValue::Int(p)) => {
-                if cx.known(p).is_some() && !s.ports.iter().any(|sp| sp.port.v == p.v) {
-                    cx.error(
-                        Code::UnknownServicePort,
-                        p.at,
-                        format!("Service `{}` has no port {}", s.name.v, p.v),
-                        format!(
-                            "a backend names a Service port by number: use one of {}",
-                            ports_of(s)
-                        ),
-                    );
-                }
-            }
-            Some(_) => {}
-            None => cx.error(
-                Code::UnknownServicePort,
-                name.at,
-                format!("the backend Service `{}` is given no port", name.v),
-                format!(
-                    "the Gateway API requires one for a Service: add `port:` with one of {}",
-                    ports_of(s)
-                ),
+        }
+        Some(_) => {}
+        None => cx.error(
+            Code::UnknownServicePort,
+            name.at,
+            format!("the backend Service `{}` is given no port", name.v),
+            format!(
+                "the Gateway API requires one for a Service: add `port:` with one of {}",
+                ports_of(s)
             ),
-        },
-        _ => {}
+        ),
     }
 }
 
 /// `80` (`http`), `9090` (`metrics`): a Service's port numbers, with their names.
 fn ports_of(s: &Service) -> String {
+    if s.ports.is_empty() {
+        return "its `spec: { ports }`".into();
+    }
     s.ports
         .iter()
         .map(|p| match p.name.v.as_str() {
