@@ -116,6 +116,20 @@ fn custom_resources_render_after_their_crds_with_the_app_labels() {
             "Service",
         ]
     );
+    // A ServiceMonitor's selector is checked against the labels core says a Service carries: the
+    // rendered ones.
+    let app = installed::gateway_test::app();
+    let service = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Service")
+        .expect("the Service");
+    let labels: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(service["metadata"]["labels"].clone()).expect("labels");
+    assert_eq!(
+        labels,
+        piceli::core::validate::service_labels(&app, &app.services[0])
+    );
     // The CRDs are long: the snapshot keeps the app's own objects.
     let own: Vec<serde_json::Value> = rendered
         .objects
