@@ -922,6 +922,15 @@ codes! {
          before anything is applied. Install the project's CRDs first (e.g. the Gateway API's standard \
          channel), or let the app apply them before its objects with `crds \"DIR\" { install: true }` \
          (the engine's CRD rules apply: a CRD change that would strand stored objects is refused).";
+    UnknownCustomRef = "PCL0239", Rejected, "a custom resource names an object of the app that is not declared",
+        "For a few custom resource kinds Piceli knows which fields name other objects and checks them like \
+         the built-in references: a Gateway API `HTTPRoute`'s or `GRPCRoute`'s `parentRefs` (a `resource` \
+         Gateway of the app; a Gateway of another namespace, written with `namespace:`, is someone \
+         else's), a cert-manager `Certificate`'s `issuerRef` (an `Issuer` resource of the app; a \
+         `ClusterIssuer` is cluster-wide and may be someone else's) and a Prometheus Operator \
+         `ServiceMonitor`'s `selector` (it must select a Service of the app). The name refers to nothing \
+         the app declares; the help names the closest. Backend Services and their ports are checked as \
+         PCL0022 and PCL0023; docs/dsl.md lists every reference checked.";
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ fn a_route_and_a_monitor_check_into_the_model() {
     let checked = check(&app(
         "resource gateway.networking.k8s.io/v1/HTTPRoute web { \
            labels: { tier: \"edge\" }, \
-           spec: { parentRefs: [{ name: \"public\" }], rules: [{ backendRefs: [{ name: \"api\", port: 80 }] }] } } \
-         resource ServiceMonitor api { spec: { selector: { matchLabels: { app: \"api\" } }, endpoints: [{ port: \"http\" }] } }",
+           spec: { parentRefs: [{ name: \"public\", namespace: \"infra\" }], rules: [{ backendRefs: [{ name: \"api\", port: 80 }] }] } } \
+         resource ServiceMonitor api { spec: { selector: { matchLabels: { \"app.kubernetes.io/name\": \"demo\" } }, endpoints: [{ port: \"http\" }] } }",
     ))
     .unwrap_or_else(|e| panic!("{e:#?}"));
     let r = &checked.app.resources;
@@ -29,7 +29,7 @@ fn a_route_and_a_monitor_check_into_the_model() {
     assert!(r.iter().all(|r| r.namespaced && r.schema.is_none()));
     assert_eq!(r[0].labels.len(), 1);
     // Every file read is tracked, in name order.
-    assert_eq!(checked.tracked.len(), 4, "{:?}", checked.tracked);
+    assert_eq!(checked.tracked.len(), 5, "{:?}", checked.tracked);
     assert_eq!(
         checked.tracked[0],
         "../tests/crds/cert-manager.io_certificates.yaml"
@@ -150,4 +150,47 @@ fn install_renders_the_crd_files_as_includes() {
     );
     let e = errors("crds \"../tests/nothing-here/\";");
     assert!(e[0].starts_with("PCL0234"), "{}", e[0]);
+}
+
+#[test]
+fn bare_names_are_strings_and_references_are_checked() {
+    // The issue's syntax: `name: api`, `port: http` name the app's items without quotes.
+    let checked = check(&app(
+        "resource Gateway public { spec: { gatewayClassName: \"edge\", listeners: [{ name: http, port: 80, protocol: \"HTTP\" }] } } \
+         resource HTTPRoute web { spec: { parentRefs: [{ name: public }], rules: [{ backendRefs: [{ name: api, port: 80 }] }] } } \
+         resource ServiceMonitor api { spec: { selector: { matchLabels: { \"app.kubernetes.io/name\": \"demo\" } }, endpoints: [{ port: http }] } }",
+    ))
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let route = checked.app.resources[1].fields.to_json();
+    assert_eq!(route["spec"]["rules"][0]["backendRefs"][0]["name"], "api");
+    assert_eq!(route["spec"]["parentRefs"][0]["name"], "public");
+
+    // Each reference, wrong, in one build: every error, its code and its help.
+    let errors = errors(&app(
+        "resource HTTPRoute web { spec: { parentRefs: [{ name: publc }], rules: [{ backendRefs: [{ name: apii, port: 80 }, { name: api, port: 81 }] }] } } \
+         resource ServiceMonitor api { spec: { selector: { matchLabels: { \"app.kubernetes.io/name\": \"demo\" } }, endpoints: [{ port: htp }] } } \
+         resource Certificate tls { spec: { secretName: tls, issuerRef: { name: ca } } }",
+    ));
+    let joined = errors.join("\n---\n");
+    assert_eq!(errors.len(), 5, "{joined}");
+    assert!(joined.contains("no Service named `apii`"), "{joined}");
+    assert!(joined.contains("Service `api` has no port 81"), "{joined}");
+    assert!(
+        joined.contains("attaches to no Gateway of the app named `publc`"),
+        "{joined}"
+    );
+    assert!(joined.contains("has a port named `htp`"), "{joined}");
+    assert!(joined.contains("did you mean `http`?"), "{joined}");
+    assert!(
+        joined.contains("names no Issuer of the app called `ca`"),
+        "{joined}"
+    );
+}
+
+#[test]
+fn a_bare_name_where_the_schema_takes_a_number_is_refused() {
+    let errors = errors(&app(
+        "resource HTTPRoute web { spec: { rules: [{ backendRefs: [{ name: api, port: http }] }] } }",
+    ));
+    assert!(errors.join("\n").contains("not a name"), "{errors:#?}");
 }

@@ -1,6 +1,6 @@
 //! Custom resources of other projects (`crds` and `resource`), end to end (in process, on the local
 //! cluster or the real control plane of `PICELI_REAL_KUBECONFIG`): an app with a Gateway API HTTPRoute
-//! and a Prometheus Operator ServiceMonitor, whose vendored CRDs (`tests/crds/`) it installs, renders them
+//! attached to the app's Gateway and a Prometheus Operator ServiceMonitor, whose vendored CRDs (`tests/crds/`) it installs, renders them
 //! in apply order (a snapshot), deploys, and re-plans to no change; an app whose CRD the cluster does not
 //! serve is refused at plan with PCL0238 naming the CRD, before anything is applied; a value from Rust that
 //! the CRD's schema refuses is refused when the app runs, with the code the macro would give.
@@ -26,10 +26,13 @@ mod installed {
         service api {
             spec: { selector: { app: "api" }, ports: [{ name: "http", port: 80, targetPort: 8080 }] },
         }
+        resource Gateway public {
+            spec: { gatewayClassName: "public", listeners: [{ name: http, port: 80, protocol: "HTTP" }] },
+        }
         resource gateway.networking.k8s.io/v1/HTTPRoute web {
             labels: { tier: "edge" },
             spec: {
-                parentRefs: [{ name: "public" }],
+                parentRefs: [{ name: public }],
                 hostnames: ["shop.example.com"],
                 rules: [{
                     matches: [{ path: { type: "PathPrefix", value: "/" } }],
@@ -67,6 +70,7 @@ mod checked_at_run_time {
     piceli::app! {
         app gateway-test;
         crds "tests/crds/gateway.networking.k8s.io_httproutes.yaml";
+        external service api;
 
         resource gateway.networking.k8s.io/v1/HTTPRoute web {
             spec: { hostnames: (hostnames()), rules: [{ backendRefs: [{ name: "api", port: 80 }] }] },
@@ -105,10 +109,26 @@ fn custom_resources_render_after_their_crds_with_the_app_labels() {
             "CustomResourceDefinition",
             "CustomResourceDefinition",
             "CustomResourceDefinition",
+            "CustomResourceDefinition",
+            "Gateway",
             "HTTPRoute",
             "ServiceMonitor",
             "Service",
         ]
+    );
+    // A ServiceMonitor's selector is checked against the labels core says a Service carries: the
+    // rendered ones.
+    let app = installed::gateway_test::app();
+    let service = rendered
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Service")
+        .expect("the Service");
+    let labels: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(service["metadata"]["labels"].clone()).expect("labels");
+    assert_eq!(
+        labels,
+        piceli::core::validate::service_labels(&app, &app.services[0])
     );
     // The CRDs are long: the snapshot keeps the app's own objects.
     let own: Vec<serde_json::Value> = rendered
@@ -172,6 +192,13 @@ async fn an_app_installs_its_crds_and_deploys_a_route_and_a_monitor() {
     );
     assert_eq!(route["spec"]["rules"][0]["backendRefs"][0]["port"], 80);
     assert_eq!(route["spec"]["hostnames"][0], "shop.example.com");
+    let gateway = live(
+        &cluster,
+        "gateways.gateway.networking.k8s.io",
+        "gateway",
+        "public",
+    );
+    assert_eq!(gateway["spec"]["gatewayClassName"], "public");
     let monitor = live(
         &cluster,
         "servicemonitors.monitoring.coreos.com",

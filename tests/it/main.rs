@@ -31,6 +31,7 @@ mod ingress_shapes;
 mod job_replace;
 mod rbac_subjects;
 mod render_blocks;
+mod render_out;
 mod runtime_values;
 mod services_of_no_workload;
 #[path = "../../image/tests/support/mod.rs"]

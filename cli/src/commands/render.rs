@@ -7,10 +7,14 @@ use piceli_core::model::App;
 use piceli_runtime::render;
 use std::io::Write;
 
+#[path = "render_dir.rs"]
+pub mod dir;
+
 /// The arguments of `render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// Write to this file instead of stdout.
+    /// Write to this file instead of stdout; to a directory (one that exists, or a path ending in `/`):
+    /// one `NN-kind-name.yaml` file per object in apply order and a `kustomization.yaml` listing them.
     #[arg(long, value_name = "PATH")]
     pub out: Option<std::path::PathBuf>,
     /// Print the Containerfile that builds this app's binary and runs `serve` (instead of the objects).
@@ -58,6 +62,26 @@ pub fn run(app: &App, global: &Global, args: &RenderArgs) -> Result<(), Failure>
         }
         &resolved
     };
+    if let Some(out) = args
+        .out
+        .as_deref()
+        .filter(|o| !args.containerfile && dir::is_dir(o))
+    {
+        let objects = render::render(app, &opts)?.objects;
+        let files = dir::write(&objects, out)?;
+        let summary = match global.output {
+            Output::Json => serde_json::json!({ "out": out, "files": files, "kustomization": dir::KUSTOMIZATION })
+                .to_string(),
+            Output::Text | Output::Yaml => format!(
+                "{} objects written to {} (and {})",
+                files.len(),
+                out.display(),
+                dir::KUSTOMIZATION
+            ),
+        };
+        println!("{summary}");
+        return Ok(());
+    }
     let text = if args.containerfile {
         // The binary's own file name is the Cargo `[[bin]]` name the Containerfile builds.
         let binary = std::env::current_exe()

@@ -16,6 +16,8 @@ mod secrets;
 mod services;
 mod targets;
 
+pub use refs::custom::{Names, REFERENCES, Reference, service_labels};
+
 use crate::codes::Code;
 use crate::diag::Diagnostic;
 use crate::model::App;

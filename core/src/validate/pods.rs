@@ -314,7 +314,10 @@ pub(super) fn config_map_ref(cx: &mut Ctx, app: &App, name: &Name) {
 /// A reference to a Secret by name: declared, or `external secret`.
 pub(super) fn secret_ref(cx: &mut Ctx, app: &App, name: &Name) {
     let declared = app.secrets.iter().map(|s| s.name.v.as_str());
-    let names = declared.chain(externals(app, ExternalKind::Secret));
+    // A Secret a custom resource makes (a cert-manager Certificate's `secretName`) is known too.
+    let names = declared
+        .chain(externals(app, ExternalKind::Secret))
+        .chain(super::refs::custom::made_secrets(app));
     if !names.clone().any(|n| n == name.v) {
         cx.unknown(Code::UnknownConfigRef, "Secret", name, names);
     }

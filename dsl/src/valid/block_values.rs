@@ -152,6 +152,14 @@ impl Lower {
                     }
                 }
             }
+            Value::Path(segs)
+                if self.bare_names
+                    && segs.len() == 1
+                    && matches!(view, Some(View::String(_) | View::IntOrString(_))) =>
+            {
+                let at = self.loc(v.sp(), desc.to_string());
+                BlockValue::Str(Spanned::new(segs[0].text.clone(), at))
+            }
             Value::Path(_) | Value::Call(_) | Value::Arrow(..) | Value::RustPath(_) => {
                 let (expected, example) = match &view {
                     Some(View::Enum(values)) => (

@@ -114,6 +114,9 @@ pub struct Lower {
     included_namespaces: Vec<IncludedNamespace>,
     /// The CRDs `crds` items read, and what `resource` items need of them.
     crds: resources::Crds,
+    /// Lowering a `resource` item's block: a bare name where the schema takes a string is that string
+    /// (`backendRefs: [{ name: api, port: 80 }]`, as the app's items are named).
+    bare_names: bool,
     /// The app being built.
     pub app: App,
 }
@@ -177,6 +180,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         controllers: controller::State::default(),
         included_namespaces: Vec::new(),
         crds: resources::Crds::default(),
+        bare_names: false,
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();

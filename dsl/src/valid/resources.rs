@@ -313,7 +313,12 @@ fn custom_object(
     }
     let before = lw.dynamics.len();
     let fields = match &item.body {
-        Some(Value::Map(m)) => lw.block_map::<&Node>(m, Within::Object(schema), &owner, &skip),
+        Some(Value::Map(m)) => {
+            lw.bare_names = true;
+            let block = lw.block_map::<&Node>(m, Within::Object(schema), &owner, &skip);
+            lw.bare_names = false;
+            block
+        }
         _ => Block::new(lw.loc(name_sp(item), owner.clone()), Vec::new()),
     };
     // Every value written: checked now, against the borrowed schema. A Rust expression among them: the

@@ -3,6 +3,7 @@
 piceli::app! {
     app shop;
     crds "crds/";
+    external service api;
 
     resource gateway.networking.k8s.io/v1/HTTPRoute web {
         spec: { rules: [{ backendRefs: [{ name: "api", port: "80" }] }] },

@@ -2,6 +2,7 @@
 //! RBAC in [`policy`]; checks in [`checks`].
 
 mod checks;
+pub mod custom;
 mod policy;
 
 use super::Ctx;
@@ -19,6 +20,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     policy::scaling(cx, app);
     policy::rbac(cx, app);
     checks::checks(cx, app);
+    custom::check(cx, app);
 }
 
 fn workload<'a>(cx: &mut Ctx, app: &'a App, name: &Name) -> Option<&'a Workload> {
