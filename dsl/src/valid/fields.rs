@@ -7,6 +7,18 @@ use piceli_core::model::{Labels, PortRef};
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 
+/// The help of an unknown key: the closest of `allowed`, else `what` (e.g. `deployment web accepts`)
+/// followed by every key allowed.
+pub(crate) fn unknown_key_help(key: &str, allowed: &[&str], what: &str) -> String {
+    match did_you_mean(key, allowed.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => {
+            let keys: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+            format!("{what}: {}", keys.join(", "))
+        }
+    }
+}
+
 /// The entries of a map, taken one key at a time; what is left over is an unknown key.
 pub struct Fields<'a> {
     entries: Vec<(&'a NameTok, &'a Value, bool)>,
@@ -101,18 +113,7 @@ impl<'a> Fields<'a> {
             if used {
                 continue;
             }
-            let help = match did_you_mean(&k.text, allowed.iter().copied()) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!(
-                    "{} accepts: {}",
-                    self.owner,
-                    allowed
-                        .iter()
-                        .map(|a| format!("`{a}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
+            let help = unknown_key_help(&k.text, allowed, &format!("{} accepts", self.owner));
             lw.fail(
                 Code::UnknownKey,
                 k.sp,

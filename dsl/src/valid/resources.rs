@@ -3,13 +3,13 @@
 //! are checked against the version's `openAPIV3Schema` by the walk the built-in blocks use.
 
 use super::block_values::Within;
+use super::fields::unknown_key_help;
 use super::keys::Key;
 use super::{DynamicKind, Fields, Lower};
 use crate::ast::{Item, Value};
 use piceli_core::Code;
 use piceli_core::crd::{self, Crd, Found, Node};
 use piceli_core::model::{Block, CustomObject, Include};
-use piceli_core::rules::did_you_mean;
 use piceli_core::schema::check::check_object;
 use piceli_core::spanned::Spanned;
 
@@ -290,18 +290,7 @@ fn custom_object(
             );
             skip.push(&k.text);
         } else if schema.field(&k.text).is_none() {
-            let help = match did_you_mean(&k.text, allowed.iter().copied()) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!(
-                    "{} takes: {}",
-                    crd.kind,
-                    allowed
-                        .iter()
-                        .map(|a| format!("`{a}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
+            let help = unknown_key_help(&k.text, &allowed, &format!("{} takes", crd.kind));
             lw.fail(
                 Code::UnknownKey,
                 k.sp,
