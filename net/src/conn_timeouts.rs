@@ -115,6 +115,12 @@ impl Phases {
     fn set(&self, f: impl FnOnce(Phase) -> Phase) {
         let mut state = self.state();
         state.phase = f(state.phase);
+        Self::tell_if_sooner(state, &self.0.changed);
+    }
+
+    /// Wakes the waiter if the phase just set concerns it (see [`Waiter`]); takes the lock to drop it
+    /// before notifying.
+    fn tell_if_sooner(state: std::sync::MutexGuard<'_, State>, changed: &Notify) {
         let tell = match state.waiter {
             Waiter::Nobody => false,
             Waiter::AnyChange => true,
@@ -122,18 +128,16 @@ impl Phases {
         };
         drop(state);
         if tell {
-            self.0.changed.notify_one();
+            changed.notify_one();
         }
     }
 
     /// Bytes arrived: on an idle connection, the next request has begun.
     fn read(&self) {
-        let idle = matches!(self.phase(), Phase::Idle(_));
-        if idle {
-            self.set(|p| match p {
-                Phase::Idle(_) => Phase::Head(Instant::now()),
-                other => other,
-            });
+        let mut state = self.state();
+        if matches!(state.phase, Phase::Idle(_)) {
+            state.phase = Phase::Head(Instant::now());
+            Self::tell_if_sooner(state, &self.0.changed);
         }
     }
 

@@ -188,10 +188,14 @@ pub(super) fn config_map(lw: &mut Lower, item: &Item) {
     lw.app.config_maps.push(c);
 }
 
+/// The app crate's directory (where its Cargo.toml is), which the paths in `app!` are relative to.
+pub(super) fn crate_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| ".".into(), Into::into)
+}
+
 /// Read a file relative to the app crate (where its Cargo.toml is), reporting `PCL0037` when it cannot.
 pub(super) fn read_crate_file(lw: &mut Lower, path: &str, at: &Value) -> Option<String> {
-    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
-    let full = std::path::Path::new(&base).join(path);
+    let full = crate_dir().join(path);
     match std::fs::read_to_string(&full) {
         Ok(text) => Some(text),
         Err(e) => {

@@ -79,8 +79,7 @@ pub(super) fn crds(lw: &mut Lower, item: &Item) {
         None => false,
     };
     f.finish_keys(lw, CRDS);
-    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
-    let files = match files_of(std::path::Path::new(&base), &path.text) {
+    let files = match files_of(&super::config::crate_dir(), &path.text) {
         Ok(files) if files.is_empty() => {
             lw.fail(
                 Code::CrdFile,

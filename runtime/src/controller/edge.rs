@@ -28,14 +28,19 @@ struct Seen<K> {
 impl<K: Resource + Serialize> Seen<K> {
     /// Whether `obj` differs from the handled version in its essence.
     fn changed_in(&mut self, obj: &K) -> bool {
-        let (old, new) = (self.obj.meta(), obj.meta());
-        if old.resource_version.is_some() && old.resource_version == new.resource_version {
+        if self.same_version(obj) {
             return false;
         }
         let handled = *self
             .essence
             .get_or_insert_with(|| essence(self.obj.as_ref()));
         handled != essence(obj)
+    }
+
+    /// Whether `obj` is the stored version handled (the same resourceVersion: the same object).
+    fn same_version(&self, obj: &K) -> bool {
+        let (old, new) = (self.obj.meta(), obj.meta());
+        old.resource_version.is_some() && old.resource_version == new.resource_version
     }
 }
 
@@ -114,8 +119,7 @@ impl<K: Resource + Serialize> EdgeState<K> {
         let next_timer = match seen.get_mut(key) {
             Some(s) => {
                 // The same stored version keeps its digest; another one gets its own when next compared.
-                let (old, new) = (s.obj.meta(), obj.meta());
-                if old.resource_version.is_none() || old.resource_version != new.resource_version {
+                if !s.same_version(obj) {
                     s.essence = None;
                 }
                 s.obj = obj.clone();

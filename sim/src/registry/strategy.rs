@@ -125,6 +125,11 @@ pub trait Strategy: Sync {
     fn defines_types(&self) -> bool {
         false
     }
+    /// Whether a list of this kind is read from the store in pages (`limit`, `continue`) at a
+    /// `resourceVersion`; a kind whose storage is no store (ComponentStatus) reads only the selectors.
+    fn lists_from_store(&self) -> bool {
+        true
+    }
 }
 
 /// A kind with no rules of its own.

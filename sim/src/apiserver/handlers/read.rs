@@ -141,9 +141,8 @@ struct Paging<'a> {
 impl<'a> Paging<'a> {
     fn of(req: &Req, r: &'a Resolved) -> Result<Paging<'a>, ApiError> {
         let ns = (r.rt.namespaced && !r.ns.is_empty()).then_some(r.ns.as_str());
-        // kube-apiserver's ComponentStatus storage is no store: its List probes the components and
-        // reads only the selectors, so `continue`, `limit` and `resourceVersion` are never decoded.
-        if r.rt.group.is_empty() && r.rt.plural == "componentstatuses" {
+        // A kind whose storage is no store (ComponentStatus) never decodes the paging options.
+        if !r.rt.strategy().lists_from_store() {
             return Ok(Paging {
                 ns,
                 after: None,

@@ -2,6 +2,7 @@
 
 mod clusterrole;
 mod clusterrolebinding;
+mod componentstatus;
 mod configmap;
 mod cronjob;
 mod customresourcedefinition;
@@ -39,6 +40,7 @@ pub fn lookup(group: &str, kind: &str) -> Option<&'static dyn Strategy> {
         ("batch", "CronJob") => &cronjob::CronJob,
         ("", "Pod") => &pod::Pod,
         ("", "PodTemplate") => &podtemplate::PodTemplate,
+        ("", "ComponentStatus") => &componentstatus::ComponentStatus,
         ("", "LimitRange") => &limitrange::LimitRange,
         ("", "Endpoints") => &endpoints::Endpoints,
         ("", "Service") => &service::Service,
