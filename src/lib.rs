@@ -93,7 +93,8 @@ pub mod checks {
 ///     .mutate_all("pod-defaults", (add_team,));
 /// ```
 ///
-/// See `docs/webhooks.md`.
+/// See `docs/webhooks.md`. With the `operator` feature.
+#[cfg(feature = "operator")]
 pub use piceli_runtime::webhook;
 
 /// Controllers on any resource: level-based `reconcile(obj, cx)` functions (with a finalizer:
@@ -124,7 +125,8 @@ pub use piceli_runtime::webhook;
 /// assert_eq!(controllers.names(), ["config", "audit"]);
 /// ```
 ///
-/// See `docs/controllers.md`.
+/// See `docs/controllers.md`. With the `operator` feature.
+#[cfg(feature = "operator")]
 pub use piceli_runtime::controller;
 
 /// The app model and its builder: parts of an app made by Rust functions (N similar workers, a shared
@@ -185,28 +187,35 @@ pub mod __private {
 
     /// What `app!`'s `main()` builds: the app binary of `piceli-cli`, with this crate's features (the
     /// `otlp` exporter) turned on before it runs.
-    pub struct AppBinary {
-        /// The app model, with the values written as Rust expressions filled in.
-        pub app: App,
-        /// The app's `check code(…)` functions.
-        pub code_checks: Vec<CodeCheck>,
-        /// The app's admission webhooks.
-        pub webhooks: fn() -> piceli_runtime::webhook::Webhooks,
-        /// The app's controllers.
-        pub controllers: fn() -> piceli_runtime::controller::Controllers,
-    }
+    pub struct AppBinary(piceli_cli::AppBinary);
 
     impl AppBinary {
+        /// The app model (with the values written as Rust expressions filled in) and its `check code(…)`
+        /// functions.
+        pub fn new(app: App, code_checks: Vec<CodeCheck>) -> Self {
+            let mut binary = piceli_cli::AppBinary::new(app);
+            binary.code_checks = code_checks;
+            AppBinary(binary)
+        }
+
+        /// The app's admission webhooks and controllers, which `serve` runs.
+        #[cfg(feature = "operator")]
+        pub fn operator(
+            mut self,
+            webhooks: fn() -> piceli_runtime::webhook::Webhooks,
+            controllers: fn() -> piceli_runtime::controller::Controllers,
+        ) -> Self {
+            self.0.operator = piceli_cli::Operator {
+                webhooks,
+                controllers,
+            };
+            self
+        }
+
         /// Runs the command line of the process's arguments.
         pub fn main(self) -> std::process::ExitCode {
             super::telemetry();
-            piceli_cli::AppBinary {
-                app: self.app,
-                code_checks: self.code_checks,
-                webhooks: self.webhooks,
-                controllers: self.controllers,
-            }
-            .main()
+            self.0.main()
         }
     }
 
@@ -215,10 +224,12 @@ pub mod __private {
         app
     }
 
+    #[cfg(feature = "operator")]
     pub use piceli_runtime::webhook::{mutator, validator};
 
     /// A webhook's options from its declaration: the handler gets a little less than the configuration's
     /// `timeoutSeconds`, so the API server receives the failure's reason rather than its own timeout.
+    #[cfg(feature = "operator")]
     pub fn webhook_options(
         timeout_seconds: u64,
         ignore_failures: bool,
@@ -234,8 +245,10 @@ pub mod __private {
         }
     }
 
+    pub use piceli_runtime::controller::{UnknownCrdName, crd_name_mismatch, custom_resource};
+    #[cfg(feature = "operator")]
     pub use piceli_runtime::controller::{
-        UnknownCrdName, backoff_fn, controller, crd_name_mismatch, custom_resource,
-        finalizing_controller, options as controller_options, reconcile_all_on,
+        backoff_fn, controller, finalizing_controller, options as controller_options,
+        reconcile_all_on,
     };
 }

@@ -16,11 +16,10 @@ pub mod session;
 
 use clap::{CommandFactory, Parser};
 use command::Invocation;
+pub use command::Operator;
 use commands::AppCli;
 use piceli_core::model::App;
 use piceli_runtime::checks::CodeCheck;
-use piceli_runtime::controller::Controllers;
-use piceli_runtime::webhook::Webhooks;
 use std::process::ExitCode;
 
 /// What an app binary runs: the app model and the Rust code `app!` compiled in with it. The `main()`
@@ -31,10 +30,8 @@ pub struct AppBinary {
     pub app: App,
     /// The app's `check code(…)` functions.
     pub code_checks: Vec<CodeCheck>,
-    /// The app's admission webhooks (called only by `serve`).
-    pub webhooks: fn() -> Webhooks,
-    /// The app's controllers (called only by `serve`).
-    pub controllers: fn() -> Controllers,
+    /// The app's admission webhooks and controllers (called only by `serve`).
+    pub operator: Operator,
 }
 
 impl AppBinary {
@@ -43,8 +40,7 @@ impl AppBinary {
         AppBinary {
             app,
             code_checks: Vec::new(),
-            webhooks: Webhooks::new,
-            controllers: Controllers::default,
+            operator: Operator::default(),
         }
     }
 
@@ -62,8 +58,7 @@ impl AppBinary {
         let AppBinary {
             app,
             code_checks: code,
-            webhooks,
-            controllers,
+            operator,
         } = self;
         let cli = match AppCli::try_parse_from(args) {
             Ok(cli) => cli,
@@ -77,8 +72,7 @@ impl AppBinary {
         let invocation = Invocation {
             app,
             code_checks: code,
-            webhooks,
-            controllers,
+            operator,
             global: cli.global,
             tree: AppCli::command,
             effects: commands::effects,

@@ -17,8 +17,9 @@ use quote::{format_ident, quote, quote_spanned};
 use std::collections::HashSet;
 use syn::spanned::Spanned;
 
-/// The module for a checked app.
-pub fn expand(checked: Checked) -> TokenStream {
+/// The module for a checked app; `operator`: piceli's `operator` feature is on (then the module has
+/// `webhooks()` and `controllers()`, and `main()` serves them).
+pub fn expand(checked: Checked, operator: bool) -> TokenStream {
     let module = module_ident(&checked.app.name.v);
     let model = match serde_json::to_string(&checked.app) {
         Ok(json) => json,
@@ -58,8 +59,22 @@ pub fn expand(checked: Checked) -> TokenStream {
         let text = quote!(#p).to_string().replace(' ', "");
         quote_spanned!(p.span()=> ::piceli::__private::code_check(#text, #p))
     });
-    let webhooks = crate::expand::webhook::webhooks(&checked.webhooks);
-    let controllers = controller::controllers(&checked.controllers);
+    let operator_fns = operator.then(|| {
+        let webhooks = crate::expand::webhook::webhooks(&checked.webhooks);
+        let controllers = controller::controllers(&checked.controllers);
+        quote! {
+            /// The app's admission webhooks, typed by their resources, as `serve` runs them.
+            pub fn webhooks() -> ::piceli::webhook::Webhooks {
+                #webhooks
+            }
+
+            /// The app's controllers, typed by their resources, as `serve` runs them.
+            pub fn controllers() -> ::piceli::controller::Controllers {
+                #controllers
+            }
+        }
+    });
+    let with_operator = operator.then(|| quote!(.operator(webhooks, controllers)));
     // The CRD files the macro read: inputs of the build (an edit to one rebuilds and re-checks the app).
     let tracked = checked.tracked.iter().map(|path| {
         let path = format!("/{path}");
@@ -95,25 +110,13 @@ pub fn expand(checked: Checked) -> TokenStream {
                 ::std::vec![#(#registrations),*]
             }
 
-            /// The app's admission webhooks, typed by their resources, as `serve` runs them.
-            pub fn webhooks() -> ::piceli::webhook::Webhooks {
-                #webhooks
-            }
-
-            /// The app's controllers, typed by their resources, as `serve` runs them.
-            pub fn controllers() -> ::piceli::controller::Controllers {
-                #controllers
-            }
+            #operator_fns
 
             /// Runs the app's command line (`render`, `plan`, `deploy`, `serve`, …); call it from `main`.
             pub fn main() -> ::std::process::ExitCode {
-                ::piceli::__private::AppBinary {
-                    app: app(),
-                    code_checks: code_checks(),
-                    webhooks,
-                    controllers,
-                }
-                .main()
+                ::piceli::__private::AppBinary::new(app(), code_checks())
+                    #with_operator
+                    .main()
             }
 
             const MODEL: &str = #model;
@@ -238,17 +241,22 @@ fn raw_str(text: &str) -> TokenStream {
 
 /// What is emitted when the app has errors: the errors, plus a module with the same items so that code
 /// using it (`hello::main()`) adds no follow-on errors.
-pub fn fallback(errors: Vec<syn::Error>, name: Option<String>) -> TokenStream {
+pub fn fallback(errors: Vec<syn::Error>, name: Option<String>, operator: bool) -> TokenStream {
     let errors = errors.into_iter().map(|e| e.to_compile_error());
     let module = name.map(|n| {
         let module = module_ident(&n);
+        let operator_fns = operator.then(|| {
+            quote! {
+                pub fn webhooks() -> ::piceli::webhook::Webhooks { ::core::unreachable!() }
+                pub fn controllers() -> ::piceli::controller::Controllers { ::core::unreachable!() }
+            }
+        });
         quote! {
             #[allow(dead_code, unreachable_code)]
             pub mod #module {
                 pub fn app() -> ::piceli::__private::App { ::core::unreachable!() }
                 pub fn main() -> ::std::process::ExitCode { ::core::unreachable!() }
-                pub fn webhooks() -> ::piceli::webhook::Webhooks { ::core::unreachable!() }
-                pub fn controllers() -> ::piceli::controller::Controllers { ::core::unreachable!() }
+                #operator_fns
             }
         }
     });

@@ -37,9 +37,10 @@ pub fn app(input: TokenStream) -> TokenStream {
         Ok(parsed) => parsed,
         Err(e) => return syntax_error(e),
     };
-    match valid::check(parsed) {
-        Ok(checked) => expand::expand(checked),
-        Err((errors, name)) => expand::fallback(errors, name),
+    let operator = cfg!(feature = "operator");
+    match valid::check(parsed, operator) {
+        Ok(checked) => expand::expand(checked, operator),
+        Err((errors, name)) => expand::fallback(errors, name, operator),
     }
 }
 

@@ -17,7 +17,8 @@ pub(crate) fn source(items: &str) -> String {
 /// Parse and check; the errors as their messages, in the order the macro reports them.
 pub(crate) fn check(items: &str) -> Result<Checked, Vec<String>> {
     let input: Input = syn::parse_str(&source(items)).map_err(|e| vec![e.to_string()])?;
-    valid::check(input).map_err(|(errors, _)| errors.iter().map(ToString::to_string).collect())
+    valid::check(input, true)
+        .map_err(|(errors, _)| errors.iter().map(ToString::to_string).collect())
 }
 
 pub(crate) fn errors(items: &str) -> Vec<String> {

@@ -103,7 +103,9 @@ fn the_apps_functions_for_reconcile_all_on_and_backoff_reach_the_model_and_the_e
         (other.backoff_ms, other.backoff_fn.is_none()),
         (Some((1000, 60_000)), true)
     );
-    let code = crate::expand::expand(checked).to_string().replace(' ', "");
+    let code = crate::expand::expand(checked, true)
+        .to_string()
+        .replace(' ', "");
     assert!(
         code.contains("::piceli::__private::reconcile_all_on(o,ops::config_changes)"),
         "{code}"
@@ -133,4 +135,40 @@ fn a_function_option_that_is_not_a_path_is_an_error_with_help() {
         "{all}"
     );
     assert!(all.contains("backoff: ops::my_backoff"), "{all}");
+}
+
+/// Without piceli's `operator` feature, the first controller or webhook is PCL0250 (one error: one line of
+/// Cargo.toml fixes them all), and the expansion emits no `webhooks()`/`controllers()` to fail after it.
+#[test]
+fn without_the_operator_feature_the_first_declaration_is_pcl0250_and_nothing_follows() {
+    let source = crate::tests::source(
+        "operator gen { image: IMAGE } \
+         validate one on configmaps (CREATE) => ops::one; \
+         controller gen on configmaps => ops::reconcile;",
+    );
+    let input: crate::ast::Input = syn::parse_str(&source).expect("parses");
+    let errors = match crate::valid::check(input, false) {
+        Ok(_) => panic!("a webhook without the operator feature checks"),
+        Err((errors, _)) => errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    };
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(
+            "PCL0250: this app declares an admission webhook, but piceli's `operator` feature is off"
+        ) && errors[0].contains("features = [\"operator\"]"),
+        "{errors:?}"
+    );
+    let fallback = crate::expand::fallback(Vec::new(), Some("demo".into()), false).to_string();
+    assert!(
+        !fallback.contains("webhooks") && !fallback.contains("controllers"),
+        "{fallback}"
+    );
+    // With the feature, the same app checks and its module registers both.
+    let input: crate::ast::Input = syn::parse_str(&source).expect("parses");
+    let checked = crate::valid::check(input, true).unwrap_or_else(|_| panic!("checks"));
+    let code = crate::expand::expand(checked, true).to_string();
+    assert!(
+        code.contains("pub fn webhooks") && code.contains(". operator (webhooks , controllers)"),
+        "{code}"
+    );
 }

@@ -8,7 +8,7 @@ const OPERATOR: &str = "operator guard { image: IMAGE } ";
 
 fn expanded(items: &str) -> String {
     let checked = check(&format!("{OPERATOR}{items}")).unwrap_or_else(|e| panic!("checks: {e:?}"));
-    expand(checked).to_string().replace(' ', "")
+    expand(checked, true).to_string().replace(' ', "")
 }
 
 #[test]

@@ -30,10 +30,20 @@ impl PiceliDep {
         }
     }
 
-    fn toml(&self) -> String {
+    /// The dependency line, with piceli's `features` (e.g. `operator`) when there are any.
+    fn toml(&self, features: &[&str]) -> String {
+        let features = if features.is_empty() {
+            String::new()
+        } else {
+            format!(", features = {features:?}")
+        };
         match self {
-            PiceliDep::Path(p) => format!("piceli = {{ path = {:?} }}", p.display().to_string()),
-            PiceliDep::Version(v) => format!("piceli = {v:?}"),
+            PiceliDep::Path(p) => format!(
+                "piceli = {{ path = {:?}{features} }}",
+                p.display().to_string()
+            ),
+            PiceliDep::Version(v) if features.is_empty() => format!("piceli = {v:?}"),
+            PiceliDep::Version(v) => format!("piceli = {{ version = {v:?}{features} }}"),
         }
     }
 }
@@ -44,31 +54,31 @@ fn release_line(version: &str) -> String {
     core.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
-/// The dev profile of generated crates (docs/new.md explains and measures it): dependencies without
-/// debug info and lightly optimised (half the code for the linker, which is most of a rebuild), line
-/// tables for the app (backtraces keep file:line), and an optimised proc-macro so `app!` expands quickly.
+/// The dev profile of generated crates (docs/new.md explains and measures it): no debug info and no
+/// optimisation for dependencies (a first build in under two minutes on 2 cores), build scripts and the
+/// `app!` macro built alike (so a crate both use, such as piceli-core, compiles once), line tables for the
+/// app (backtraces keep file:line).
 pub const DEV_PROFILE: &str = "\
-# Fast edit -> build -> render (see Piceli's docs/new.md): dependencies without debug info and lightly
-# optimised (less code to link), the app with line tables only (backtraces keep file:line), the app!
-# macro and build scripts optimised.
+# A fast first build and edit -> build -> render (see Piceli's docs/new.md): dependencies without debug
+# info or optimisation, build scripts and the app! macro the same way (a crate both use compiles once),
+# the app with line tables only (backtraces keep file:line).
 [profile.dev]
 debug = \"line-tables-only\"
 
 [profile.dev.package.\"*\"]
 debug = false
-opt-level = 1
 
 [profile.dev.build-override]
-opt-level = 3
+debug = false
 ";
 
-/// `Cargo.toml` of an app crate named `name`.
-pub fn cargo_toml(name: &str, dep: &PiceliDep) -> String {
+/// `Cargo.toml` of an app crate named `name`, depending on piceli with `features`.
+pub fn cargo_toml(name: &str, dep: &PiceliDep, features: &[&str]) -> String {
     format!(
         "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
          [dependencies]\n{}\n\n{DEV_PROFILE}\n\
          # A crate of its own, also when it sits inside another workspace's directory.\n[workspace]\n",
-        dep.toml()
+        dep.toml(features)
     )
 }
 
@@ -112,11 +122,13 @@ pub fn operator_sources(name: &str) -> (String, String) {
     )
 }
 
-/// Write a new crate at `dir` (created; refused when it already has a `Cargo.toml`).
+/// Write a new crate at `dir` (created; refused when it already has a `Cargo.toml`), depending on piceli
+/// with `features`.
 pub fn write_crate(
     dir: &Path,
     name: &str,
     dep: &PiceliDep,
+    features: &[&str],
     source: &str,
     imported: Option<&Imported>,
     include_path: &str,
@@ -128,7 +140,7 @@ pub fn write_crate(
         });
     }
     let mut files = vec![
-        (dir.join("Cargo.toml"), cargo_toml(name, dep)),
+        (dir.join("Cargo.toml"), cargo_toml(name, dep, features)),
         (dir.join("README.md"), readme(name)),
         (dir.join("src/main.rs"), source.to_string()),
         (dir.join(".gitignore"), "/target\n.env\n".to_string()),
@@ -176,12 +188,21 @@ mod tests {
         assert_eq!(release_line("1.2.3-rc.1"), "1.2");
         let published = PiceliDep::from_flag(None);
         assert_eq!(published, PiceliDep::Version("0.1".into()));
-        assert!(cargo_toml("shop", &published).contains("\npiceli = \"0.1\"\n"));
+        assert!(cargo_toml("shop", &published, &[]).contains("\npiceli = \"0.1\"\n"));
+        assert!(
+            cargo_toml("op", &published, &["operator"])
+                .contains("\npiceli = { version = \"0.1\", features = [\"operator\"] }\n")
+        );
         let checkout = PiceliDep::from_flag(Some(Path::new("/no/such/checkout")));
         assert!(
-            cargo_toml("shop", &checkout).contains("piceli = { path = \"/no/such/checkout\" }"),
+            cargo_toml("shop", &checkout, &[])
+                .contains("piceli = { path = \"/no/such/checkout\" }"),
             "{}",
-            cargo_toml("shop", &checkout)
+            cargo_toml("shop", &checkout, &[])
+        );
+        assert!(
+            cargo_toml("op", &checkout, &["operator"])
+                .contains("piceli = { path = \"/no/such/checkout\", features = [\"operator\"] }")
         );
     }
 

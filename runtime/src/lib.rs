@@ -14,11 +14,14 @@ pub mod identity;
 pub mod images;
 pub mod journal;
 pub mod load;
+#[cfg(feature = "operator")]
 pub mod logging;
 pub mod render;
 pub mod retry;
+#[cfg(feature = "operator")]
 pub mod serve;
 pub mod status;
+#[cfg(feature = "operator")]
 pub mod webhook;
 
 pub use error::Error;

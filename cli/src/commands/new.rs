@@ -37,7 +37,9 @@ pub fn run(args: &NewArgs) -> Result<(), Failure> {
     } else {
         (write::starter_source(&app), None)
     };
-    let mut files = write::write_crate(&args.name, &app, &dep, &main, None, "")?;
+    // The operator half (controllers, webhooks, `serve`) is piceli's `operator` feature.
+    let features: &[&str] = if args.operator { &["operator"] } else { &[] };
+    let mut files = write::write_crate(&args.name, &app, &dep, features, &main, None, "")?;
     if let Some(greeting) = extra {
         let path = args.name.join("src/greeting.rs");
         write::write_file(&path, &greeting)?;

@@ -5,15 +5,18 @@
 //! Logs go to stderr as text or JSON lines (`--log-format`), filtered by `RUST_LOG` (default `info`).
 
 use crate::prelude::*;
-use crate::session::block_on_with_workers;
 use clap::Args;
 use piceli_core::Code;
-use piceli_core::model::App;
-use piceli_runtime::controller::Controllers;
-use piceli_runtime::engine::target::{ConnectOptions, connect_to, resolve};
-use piceli_runtime::logging::{self, LogFormat};
-use piceli_runtime::serve::{self, ServeConfig, ServeFailure};
-use piceli_runtime::webhook::Webhooks;
+#[cfg(feature = "operator")]
+use {
+    crate::session::block_on_with_workers,
+    piceli_core::model::App,
+    piceli_runtime::controller::Controllers,
+    piceli_runtime::engine::target::{ConnectOptions, connect_to, resolve},
+    piceli_runtime::logging::{self, LogFormat},
+    piceli_runtime::serve::{self, ServeConfig, ServeFailure},
+    piceli_runtime::webhook::Webhooks,
+};
 
 /// The arguments of `serve`.
 #[derive(Debug, Args)]
@@ -57,6 +60,7 @@ pub enum LogFormatArg {
     Json,
 }
 
+#[cfg(feature = "operator")]
 impl From<LogFormatArg> for LogFormat {
     fn from(f: LogFormatArg) -> LogFormat {
         match f {
@@ -72,18 +76,36 @@ impl Command for ServeArgs {
         requires_approval: false,
     };
 
+    #[cfg(feature = "operator")]
     fn run(&self, invocation: Invocation) -> Result<(), Failure> {
         run(
             &invocation.app,
-            (invocation.webhooks)(),
-            invocation.controllers,
+            (invocation.operator.webhooks)(),
+            invocation.operator.controllers,
             &invocation.global,
             self,
         )
     }
+
+    /// Without the `operator` feature an app declares no webhooks or controllers (PCL0250 at compile time).
+    #[cfg(not(feature = "operator"))]
+    fn run(&self, _invocation: Invocation) -> Result<(), Failure> {
+        Err(nothing_to_serve())
+    }
+}
+
+/// `serve` of an app without webhooks or controllers.
+fn nothing_to_serve() -> Failure {
+    Failure::new(
+        Code::ServeFailed,
+        "this app declares no webhooks or controllers to serve".into(),
+        "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
+            .into(),
+    )
 }
 
 /// Run `serve` with the app's webhooks and controllers.
+#[cfg(feature = "operator")]
 pub fn run(
     app: &App,
     webhooks: Webhooks,
@@ -95,8 +117,7 @@ pub fn run(
     let _logs = logging::init(args.log_format.into(), "info")?;
     let controllers = (!app.controllers.is_empty()).then(controllers);
     if webhooks.paths().is_empty() && controllers.is_none() {
-        return Err(Failure::new(Code::ServeFailed, "this app declares no webhooks or controllers to serve".into(), "declare `validate`/`mutate` or `controller` items and an `operator` in `app!` (see docs/webhooks.md, docs/controllers.md)"
-                .into()));
+        return Err(nothing_to_serve());
     }
     let tls_secret = match &args.tls_from_secret {
         None => None,
@@ -170,6 +191,7 @@ pub fn run(
 }
 
 /// The client: `--kubeconfig` (or the target's kubeconfig outside a pod), else the in-cluster config.
+#[cfg(feature = "operator")]
 async fn cluster(
     app: &App,
     target: Option<&str>,
@@ -202,6 +224,7 @@ async fn cluster(
     Ok((connection.client, target_namespace))
 }
 
+#[cfg(feature = "operator")]
 fn unreachable_cluster(message: String) -> Failure {
     Failure::from(ServeFailure::Cluster(message))
 }

@@ -168,7 +168,9 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Run pass 2. On failure, every error found (shape and meaning), in source order.
-pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)> {
+///
+/// `operator`: whether piceli's `operator` feature is on; without it a controller or webhook is PCL0250.
+pub fn check(input: Input, operator: bool) -> Result<Checked, (Vec<syn::Error>, Option<String>)> {
     let mut lw = Lower {
         errors: Vec::new(),
         spans: Vec::new(),
@@ -193,6 +195,9 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
     }
     controller::resolve(&mut lw);
     other_namespaces(&mut lw);
+    if !operator {
+        operator_feature_off(&mut lw, &input);
+    }
     match app_names.as_slice() {
         [one] => lw.app.name = Spanned::new(one.text.clone(), lw.loc(one.sp, "app name")),
         [] => {
@@ -418,6 +423,30 @@ impl Lower {
             v.sp(),
             format!("expected {expected}, found {}", v.describe()),
             format!("write e.g. `{example}`"),
+        );
+    }
+}
+
+/// PCL0250 at the first controller or webhook when piceli's `operator` feature is off: one error, since
+/// one line of Cargo.toml fixes them all (the expansion then emits no operator code to fail after it).
+fn operator_feature_off(lw: &mut Lower, input: &Input) {
+    let first = input.items.iter().find(|i| {
+        matches!(
+            i.keyword.text.as_str(),
+            "controller" | "validate" | "mutate"
+        )
+    });
+    if let Some(item) = first {
+        let what = if item.keyword.text == "controller" {
+            "a controller"
+        } else {
+            "an admission webhook"
+        };
+        lw.fail(
+            Code::OperatorFeatureOff,
+            item.keyword.sp,
+            format!("this app declares {what}, but piceli's `operator` feature is off"),
+            "turn it on in Cargo.toml: `piceli = { version = \"0.1\", features = [\"operator\"] }`",
         );
     }
 }

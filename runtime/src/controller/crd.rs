@@ -11,6 +11,20 @@ pub fn custom_resource_definition<K: CustomResourceExt>() -> Object {
     Object::new(&K::crd())
 }
 
+/// A type `custom_resource path::Type;` may name.
+#[diagnostic::on_unimplemented(
+    message = "PCL0072: `{Self}` is not a custom resource type",
+    label = "`custom_resource` needs the type `#[derive(CustomResource)]` generates",
+    note = "put `#[piceli::custom_resource(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)]` (or kube's `#[derive(CustomResource, JsonSchema)]` with `#[kube(…)]`) on the spec `struct LampSpec`, and name the kind it generates, not the spec: `custom_resource crate::Lamp;`"
+)]
+pub trait CustomResourceType: CustomResourceExt {}
+impl<K: CustomResourceExt> CustomResourceType for K {}
+
+/// The CRD of a `custom_resource` type, as an included object.
+pub fn custom_resource<K: CustomResourceType>() -> Object {
+    custom_resource_definition::<K>()
+}
+
 /// What a type says of its CRD name at compile time: nothing, unless `#[piceli::custom_resource]`
 /// generated it (an inherent `__PICELI_CRD_NAME`, which path resolution prefers to this trait's).
 #[doc(hidden)]

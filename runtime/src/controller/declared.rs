@@ -1,7 +1,7 @@
 //! Controllers as `app!` declares them: the handler traits the generated `controllers()` registers
-//! through (a mismatch is PCL0069 at the handler), the options each declaration's model gives, the CRD of
-//! a `custom_resource` type, and the RBAC `render` derives from the declarations (the same grants
-//! [`Controllers::access`] gives at run time).
+//! through (a mismatch is PCL0069 at the handler) and the options each declaration's model gives (the RBAC
+//! `render` derives from the declarations is in `access.rs`, the CRD of a `custom_resource` type in
+//! `crd.rs`).
 
 use std::fmt::Display;
 use std::future::Future;
@@ -9,21 +9,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kube::api::ApiResource;
-use kube::core::CustomResourceExt;
 use kube::runtime::controller::Action;
 use kube::runtime::finalizer::Event;
-use piceli_core::Code;
-use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, RelatedKind};
+use piceli_core::model::{App, ControllerNamespaces, RelatedKind};
 
 use super::backoff::Backoff;
 use super::context::{Context, ScopeApi};
 use super::handler::Controller;
 use super::options::{ControllerOptions, Kind, Namespaces};
-use super::rbac::{Access, Grant, Needs, grants, lease, merge};
 use super::registry::Controllers;
 use super::run::Watched;
-use crate::error::Error;
-use crate::load::Object;
 
 /// Marks a level-based function handler.
 pub struct LevelFn<Fut>(std::marker::PhantomData<Fut>);
@@ -206,144 +201,13 @@ fn api_version(group: &str, version: &str) -> String {
     }
 }
 
-/// A type `custom_resource path::Type;` may name.
-#[diagnostic::on_unimplemented(
-    message = "PCL0072: `{Self}` is not a custom resource type",
-    label = "`custom_resource` needs the type `#[derive(CustomResource)]` generates",
-    note = "put `#[piceli::custom_resource(group = \"example.com\", version = \"v1\", kind = \"Lamp\", namespaced)]` (or kube's `#[derive(CustomResource, JsonSchema)]` with `#[kube(…)]`) on the spec `struct LampSpec`, and name the kind it generates, not the spec: `custom_resource crate::Lamp;`"
-)]
-pub trait CustomResourceType: CustomResourceExt {}
-impl<K: CustomResourceExt> CustomResourceType for K {}
-
-/// The CRD of a `custom_resource` type, as an included object.
-pub fn custom_resource<K: CustomResourceType>() -> Object {
-    super::crd::custom_resource_definition::<K>()
-}
-
-/// The CRDs the app includes, by name (`lamps.example.com`), with whether they are namespaced.
-fn crd_scopes(app: &App) -> Vec<(String, bool)> {
-    crate::render::custom_resources(app)
-        .into_iter()
-        .filter_map(|o| {
-            let name = o["metadata"]["name"].as_str()?;
-            Some((name.to_string(), o["spec"]["scope"] != "Cluster"))
-        })
-        .collect()
-}
-
-/// Whether each controller's resource is namespaced: built-in kinds as resolved at compile time, custom
-/// ones by their CRD. A custom resource whose CRD the app does not render is PCL0175.
-fn scopes(app: &App) -> Result<Vec<bool>, Error> {
-    let crds = crd_scopes(app);
-    app.controllers
-        .iter()
-        .map(|c| {
-            if !c.custom {
-                return Ok(c.namespaced);
-            }
-            match crds.iter().find(|(name, _)| *name == c.resource.v) {
-                Some((_, namespaced)) => Ok(*namespaced),
-                None => Err(mismatch(c, &crds)),
-            }
-        })
-        .collect()
-}
-
-fn mismatch(c: &ControllerDecl, crds: &[(String, bool)]) -> Error {
-    let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
-    Error::Controller {
-        code: Code::CustomResourceMismatch,
-        message: format!(
-            "controller {} watches `{}`, but the app's custom resource types define {}",
-            c.name.v,
-            c.resource.v,
-            if names.is_empty() {
-                "no CRD".to_string()
-            } else {
-                names.join(", ")
-            }
-        ),
-        help: format!(
-            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
-            names.first().copied().unwrap_or("plural.group")
-        ),
-    }
-}
-
-/// The kinds that trigger a controller (`owns:`, `watches:`): (group, plural, namespaced), custom ones
-/// with their CRD's scope (PCL0175 when the app renders no such CRD).
-fn related(app: &App, c: &ControllerDecl) -> Result<Vec<(String, String, bool)>, Error> {
-    let crds = crd_scopes(app);
-    let owns = c.owns.iter();
-    owns.chain(c.watches.iter().map(|(k, _)| k))
-        .map(|k| {
-            let namespaced = if k.custom {
-                match crds.iter().find(|(name, _)| *name == k.resource) {
-                    Some((_, namespaced)) => *namespaced,
-                    None => return Err(mismatch_related(c, k, &crds)),
-                }
-            } else {
-                k.namespaced
-            };
-            Ok((k.group.clone(), k.plural.clone(), namespaced))
-        })
-        .collect()
-}
-
-fn mismatch_related(c: &ControllerDecl, k: &RelatedKind, crds: &[(String, bool)]) -> Error {
-    let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
-    Error::Controller {
-        code: Code::CustomResourceMismatch,
-        message: format!(
-            "controller {} is triggered by `{}`, but the app's custom resource types define {}",
-            c.name.v,
-            k.resource,
-            if names.is_empty() {
-                "no CRD".to_string()
-            } else {
-                names.join(", ")
-            }
-        ),
-        help: format!(
-            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
-            names.first().copied().unwrap_or("plural.group")
-        ),
-    }
-}
-
-/// The RBAC the declared controllers need when the operator runs in `operator_namespace` (with its
-/// leader Lease when `leader`).
-pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Result<Access, Error> {
-    let scopes = scopes(app)?;
-    let mut all: Vec<Grant> = Vec::new();
-    for (c, namespaced) in app.controllers.iter().zip(scopes) {
-        let namespaces = match (&c.namespaces, namespaced) {
-            (_, false) | (ControllerNamespaces::All, _) => vec![None],
-            (ControllerNamespaces::Operator, true) => vec![Some(operator_namespace.to_string())],
-            (ControllerNamespaces::List(list), true) => {
-                list.iter().map(|n| Some(n.v.clone())).collect()
-            }
-        };
-        all.extend(grants(&Needs {
-            group: &c.group,
-            plural: &c.plural,
-            namespaces,
-            finalizer: c.finalizer,
-            status: c.writes_status,
-            writes: &c.writes,
-            related: related(app, c)?,
-        }));
-    }
-    if leader && !app.controllers.is_empty() {
-        all.push(lease(operator_namespace));
-    }
-    Ok(merge(all))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::access::declared_access;
     use super::*;
+    use piceli_core::Code;
     use piceli_core::Coded;
+    use piceli_core::model::ControllerDecl;
     use piceli_core::model::Include;
     use piceli_core::spanned::Spanned;
 

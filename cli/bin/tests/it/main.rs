@@ -5,5 +5,6 @@ mod import;
 mod import_crate;
 mod import_live;
 mod import_pin;
+mod new_app;
 mod new_operator;
 mod shell;

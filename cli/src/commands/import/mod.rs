@@ -169,7 +169,7 @@ fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<Pa
     if let Some(dir) = &out.crate_dir {
         let dep = PiceliDep::from_flag(out.piceli_path.as_deref());
         let name = app.unwrap_or(&i.app);
-        return write::write_crate(dir, name, &dep, &i.source, Some(i), INCLUDE_PATH)
+        return write::write_crate(dir, name, &dep, &[], &i.source, Some(i), INCLUDE_PATH)
             .map_err(Failure::from);
     }
     let Some(file) = &out.out else {
