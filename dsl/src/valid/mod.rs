@@ -25,6 +25,7 @@ mod policy;
 mod rbac;
 mod resources;
 mod secret_sources;
+mod selectors;
 mod service;
 mod shortcuts;
 mod targets;
@@ -117,6 +118,8 @@ pub struct Lower {
     /// Lowering a `resource` item's block: a bare name where the schema takes a string is that string
     /// (`backendRefs: [{ name: api, port: 80 }]`, as the app's items are named).
     bare_names: bool,
+    /// `(service api)` selectors in `resource` blocks, filled in once every item is lowered.
+    selects: Vec<selectors::Pending>,
     /// The app being built.
     pub app: App,
 }
@@ -181,6 +184,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         included_namespaces: Vec::new(),
         crds: resources::Crds::default(),
         bare_names: false,
+        selects: Vec::new(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
@@ -215,6 +219,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             "keep one `app NAME;`",
         ),
     }
+    selectors::resolve(&mut lw);
     lw.app.locations = piceli_core::model::Locations::Owned(lw.locations.clone());
     lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
     for d in piceli_core::validate::validate(&lw.app) {
