@@ -404,6 +404,15 @@ pub fn parse_value(input: ParseStream) -> syn::Result<Value> {
         let right = parse_primary(input)?;
         return Ok(Value::Arrow(Box::new(left), Box::new(right)));
     }
+    // `api:http`, the same as `api => http`: after a value a colon is no other syntax.
+    if matches!(&left, Value::Path(parts) if parts.len() == 1)
+        && input.peek(Token![:])
+        && !input.peek(Token![::])
+    {
+        input.parse::<Token![:]>()?;
+        let right = parse_primary(input)?;
+        return Ok(Value::Arrow(Box::new(left), Box::new(right)));
+    }
     Ok(left)
 }
 

@@ -1,6 +1,6 @@
 //! Custom resources of other projects (`crds` and `resource`), end to end (in process, on the local
 //! cluster or the real control plane of `PICELI_REAL_KUBECONFIG`): an app with a Gateway API HTTPRoute
-//! and a GRPCRoute attached to the app's Gateway and a Prometheus Operator ServiceMonitor selecting its
+//! a GRPCRoute and an `http_route` attached to the app's Gateway and a Prometheus Operator ServiceMonitor selecting its
 //! Service with `(service api)`, whose vendored CRDs (`tests/crds/`) it installs, renders them in apply
 //! order (a snapshot), deploys, and re-plans to no change; the selectors `(service …)` and `(pods …)`
 //! render labels that select exactly the rendered Service and pods; an app whose CRD the cluster does not
@@ -45,6 +45,7 @@ mod installed {
                 }],
             },
         }
+        http_route shop { host: "shop.example.com", gateway: public, listener: http, paths: { "/": api:http } }
         resource GRPCRoute orders {
             spec: {
                 parentRefs: [{ name: public, sectionName: http }],
@@ -203,6 +204,7 @@ fn custom_resources_render_after_their_crds_with_the_app_labels() {
             "HTTPRoute",
             "GRPCRoute",
             "ServiceMonitor",
+            "HTTPRoute",
             "Service",
             "Service",
         ]
@@ -313,6 +315,15 @@ async fn an_app_installs_its_crds_and_deploys_a_route_and_a_monitor() {
         "orders",
     );
     assert_eq!(grpc["spec"]["rules"][0]["backendRefs"][0]["port"], 80);
+    // `http_route`: the Service port `http` resolved to its number.
+    let shop = live(
+        &cluster,
+        "httproutes.gateway.networking.k8s.io",
+        "gateway",
+        "shop",
+    );
+    assert_eq!(shop["spec"]["rules"][0]["backendRefs"][0]["port"], 80);
+    assert_eq!(shop["spec"]["parentRefs"][0]["sectionName"], "http");
     // A re-plan changes nothing.
     let again = session.plan(vec![], false).await.expect("re-plan");
     assert!(!again.has_changes(), "{:?}", again.actions);

@@ -24,6 +24,7 @@ mod operator;
 mod policy;
 mod rbac;
 mod resources;
+mod routes;
 mod secret_sources;
 mod selectors;
 mod service;
@@ -120,6 +121,8 @@ pub struct Lower {
     bare_names: bool,
     /// `(service api)` selectors in `resource` blocks, filled in once every item is lowered.
     selects: Vec<selectors::Pending>,
+    /// `http_route` items, made `resource` HTTPRoutes once every item is lowered.
+    routes: Vec<routes::Pending>,
     /// The app being built.
     pub app: App,
 }
@@ -151,6 +154,7 @@ const KEYWORDS: &[&str] = &[
     "pvc",
     "network_policy",
     "ingress",
+    "http_route",
     "autoscaler",
     "disruption_budget",
     "service_account",
@@ -185,6 +189,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
         crds: resources::Crds::default(),
         bare_names: false,
         selects: Vec::new(),
+        routes: Vec::new(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
@@ -219,6 +224,7 @@ pub fn check(input: Input) -> Result<Checked, (Vec<syn::Error>, Option<String>)>
             "keep one `app NAME;`",
         ),
     }
+    routes::resolve(&mut lw);
     selectors::resolve(&mut lw);
     lw.app.locations = piceli_core::model::Locations::Owned(lw.locations.clone());
     lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
@@ -341,6 +347,7 @@ impl Lower {
             "service" => service::service(self, item),
             "network_policy" => network::network_policy(self, item),
             "ingress" => network::ingress(self, item),
+            "http_route" => routes::http_route(self, item),
             "config_map" => config::config_map(self, item),
             "secret" => config::secret(self, item),
             "pvc" => config::pvc(self, item),

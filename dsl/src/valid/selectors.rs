@@ -294,7 +294,8 @@ fn pods(lw: &mut Lower, s: &Select) -> Option<BTreeMap<String, String>> {
     )
 }
 
-fn list(names: &[&str]) -> String {
+/// `a`, `b`, `c` for help lines.
+pub(super) fn list(names: &[&str]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))

@@ -4,7 +4,7 @@
 //! references to the app's items (bare names as the issue writes them) all found: the route's Gateway and
 //! backend Service port, the monitor's Service and named port, the Certificate's Secret mounted by `api`;
 //! the selector shorthands `(service api)` and `(pods api)` (a PodMonitor), and a GRPCRoute, whose
-//! references share the HTTPRoute's table.
+//! references share the HTTPRoute's table; the `http_route` shortcut (written as the issue does).
 
 fn hosts() -> Vec<String> {
     vec!["shop.example.com".into()]
@@ -53,6 +53,7 @@ piceli::app! {
             rules: [{ matches: [{ method: { service: "shop.Orders" } }], backendRefs: [{ name: api, port: 9090 }] }],
         },
     }
+    http_route shop { host: "shop.example.com", gateway: public, paths: { "/": api:http, "/metrics": api => 9090 } }
     resource cert-manager.io/v1/Certificate shop-tls {
         spec: { secretName: "shop-tls", dnsNames: ["shop.example.com"], issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" } },
     }
