@@ -14,7 +14,7 @@ import sys
 out = sys.argv[1]
 img = "docker.io/library/nginx:1.27@sha256:6784fb0834aa7dbbe12e3d7471e69c290df3e6ba810dc38b34ae33d3c1c05f7d"
 base = f'    app shop;\n    deployment api {{ image: "{img}", ports: {{ http: 8080 }} }}\n    service api -> api {{ port: 80 => http }}\n'
-route = ('    resource gateway.networking.k8s.io/v1/HTTPRoute web{0} {{ spec: {{ parentRefs: [{{ name: "public" }}], '
+route = ('    resource gateway.networking.k8s.io/v1/HTTPRoute web{0} {{ spec: {{ parentRefs: [{{ name: "public", namespace: "infra" }}], '
          'hostnames: ["s{0}.example.com"], rules: [{{ matches: [{{ path: {{ type: "PathPrefix", value: "/" }} }}], '
          'backendRefs: [{{ name: "api", port: 80 }}] }}] }} }}\n')
 one_file = '    crds "../tests/crds/gateway.networking.k8s.io_httproutes.yaml";\n'
