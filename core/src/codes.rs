@@ -905,7 +905,9 @@ codes! {
         "`resource GROUP/VERSION/KIND NAME { … }` (or `resource KIND NAME` when one CRD defines that kind) \
          names a custom resource kind defined by a CustomResourceDefinition the app reads with `crds \"…\";`. \
          No CRD read defines that group, kind, or served version; the help names the closest there is. Add \
-         the CRD's file to the `crds` directory, or fix the name (kinds are case-sensitive: `HTTPRoute`).";
+         the CRD's file to the `crds` directory, or fix the name (kinds are case-sensitive: `HTTPRoute`). \
+         An `http_route` item is a `gateway.networking.k8s.io/v1` HTTPRoute: the app's `crds` must define it \
+         (the Gateway API's `gateway.networking.k8s.io_httproutes.yaml`) for the route to be checked.";
     AmbiguousCustomKind = "PCL0236", Rejected, "a `resource`'s short kind is defined by several CRDs",
         "`resource KIND NAME` finds the kind by its name alone when one CRD (and one served version) \
          defines it. Several do (two groups with a `Certificate`, or a CRD serving several versions); the \
@@ -928,7 +930,9 @@ codes! {
          Gateway of the app; a Gateway of another namespace, written with `namespace:`, is someone \
          else's), a cert-manager `Certificate`'s `issuerRef` (an `Issuer` resource of the app; a \
          `ClusterIssuer` is cluster-wide and may be someone else's) and a Prometheus Operator \
-         `ServiceMonitor`'s `selector` (it must select a Service of the app). The name refers to nothing \
+         `ServiceMonitor`'s `selector` (it must select a Service of the app) and `PodMonitor`'s (it must \
+         select pods of a workload of the app: `selector: (pods NAME)` writes those labels). The name \
+         refers to nothing \
          the app declares; the help names the closest. Backend Services and their ports are checked as \
          PCL0022 and PCL0023; docs/dsl.md lists every reference checked.";
     OperatorFeatureOff = "PCL0250", Rejected, "the app declares controllers or webhooks, but piceli's `operator` feature is off",

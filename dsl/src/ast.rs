@@ -115,6 +115,20 @@ pub enum Value {
     Arrow(Box<Value>, Box<Value>),
     /// `(any Rust expression)`, evaluated at run time.
     Expr(syn::Expr, Sp),
+    /// `(service api)`: the labels that select an item of the app (in a `resource` block's label
+    /// selector); two names in parentheses, which no Rust expression is.
+    Select(Box<Select>),
+}
+
+/// `(KIND NAME)`: a selector of the app's item `NAME` of `KIND`.
+#[derive(Clone)]
+pub struct Select {
+    /// `service`.
+    pub kind: NameTok,
+    /// `api`.
+    pub name: NameTok,
+    /// The parentheses.
+    pub sp: Sp,
 }
 
 /// A call: `name(positional, …, key: value, …)`.
@@ -166,6 +180,7 @@ impl Value {
                 }
             }
             Value::Call(c) => c.sp,
+            Value::Select(s) => s.sp,
             Value::Map(m) => m.sp,
             Value::Arrow(a, b) => a.sp().to(b.sp()),
         }
@@ -185,6 +200,7 @@ impl Value {
             Value::List(..) => "a list",
             Value::Arrow(..) => "a mapping `a => b`",
             Value::Expr(..) => "a Rust expression",
+            Value::Select(_) => "a selector `(KIND NAME)`",
         }
     }
 }
@@ -388,6 +404,15 @@ pub fn parse_value(input: ParseStream) -> syn::Result<Value> {
         let right = parse_primary(input)?;
         return Ok(Value::Arrow(Box::new(left), Box::new(right)));
     }
+    // `api:http`, the same as `api => http`: after a value a colon is no other syntax.
+    if matches!(&left, Value::Path(parts) if parts.len() == 1)
+        && input.peek(Token![:])
+        && !input.peek(Token![::])
+    {
+        input.parse::<Token![:]>()?;
+        let right = parse_primary(input)?;
+        return Ok(Value::Arrow(Box::new(left), Box::new(right)));
+    }
     Ok(left)
 }
 
@@ -437,8 +462,19 @@ fn parse_primary(input: ParseStream) -> syn::Result<Value> {
     if input.peek(syn::token::Paren) {
         let content;
         let paren = parenthesized!(content in input);
+        let sp = Sp::one(paren.span.join());
+        // Two names (`(service api)`) are no Rust expression: a selector of the app's item.
+        if content.peek(Ident) && content.peek2(Ident) {
+            let kind = parse_name(&content)?;
+            let name = parse_name(&content)?;
+            if !content.is_empty() {
+                return Err(content
+                    .error("expected `)`: a selector is `(KIND NAME)`, e.g. `(service api)`"));
+            }
+            return Ok(Value::Select(Box::new(Select { kind, name, sp })));
+        }
         let expr: syn::Expr = content.parse()?;
-        return Ok(Value::Expr(expr, Sp::one(paren.span.join())));
+        return Ok(Value::Expr(expr, sp));
     }
     if input.peek(Ident::peek_any) && input.peek2(Token![::]) {
         return Ok(Value::RustPath(input.parse()?));

@@ -21,6 +21,10 @@ mod tests_controllers;
 #[cfg(test)]
 mod tests_resources;
 #[cfg(test)]
+mod tests_routes;
+#[cfg(test)]
+mod tests_selectors;
+#[cfg(test)]
 mod tests_webhooks;
 
 use proc_macro2::TokenStream;

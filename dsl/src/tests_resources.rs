@@ -29,7 +29,7 @@ fn a_route_and_a_monitor_check_into_the_model() {
     assert!(r.iter().all(|r| r.namespaced && r.schema.is_none()));
     assert_eq!(r[0].labels.len(), 1);
     // Every file read is tracked, in name order.
-    assert_eq!(checked.tracked.len(), 5, "{:?}", checked.tracked);
+    assert_eq!(checked.tracked.len(), 7, "{:?}", checked.tracked);
     assert_eq!(
         checked.tracked[0],
         "../tests/crds/cert-manager.io_certificates.yaml"

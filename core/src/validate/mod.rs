@@ -16,7 +16,7 @@ mod secrets;
 mod services;
 mod targets;
 
-pub use refs::custom::{Names, REFERENCES, Reference, service_labels};
+pub use refs::custom::{Names, REFERENCES, Reference, pod_labels, pod_selector, service_labels};
 
 use crate::codes::Code;
 use crate::diag::Diagnostic;

@@ -160,7 +160,18 @@ impl Lower {
                 let at = self.loc(v.sp(), desc.to_string());
                 BlockValue::Str(Spanned::new(segs[0].text.clone(), at))
             }
-            Value::Path(_) | Value::Call(_) | Value::Arrow(..) | Value::RustPath(_) => {
+            // `(service api)` where a label selector goes: filled in once the app's items are known.
+            Value::Select(s)
+                if self.bare_names
+                    && matches!(view, Some(View::Object(t)) if S::field(t, "matchLabels").is_some()) =>
+            {
+                self.selector_placeholder(s, desc)
+            }
+            Value::Path(_)
+            | Value::Call(_)
+            | Value::Arrow(..)
+            | Value::RustPath(_)
+            | Value::Select(_) => {
                 let (expected, example) = match &view {
                     Some(View::Enum(values)) => (
                         view.as_ref().map(View::describe).unwrap_or_default(),

@@ -24,7 +24,9 @@ mod operator;
 mod policy;
 mod rbac;
 mod resources;
+mod routes;
 mod secret_sources;
+mod selectors;
 mod service;
 mod shortcuts;
 mod targets;
@@ -117,6 +119,10 @@ pub struct Lower {
     /// Lowering a `resource` item's block: a bare name where the schema takes a string is that string
     /// (`backendRefs: [{ name: api, port: 80 }]`, as the app's items are named).
     bare_names: bool,
+    /// `(service api)` selectors in `resource` blocks, filled in once every item is lowered.
+    selects: Vec<selectors::Pending>,
+    /// `http_route` items, made `resource` HTTPRoutes once every item is lowered.
+    routes: Vec<routes::Pending>,
     /// The app being built.
     pub app: App,
 }
@@ -148,6 +154,7 @@ const KEYWORDS: &[&str] = &[
     "pvc",
     "network_policy",
     "ingress",
+    "http_route",
     "autoscaler",
     "disruption_budget",
     "service_account",
@@ -183,6 +190,8 @@ pub fn check(input: Input, operator: bool) -> Result<Checked, (Vec<syn::Error>, 
         included_namespaces: Vec::new(),
         crds: resources::Crds::default(),
         bare_names: false,
+        selects: Vec::new(),
+        routes: Vec::new(),
         app: App::default(),
     };
     let mut app_names: Vec<NameTok> = Vec::new();
@@ -220,6 +229,8 @@ pub fn check(input: Input, operator: bool) -> Result<Checked, (Vec<syn::Error>, 
             "keep one `app NAME;`",
         ),
     }
+    routes::resolve(&mut lw);
+    selectors::resolve(&mut lw);
     lw.app.locations = piceli_core::model::Locations::Owned(lw.locations.clone());
     lw.app.dynamic = lw.dynamics.iter().map(|d| d.at).collect();
     for d in piceli_core::validate::validate(&lw.app) {
@@ -341,6 +352,7 @@ impl Lower {
             "service" => service::service(self, item),
             "network_policy" => network::network_policy(self, item),
             "ingress" => network::ingress(self, item),
+            "http_route" => routes::http_route(self, item),
             "config_map" => config::config_map(self, item),
             "secret" => config::secret(self, item),
             "pvc" => config::pvc(self, item),

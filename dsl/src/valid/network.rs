@@ -290,7 +290,7 @@ fn ingress_paths(
 }
 
 /// `web => http`, `web => 8080` or `web` (the Service's first port).
-fn ingress_backend(
+pub(super) fn ingress_backend(
     lw: &mut Lower,
     v: &Value,
     desc: &str,

@@ -7,8 +7,8 @@ piceli::app! {
     resource monitoring.coreos.com/v1/ServiceMonitors api {
         spec: { selector: {}, endpoints: [] },
     }
-    resource PodMonitor api {
-        spec: { selector: {} },
+    resource Probe api {
+        spec: {},
     }
 }
 

@@ -24,6 +24,9 @@ pub enum Names {
     /// A `ServiceMonitor`: its `selector` selects Services of the app, each `endpoints[].port` is a
     /// named port of one of them.
     MonitoredServices,
+    /// A `PodMonitor`: its `selector` selects pods of the app's workloads, each
+    /// `podMetricsEndpoints[].port` is a named container port of one of them.
+    MonitoredPods,
 }
 
 /// One row of the table: in objects of `group`/`kind`, the values at `path` name [`Names`].
@@ -86,6 +89,12 @@ pub const REFERENCES: &[Reference] = &[
         kind: "ServiceMonitor",
         path: "spec",
         names: Names::MonitoredServices,
+    },
+    Reference {
+        group: MONITORING,
+        kind: "PodMonitor",
+        path: "spec",
+        names: Names::MonitoredPods,
     },
 ];
 
@@ -187,6 +196,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
                     Names::MadeSecret => {}
                     Names::Issuer => issuer(cx, app, o, v),
                     Names::MonitoredServices => monitor::check(cx, app, o, v),
+                    Names::MonitoredPods => pods::check(cx, app, o, v),
                 }
             }
         }
@@ -409,6 +419,10 @@ fn issuer(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
 #[path = "custom_monitor.rs"]
 mod monitor;
 pub use monitor::service_labels;
+
+#[path = "custom_pods.rs"]
+mod pods;
+pub use pods::{pod_labels, pod_selector};
 
 #[cfg(test)]
 #[path = "custom_tests.rs"]

@@ -74,7 +74,8 @@ pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue
         let shown: Vec<String> = wanted.iter().map(|(k, v)| format!("{k}={}", v.v)).collect();
         let help = match services.first() {
             Some(s) => format!(
-                "the app's Services carry `app.kubernetes.io/name: \"{}\"` and their own `labels:`; e.g. Service `{}` has {}",
+                "write `selector: (service {})` for one Service; the app's Services carry `app.kubernetes.io/name: \"{}\"` and their own `labels:`; e.g. Service `{}` has {}",
+                s.name.v,
                 app.name.v,
                 s.name.v,
                 service_labels(app, s)

@@ -332,3 +332,64 @@ fn a_service_monitor_finds_ports_written_in_the_service_spec() {
     );
     assert_eq!(codes(&a), vec![(Code::UnknownServicePort, 100)]);
 }
+
+fn pod_monitor(spec: serde_json::Value) -> CustomObject {
+    object(
+        "monitoring.coreos.com/v1",
+        "PodMonitor",
+        "api",
+        100,
+        json!({ "spec": spec }),
+    )
+}
+
+#[test]
+fn a_pod_monitor_selects_pods_of_the_app_and_their_container_ports() {
+    let by_component = json!({ "matchLabels": { "app.kubernetes.io/component": "api" } });
+    let mut a = app();
+    a.resources.push(pod_monitor(json!({
+        "selector": by_component,
+        "podMetricsEndpoints": [{ "port": "http" }, { "portNumber": 8080 }],
+    })));
+    assert_eq!(codes(&a), vec![]);
+
+    let mut a = app();
+    a.resources.push(pod_monitor(json!({
+        "selector": by_component,
+        "podMetricsEndpoints": [{ "port": "metrics" }, { "portNumber": 9090 }],
+    })));
+    assert_eq!(
+        codes(&a),
+        vec![
+            (Code::UnknownTargetPort, 100),
+            (Code::UnknownTargetPort, 100)
+        ]
+    );
+
+    // The pods carry `pod_labels:`, not the workload's own `labels:`.
+    let mut a = app();
+    a.workloads[0].labels.push((s("tier", 30), s("web", 31)));
+    let by_tier =
+        json!({ "selector": { "matchLabels": { "tier": "web" } }, "podMetricsEndpoints": [] });
+    a.resources.push(pod_monitor(by_tier));
+    assert_eq!(codes(&a), vec![(Code::UnknownCustomRef, 100)]);
+    a.workloads[0]
+        .pod_labels
+        .push((s("tier", 32), s("web", 33)));
+    assert_eq!(codes(&a), vec![]);
+
+    // Other namespaces, or pods an included file may label so: not the app's to check.
+    let mut a = app();
+    a.resources.push(pod_monitor(json!({
+        "selector": { "matchLabels": { "x": "y" } }, "namespaceSelector": { "any": true },
+    })));
+    assert_eq!(codes(&a), vec![]);
+    assert_eq!(
+        crate::validate::pod_selector(&a, "api"),
+        [
+            ("app.kubernetes.io/component".to_string(), "api".to_string()),
+            ("app.kubernetes.io/name".to_string(), "shop".to_string()),
+        ]
+        .into()
+    );
+}

@@ -82,7 +82,7 @@ fn table<C>(item: &'static str, keys: &[Key<C>], per_kind: bool) -> Table {
 pub fn tables() -> Vec<Table> {
     use crate::valid::{
         config, container_keys, controller_options, netpol, network, operator, policy, rbac,
-        resources, service, workload_keys,
+        resources, routes, service, workload_keys,
     };
     vec![
         table(
@@ -123,6 +123,7 @@ pub fn tables() -> Vec<Table> {
             false,
         ),
         table("`ingress NAME { … }`", network::INGRESS, false),
+        table("`http_route NAME { … }`", routes::HTTP_ROUTE, false),
         table(
             "`autoscaler NAME -> WORKLOAD { … }`",
             policy::AUTOSCALER,
