@@ -36,7 +36,7 @@ pub struct Invocation {
 }
 
 /// The app's operator half: its admission webhooks and controllers, called only by `serve`. Without the
-/// `operator` feature an app has neither (declaring one in `app!` is PCL0250), and this is empty.
+/// `operator` feature an app has neither (declaring one in `app!` is PCL0240), and this is empty.
 #[derive(Clone, Copy)]
 pub struct Operator {
     /// The app's admission webhooks.

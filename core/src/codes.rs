@@ -935,7 +935,7 @@ codes! {
          refers to nothing \
          the app declares; the help names the closest. Backend Services and their ports are checked as \
          PCL0022 and PCL0023; docs/dsl.md lists every reference checked.";
-    OperatorFeatureOff = "PCL0250", Rejected, "the app declares controllers or webhooks, but piceli's `operator` feature is off",
+    OperatorFeatureOff = "PCL0240", Rejected, "the app declares controllers or webhooks, but piceli's `operator` feature is off",
         "Controllers, admission webhooks and `serve` (kube's runtime, the HTTPS server) are piceli's \
          operator half, compiled only when the app turns on the `operator` feature, so an app that only \
          deploys builds without them. Turn it on in the app's Cargo.toml: `piceli = { version = \"0.1\", \

@@ -137,7 +137,7 @@ fn a_function_option_that_is_not_a_path_is_an_error_with_help() {
     assert!(all.contains("backoff: ops::my_backoff"), "{all}");
 }
 
-/// Without piceli's `operator` feature, the first controller or webhook is PCL0250 (one error: one line of
+/// Without piceli's `operator` feature, the first controller or webhook is PCL0240 (one error: one line of
 /// Cargo.toml fixes them all), and the expansion emits no `webhooks()`/`controllers()` to fail after it.
 #[test]
 fn without_the_operator_feature_the_first_declaration_is_pcl0250_and_nothing_follows() {
@@ -154,7 +154,7 @@ fn without_the_operator_feature_the_first_declaration_is_pcl0250_and_nothing_fol
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].starts_with(
-            "PCL0250: this app declares an admission webhook, but piceli's `operator` feature is off"
+            "PCL0240: this app declares an admission webhook, but piceli's `operator` feature is off"
         ) && errors[0].contains("features = [\"operator\"]"),
         "{errors:?}"
     );

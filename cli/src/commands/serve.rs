@@ -87,7 +87,7 @@ impl Command for ServeArgs {
         )
     }
 
-    /// Without the `operator` feature an app declares no webhooks or controllers (PCL0250 at compile time).
+    /// Without the `operator` feature an app declares no webhooks or controllers (PCL0240 at compile time).
     #[cfg(not(feature = "operator"))]
     fn run(&self, _invocation: Invocation) -> Result<(), Failure> {
         Err(nothing_to_serve())

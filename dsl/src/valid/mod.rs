@@ -176,7 +176,7 @@ const KEYWORDS: &[&str] = &[
 
 /// Run pass 2. On failure, every error found (shape and meaning), in source order.
 ///
-/// `operator`: whether piceli's `operator` feature is on; without it a controller or webhook is PCL0250.
+/// `operator`: whether piceli's `operator` feature is on; without it a controller or webhook is PCL0240.
 pub fn check(input: Input, operator: bool) -> Result<Checked, (Vec<syn::Error>, Option<String>)> {
     let mut lw = Lower {
         errors: Vec::new(),
@@ -439,7 +439,7 @@ impl Lower {
     }
 }
 
-/// PCL0250 at the first controller or webhook when piceli's `operator` feature is off: one error, since
+/// PCL0240 at the first controller or webhook when piceli's `operator` feature is off: one error, since
 /// one line of Cargo.toml fixes them all (the expansion then emits no operator code to fail after it).
 fn operator_feature_off(lw: &mut Lower, input: &Input) {
     let first = input.items.iter().find(|i| {

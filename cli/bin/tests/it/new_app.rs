@@ -1,6 +1,6 @@
 //! `piceli new` without `--operator`, as a user runs it: the app depends on piceli without its `operator`
 //! feature, so its dependency graph has no kube-runtime (a first build compiles only the deploy half); a
-//! controller declared in it then fails the build with PCL0250 at the declaration, naming the feature to
+//! controller declared in it then fails the build with PCL0240 at the declaration, naming the feature to
 //! turn on, and no other error.
 
 use std::path::Path;
@@ -55,7 +55,7 @@ fn a_new_app_has_no_operator_half_and_a_controller_names_the_feature() {
         );
     }
 
-    // A controller: PCL0250 at `controller`, naming the feature, and nothing else.
+    // A controller: PCL0240 at `controller`, naming the feature, and nothing else.
     let main = std::fs::read_to_string(app.join("src/main.rs")).expect("main.rs");
     let with_controller = main.replacen(
         "    check http(web, \"/\", expect: 200);",
@@ -77,7 +77,7 @@ fn a_new_app_has_no_operator_half_and_a_controller_names_the_feature() {
     );
     assert!(
         stderr.contains(
-            "PCL0250: this app declares a controller, but piceli's `operator` feature is off"
+            "PCL0240: this app declares a controller, but piceli's `operator` feature is off"
         ) && stderr.contains("features = [\"operator\"]"),
         "{stderr}"
     );
@@ -85,6 +85,6 @@ fn a_new_app_has_no_operator_half_and_a_controller_names_the_feature() {
     assert_eq!(
         errors.len(),
         2,
-        "PCL0250 and cargo's `could not compile`, nothing else:\n{stderr}"
+        "PCL0240 and cargo's `could not compile`, nothing else:\n{stderr}"
     );
 }
