@@ -25,6 +25,8 @@ mod tests_routes;
 #[cfg(test)]
 mod tests_selectors;
 #[cfg(test)]
+mod tests_spans;
+#[cfg(test)]
 mod tests_webhooks;
 
 use proc_macro2::TokenStream;
