@@ -26,11 +26,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<CrdFile>, ImportError> {
                 path: f.display().to_string(),
                 message: e.to_string(),
             })?;
-            let crds =
-                crd::read(&text, &f.display().to_string()).map_err(|e| ImportError::Malformed {
-                    origin: e.origin.clone(),
-                    message: format!("--crds: {}", e.message),
-                })?;
+            let crds = parse(&text, &f)?;
             out.push(CrdFile {
                 path: f,
                 text,
@@ -39,6 +35,14 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<CrdFile>, ImportError> {
         }
     }
     Ok(out)
+}
+
+/// The CRDs of one file's text (`path` names it in errors).
+pub fn parse(text: &str, path: &Path) -> Result<Vec<Crd>, ImportError> {
+    crd::read(text, &path.display().to_string()).map_err(|e| ImportError::Malformed {
+        origin: e.origin.clone(),
+        message: format!("--crds: {}", e.message),
+    })
 }
 
 fn files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
@@ -96,7 +100,8 @@ mod tests {
     fn a_file_that_is_no_crd_is_malformed() {
         let dir = tempfile::tempdir().expect("tempdir");
         let f = dir.path().join("x.yaml");
-        std::fs::write(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n").expect("write");
+        std::fs::write(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+            .expect("write");
         let err = read(&[f]).err();
         assert!(
             matches!(err, Some(ImportError::Malformed { ref message, .. }) if message.contains("CustomResourceDefinition")),

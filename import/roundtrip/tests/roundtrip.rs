@@ -83,7 +83,9 @@ fn corpus_round_trips_through_the_generated_apps() {
     let crds_in = read_inputs(&corpus(&["crds"]), &mut std::io::empty()).expect("crds reads");
     let crds_out = import(crds_in.clone(), &crds_options());
     assert!(
-        crds_out.source.contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
+        crds_out
+            .source
+            .contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
         "{}",
         crds_out.source
     );

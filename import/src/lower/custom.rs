@@ -6,10 +6,10 @@
 use super::{Cx, RESERVED_LABELS, describe};
 use crate::crds::CrdFile;
 use crate::dsl::Item;
+use piceli_core::Loc;
 use piceli_core::crd::{CrdVersion, Node};
 use piceli_core::model::{Block, BlockValue};
 use piceli_core::schema::check::check_object;
-use piceli_core::Loc;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -153,7 +153,13 @@ fn fits(o: &Value, version: &CrdVersion) -> Result<(), String> {
         _ => Block::new(Loc::NONE, Vec::new()),
     };
     let mut problems = Vec::new();
-    check_object::<&Node>(&block, &version.schema, &describe(o), &["metadata"], &mut problems);
+    check_object::<&Node>(
+        &block,
+        &version.schema,
+        &describe(o),
+        &["metadata"],
+        &mut problems,
+    );
     match problems.first() {
         None => Ok(()),
         Some(d) => Err(format!(
@@ -267,7 +273,9 @@ impl Refs<'_> {
                 let selector = &spec["selector"];
                 let unchecked = spec.get("namespaceSelector").is_some()
                     || selector.get("matchExpressions").is_some()
-                    || selector["matchLabels"].as_object().is_none_or(Map::is_empty);
+                    || selector["matchLabels"]
+                        .as_object()
+                        .is_none_or(Map::is_empty);
                 if unchecked {
                     Ok(())
                 } else {
@@ -294,9 +302,9 @@ impl Refs<'_> {
             ));
         };
         match p["sectionName"].as_str() {
-            Some(section) if !each(&g["spec"]["listeners"]).any(|l| l["name"] == section) => Err(
-                format!("Gateway `{gw}` has no listener `{section}`"),
-            ),
+            Some(section) if !each(&g["spec"]["listeners"]).any(|l| l["name"] == section) => {
+                Err(format!("Gateway `{gw}` has no listener `{section}`"))
+            }
             _ => Ok(()),
         }
     }
@@ -367,7 +375,10 @@ impl Refs<'_> {
             return if self.services.any_included {
                 Ok(())
             } else {
-                Err("its selector selects no imported Service (by the labels it renders with)".into())
+                Err(
+                    "its selector selects no imported Service (by the labels it renders with)"
+                        .into(),
+                )
             };
         }
         let names: Vec<&str> = selected
@@ -378,9 +389,7 @@ impl Refs<'_> {
             if let Some(port) = e["port"].as_str()
                 && !names.contains(&port)
             {
-                return Err(format!(
-                    "no Service it selects has a port named `{port}`"
-                ));
+                return Err(format!("no Service it selects has a port named `{port}`"));
             }
         }
         Ok(())

@@ -351,7 +351,8 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             .map(|p| {
                 let mut c = Item::new(&format!("crds {p:?}"), "");
                 c.comments.push(
-                    "piceli: the CustomResourceDefinitions of the `resource` items (`--crds`)".into(),
+                    "piceli: the CustomResourceDefinitions of the `resource` items (`--crds`)"
+                        .into(),
                 );
                 c
             })

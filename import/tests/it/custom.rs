@@ -30,21 +30,41 @@ fn routes_and_monitors_of_given_crds_become_resource_items() {
     let i = corpus();
     let s = &i.source;
     assert!(s.contains("    crds \"crds/\";\n"), "{s}");
-    assert!(s.contains("resource gateway.networking.k8s.io/v1/Gateway public {"), "{s}");
-    assert!(s.contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"), "{s}");
-    assert!(s.contains("resource monitoring.coreos.com/v1/ServiceMonitor api {"), "{s}");
+    assert!(
+        s.contains("resource gateway.networking.k8s.io/v1/Gateway public {"),
+        "{s}"
+    );
+    assert!(
+        s.contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
+        "{s}"
+    );
+    assert!(
+        s.contains("resource monitoring.coreos.com/v1/ServiceMonitor api {"),
+        "{s}"
+    );
     assert!(s.contains("labels: { tier: \"edge\" },"), "{s}");
-    assert!(s.contains("annotations: { \"example.com/owner\": \"team-a\" },"), "{s}");
+    assert!(
+        s.contains("annotations: { \"example.com/owner\": \"team-a\" },"),
+        "{s}"
+    );
     assert!(s.contains("hostnames: [\"shop.example.com\"],"), "{s}");
     // The route's Service the input lacks is someone else's, declared before the route.
-    let external = s.find("external service billing;").expect("billing is external");
+    let external = s
+        .find("external service billing;")
+        .expect("billing is external");
     let route = s.find("HTTPRoute web {").expect("the route");
     assert!(external < route, "{s}");
     // The files of the kinds used: the Gateway's, the HTTPRoute's, the ServiceMonitor's.
     let used: Vec<String> = i
         .crd_files
         .iter()
-        .map(|&f| options(None).crds[f].path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        .map(|&f| {
+            options(None).crds[f]
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
         .collect();
     assert_eq!(
         used,
@@ -82,35 +102,92 @@ fn one(yaml: &str) -> Imported {
 #[test]
 fn the_schema_and_the_references_decide_as_app_would() {
     // A field the HTTPRoute schema lacks: `app!` would refuse it (PCL0045).
-    let i = one("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rulez: []\n");
+    let i = one(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rulez: []\n",
+    );
     assert!(!i.source.contains("resource gateway"), "{}", i.source);
-    assert!(i.source.contains("its CRD's schema refuses it (PCL0045"), "{}", i.source);
+    assert!(
+        i.source.contains("its CRD's schema refuses it (PCL0045"),
+        "{}",
+        i.source
+    );
     // Another namespace's Gateway is someone else's: the route is an item.
-    let i = one("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rules: [{backendRefs: [{name: api, port: 80}]}]\n");
-    assert!(i.source.contains("resource gateway.networking.k8s.io/v1/HTTPRoute r {"), "{}", i.source);
+    let i = one(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rules: [{backendRefs: [{name: api, port: 80}]}]\n",
+    );
+    assert!(
+        i.source
+            .contains("resource gateway.networking.k8s.io/v1/HTTPRoute r {"),
+        "{}",
+        i.source
+    );
     // Printed without a crate: the module names the file as given.
     let file = vendored().join("gateway.networking.k8s.io_httproutes.yaml");
-    assert!(i.source.contains(&format!("crds {:?};", file.display().to_string())), "{}", i.source);
+    assert!(
+        i.source
+            .contains(&format!("crds {:?};", file.display().to_string())),
+        "{}",
+        i.source
+    );
     // A port the Service does not have.
-    let i = one("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rules: [{backendRefs: [{name: api, port: 81}]}]\n");
-    assert!(i.source.contains("Service `api` has no port 81"), "{}", i.source);
+    let i = one(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rules: [{backendRefs: [{name: api, port: 81}]}]\n",
+    );
+    assert!(
+        i.source.contains("Service `api` has no port 81"),
+        "{}",
+        i.source
+    );
     // A ServiceMonitor selecting no imported Service, and one scraping a port the Service lacks.
-    let i = one("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: web}}\n  endpoints: [{port: http}]\n");
-    assert!(i.source.contains("selects no imported Service"), "{}", i.source);
-    let i = one("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: metrics}]\n");
-    assert!(i.source.contains("no Service it selects has a port named `metrics`"), "{}", i.source);
-    let i = one("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: http}]\n");
-    assert!(i.source.contains("resource monitoring.coreos.com/v1/ServiceMonitor m {"), "{}", i.source);
+    let i = one(
+        "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: web}}\n  endpoints: [{port: http}]\n",
+    );
+    assert!(
+        i.source.contains("selects no imported Service"),
+        "{}",
+        i.source
+    );
+    let i = one(
+        "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: metrics}]\n",
+    );
+    assert!(
+        i.source
+            .contains("no Service it selects has a port named `metrics`"),
+        "{}",
+        i.source
+    );
+    let i = one(
+        "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: http}]\n",
+    );
+    assert!(
+        i.source
+            .contains("resource monitoring.coreos.com/v1/ServiceMonitor m {"),
+        "{}",
+        i.source
+    );
     // Metadata a `resource` item cannot write.
-    let i = one("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, finalizers: [x]}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: http}]\n");
-    assert!(i.source.contains("`metadata.finalizers` has no place"), "{}", i.source);
+    let i = one(
+        "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, finalizers: [x]}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: http}]\n",
+    );
+    assert!(
+        i.source.contains("`metadata.finalizers` has no place"),
+        "{}",
+        i.source
+    );
 }
 
 #[test]
 fn without_crds_custom_resources_stay_included() {
     let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/crds");
     let sources = read_inputs(&[set.display().to_string()], &mut std::io::empty()).expect("reads");
-    let i = import(sources, &Options { app: Some("shop".into()), include_path: "k8s/imported.json".into(), ..Options::default() });
+    let i = import(
+        sources,
+        &Options {
+            app: Some("shop".into()),
+            include_path: "k8s/imported.json".into(),
+            ..Options::default()
+        },
+    );
     assert!(!i.source.contains("resource "), "{}", i.source);
     assert!(!i.source.contains("crds "), "{}", i.source);
     assert!(i.crd_files.is_empty());

@@ -240,14 +240,20 @@ fn crds_make_resource_items_and_a_crate_gets_copies_of_the_files_used() {
         .assert()
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(text.contains("gateway.networking.k8s.io_httproutes.yaml\";"), "{text}");
+    assert!(
+        text.contains("gateway.networking.k8s.io_httproutes.yaml\";"),
+        "{text}"
+    );
     let out = piceli()
         .args(["import", "yaml", "-"])
         .write_stdin(ROUTE)
         .assert()
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(!text.contains("resource ") && text.contains("include json("), "{text}");
+    assert!(
+        !text.contains("resource ") && text.contains("include json("),
+        "{text}"
+    );
 }
 
 #[test]

@@ -110,14 +110,21 @@ const CRDS_PATH: &str = "crds/";
 
 /// Run `import`.
 pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
-    let (sources, out, target) = match source {
+    let (sources, out, target, served) = match source {
         ImportSource::Yaml(a) => {
             let sources = piceli_import::read::read_inputs(&a.paths, &mut std::io::stdin().lock())?;
-            (sources, &a.out, None)
+            (sources, &a.out, None, Default::default())
         }
         ImportSource::Live(a) => {
             let ns = a.out.namespace.clone().unwrap_or_else(|| "default".into());
-            let sources = live::read(&a.kubeconfig, &a.context, &ns)?;
+            // Without `--crds`, the cluster's own CRDs of the kinds found, when a crate gets their files.
+            let writes_crate = a.out.crate_dir.is_some() || a.out.out.is_some();
+            let (sources, served) = live::read(
+                &a.kubeconfig,
+                &a.context,
+                &ns,
+                a.out.crds.is_empty() && writes_crate,
+            )?;
             let target = (
                 "live".to_string(),
                 format!(
@@ -126,7 +133,7 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
                     a.context
                 ),
             );
-            (sources, &a.out, Some(target))
+            (sources, &a.out, Some(target), served)
         }
     };
     let app = out.app.clone().or_else(|| {
@@ -144,7 +151,9 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     } else {
         pin::Pins::default()
     };
-    let crds = piceli_import::crds::read(&out.crds)?;
+    let (served, unusable) = served;
+    let mut crds = piceli_import::crds::read(&out.crds)?;
+    crds.extend(served);
     // A crate gets copies of the CRD files it uses in `crds/`; a module printed alone names them as given.
     let crds_path = (out.crate_dir.is_some() || out.out.is_some()).then(|| CRDS_PATH.to_string());
     let options = Options {
@@ -159,6 +168,7 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     };
     let mut imported = piceli_import::import(sources, &options);
     imported.warnings.extend(pins.warnings);
+    imported.skipped.extend(unusable);
     let mut files = write_output(out, &imported, options.app.as_deref())?;
     files.extend(copy_crds(out, &imported, &options)?);
     report(output, &imported, &files);
