@@ -247,7 +247,7 @@ fn unset_or(v: &Value, key: &str, values: &[&str]) -> bool {
     }
 }
 
-fn each<'v>(v: &'v Value) -> impl Iterator<Item = &'v Value> {
+fn each(v: &Value) -> impl Iterator<Item = &Value> {
     v.as_array().into_iter().flatten()
 }
 
