@@ -75,11 +75,13 @@ pub(crate) fn lower(
     let gateways = names_of(GATEWAY, "Gateway");
     let issuers = names_of(CERT_MANAGER, "Issuer");
     let services = Services::of(cx, objects, lowered);
+    let workloads = Workloads::of(cx);
     for c in &candidates {
         let refs = Refs {
             gateways: &gateways,
             issuers: &issuers,
             services: &services,
+            workloads: &workloads,
         };
         let mut externals = Vec::new();
         if let Err(why) = refs.check(c, &mut externals) {
@@ -231,11 +233,44 @@ impl Services {
     }
 }
 
+/// The workloads lowered, by the labels their pods surely render with (the template's labels without those
+/// Piceli sets: a subset of what they carry, so a PodMonitor found to select nothing stays included rather
+/// than failing the build), with their first-class container ports.
+struct Workloads {
+    lowered: Vec<(BTreeMap<String, String>, Vec<(String, i64)>)>,
+    /// Some workload stays in the include file: `app!` leaves PodMonitors alone then.
+    any_included: bool,
+}
+
+impl Workloads {
+    fn of(cx: &Cx) -> Workloads {
+        let lowered = cx
+            .workloads
+            .iter()
+            .filter(|w| !w.included)
+            .map(|w| {
+                let labels = w
+                    .pod_labels
+                    .iter()
+                    .filter(|(k, _)| !RESERVED_LABELS.contains(&k.as_str()))
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect();
+                (labels, w.ports.clone())
+            })
+            .collect();
+        Workloads {
+            lowered,
+            any_included: cx.workloads.iter().any(|w| w.included),
+        }
+    }
+}
+
 /// The objects references may name.
 struct Refs<'a> {
     gateways: &'a BTreeMap<String, &'a Value>,
     issuers: &'a BTreeMap<String, &'a Value>,
     services: &'a Services,
+    workloads: &'a Workloads,
 }
 
 /// `v[key]` unset, or a string among `values`.
@@ -269,19 +304,7 @@ impl Refs<'_> {
             }
             (CERT_MANAGER, "Certificate") => self.issuer(&spec["issuerRef"]),
             (MONITORING, "ServiceMonitor") => self.service_monitor(spec),
-            (MONITORING, "PodMonitor") => {
-                let selector = &spec["selector"];
-                let unchecked = spec.get("namespaceSelector").is_some()
-                    || selector.get("matchExpressions").is_some()
-                    || selector["matchLabels"]
-                        .as_object()
-                        .is_none_or(Map::is_empty);
-                if unchecked {
-                    Ok(())
-                } else {
-                    Err("the pods a PodMonitor's `matchLabels` select are not matched to the imported workloads yet".into())
-                }
-            }
+            (MONITORING, "PodMonitor") => self.pod_monitor(spec),
             _ => Ok(()),
         }
     }
@@ -345,6 +368,55 @@ impl Refs<'_> {
             )),
             _ => Ok(()),
         }
+    }
+
+    fn pod_monitor(&self, spec: &Value) -> Result<(), String> {
+        let selector = &spec["selector"];
+        if spec.get("namespaceSelector").is_some()
+            || !selector.is_object()
+            || selector.get("matchExpressions").is_some()
+            || self.workloads.any_included
+        {
+            return Ok(());
+        }
+        let Some(wanted) = selector["matchLabels"].as_object() else {
+            return Ok(());
+        };
+        if wanted.is_empty() || wanted.values().any(|v| !v.is_string()) {
+            return Ok(());
+        }
+        let selected: Vec<&Vec<(String, i64)>> = self
+            .workloads
+            .lowered
+            .iter()
+            .filter(|(labels, _)| {
+                wanted
+                    .iter()
+                    .all(|(k, v)| labels.get(k).is_some_and(|l| v == l.as_str()))
+            })
+            .map(|(_, ports)| ports)
+            .collect();
+        if selected.is_empty() {
+            return Err(
+                "its selector selects no imported workload's pods (by the labels they surely carry)"
+                    .into(),
+            );
+        }
+        let ports: Vec<&(String, i64)> = selected.into_iter().flatten().collect();
+        for e in each(&spec["podMetricsEndpoints"]) {
+            if let Some(port) = e["port"].as_str() {
+                if !ports.iter().any(|(n, _)| n == port) {
+                    return Err(format!(
+                        "no workload it selects has a container port named `{port}`"
+                    ));
+                }
+            } else if let Some(n) = e["portNumber"].as_i64()
+                && !ports.iter().any(|(_, p)| *p == n)
+            {
+                return Err(format!("no workload it selects has container port {n}"));
+            }
+        }
+        Ok(())
     }
 
     fn service_monitor(&self, spec: &Value) -> Result<(), String> {

@@ -177,6 +177,40 @@ fn the_schema_and_the_references_decide_as_app_would() {
 }
 
 #[test]
+fn a_pod_monitor_is_an_item_when_it_selects_imported_pods_by_their_ports() {
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers:\n      - name: api\n        image: nginx:1.27\n        ports: [{name: metrics, containerPort: 9090}]\n---\n";
+    let monitor = |selector: &str, endpoint: &str| {
+        let yaml = format!(
+            "{deploy}apiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\nmetadata: {{name: m}}\nspec:\n  selector: {{matchLabels: {{{selector}}}}}\n  podMetricsEndpoints: [{{{endpoint}}}]\n"
+        );
+        let sources = parse_text(&yaml, "t.yaml", None).expect("parses");
+        import(sources, &options(None)).source
+    };
+    let s = monitor("app: api", "port: metrics");
+    assert!(
+        s.contains("resource monitoring.coreos.com/v1/PodMonitor m {"),
+        "{s}"
+    );
+    let s = monitor("app: api", "portNumber: 9090");
+    assert!(
+        s.contains("resource monitoring.coreos.com/v1/PodMonitor m {"),
+        "{s}"
+    );
+    let s = monitor("app: web", "port: metrics");
+    assert!(s.contains("selects no imported workload's pods"), "{s}");
+    let s = monitor("app: api", "port: http");
+    assert!(
+        s.contains("no workload it selects has a container port named `http`"),
+        "{s}"
+    );
+    let s = monitor("app: api", "portNumber: 8080");
+    assert!(
+        s.contains("no workload it selects has container port 8080"),
+        "{s}"
+    );
+}
+
+#[test]
 fn without_crds_custom_resources_stay_included() {
     let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/crds");
     let sources = read_inputs(&[set.display().to_string()], &mut std::io::empty()).expect("reads");

@@ -57,6 +57,10 @@ piceli::app! {
         },
     }
 
+    resource monitoring.coreos.com/v1/PodMonitor api-pods {
+        spec: { selector: { matchLabels: { app: "api" } }, podMetricsEndpoints: [{ port: "metrics" }] },
+    }
+
     // piceli: kept as they are (no first-class item fits): HTTPRoute shared, Widget gadget
     // piceli: HTTPRoute shared stays here, not a `resource` item: its parent Gateway `edge` is not among the imported objects (`app!` requires a `resource Gateway` of the app, or a `namespace:`)
     include json("k8s/crds.json");
