@@ -233,11 +233,13 @@ impl Services {
     }
 }
 
+type Labels = BTreeMap<String, String>;
+
 /// The workloads lowered, by the labels their pods surely render with (the template's labels without those
 /// Piceli sets: a subset of what they carry, so a PodMonitor found to select nothing stays included rather
 /// than failing the build), with their first-class container ports.
 struct Workloads {
-    lowered: Vec<(BTreeMap<String, String>, Vec<(String, i64)>)>,
+    lowered: Vec<(Labels, Vec<(String, i64)>)>,
     /// Some workload stays in the include file: `app!` leaves PodMonitors alone then.
     any_included: bool,
 }
