@@ -166,6 +166,26 @@ fn the_schema_and_the_references_decide_as_app_would() {
         "{}",
         i.source
     );
+    // A Certificate's Issuer must be among the objects; a ClusterIssuer is anyone's.
+    let cert = |issuer: &str| {
+        one(&format!(
+            "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {{name: c}}\nspec:\n  secretName: c-tls\n  dnsNames: [a.example.com]\n  issuerRef: {{{issuer}}}\n"
+        ))
+    };
+    let i = cert("name: le, kind: ClusterIssuer");
+    assert!(
+        i.source
+            .contains("resource cert-manager.io/v1/Certificate c {"),
+        "{}",
+        i.source
+    );
+    let i = cert("name: le");
+    assert!(
+        i.source
+            .contains("its Issuer `le` is not among the imported objects"),
+        "{}",
+        i.source
+    );
     // Metadata a `resource` item cannot write.
     let i = one(
         "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, finalizers: [x]}\nspec:\n  selector: {matchLabels: {tier: api}}\n  endpoints: [{port: http}]\n",

@@ -61,6 +61,14 @@ piceli::app! {
         spec: { selector: { matchLabels: { app: "api" } }, podMetricsEndpoints: [{ port: "metrics" }] },
     }
 
+    resource cert-manager.io/v1/Certificate shop-tls {
+        spec: {
+            secretName: "shop-tls",
+            dnsNames: ["shop.example.com"],
+            issuerRef: { name: "letsencrypt", kind: "ClusterIssuer" },
+        },
+    }
+
     // piceli: kept as they are (no first-class item fits): HTTPRoute shared, Widget gadget
     // piceli: HTTPRoute shared stays here, not a `resource` item: its parent Gateway `edge` is not among the imported objects (`app!` requires a `resource Gateway` of the app, or a `namespace:`)
     include json("k8s/crds.json");
