@@ -54,7 +54,7 @@ fn routes_and_monitors_of_given_crds_become_resource_items() {
         .expect("billing is external");
     let route = s.find("HTTPRoute web {").expect("the route");
     assert!(external < route, "{s}");
-    // The files of the kinds used: the Gateway's, the HTTPRoute's, the monitors'.
+    // The files of the kinds used: the Certificate's, the Gateway's, the HTTPRoute's, the monitors'.
     let used: Vec<String> = i
         .crd_files
         .iter()
@@ -69,6 +69,7 @@ fn routes_and_monitors_of_given_crds_become_resource_items() {
     assert_eq!(
         used,
         [
+            "cert-manager.io_certificates.yaml",
             "gateway.networking.k8s.io_gateways.yaml",
             "gateway.networking.k8s.io_httproutes.yaml",
             "monitoring.coreos.com_podmonitors.yaml",
