@@ -5,6 +5,7 @@
 
 pub mod clean;
 pub mod convert;
+pub mod crds;
 pub mod dsl;
 pub mod error;
 pub mod lower;
@@ -31,6 +32,9 @@ pub struct Imported {
     pub warnings: Vec<Warning>,
     /// Cluster-made objects skipped.
     pub skipped: Vec<String>,
+    /// The `--crds` files (indices into [`Options::crds`]) whose kinds became `resource` items: a crate
+    /// written with them gets copies in `crds/`.
+    pub crd_files: Vec<usize>,
 }
 
 /// Lower and print objects already read.
@@ -65,5 +69,6 @@ pub fn import(sources: Vec<read::Source>, options: &Options) -> Imported {
         includes,
         warnings: lowered.warnings,
         skipped: lowered.skipped,
+        crd_files: lowered.crd_files,
     }
 }

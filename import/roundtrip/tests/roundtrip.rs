@@ -1,5 +1,6 @@
-//! The import round trip, as part of the workspace build: `src/main.rs` (app `corpus`) and
-//! `src/bin/extra.rs` (app `extra`) are what `piceli import` writes for the vendored corpus
+//! The import round trip, as part of the workspace build: `src/main.rs` (app `corpus`),
+//! `src/bin/extra.rs` (app `extra`) and `src/bin/crds.rs` (app `crds`: custom resources as `resource`
+//! items over the workspace's vendored CRDs, tests/crds/) are what `piceli import` writes for the vendored corpus
 //! (import/tests/corpus, each set with its SOURCE.md), and they compile with the workspace. This test
 //! imports the corpus again and requires the committed sources to be exactly that output (regenerate with
 //! `PICELI_UPDATE_IMPORT=1 cargo test -p import-roundtrip`), then runs each app's `render -o json` and
@@ -79,6 +80,15 @@ fn corpus_round_trips_through_the_generated_apps() {
         extra_in.clone(),
         &options("extra", Some("shop"), "k8s/extra.json"),
     );
+    let crds_in = read_inputs(&corpus(&["crds"]), &mut std::io::empty()).expect("crds reads");
+    let crds_out = import(crds_in.clone(), &crds_options());
+    assert!(
+        crds_out
+            .source
+            .contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
+        "{}",
+        crds_out.source
+    );
     let mut stale = Vec::new();
     for (path, text) in files(
         &corpus_out,
@@ -90,6 +100,11 @@ fn corpus_round_trips_through_the_generated_apps() {
         &extra_out,
         &crate_dir().join("src/bin/extra.rs"),
         "k8s/extra.json",
+    ))
+    .chain(files(
+        &crds_out,
+        &crate_dir().join("src/bin/crds.rs"),
+        "k8s/crds.json",
     )) {
         current(&path, &text, &mut stale);
     }
@@ -117,6 +132,22 @@ fn corpus_round_trips_through_the_generated_apps() {
         "extra",
         &left_out,
     );
+    compare(
+        Path::new(env!("CARGO_BIN_EXE_crds")),
+        &crds_in,
+        "crds",
+        &externals(&crds_out),
+    );
+}
+
+/// The `crds` app: the workspace's vendored CRDs, named from this crate as they lie (not copied).
+fn crds_options() -> Options {
+    Options {
+        crds: piceli_import::crds::read(&[crate_dir().join("../../tests/crds")])
+            .expect("the vendored CRDs read"),
+        crds_path: Some("../../tests/crds/".into()),
+        ..options("crds", Some("shop"), "k8s/crds.json")
+    }
 }
 
 /// The names the module declares `external KIND NAME;`: someone else makes them, so they are not rendered.

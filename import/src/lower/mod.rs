@@ -7,6 +7,7 @@
 
 mod admit;
 mod config;
+mod custom;
 mod naming;
 mod netpol;
 mod network;
@@ -40,6 +41,11 @@ pub struct Options {
     pub secrets: SecretMode,
     /// Images `--pin` could not resolve, with why (they stay `unpinned("…")`, the reason in a comment).
     pub pin_failures: std::collections::BTreeMap<String, String>,
+    /// `--crds`: the CRD files whose kinds become `resource` items (objects of other kinds stay included).
+    pub crds: Vec<crate::crds::CrdFile>,
+    /// The path the module's `crds "…";` names (relative to the crate): `crds/` when the files are copied
+    /// into a crate; `None`: each file used, as its path was given.
+    pub crds_path: Option<String>,
 }
 
 /// How `import` writes the Secrets it reads.
@@ -67,6 +73,8 @@ pub struct Lowered {
     pub unpinned: Vec<String>,
     /// Cluster-made objects skipped, with why (`ReplicaSet web-abc: a workload owns it`).
     pub skipped: Vec<String>,
+    /// The `--crds` files (indices into [`Options::crds`]) whose kinds became `resource` items.
+    pub crd_files: Vec<usize>,
 }
 
 /// A workload already lowered: its kind, name and pod labels (Services and budgets select by them).
@@ -314,9 +322,49 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
             }
         }
     }
+    // Custom resources of the `--crds` kinds, once what they name is lowered.
+    let custom = custom::lower(&mut cx, &kept, &mut lowered, &options.crds);
+    for (i, mut item) in custom.items {
+        if item.keyword.starts_with("resource ")
+            && let Some(ns) = kept[i]["metadata"]["namespace"].as_str()
+            && ns != namespace
+        {
+            item.comments.push(format!(
+                "piceli: PCL0183 was in namespace `{ns}`, now in the target's `{namespace}`"
+            ));
+        }
+        items.push((i, item));
+    }
     items.sort_by_key(|(i, _)| *i);
     cx.out.module.items = items.into_iter().map(|(_, item)| item).collect();
-    let mut included_notes = Vec::new();
+    if !custom.files.is_empty() {
+        let paths: Vec<String> = match &options.crds_path {
+            Some(p) => vec![p.clone()],
+            None => custom
+                .files
+                .iter()
+                .map(|&f| options.crds[f].path.display().to_string())
+                .collect(),
+        };
+        let crds: Vec<Item> = paths
+            .into_iter()
+            .map(|p| {
+                let mut c = Item::new(&format!("crds {p:?}"), "");
+                c.comments.push(
+                    "piceli: the CustomResourceDefinitions of the `resource` items (`--crds`)"
+                        .into(),
+                );
+                c
+            })
+            .collect();
+        cx.out.module.items.splice(0..0, crds);
+        cx.out.crd_files = custom.files.into_iter().collect();
+    }
+    let mut included_notes: Vec<String> = custom
+        .kept
+        .into_iter()
+        .map(|(what, why)| format!("piceli: {what} stays here, not a `resource` item: {why}"))
+        .collect();
     for (i, o) in kept.into_iter().enumerate() {
         if lowered[i] {
             continue;

@@ -199,3 +199,78 @@ fn out_writes_the_module_and_its_files_into_the_crate_around_it() {
         "{included}"
     );
 }
+
+fn vendored_crds() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/crds")
+}
+
+const ROUTE: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\nspec:\n  ports: [{name: http, port: 80}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web, namespace: shop}\nspec:\n  parentRefs: [{name: public, namespace: infra}]\n  rules: [{backendRefs: [{name: api, port: 80}]}]\n";
+
+#[test]
+fn crds_make_resource_items_and_a_crate_gets_copies_of_the_files_used() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = dir.path().join("shop");
+    piceli()
+        .args(["import", "yaml", "-", "--crds"])
+        .arg(vendored_crds())
+        .arg("--crate")
+        .arg(&app)
+        .write_stdin(ROUTE)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(app.join("src/main.rs")).expect("main.rs");
+    assert!(text.contains("    crds \"crds/\";\n"), "{text}");
+    assert!(
+        text.contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
+        "{text}"
+    );
+    let copied: Vec<String> = std::fs::read_dir(app.join("crds"))
+        .expect("crds/")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert_eq!(copied, ["gateway.networking.k8s.io_httproutes.yaml"]);
+    let original = std::fs::read(vendored_crds().join(&copied[0])).expect("vendored");
+    let copy = std::fs::read(app.join("crds").join(&copied[0])).expect("copy");
+    assert!(original == copy, "the CRD file is copied as it is");
+    // Printed alone, the module names the file as given; without `--crds` the route is included.
+    let out = piceli()
+        .args(["import", "yaml", "-", "--crds"])
+        .arg(vendored_crds().join("gateway.networking.k8s.io_httproutes.yaml"))
+        .write_stdin(ROUTE)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("gateway.networking.k8s.io_httproutes.yaml\";"),
+        "{text}"
+    );
+    let out = piceli()
+        .args(["import", "yaml", "-"])
+        .write_stdin(ROUTE)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        !text.contains("resource ") && text.contains("include json("),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_crds_file_that_is_no_crd_is_a_coded_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("cm.yaml");
+    std::fs::write(&f, CONFIG_MAP).expect("write");
+    let out = piceli()
+        .args(["import", "yaml", "-", "--crds"])
+        .arg(&f)
+        .write_stdin(ROUTE)
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("PCL0181") && err.contains("CustomResourceDefinition"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

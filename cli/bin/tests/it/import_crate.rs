@@ -16,7 +16,8 @@ use std::path::Path;
 use std::process::Command;
 
 /// A small but typical set: a Deployment with env from a ConfigMap and a Secret, probes, resources and a
-/// volume, the Service that selects it, and a NetworkPolicy (included as written).
+/// volume, the Service that selects it, a NetworkPolicy, and an HTTPRoute and a ServiceMonitor of it
+/// (`resource` items over the vendored CRDs given with `--crds`, copied into the crate's `crds/`).
 const INPUT: &str = r#"apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings}
@@ -63,6 +64,21 @@ spec:
   podSelector: {matchLabels: {app: web}}
   policyTypes: [Ingress]
   ingress: [{from: [{podSelector: {matchLabels: {role: frontend}}}], ports: [{port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, labels: {tier: edge}}
+spec:
+  parentRefs: [{name: public, namespace: infra}]
+  hostnames: [shop.example.com]
+  rules: [{matches: [{path: {type: PathPrefix, value: /}}], backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app.kubernetes.io/name: shop}}
+  endpoints: [{port: http, interval: 30s}]
 "#;
 
 #[test]
@@ -75,6 +91,8 @@ fn an_imported_crate_builds_and_renders_its_input() {
     let out = Command::new(env!("CARGO_BIN_EXE_piceli"))
         .args(["import", "yaml", "-", "--crate"])
         .arg(&app)
+        .arg("--crds")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/crds"))
         .arg("--piceli-path")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .stdin(std::process::Stdio::piped())
@@ -95,6 +113,18 @@ fn an_imported_crate_builds_and_renders_its_input() {
         out.status.success(),
         "import failed: {}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    let source = std::fs::read_to_string(app.join("src/main.rs")).expect("src/main.rs");
+    for item in [
+        "crds \"crds/\";",
+        "resource gateway.networking.k8s.io/v1/HTTPRoute web {",
+        "resource monitoring.coreos.com/v1/ServiceMonitor web {",
+    ] {
+        assert!(source.contains(item), "`{item}` missing:\n{source}");
+    }
+    assert!(
+        app.join("crds/gateway.networking.k8s.io_httproutes.yaml")
+            .is_file()
     );
     // The workspace's lock file, so the build resolves offline to the versions already downloaded.
     std::fs::copy(
@@ -146,7 +176,7 @@ fn an_imported_crate_builds_and_renders_its_input() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 5, "{problems:?}");
+    assert_eq!(compared, 7, "{problems:?}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

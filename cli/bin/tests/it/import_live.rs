@@ -143,3 +143,67 @@ fn a_live_namespace_becomes_an_app_module() {
         );
     }
 }
+
+const ROUTED: &str = "apiVersion: v1\nkind: Namespace\nmetadata: {name: edge}\n---\n\
+apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: edge}\nspec:\n  ports: [{name: http, port: 80}]\n---\n\
+apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web, namespace: edge}\nspec:\n  \
+parentRefs: [{name: public, namespace: infra}]\n  hostnames: [shop.example.com]\n  \
+rules: [{backendRefs: [{name: api, port: 80}]}]\n";
+
+#[test]
+fn a_live_custom_resource_becomes_a_resource_item_with_the_clusters_crd() {
+    let sim = Cluster::start();
+    let crd = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/crds/gateway.networking.k8s.io_httproutes.yaml");
+    kubectl_apply(
+        sim.kubeconfig_path(),
+        &std::fs::read_to_string(&crd).expect("the vendored CRD"),
+    );
+    kubectl(
+        sim.kubeconfig_path(),
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=30s",
+            "crd/httproutes.gateway.networking.k8s.io",
+        ],
+    );
+    kubectl_apply(sim.kubeconfig_path(), ROUTED);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = dir.path().join("edge");
+    Command::new(env!("CARGO_BIN_EXE_piceli"))
+        .args(["import", "live", "--kubeconfig"])
+        .arg(sim.kubeconfig_path())
+        .args(["--context", sim.context(), "--namespace", "edge", "--crate"])
+        .arg(&app)
+        .env_remove("KUBECONFIG")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    let source = std::fs::read_to_string(app.join("src/main.rs")).expect("main.rs");
+    assert!(source.contains("    crds \"crds/\";\n"), "{source}");
+    assert!(
+        source.contains("resource gateway.networking.k8s.io/v1/HTTPRoute web {"),
+        "{source}"
+    );
+    assert!(
+        source.contains("hostnames: [\"shop.example.com\"],"),
+        "{source}"
+    );
+    // The CRD the cluster serves, written into the crate and read as `app!` reads it.
+    let written =
+        std::fs::read_to_string(app.join("crds/httproutes.gateway.networking.k8s.io.yaml"))
+            .expect("the cluster's CRD in crds/");
+    let crds = piceli_import::crds::parse(&written, std::path::Path::new("crds/httproutes.yaml"))
+        .expect("a CRD file");
+    assert_eq!(crds.len(), 1);
+    assert_eq!(crds[0].kind, "HTTPRoute");
+    // The spec and the name only: no status, no server-set metadata.
+    let json = written.split_once('\n').map(|(_, j)| j).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(json).expect("the file's JSON");
+    assert!(v.get("status").is_none());
+    assert_eq!(
+        v["metadata"],
+        serde_json::json!({"name": "httproutes.gateway.networking.k8s.io"})
+    );
+}

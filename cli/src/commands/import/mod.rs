@@ -73,6 +73,11 @@ pub struct OutArgs {
     /// ~/.docker/config.json.
     #[arg(long, value_name = "FILE", requires = "pin")]
     pub registry_auth: Option<PathBuf>,
+    /// CustomResourceDefinition files (or directories of them): custom resources of their kinds become
+    /// `resource` items, checked by `app!` against the CRDs (copied into the crate's `crds/` when a crate
+    /// is written); without it they are included as they are.
+    #[arg(long, value_name = "PATH")]
+    pub crds: Vec<PathBuf>,
     /// With `--crate`: depend on the piceli checkout at PATH (default: the published release line,
     /// `piceli = "0.1"`).
     #[arg(long, value_name = "PATH")]
@@ -100,16 +105,26 @@ impl From<SecretsFlag> for piceli_import::SecretMode {
 /// Where included objects go, relative to the crate.
 const INCLUDE_PATH: &str = "k8s/imported.json";
 
+/// Where the CRD files of `resource` items are copied, relative to the crate.
+const CRDS_PATH: &str = "crds/";
+
 /// Run `import`.
 pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
-    let (sources, out, target) = match source {
+    let (sources, out, target, served) = match source {
         ImportSource::Yaml(a) => {
             let sources = piceli_import::read::read_inputs(&a.paths, &mut std::io::stdin().lock())?;
-            (sources, &a.out, None)
+            (sources, &a.out, None, Default::default())
         }
         ImportSource::Live(a) => {
             let ns = a.out.namespace.clone().unwrap_or_else(|| "default".into());
-            let sources = live::read(&a.kubeconfig, &a.context, &ns)?;
+            // Without `--crds`, the cluster's own CRDs of the kinds found, when a crate gets their files.
+            let writes_crate = a.out.crate_dir.is_some() || a.out.out.is_some();
+            let (sources, served) = live::read(
+                &a.kubeconfig,
+                &a.context,
+                &ns,
+                a.out.crds.is_empty() && writes_crate,
+            )?;
             let target = (
                 "live".to_string(),
                 format!(
@@ -118,7 +133,7 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
                     a.context
                 ),
             );
-            (sources, &a.out, Some(target))
+            (sources, &a.out, Some(target), served)
         }
     };
     let app = out.app.clone().or_else(|| {
@@ -136,8 +151,15 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     } else {
         pin::Pins::default()
     };
+    let (served, unusable) = served;
+    let mut crds = piceli_import::crds::read(&out.crds)?;
+    crds.extend(served);
+    // A crate gets copies of the CRD files it uses in `crds/`; a module printed alone names them as given.
+    let crds_path = (out.crate_dir.is_some() || out.out.is_some()).then(|| CRDS_PATH.to_string());
     let options = Options {
         app,
+        crds,
+        crds_path,
         namespace: out.namespace.clone(),
         target,
         include_path: INCLUDE_PATH.into(),
@@ -146,7 +168,9 @@ pub fn run(output: Output, source: &ImportSource) -> Result<(), Failure> {
     };
     let mut imported = piceli_import::import(sources, &options);
     imported.warnings.extend(pins.warnings);
-    let files = write_output(out, &imported, options.app.as_deref())?;
+    imported.skipped.extend(unusable);
+    let mut files = write_output(out, &imported, options.app.as_deref())?;
+    files.extend(copy_crds(out, &imported, &options)?);
     report(output, &imported, &files);
     Ok(())
 }
@@ -183,6 +207,36 @@ fn write_output(out: &OutArgs, i: &Imported, app: Option<&str>) -> Result<Vec<Pa
         files.push(path);
     }
     Ok(files)
+}
+
+/// Copy the `--crds` files the module's `resource` items need into the crate's `crds/` (nothing when the
+/// module goes to standard output: it names the files as given).
+fn copy_crds(out: &OutArgs, i: &Imported, options: &Options) -> Result<Vec<PathBuf>, Failure> {
+    let root = match (&out.crate_dir, &out.out) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(file)) => crate_root(file),
+        (None, None) => return Ok(Vec::new()),
+    };
+    let mut written = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for &f in &i.crd_files {
+        let file = &options.crds[f];
+        let base = file
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| format!("crd-{f}.yaml"));
+        // Two directories may hold files of one name: the later one gets its index in front.
+        let name = if names.insert(base.clone()) {
+            base
+        } else {
+            format!("{f}-{base}")
+        };
+        let path = root.join(CRDS_PATH).join(name);
+        write::write_file(&path, &file.text)?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// The crate around `file`: the nearest directory with a Cargo.toml, else the parent of `src/`, else
