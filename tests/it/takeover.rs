@@ -210,11 +210,12 @@ async fn the_live_import_takes_the_app_over() {
     let kubeconfig = fx.cluster.kubeconfig_path().to_path_buf();
     let context = fx.cluster.context().to_string();
     let sources = tokio::task::spawn_blocking(move || {
-        piceli_cli::commands::import::live::read(&kubeconfig, &context, "shop")
+        piceli_cli::commands::import::live::read(&kubeconfig, &context, "shop", false)
     })
     .await
     .expect("join")
-    .expect("import live reads the namespace");
+    .expect("import live reads the namespace")
+    .0;
     let out = piceli_import::import(sources, &import_options());
     fixture::current("imported_live.rs", &out.source);
     take_over(
