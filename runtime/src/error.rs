@@ -42,6 +42,28 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// A controller or webhook (`who`: "controller lamp watches `lamp.example.com`") names a custom
+    /// resource whose CRD the app's custom resource types do not define (`crds`: the names they do).
+    pub(crate) fn unknown_crd(code: Code, who: String, crds: &[&str]) -> Error {
+        Error::Controller {
+            code,
+            message: format!(
+                "{who}, but the app's custom resource types define {}",
+                if crds.is_empty() {
+                    "no CRD".to_string()
+                } else {
+                    crds.join(", ")
+                }
+            ),
+            help: format!(
+                "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
+                crds.first().copied().unwrap_or("plural.group")
+            ),
+        }
+    }
+}
+
 impl Coded for Error {
     /// The first problem's code, for [`Error::Invalid`].
     fn code(&self) -> Code {

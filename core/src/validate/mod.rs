@@ -137,7 +137,7 @@ impl Ctx {
 }
 
 /// `a`, `b`, `c` for help lines.
-pub(crate) fn list(items: &[&str]) -> String {
+pub fn list(items: &[&str]) -> String {
     items
         .iter()
         .map(|s| format!("`{s}`"))

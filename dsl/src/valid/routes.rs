@@ -299,7 +299,7 @@ fn port_number(
                     "name the Service's ports: `ports: { http: 80 => http }`, or give the number"
                         .into()
                 }
-                None => format!("its ports: {}", super::selectors::list(&names)),
+                None => format!("its ports: {}", piceli_core::validate::list(&names)),
             },
         ),
         _ => (

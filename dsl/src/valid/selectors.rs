@@ -156,7 +156,7 @@ fn service(lw: &mut Lower, s: &Select, dynamic: &HashSet<Loc>) -> Option<BTreeMa
             None if names.is_empty() => {
                 format!("declare it: `service {name} -> WORKLOAD {{ port: 80 => http }}`")
             }
-            None => format!("declared: {}", list(&names)),
+            None => format!("declared: {}", piceli_core::validate::list(&names)),
         };
         let message = if external {
             format!("`(service {name})` names an external Service")
@@ -277,7 +277,7 @@ fn pods(lw: &mut Lower, s: &Select) -> Option<BTreeMap<String, String>> {
             None if names.is_empty() => {
                 format!("declare it: `deployment {name} {{ image: …, ports: {{ http: 8080 }} }}`")
             }
-            None => format!("declared: {}", list(&names)),
+            None => format!("declared: {}", piceli_core::validate::list(&names)),
         };
         lw.fail(
             Code::UnknownWorkload,
@@ -292,15 +292,6 @@ fn pods(lw: &mut Lower, s: &Select) -> Option<BTreeMap<String, String>> {
             .into_iter()
             .collect(),
     )
-}
-
-/// `a`, `b`, `c` for help lines.
-pub(super) fn list(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]

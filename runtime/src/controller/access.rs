@@ -5,7 +5,7 @@
 //! objects from the model alone.
 
 use piceli_core::Code;
-use piceli_core::model::{App, ControllerDecl, ControllerNamespaces, RelatedKind};
+use piceli_core::model::{App, ControllerDecl, ControllerNamespaces};
 
 use super::rbac::{Access, Grant, Needs, grants, lease, merge};
 use crate::error::Error;
@@ -23,8 +23,7 @@ fn crd_scopes(app: &App) -> Vec<(String, bool)> {
 
 /// Whether each controller's resource is namespaced: built-in kinds as resolved at compile time, custom
 /// ones by their CRD. A custom resource whose CRD the app does not render is PCL0175.
-fn scopes(app: &App) -> Result<Vec<bool>, Error> {
-    let crds = crd_scopes(app);
+fn scopes(app: &App, crds: &[(String, bool)]) -> Result<Vec<bool>, Error> {
     app.controllers
         .iter()
         .map(|c| {
@@ -33,44 +32,39 @@ fn scopes(app: &App) -> Result<Vec<bool>, Error> {
             }
             match crds.iter().find(|(name, _)| *name == c.resource.v) {
                 Some((_, namespaced)) => Ok(*namespaced),
-                None => Err(mismatch(c, &crds)),
+                None => Err(mismatch(
+                    format!("controller {} watches `{}`", c.name.v, c.resource.v),
+                    crds,
+                )),
             }
         })
         .collect()
 }
 
-fn mismatch(c: &ControllerDecl, crds: &[(String, bool)]) -> Error {
+/// PCL0175 for `who`, naming the CRDs the app does define.
+fn mismatch(who: String, crds: &[(String, bool)]) -> Error {
     let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
-    Error::Controller {
-        code: Code::CustomResourceMismatch,
-        message: format!(
-            "controller {} watches `{}`, but the app's custom resource types define {}",
-            c.name.v,
-            c.resource.v,
-            if names.is_empty() {
-                "no CRD".to_string()
-            } else {
-                names.join(", ")
-            }
-        ),
-        help: format!(
-            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
-            names.first().copied().unwrap_or("plural.group")
-        ),
-    }
+    Error::unknown_crd(Code::CustomResourceMismatch, who, &names)
 }
 
 /// The kinds that trigger a controller (`owns:`, `watches:`): (group, plural, namespaced), custom ones
 /// with their CRD's scope (PCL0175 when the app renders no such CRD).
-fn related(app: &App, c: &ControllerDecl) -> Result<Vec<(String, String, bool)>, Error> {
-    let crds = crd_scopes(app);
+fn related(
+    c: &ControllerDecl,
+    crds: &[(String, bool)],
+) -> Result<Vec<(String, String, bool)>, Error> {
     let owns = c.owns.iter();
     owns.chain(c.watches.iter().map(|(k, _)| k))
         .map(|k| {
             let namespaced = if k.custom {
                 match crds.iter().find(|(name, _)| *name == k.resource) {
                     Some((_, namespaced)) => *namespaced,
-                    None => return Err(mismatch_related(c, k, &crds)),
+                    None => {
+                        return Err(mismatch(
+                            format!("controller {} is triggered by `{}`", c.name.v, k.resource),
+                            crds,
+                        ));
+                    }
                 }
             } else {
                 k.namespaced
@@ -80,31 +74,12 @@ fn related(app: &App, c: &ControllerDecl) -> Result<Vec<(String, String, bool)>,
         .collect()
 }
 
-fn mismatch_related(c: &ControllerDecl, k: &RelatedKind, crds: &[(String, bool)]) -> Error {
-    let names: Vec<&str> = crds.iter().map(|(n, _)| n.as_str()).collect();
-    Error::Controller {
-        code: Code::CustomResourceMismatch,
-        message: format!(
-            "controller {} is triggered by `{}`, but the app's custom resource types define {}",
-            c.name.v,
-            k.resource,
-            if names.is_empty() {
-                "no CRD".to_string()
-            } else {
-                names.join(", ")
-            }
-        ),
-        help: format!(
-            "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
-            names.first().copied().unwrap_or("plural.group")
-        ),
-    }
-}
-
 /// The RBAC the declared controllers need when the operator runs in `operator_namespace` (with its
 /// leader Lease when `leader`).
 pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Result<Access, Error> {
-    let scopes = scopes(app)?;
+    // The app's CRDs, rendered once for every controller's scope and triggers.
+    let crds = crd_scopes(app);
+    let scopes = scopes(app, &crds)?;
     let mut all: Vec<Grant> = Vec::new();
     for (c, namespaced) in app.controllers.iter().zip(scopes) {
         let namespaces = match (&c.namespaces, namespaced) {
@@ -121,7 +96,7 @@ pub fn declared_access(app: &App, operator_namespace: &str, leader: bool) -> Res
             finalizer: c.finalizer,
             status: c.writes_status,
             writes: &c.writes,
-            related: related(app, c)?,
+            related: related(c, &crds)?,
         }));
     }
     if leader && !app.controllers.is_empty() {

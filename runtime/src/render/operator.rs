@@ -345,24 +345,11 @@ fn rule(cx: &Cx, w: &Webhook, r: &WebhookResource) -> Result<Value, Error> {
             .iter()
             .filter_map(|c| c["metadata"]["name"].as_str())
             .collect();
-        return Err(Error::Controller {
-            code: piceli_core::Code::WebhookCustomResourceMismatch,
-            message: format!(
-                "{} {} admits `{}`, but the app's custom resource types define {}",
-                w.kind.keyword(),
-                w.name.v,
-                r.name.v,
-                if names.is_empty() {
-                    "no CRD".to_string()
-                } else {
-                    names.join(", ")
-                }
-            ),
-            help: format!(
-                "write the CRD name the type defines (`{}`), or fix the type's `#[kube(group = …)]`",
-                names.first().copied().unwrap_or("plural.group")
-            ),
-        });
+        return Err(Error::unknown_crd(
+            piceli_core::Code::WebhookCustomResourceMismatch,
+            format!("{} {} admits `{}`", w.kind.keyword(), w.name.v, r.name.v),
+            &names,
+        ));
     };
     let spec = &crd["spec"];
     let versions: Vec<&Value> = spec["versions"]

@@ -3,7 +3,7 @@
 
 use super::{items, string};
 use crate::codes::Code;
-use crate::model::{App, BlockValue, CustomObject, Service};
+use crate::model::{App, Block, BlockValue, CustomObject, Service};
 use crate::rules::did_you_mean;
 use crate::spanned::Spanned;
 use crate::validate::Ctx;
@@ -12,31 +12,43 @@ use std::collections::BTreeMap;
 /// The labels a Service of the app carries (as `piceli_runtime::render` writes them: the app's, the
 /// standard name and managed-by labels, then its own).
 pub fn service_labels(app: &App, s: &Service) -> BTreeMap<String, String> {
+    let mut labels = app_labels(app, true);
+    labels.extend(s.labels.iter().map(|(k, v)| (k.v.clone(), v.v.clone())));
+    labels
+}
+
+/// The labels every object of the app renders with: the app's own, and (`standard`) the name and
+/// managed-by labels.
+pub(super) fn app_labels(app: &App, standard: bool) -> BTreeMap<String, String> {
     let mut labels: BTreeMap<String, String> = app
         .labels
         .iter()
         .map(|(k, v)| (k.v.clone(), v.v.clone()))
         .collect();
-    labels.insert("app.kubernetes.io/name".into(), app.name.v.clone());
-    labels.insert("app.kubernetes.io/managed-by".into(), "piceli".into());
-    labels.extend(s.labels.iter().map(|(k, v)| (k.v.clone(), v.v.clone())));
+    if standard {
+        labels.insert("app.kubernetes.io/name".into(), app.name.v.clone());
+        labels.insert("app.kubernetes.io/managed-by".into(), "piceli".into());
+    }
     labels
 }
 
-/// A ServiceMonitor: its `selector` selects Services of the app (unless `namespaceSelector` looks
-/// elsewhere), and each `endpoints[].port` is a named port of one of them.
-pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
-    let BlockValue::Map(spec) = spec else { return };
+/// The `matchLabels` pairs a selector wants: each key with its value as written.
+pub(super) type Wanted = Vec<(String, Spanned<String>)>;
+
+/// A monitor's `selector` as the checks can judge it: the selector and its `matchLabels` pairs. None when
+/// they cannot: it looks in other namespaces (`namespaceSelector`), uses `matchExpressions` or a value
+/// from Rust, or is empty (it selects everything in the namespace, the app's or not).
+pub(super) fn match_labels<'a>(cx: &Ctx, spec: &'a Block) -> Option<(&'a Block, Wanted)> {
     if spec.get("namespaceSelector").is_some() {
-        return;
+        return None;
     }
     let Some(BlockValue::Map(selector)) = spec.get("selector") else {
-        return;
+        return None;
     };
     if selector.get("matchExpressions").is_some() {
-        return;
+        return None;
     }
-    let mut wanted: Vec<(String, Spanned<String>)> = Vec::new();
+    let mut wanted: Wanted = Vec::new();
     match selector.get("matchLabels") {
         None => {}
         Some(BlockValue::Map(m)) => {
@@ -45,26 +57,37 @@ pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue
                     BlockValue::Str(s) if cx.known(s).is_some() => {
                         wanted.push((k.v.clone(), s.clone()))
                     }
-                    _ => return, // a value from Rust: checked nowhere before the cluster
+                    _ => return None, // a value from Rust: checked nowhere before the cluster
                 }
             }
         }
-        Some(_) => return,
+        Some(_) => return None,
     }
-    // An empty selector selects every Service of the namespace, the app's or not.
-    if wanted.is_empty() {
+    (!wanted.is_empty()).then_some((selector, wanted))
+}
+
+/// Whether `labels` carry every wanted pair.
+pub(super) fn selects(
+    wanted: &[(String, Spanned<String>)],
+    labels: &BTreeMap<String, String>,
+) -> bool {
+    wanted
+        .iter()
+        .all(|(k, v)| labels.get(k).is_some_and(|l| *l == v.v))
+}
+
+/// A ServiceMonitor: its `selector` selects Services of the app (unless `namespaceSelector` looks
+/// elsewhere), and each `endpoints[].port` is a named port of one of them.
+pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
+    let BlockValue::Map(spec) = spec else { return };
+    let Some((selector, wanted)) = match_labels(cx, spec) else {
         return;
-    }
+    };
     let services: Vec<&Service> = app.services.iter().chain(&app.included_services).collect();
     let selected: Vec<&Service> = services
         .iter()
         .copied()
-        .filter(|s| {
-            let labels = service_labels(app, s);
-            wanted
-                .iter()
-                .all(|(k, v)| labels.get(k).is_some_and(|l| *l == v.v))
-        })
+        .filter(|s| selects(&wanted, &service_labels(app, s)))
         .collect();
     // An included Service carries the labels its file gives it, which may select it.
     if selected.is_empty() && !app.included_services.is_empty() {

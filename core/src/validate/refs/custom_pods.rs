@@ -2,11 +2,11 @@
 //! labels they render with), and each `podMetricsEndpoints[].port` is a named container port of one of
 //! them (`portNumber` one of their port numbers).
 
+use super::monitor::{app_labels, match_labels, selects};
 use super::{items, string};
 use crate::codes::Code;
 use crate::model::{App, BlockValue, CustomObject, Workload};
 use crate::rules::did_you_mean;
-use crate::spanned::Spanned;
 use crate::validate::{Ctx, list};
 use std::collections::BTreeMap;
 
@@ -30,15 +30,7 @@ pub fn pod_selector(app: &App, workload: &str) -> BTreeMap<String, String> {
 /// the standard ones unless the workload's selector is written in `spec:`, its `pod_labels:`, then its
 /// selector's.
 pub fn pod_labels(app: &App, w: &Workload) -> BTreeMap<String, String> {
-    let mut labels: BTreeMap<String, String> = app
-        .labels
-        .iter()
-        .map(|(k, v)| (k.v.clone(), v.v.clone()))
-        .collect();
-    if w.written_selector().is_none() {
-        labels.insert("app.kubernetes.io/name".into(), app.name.v.clone());
-        labels.insert("app.kubernetes.io/managed-by".into(), "piceli".into());
-    }
+    let mut labels = app_labels(app, w.written_selector().is_none());
     labels.extend(w.pod_labels.iter().map(|(k, v)| (k.v.clone(), v.v.clone())));
     labels.extend(pod_selector(app, &w.name.v));
     labels
@@ -48,34 +40,9 @@ pub fn pod_labels(app: &App, w: &Workload) -> BTreeMap<String, String> {
 /// elsewhere), and each endpoint's port is one of theirs.
 pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue) {
     let BlockValue::Map(spec) = spec else { return };
-    if spec.get("namespaceSelector").is_some() {
-        return;
-    }
-    let Some(BlockValue::Map(selector)) = spec.get("selector") else {
+    let Some((selector, wanted)) = match_labels(cx, spec) else {
         return;
     };
-    if selector.get("matchExpressions").is_some() {
-        return;
-    }
-    let mut wanted: Vec<(String, Spanned<String>)> = Vec::new();
-    match selector.get("matchLabels") {
-        None => {}
-        Some(BlockValue::Map(m)) => {
-            for (k, v) in m.entries() {
-                match v {
-                    BlockValue::Str(s) if cx.known(s).is_some() => {
-                        wanted.push((k.v.clone(), s.clone()))
-                    }
-                    _ => return, // a value from Rust: checked nowhere before the cluster
-                }
-            }
-        }
-        Some(_) => return,
-    }
-    // An empty selector selects every pod of the namespace, the app's or not.
-    if wanted.is_empty() {
-        return;
-    }
     // An included workload's pods: known by the labels of its selector (its template may have more).
     let workloads: Vec<(&Workload, BTreeMap<String, String>)> = app
         .workloads
@@ -89,11 +56,7 @@ pub(super) fn check(cx: &mut Ctx, app: &App, o: &CustomObject, spec: &BlockValue
         .collect();
     let selected: Vec<&Workload> = workloads
         .iter()
-        .filter(|(_, labels)| {
-            wanted
-                .iter()
-                .all(|(k, v)| labels.get(k).is_some_and(|l| *l == v.v))
-        })
+        .filter(|(_, labels)| selects(&wanted, labels))
         .map(|(w, _)| *w)
         .collect();
     if selected.is_empty() {
