@@ -372,13 +372,14 @@ codes! {
          success resets it) and `error` is the handler's error as text. The other form is exponential, \
          `backoff: { base: \"200ms\", max: \"5m\" }`. A function of another shape fails the build at its path.";
     ExternalConflict = "PCL0080", Rejected, "an `external` object is also declared by the app, or declared twice",
-        "`external secret NAME;` (also `config_map`, `service_account`, `pvc`, `service`) says someone else makes the \
+        "`external secret NAME;` (also `config_map`, `service_account`, `pvc`, `service`, `gateway`) says someone else makes the \
          object, so the app never renders, changes or prunes it. The app cannot also declare it (`secret NAME \
          { … }`), and one `external` line per object is enough. Keep one of the two.";
     ExternalKindUnknown = "PCL0081", Rejected, "`external` names a kind that cannot be external",
-        "The app may refer to a Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim or Service it does \
-         not own: `external secret NAME;`, `external config_map NAME;`, `external service_account NAME;`, \
-         `external pvc NAME;`, `external service NAME;`. Anything else is declared by the app, or included \
+        "The app may refer to a Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim, Service or Gateway \
+         API Gateway it does not own: `external secret NAME;`, `external config_map NAME;`, `external \
+         service_account NAME;`, `external pvc NAME;`, `external service NAME;`, `external gateway NAME;`. \
+         Anything else is declared by the app, or included \
          (`include yaml(\"…\")`).";
     ExternalWithBody = "PCL0082", Rejected, "an `external` declaration has more than a kind and a name",
         "Someone else makes an `external` object, so the app says nothing about its contents, labels or \
@@ -686,8 +687,9 @@ codes! {
          needs it waits until someone makes it (cert-manager issuing the certificate, External Secrets \
          syncing, the platform team, another app): pods that mount or read a Secret or ConfigMap do not start, \
          pods that run as a ServiceAccount are not created, pods that mount a claim stay Pending, an Ingress \
-         serves no certificate of its own from a missing TLS Secret, and requests an Ingress routes to a \
-         missing Service fail. The warning says which. Make it, or check its name and the target's namespace.";
+         serves no certificate of its own from a missing TLS Secret, requests an Ingress routes to a \
+         missing Service fail, and routes attached to a missing Gateway carry no traffic (a Gateway is also \
+         missing while the cluster does not serve the Gateway API). The warning says which. Make it, or check its name and the target's namespace.";
     ExternalChanged = "PCL0166", Rejected, "an `external` object changed between plan and apply",
         "The plan recorded whether each `external` object existed (and its UID). At apply it is read again: one \
          that appeared, disappeared or was replaced since the plan makes the plan stale. Run `plan` again and \

@@ -77,10 +77,9 @@ pub fn expand(checked: Checked, operator: bool) -> TokenStream {
     let with_operator = operator.then(|| quote!(.operator(webhooks, controllers)));
     // The CRD files the macro read: inputs of the build (an edit to one rebuilds and re-checks the app).
     let tracked = checked.tracked.iter().map(|path| {
-        let path = format!("/{path}");
+        let path = crate_file(path);
         quote!(
-            const _: &[u8] =
-                ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path));
+            const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
     let model = raw_str(&model);
@@ -141,6 +140,16 @@ fn fits(kind: &DynamicKind, holder: Holder) -> bool {
     }
 }
 
+/// A file `app!` names, for `include_str!`/`include_bytes!`: relative to the app crate, or absolute (a
+/// path a fragment of another crate names, relative to that crate).
+fn crate_file(path: &str) -> TokenStream {
+    if std::path::Path::new(path).is_absolute() {
+        return quote!(#path);
+    }
+    let path = format!("/{path}");
+    quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path))
+}
+
 /// A value assigned at its place in the model: `assign(&mut app, AT, |a| Some(&mut a.…), string(EXPR))`.
 /// The conversion carries the expression's span, so a value of the wrong type is reported there with the
 /// conversion trait's message. A value the model holds in several places (copied by the checks) is
@@ -151,10 +160,8 @@ fn placed(d: &Dynamic, places: &Places) -> Option<TokenStream> {
         DynamicKind::Int(e) => quote_spanned!(e.span()=> ::piceli::__private::int(#e)),
         DynamicKind::Json(e) => quote_spanned!(e.span()=> ::piceli::__private::json(#e)),
         DynamicKind::File(path) => {
-            let path = format!("/{path}");
-            quote!(::piceli::__private::string(::core::include_str!(
-                ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #path)
-            )))
+            let path = crate_file(path);
+            quote!(::piceli::__private::string(::core::include_str!(#path)))
         }
         DynamicKind::Objects(e) => quote!(::piceli::__private::objects(#e)),
         DynamicKind::Env(e) => quote_spanned!(e.span()=> ::piceli::__private::env(#e)),

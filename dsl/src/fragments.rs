@@ -5,8 +5,9 @@
 //! inside a map (`containers: { web: { … }, use log_shipper }`) splices map entries. `app!` cannot read
 //! another macro's tokens, so when it meets `use NAME` for a fragment it has not been given, it expands to
 //! `NAME! { ORIGINAL INPUT }`; the fragment's macro answers `::piceli::app! { @fragment NAME { TOKENS }
-//! ORIGINAL INPUT }`, and `app!` tries again. Spliced tokens keep their spans, so an error in a fragment
-//! points into the fragment's definition, in every app that uses it.
+//! ORIGINAL INPUT }` (with `in "DIR"`, its crate's directory, after NAME: its paths are relative to it,
+//! see `fragment_paths`), and `app!` tries again. Spliced tokens keep their spans, so an error in a
+//! fragment points into the fragment's definition, in every app that uses it.
 
 use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
@@ -39,10 +40,25 @@ pub fn prepare(input: TokenStream) -> Prepared {
         let Some((path, used)) = path_at(name) else {
             return Prepared::Error(syn::Error::new(kw.span(), "`@fragment` lacks its name"));
         };
+        // `in "DIR"`: the directory of the crate that defines the fragment, which its paths are
+        // relative to.
+        let (base, used) = match (name.get(used), name.get(used + 1)) {
+            (Some(TokenTree::Ident(word)), Some(TokenTree::Literal(dir))) if word == "in" => {
+                match syn::parse_str::<syn::LitStr>(&dir.to_string()) {
+                    Ok(dir) => (Some(std::path::PathBuf::from(dir.value())), used + 2),
+                    Err(e) => return Prepared::Error(e),
+                }
+            }
+            _ => (None, used),
+        };
         let Some(TokenTree::Group(body)) = name.get(used) else {
             return Prepared::Error(syn::Error::new(kw.span(), "`@fragment` lacks its `{ … }`"));
         };
-        defs.insert(path_text(&path), body.stream());
+        let body = match base {
+            Some(base) => crate::fragment_paths::anchor(body.stream(), &base),
+            None => body.stream(),
+        };
+        defs.insert(path_text(&path), body);
         rest += 2 + used + 1;
     }
     if defs.is_empty() && !uses_fragments(&original) {
@@ -222,6 +238,11 @@ pub fn define(input: TokenStream) -> TokenStream {
     // `$app` is the calling app's whole input; `$` has no meaning to quote!, so it is written as is.
     let dollar = TokenTree::Punct(Punct::new('$', Spacing::Alone));
     let app = Ident::new("app", Span::call_site());
+    // Where the fragment's paths (`crds "…"`, `file("…")`, …) are relative to: this crate.
+    let base = crate::fragment_paths::crate_dir().map(|dir| {
+        let dir = dir.to_string_lossy().into_owned();
+        quote!(in #dir)
+    });
     let mut out = TokenStream::new();
     let doc = attrs.is_empty().then(|| quote!(#[doc = #doc]));
     quote! {
@@ -230,7 +251,7 @@ pub fn define(input: TokenStream) -> TokenStream {
         #export
         macro_rules! #name {
             (#dollar(#dollar #app:tt)*) => {
-                ::piceli::app! { @fragment #name { #inner } #dollar(#dollar #app)* }
+                ::piceli::app! { @fragment #name #base { #inner } #dollar(#dollar #app)* }
             };
         }
     }
@@ -295,11 +316,27 @@ mod tests {
         let out = define("pub team { labels { team: \"shop\" } }".parse().unwrap()).to_string();
         assert!(out.contains("# [macro_export]"), "{out}");
         assert!(out.contains("macro_rules ! team"), "{out}");
+        // With the directory of the crate that defines it (this one's, in a unit test).
+        let dir = env!("CARGO_MANIFEST_DIR");
         assert!(
-            out.contains(
-                ":: piceli :: app ! { @ fragment team { labels { team : \"shop\" } } $ ($ app) * }"
-            ),
+            out.contains(&format!(
+                ":: piceli :: app ! {{ @ fragment team in {dir:?} {{ labels {{ team : \"shop\" }} }} $ ($ app) * }}"
+            )),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_fragment_of_another_crate_reads_its_paths_from_there() {
+        let input: TokenStream = "@fragment api in \"/elsewhere/team\" { crds \"crds/\"; } \
+             @fragment local in \"LOCAL\" { crds \"crds/\"; } \
+             app x; use api; use local;"
+            .replace("LOCAL", env!("CARGO_MANIFEST_DIR"))
+            .parse()
+            .unwrap();
+        let out = ready(prepare(input));
+        assert!(out.contains("crds \"/elsewhere/team/crds/\""), "{out}");
+        // A fragment of the crate being compiled: as written.
+        assert!(out.contains("crds \"crds/\""), "{out}");
     }
 }

@@ -11,6 +11,7 @@ extern crate proc_macro;
 mod ast;
 mod custom_resource;
 mod expand;
+mod fragment_paths;
 mod fragments;
 mod valid;
 

@@ -1,6 +1,8 @@
 //! `external` objects against the test's cluster (the local one in process, or the real control plane): never rendered or planned as
 //! actions; `plan` records whether each exists (warning PCL0165 when missing); apply refuses a plan whose
-//! finding no longer holds (PCL0166); an external object the app stops naming is never pruned.
+//! finding no longer holds (PCL0166); an external object the app stops naming is never pruned; an
+//! `external gateway` an `http_route` attaches to is looked up as the Gateway API's kind, missing while the
+//! cluster does not serve that kind.
 
 use piceli::runtime::Coded;
 use piceli::runtime::engine::plan::{ActionKind, Plan};
@@ -35,6 +37,24 @@ mod without {
             image: (IMAGE.to_string()),
             ports: { http: 80 },
         }
+    }
+}
+
+/// A route attached to a platform team's Gateway in the app's namespace.
+mod gateway {
+    use super::*;
+
+    piceli::app! {
+        app external-gateway;
+        target local = local(namespace: "ext-gateway");
+        crds "tests/crds/gateway.networking.k8s.io_httproutes.yaml" { install: true };
+        external gateway shared;
+        deployment web {
+            image: (IMAGE.to_string()),
+            ports: { http: 80 },
+        }
+        service web -> web { port: 80 => http }
+        http_route shop { host: "shop.example.com", gateway: shared, paths: { "/": web:http } }
     }
 }
 
@@ -211,4 +231,106 @@ impl Fixture {
             .expect("create the namespace");
         self.make_externals().await;
     }
+}
+
+/// The Gateway API's Gateway kind installed (its vendored CRD), then a Gateway named `name` in
+/// `namespace` made by someone else; retried until the new kind is served.
+async fn make_gateway(
+    client: kube::Client,
+    name: &str,
+    namespace: &str,
+) -> kube::api::DynamicObject {
+    use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+    use piceli::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/crds/gateway.networking.k8s.io_gateways.yaml"
+    ))
+    .expect("the vendored Gateway CRD");
+    let crd: CustomResourceDefinition = serde_saphyr::from_str(&text).expect("a CRD");
+    Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), &crd)
+        .await
+        .expect("install the Gateway CRD");
+    let resource = ApiResource {
+        group: "gateway.networking.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "gateway.networking.k8s.io/v1".into(),
+        kind: "Gateway".into(),
+        plural: "gateways".into(),
+    };
+    let gateway: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": name},
+        "spec": {"gatewayClassName": "platform", "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]},
+    }))
+    .expect("gateway");
+    let api: Api<DynamicObject> = Api::namespaced_with(client, namespace, &resource);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match api.create(&PostParams::default(), &gateway).await {
+            Ok(made) => return made,
+            // Until the CRD is established the kind is not served (404).
+            Err(_) if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("create the Gateway: {e}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_gateway_is_looked_up_as_the_gateway_apis_kind() {
+    let fx = Fixture::new();
+    let session = fx.session(gateway::external_gateway::app()).await;
+    // The cluster serves no Gateway kind yet: the Gateway is missing, the app still applies.
+    let plan = session.plan(vec![], false).await.expect("plan");
+    assert_eq!(
+        found(&plan),
+        vec![("Gateway/ext-gateway/shared".to_string(), false)]
+    );
+    assert_eq!(
+        plan.requires[0].object.api_version,
+        "gateway.networking.k8s.io/v1"
+    );
+    let warning = plan.requires[0].warning().expect("a warning");
+    assert!(
+        warning.contains("the routes that attach to it carry no traffic"),
+        "{warning}"
+    );
+    assert!(
+        plan.actions.iter().all(|a| a.object.kind != "Gateway"),
+        "never planned"
+    );
+    session.apply(&plan.hash).await.expect("apply");
+
+    // The platform team installs the Gateway API and makes the Gateway.
+    let client = fx.sim.client().expect("client");
+    let made = make_gateway(client.clone(), "shared", "ext-gateway").await;
+    let plan = session.plan(vec![], false).await.expect("re-plan");
+    assert_eq!(
+        found(&plan),
+        vec![("Gateway/ext-gateway/shared".to_string(), true)]
+    );
+    assert_eq!(plan.requires[0].uid, made.metadata.uid);
+    assert!(!plan.has_changes(), "{:?}", plan.actions);
+
+    // It goes after the plan: apply refuses the plan.
+    use kube::api::{Api, ApiResource, DeleteParams, DynamicObject};
+    let resource = ApiResource::from_gvk(&kube::core::GroupVersionKind::gvk(
+        "gateway.networking.k8s.io",
+        "v1",
+        "Gateway",
+    ));
+    Api::<DynamicObject>::namespaced_with(client, "ext-gateway", &resource)
+        .delete("shared", &DeleteParams::default())
+        .await
+        .expect("delete the Gateway");
+    let err = session.apply(&plan.hash).await.expect_err("stale");
+    assert_eq!(err.code().as_str(), "PCL0166", "{err}");
+    assert!(
+        err.to_string().contains("Gateway/ext-gateway/shared"),
+        "{err}"
+    );
 }

@@ -91,6 +91,8 @@ pub enum ExternalKind {
     Pvc,
     /// A Service (`external service NAME;`): another app's, an Ingress routes to it.
     Service,
+    /// A Gateway API Gateway (`external gateway NAME;`): a platform team's, HTTPRoutes attach to it.
+    Gateway,
 }
 
 impl ExternalKind {
@@ -101,6 +103,7 @@ impl ExternalKind {
         ("service_account", ExternalKind::ServiceAccount),
         ("pvc", ExternalKind::Pvc),
         ("service", ExternalKind::Service),
+        ("gateway", ExternalKind::Gateway),
     ];
 
     /// The Kubernetes kind (`Secret`).
@@ -111,6 +114,24 @@ impl ExternalKind {
             ExternalKind::ServiceAccount => "ServiceAccount",
             ExternalKind::Pvc => "PersistentVolumeClaim",
             ExternalKind::Service => "Service",
+            ExternalKind::Gateway => "Gateway",
+        }
+    }
+
+    /// Its `apiVersion` (`v1`; `gateway.networking.k8s.io/v1` for a Gateway).
+    pub fn api_version(self) -> &'static str {
+        match self {
+            ExternalKind::Gateway => "gateway.networking.k8s.io/v1",
+            _ => "v1",
+        }
+    }
+
+    /// The words of every kind, for help texts: `secret, config_map, …, service or gateway`.
+    pub fn words() -> String {
+        let words: Vec<&str> = Self::ALL.iter().map(|(w, _)| *w).collect();
+        match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => words.join(""),
         }
     }
 

@@ -31,14 +31,21 @@ pub struct CustomObject {
     /// against it when it is known. `None` when the macro checked every value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Node>,
+    /// The DSL item that wrote it when that is a shortcut (`http_route`), not `resource`: messages name
+    /// the object as the user wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortcut: Option<String>,
 }
 
 impl CustomObject {
-    /// `resource gateway.networking.k8s.io/v1/HTTPRoute web`, for messages.
+    /// `resource gateway.networking.k8s.io/v1/HTTPRoute web` (or `http_route web`), for messages.
     pub fn what(&self) -> String {
-        format!(
-            "resource {}/{} {}",
-            self.api_version, self.kind, self.name.v
-        )
+        match &self.shortcut {
+            Some(word) => format!("{word} {}", self.name.v),
+            None => format!(
+                "resource {}/{} {}",
+                self.api_version, self.kind, self.name.v
+            ),
+        }
     }
 }

@@ -33,11 +33,20 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
                     e.name.v
                 ),
                 format!(
-                    "keep `external {word} {};` if someone else makes it, or the app's `{word} {} {{ … }}` if the app does",
-                    e.name.v, e.name.v
+                    "keep `external {word} {};` if someone else makes it, or the app's `{}` if the app does",
+                    e.name.v,
+                    declaration(e.kind, &e.name.v)
                 ),
             );
         }
+    }
+}
+
+/// How the app declares one itself.
+fn declaration(kind: ExternalKind, name: &str) -> String {
+    match kind {
+        ExternalKind::Gateway => format!("resource Gateway {name} {{ … }}"),
+        _ => format!("{} {name} {{ … }}", kind.word()),
     }
 }
 
@@ -49,5 +58,10 @@ fn declared(app: &App, kind: ExternalKind, name: &str) -> bool {
         ExternalKind::ServiceAccount => app.service_accounts.iter().any(|s| s.name.v == name),
         ExternalKind::Pvc => app.pvcs.iter().any(|p| p.name.v == name),
         ExternalKind::Service => app.services.iter().any(|s| s.name.v == name),
+        ExternalKind::Gateway => app.resources.iter().any(|o| {
+            o.kind == "Gateway"
+                && o.api_version.starts_with("gateway.networking.k8s.io/")
+                && o.name.v == name
+        }),
     }
 }

@@ -7,9 +7,6 @@ use piceli_core::model::{External, ExternalKind};
 use piceli_core::rules::did_you_mean;
 use piceli_core::spanned::Spanned;
 
-const EXAMPLE: &str =
-    "write e.g. `external secret tls;` (kinds: secret, config_map, service_account, pvc)";
-
 pub(super) fn external(lw: &mut Lower, item: &Item) {
     let words = ExternalKind::ALL.iter().map(|(w, _)| *w);
     let (kind_tok, name) = match (&item.qualifier, &item.name) {
@@ -32,8 +29,9 @@ pub(super) fn external(lw: &mut Lower, item: &Item) {
                     n.text
                 ),
                 format!(
-                    "write `external secret {};` (or config_map, service_account, pvc)",
-                    n.text
+                    "write `external secret {};` (the kinds: {})",
+                    n.text,
+                    ExternalKind::words()
                 ),
             );
             return;
@@ -43,7 +41,10 @@ pub(super) fn external(lw: &mut Lower, item: &Item) {
                 Code::MissingKey,
                 item.keyword.sp,
                 "`external` needs a kind and a name",
-                EXAMPLE,
+                format!(
+                    "write e.g. `external secret tls;` (the kinds: {})",
+                    ExternalKind::words()
+                ),
             );
             return;
         }
@@ -52,7 +53,8 @@ pub(super) fn external(lw: &mut Lower, item: &Item) {
         let help = match did_you_mean(&kind_tok.text, words) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!(
-                "only a secret, config_map, service_account or pvc can be external; declare a `{}` in the app or include it",
+                "only a {} can be external; declare a `{}` in the app or include it",
+                ExternalKind::words(),
                 kind_tok.text
             ),
         };

@@ -331,6 +331,7 @@ fn custom_object(
         annotations,
         fields,
         schema: dynamic.then(|| version.schema.clone()),
+        shortcut: None,
     })
 }
 

@@ -28,7 +28,12 @@ pub const HTTP_ROUTE: &[Key] = &[
     ),
     Key::new(
         "gateway",
-        "the `resource Gateway` of the app it attaches to (`parentRefs`; required)",
+        "the Gateway it attaches to (`parentRefs`; required): a `resource Gateway` of the app or an `external gateway`",
+        None,
+    ),
+    Key::new(
+        "gateway_namespace",
+        "the namespace of another namespace's Gateway (`parentRefs[].namespace`; its name and listeners are not checked)",
         None,
     ),
     Key::new(
@@ -51,6 +56,7 @@ pub(super) struct Pending {
     keyword: Sp,
     host: Option<Spanned<String>>,
     gateway: Option<Name>,
+    gateway_namespace: Option<Spanned<String>>,
     listener: Option<Name>,
     paths: Vec<(Spanned<String>, Name, Option<PortRef>)>,
     labels: Labels,
@@ -76,11 +82,14 @@ pub(super) fn http_route(lw: &mut Lower, item: &Item) {
                 Code::MissingKey,
                 item.keyword.sp,
                 format!("{owner} needs `gateway:`"),
-                "name the app's Gateway it attaches to: `gateway: public` (a `resource Gateway public { … }`)",
+                "name the Gateway it attaches to: `gateway: public` (a `resource Gateway public { … }` or `external gateway public;`)",
             );
             None
         }
     };
+    let gateway_namespace = f
+        .take("gateway_namespace")
+        .and_then(|v| lw.str(v, format!("{owner} › gateway_namespace")));
     let listener = f
         .take("listener")
         .and_then(|v| lw.name(v, format!("{owner} › listener")));
@@ -118,6 +127,7 @@ pub(super) fn http_route(lw: &mut Lower, item: &Item) {
         keyword: item.keyword.sp,
         host,
         gateway,
+        gateway_namespace,
         listener,
         paths,
         labels,
@@ -165,6 +175,9 @@ fn object(lw: &mut Lower, r: Pending, defined: &[crd::Crd]) -> Option<CustomObje
     let mut spec: Vec<(&str, BlockValue)> = Vec::new();
     if let Some(g) = &r.gateway {
         let mut parent = vec![("name", str_at(g))];
+        if let Some(ns) = &r.gateway_namespace {
+            parent.push(("namespace", str_at(ns)));
+        }
         if let Some(l) = &r.listener {
             parent.push(("sectionName", str_at(l)));
         }
@@ -221,6 +234,7 @@ fn object(lw: &mut Lower, r: Pending, defined: &[crd::Crd]) -> Option<CustomObje
         annotations: r.annotations,
         fields,
         schema: None,
+        shortcut: Some("http_route".into()),
     })
 }
 

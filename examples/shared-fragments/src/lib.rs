@@ -21,3 +21,14 @@ piceli::fragment! {
         },
     }
 }
+
+piceli::fragment! {
+    /// The Gateway API as the platform team runs it: the HTTPRoute CRD the routes are checked against
+    /// (the copy vendored at the workspace's `tests/crds/`; the path is relative to this crate, whichever
+    /// crate uses the fragment; the team installs it, so `plan` requires the cluster to serve it) and the
+    /// team's shared Gateway `public`, which someone else makes.
+    pub gateway_api {
+        crds "../../tests/crds/gateway.networking.k8s.io_httproutes.yaml";
+        external gateway public;
+    }
+}

@@ -73,22 +73,46 @@ pub(crate) fn lower(
             .collect()
     };
     let gateways = names_of(GATEWAY, "Gateway");
+    // Gateways of the input that stay included: a route attached to one stays too (it is not someone
+    // else's, so not `external`, and `app!` checks parentRefs against the app's `resource` Gateways).
+    let included_gateways: BTreeSet<&str> = objects
+        .iter()
+        .filter(|o| {
+            o["kind"] == "Gateway"
+                && o["apiVersion"]
+                    .as_str()
+                    .is_some_and(|v| v.starts_with("gateway.networking.k8s.io/"))
+        })
+        .map(name)
+        .filter(|n| !gateways.contains_key(*n))
+        .collect();
     let issuers = names_of(CERT_MANAGER, "Issuer");
     let services = Services::of(cx, objects, lowered);
     let workloads = Workloads::of(cx);
     for c in &candidates {
         let refs = Refs {
             gateways: &gateways,
+            included_gateways: &included_gateways,
             issuers: &issuers,
             services: &services,
             workloads: &workloads,
         };
-        let mut externals = Vec::new();
+        let mut externals = Externals::default();
         if let Err(why) = refs.check(c, &mut externals) {
             out.kept.push((describe(c.object), why));
             continue;
         }
-        for svc in externals {
+        for gw in externals.gateways {
+            if cx.external_gateways.insert(gw.clone()) {
+                let mut ext = Item::new("external gateway", &gw);
+                ext.comments.push(format!(
+                    "piceli: {} attaches to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it",
+                    describe(c.object)
+                ));
+                out.items.push((c.index, ext));
+            }
+        }
+        for svc in externals.services {
             if cx.external_services.insert(svc.clone()) {
                 let mut ext = Item::new("external service", &svc);
                 ext.comments.push(format!(
@@ -270,6 +294,7 @@ impl Workloads {
 /// The objects references may name.
 struct Refs<'a> {
     gateways: &'a BTreeMap<String, &'a Value>,
+    included_gateways: &'a BTreeSet<&'a str>,
     issuers: &'a BTreeMap<String, &'a Value>,
     services: &'a Services,
     workloads: &'a Workloads,
@@ -288,19 +313,27 @@ fn each(v: &Value) -> impl Iterator<Item = &Value> {
     v.as_array().into_iter().flatten()
 }
 
+/// Objects the input lacks that the imported resources name: declared `external`.
+#[derive(Default)]
+struct Externals {
+    services: Vec<String>,
+    gateways: Vec<String>,
+}
+
 impl Refs<'_> {
     /// The table's references of `c` (docs/dsl.md, "References checked"), as `app!` will check them:
-    /// `Err` with why one fails; Services the input lacks that a route names go to `externals`.
-    fn check(&self, c: &Candidate, externals: &mut Vec<String>) -> Result<(), String> {
+    /// `Err` with why one fails; Services and Gateways the input lacks that a route names go to
+    /// `externals`.
+    fn check(&self, c: &Candidate, externals: &mut Externals) -> Result<(), String> {
         let o = c.object;
         let spec = &o["spec"];
         match (c.group.as_str(), o["kind"].as_str().unwrap_or_default()) {
             (GATEWAY, "HTTPRoute" | "GRPCRoute") => {
                 for p in each(&spec["parentRefs"]) {
-                    self.parent(p)?;
+                    self.parent(p, &mut externals.gateways)?;
                 }
                 for b in each(&spec["rules"]).flat_map(|r| each(&r["backendRefs"])) {
-                    self.backend(b, externals)?;
+                    self.backend(b, &mut externals.services)?;
                 }
                 Ok(())
             }
@@ -311,7 +344,9 @@ impl Refs<'_> {
         }
     }
 
-    fn parent(&self, p: &Value) -> Result<(), String> {
+    /// A parentRef: a Gateway among the imported objects (and one of its listeners), or one the input
+    /// lacks, which goes to `externals` (its listeners are then not checked, as `app!` does not).
+    fn parent(&self, p: &Value, externals: &mut Vec<String>) -> Result<(), String> {
         if !unset_or(p, "kind", &["Gateway"])
             || !unset_or(p, "group", &[GATEWAY])
             || p.get("namespace").is_some()
@@ -321,10 +356,14 @@ impl Refs<'_> {
         let Some(gw) = p["name"].as_str() else {
             return Ok(());
         };
-        let Some(g) = self.gateways.get(gw) else {
+        if self.included_gateways.contains(gw) {
             return Err(format!(
-                "its parent Gateway `{gw}` is not among the imported objects (`app!` requires a `resource Gateway` of the app, or a `namespace:`)"
+                "its parent Gateway `{gw}` stays included (`app!` checks parentRefs against the app's `resource` Gateways)"
             ));
+        }
+        let Some(g) = self.gateways.get(gw) else {
+            externals.push(gw.to_string());
+            return Ok(());
         };
         match p["sectionName"].as_str() {
             Some(section) if !each(&g["spec"]["listeners"]).any(|l| l["name"] == section) => {

@@ -116,6 +116,8 @@ pub(crate) struct Cx {
     pub pin_failures: std::collections::BTreeMap<String, String>,
     /// Services Ingresses route to that the input lacks, declared `external service NAME;`.
     pub external_services: BTreeSet<String>,
+    /// Gateways the input lacks that imported routes attach to: declared `external gateway NAME;` once.
+    pub external_gateways: BTreeSet<String>,
     /// Items an item needs declared before it (`external service NAME;` of an Ingress).
     pub pending: Vec<Item>,
 }
@@ -262,6 +264,7 @@ pub fn lower(sources: Vec<Source>, options: &Options) -> Lowered {
         services: std::collections::BTreeMap::new(),
         pin_failures: options.pin_failures.clone(),
         external_services: BTreeSet::new(),
+        external_gateways: BTreeSet::new(),
         pending: Vec::new(),
     };
     // Objects no cluster accepts are left out, and objects of other namespaces warned, before lowering.

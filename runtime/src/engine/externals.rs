@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// What the plan found of one `external` object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Requirement {
-    /// The object (`v1` kinds in the target namespace), serialized flat as `apiVersion`, `kind`,
+    /// The object (in the target namespace), serialized flat as `apiVersion`, `kind`,
     /// `namespace`, `name`.
     #[serde(flatten)]
     pub object: ObjectRef,
@@ -51,6 +51,7 @@ impl Requirement {
             "ServiceAccount" => "pods that run as it will not be created",
             "PersistentVolumeClaim" => "pods that mount it stay Pending",
             "Service" => "requests that Ingresses route to it fail",
+            "Gateway" => "the routes that attach to it carry no traffic",
             _ => "pods that use it will not start",
         }
     }
@@ -66,14 +67,19 @@ pub async fn look_up(
 ) -> Result<Vec<Requirement>, EngineError> {
     let mut out = Vec::with_capacity(app.externals.len());
     for e in &app.externals {
-        let kind = e.kind.kind();
+        let object = ObjectRef::new(
+            e.kind.api_version(),
+            e.kind.kind(),
+            Some(namespace),
+            &e.name.v,
+        );
         let uid = if namespace_exists {
-            read_uid(conn, resources, kind, namespace, &e.name.v).await?
+            read_uid(conn, resources, &object).await?
         } else {
             None
         };
         out.push(Requirement {
-            object: ObjectRef::new("v1", kind, Some(namespace), &e.name.v),
+            object,
             found: uid.is_some(),
             uid,
         });
@@ -89,9 +95,7 @@ pub async fn recheck(
     requires: &[Requirement],
 ) -> Result<(), EngineError> {
     for r in requires {
-        let o = &r.object;
-        let namespace = o.namespace.as_deref().unwrap_or_default();
-        let uid = read_uid(conn, resources, &o.kind, namespace, &o.name).await?;
+        let uid = read_uid(conn, resources, &r.object).await?;
         if uid != r.uid {
             let change = match (&r.uid, &uid) {
                 (None, Some(_)) => ExternalChange::Appeared,
@@ -107,21 +111,23 @@ pub async fn recheck(
     Ok(())
 }
 
+/// The UID of the object, `None` when it is not there — or when the cluster does not serve its kind (an
+/// `external gateway` where the Gateway API is not installed: nothing can attach to it either).
 async fn read_uid(
     conn: &Connection,
     resources: &Resources,
-    kind: &str,
-    namespace: &str,
-    name: &str,
+    object: &ObjectRef,
 ) -> Result<Option<String>, EngineError> {
-    let served = resources
-        .served(&conn.client, &crate::identity::gvk("v1", kind))
-        .await?;
-    let api = api_for(&conn.client, &served, Some(namespace));
+    let served = match resources.served(&conn.client, &object.gvk()).await {
+        Ok(served) => served,
+        Err(EngineError::UnknownKind { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let api = api_for(&conn.client, &served, object.namespace.as_deref());
     let found = api
-        .get_opt(name)
+        .get_opt(&object.name)
         .await
-        .map_err(|e| EngineError::cluster(format!("reading {kind}/{name}"), e))?;
+        .map_err(|e| EngineError::cluster(format!("reading {}/{}", object.kind, object.name), e))?;
     Ok(found.and_then(|o| o.metadata.uid))
 }
 
@@ -155,6 +161,21 @@ mod tests {
         assert!(claim.contains("pods that mount it stay Pending"));
         let secret = missing("Secret").warning().expect("a warning");
         assert!(secret.contains("an Ingress whose TLS certificate it holds"));
+        let gateway = Requirement {
+            object: crate::identity::ObjectRef::new(
+                "gateway.networking.k8s.io/v1",
+                "Gateway",
+                Some("shop"),
+                "public",
+            ),
+            ..missing("Gateway")
+        };
+        assert!(
+            gateway
+                .warning()
+                .expect("a warning")
+                .contains("Gateway/shop/public is declared `external` and is not in the cluster: the routes that attach to it carry no traffic"),
+        );
         let present = Requirement {
             found: true,
             ..missing("Secret")

@@ -1,4 +1,4 @@
-//! PCL0081: only a secret, config_map, service_account or pvc can be external (and `external` needs a kind).
+//! PCL0081: only a secret, config_map, service_account, pvc, service or gateway can be external (and `external` needs a kind).
 
 piceli::app! {
     app demo;

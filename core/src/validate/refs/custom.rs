@@ -14,8 +14,8 @@ pub enum Names {
     /// A `BackendObjectReference`: a Service of the app (`kind`/`group` unset or `Service`/`""`) and
     /// one of its ports (`port`).
     ServiceBackend,
-    /// A `ParentReference`: a Gateway `resource` of the app (and `sectionName` one of its listeners),
-    /// unless `namespace:` names another namespace's (someone else's).
+    /// A `ParentReference`: a Gateway `resource` of the app (and `sectionName` one of its listeners) or an
+    /// `external gateway`, unless `namespace:` names another namespace's (someone else's).
     Gateway,
     /// A Secret the object makes (cert-manager writes the certificate there): workloads may mount it.
     MadeSecret,
@@ -289,7 +289,7 @@ fn ports_of(s: &Service) -> String {
         .join(", ")
 }
 
-/// `parentRefs[]`: a Gateway of the app, unless it is another namespace's.
+/// `parentRefs[]`: a Gateway of the app or an `external gateway`, unless it is another namespace's.
 fn parent(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
     if !unset_or(v, "kind", &["Gateway"])
         || !unset_or(v, "group", &[GATEWAY])
@@ -304,11 +304,21 @@ fn parent(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
     if gateways.contains(&name.v.as_str()) {
         return listener(cx, app, &name, v);
     }
-    let help = match did_you_mean(&name.v, gateways.iter().copied()) {
+    // Someone else's Gateway in the app's namespace: its listeners are theirs, so `sectionName` is not
+    // checked; `plan` looks it up.
+    if app.is_external(ExternalKind::Gateway, &name.v) {
+        return;
+    }
+    let externals = app
+        .externals
+        .iter()
+        .filter(|e| e.kind == ExternalKind::Gateway)
+        .map(|e| e.name.v.as_str());
+    let help = match did_you_mean(&name.v, gateways.iter().copied().chain(externals)) {
         Some(s) => format!("did you mean `{s}`?"),
         None => format!(
-            "declare it (`resource Gateway {} {{ … }}`), or name another namespace's Gateway: `{{ name: \"{}\", namespace: \"…\" }}`",
-            name.v, name.v
+            "declare it (`resource Gateway {} {{ … }}`), say someone else makes it (`external gateway {};`), or name another namespace's Gateway: `{{ name: \"{}\", namespace: \"…\" }}`",
+            name.v, name.v, name.v
         ),
     };
     cx.error(

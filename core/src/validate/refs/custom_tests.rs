@@ -66,6 +66,7 @@ fn object(
         annotations: Vec::new(),
         fields,
         schema: None,
+        shortcut: None,
     }
 }
 
@@ -181,6 +182,61 @@ fn parent_refs_in_the_namespace_name_a_gateway_of_the_app() {
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0].code, Code::UnknownCustomRef);
     assert!(diags[0].help.contains("namespace"), "{}", diags[0].help);
+}
+
+#[test]
+fn parent_refs_may_name_an_external_gateway_whose_listeners_are_not_checked() {
+    let mut a = app();
+    a.externals.push(External {
+        kind: ExternalKind::Gateway,
+        name: s("shared", 50),
+    });
+    a.resources.push(route(
+        "HTTPRoute",
+        json!({ "parentRefs": [{ "name": "shared", "sectionName": "anything" }] }),
+    ));
+    assert_eq!(codes(&a), vec![]);
+    a.resources[0] = route("HTTPRoute", json!({ "parentRefs": [{ "name": "sharde" }] }));
+    let diags = validate(&a);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, Code::UnknownCustomRef);
+    assert_eq!(diags[0].help, "did you mean `shared`?");
+    // Not a gateway: an `external service` of that name does not make a Gateway known.
+    a.externals[0].kind = ExternalKind::Service;
+    a.resources[0] = route("HTTPRoute", json!({ "parentRefs": [{ "name": "shared" }] }));
+    let diags = validate(&a);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(
+        diags[0].help.contains("`external gateway shared;`"),
+        "{}",
+        diags[0].help
+    );
+}
+
+#[test]
+fn an_external_gateway_the_app_also_declares_is_a_conflict() {
+    let mut a = app();
+    a.externals.push(External {
+        kind: ExternalKind::Gateway,
+        name: s("public", 50),
+    });
+    a.resources.push(object(
+        "gateway.networking.k8s.io/v1",
+        "Gateway",
+        "public",
+        90,
+        json!({ "spec": { "gatewayClassName": "x", "listeners": [] } }),
+    ));
+    let diags = validate(&a);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, Code::ExternalConflict);
+    assert!(
+        diags[0]
+            .help
+            .contains("the app's `resource Gateway public { … }`"),
+        "{}",
+        diags[0].help
+    );
 }
 
 #[test]

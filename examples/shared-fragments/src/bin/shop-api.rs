@@ -1,9 +1,11 @@
-//! The shop's API: nginx with the team's labels and the shared log shipper.
+//! The shop's API: nginx with the team's labels and the shared log shipper, routed through the team's
+//! shared Gateway.
 
 piceli::app! {
     app shop-api;
     target local = local(namespace: "shop");
     use shared_fragments::team;
+    use shared_fragments::gateway_api;
 
     deployment api {
         replicas: 2,
@@ -19,6 +21,7 @@ piceli::app! {
         volumes: { logs: empty_dir() },
     }
     service api -> api { port: 80 => http }
+    http_route shop { host: "shop.example.com", gateway: public, paths: { "/": api:http } }
 }
 
 fn main() -> std::process::ExitCode {
