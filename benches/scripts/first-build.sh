@@ -8,7 +8,8 @@
 #   bash benches/scripts/first-build.sh [OUT]        OUT defaults to a new temporary directory
 #
 # Env: PICELI_BIN, a built `piceli` (default: `cargo build -p piceli-bin` of this checkout);
-# FIRST_BUILD_APPS, the apps to build (default: "new operator anchor"); FIRST_BUILD_EDITS (default 5).
+# FIRST_BUILD_APPS, the apps to build (default: "new operator anchor"); FIRST_BUILD_EDITS (default 5);
+# FIRST_BUILD_PROFILE=release builds with `--release` (the binaries' shipped size; no edit loop then).
 # Prints one line per app (wall, CPU, units, binary size) and its 10 slowest units from `--timings`; each
 # app's cargo-timing.html stays under OUT.
 set -euo pipefail
@@ -18,6 +19,12 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 APPS="${FIRST_BUILD_APPS:-new operator anchor}"
 EDITS="${FIRST_BUILD_EDITS:-5}"
+PROFILE="${FIRST_BUILD_PROFILE:-dev}"
+case "$PROFILE" in
+  dev) PROFILE_DIR=debug PROFILE_ARGS=() ;;
+  release) PROFILE_DIR=release PROFILE_ARGS=(--release) EDITS=0 ;;
+  *) printf 'first-build: FIRST_BUILD_PROFILE is dev or release, not %s\n' "$PROFILE" >&2; exit 2 ;;
+esac
 log() { printf 'first-build: %s\n' "$*" >&2; }
 
 cd "$ROOT"
@@ -144,15 +151,15 @@ cold_build() {
   rm -rf "$target"
   local times="$OUT/time-$name.txt"
   (cd "$dir" && CARGO_TARGET_DIR="$target" CARGO_TERM_COLOR=never /usr/bin/time -f '%e %U %S %M' -o "$times" \
-    cargo build --timings 2>"$OUT/build-$name.log") || { tail -30 "$OUT/build-$name.log" >&2; exit 1; }
+    cargo build --timings "${PROFILE_ARGS[@]}" 2>"$OUT/build-$name.log") || { tail -30 "$OUT/build-$name.log" >&2; exit 1; }
   cp "$target"/cargo-timings/cargo-timing.html "$OUT/timing-$name.html"
   local units warnings
   units=$(grep -c -E '^ *Compiling ' "$OUT/build-$name.log" || true)
   warnings=$(grep -c -E '^warning' "$OUT/build-$name.log" || true)
   read -r wall user sys rss <"$times"
-  printf 'first-build: %-9s wall %6.1f s  cpu %6.1f s  units %3d  warnings %d  binary %5.1f MB  peak rss %d MB\n' \
-    "$name" "$wall" "$(echo "$user + $sys" | bc)" "$units" "$warnings" \
-    "$(echo "scale=1; $(stat -c %s "$target/debug/$bin") / 1000000" | bc)" "$((rss / 1024))"
+  printf 'first-build: %-9s %s wall %6.1f s  cpu %6.1f s  units %3d  warnings %d  binary %5.1f MB  peak rss %d MB\n' \
+    "$name" "$PROFILE" "$wall" "$(echo "$user + $sys" | bc)" "$units" "$warnings" \
+    "$(echo "scale=1; $(stat -c %s "$target/$PROFILE_DIR/$bin") / 1000000" | bc)" "$((rss / 1024))"
   python3 - "$OUT/timing-$name.html" <<'EOF'
 import json, re, sys
 html = open(sys.argv[1]).read()
@@ -185,7 +192,7 @@ done
 
 # The edit → build → render loop of a 20-object app (10 Deployments, 10 Services), in the new app's crate
 # and target directory: one warm build, then EDITS edits of a replica count, each built and rendered.
-case " $APPS " in *" new "*)
+case "$EDITS:  $APPS " in 0:*) ;; *" new "*)
   dir="$OUT/app-new"
   gen() {
     echo 'piceli::app! {'

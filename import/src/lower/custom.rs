@@ -102,25 +102,31 @@ pub(crate) fn lower(
             out.kept.push((describe(c.object), why));
             continue;
         }
-        for gw in externals.gateways {
-            if cx.external_gateways.insert(gw.clone()) {
-                let mut ext = Item::new("external gateway", &gw);
+        let what = describe(c.object);
+        let declare = |set: &mut BTreeSet<String>, word: &str, verb: &str, name: String| {
+            set.insert(name.clone()).then(|| {
+                let mut ext = Item::new(word, &name);
                 ext.comments.push(format!(
-                    "piceli: {} attaches to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it",
-                    describe(c.object)
+                    "piceli: {what} {verb} it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it"
                 ));
-                out.items.push((c.index, ext));
-            }
+                (c.index, ext)
+            })
+        };
+        for gw in externals.gateways {
+            out.items.extend(declare(
+                &mut cx.external_gateways,
+                "external gateway",
+                "attaches to",
+                gw,
+            ));
         }
         for svc in externals.services {
-            if cx.external_services.insert(svc.clone()) {
-                let mut ext = Item::new("external service", &svc);
-                ext.comments.push(format!(
-                    "piceli: {} routes to it and the input does not have it: declared `external`, so the app refers to it and never writes, adopts or prunes it",
-                    describe(c.object)
-                ));
-                out.items.push((c.index, ext));
-            }
+            out.items.extend(declare(
+                &mut cx.external_services,
+                "external service",
+                "routes to",
+                svc,
+            ));
         }
         out.items.push((c.index, item(cx, c)));
         lowered[c.index] = true;
