@@ -16,9 +16,10 @@ unset KUBECONFIG
 export KUBECACHEDIR=$work/kubecache
 dir=$work/c
 mkdir -p "$dir"
-server=
+server= pid=
 cleanup() {
-  if [ -n "$server" ]; then kill -INT "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  # The server itself, not WRAP's process: heaptrack's wrapper script does not pass SIGINT on.
+  if [ -n "$server" ]; then kill -INT "${pid:-$server}" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
   "$bin/piceli" sim stop --dir "$dir/.piceli/local" >/dev/null 2>&1 || true
   rm -rf "$work"
 }

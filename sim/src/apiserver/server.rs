@@ -513,6 +513,12 @@ impl RunningSim {
         self.app.controller_runs()
     }
 
+    /// How many change events the server holds because a receiver has not read them yet (a watch,
+    /// the controllers' loop, their informer cache): each is an object and its previous state.
+    pub fn held_events(&self) -> usize {
+        self.app.backend.store.hub().held()
+    }
+
     /// The newest resourceVersion in the store.
     pub fn resource_version(&self) -> Result<u64, SimError> {
         self.app.backend.store.current_rv().map_err(SimError::from)

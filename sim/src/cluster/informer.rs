@@ -174,9 +174,11 @@ impl Informers {
     /// Takes in the events received so far. The cache's receiver is read only here and when a kind is
     /// listed; without this, a stretch of writes no controller lists (ConfigMaps in bulk) would keep
     /// the hub's whole buffer of events — objects and their previous states — alive until the next
-    /// list (tokio's broadcast frees an event once every receiver has read it).
+    /// list (tokio's broadcast frees an event once every receiver has read it). Skipped while a
+    /// controller is listing (which catches up itself): the controllers' loop calls this from an async
+    /// task, which must not wait for a list read from the store.
     pub fn catch_up(&self, store: &Store) {
-        if let Ok(mut lists) = self.lists.lock()
+        if let Ok(mut lists) = self.lists.try_lock()
             && lists.events.is_some()
         {
             lists.catch_up(store);

@@ -221,18 +221,6 @@ fn take_over_from_dead(store: &Store) {
     }
 }
 
-/// Notes an object put in foreground deletion for the garbage collector; whether it was one.
-fn note_foreground(state: &Mutex<State>, e: &crate::storage::Event) -> bool {
-    if !crate::registry::delete::foreground_pending(&e.object) {
-        return false;
-    }
-    if let Ok(mut st) = state.lock() {
-        st.foreground
-            .insert((e.rk.clone(), e.ns.clone(), e.name.clone()));
-    }
-    true
-}
-
 /// The controllers (by index) a batch of changes called for.
 type Due = [bool; table::COUNT];
 
@@ -291,16 +279,63 @@ fn turn(
 /// Events between two catch-ups of the informer cache (what it lets the hub hold for it).
 const INFORMER_CATCH_UP_EVERY: u32 = 256;
 
+/// What the loop takes from the hub's events between turns and while a turn runs: the controllers
+/// they call for (the next turn's), objects put in foreground deletion and whether events were
+/// missed. Noted here rather than in [`State`], which a running turn holds locked.
+#[derive(Default)]
+struct Received {
+    due: Due,
+    foreground: Vec<(String, String, String)>,
+    lagged: bool,
+    since_catch_up: u32,
+}
+
+impl Received {
+    /// Takes one event; whether it called for a controller. Every [`INFORMER_CATCH_UP_EVERY`]
+    /// events the informer cache takes in its own (unless a controller is listing, which does it).
+    fn take(&mut self, app: &dyn Host, e: &crate::storage::Event) -> bool {
+        self.since_catch_up += 1;
+        if self.since_catch_up >= INFORMER_CATCH_UP_EVERY {
+            self.since_catch_up = 0;
+            app.informers().catch_up(app.store());
+        }
+        if crate::registry::delete::foreground_pending(&e.object) {
+            self.foreground
+                .push((e.rk.clone(), e.ns.clone(), e.name.clone()));
+        }
+        mark(app, &mut self.due, e)
+    }
+
+    /// Whether something calls for a turn now.
+    fn calls(&self) -> bool {
+        self.lagged || self.due.iter().any(|d| *d)
+    }
+
+    /// Hands what was noted to the state (when no turn holds it); the controllers called for.
+    fn settle(&mut self, state: &Mutex<State>) -> Due {
+        if !self.foreground.is_empty()
+            && let Ok(mut st) = state.lock()
+        {
+            st.foreground.extend(self.foreground.drain(..));
+        }
+        if std::mem::take(&mut self.lagged) {
+            unsync(state);
+        }
+        std::mem::replace(&mut self.due, [false; table::COUNT])
+    }
+}
+
 async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
     let mut rx = app.store().hub().subscribe();
-    let mut since_catch_up = 0u32;
+    let mut got = Received::default();
     let state = Arc::new(Mutex::new(State::default()));
     let mut node_ready = false;
-    let mut due: Due = [false; table::COUNT];
     loop {
         let (a, c, h, s) = (app.clone(), config.clone(), holder.clone(), state.clone());
-        let called = std::mem::replace(&mut due, [false; table::COUNT]);
+        let called = got.settle(&state);
+        let ready = node_ready;
         let turn = tokio::task::spawn_blocking(move || {
+            let mut node_ready = ready;
             if a.store().file_backed() {
                 take_over_from_dead(a.store());
             }
@@ -333,37 +368,42 @@ async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
             };
             counter.fetch_add(1, Ordering::Relaxed);
             (node_ready, wake)
-        })
-        .await;
-        let (ready, wake) = turn.unwrap_or((false, None));
+        });
+        tokio::pin!(turn);
+        // Read the hub while the turn runs: a turn that writes a thousand pods would otherwise leave
+        // every event of it (objects and their previous states) held by the hub for this receiver
+        // until it ends (tokio's broadcast frees an event once every receiver has read it; issue 34).
+        let turned = loop {
+            tokio::select! {
+                done = &mut turn => break done,
+                next = rx.recv() => match next {
+                    Ok(e) => {
+                        got.take(&*app, &e);
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => got.lagged = true,
+                    Err(_) => return,
+                }
+            }
+        };
+        let (ready, wake) = turned.unwrap_or((false, None));
         node_ready = ready;
         let now = Instant::now();
         let mut until = now + config.resync;
         if let Some(w) = wake {
             until = until.min(w.max(now));
         }
-        // Sleep until a change calls for a controller or something timed is due.
+        // Sleep until a change calls for a controller or something timed is due (at once when one
+        // came while the turn ran).
         let deadline = tokio::time::sleep_until(until.into());
         tokio::pin!(deadline);
-        loop {
+        while !got.calls() {
             tokio::select! {
                 _ = &mut deadline => break,
-                got = rx.recv() => match got {
+                next = rx.recv() => match next {
                     Ok(e) => {
-                        since_catch_up += 1;
-                        if since_catch_up >= INFORMER_CATCH_UP_EVERY {
-                            since_catch_up = 0;
-                            app.informers().catch_up(app.store());
-                        }
-                        note_foreground(&state, &e);
-                        if mark(&*app, &mut due, &e) {
-                            break;
-                        }
+                        got.take(&*app, &e);
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        unsync(&state);
-                        break;
-                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => got.lagged = true,
                     Err(_) => return,
                 }
             }
@@ -372,11 +412,9 @@ async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
         loop {
             match rx.try_recv() {
                 Ok(e) => {
-                    since_catch_up += 1;
-                    note_foreground(&state, &e);
-                    mark(&*app, &mut due, &e);
+                    got.take(&*app, &e);
                 }
-                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => unsync(&state),
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => got.lagged = true,
                 Err(_) => break,
             }
         }

@@ -55,7 +55,8 @@ pub struct Event {
     /// The object after the change (its last state, for a deletion).
     pub object: Arc<Value>,
     /// The object before a MODIFIED change, when this process made it (lets watches with selectors
-    /// turn "stopped matching" into DELETED and "started matching" into ADDED).
+    /// turn "stopped matching" into DELETED and "started matching" into ADDED); a local write's
+    /// without `metadata.managedFields` ([`super::Writer::attach_prev`]).
     pub prev: Option<Arc<Value>>,
 }
 
@@ -115,6 +116,12 @@ impl Hub {
             }
         }
         let _ = self.tx.send(event);
+    }
+
+    /// How many published events the hub still holds because some receiver has not read them yet
+    /// (a watch, the controllers' loop, the informer cache): what the hub keeps alive (issue 34).
+    pub fn held(&self) -> usize {
+        self.tx.len()
     }
 
     /// A receiver of every event published from now on.

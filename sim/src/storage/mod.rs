@@ -427,8 +427,14 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Attaches the previous state of the object to the event just recorded.
-    pub fn attach_prev(&mut self, prev: Value) {
+    /// Attaches the previous state of the object to the event just recorded, without
+    /// `metadata.managedFields`: watches only match it against their label and field selectors, and
+    /// parsed those fields were the larger part of each event the hub held in a burst of writes
+    /// (issue 34).
+    pub fn attach_prev(&mut self, mut prev: Value) {
+        if let Some(meta) = prev.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
         if let Some(e) = self.events.last_mut() {
             e.prev = Some(Arc::new(prev));
         }
@@ -526,6 +532,55 @@ mod tests {
                 .expect("get")
                 .is_some()
         );
+    }
+
+    /// Issue 34: the previous state rides along with every change event the hub holds, and is only
+    /// matched against selectors; parsed, managedFields were the larger part of it.
+    #[test]
+    fn a_changes_previous_state_is_kept_without_managed_fields() {
+        let store = Store::open(None).expect("open");
+        let fields =
+            json!([{"manager": "m", "fieldsV1": {"f:metadata": {"f:labels": {"f:a": {}}}}}]);
+        let object = |rv: u64, a: &str| {
+            json!({"metadata": {"name": "o", "resourceVersion": rv.to_string(), "labels": {"a": a},
+                "managedFields": fields}})
+        };
+        let mut events = store.hub().subscribe();
+        let first = store
+            .write(|w| {
+                let rv = w.next_rv()?;
+                w.put(
+                    "/configmaps",
+                    "default",
+                    "o",
+                    rv,
+                    object(rv, "1"),
+                    EventType::Added,
+                )?;
+                Ok(rv)
+            })
+            .expect("create");
+        store
+            .write(|w| {
+                let rv = w.next_rv()?;
+                w.put(
+                    "/configmaps",
+                    "default",
+                    "o",
+                    rv,
+                    object(rv, "2"),
+                    EventType::Modified,
+                )?;
+                w.attach_prev(object(first, "1"));
+                Ok(rv)
+            })
+            .expect("update");
+        let _added = events.try_recv().expect("the creation");
+        let changed = events.try_recv().expect("the change");
+        let prev = changed.prev.as_deref().expect("a previous state");
+        assert_eq!(prev["metadata"]["labels"]["a"], "1");
+        assert_eq!(prev["metadata"].get("managedFields"), None, "{prev}");
+        assert_eq!(changed.object["metadata"]["managedFields"], fields);
     }
 
     #[test]

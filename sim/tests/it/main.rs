@@ -13,6 +13,7 @@ mod cronjob_gc;
 mod differential;
 mod exec_logs;
 mod fidelity;
+mod held_events;
 mod idle_turns;
 mod image_pull;
 mod kube_client;
