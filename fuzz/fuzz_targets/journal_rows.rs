@@ -2,7 +2,8 @@
 //! tables (`journal_rows/input.rs`), written into a `journal.db` the engine's own schema creation made, as
 //! the `sqlite3` shell would. Then every reader `resume`, `status`, `history`, `rollback` and `deploy
 //! --resume` use runs on it: none may panic, each error must be coded (a row piceli never writes is a
-//! damaged journal, PCL0150), what two readers say of one row must agree, and reading loses no row. Last,
+//! damaged journal, PCL0150), what two readers say of one row must agree, reading loses no row, and a
+//! backup reads back as the JSON its row holds. Last,
 //! the engine's writers record values taken from the input in a fresh journal, and every record must read
 //! back equal (`journal_rows/round_trip.rs`).
 //!
@@ -202,6 +203,32 @@ fn counts(db: &Path, tables: &[input::Table]) -> Vec<i64> {
         .collect()
 }
 
+/// The backups as read against the rows stored (`db`): each object is its row's JSON, never a stand-in
+/// for a row that is not JSON (that must be an error).
+fn backups_lose_nothing(state: &StateDir, db: &Path) {
+    let Ok(backups) = state.journal.backups(None) else {
+        return;
+    };
+    let conn = rusqlite::Connection::open(db).expect("the journal file opens");
+    let mut stmt = conn
+        .prepare("SELECT object_json FROM backups ORDER BY release, idx")
+        .expect("backups read");
+    let stored: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .expect("backups read")
+        .collect::<Result<_, _>>()
+        .expect("backups that read as records read as text");
+    assert_eq!(stored.len(), backups.len(), "a backup was dropped");
+    for (text, backup) in stored.iter().zip(&backups) {
+        let object: Result<serde_json::Value, _> = serde_json::from_str(text);
+        assert!(
+            object.as_ref().is_ok_and(|o| *o == backup.object),
+            "a backup read as {} from {text}",
+            backup.object
+        );
+    }
+}
+
 /// What a run does next on the edited journal (a new apply supersedes the running release, begins its own,
 /// asks for a stop): each write works or is refused with a code, and what it wrote reads back.
 fn write_after(state: &StateDir) {
@@ -244,6 +271,7 @@ fuzz_target!(|data: &[u8]| {
     match StateDir::open(dir.clone()) {
         Ok(state) => {
             read_all(&state);
+            backups_lose_nothing(&state, &db);
             drop(state);
             assert_eq!(
                 counts(&db, &setup.tables),
