@@ -47,6 +47,17 @@ fn setup() -> &'static Setup {
         } else {
             std::env::temp_dir()
         };
+        // Earlier runs' scratch directories (libFuzzer exits without cleaning up): those of processes gone.
+        let procfs = Path::new("/proc/self").exists();
+        for entry in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("piceli-fuzz-journal-"));
+            if procfs && pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
         let base = root.join(format!("piceli-fuzz-journal-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(&base).expect("a scratch directory");
@@ -233,10 +244,10 @@ fn backups_lose_nothing(state: &StateDir, db: &Path) {
 /// asks for a stop): each write works or is refused with a code, and what it wrote reads back.
 fn write_after(state: &StateDir) {
     let j = &state.journal;
-    if let Ok(Some(running)) = j.unfinished() {
-        if let Err(e) = j.finish_release(running.id, ReleaseState::Superseded) {
-            coded(&e);
-        }
+    if let Ok(Some(running)) = j.unfinished()
+        && let Err(e) = j.finish_release(running.id, ReleaseState::Superseded)
+    {
+        coded(&e);
     }
     let plan = j
         .releases()

@@ -98,7 +98,7 @@ fn image(n: usize, unchanged: bool) -> DeployImage {
         reference: format!("127.0.0.1:5000/shop/api@sha256:{n:064x}"),
         destination: "127.0.0.1:5000/shop/api".into(),
         inputs: format!("sha256:{:064x}", n + 7),
-        commit: (n % 2 == 0).then(|| "4f1d2c3b".into()),
+        commit: n.is_multiple_of(2).then(|| "4f1d2c3b".into()),
         dirty: n % 2 == 1,
         toolchain: "rustc 1.95.0 (2026-10-01)".into(),
         unchanged,
