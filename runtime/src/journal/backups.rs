@@ -3,6 +3,7 @@
 //! with the step, so what was replaced can be read back (`backups`) and a rollback knows what it restores.
 
 use rusqlite::params;
+use rusqlite::types::Type;
 
 use super::Journal;
 use super::error::{JournalError, sql};
@@ -56,7 +57,8 @@ impl Journal {
         })
     }
 
-    /// The backups of a release, in step order (`None`: every release's, oldest first).
+    /// The backups of a release, in step order (`None`: every release's, oldest first). A row whose object
+    /// is not JSON is [`JournalError::Corrupt`].
     pub fn backups(&self, release: Option<ReleaseId>) -> Result<Vec<Backup>, JournalError> {
         let conn = self.conn();
         let action = "reading backups";
@@ -69,6 +71,10 @@ impl Journal {
         let rows = stmt
             .query_map([release.map(|r| r.0)], |r| {
                 let json: String = r.get(6)?;
+                // An object that does not parse is a damaged row, never an empty backup.
+                let object = serde_json::from_str(&json).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(6, Type::Text, Box::new(e))
+                })?;
                 Ok(Backup {
                     release: r.get(0)?,
                     step: r.get(1)?,
@@ -76,7 +82,7 @@ impl Journal {
                     namespace: r.get(3)?,
                     name: r.get(4)?,
                     uid: r.get(5)?,
-                    object: serde_json::from_str(&json).unwrap_or(serde_json::Value::Null),
+                    object,
                     taken_at: r.get(7)?,
                 })
             })

@@ -199,7 +199,9 @@ impl Journal {
         })
     }
 
-    /// For each release whose checks ran: `(passed, total)` of its newest check run.
+    /// For each release whose checks ran: `(passed, total)` of its newest check run. `passed` counts the
+    /// rows whose `passed` is not 0 (what the writer stores is 0 or 1; summing the column itself would
+    /// overflow on a hand-edited value).
     pub fn check_outcomes(
         &self,
     ) -> Result<std::collections::BTreeMap<u64, (u32, u32)>, JournalError> {
@@ -207,7 +209,7 @@ impl Journal {
         let action = "reading check outcomes";
         let mut stmt = conn
             .prepare(
-                "SELECT release, SUM(passed), COUNT(*) FROM check_results c WHERE release IS NOT NULL \
+                "SELECT release, SUM(passed <> 0), COUNT(*) FROM check_results c WHERE release IS NOT NULL \
                  AND run = (SELECT MAX(run) FROM check_results d WHERE d.release = c.release) \
                  GROUP BY release",
             )

@@ -188,13 +188,27 @@ impl Coded for JournalError {
 }
 
 /// Wraps a SQLite error with what was being done.
-/// A file that is not SQLite, or a damaged one, is [`JournalError::Corrupt`].
+/// A file that is not SQLite, or a damaged one, is [`JournalError::Corrupt`]; so is a row holding a value
+/// its record cannot hold (text in a number column, a negative or too large number, a state this build
+/// does not know, text that is not UTF-8): the file was edited by hand, and "check free space" would be
+/// the wrong help.
 pub(crate) fn sql(action: &'static str) -> impl FnOnce(rusqlite::Error) -> JournalError {
+    use rusqlite::Error::{
+        FromSqlConversionFailure, IntegralValueOutOfRange, InvalidColumnType, Utf8Error,
+    };
     use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
     move |source| match source.sqlite_error_code() {
         Some(NotADatabase | DatabaseCorrupt) => {
             JournalError::Corrupt(format!("{action}: {source}"))
         }
-        _ => JournalError::Sqlite { action, source },
+        _ => match &source {
+            FromSqlConversionFailure(..)
+            | IntegralValueOutOfRange(..)
+            | InvalidColumnType(..)
+            | Utf8Error(_) => JournalError::Corrupt(format!(
+                "{action}: a row holds a value piceli never writes there ({source})"
+            )),
+            _ => JournalError::Sqlite { action, source },
+        },
     }
 }

@@ -34,6 +34,8 @@ mod time;
 mod types;
 
 #[cfg(test)]
+mod edited_tests;
+#[cfg(test)]
 mod process_tests;
 #[cfg(test)]
 mod tests;
