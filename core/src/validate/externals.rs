@@ -58,10 +58,6 @@ fn declared(app: &App, kind: ExternalKind, name: &str) -> bool {
         ExternalKind::ServiceAccount => app.service_accounts.iter().any(|s| s.name.v == name),
         ExternalKind::Pvc => app.pvcs.iter().any(|p| p.name.v == name),
         ExternalKind::Service => app.services.iter().any(|s| s.name.v == name),
-        ExternalKind::Gateway => app.resources.iter().any(|o| {
-            o.kind == "Gateway"
-                && o.api_version.starts_with("gateway.networking.k8s.io/")
-                && o.name.v == name
-        }),
+        ExternalKind::Gateway => super::refs::custom::gateways(app).contains(&name),
     }
 }

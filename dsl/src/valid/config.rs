@@ -190,7 +190,7 @@ pub(super) fn config_map(lw: &mut Lower, item: &Item) {
 
 /// The app crate's directory (where its Cargo.toml is), which the paths in `app!` are relative to.
 pub(super) fn crate_dir() -> std::path::PathBuf {
-    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| ".".into(), Into::into)
+    crate::fragment_paths::crate_dir().unwrap_or_else(|| ".".into())
 }
 
 /// Read a file relative to the app crate (where its Cargo.toml is), reporting `PCL0037` when it cannot.

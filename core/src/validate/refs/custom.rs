@@ -204,6 +204,11 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
 }
 
 /// The names of the app's `resource` objects of a kind.
+/// The names of the app's Gateway API Gateways (`resource Gateway NAME`).
+pub(crate) fn gateways(app: &App) -> Vec<&str> {
+    resources_of(app, GATEWAY, "Gateway")
+}
+
 fn resources_of<'a>(app: &'a App, group: &'a str, kind: &'a str) -> Vec<&'a str> {
     app.resources
         .iter()
@@ -300,20 +305,16 @@ fn parent(cx: &mut Ctx, app: &App, o: &CustomObject, v: &BlockValue) {
     let Some(name) = string(v, "name") else {
         return;
     };
-    let gateways = resources_of(app, GATEWAY, "Gateway");
+    let gateways = gateways(app);
     if gateways.contains(&name.v.as_str()) {
         return listener(cx, app, &name, v);
     }
     // Someone else's Gateway in the app's namespace: its listeners are theirs, so `sectionName` is not
     // checked; `plan` looks it up.
-    if app.is_external(ExternalKind::Gateway, &name.v) {
+    let externals = crate::validate::pods::externals(app, ExternalKind::Gateway);
+    if externals.clone().any(|n| n == name.v) {
         return;
     }
-    let externals = app
-        .externals
-        .iter()
-        .filter(|e| e.kind == ExternalKind::Gateway)
-        .map(|e| e.name.v.as_str());
     let help = match did_you_mean(&name.v, gateways.iter().copied().chain(externals)) {
         Some(s) => format!("did you mean `{s}`?"),
         None => format!(
