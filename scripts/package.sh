@@ -167,8 +167,8 @@ app_build() {
   set +e
   (cd "$APP" && env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS -u CARGO_BUILD_TARGET \
     CARGO_TARGET_DIR="$APPS" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
-    CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_INCREMENTAL=0 CARGO_TERM_COLOR=never \
-    cargo build --release "$@" 2>"$out")
+    CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_INCREMENTAL=0 CARGO_TERM_COLOR=never cargo build --release "$@" 2>"$out")
   local code=$?
   set -e
   local took=$(($(date +%s) - t0))
@@ -207,7 +207,7 @@ if [ "$all" = yes ]; then
   printf '\n[workspace]\n' >>"$bin_dir/Cargo.toml"
   (cd "$bin_dir" && env -u RUSTFLAGS CARGO_TARGET_DIR="$APPS" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_INCREMENTAL=0 \
-    cargo build --release "${patches[@]}" 2>"$STAGE/build-piceli-bin.log") ||
+    CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo build --release "${patches[@]}" 2>"$STAGE/build-piceli-bin.log") ||
     { tail -40 "$STAGE/build-piceli-bin.log" >&2; die "piceli-bin does not build from its package"; }
   if grep -E '^warning' "$STAGE/build-piceli-bin.log" |
     grep -v -E '^warning: patch `piceli(-[a-z]+)? .*` was not used in the crate graph$' >&2; then die "piceli-bin's build from its package warns"; fi

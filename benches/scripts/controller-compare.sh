@@ -9,7 +9,11 @@
 #     one (time from process start, peak RSS of the handler process).
 # The floor: kube's bare watcher appending the same line (controller-bench handle-raw), what the API
 # server, the creator and the machine take with no framework at all.
-# Usage: benches/scripts/controller-compare.sh [VENV] [COUNT] [SYNC_COUNT]   (env: FRAMEWORKS, BIN_DIR)
+#  3. PAIRS=N (default 0): N paired runs, the floor and piceli watching one namespace at once and timed on
+#     the same COUNT creations (controller-bench drive-pair): the p99 ratio of one run, the API server's
+#     queueing and the machine's scheduling shared by both (run one after the other, the floor's own p99
+#     moves 20–75 ms between runs on two cores).
+# Usage: benches/scripts/controller-compare.sh [VENV] [COUNT] [SYNC_COUNT]   (env: FRAMEWORKS, BIN_DIR, PAIRS)
 #   Build first: cargo build --release -p controller-bench -p piceli-sim
 #   VENV (default /work/venv-ctl) holds knete==0.3.0 and kopf.
 set -euo pipefail
@@ -42,6 +46,9 @@ for fw in ${FRAMEWORKS:-floor piceli knete kopf}; do
     kopf) run drive-latency "$fw" "$ns" "$count" env KUBECONFIG="$kc" "$venv/bin/kopf" run --standalone \
             --quiet --namespace "$ns" "$scripts/controller_kopf.py" ;;
   esac
+done
+for i in $(seq 1 "${PAIRS:-0}"); do
+  "$bench" drive-pair "$kc" "pair-$i" "$count" "$work/pair-$i"
 done
 echo "load between: $(uptime)"
 "$bench" seed "$kc" sync "$sync_count"

@@ -3,7 +3,8 @@
 # warms it up (300 requests, so the handshakes are done), zeroes the counters, sends N keep-alive requests
 # over 2 connections with oha, and divides the user-space instructions counted by N (the kernel's share
 # and the 2 new handshakes of the measured run are not separated out; they are the same for every server).
-# Usage: benches/scripts/webhook_instructions.sh NAME PORT CMD...   (env: HARNESS, OHA, N=2000, BODY)
+# MODE=new-connection: a new TLS connection per request instead (the full handshake counted in each).
+# Usage: benches/scripts/webhook_instructions.sh NAME PORT CMD...   (env: HARNESS, OHA, N=2000, BODY, MODE)
 # e.g.   benches/scripts/webhook_instructions.sh serve 9445 target/release/guard serve --listen 127.0.0.1:9445 \
 #          --tls-cert tls.crt --tls-key tls.key      (certificates: $HARNESS/make_certs.sh DIR)
 # Needs: valgrind (callgrind_control), oha.
@@ -13,6 +14,8 @@ harness=${HARNESS:-$root/../shared/bench/webhook}
 oha=${OHA:-oha}
 n=${N:-2000}
 body=${BODY:-admissionreview-allow.json}
+flags=()
+[ "${MODE:-keep-alive}" = new-connection ] && flags=(--disable-keepalive)
 name=$1 port=$2; shift 2
 work=$(mktemp -d)
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$@" >"$work/server.log" 2>&1 &
@@ -20,7 +23,7 @@ pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.2; done
 send() {
-  timeout 600 "$oha" -n "$1" -c 2 --insecure --no-tui --output-format json -m POST \
+  timeout 600 "$oha" -n "$1" -c 2 --insecure --no-tui --output-format json "${flags[@]}" -m POST \
     -H 'Content-Type: application/json' -D "$harness/$body" "https://127.0.0.1:$port/validate/no-latest-tag"
 }
 send 300 >/dev/null

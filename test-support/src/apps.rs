@@ -33,10 +33,13 @@ pub fn binary(target_tmpdir: &Path, name: &str) -> PathBuf {
 }
 
 /// The profile every app build uses, as cargo's environment overrides of `[profile.release]`.
-pub const PROFILE: [(&str, &str); 4] = [
+/// The workspace's and an operator crate's thin LTO is off: it would only lengthen the link of unoptimised code.
+pub const PROFILE: [(&str, &str); 6] = [
     ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0"),
     ("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "true"),
     ("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true"),
+    ("CARGO_PROFILE_RELEASE_LTO", "off"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
     ("CARGO_INCREMENTAL", "0"),
 ];
 

@@ -3,7 +3,8 @@
 //! measured by one driver: `drive-latency` creates COUNT ConfigMaps after a warm-up object was handled
 //! and reads the handler's wall-clock times against the instant before each POST; `drive-sync` starts
 //! the handler on a namespace already holding COUNT ConfigMaps and times it until every one was handled,
-//! with the handler process's peak RSS (VmHWM).
+//! with the handler process's peak RSS (VmHWM); `drive-pair` runs the floor's and piceli's handlers at once
+//! on one namespace and times the same creations against both.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -162,6 +163,19 @@ pub async fn latency(
     let rss = peak_rss_mib(child.id());
     let _ = child.kill();
     let _ = child.wait();
+    report(label, count, began, &sent, out, rss);
+    Ok(())
+}
+
+/// Prints a latency run's line (p50, p99, max, rate, RSS) for the handler that wrote `out`; the p99.
+fn report(
+    label: &str,
+    count: usize,
+    began: SystemTime,
+    sent: &[(String, SystemTime)],
+    out: &str,
+    rss: f64,
+) -> Duration {
     let seen = handled(out);
     let mut latencies: Vec<Duration> = sent
         .iter()
@@ -176,16 +190,79 @@ pub async fn latency(
     latencies.sort();
     let last = sent.iter().filter_map(|(n, _)| seen.get(n)).max().copied();
     let elapsed = last.map_or(0.0, |l| l.saturating_sub(unix_ns(began)) as f64 / 1e9);
+    let p99 = super::percentile(&latencies, 0.99);
     println!(
         "{}: {count} ConfigMaps, {} handled; create→handler p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
          {:.0} events/s ({elapsed:.2} s from the first create to the last handler); peak RSS {rss:.1} MiB",
         label,
         latencies.len(),
         super::percentile(&latencies, 0.50).as_secs_f64() * 1e3,
-        super::percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
         latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
         latencies.len() as f64 / elapsed.max(1e-9),
     );
+    p99
+}
+
+/// `drive-pair KUBECONFIG NS COUNT OUT_PREFIX`: the floor (`handle-raw`) and piceli (`handle`) watch one
+/// namespace at once, each in its own process, and the same COUNT creations are timed against both — the
+/// p99 ratio of one run, with the API server's queueing and the machine's scheduling shared by the two
+/// (run one after the other, the floor's own p99 moves 20–75 ms between runs on two cores).
+pub async fn pair(kubeconfig: &str, ns: &str, count: usize, prefix: &str) -> Result<(), String> {
+    let client = super::client(kubeconfig).await?;
+    super::namespace(&client, ns).await?;
+    let exe = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    let exe = exe.to_string_lossy().into_owned();
+    let sides = [("floor", "handle-raw"), ("piceli", "handle")];
+    let mut children = Vec::new();
+    for (label, mode) in sides {
+        let out = format!("{prefix}-{label}.out");
+        let _ = std::fs::remove_file(&out);
+        let cmd = [
+            exe.clone(),
+            mode.into(),
+            kubeconfig.into(),
+            ns.into(),
+            out.clone(),
+        ];
+        children.push((label, out.clone(), spawn(&cmd, kubeconfig, ns, &out)?));
+    }
+    let api: Api<ConfigMap> = Api::namespaced(client, ns);
+    let warm = Instant::now();
+    let all_warm = |children: &[(&str, String, Child)]| {
+        children
+            .iter()
+            .all(|(_, out, _)| handled(out).contains_key("warmup"))
+    };
+    while !all_warm(&children) && warm.elapsed() < Duration::from_secs(120) {
+        let _ = api
+            .create(&PostParams::default(), &super::configmap("warmup".into()))
+            .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let began = SystemTime::now();
+    let sent: Vec<(String, SystemTime)> = super::create_stamped(&api, "cm", count, 16).await;
+    for (_, out, _) in &children {
+        wait_for(
+            out,
+            |h| sent.iter().all(|(n, _)| h.contains_key(n)),
+            Duration::from_secs(300),
+        )
+        .await;
+    }
+    let mut p99s = Vec::new();
+    for (label, out, mut child) in children {
+        let rss = peak_rss_mib(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        p99s.push(report(label, count, began, &sent, &out, rss));
+    }
+    if let [floor, piceli] = p99s.as_slice() {
+        println!(
+            "pair: piceli p99 ÷ floor p99 = {:.2}× (one run, both watching)",
+            piceli.as_secs_f64() / floor.as_secs_f64().max(1e-9)
+        );
+    }
     Ok(())
 }
 

@@ -7,7 +7,8 @@
 //! - `sync KUBECONFIG NAMESPACE COUNT`: a level controller on the namespace; prints the time until COUNT
 //!   objects were listed and reconciled once, and this process's peak RSS (VmHWM).
 //! - `handle`, `drive-latency`, `drive-sync`: the comparison with knete and kopf, the handler in a
-//!   process of its own (see `external.rs` and benches/scripts/controller-compare.sh).
+//!   process of its own; `drive-pair`: the floor and piceli timed on the same creations at once (see
+//!   `external.rs` and benches/scripts/controller-compare.sh).
 
 mod external;
 
@@ -278,6 +279,10 @@ fn main() -> ExitCode {
                 let n = number(Some(&n.to_string())).ok_or("COUNT")?;
                 external::latency(kc, ns, n, out, label, cmd).await
             }
+            ["drive-pair", kc, ns, n, prefix] => {
+                let n = number(Some(&n.to_string())).ok_or("COUNT")?;
+                external::pair(kc, ns, n, prefix).await
+            }
             ["drive-sync", kc, ns, n, out, label] => {
                 let n = number(Some(&n.to_string())).ok_or("COUNT")?;
                 external::sync(kc, ns, n, out, label, cmd).await
@@ -286,7 +291,7 @@ fn main() -> ExitCode {
             ["seed", kc, ns, n] => seed(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             ["sync", kc, ns, n] => sync(kc, ns, number(Some(&n.to_string())).ok_or("COUNT")?).await,
             _ => Err("usage: controller-bench latency KUBECONFIG COUNT | seed KUBECONFIG NS COUNT | sync KUBECONFIG NS COUNT \
-                      | handle KUBECONFIG NS OUT | handle-raw KUBECONFIG NS OUT | drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD… | drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…".into()),
+                      | handle KUBECONFIG NS OUT | handle-raw KUBECONFIG NS OUT | drive-latency KUBECONFIG NS COUNT OUT LABEL -- CMD… | drive-pair KUBECONFIG NS COUNT OUT_PREFIX | drive-sync KUBECONFIG NS COUNT OUT LABEL -- CMD…".into()),
         }
     });
     match result {
