@@ -225,7 +225,17 @@ pub async fn pair(kubeconfig: &str, ns: &str, count: usize, prefix: &str) -> Res
             ns.into(),
             out.clone(),
         ];
-        children.push((label, out.clone(), spawn(&cmd, kubeconfig, ns, &out)?));
+        match spawn(&cmd, kubeconfig, ns, &out) {
+            Ok(child) => children.push((label, out, child)),
+            Err(e) => {
+                // Stop the side already started: nothing outlives the run.
+                for (_, _, mut child) in children {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                return Err(e);
+            }
+        }
     }
     let api: Api<ConfigMap> = Api::namespaced(client, ns);
     let warm = Instant::now();
