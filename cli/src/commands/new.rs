@@ -1,7 +1,7 @@
 //! `piceli new NAME [--operator]`: a starter app crate (Cargo.toml with the fast dev profile and a dependency
 //! on the published piceli, the quick start's app in src/main.rs — or with `--operator` a custom resource, a
-//! controller and a validating webhook in src/main.rs and src/greeting.rs — and a README), written by
-//! piceli-import's crate writer.
+//! controller and a validating webhook in src/main.rs and src/greeting.rs, and a thin-LTO release profile
+//! for its image — and a README), written by piceli-import's crate writer.
 
 use crate::exit::Failure;
 use clap::Args;
