@@ -81,7 +81,8 @@ pub(crate) fn lower(
             o["kind"] == "Gateway"
                 && o["apiVersion"]
                     .as_str()
-                    .is_some_and(|v| v.starts_with("gateway.networking.k8s.io/"))
+                    .and_then(|v| v.split_once('/'))
+                    .is_some_and(|(group, _)| group == GATEWAY)
         })
         .map(name)
         .filter(|n| !gateways.contains_key(*n))

@@ -224,16 +224,13 @@ fn take_over_from_dead(store: &Store) {
 /// The controllers (by index) a batch of changes called for.
 type Due = [bool; table::COUNT];
 
-/// Marks the controllers `e` calls for; whether it called for any.
-fn mark(app: &dyn Host, due: &mut Due, e: &crate::storage::Event) -> bool {
-    let mut any = false;
+/// Marks the controllers `e` calls for.
+fn mark(app: &dyn Host, due: &mut Due, e: &crate::storage::Event) {
     for (c, d) in table::CONTROLLERS.iter().zip(due.iter_mut()) {
         if (c.enabled)(app) && c.watches(e) {
             *d = true;
-            any = true;
         }
     }
-    any
 }
 
 /// Forgets what was seen: the next turn runs every controller (after missed events, or when
@@ -291,9 +288,9 @@ struct Received {
 }
 
 impl Received {
-    /// Takes one event; whether it called for a controller. Every [`INFORMER_CATCH_UP_EVERY`]
-    /// events the informer cache takes in its own (unless a controller is listing, which does it).
-    fn take(&mut self, app: &dyn Host, e: &crate::storage::Event) -> bool {
+    /// Takes one event. Every [`INFORMER_CATCH_UP_EVERY`] events the informer cache takes in its
+    /// own (unless a controller is listing, which does it).
+    fn take(&mut self, app: &dyn Host, e: &crate::storage::Event) {
         self.since_catch_up += 1;
         if self.since_catch_up >= INFORMER_CATCH_UP_EVERY {
             self.since_catch_up = 0;
@@ -377,9 +374,7 @@ async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
             tokio::select! {
                 done = &mut turn => break done,
                 next = rx.recv() => match next {
-                    Ok(e) => {
-                        got.take(&*app, &e);
-                    }
+                    Ok(e) => got.take(&*app, &e),
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => got.lagged = true,
                     Err(_) => return,
                 }
@@ -400,9 +395,7 @@ async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
             tokio::select! {
                 _ = &mut deadline => break,
                 next = rx.recv() => match next {
-                    Ok(e) => {
-                        got.take(&*app, &e);
-                    }
+                    Ok(e) => got.take(&*app, &e),
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => got.lagged = true,
                     Err(_) => return,
                 }
@@ -411,9 +404,7 @@ async fn run(app: Arc<dyn Host>, config: ControllerConfig, holder: String) {
         // Coalesce the burst of events that usually follows.
         loop {
             match rx.try_recv() {
-                Ok(e) => {
-                    got.take(&*app, &e);
-                }
+                Ok(e) => got.take(&*app, &e),
                 Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => got.lagged = true,
                 Err(_) => break,
             }

@@ -203,12 +203,12 @@ pub(super) fn check(cx: &mut Ctx, app: &App) {
     }
 }
 
-/// The names of the app's `resource` objects of a kind.
 /// The names of the app's Gateway API Gateways (`resource Gateway NAME`).
 pub(crate) fn gateways(app: &App) -> Vec<&str> {
     resources_of(app, GATEWAY, "Gateway")
 }
 
+/// The names of the app's `resource` objects of a kind.
 fn resources_of<'a>(app: &'a App, group: &'a str, kind: &'a str) -> Vec<&'a str> {
     app.resources
         .iter()
